@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// Launcher. The service runs on the Node 24 that `npm ci` installs (the `node` package); a shell may start
+// this file with an older system node, so re-execute under the pinned one instead of failing obscurely.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const major = Number(process.versions.node.split('.')[0]);
+
+if (major >= 24) {
+  await import(join(root, 'src', 'main.ts'));
+} else {
+  const pinned = join(root, 'node_modules', 'node', 'bin', 'node');
+  if (!existsSync(pinned)) {
+    process.stderr.write(`inbox-triage: needs Node 24 (found ${process.version}); run "npm ci" first\n`);
+    process.exit(2);
+  }
+  const child = spawn(pinned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(s, () => child.kill(s));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));
+}

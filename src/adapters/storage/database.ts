@@ -1,0 +1,44 @@
+import { chmodSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export type DbTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolSize?: number };
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+/** Opens the database the config names. SQLite: WAL, a busy timeout and foreign keys on every connection. */
+export function openDatabase(target: DbTarget): Db {
+  if (target.kind === 'sqlite') {
+    if (target.path !== ':memory:') mkdirSync(dirname(target.path), { recursive: true, mode: 0o700 });
+    const sqlite = new BetterSqlite3(target.path);
+    // Mail metadata is personal data: owner-only, like the key file beside it (WAL/SHM files inherit this).
+    if (target.path !== ':memory:') chmodSync(target.path, 0o600);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('synchronous = NORMAL');
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+  }
+  // Epoch-millisecond columns are bigint; they fit a JS number exactly until the year 287396.
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(INT8_OID, Number);
+  types.setTypeParser(NUMERIC_OID, Number);
+  const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize ?? 10, types });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
+}

@@ -1,0 +1,33 @@
+import type { AccountStore } from '../../core/accounts/account-store.ts';
+import type { InboxStore } from '../../core/inboxes/inbox-store.ts';
+import type { FolderStore } from '../../core/messages/folder-store.ts';
+import type { MessageStore } from '../../core/messages/message-store.ts';
+import type { SettingsStore } from '../../core/settings/settings-store.ts';
+import type { Db } from './database.ts';
+import { KyselyAccountStore } from './kysely-account-store.ts';
+import { KyselyFolderStore } from './kysely-folder-store.ts';
+import { KyselyInboxStore } from './kysely-inbox-store.ts';
+import { KyselyMessageStore } from './kysely-message-store.ts';
+import { KyselySettingsStore } from './kysely-settings-store.ts';
+
+export interface Stores {
+  readonly accounts: AccountStore;
+  readonly inboxes: InboxStore;
+  readonly folders: FolderStore;
+  readonly messages: MessageStore;
+  readonly settings: SettingsStore;
+}
+
+/** One implementation per port; the dialect only changes column types in the migrations. */
+export function createStores(db: Db): Stores {
+  return {
+    accounts: new KyselyAccountStore(db),
+    inboxes: new KyselyInboxStore(db),
+    folders: new KyselyFolderStore(db),
+    messages: new KyselyMessageStore(db),
+    settings: new KyselySettingsStore(db),
+  };
+}
+
+export { openDatabase, type Db, type DbTarget, type Dialect } from './database.ts';
+export { migrateToLatest, pendingMigrations, MigrationError } from './migrator.ts';

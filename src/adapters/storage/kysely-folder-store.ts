@@ -1,0 +1,101 @@
+import type { Selectable } from 'kysely';
+import type { InboxId } from '../../core/inboxes/inbox.ts';
+import type { CanonicalFolder, DiscoveredFolder, Folder, FolderId } from '../../core/messages/folder.ts';
+import type { FolderStore, SyncStateUpdate } from '../../core/messages/folder-store.ts';
+import type { Db } from './database.ts';
+import type { FoldersTable } from './schema.ts';
+import { toDateOrNull } from './sql-errors.ts';
+
+const toFolder = (r: Selectable<FoldersTable>): Folder => ({
+  id: r.id as FolderId,
+  inboxId: r.inbox_id as InboxId,
+  path: r.path,
+  name: r.name,
+  canonical: r.canonical as CanonicalFolder | null,
+  selected: r.selected === 1,
+  sync: {
+    uidValidity: r.uid_validity,
+    uidNext: r.uid_next,
+    highestModseq: r.highest_modseq,
+    cursor: r.cursor,
+    windowLow: r.window_low,
+    syncedAt: toDateOrNull(r.synced_at),
+    version: r.sync_version,
+  },
+});
+
+export class KyselyFolderStore implements FolderStore {
+  private readonly db: Db['kysely'];
+  constructor(db: Db) {
+    this.db = db.kysely;
+  }
+
+  async replaceAll(inboxId: InboxId, folders: readonly DiscoveredFolder[], newId: () => FolderId): Promise<Folder[]> {
+    await this.db.transaction().execute(async (tx) => {
+      const existing = await tx.selectFrom('folders').select(['id', 'path']).where('inbox_id', '=', inboxId).execute();
+      const byPath = new Map(existing.map((f) => [f.path, f.id]));
+      const listed = new Set(folders.map((f) => f.path));
+      const gone = existing.filter((f) => !listed.has(f.path)).map((f) => f.id);
+      if (gone.length > 0) await tx.deleteFrom('folders').where('id', 'in', gone).execute();
+      for (const f of folders) {
+        const id = byPath.get(f.path);
+        if (id === undefined) {
+          await tx
+            .insertInto('folders')
+            .values({ id: newId(), inbox_id: inboxId, path: f.path, name: f.name, canonical: f.canonical, selected: 0 })
+            .execute();
+        } else {
+          await tx.updateTable('folders').set({ name: f.name, canonical: f.canonical }).where('id', '=', id).execute();
+        }
+      }
+    });
+    return this.list(inboxId);
+  }
+
+  async list(inboxId: InboxId): Promise<Folder[]> {
+    const rows = await this.db.selectFrom('folders').selectAll().where('inbox_id', '=', inboxId).orderBy('path').execute();
+    return rows.map(toFolder);
+  }
+
+  async get(inboxId: InboxId, id: FolderId): Promise<Folder | undefined> {
+    const r = await this.db
+      .selectFrom('folders')
+      .selectAll()
+      .where('inbox_id', '=', inboxId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return r && toFolder(r);
+  }
+
+  async setSelected(inboxId: InboxId, ids: readonly FolderId[]): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      await tx.updateTable('folders').set({ selected: 0 }).where('inbox_id', '=', inboxId).execute();
+      if (ids.length > 0) {
+        await tx
+          .updateTable('folders')
+          .set({ selected: 1 })
+          .where('inbox_id', '=', inboxId)
+          .where('id', 'in', [...ids])
+          .execute();
+      }
+    });
+  }
+
+  async advanceSync(id: FolderId, expectedVersion: number, next: SyncStateUpdate): Promise<boolean> {
+    const r = await this.db
+      .updateTable('folders')
+      .set({
+        uid_validity: next.uidValidity,
+        uid_next: next.uidNext,
+        highest_modseq: next.highestModseq,
+        cursor: next.cursor,
+        window_low: next.windowLow,
+        synced_at: next.syncedAt?.getTime() ?? null,
+        sync_version: expectedVersion + 1,
+      })
+      .where('id', '=', id)
+      .where('sync_version', '=', expectedVersion)
+      .executeTakeFirst();
+    return r.numUpdatedRows === 1n;
+  }
+}

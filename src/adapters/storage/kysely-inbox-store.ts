@@ -1,0 +1,98 @@
+import type { Selectable } from 'kysely';
+import type { AccountId } from '../../core/accounts/account.ts';
+import type { ConnectionStatus, Inbox, InboxId, Provider } from '../../core/inboxes/inbox.ts';
+import type { InboxPatch, InboxStore, NewInbox } from '../../core/inboxes/inbox-store.ts';
+import type { Db } from './database.ts';
+import type { InboxesTable } from './schema.ts';
+import { bit, toDate } from './sql-errors.ts';
+
+const toInbox = (r: Selectable<InboxesTable>): Inbox => ({
+  id: r.id as InboxId,
+  accountId: r.account_id as AccountId,
+  label: r.label,
+  provider: r.provider as Provider,
+  email: r.email,
+  imapHost: r.imap_host,
+  imapPort: r.imap_port,
+  imapUser: r.imap_user,
+  isDemo: r.is_demo === 1,
+  paused: r.paused === 1,
+  connectionStatus: r.connection_status as ConnectionStatus,
+  lastError: r.last_error,
+  createdAt: toDate(r.created_at),
+  updatedAt: toDate(r.updated_at),
+});
+
+export class KyselyInboxStore implements InboxStore {
+  private readonly db: Db['kysely'];
+  constructor(db: Db) {
+    this.db = db.kysely;
+  }
+
+  async create(i: NewInbox): Promise<Inbox> {
+    const row: Selectable<InboxesTable> = {
+      id: i.id,
+      account_id: i.accountId,
+      label: i.label,
+      provider: i.provider,
+      email: i.email,
+      imap_host: i.imapHost,
+      imap_port: i.imapPort,
+      imap_user: i.imapUser,
+      is_demo: bit(i.isDemo),
+      paused: bit(i.paused ?? false),
+      connection_status: i.connectionStatus,
+      last_error: null,
+      created_at: i.createdAt.getTime(),
+      updated_at: i.createdAt.getTime(),
+    };
+    await this.db.insertInto('inboxes').values(row).execute();
+    return toInbox(row);
+  }
+
+  async get(accountId: AccountId, id: InboxId): Promise<Inbox | undefined> {
+    const r = await this.db
+      .selectFrom('inboxes')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return r && toInbox(r);
+  }
+
+  async list(accountId: AccountId): Promise<Inbox[]> {
+    const rows = await this.db
+      .selectFrom('inboxes')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toInbox);
+  }
+
+  async update(accountId: AccountId, id: InboxId, patch: InboxPatch, now: Date): Promise<Inbox | undefined> {
+    await this.db
+      .updateTable('inboxes')
+      .set({
+        ...(patch.label !== undefined && { label: patch.label }),
+        ...(patch.paused !== undefined && { paused: bit(patch.paused) }),
+        ...(patch.connectionStatus !== undefined && { connection_status: patch.connectionStatus }),
+        ...(patch.lastError !== undefined && { last_error: patch.lastError }),
+        updated_at: now.getTime(),
+      })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .execute();
+    return this.get(accountId, id);
+  }
+
+  async delete(accountId: AccountId, id: InboxId): Promise<boolean> {
+    const r = await this.db
+      .deleteFrom('inboxes')
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return r.numDeletedRows > 0n;
+  }
+}

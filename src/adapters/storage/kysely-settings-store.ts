@@ -1,0 +1,47 @@
+import type { JsonValue, SettingsStore } from '../../core/settings/settings-store.ts';
+import type { Db } from './database.ts';
+import { isUniqueViolation } from './sql-errors.ts';
+
+export class KyselySettingsStore implements SettingsStore {
+  private readonly db: Db['kysely'];
+  constructor(db: Db) {
+    this.db = db.kysely;
+  }
+
+  async get(scope: string, key: string): Promise<JsonValue | undefined> {
+    const r = await this.db
+      .selectFrom('settings')
+      .select('value_json')
+      .where('scope', '=', scope)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    return r === undefined ? undefined : (JSON.parse(r.value_json) as JsonValue);
+  }
+
+  async set(scope: string, key: string, value: JsonValue, now: Date): Promise<void> {
+    const row = { scope, key, value_json: JSON.stringify(value), updated_at: now.getTime() };
+    await this.db
+      .insertInto('settings')
+      .values(row)
+      .onConflict((oc) => oc.columns(['scope', 'key']).doUpdateSet({ value_json: row.value_json, updated_at: row.updated_at }))
+      .execute();
+  }
+
+  async setIfAbsent(scope: string, key: string, value: JsonValue, now: Date): Promise<boolean> {
+    try {
+      await this.db
+        .insertInto('settings')
+        .values({ scope, key, value_json: JSON.stringify(value), updated_at: now.getTime() })
+        .execute();
+      return true;
+    } catch (e) {
+      if (isUniqueViolation(e)) return false;
+      throw e;
+    }
+  }
+
+  async delete(scope: string, key: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('settings').where('scope', '=', scope).where('key', '=', key).executeTakeFirst();
+    return r.numDeletedRows > 0n;
+  }
+}

@@ -1,0 +1,13 @@
+import type { Migration } from 'kysely/migration';
+import type { Dialect } from '../database.ts';
+import { initial } from './0001-initial.ts';
+
+/**
+ * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
+ * Each is built for the dialect at hand so the few type differences stay in column-types.ts.
+ */
+export function migrationsFor(dialect: Dialect): Record<string, Migration> {
+  return {
+    '0001-initial': initial(dialect),
+  };
+}

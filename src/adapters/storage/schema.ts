@@ -1,0 +1,88 @@
+import type { Generated } from 'kysely';
+
+// Row shapes shared by both dialects. Times are epoch milliseconds (bigint on PostgreSQL, integer on SQLite);
+// booleans are 0/1 integers and lists are JSON text, so one set of queries runs unchanged on both.
+
+export interface AccountsTable {
+  id: string;
+  email: string;
+  plan: string;
+  trial_ends_at: number | null;
+  payment_state: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface InboxesTable {
+  id: string;
+  account_id: string;
+  label: string;
+  provider: string;
+  email: string;
+  imap_host: string | null;
+  imap_port: number | null;
+  imap_user: string | null;
+  is_demo: number;
+  paused: number;
+  connection_status: string;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface FoldersTable {
+  id: string;
+  inbox_id: string;
+  path: string;
+  name: string;
+  canonical: string | null;
+  selected: number;
+  uid_validity: string | null;
+  uid_next: number | null;
+  highest_modseq: string | null;
+  cursor: string | null;
+  window_low: number | null;
+  synced_at: number | null;
+  sync_version: Generated<number>;
+}
+
+export interface MessagesTable {
+  id: string;
+  inbox_id: string;
+  folder_id: string;
+  provider_ref: string;
+  position: number;
+  thread_id: string | null;
+  internet_message_id: string | null;
+  subject: string;
+  from_address: string;
+  from_name: string;
+  to_json: string;
+  snippet: string;
+  /** Lower-cased subject + sender + snippet, for the synced-window substring filter. */
+  search_text: string;
+  date: number;
+  unread: number;
+  starred: number;
+  labels_json: string;
+  has_attachments: number;
+  size: number;
+  list_id: string | null;
+  list_unsubscribe: string | null;
+  list_unsubscribe_post: number;
+}
+
+export interface SettingsTable {
+  scope: string;
+  key: string;
+  value_json: string;
+  updated_at: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  inboxes: InboxesTable;
+  folders: FoldersTable;
+  messages: MessagesTable;
+  settings: SettingsTable;
+}

@@ -1,0 +1,108 @@
+import * as z from 'zod';
+
+/**
+ * Every setting the service reads, in one place. Each entry names its environment variable, validates it,
+ * and documents it; the README's configuration table is checked against this list by a test.
+ */
+export interface SettingSpec {
+  readonly env: string;
+  readonly schema: z.ZodType;
+  readonly description: string;
+  /** Shown in docs; `undefined` means "unset by default". */
+  readonly defaultText?: string;
+  /** Secrets are never logged and never printed back. */
+  readonly secret?: boolean;
+}
+
+const port = z.coerce
+  .number({ error: 'expected an integer between 1 and 65535' })
+  .int('expected an integer between 1 and 65535')
+  .min(1, 'expected an integer between 1 and 65535')
+  .max(65535, 'expected an integer between 1 and 65535');
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'expected true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const positiveInt = (what: string) =>
+  z.coerce.number({ error: `expected ${what}` }).int(`expected ${what}`).positive(`expected ${what}`);
+
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'expected an absolute http(s) URL such as https://triage.example.com' })
+  .refine((u) => !u.endsWith('/'), 'expected no trailing slash')
+  .refine((u) => new URL(u).search === '' && new URL(u).hash === '', 'expected no query string or fragment');
+
+const databaseUrl = z
+  .string()
+  .refine(
+    (u) => /^postgres(ql)?:\/\//.test(u),
+    'expected a postgres:// URL (leave unset to use the embedded SQLite database)',
+  );
+
+const encryptionKey = z
+  .string()
+  .refine(
+    (k) => Buffer.from(k, 'base64').length === 32,
+    'expected 32 random bytes in base64 (generate with: openssl rand -base64 32)',
+  );
+
+export const SETTINGS = {
+  port: { env: 'PORT', schema: port.default(8787), defaultText: '8787', description: 'TCP port to listen on.' },
+  host: {
+    env: 'HOST',
+    schema: z.string().min(1).default('127.0.0.1'),
+    defaultText: '127.0.0.1',
+    description: 'Address to bind. Keep 127.0.0.1 behind a reverse proxy; 0.0.0.0 exposes the service.',
+  },
+  baseUrl: {
+    env: 'BASE_URL',
+    schema: httpUrl.optional(),
+    defaultText: 'http://127.0.0.1:$PORT',
+    description: 'Public address of the service, used in links, OAuth metadata and MCP challenges.',
+  },
+  dataDir: {
+    env: 'DATA_DIR',
+    schema: z.string().min(1).default('./data'),
+    defaultText: './data',
+    description: 'Directory for the SQLite database and the generated encryption key.',
+  },
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    schema: databaseUrl.optional(),
+    description: 'PostgreSQL connection URL. Unset: embedded SQLite in DATA_DIR.',
+    secret: true,
+  },
+  encryptionKey: {
+    env: 'ENCRYPTION_KEY',
+    schema: encryptionKey.optional(),
+    defaultText: 'generated into DATA_DIR/encryption.key',
+    description: 'Key (base64, 32 bytes) that encrypts provider credentials at rest.',
+    secret: true,
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    defaultText: 'info',
+    description: 'fatal, error, warn, info, debug, trace or silent.',
+  },
+  shutdownTimeoutMs: {
+    env: 'SHUTDOWN_TIMEOUT_MS',
+    schema: positiveInt('a positive number of milliseconds').default(10_000),
+    defaultText: '10000',
+    description: 'How long a graceful shutdown waits for in-flight requests.',
+  },
+  trustProxy: {
+    env: 'TRUST_PROXY',
+    schema: bool.default(false),
+    defaultText: 'false',
+    description: 'Trust X-Forwarded-For for client addresses (only behind your own reverse proxy).',
+  },
+  configFile: {
+    env: 'CONFIG_FILE',
+    schema: z.string().min(1).optional(),
+    description: 'Optional JSON file with any of these settings by variable name; the environment wins.',
+  },
+} as const satisfies Record<string, SettingSpec>;
+
+export type SettingKey = keyof typeof SETTINGS;
+export type RawSettings = { [K in SettingKey]: z.output<(typeof SETTINGS)[K]['schema']> };

@@ -1,0 +1,22 @@
+import type { RawSettings } from './config-schema.ts';
+
+export type DatabaseConfig = { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres' };
+
+/** Everything the service needs to know that is safe to log. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly baseUrl: string;
+  readonly dataDir: string;
+  readonly database: DatabaseConfig;
+  readonly logLevel: RawSettings['logLevel'];
+  readonly shutdownTimeoutMs: number;
+  readonly trustProxy: boolean;
+}
+
+/** What must never reach a log line. */
+export interface Secrets {
+  /** 32 bytes for AES-256-GCM. */
+  readonly encryptionKey: Buffer;
+  readonly databaseUrl?: string;
+}

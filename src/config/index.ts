@@ -1,0 +1,21 @@
+import { loadConfig, type Env } from './load-config.ts';
+import { resolveEncryptionKey } from './encryption-key.ts';
+import type { Config, Secrets } from './config.ts';
+
+export type { Config, Secrets, DatabaseConfig } from './config.ts';
+export { ConfigError } from './config-error.ts';
+export { SETTINGS } from './config-schema.ts';
+
+/** The one entry point the process uses: settings, then secrets (which may create the key file). */
+export function readConfiguration(env: Env, cwd: string): { config: Config; secrets: Secrets } {
+  const { config, raw } = loadConfig(env, cwd);
+  const encryptionKey = resolveEncryptionKey(raw.encryptionKey, config.dataDir);
+  const secrets: Secrets =
+    raw.databaseUrl === undefined ? { encryptionKey } : { encryptionKey, databaseUrl: raw.databaseUrl };
+  return { config, secrets };
+}
+
+/** The process environment. The only place the codebase touches `process.env`. */
+export function processEnv(): Env {
+  return process.env;
+}

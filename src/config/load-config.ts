@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { ConfigError } from './config-error.ts';
+import { SETTINGS, type RawSettings, type SettingKey, type SettingSpec } from './config-schema.ts';
+import type { Config } from './config.ts';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Reads settings from the environment (and the optional CONFIG_FILE), validates them and returns the typed
+ * config plus the raw secret values. Throws ConfigError naming the variable and what was expected.
+ * `process.env` is passed in by the entry point: this module never reads it itself, so tests stay hermetic.
+ */
+export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSettings } {
+  const fileValues = readConfigFile(env['CONFIG_FILE'], cwd);
+  const raw = {} as Record<SettingKey, unknown>;
+  for (const key of Object.keys(SETTINGS) as SettingKey[]) {
+    const spec: SettingSpec = SETTINGS[key];
+    const value = nonEmpty(env[spec.env]) ?? fileValues[spec.env];
+    const parsed = spec.schema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const shown = spec.secret === true ? '(hidden)' : JSON.stringify(value);
+      throw new ConfigError(`${spec.env}: ${issue?.message ?? 'invalid value'}, got ${shown}`);
+    }
+    raw[key] = parsed.data;
+  }
+  const settings = raw as RawSettings;
+  const dataDir = isAbsolute(settings.dataDir) ? settings.dataDir : resolve(cwd, settings.dataDir);
+  const config: Config = {
+    port: settings.port,
+    host: settings.host,
+    baseUrl: settings.baseUrl ?? `http://${displayHost(settings.host)}:${String(settings.port)}`,
+    dataDir,
+    database:
+      settings.databaseUrl === undefined
+        ? { kind: 'sqlite', path: resolve(dataDir, 'inbox-triage.db') }
+        : { kind: 'postgres' },
+    logLevel: settings.logLevel,
+    shutdownTimeoutMs: settings.shutdownTimeoutMs,
+    trustProxy: settings.trustProxy,
+  };
+  return { config, raw: settings };
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v === '' ? undefined : v;
+}
+
+/** A wildcard bind is reachable on loopback; links should point somewhere a browser can open. */
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function readConfigFile(path: string | undefined, cwd: string): Record<string, string | undefined> {
+  if (path === undefined || path === '') return {};
+  let text: string;
+  try {
+    text = readFileSync(resolve(cwd, path), 'utf8');
+  } catch {
+    throw new ConfigError(`CONFIG_FILE: cannot read ${JSON.stringify(path)}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`CONFIG_FILE: ${JSON.stringify(path)} is not valid JSON`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`CONFIG_FILE: expected a JSON object of VARIABLE: value pairs`);
+  }
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(parsed)) {
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
+    else throw new ConfigError(`CONFIG_FILE: ${k} must be a string, number or boolean`);
+  }
+  return out;
+}

@@ -1,0 +1,25 @@
+import type { AccountId } from '../accounts/account.ts';
+import type { ConnectionStatus, Inbox, InboxId } from './inbox.ts';
+
+export type NewInbox = Omit<Inbox, 'updatedAt' | 'lastError' | 'paused'> & { readonly paused?: boolean };
+
+export interface InboxPatch {
+  readonly label?: string;
+  readonly paused?: boolean;
+  readonly connectionStatus?: ConnectionStatus;
+  readonly lastError?: string | null;
+}
+
+/**
+ * Every read and write is scoped by the owning account: an inbox id of another account behaves exactly like
+ * an id that does not exist. This is the tenant-isolation boundary the transports rely on.
+ */
+export interface InboxStore {
+  create(inbox: NewInbox): Promise<Inbox>;
+  get(accountId: AccountId, id: InboxId): Promise<Inbox | undefined>;
+  /** Oldest first, so the list is stable. */
+  list(accountId: AccountId): Promise<Inbox[]>;
+  update(accountId: AccountId, id: InboxId, patch: InboxPatch, now: Date): Promise<Inbox | undefined>;
+  /** Cascades to folders and messages. */
+  delete(accountId: AccountId, id: InboxId): Promise<boolean>;
+}

@@ -1,0 +1,33 @@
+import type { Brand } from '../../lib/brand.ts';
+import type { AccountId } from '../accounts/account.ts';
+
+export type InboxId = Brand<string, 'InboxId'>;
+export const PROVIDERS = ['google', 'microsoft', 'icloud', 'imap'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+/** `not_connected`: no working credential yet; `needs_reconnect`: the stored one stopped working. */
+export const CONNECTION_STATUSES = ['not_connected', 'connected', 'needs_reconnect'] as const;
+export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
+
+export interface Inbox {
+  readonly id: InboxId;
+  readonly accountId: AccountId;
+  readonly label: string;
+  readonly provider: Provider;
+  readonly email: string;
+  readonly imapHost: string | null;
+  readonly imapPort: number | null;
+  readonly imapUser: string | null;
+  /** Sample data that lives only in our database; nothing is ever written to a real mailbox. */
+  readonly isDemo: boolean;
+  readonly paused: boolean;
+  readonly connectionStatus: ConnectionStatus;
+  /** A short, person-readable reason for the last connection failure; never a provider stack trace. */
+  readonly lastError: string | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export function parseInboxId(raw: string): InboxId | undefined {
+  return /^inbox_[a-z0-9]{20}$/.test(raw) ? (raw as InboxId) : undefined;
+}

@@ -1,0 +1,22 @@
+import type { InboxId } from '../inboxes/inbox.ts';
+import type { DiscoveredFolder, Folder, FolderId, FolderSyncState } from './folder.ts';
+
+export type SyncStateUpdate = Omit<FolderSyncState, 'version'>;
+
+export interface FolderStore {
+  /**
+   * Records the folders a provider listed. Ids are stable per (inbox, path); folders no longer listed are
+   * removed with their messages. New folders start unselected with an empty sync state.
+   */
+  replaceAll(inboxId: InboxId, folders: readonly DiscoveredFolder[], newId: () => FolderId): Promise<Folder[]>;
+  list(inboxId: InboxId): Promise<Folder[]>;
+  get(inboxId: InboxId, id: FolderId): Promise<Folder | undefined>;
+  /** Makes exactly these folders the selected ones. */
+  setSelected(inboxId: InboxId, ids: readonly FolderId[]): Promise<void>;
+  /**
+   * Compare-and-set: writes `next` only if the stored version is still `expectedVersion`, and bumps it.
+   * Of two syncs racing from the same state, exactly one advances the cursor; the other gets false and
+   * must re-read. This is what lets several processes sync without double-applying changes.
+   */
+  advanceSync(id: FolderId, expectedVersion: number, next: SyncStateUpdate): Promise<boolean>;
+}

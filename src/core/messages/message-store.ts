@@ -1,0 +1,42 @@
+import type { InboxId } from '../inboxes/inbox.ts';
+import type { FolderId } from './folder.ts';
+import type { MessageId, MessageSummary } from './message.ts';
+
+export interface MessageQuery {
+  readonly folderId?: FolderId;
+  /** Restrict to these folders (the inbox's selected ones) when no single folder is given. */
+  readonly folderIds?: readonly FolderId[];
+  readonly unreadOnly?: boolean;
+  /** Case-insensitive substring over subject, sender and snippet. */
+  readonly text?: string;
+  readonly fromAddress?: string;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export interface MessagePage {
+  readonly items: MessageSummary[];
+  readonly total: number;
+}
+
+export type FlagUpdate = Pick<MessageSummary, 'unread' | 'starred' | 'labels'>;
+
+/**
+ * The local index of synced messages. Callers have already checked that the inbox belongs to the caller's
+ * account; every method is additionally scoped by inbox so an id from elsewhere matches nothing.
+ * Pages are ordered newest first (date, then position, then id) so offsets never skip or repeat rows.
+ */
+export interface MessageStore {
+  /** Inserts or updates by (folder, providerRef); an existing row keeps its id. */
+  upsertMany(messages: readonly MessageSummary[]): Promise<void>;
+  get(inboxId: InboxId, id: MessageId): Promise<MessageSummary | undefined>;
+  findByRef(folderId: FolderId, providerRef: string): Promise<MessageSummary | undefined>;
+  list(inboxId: InboxId, query: MessageQuery): Promise<MessagePage>;
+  updateFlags(inboxId: InboxId, id: MessageId, flags: FlagUpdate): Promise<boolean>;
+  /** After a move we made: the same id now lives in another folder under another ref. */
+  relocate(inboxId: InboxId, id: MessageId, folderId: FolderId, providerRef: string, position: number): Promise<boolean>;
+  /** Expunged or moved away by someone else. Returns how many rows went. */
+  removeByRefs(folderId: FolderId, providerRefs: readonly string[]): Promise<number>;
+  /** All refs currently indexed in a folder, for a full flags diff. */
+  listRefs(folderId: FolderId): Promise<string[]>;
+}

@@ -1,0 +1,13 @@
+/** Instance-wide settings use this scope; account settings use the account id. */
+export const INSTANCE_SCOPE = 'instance';
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
+
+/** A small key/value of JSON values per scope, for settings that do not deserve their own table. */
+export interface SettingsStore {
+  get(scope: string, key: string): Promise<JsonValue | undefined>;
+  set(scope: string, key: string, value: JsonValue, now: Date): Promise<void>;
+  /** Atomic insert-if-absent: of concurrent callers exactly one gets true. */
+  setIfAbsent(scope: string, key: string, value: JsonValue, now: Date): Promise<boolean>;
+  delete(scope: string, key: string): Promise<boolean>;
+}

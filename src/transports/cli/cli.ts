@@ -1,0 +1,69 @@
+import { parseArgs } from 'node:util';
+import pkg from '../../../package.json' with { type: 'json' };
+import { ConfigError } from '../../config/index.ts';
+import { MigrationError } from '../../adapters/storage/index.ts';
+import { EXIT, type CliIo } from './cli-io.ts';
+import { migrateCommand } from './migrate-command.ts';
+import { serveCommand } from './serve-command.ts';
+
+const HELP = `Usage: inbox-triage [command] [options]
+
+Commands:
+  serve      Run the service (default)
+  migrate    Apply pending database migrations and exit
+
+Options:
+  -h, --help     Show this help
+  -v, --version  Show the version
+
+Configuration comes from environment variables; see the README.`;
+
+type Command = (io: CliIo, args: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  serve: (io) => serveCommand(io),
+  migrate: (io) => migrateCommand(io),
+};
+
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+    });
+  } catch (e) {
+    io.err(`inbox-triage: ${(e as Error).message}`);
+    return EXIT.usage;
+  }
+  if (parsed.values.help === true) {
+    io.out(HELP);
+    return EXIT.ok;
+  }
+  if (parsed.values.version === true) {
+    io.out(pkg.version);
+    return EXIT.ok;
+  }
+  const [name = 'serve', ...rest] = parsed.positionals;
+  const command = COMMANDS[name];
+  if (command === undefined) {
+    io.err(`inbox-triage: unknown command "${name}" (try --help)`);
+    return EXIT.usage;
+  }
+  try {
+    return await command(io, rest);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.err(`inbox-triage: invalid configuration: ${e.message}`);
+      return EXIT.usage;
+    }
+    if (e instanceof MigrationError) {
+      io.err(`inbox-triage: ${e.message}`);
+      return EXIT.failure;
+    }
+    io.err(`inbox-triage: ${e instanceof Error ? e.message : String(e)}`);
+    return EXIT.failure;
+  }
+}

@@ -1,0 +1,17 @@
+import { databaseTarget } from '../../app.ts';
+import { migrateToLatest, openDatabase } from '../../adapters/storage/index.ts';
+import { readConfiguration } from '../../config/index.ts';
+import { EXIT, type CliIo } from './cli-io.ts';
+
+/** Applies pending migrations and exits; `serve` does the same on start. */
+export async function migrateCommand(io: CliIo): Promise<number> {
+  const { config, secrets } = readConfiguration(io.env, io.cwd);
+  const db = openDatabase(databaseTarget(config, secrets));
+  try {
+    const applied = await migrateToLatest(db);
+    io.out(applied.length === 0 ? 'Database is up to date.' : `Applied: ${applied.join(', ')}`);
+    return EXIT.ok;
+  } finally {
+    await db.close();
+  }
+}

@@ -1,0 +1,27 @@
+import { createApp } from '../../app.ts';
+import { readConfiguration } from '../../config/index.ts';
+import { listen } from '../http/serve.ts';
+import { EXIT, type CliIo } from './cli-io.ts';
+
+/** Runs the service until SIGTERM/SIGINT, then drains requests and closes the database. */
+export async function serveCommand(io: CliIo): Promise<number> {
+  const { config, secrets } = readConfiguration(io.env, io.cwd);
+  const app = await createApp(config, secrets);
+  const server = await listen(app.fetch, { host: config.host, port: config.port, log: app.log });
+  app.log.info(
+    { url: config.baseUrl, bind: `${config.host}:${String(server.port)}`, database: config.database.kind },
+    'listening',
+  );
+  io.out('');
+  io.out(`  Inbox Triage is running at ${config.baseUrl}`);
+  io.out(`  Health: ${config.baseUrl}/healthz   Ready: ${config.baseUrl}/readyz`);
+  io.out(`  Data: ${config.database.kind === 'sqlite' ? config.database.path : 'PostgreSQL (DATABASE_URL)'}`);
+  io.out('');
+
+  const signal = await io.stopSignal;
+  app.log.info({ signal }, 'shutting down: draining in-flight requests');
+  await server.close(config.shutdownTimeoutMs);
+  await app.close();
+  app.log.info({}, 'stopped');
+  return EXIT.ok;
+}

@@ -1,0 +1,33 @@
+import { Hono } from 'hono';
+import { requestId } from 'hono/request-id';
+import type { Logger } from '../../lib/logger.ts';
+import { healthRoutes, type Readiness } from './health-routes.ts';
+import type { HttpEnv } from './http-env.ts';
+import { requestLog } from './request-log.ts';
+
+export interface RootAppDeps {
+  readonly log: Logger;
+  readonly readiness: Readiness;
+}
+
+/**
+ * The HTTP surface: request ids, access logs, health, and the last-resort error mapping. Unexpected errors
+ * answer a JSON 500 naming the request id — never a stack trace; the stack goes to the log only.
+ */
+export function createRootApp(deps: RootAppDeps): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+  app.use(requestId({ headerName: 'X-Request-Id' }));
+  app.use(requestLog(deps.log));
+  app.route('/', healthRoutes(deps.readiness));
+
+  app.notFound((c) => c.json({ error: 'not_found', error_description: 'No such route.' }, 404));
+  app.onError((e, c) => {
+    const id = c.get('requestId');
+    c.get('log').error({ err: e }, 'unhandled error');
+    return c.json(
+      { error: 'internal_error', error_description: `Something went wrong on our side (request ${id}).` },
+      500,
+    );
+  });
+  return app;
+}
