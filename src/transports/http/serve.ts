@@ -35,9 +35,13 @@ export async function listen(
           opts.log.warn({ timeoutMs }, 'shutdown timeout: closing open connections');
           server.closeAllConnections();
         }, timeoutMs);
+        // A keep-alive socket whose response finishes after close() would otherwise linger until its
+        // keep-alive timeout; sweep idle sockets until the last one is gone.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
         force.unref();
         server.close(() => {
           clearTimeout(force);
+          clearInterval(sweep);
           resolve();
         });
         server.closeIdleConnections();

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe } from 'vitest';
+import { accountStoreContract } from '../../core/accounts/account-store.contract.ts';
+import { inboxStoreContract } from '../../core/inboxes/inbox-store.contract.ts';
+import { folderStoreContract } from '../../core/messages/folder-store.contract.ts';
+import { messageStoreContract } from '../../core/messages/message-store.contract.ts';
+import { settingsStoreContract } from '../../core/settings/settings-store.contract.ts';
+import { freshPgDatabase } from '../../../test/rig/pg.ts';
+import { tempDir } from '../../../test/support/temp-dir.ts';
+import { createStores, migrateToLatest, openDatabase, type Db, type DbTarget, type Stores } from './index.ts';
+
+// Every store contract, run unchanged against a SQLite file and a real PostgreSQL server.
+const targets: { name: string; target: () => Promise<DbTarget> }[] = [
+  { name: 'sqlite', target: () => Promise.resolve({ kind: 'sqlite', path: `${tempDir('stores-')}/test.db` }) },
+  { name: 'postgres', target: async () => ({ kind: 'postgres', url: await freshPgDatabase() }) },
+];
+
+for (const { name, target } of targets) {
+  describe(`stores on ${name}`, () => {
+    let db: Db;
+    let stores: Stores;
+    beforeAll(async () => {
+      db = openDatabase(await target());
+      await migrateToLatest(db);
+      stores = createStores(db);
+    });
+    afterAll(async () => {
+      await db.close();
+    });
+    accountStoreContract(() => stores.accounts);
+    settingsStoreContract(() => stores.settings);
+    inboxStoreContract(() => stores);
+    folderStoreContract(() => stores);
+    messageStoreContract(() => stores);
+  });
+}

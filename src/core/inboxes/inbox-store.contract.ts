@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { newId } from '../../lib/random.ts';
+import type { AccountId } from '../accounts/account.ts';
+import type { AccountStore } from '../accounts/account-store.ts';
+import { newAccount } from '../accounts/account-store.contract.ts';
+import type { InboxId } from './inbox.ts';
+import type { InboxStore, NewInbox } from './inbox-store.ts';
+
+export interface InboxStoreHarness {
+  accounts: AccountStore;
+  inboxes: InboxStore;
+}
+
+export async function seedAccount(accounts: AccountStore): Promise<AccountId> {
+  const a = newAccount();
+  await accounts.create(a);
+  return a.id;
+}
+
+export function newInbox(accountId: AccountId, overrides: Partial<NewInbox> = {}): NewInbox {
+  return {
+    id: newId('inbox') as InboxId,
+    accountId,
+    label: 'Work',
+    provider: 'imap',
+    email: 'me@example.test',
+    imapHost: 'imap.example.test',
+    imapPort: 993,
+    imapUser: null,
+    isDemo: false,
+    connectionStatus: 'not_connected',
+    createdAt: new Date('2030-01-01T00:00:00Z'),
+    ...overrides,
+  };
+}
+
+export function inboxStoreContract(h: () => InboxStoreHarness): void {
+  describe('InboxStore contract', () => {
+    it('creates and reads back every field', async () => {
+      const acct = await seedAccount(h().accounts);
+      const i = newInbox(acct, { imapUser: 'me', isDemo: true });
+      await h().inboxes.create(i);
+      expect(await h().inboxes.get(acct, i.id)).toEqual({
+        ...i,
+        paused: false,
+        lastError: null,
+        updatedAt: i.createdAt,
+      });
+    });
+
+    it('lists an account’s inboxes oldest first and nobody else’s', async () => {
+      const a = await seedAccount(h().accounts);
+      const b = await seedAccount(h().accounts);
+      const first = newInbox(a, { createdAt: new Date('2030-01-01T00:00:00Z') });
+      const second = newInbox(a, { createdAt: new Date('2030-01-02T00:00:00Z') });
+      await h().inboxes.create(second);
+      await h().inboxes.create(first);
+      await h().inboxes.create(newInbox(b));
+      expect((await h().inboxes.list(a)).map((i) => i.id)).toEqual([first.id, second.id]);
+    });
+
+    it('isolates tenants: another account’s inbox id behaves as unknown for get, update and delete', async () => {
+      const owner = await seedAccount(h().accounts);
+      const other = await seedAccount(h().accounts);
+      const i = newInbox(owner);
+      await h().inboxes.create(i);
+      const now = new Date('2030-02-01T00:00:00Z');
+      expect(await h().inboxes.get(other, i.id)).toBeUndefined();
+      expect(await h().inboxes.update(other, i.id, { paused: true }, now)).toBeUndefined();
+      expect(await h().inboxes.delete(other, i.id)).toBe(false);
+      expect(await h().inboxes.get(owner, i.id)).toMatchObject({ paused: false });
+    });
+
+    it('patches only the given fields and stamps updatedAt', async () => {
+      const acct = await seedAccount(h().accounts);
+      const i = newInbox(acct);
+      await h().inboxes.create(i);
+      const now = new Date('2030-03-01T00:00:00Z');
+      const updated = await h().inboxes.update(
+        acct,
+        i.id,
+        { paused: true, connectionStatus: 'needs_reconnect', lastError: 'Login refused' },
+        now,
+      );
+      expect(updated).toMatchObject({
+        label: 'Work',
+        paused: true,
+        connectionStatus: 'needs_reconnect',
+        lastError: 'Login refused',
+        updatedAt: now,
+      });
+      expect(await h().inboxes.update(acct, i.id, { lastError: null }, now)).toMatchObject({ lastError: null, paused: true });
+    });
+
+    it('deletes, and deleting the account deletes its inboxes', async () => {
+      const acct = await seedAccount(h().accounts);
+      const i1 = newInbox(acct);
+      const i2 = newInbox(acct);
+      await h().inboxes.create(i1);
+      await h().inboxes.create(i2);
+      expect(await h().inboxes.delete(acct, i1.id)).toBe(true);
+      expect(await h().inboxes.get(acct, i1.id)).toBeUndefined();
+      await h().accounts.delete(acct);
+      expect(await h().inboxes.list(acct)).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { newId } from '../../lib/random.ts';
+import type { AccountStore } from '../accounts/account-store.ts';
+import type { InboxId } from '../inboxes/inbox.ts';
+import type { InboxStore } from '../inboxes/inbox-store.ts';
+import { newInbox, seedAccount } from '../inboxes/inbox-store.contract.ts';
+import type { FolderId } from './folder.ts';
+import type { FolderStore } from './folder-store.ts';
+
+export interface FolderStoreHarness {
+  accounts: AccountStore;
+  inboxes: InboxStore;
+  folders: FolderStore;
+}
+
+export const newFolderId = (): FolderId => newId('fld') as FolderId;
+
+export async function seedInbox(h: { accounts: AccountStore; inboxes: InboxStore }): Promise<InboxId> {
+  const acct = await seedAccount(h.accounts);
+  const inbox = newInbox(acct);
+  await h.inboxes.create(inbox);
+  return inbox.id;
+}
+
+const STANDARD = [
+  { path: 'INBOX', name: 'Inbox', canonical: 'inbox' as const },
+  { path: 'Sent', name: 'Sent', canonical: 'sent' as const },
+  { path: 'Projects/Ünïcode', name: 'Ünïcode', canonical: null },
+];
+
+export function folderStoreContract(h: () => FolderStoreHarness): void {
+  describe('FolderStore contract', () => {
+    it('records discovered folders with an empty sync state, unselected', async () => {
+      const inbox = await seedInbox(h());
+      const folders = await h().folders.replaceAll(inbox, STANDARD, newFolderId);
+      expect(folders.map((f) => f.path).sort()).toEqual(['INBOX', 'Projects/Ünïcode', 'Sent']);
+      expect(folders.every((f) => !f.selected && f.sync.version === 0 && f.sync.uidValidity === null)).toBe(true);
+    });
+
+    it('keeps ids stable across re-discovery and drops folders no longer listed', async () => {
+      const inbox = await seedInbox(h());
+      const first = await h().folders.replaceAll(inbox, STANDARD, newFolderId);
+      const inboxFolder = first.find((f) => f.path === 'INBOX');
+      const second = await h().folders.replaceAll(
+        inbox,
+        [{ path: 'INBOX', name: 'Inbox (renamed)', canonical: 'inbox' }],
+        newFolderId,
+      );
+      expect(second).toHaveLength(1);
+      expect(second[0]).toMatchObject({ id: inboxFolder?.id, name: 'Inbox (renamed)' });
+    });
+
+    it('selects exactly the given folders', async () => {
+      const inbox = await seedInbox(h());
+      const folders = await h().folders.replaceAll(inbox, STANDARD, newFolderId);
+      await h().folders.setSelected(inbox, [folders[0]!.id, folders[1]!.id]);
+      await h().folders.setSelected(inbox, [folders[1]!.id]);
+      const selected = (await h().folders.list(inbox)).filter((f) => f.selected).map((f) => f.id);
+      expect(selected).toEqual([folders[1]!.id]);
+    });
+
+    it('scopes get by inbox', async () => {
+      const a = await seedInbox(h());
+      const b = await seedInbox(h());
+      const [f] = await h().folders.replaceAll(a, STANDARD.slice(0, 1), newFolderId);
+      expect(await h().folders.get(a, f!.id)).toBeDefined();
+      expect(await h().folders.get(b, f!.id)).toBeUndefined();
+    });
+
+    it('advances the sync state by compare-and-set: one of ten racing writers wins', async () => {
+      const inbox = await seedInbox(h());
+      const [f] = await h().folders.replaceAll(inbox, STANDARD.slice(0, 1), newFolderId);
+      const next = (n: number) => ({
+        uidValidity: '1795315202',
+        uidNext: 100 + n,
+        highestModseq: '9007199254740993',
+        cursor: null,
+        windowLow: 1,
+        syncedAt: new Date('2030-01-01T00:00:00Z'),
+      });
+      const wins = await Promise.all(Array.from({ length: 10 }, (_, n) => h().folders.advanceSync(f!.id, 0, next(n))));
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      const after = await h().folders.get(inbox, f!.id);
+      expect(after?.sync).toMatchObject({ ...next(wins.indexOf(true)), version: 1 });
+      // A stale writer (still at version 0) is refused; the current one advances.
+      expect(await h().folders.advanceSync(f!.id, 0, next(50))).toBe(false);
+      expect(await h().folders.advanceSync(f!.id, 1, next(51))).toBe(true);
+    });
+  });
+}

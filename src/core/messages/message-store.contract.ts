@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { newId } from '../../lib/random.ts';
+import type { InboxId } from '../inboxes/inbox.ts';
+import type { FolderId } from './folder.ts';
+import { newFolderId, seedInbox, type FolderStoreHarness } from './folder-store.contract.ts';
+import type { MessageId, MessageSummary } from './message.ts';
+import type { MessageStore } from './message-store.ts';
+
+export interface MessageStoreHarness extends FolderStoreHarness {
+  messages: MessageStore;
+}
+
+export function newSummary(inboxId: InboxId, folderId: FolderId, n: number, o: Partial<MessageSummary> = {}): MessageSummary {
+  return {
+    id: newId('msg') as MessageId,
+    inboxId,
+    folderId,
+    providerRef: String(n),
+    position: n,
+    threadId: null,
+    internetMessageId: `<m${String(n)}@example.test>`,
+    subject: `Message ${String(n)}`,
+    from: { address: `sender${String(n % 7)}@example.test`, name: `Sender ${String(n % 7)}` },
+    to: [{ address: 'me@example.test', name: '' }],
+    snippet: `Snippet ${String(n)}`,
+    // Some messages share a date, so ordering must fall back to position and id.
+    date: new Date(Date.UTC(2030, 0, 1) + Math.floor(n / 3) * 60_000),
+    unread: n % 2 === 0,
+    starred: false,
+    labels: [],
+    hasAttachments: false,
+    size: 1000 + n,
+    listId: null,
+    listUnsubscribe: null,
+    listUnsubscribePost: false,
+    ...o,
+  };
+}
+
+async function setup(h: MessageStoreHarness) {
+  const inbox = await seedInbox(h);
+  const folders = await h.folders.replaceAll(
+    inbox,
+    [
+      { path: 'INBOX', name: 'Inbox', canonical: 'inbox' },
+      { path: 'Archive', name: 'Archive', canonical: 'archive' },
+    ],
+    newFolderId,
+  );
+  const byPath = new Map(folders.map((f) => [f.path, f.id]));
+  return { inbox, inboxFolder: byPath.get('INBOX')!, archive: byPath.get('Archive')! };
+}
+
+export function messageStoreContract(h: () => MessageStoreHarness): void {
+  describe('MessageStore contract', () => {
+    it('round-trips a summary, non-ASCII included', async () => {
+      const { inbox, inboxFolder } = await setup(h());
+      const m = newSummary(inbox, inboxFolder, 1, {
+        subject: 'Réunion — 日本語 🎉',
+        from: { address: 'boss@example.test', name: 'Zoë Boss' },
+        labels: ['Work', 'Later'],
+        listUnsubscribe: '<https://news.example/u/1>',
+        listUnsubscribePost: true,
+        threadId: 'thr_1',
+      });
+      await h().messages.upsertMany([m]);
+      expect(await h().messages.get(inbox, m.id)).toEqual(m);
+      expect(await h().messages.findByRef(inboxFolder, '1')).toEqual(m);
+    });
+
+    it('pages newest first with no gaps or duplicates, and counts the total', async () => {
+      const { inbox, inboxFolder } = await setup(h());
+      const all = Array.from({ length: 1234 }, (_, n) => newSummary(inbox, inboxFolder, n + 1));
+      await h().messages.upsertMany(all);
+      const seen: string[] = [];
+      for (let offset = 0; ; offset += 200) {
+        const page = await h().messages.list(inbox, { folderId: inboxFolder, limit: 200, offset });
+        expect(page.total).toBe(1234);
+        seen.push(...page.items.map((m) => m.id));
+        if (page.items.length < 200) break;
+      }
+      expect(seen).toHaveLength(1234);
+      expect(new Set(seen).size).toBe(1234);
+      const first = await h().messages.list(inbox, { folderId: inboxFolder, limit: 3, offset: 0 });
+      expect(first.items.map((m) => m.position)).toEqual([1234, 1233, 1232]);
+    });
+
+    it('filters by unread, sender and a literal case-insensitive substring', async () => {
+      const { inbox, inboxFolder } = await setup(h());
+      await h().messages.upsertMany([
+        newSummary(inbox, inboxFolder, 1, { subject: 'Invoice 100% PAID', unread: true }),
+        newSummary(inbox, inboxFolder, 2, { subject: 'invoice_draft', unread: false }),
+        newSummary(inbox, inboxFolder, 3, { subject: 'Hello', snippet: 'about the INVOICE', unread: true }),
+        newSummary(inbox, inboxFolder, 4, { subject: 'Lunch', from: { address: 'Chef@Example.test', name: 'Chef' } }),
+      ]);
+      const subjects = async (q: Parameters<MessageStore['list']>[1]) =>
+        (await h().messages.list(inbox, q)).items.map((m) => m.subject).sort();
+      expect(await subjects({ text: 'invoice', limit: 50, offset: 0 })).toEqual(['Hello', 'Invoice 100% PAID', 'invoice_draft']);
+      expect(await subjects({ text: '100%', limit: 50, offset: 0 })).toEqual(['Invoice 100% PAID']);
+      // '%' and '_' are literals, not wildcards.
+      expect(await subjects({ text: 'invoic_', limit: 50, offset: 0 })).toEqual([]);
+      expect(await subjects({ text: 'inv%paid', limit: 50, offset: 0 })).toEqual([]);
+      expect(await subjects({ text: 'invoice', unreadOnly: true, limit: 50, offset: 0 })).toEqual(['Hello', 'Invoice 100% PAID']);
+      expect(await subjects({ fromAddress: 'chef@example.TEST', limit: 50, offset: 0 })).toEqual(['Lunch']);
+      expect(await subjects({ text: 'chef', limit: 50, offset: 0 })).toEqual(['Lunch']);
+    });
+
+    it('restricts to a folder set; an empty set matches nothing', async () => {
+      const { inbox, inboxFolder, archive } = await setup(h());
+      await h().messages.upsertMany([newSummary(inbox, inboxFolder, 1), newSummary(inbox, archive, 2)]);
+      expect((await h().messages.list(inbox, { folderIds: [archive], limit: 50, offset: 0 })).total).toBe(1);
+      expect((await h().messages.list(inbox, { folderIds: [], limit: 50, offset: 0 })).total).toBe(0);
+      expect((await h().messages.list(inbox, { limit: 50, offset: 0 })).total).toBe(2);
+    });
+
+    it('upsert keeps the id and updates flags; updateFlags and relocate keep it too', async () => {
+      const { inbox, inboxFolder, archive } = await setup(h());
+      const m = newSummary(inbox, inboxFolder, 7, { unread: true });
+      await h().messages.upsertMany([m]);
+      await h().messages.upsertMany([{ ...m, id: newId('msg') as MessageId, unread: false, labels: ['x'] }]);
+      expect(await h().messages.get(inbox, m.id)).toMatchObject({ unread: false, labels: ['x'] });
+      expect(await h().messages.updateFlags(inbox, m.id, { unread: true, starred: true, labels: [] })).toBe(true);
+      expect(await h().messages.relocate(inbox, m.id, archive, '55', 55)).toBe(true);
+      expect(await h().messages.get(inbox, m.id)).toMatchObject({
+        folderId: archive,
+        providerRef: '55',
+        unread: true,
+        starred: true,
+      });
+    });
+
+    it('scopes by inbox: another inbox cannot read or change a message', async () => {
+      const { inbox, inboxFolder } = await setup(h());
+      const other = await seedInbox(h());
+      const m = newSummary(inbox, inboxFolder, 1);
+      await h().messages.upsertMany([m]);
+      expect(await h().messages.get(other, m.id)).toBeUndefined();
+      expect(await h().messages.updateFlags(other, m.id, { unread: false, starred: true, labels: [] })).toBe(false);
+      expect((await h().messages.list(other, { limit: 50, offset: 0 })).total).toBe(0);
+    });
+
+    it('removes by refs and lists the refs left', async () => {
+      const { inbox, inboxFolder } = await setup(h());
+      await h().messages.upsertMany(Array.from({ length: 5 }, (_, n) => newSummary(inbox, inboxFolder, n + 1)));
+      expect(await h().messages.removeByRefs(inboxFolder, ['2', '4', '99'])).toBe(2);
+      expect((await h().messages.listRefs(inboxFolder)).sort()).toEqual(['1', '3', '5']);
+    });
+  });
+}

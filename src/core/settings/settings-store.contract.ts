@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { newId } from '../../lib/random.ts';
+import type { SettingsStore } from './settings-store.ts';
+
+const now = new Date('2030-01-01T00:00:00Z');
+
+export function settingsStoreContract(store: () => SettingsStore): void {
+  describe('SettingsStore contract', () => {
+    it('round-trips JSON values per scope and key', async () => {
+      const scope = newId('scope');
+      const value = { a: [1, 'two', null, true], b: { c: 'é 日本語' } };
+      await store().set(scope, 'k', value, now);
+      expect(await store().get(scope, 'k')).toEqual(value);
+      expect(await store().get(scope, 'other')).toBeUndefined();
+      expect(await store().get(newId('scope'), 'k')).toBeUndefined();
+    });
+
+    it('overwrites with set and removes with delete', async () => {
+      const scope = newId('scope');
+      await store().set(scope, 'k', 1, now);
+      await store().set(scope, 'k', 2, now);
+      expect(await store().get(scope, 'k')).toBe(2);
+      expect(await store().delete(scope, 'k')).toBe(true);
+      expect(await store().delete(scope, 'k')).toBe(false);
+      expect(await store().get(scope, 'k')).toBeUndefined();
+    });
+
+    it('setIfAbsent: exactly one of ten concurrent callers wins and its value stays', async () => {
+      const scope = newId('scope');
+      const wins = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => store().setIfAbsent(scope, 'once', i, now)),
+      );
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      expect(await store().get(scope, 'once')).toBe(wins.indexOf(true));
+    });
+  });
+}

@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freshPgDatabase } from '../rig/pg.ts';
+import { runService, startService, type ServiceProcess } from '../support/spawn-service.ts';
+import { tempDir } from '../support/temp-dir.ts';
+
+const running: ServiceProcess[] = [];
+afterAll(() => {
+  for (const s of running) s.child.kill('SIGKILL');
+});
+
+async function stop(svc: ServiceProcess): Promise<{ code: number | string; ms: number }> {
+  const t = performance.now();
+  svc.child.kill('SIGTERM');
+  const code = await svc.exited;
+  return { code, ms: performance.now() - t };
+}
+
+describe('the service as a process (npm start)', () => {
+  it('listens, answers health and readiness, stops on SIGTERM with exit 0, and restarts on the same data', async () => {
+    const dataDir = tempDir('proc-');
+    const first = await startService({ DATA_DIR: dataDir });
+    running.push(first);
+    expect((await fetch(`${first.baseUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${first.baseUrl}/readyz`)).status).toBe(200);
+    expect(first.stdout()).toContain(`Inbox Triage is running at ${first.baseUrl}`);
+    expect(first.stdout()).toContain('"msg":"migrations applied"');
+    const key = readFileSync(join(dataDir, 'encryption.key'), 'utf8');
+
+    const stopped = await stop(first);
+    expect(stopped.code).toBe(0);
+    expect(first.stdout()).toContain('"msg":"shutting down: draining in-flight requests"');
+    expect(first.stdout()).toContain('"msg":"stopped"');
+
+    const second = await startService({ DATA_DIR: dataDir });
+    running.push(second);
+    expect((await fetch(`${second.baseUrl}/readyz`)).status).toBe(200);
+    // Same database (nothing left to migrate) and the same key file, untouched.
+    expect(second.stdout()).not.toContain('migrations applied');
+    expect(readFileSync(join(dataDir, 'encryption.key'), 'utf8')).toBe(key);
+    expect((await stop(second)).code).toBe(0);
+  });
+
+  it('rejects a bad value with one clear line and exit code 2', async () => {
+    const svc = runService(['serve'], { PORT: 'abc', DATA_DIR: tempDir('proc-') });
+    expect(await svc.exited).toBe(2);
+    expect(svc.stderr()).toBe('inbox-triage: invalid configuration: PORT: expected an integer between 1 and 65535, got "abc"\n');
+    expect(svc.stdout()).toBe('');
+  });
+
+  it('answers --version, --help and an unknown command', async () => {
+    const version = runService(['--version'], {});
+    expect(await version.exited).toBe(0);
+    expect(version.stdout().trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const help = runService(['--help'], {});
+    expect(await help.exited).toBe(0);
+    expect(help.stdout()).toContain('migrate');
+    const unknown = runService(['frobnicate'], {});
+    expect(await unknown.exited).toBe(2);
+    expect(unknown.stderr()).toBe('inbox-triage: unknown command "frobnicate" (try --help)\n');
+  });
+
+  it('runs on PostgreSQL when DATABASE_URL says so, and `migrate` is idempotent there', async () => {
+    const url = await freshPgDatabase();
+    const migrate = runService(['migrate'], { DATABASE_URL: url, DATA_DIR: tempDir('proc-') });
+    expect(await migrate.exited).toBe(0);
+    expect(migrate.stdout()).toBe('Applied: 0001-initial\n');
+    const again = runService(['migrate'], { DATABASE_URL: url, DATA_DIR: tempDir('proc-') });
+    expect(await again.exited).toBe(0);
+    expect(again.stdout()).toBe('Database is up to date.\n');
+
+    const svc = await startService({ DATABASE_URL: url, DATA_DIR: tempDir('proc-') });
+    running.push(svc);
+    expect((await fetch(`${svc.baseUrl}/readyz`)).status).toBe(200);
+    expect(svc.stdout()).toContain('"database":"postgres"');
+    expect(svc.stdout()).not.toContain(url); // the URL carries a password
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query<{ table_name: string }>(
+      "select table_name from information_schema.tables where table_schema = 'public' order by 1",
+    );
+    await client.end();
+    expect(rows.map((r) => r.table_name)).toEqual(
+      expect.arrayContaining(['accounts', 'folders', 'inboxes', 'messages', 'settings', 'schema_migrations']),
+    );
+    expect((await stop(svc)).code).toBe(0);
+  });
+});

@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import { createApp, type App, type AppOverrides } from '../../src/app.ts';
+import type { Config, Secrets } from '../../src/config/index.ts';
+import { silentLogger } from '../../src/lib/logger.ts';
+import { tempDir } from './temp-dir.ts';
+
+export const TEST_KEY = Buffer.alloc(32, 1);
+
+/** A config for in-process tests: a temp data dir, SQLite unless a PostgreSQL url is given. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const dataDir = tempDir('app-');
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    baseUrl: 'http://127.0.0.1:8787',
+    dataDir,
+    database: { kind: 'sqlite', path: join(dataDir, 'test.db') },
+    logLevel: 'silent',
+    shutdownTimeoutMs: 2000,
+    trustProxy: false,
+    ...overrides,
+  };
+}
+
+export async function createTestApp(
+  opts: { config?: Partial<Config>; pgUrl?: string; overrides?: AppOverrides } = {},
+): Promise<App> {
+  const config = testConfig(opts.pgUrl === undefined ? opts.config : { ...opts.config, database: { kind: 'postgres' } });
+  const secrets: Secrets = opts.pgUrl === undefined ? { encryptionKey: TEST_KEY } : { encryptionKey: TEST_KEY, databaseUrl: opts.pgUrl };
+  return createApp(config, secrets, { log: silentLogger, ...opts.overrides });
+}
+
+/** Calls the app in-process with a real Request, as Hono's own tests do. */
+export function call(app: App, path: string, init: RequestInit = {}): Promise<Response> {
+  return Promise.resolve(app.fetch(new Request(new URL(path, app.config.baseUrl), init)));
+}
