@@ -17,7 +17,9 @@ if (major >= 24) {
     process.stderr.write(`inbox-triage: needs Node 24 (found ${process.version}); run "npm ci" first\n`);
     process.exit(2);
   }
-  const child = spawn(pinned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(pinned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(s, () => child.kill(s));
   child.on('exit', (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));
 }

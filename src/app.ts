@@ -1,7 +1,14 @@
 import type { Hono } from 'hono';
 import type { Config, Secrets } from './config/index.ts';
 import { createPinoLogger } from './adapters/logging/pino-logger.ts';
-import { createStores, migrateToLatest, openDatabase, pendingMigrations, type Db, type Stores } from './adapters/storage/index.ts';
+import {
+  createStores,
+  migrateToLatest,
+  openDatabase,
+  pendingMigrations,
+  type Db,
+  type Stores,
+} from './adapters/storage/index.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 import type { HttpEnv } from './transports/http/http-env.ts';
@@ -31,7 +38,11 @@ export interface App {
  * The composition root: the only place that chooses adapters and wires them to use-cases and transports.
  * Tests call it with overrides (clock, database, logger) and exercise the returned `fetch` in-process.
  */
-export async function createApp(config: Config, secrets: Secrets, overrides: AppOverrides = {}): Promise<App> {
+export async function createApp(
+  config: Config,
+  secrets: Secrets,
+  overrides: AppOverrides = {},
+): Promise<App> {
   const log = overrides.log ?? createPinoLogger(config.logLevel);
   const clock = overrides.clock ?? systemClock;
   const db = overrides.db ?? openDatabase(databaseTarget(config, secrets));

@@ -25,7 +25,10 @@ const bool = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const positiveInt = (what: string) =>
-  z.coerce.number({ error: `expected ${what}` }).int(`expected ${what}`).positive(`expected ${what}`);
+  z.coerce
+    .number({ error: `expected ${what}` })
+    .int(`expected ${what}`)
+    .positive(`expected ${what}`);
 
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'expected an absolute http(s) URL such as https://triage.example.com' })
@@ -47,7 +50,12 @@ const encryptionKey = z
   );
 
 export const SETTINGS = {
-  port: { env: 'PORT', schema: port.default(8787), defaultText: '8787', description: 'TCP port to listen on.' },
+  port: {
+    env: 'PORT',
+    schema: port.default(8787),
+    defaultText: '8787',
+    description: 'TCP port to listen on.',
+  },
   host: {
     env: 'HOST',
     schema: z.string().min(1).default('127.0.0.1'),
@@ -96,6 +104,51 @@ export const SETTINGS = {
     schema: bool.default(false),
     defaultText: 'false',
     description: 'Trust X-Forwarded-For for client addresses (only behind your own reverse proxy).',
+  },
+  trialDays: {
+    env: 'TRIAL_DAYS',
+    schema: positiveInt('a positive number of days').default(14),
+    defaultText: '14',
+    description: 'Length of the trial a new account starts with.',
+  },
+  openSignup: {
+    env: 'OPEN_SIGNUP',
+    schema: bool.default(false),
+    defaultText: 'false',
+    description:
+      'Let anyone who can reach the service create an account. Otherwise: invitations from the CLI.',
+  },
+  sessionDays: {
+    env: 'SESSION_DAYS',
+    schema: positiveInt('a positive number of days').default(30),
+    defaultText: '30',
+    description: 'How long a browser session lasts without use.',
+  },
+  rateLimitApi: {
+    env: 'RATE_LIMIT_API_PER_MINUTE',
+    schema: positiveInt('a positive number of requests').default(120),
+    defaultText: '120',
+    description: 'REST requests per minute per API key.',
+  },
+  rateLimitMcp: {
+    env: 'RATE_LIMIT_MCP_PER_MINUTE',
+    schema: positiveInt('a positive number of requests').default(600),
+    defaultText: '600',
+    description: 'MCP requests per minute per credential (API key or access token).',
+  },
+  rateLimitAnonymous: {
+    env: 'RATE_LIMIT_ANONYMOUS_PER_MINUTE',
+    schema: positiveInt('a positive number of requests').default(60),
+    defaultText: '60',
+    description:
+      'Requests per minute per client address to sign-in, setup and other unauthenticated endpoints.',
+  },
+  signinFailures: {
+    env: 'SIGNIN_MAX_FAILURES',
+    schema: positiveInt('a positive number of attempts').default(5),
+    defaultText: '5',
+    description:
+      'Failed sign-ins allowed per account per 15 minutes (four times as many per client address).',
   },
   configFile: {
     env: 'CONFIG_FILE',

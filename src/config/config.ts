@@ -1,6 +1,7 @@
 import type { RawSettings } from './config-schema.ts';
 
-export type DatabaseConfig = { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres' };
+export type DatabaseConfig =
+  { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres' };
 
 /** Everything the service needs to know that is safe to log. */
 export interface Config {
@@ -12,6 +13,15 @@ export interface Config {
   readonly logLevel: RawSettings['logLevel'];
   readonly shutdownTimeoutMs: number;
   readonly trustProxy: boolean;
+  readonly trialDays: number;
+  readonly openSignup: boolean;
+  readonly sessionDays: number;
+  readonly rateLimits: {
+    readonly apiPerMinute: number;
+    readonly mcpPerMinute: number;
+    readonly anonymousPerMinute: number;
+    readonly signinFailures: number;
+  };
 }
 
 /** What must never reach a log line. */

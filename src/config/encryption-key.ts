@@ -15,7 +15,8 @@ export function resolveEncryptionKey(configured: string | undefined, dataDir: st
   const path = join(dataDir, KEY_FILE_NAME);
   if (existsSync(path)) {
     const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
-    if (key.length !== 32) throw new ConfigError(`${path}: expected 32 bytes in base64; restore it from backup`);
+    if (key.length !== 32)
+      throw new ConfigError(`${path}: expected 32 bytes in base64; restore it from backup`);
     if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
     return key;
   }

@@ -17,12 +17,18 @@ describe('loadConfig', () => {
       logLevel: 'info',
       shutdownTimeoutMs: 10000,
       trustProxy: false,
+      trialDays: 14,
+      openSignup: false,
+      sessionDays: 30,
+      rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
     });
   });
 
   it('derives the base URL from a wildcard bind as loopback and honours an explicit one', () => {
     expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }, '/x').config.baseUrl).toBe('http://127.0.0.1:9000');
-    expect(loadConfig({ BASE_URL: 'https://triage.example.com' }, '/x').config.baseUrl).toBe('https://triage.example.com');
+    expect(loadConfig({ BASE_URL: 'https://triage.example.com' }, '/x').config.baseUrl).toBe(
+      'https://triage.example.com',
+    );
   });
 
   it.each([
@@ -63,7 +69,9 @@ describe('readConfiguration: the encryption key', () => {
     expect(first.secrets.encryptionKey).toHaveLength(32);
     const second = readConfiguration({ DATA_DIR: dir }, '/');
     expect(second.secrets.encryptionKey.equals(first.secrets.encryptionKey)).toBe(true);
-    expect(Buffer.from(readFileSync(path, 'utf8').trim(), 'base64').equals(first.secrets.encryptionKey)).toBe(true);
+    expect(Buffer.from(readFileSync(path, 'utf8').trim(), 'base64').equals(first.secrets.encryptionKey)).toBe(
+      true,
+    );
   });
 
   it('uses a configured key and writes no file', () => {

@@ -39,6 +39,15 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
     logLevel: settings.logLevel,
     shutdownTimeoutMs: settings.shutdownTimeoutMs,
     trustProxy: settings.trustProxy,
+    trialDays: settings.trialDays,
+    openSignup: settings.openSignup,
+    sessionDays: settings.sessionDays,
+    rateLimits: {
+      apiPerMinute: settings.rateLimitApi,
+      mcpPerMinute: settings.rateLimitMcp,
+      anonymousPerMinute: settings.rateLimitAnonymous,
+      signinFailures: settings.signinFailures,
+    },
   };
   return { config, raw: settings };
 }

@@ -15,7 +15,9 @@ afterEach(() => {
 
 async function cruise(file: string): Promise<{ code: number; output: string }> {
   try {
-    const r = await run(process.execPath, [depcruise, file, '--config', '.dependency-cruiser.cjs'], { cwd: root });
+    const r = await run(process.execPath, [depcruise, file, '--config', '.dependency-cruiser.cjs'], {
+      cwd: root,
+    });
     return { code: 0, output: r.stdout };
   } catch (e) {
     const x = e as { code: number; stdout: string; stderr: string };
@@ -32,7 +34,10 @@ function probe(relPath: string, source: string): string {
 
 describe('the dependency rule (npm run lint)', () => {
   it('fails when core/ imports an adapter', async () => {
-    const file = probe('src/core/zz-lint-probe.ts', "export { openDatabase } from '../adapters/storage/index.ts';\n");
+    const file = probe(
+      'src/core/zz-lint-probe.ts',
+      "export { openDatabase } from '../adapters/storage/index.ts';\n",
+    );
     const r = await cruise(file);
     expect(r.code).not.toBe(0);
     expect(r.output).toContain('core-is-pure');

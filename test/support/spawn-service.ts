@@ -28,16 +28,25 @@ export function runService(args: string[], env: Record<string, string>): Service
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? -1));
   });
-  return { child, baseUrl: `http://127.0.0.1:${env['PORT'] ?? ''}`, stdout: () => out, stderr: () => errText, exited };
+  return {
+    child,
+    baseUrl: `http://127.0.0.1:${env['PORT'] ?? ''}`,
+    stdout: () => out,
+    stderr: () => errText,
+    exited,
+  };
 }
 
-export async function startService(env: Record<string, string>): Promise<ServiceProcess & { startMs: number }> {
+export async function startService(
+  env: Record<string, string>,
+): Promise<ServiceProcess & { startMs: number }> {
   const port = await freePort();
   const started = performance.now();
   const svc = runService(['serve'], { PORT: String(port), ...env });
   const deadline = Date.now() + 15_000;
   for (;;) {
-    if (svc.child.exitCode !== null) throw new Error(`service exited early:\n${svc.stderr()}\n${svc.stdout()}`);
+    if (svc.child.exitCode !== null)
+      throw new Error(`service exited early:\n${svc.stderr()}\n${svc.stdout()}`);
     try {
       const res = await fetch(`${svc.baseUrl}/healthz`);
       if (res.ok) break;

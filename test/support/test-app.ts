@@ -18,6 +18,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'silent',
     shutdownTimeoutMs: 2000,
     trustProxy: false,
+    trialDays: 14,
+    openSignup: false,
+    sessionDays: 30,
+    rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
     ...overrides,
   };
 }
@@ -25,8 +29,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 export async function createTestApp(
   opts: { config?: Partial<Config>; pgUrl?: string; overrides?: AppOverrides } = {},
 ): Promise<App> {
-  const config = testConfig(opts.pgUrl === undefined ? opts.config : { ...opts.config, database: { kind: 'postgres' } });
-  const secrets: Secrets = opts.pgUrl === undefined ? { encryptionKey: TEST_KEY } : { encryptionKey: TEST_KEY, databaseUrl: opts.pgUrl };
+  const config = testConfig(
+    opts.pgUrl === undefined ? opts.config : { ...opts.config, database: { kind: 'postgres' } },
+  );
+  const secrets: Secrets =
+    opts.pgUrl === undefined
+      ? { encryptionKey: TEST_KEY }
+      : { encryptionKey: TEST_KEY, databaseUrl: opts.pgUrl };
   return createApp(config, secrets, { log: silentLogger, ...opts.overrides });
 }
 

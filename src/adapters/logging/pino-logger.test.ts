@@ -17,7 +17,14 @@ describe('pino logger redaction', () => {
   it('replaces credentials at the top level, one level down and in request headers', () => {
     const { lines, stream } = capture();
     const log = createPinoLogger('info', stream);
-    log.info({ password: 'pw-1', nested: { token: 'itk_secret', apiKey: 'k-2' }, req: { headers: { authorization: 'Bearer itk_x', cookie: 'sid=abc' } } }, 'x');
+    log.info(
+      {
+        password: 'pw-1',
+        nested: { token: 'itk_secret', apiKey: 'k-2' },
+        req: { headers: { authorization: 'Bearer itk_x', cookie: 'sid=abc' } },
+      },
+      'x',
+    );
     log.child({ reqId: 'r1' }).info({ body: { approvalCode: '123456', refreshToken: 'itr_y' } }, 'y');
     const text = lines.join('');
     for (const secret of ['pw-1', 'itk_secret', 'k-2', 'Bearer itk_x', 'sid=abc', '123456', 'itr_y']) {

@@ -10,10 +10,13 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly dialect: Dialect;
+  /** The raw pool, for adapters that bring their own SQL (the PostgreSQL rate-limit store). */
+  readonly pgPool?: pg.Pool;
   close(): Promise<void>;
 }
 
-export type DbTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolSize?: number };
+export type DbTarget =
+  { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolSize?: number };
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -40,5 +43,5 @@ export function openDatabase(target: DbTarget): Db {
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
+  return { kysely, dialect: 'postgres', pgPool: pool, close: () => kysely.destroy() };
 }

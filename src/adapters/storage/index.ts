@@ -3,6 +3,12 @@ import type { InboxStore } from '../../core/inboxes/inbox-store.ts';
 import type { FolderStore } from '../../core/messages/folder-store.ts';
 import type { MessageStore } from '../../core/messages/message-store.ts';
 import type { SettingsStore } from '../../core/settings/settings-store.ts';
+import type { SessionStore } from '../../core/sessions/session-store.ts';
+import type { InvitationStore } from '../../core/accounts/invitation-store.ts';
+import type { ApiKeyStore } from '../../core/api-keys/api-key-store.ts';
+import { KyselySessionStore } from './kysely-session-store.ts';
+import { KyselyInvitationStore } from './kysely-invitation-store.ts';
+import { KyselyApiKeyStore } from './kysely-api-key-store.ts';
 import type { Db } from './database.ts';
 import { KyselyAccountStore } from './kysely-account-store.ts';
 import { KyselyFolderStore } from './kysely-folder-store.ts';
@@ -16,6 +22,9 @@ export interface Stores {
   readonly folders: FolderStore;
   readonly messages: MessageStore;
   readonly settings: SettingsStore;
+  readonly sessions: SessionStore;
+  readonly invitations: InvitationStore;
+  readonly apiKeys: ApiKeyStore;
 }
 
 /** One implementation per port; the dialect only changes column types in the migrations. */
@@ -26,6 +35,9 @@ export function createStores(db: Db): Stores {
     folders: new KyselyFolderStore(db),
     messages: new KyselyMessageStore(db),
     settings: new KyselySettingsStore(db),
+    sessions: new KyselySessionStore(db),
+    invitations: new KyselyInvitationStore(db),
+    apiKeys: new KyselyApiKeyStore(db),
   };
 }
 

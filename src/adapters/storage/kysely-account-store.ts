@@ -28,6 +28,7 @@ export class KyselyAccountStore implements AccountStore {
       plan: a.plan,
       trial_ends_at: a.trialEndsAt?.getTime() ?? null,
       payment_state: 'ok',
+      password_hash: a.passwordHash ?? null,
       created_at: a.createdAt.getTime(),
       updated_at: a.createdAt.getTime(),
     };
@@ -78,6 +79,23 @@ export class KyselyAccountStore implements AccountStore {
       .where('id', '=', id)
       .execute();
     return this.get(id);
+  }
+
+  async getPasswordHash(id: AccountId): Promise<string | null | undefined> {
+    const r = await this.db
+      .selectFrom('accounts')
+      .select('password_hash')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return r?.password_hash;
+  }
+
+  async setPasswordHash(id: AccountId, hash: string): Promise<void> {
+    await this.db
+      .updateTable('accounts')
+      .set({ password_hash: hash, updated_at: Date.now() })
+      .where('id', '=', id)
+      .execute();
   }
 
   async delete(id: AccountId): Promise<boolean> {

@@ -30,9 +30,17 @@ export class KyselyFolderStore implements FolderStore {
     this.db = db.kysely;
   }
 
-  async replaceAll(inboxId: InboxId, folders: readonly DiscoveredFolder[], newId: () => FolderId): Promise<Folder[]> {
+  async replaceAll(
+    inboxId: InboxId,
+    folders: readonly DiscoveredFolder[],
+    newId: () => FolderId,
+  ): Promise<Folder[]> {
     await this.db.transaction().execute(async (tx) => {
-      const existing = await tx.selectFrom('folders').select(['id', 'path']).where('inbox_id', '=', inboxId).execute();
+      const existing = await tx
+        .selectFrom('folders')
+        .select(['id', 'path'])
+        .where('inbox_id', '=', inboxId)
+        .execute();
       const byPath = new Map(existing.map((f) => [f.path, f.id]));
       const listed = new Set(folders.map((f) => f.path));
       const gone = existing.filter((f) => !listed.has(f.path)).map((f) => f.id);
@@ -42,10 +50,21 @@ export class KyselyFolderStore implements FolderStore {
         if (id === undefined) {
           await tx
             .insertInto('folders')
-            .values({ id: newId(), inbox_id: inboxId, path: f.path, name: f.name, canonical: f.canonical, selected: 0 })
+            .values({
+              id: newId(),
+              inbox_id: inboxId,
+              path: f.path,
+              name: f.name,
+              canonical: f.canonical,
+              selected: 0,
+            })
             .execute();
         } else {
-          await tx.updateTable('folders').set({ name: f.name, canonical: f.canonical }).where('id', '=', id).execute();
+          await tx
+            .updateTable('folders')
+            .set({ name: f.name, canonical: f.canonical })
+            .where('id', '=', id)
+            .execute();
         }
       }
     });
@@ -53,7 +72,12 @@ export class KyselyFolderStore implements FolderStore {
   }
 
   async list(inboxId: InboxId): Promise<Folder[]> {
-    const rows = await this.db.selectFrom('folders').selectAll().where('inbox_id', '=', inboxId).orderBy('path').execute();
+    const rows = await this.db
+      .selectFrom('folders')
+      .selectAll()
+      .where('inbox_id', '=', inboxId)
+      .orderBy('path')
+      .execute();
     return rows.map(toFolder);
   }
 

@@ -2,7 +2,12 @@ import { sql, type Selectable } from 'kysely';
 import type { InboxId } from '../../core/inboxes/inbox.ts';
 import type { FolderId } from '../../core/messages/folder.ts';
 import type { Address, MessageId, MessageSummary } from '../../core/messages/message.ts';
-import type { FlagUpdate, MessagePage, MessageQuery, MessageStore } from '../../core/messages/message-store.ts';
+import type {
+  FlagUpdate,
+  MessagePage,
+  MessageQuery,
+  MessageStore,
+} from '../../core/messages/message-store.ts';
 import type { Db } from './database.ts';
 import type { MessagesTable } from './schema.ts';
 import { bit, toDate } from './sql-errors.ts';
@@ -175,7 +180,11 @@ export class KyselyMessageStore implements MessageStore {
   }
 
   async listRefs(folderId: FolderId): Promise<string[]> {
-    const rows = await this.db.selectFrom('messages').select('provider_ref').where('folder_id', '=', folderId).execute();
+    const rows = await this.db
+      .selectFrom('messages')
+      .select('provider_ref')
+      .where('folder_id', '=', folderId)
+      .execute();
     return rows.map((r) => r.provider_ref);
   }
 }

@@ -23,7 +23,9 @@ export class KyselySettingsStore implements SettingsStore {
     await this.db
       .insertInto('settings')
       .values(row)
-      .onConflict((oc) => oc.columns(['scope', 'key']).doUpdateSet({ value_json: row.value_json, updated_at: row.updated_at }))
+      .onConflict((oc) =>
+        oc.columns(['scope', 'key']).doUpdateSet({ value_json: row.value_json, updated_at: row.updated_at }),
+      )
       .execute();
   }
 
@@ -41,7 +43,11 @@ export class KyselySettingsStore implements SettingsStore {
   }
 
   async delete(scope: string, key: string): Promise<boolean> {
-    const r = await this.db.deleteFrom('settings').where('scope', '=', scope).where('key', '=', key).executeTakeFirst();
+    const r = await this.db
+      .deleteFrom('settings')
+      .where('scope', '=', scope)
+      .where('key', '=', key)
+      .executeTakeFirst();
     return r.numDeletedRows > 0n;
   }
 }

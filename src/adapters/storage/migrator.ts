@@ -22,7 +22,9 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   const { error, results }: MigrationResultSet = await migrator(db).migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : 'unknown error'}`);
+    throw new MigrationError(
+      `migration ${failed} failed: ${error instanceof Error ? error.message : 'unknown error'}`,
+    );
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

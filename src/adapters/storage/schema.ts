@@ -11,6 +11,7 @@ export interface AccountsTable {
   payment_state: string;
   created_at: number;
   updated_at: number;
+  password_hash: string | null;
 }
 
 export interface InboxesTable {
@@ -79,10 +80,41 @@ export interface SettingsTable {
   updated_at: number;
 }
 
+export interface SessionsTable {
+  id_hash: string;
+  account_id: string;
+  created_at: number;
+  expires_at: number;
+  last_seen_at: number;
+  user_agent: string | null;
+}
+
+export interface InvitationsTable {
+  id_hash: string;
+  email: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  hash: string;
+  last4: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   inboxes: InboxesTable;
   folders: FoldersTable;
   messages: MessagesTable;
   settings: SettingsTable;
+  sessions: SessionsTable;
+  invitations: InvitationsTable;
+  api_keys: ApiKeysTable;
 }

@@ -4,13 +4,19 @@ import { inboxStoreContract } from '../../core/inboxes/inbox-store.contract.ts';
 import { folderStoreContract } from '../../core/messages/folder-store.contract.ts';
 import { messageStoreContract } from '../../core/messages/message-store.contract.ts';
 import { settingsStoreContract } from '../../core/settings/settings-store.contract.ts';
+import { apiKeyStoreContract } from '../../core/api-keys/api-key-store.contract.ts';
+import { sessionStoreContract } from '../../core/sessions/session-store.contract.ts';
+import { invitationStoreContract } from '../../core/accounts/invitation-store.contract.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
 import { tempDir } from '../../../test/support/temp-dir.ts';
 import { createStores, migrateToLatest, openDatabase, type Db, type DbTarget, type Stores } from './index.ts';
 
 // Every store contract, run unchanged against a SQLite file and a real PostgreSQL server.
 const targets: { name: string; target: () => Promise<DbTarget> }[] = [
-  { name: 'sqlite', target: () => Promise.resolve({ kind: 'sqlite', path: `${tempDir('stores-')}/test.db` }) },
+  {
+    name: 'sqlite',
+    target: () => Promise.resolve({ kind: 'sqlite', path: `${tempDir('stores-')}/test.db` }),
+  },
   { name: 'postgres', target: async () => ({ kind: 'postgres', url: await freshPgDatabase() }) },
 ];
 
@@ -31,5 +37,8 @@ for (const { name, target } of targets) {
     inboxStoreContract(() => stores);
     folderStoreContract(() => stores);
     messageStoreContract(() => stores);
+    apiKeyStoreContract(() => stores);
+    sessionStoreContract(() => stores);
+    invitationStoreContract(() => stores.invitations);
   });
 }

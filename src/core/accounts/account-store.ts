@@ -7,6 +7,8 @@ export interface NewAccount {
   readonly plan: Plan;
   readonly trialEndsAt: Date | null;
   readonly createdAt: Date;
+  /** argon2id hash; null for accounts made by the operator CLI before their owner set a password. */
+  readonly passwordHash?: string | null;
 }
 
 /**
@@ -21,6 +23,9 @@ export interface AccountStore {
   count(): Promise<number>;
   setPlan(id: AccountId, plan: Plan, trialEndsAt: Date | null): Promise<Account | undefined>;
   setPaymentState(id: AccountId, state: PaymentState): Promise<Account | undefined>;
+  /** Kept apart from `Account` so the hash never travels with the account object. */
+  getPasswordHash(id: AccountId): Promise<string | null | undefined>;
+  setPasswordHash(id: AccountId, hash: string): Promise<void>;
   /** Cascades to every record the account owns. Returns false when there was no such account. */
   delete(id: AccountId): Promise<boolean>;
 }

@@ -89,7 +89,10 @@ export function inboxStoreContract(h: () => InboxStoreHarness): void {
         lastError: 'Login refused',
         updatedAt: now,
       });
-      expect(await h().inboxes.update(acct, i.id, { lastError: null }, now)).toMatchObject({ lastError: null, paused: true });
+      expect(await h().inboxes.update(acct, i.id, { lastError: null }, now)).toMatchObject({
+        lastError: null,
+        paused: true,
+      });
     });
 
     it('deletes, and deleting the account deletes its inboxes', async () => {

@@ -34,7 +34,9 @@ export function folderStoreContract(h: () => FolderStoreHarness): void {
       const inbox = await seedInbox(h());
       const folders = await h().folders.replaceAll(inbox, STANDARD, newFolderId);
       expect(folders.map((f) => f.path).sort()).toEqual(['INBOX', 'Projects/Ünïcode', 'Sent']);
-      expect(folders.every((f) => !f.selected && f.sync.version === 0 && f.sync.uidValidity === null)).toBe(true);
+      expect(folders.every((f) => !f.selected && f.sync.version === 0 && f.sync.uidValidity === null)).toBe(
+        true,
+      );
     });
 
     it('keeps ids stable across re-discovery and drops folders no longer listed', async () => {
@@ -78,7 +80,9 @@ export function folderStoreContract(h: () => FolderStoreHarness): void {
         windowLow: 1,
         syncedAt: new Date('2030-01-01T00:00:00Z'),
       });
-      const wins = await Promise.all(Array.from({ length: 10 }, (_, n) => h().folders.advanceSync(f!.id, 0, next(n))));
+      const wins = await Promise.all(
+        Array.from({ length: 10 }, (_, n) => h().folders.advanceSync(f!.id, 0, next(n))),
+      );
       expect(wins.filter(Boolean)).toHaveLength(1);
       const after = await h().folders.get(inbox, f!.id);
       expect(after?.sync).toMatchObject({ ...next(wins.indexOf(true)), version: 1 });

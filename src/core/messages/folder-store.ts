@@ -8,7 +8,11 @@ export interface FolderStore {
    * Records the folders a provider listed. Ids are stable per (inbox, path); folders no longer listed are
    * removed with their messages. New folders start unselected with an empty sync state.
    */
-  replaceAll(inboxId: InboxId, folders: readonly DiscoveredFolder[], newId: () => FolderId): Promise<Folder[]>;
+  replaceAll(
+    inboxId: InboxId,
+    folders: readonly DiscoveredFolder[],
+    newId: () => FolderId,
+  ): Promise<Folder[]>;
   list(inboxId: InboxId): Promise<Folder[]>;
   get(inboxId: InboxId, id: FolderId): Promise<Folder | undefined>;
   /** Makes exactly these folders the selected ones. */

@@ -4,7 +4,16 @@ import type { InboxId } from '../inboxes/inbox.ts';
 export type FolderId = Brand<string, 'FolderId'>;
 
 /** Provider-neutral names for the folders every mailbox has (DESIGN.md §4); others keep the provider's path. */
-export const CANONICAL_FOLDERS = ['inbox', 'sent', 'drafts', 'archive', 'spam', 'trash', 'all', 'screened'] as const;
+export const CANONICAL_FOLDERS = [
+  'inbox',
+  'sent',
+  'drafts',
+  'archive',
+  'spam',
+  'trash',
+  'all',
+  'screened',
+] as const;
 export type CanonicalFolder = (typeof CANONICAL_FOLDERS)[number];
 
 /**

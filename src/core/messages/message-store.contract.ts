@@ -10,7 +10,12 @@ export interface MessageStoreHarness extends FolderStoreHarness {
   messages: MessageStore;
 }
 
-export function newSummary(inboxId: InboxId, folderId: FolderId, n: number, o: Partial<MessageSummary> = {}): MessageSummary {
+export function newSummary(
+  inboxId: InboxId,
+  folderId: FolderId,
+  n: number,
+  o: Partial<MessageSummary> = {},
+): MessageSummary {
   return {
     id: newId('msg') as MessageId,
     inboxId,
@@ -91,16 +96,26 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
         newSummary(inbox, inboxFolder, 1, { subject: 'Invoice 100% PAID', unread: true }),
         newSummary(inbox, inboxFolder, 2, { subject: 'invoice_draft', unread: false }),
         newSummary(inbox, inboxFolder, 3, { subject: 'Hello', snippet: 'about the INVOICE', unread: true }),
-        newSummary(inbox, inboxFolder, 4, { subject: 'Lunch', from: { address: 'Chef@Example.test', name: 'Chef' } }),
+        newSummary(inbox, inboxFolder, 4, {
+          subject: 'Lunch',
+          from: { address: 'Chef@Example.test', name: 'Chef' },
+        }),
       ]);
       const subjects = async (q: Parameters<MessageStore['list']>[1]) =>
         (await h().messages.list(inbox, q)).items.map((m) => m.subject).sort();
-      expect(await subjects({ text: 'invoice', limit: 50, offset: 0 })).toEqual(['Hello', 'Invoice 100% PAID', 'invoice_draft']);
+      expect(await subjects({ text: 'invoice', limit: 50, offset: 0 })).toEqual([
+        'Hello',
+        'Invoice 100% PAID',
+        'invoice_draft',
+      ]);
       expect(await subjects({ text: '100%', limit: 50, offset: 0 })).toEqual(['Invoice 100% PAID']);
       // '%' and '_' are literals, not wildcards.
       expect(await subjects({ text: 'invoic_', limit: 50, offset: 0 })).toEqual([]);
       expect(await subjects({ text: 'inv%paid', limit: 50, offset: 0 })).toEqual([]);
-      expect(await subjects({ text: 'invoice', unreadOnly: true, limit: 50, offset: 0 })).toEqual(['Hello', 'Invoice 100% PAID']);
+      expect(await subjects({ text: 'invoice', unreadOnly: true, limit: 50, offset: 0 })).toEqual([
+        'Hello',
+        'Invoice 100% PAID',
+      ]);
       expect(await subjects({ fromAddress: 'chef@example.TEST', limit: 50, offset: 0 })).toEqual(['Lunch']);
       expect(await subjects({ text: 'chef', limit: 50, offset: 0 })).toEqual(['Lunch']);
     });
@@ -119,7 +134,9 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       await h().messages.upsertMany([m]);
       await h().messages.upsertMany([{ ...m, id: newId('msg') as MessageId, unread: false, labels: ['x'] }]);
       expect(await h().messages.get(inbox, m.id)).toMatchObject({ unread: false, labels: ['x'] });
-      expect(await h().messages.updateFlags(inbox, m.id, { unread: true, starred: true, labels: [] })).toBe(true);
+      expect(await h().messages.updateFlags(inbox, m.id, { unread: true, starred: true, labels: [] })).toBe(
+        true,
+      );
       expect(await h().messages.relocate(inbox, m.id, archive, '55', 55)).toBe(true);
       expect(await h().messages.get(inbox, m.id)).toMatchObject({
         folderId: archive,
@@ -135,13 +152,17 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       const m = newSummary(inbox, inboxFolder, 1);
       await h().messages.upsertMany([m]);
       expect(await h().messages.get(other, m.id)).toBeUndefined();
-      expect(await h().messages.updateFlags(other, m.id, { unread: false, starred: true, labels: [] })).toBe(false);
+      expect(await h().messages.updateFlags(other, m.id, { unread: false, starred: true, labels: [] })).toBe(
+        false,
+      );
       expect((await h().messages.list(other, { limit: 50, offset: 0 })).total).toBe(0);
     });
 
     it('removes by refs and lists the refs left', async () => {
       const { inbox, inboxFolder } = await setup(h());
-      await h().messages.upsertMany(Array.from({ length: 5 }, (_, n) => newSummary(inbox, inboxFolder, n + 1)));
+      await h().messages.upsertMany(
+        Array.from({ length: 5 }, (_, n) => newSummary(inbox, inboxFolder, n + 1)),
+      );
       expect(await h().messages.removeByRefs(inboxFolder, ['2', '4', '99'])).toBe(2);
       expect((await h().messages.listRefs(inboxFolder)).sort()).toEqual(['1', '3', '5']);
     });

@@ -34,7 +34,13 @@ export interface MessageStore {
   list(inboxId: InboxId, query: MessageQuery): Promise<MessagePage>;
   updateFlags(inboxId: InboxId, id: MessageId, flags: FlagUpdate): Promise<boolean>;
   /** After a move we made: the same id now lives in another folder under another ref. */
-  relocate(inboxId: InboxId, id: MessageId, folderId: FolderId, providerRef: string, position: number): Promise<boolean>;
+  relocate(
+    inboxId: InboxId,
+    id: MessageId,
+    folderId: FolderId,
+    providerRef: string,
+    position: number,
+  ): Promise<boolean>;
   /** Expunged or moved away by someone else. Returns how many rows went. */
   removeByRefs(folderId: FolderId, providerRefs: readonly string[]): Promise<number>;
   /** All refs currently indexed in a folder, for a full flags diff. */

@@ -18,7 +18,9 @@ export function healthRoutes(readiness: Readiness): Hono<HttpEnv> {
       reason = 'database unreachable';
     }
     c.header('Cache-Control', 'no-store');
-    return reason === undefined ? c.json({ status: 'ready' }) : c.json({ status: 'unavailable', reason }, 503);
+    return reason === undefined
+      ? c.json({ status: 'ready' })
+      : c.json({ status: 'unavailable', reason }, 503);
   });
   return app;
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../adapters/storage/index.ts';
+import { migrationsFor } from '../../adapters/storage/migrations/index.ts';
 import type { App } from '../../app.ts';
 import { call, createTestApp } from '../../../test/support/test-app.ts';
 import { tempDir } from '../../../test/support/temp-dir.ts';
@@ -27,7 +28,10 @@ describe('root HTTP app', () => {
     app = await createTestApp({ overrides: { db, migrate: false } });
     const res = await call(app, '/readyz');
     expect(res.status).toBe(503);
-    expect(await res.json()).toEqual({ status: 'unavailable', reason: 'pending migrations: 0001-initial' });
+    expect(await res.json()).toEqual({
+      status: 'unavailable',
+      reason: `pending migrations: ${Object.keys(migrationsFor('sqlite')).join(', ')}`,
+    });
     await db.close();
   });
 

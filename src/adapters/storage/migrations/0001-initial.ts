@@ -36,7 +36,11 @@ export function initial(dialect: Dialect): Migration {
         .addColumn('created_at', bigint, (c) => c.notNull())
         .addColumn('updated_at', bigint, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('inboxes_account_idx').on('inboxes').columns(['account_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('inboxes_account_idx')
+        .on('inboxes')
+        .columns(['account_id', 'created_at'])
+        .execute();
 
       await db.schema
         .createTable('folders')
@@ -87,7 +91,11 @@ export function initial(dialect: Dialect): Migration {
         .on('messages')
         .columns(['inbox_id', 'folder_id', 'date', 'position'])
         .execute();
-      await db.schema.createIndex('messages_sender_idx').on('messages').columns(['inbox_id', 'from_address']).execute();
+      await db.schema
+        .createIndex('messages_sender_idx')
+        .on('messages')
+        .columns(['inbox_id', 'from_address'])
+        .execute();
 
       await db.schema
         .createTable('settings')
@@ -99,7 +107,8 @@ export function initial(dialect: Dialect): Migration {
         .execute();
     },
     async down(db: Kysely<unknown>) {
-      for (const t of ['settings', 'messages', 'folders', 'inboxes', 'accounts']) await db.schema.dropTable(t).execute();
+      for (const t of ['settings', 'messages', 'folders', 'inboxes', 'accounts'])
+        await db.schema.dropTable(t).execute();
     },
   };
 }

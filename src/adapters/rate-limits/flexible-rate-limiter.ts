@@ -1,0 +1,60 @@
+import type pg from 'pg';
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+import type { RateDecision, RateLimiter, RateRule } from '../../core/rate-limits/rate-limiter.ts';
+
+/**
+ * rate-limiter-flexible behind our port: in memory for a single process (SQLite), or in the PostgreSQL table
+ * `rate_limits` so several processes share one budget. One limiter instance per rule, created on first use.
+ */
+export function flexibleRateLimiter(
+  store: { kind: 'memory' } | { kind: 'postgres'; pool: pg.Pool },
+): RateLimiter {
+  const limiters = new Map<string, RateLimiterAbstract>();
+  const limiterFor = (rule: RateRule): RateLimiterAbstract => {
+    const id = `${rule.name}:${String(rule.points)}:${String(rule.windowSeconds)}`;
+    let l = limiters.get(id);
+    if (l === undefined) {
+      const opts = { keyPrefix: rule.name, points: rule.points, duration: rule.windowSeconds };
+      l =
+        store.kind === 'memory'
+          ? new RateLimiterMemory(opts)
+          : new RateLimiterPostgres({
+              ...opts,
+              storeClient: store.pool,
+              storeType: 'pool',
+              tableName: 'rate_limits',
+              tableCreated: true,
+            });
+      limiters.set(id, l);
+    }
+    return l;
+  };
+  const retryAfter = (res: RateLimiterRes): number => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+
+  return {
+    async consume(rule, key) {
+      try {
+        const res = await limiterFor(rule).consume(key);
+        return { allowed: true, remaining: res.remainingPoints };
+      } catch (e) {
+        if (e instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: retryAfter(e) };
+        throw e;
+      }
+    },
+    async peek(rule, key): Promise<RateDecision> {
+      const res = await limiterFor(rule).get(key);
+      if (res === null) return { allowed: true, remaining: rule.points };
+      return res.consumedPoints >= rule.points
+        ? { allowed: false, retryAfterSeconds: retryAfter(res) }
+        : { allowed: true, remaining: rule.points - res.consumedPoints };
+    },
+    async reset(rule, key) {
+      await limiterFor(rule).delete(key);
+    },
+  };
+}

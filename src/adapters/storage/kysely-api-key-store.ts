@@ -1,0 +1,104 @@
+import type { Selectable } from 'kysely';
+import type { AccountId } from '../../core/accounts/account.ts';
+import type { ApiKey, ApiKeyId } from '../../core/api-keys/api-key.ts';
+import type { ApiKeyStore, NewApiKey } from '../../core/api-keys/api-key-store.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
+import type { Db } from './database.ts';
+import type { ApiKeysTable } from './schema.ts';
+import { toDate, toDateOrNull } from './sql-errors.ts';
+
+const toKey = (r: Selectable<ApiKeysTable>): ApiKey => ({
+  id: r.id as ApiKeyId,
+  accountId: r.account_id as AccountId,
+  name: r.name,
+  last4: r.last4,
+  createdAt: toDate(r.created_at),
+  lastUsedAt: toDateOrNull(r.last_used_at),
+  revokedAt: toDateOrNull(r.revoked_at),
+});
+
+export class KyselyApiKeyStore implements ApiKeyStore {
+  private readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  async createWithinLimit(k: NewApiKey, maxActive: number): Promise<Result<ApiKey, 'limit_reached'>> {
+    return this.db.kysely.transaction().execute(async (tx) => {
+      // PostgreSQL: lock the account row so concurrent creates for one account run one after another.
+      // SQLite: the single connection already serialises transactions.
+      if (this.db.dialect === 'postgres') {
+        await tx.selectFrom('accounts').select('id').where('id', '=', k.accountId).forUpdate().execute();
+      }
+      const { n } = await tx
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', k.accountId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      if (n >= maxActive) return err('limit_reached' as const);
+      const row = {
+        id: k.id,
+        account_id: k.accountId,
+        name: k.name,
+        hash: k.hash,
+        last4: k.last4,
+        created_at: k.createdAt.getTime(),
+        last_used_at: null,
+        revoked_at: null,
+      };
+      await tx.insertInto('api_keys').values(row).execute();
+      return ok(toKey(row));
+    });
+  }
+
+  async list(accountId: AccountId): Promise<ApiKey[]> {
+    const rows = await this.db.kysely
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map(toKey);
+  }
+
+  async revoke(accountId: AccountId, id: ApiKeyId, now: Date): Promise<boolean> {
+    const r = await this.db.kysely
+      .updateTable('api_keys')
+      .set({ revoked_at: now.getTime() })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return r.numUpdatedRows === 1n;
+  }
+
+  async revokeAll(accountId: AccountId, now: Date): Promise<number> {
+    const r = await this.db.kysely
+      .updateTable('api_keys')
+      .set({ revoked_at: now.getTime() })
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+
+  async findActiveByHash(hash: string): Promise<ApiKey | undefined> {
+    const r = await this.db.kysely
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('hash', '=', hash)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return r && toKey(r);
+  }
+
+  async touch(id: ApiKeyId, now: Date): Promise<void> {
+    await this.db.kysely
+      .updateTable('api_keys')
+      .set({ last_used_at: now.getTime() })
+      .where('id', '=', id)
+      .execute();
+  }
+}

@@ -1,0 +1,22 @@
+/** Password hashing (argon2id in production). Verification of a wrong password takes as long as a right one. */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(hash: string, password: string): Promise<boolean>;
+}
+
+export const PASSWORD_MIN = 10;
+export const PASSWORD_MAX = 256;
+
+/** Length is what matters (NIST SP 800-63B); no composition rules. */
+export function passwordProblem(password: string): string | undefined {
+  if (password.length < PASSWORD_MIN) return `Use at least ${PASSWORD_MIN} characters.`;
+  if (password.length > PASSWORD_MAX) return `Use at most ${PASSWORD_MAX} characters.`;
+  return undefined;
+}
+
+const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+
+export function normaliseEmail(raw: string): string | undefined {
+  const email = raw.trim().toLowerCase();
+  return email.length <= 254 && EMAIL.test(email) ? email : undefined;
+}

@@ -1,0 +1,78 @@
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/random.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
+import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
+import type { AccountId } from '../accounts/account.ts';
+import type { AccountStore } from '../accounts/account-store.ts';
+import { PLAN_LIMITS } from '../accounts/plan.ts';
+import type { BearerVerifier, Principal } from '../auth/principal.ts';
+import { API_KEY_PREFIX, type ApiKey, type ApiKeyId } from './api-key.ts';
+import type { ApiKeyStore } from './api-key-store.ts';
+
+export type CreateKeyError =
+  | { readonly code: 'limit_reached'; readonly limit: number; readonly plan: string }
+  | { readonly code: 'invalid_name' }
+  | { readonly code: 'account_not_found' };
+
+export interface ApiKeyServiceDeps {
+  readonly keys: ApiKeyStore;
+  readonly accounts: AccountStore;
+  readonly clock: Clock;
+}
+
+export class ApiKeyService implements BearerVerifier {
+  private readonly deps: ApiKeyServiceDeps;
+  constructor(deps: ApiKeyServiceDeps) {
+    this.deps = deps;
+  }
+
+  /** Creates a key; the full value is returned exactly once and only its hash is kept. */
+  async create(
+    accountId: AccountId,
+    rawName: string,
+  ): Promise<Result<{ key: ApiKey; secret: string }, CreateKeyError>> {
+    const name = rawName.trim().replace(/\s+/g, ' ');
+    if (name.length === 0 || name.length > 80) return err({ code: 'invalid_name' });
+    const account = await this.deps.accounts.get(accountId);
+    if (account === undefined) return err({ code: 'account_not_found' });
+    const limit = PLAN_LIMITS[account.plan].activeApiKeys;
+    const secret = newSecret(API_KEY_PREFIX, 40);
+    const created = await this.deps.keys.createWithinLimit(
+      {
+        id: newId('key') as ApiKeyId,
+        accountId,
+        name,
+        last4: secret.slice(-4),
+        hash: await sha256Hex(secret),
+        createdAt: this.deps.clock.now(),
+      },
+      limit,
+    );
+    if (!created.ok) return err({ code: 'limit_reached', limit, plan: account.plan });
+    return ok({ key: created.value, secret });
+  }
+
+  list(accountId: AccountId): Promise<ApiKey[]> {
+    return this.deps.keys.list(accountId);
+  }
+
+  revoke(accountId: AccountId, id: ApiKeyId): Promise<boolean> {
+    return this.deps.keys.revoke(accountId, id, this.deps.clock.now());
+  }
+
+  async verify(token: string): Promise<Principal | undefined> {
+    if (!token.startsWith(API_KEY_PREFIX) || token.length > 100) return undefined;
+    const key = await this.deps.keys.findActiveByHash(await sha256Hex(token));
+    if (key === undefined) return undefined;
+    const now = this.deps.clock.now();
+    // Last-used is for the person's overview; minute precision keeps writes off the hot path.
+    if (key.lastUsedAt === null || now.getTime() - key.lastUsedAt.getTime() > 60_000)
+      await this.deps.keys.touch(key.id, now);
+    return {
+      accountId: key.accountId,
+      credential: { kind: 'api_key', id: key.id },
+      scopes: ['mcp:tools'],
+      expiresAt: null,
+    };
+  }
+}

@@ -1,0 +1,24 @@
+import type { AccountId } from '../accounts/account.ts';
+
+/**
+ * Who is calling an agent-facing route: the account, the credential that proved it, and for OAuth the client.
+ * Tools receive this and never trust an account or inbox id from their arguments without checking it here.
+ */
+export interface Principal {
+  readonly accountId: AccountId;
+  readonly credential:
+    | { readonly kind: 'api_key'; readonly id: string }
+    | { readonly kind: 'access_token'; readonly id: string; readonly clientId: string };
+  readonly scopes: readonly string[];
+  /** When the credential stops working (access tokens); null for API keys. */
+  readonly expiresAt: Date | null;
+}
+
+export function credentialKey(p: Principal): string {
+  return `${p.credential.kind}:${p.credential.id}`;
+}
+
+/** Turns a bearer string into a principal, or undefined when it is not a live credential. */
+export interface BearerVerifier {
+  verify(token: string): Promise<Principal | undefined>;
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { newId } from '../../lib/random.ts';
+import type { RateLimiter, RateRule } from './rate-limiter.ts';
+
+/** `second` is another limiter on the same store (another process, for shared stores), or the same one. */
+export function rateLimiterContract(
+  h: () => { first: RateLimiter; second: RateLimiter; shared: boolean },
+): void {
+  describe('RateLimiter contract', () => {
+    const rule = (points: number): RateRule => ({
+      name: `t${newId('r').slice(2, 10)}`,
+      points,
+      windowSeconds: 60,
+    });
+
+    it('allows exactly `points` of many concurrent consumers, then answers retry-after', async () => {
+      const r = rule(5);
+      const decisions = await Promise.all(Array.from({ length: 20 }, () => h().first.consume(r, 'k')));
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
+      const retries = decisions.flatMap((d) => (d.allowed ? [] : [d.retryAfterSeconds]));
+      expect(retries).toHaveLength(15);
+      expect(Math.min(...retries)).toBeGreaterThanOrEqual(1);
+      expect(Math.max(...retries)).toBeLessThanOrEqual(60);
+    });
+
+    it('keeps keys apart, peeks without spending, and resets', async () => {
+      const r = rule(2);
+      await h().first.consume(r, 'a');
+      expect(await h().first.peek(r, 'a')).toEqual({ allowed: true, remaining: 1 });
+      expect(await h().first.peek(r, 'a')).toEqual({ allowed: true, remaining: 1 });
+      expect(await h().first.peek(r, 'b')).toEqual({ allowed: true, remaining: 2 });
+      await h().first.consume(r, 'a');
+      expect((await h().first.peek(r, 'a')).allowed).toBe(false);
+      await h().first.reset(r, 'a');
+      expect(await h().first.peek(r, 'a')).toEqual({ allowed: true, remaining: 2 });
+    });
+
+    it('shares one budget across limiter instances when the store is shared', async () => {
+      const r = rule(4);
+      const decisions = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? h().first : h().second).consume(r, 'shared')),
+      );
+      const allowed = decisions.filter((d) => d.allowed).length;
+      expect(allowed).toBe(h().shared ? 4 : 4 + 4);
+    });
+  });
+}

@@ -1,0 +1,21 @@
+import type { AccountId } from '../accounts/account.ts';
+
+export interface SessionRecord {
+  readonly idHash: string;
+  readonly accountId: AccountId;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+  readonly lastSeenAt: Date;
+  readonly userAgent: string | null;
+}
+
+/** Server-side sessions, keyed by the SHA-256 of the cookie value, so a database leak yields no session. */
+export interface SessionStore {
+  create(session: SessionRecord): Promise<void>;
+  /** The session if it exists and has not expired at `now`. */
+  findLive(idHash: string, now: Date): Promise<SessionRecord | undefined>;
+  /** Slides expiry forward and records activity. */
+  touch(idHash: string, now: Date, expiresAt: Date): Promise<void>;
+  delete(idHash: string): Promise<void>;
+  deleteAllFor(accountId: AccountId): Promise<number>;
+}

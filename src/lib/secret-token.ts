@@ -1,0 +1,24 @@
+import { randomToken } from './random.ts';
+
+/**
+ * Bearer secrets (API keys, session ids, one-time links) are high-entropy random strings, stored only as their
+ * SHA-256. Looking one up by hash needs no constant-time comparison (an attacker cannot steer the hash), and a
+ * database leak reveals nothing usable.
+ */
+export function newSecret(prefix: string, length = 40): string {
+  return `${prefix}${randomToken(length)}`;
+}
+
+export async function sha256Hex(value: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Constant-time equality for secrets compared directly (short codes, CSRF tokens). */
+export function timingSafeEqualStrings(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < x.length; i++) diff |= (x[i] ?? 0) ^ (y[i % Math.max(y.length, 1)] ?? 0);
+  return diff === 0;
+}

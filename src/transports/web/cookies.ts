@@ -1,0 +1,35 @@
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+
+export interface CookiePolicy {
+  readonly secure: boolean;
+}
+
+/** `__Host-` pins the cookie to our exact origin over https (no Domain, Path=/, Secure). */
+export const sessionCookieName = (p: CookiePolicy) => (p.secure ? '__Host-it_session' : 'it_session');
+export const csrfCookieName = (p: CookiePolicy) => (p.secure ? '__Host-it_csrf' : 'it_csrf');
+
+export function setHttpOnlyCookie(
+  c: Context,
+  p: CookiePolicy,
+  name: string,
+  value: string,
+  maxAgeSeconds?: number,
+  path = '/',
+): void {
+  setCookie(c, name, value, {
+    httpOnly: true,
+    sameSite: 'Lax',
+    secure: p.secure,
+    path,
+    ...(maxAgeSeconds !== undefined && { maxAge: maxAgeSeconds }),
+  });
+}
+
+export function readCookie(c: Context, name: string): string | undefined {
+  return getCookie(c, name);
+}
+
+export function clearCookie(c: Context, p: CookiePolicy, name: string, path = '/'): void {
+  deleteCookie(c, name, { path, secure: p.secure, httpOnly: true, sameSite: 'Lax' });
+}

@@ -1,0 +1,17 @@
+import type { Context } from 'hono';
+
+/** Reads string fields of a urlencoded or multipart form; anything else reads as ''. */
+export async function formFields<K extends string>(c: Context, ...names: K[]): Promise<Record<K, string>> {
+  const body = await c.req.parseBody();
+  const out = {} as Record<K, string>;
+  for (const n of names) {
+    const v = body[n];
+    out[n] = typeof v === 'string' ? v : '';
+  }
+  return out;
+}
+
+/** Only same-site relative paths are allowed as a post-sign-in destination (no open redirects). */
+export function safeNext(raw: string | undefined): string {
+  return raw !== undefined && /^\/(?![/\\])[\w\-/.?=&%]*$/.test(raw) ? raw : '/settings';
+}

@@ -1,0 +1,70 @@
+import { html, raw } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
+import type { Account } from '../../core/accounts/account.ts';
+
+export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+const STYLE = `
+:root{color-scheme:light dark;--fg:#1b1f24;--muted:#57606a;--bg:#fff;--card:#f6f8fa;--line:#d0d7de;--accent:#0b5fff;--danger:#b42318;--ok:#137333}
+@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9da7b3;--bg:#0d1117;--card:#161b22;--line:#30363d;--accent:#4c8dff;--danger:#f97066;--ok:#3fb950}}
+*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg)}
+a{color:var(--accent)}header{border-bottom:1px solid var(--line);padding:.75rem 1rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
+header .brand{font-weight:700;margin-right:auto;text-decoration:none;color:var(--fg)}nav a{margin-right:.75rem}
+main{max-width:44rem;margin:0 auto;padding:1.5rem 1rem 4rem}h1{font-size:1.6rem;margin:.2rem 0 1rem}h2{font-size:1.2rem;margin-top:2rem}
+label{display:block;font-weight:600;margin:.9rem 0 .3rem}input[type=text],input[type=email],input[type=password]{width:100%;padding:.6rem;border:1px solid var(--line);border-radius:6px;font:inherit;background:var(--bg);color:var(--fg)}
+button,.button{display:inline-block;margin-top:1rem;padding:.6rem 1rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:#fff;font:inherit;font-weight:600;cursor:pointer;text-decoration:none}
+button.secondary{background:transparent;color:var(--accent)}button.danger{background:var(--danger);border-color:var(--danger)}
+button:focus-visible,a:focus-visible,input:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+.notice{padding:.75rem 1rem;border-radius:6px;border:1px solid var(--line);background:var(--card);margin:1rem 0}
+.notice.error{border-color:var(--danger)}.notice.ok{border-color:var(--ok)}.muted{color:var(--muted)}
+.secret{font-family:ui-monospace,monospace;word-break:break-all;padding:.6rem;border:1px dashed var(--line);border-radius:6px;background:var(--card);display:block}
+table{width:100%;border-collapse:collapse;margin:.5rem 0}th,td{text-align:left;padding:.5rem .4rem;border-bottom:1px solid var(--line);vertical-align:top}
+td form{margin:0}td button{margin:0;padding:.3rem .6rem}.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem}
+@media (max-width:36rem){th:nth-child(3),td:nth-child(3){display:none}}`;
+
+export function page(opts: {
+  title: string;
+  account?: Account | undefined;
+  csrf?: string;
+  body: Html;
+}): Html {
+  const nav =
+    opts.account === undefined
+      ? ''
+      : html`<nav aria-label="Main">
+            <a href="/settings">Settings</a><a href="/settings/advanced">Advanced</a>
+          </nav>
+          <form method="post" action="/signout" style="margin:0">
+            <input type="hidden" name="_csrf" value="${opts.csrf ?? ''}" />
+            <button class="secondary" style="margin:0" type="submit">Sign out</button>
+          </form>`;
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <title>${opts.title} · Inbox Triage</title>
+        <style>
+          ${raw(STYLE)}
+        </style>
+      </head>
+      <body>
+        <a class="skip" href="#main">Skip to content</a>
+        <header><a class="brand" href="/">Inbox Triage</a>${nav}</header>
+        <main id="main">${opts.body}</main>
+      </body>
+    </html>`;
+}
+
+export function notice(kind: 'error' | 'ok' | 'info', text: string | undefined): Html | string {
+  if (text === undefined || text === '') return '';
+  return html`<div
+    class="notice ${kind === 'info' ? '' : kind}"
+    role="${kind === 'error' ? 'alert' : 'status'}"
+  >
+    ${text}
+  </div>`;
+}
+
+export const csrfField = (token: string): Html => html`<input type="hidden" name="_csrf" value="${token}" />`;

@@ -1,0 +1,54 @@
+import { html } from 'hono/html';
+import type { Hono } from 'hono';
+import { formFields } from '../form.ts';
+import { csrfField, notice, page } from '../layout.ts';
+import { requireSignIn } from '../session.ts';
+import { clearSessionCookie } from '../sign-in-cookie.ts';
+import type { WebDeps } from '../web-deps.ts';
+import type { WebEnv } from '../web-env.ts';
+
+const CONFIRM_WORD = 'delete';
+
+/** Deleting an account takes the password and a typed confirmation; everything it owns goes with it. */
+export function registerDeleteAccountPage(app: Hono<WebEnv>, deps: WebDeps): void {
+  const render = (c: { get(k: 'csrf'): string }, email: string, error?: string) =>
+    page({
+      title: 'Delete account',
+      csrf: c.get('csrf'),
+      body: html`<h1>Delete this account</h1>
+        <p>
+          This deletes <strong>${email}</strong> and everything that belongs to it: connected inboxes and
+          their stored credentials, API keys, connected agents and their tokens, and all records kept here.
+          Your mailboxes themselves are not touched. This cannot be undone.
+        </p>
+        ${notice('error', error)}
+        <form method="post" action="/settings/delete">
+          ${csrfField(c.get('csrf'))}
+          <label for="password">Your password</label>
+          <input id="password" name="password" type="password" autocomplete="current-password" required />
+          <label for="confirm">Type <code>${CONFIRM_WORD}</code> to confirm</label>
+          <input id="confirm" name="confirm" type="text" autocomplete="off" required />
+          <button class="danger" type="submit">Delete account and all its data</button>
+        </form>`,
+    });
+
+  app.get('/settings/delete', requireSignIn, (c) => c.html(render(c, c.get('account')?.email ?? '')));
+
+  app.post('/settings/delete', requireSignIn, async (c) => {
+    const account = c.get('account');
+    if (account === undefined) return c.redirect('/signin', 303);
+    const f = await formFields(c, 'password', 'confirm');
+    if (f.confirm.trim().toLowerCase() !== CONFIRM_WORD)
+      return c.html(render(c, account.email, `Type "${CONFIRM_WORD}" to confirm.`), 400);
+    const deleted = await deps.accounts.deleteAccount(account.id, f.password);
+    if (!deleted.ok) return c.html(render(c, account.email, 'That password is not right.'), 400);
+    clearSessionCookie(c, deps);
+    return c.html(
+      page({
+        title: 'Account deleted',
+        body: html`<h1>Account deleted</h1>
+          <p>Everything is gone. Thank you for trying Inbox Triage.</p>`,
+      }),
+    );
+  });
+}

@@ -1,0 +1,47 @@
+import { html } from 'hono/html';
+import type { Hono } from 'hono';
+import { agentAccess, PLAN_LIMITS } from '../../../core/accounts/plan.ts';
+import { notice, page } from '../layout.ts';
+import { requireSignIn } from '../session.ts';
+import type { WebDeps } from '../web-deps.ts';
+import type { WebEnv } from '../web-env.ts';
+
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+/** Settings overview: who is signed in, the plan, and whether agents can act right now (and if not, why). */
+export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
+  app.get('/', (c) => c.redirect(c.get('account') === undefined ? '/signin' : '/settings', 303));
+
+  app.get('/settings', requireSignIn, (c) => {
+    const account = c.get('account');
+    if (account === undefined) return c.redirect('/signin', 303);
+    const access = agentAccess(account, deps.clock.now());
+    const planText =
+      account.plan === 'pro'
+        ? 'Pro'
+        : `Trial${account.trialEndsAt === null ? '' : `, until ${day(account.trialEndsAt)}`}`;
+    return c.html(
+      page({
+        title: 'Settings',
+        account,
+        csrf: c.get('csrf'),
+        body: html`<h1>Settings</h1>
+          ${c.req.query('welcome') === '1' ? notice('ok', 'Welcome! Next: create an API key for your agent under Advanced.') : ''}
+          ${access.allowed ? '' : notice('error', `Agents cannot use this account right now. ${access.description}`)}
+          <dl>
+            <dt>Signed in as</dt>
+            <dd>${account.email}</dd>
+            <dt>Plan</dt>
+            <dd>${planText} · up to ${String(PLAN_LIMITS[account.plan].activeApiKeys)} active API key(s)</dd>
+            <dt>Payment</dt>
+            <dd>${account.paymentState === 'ok' ? 'In order' : 'Failed'}</dd>
+          </dl>
+          <h2>More</h2>
+          <ul>
+            <li><a href="/settings/advanced">Advanced: API keys</a></li>
+            <li><a href="/settings/delete">Delete this account</a></li>
+          </ul>`,
+      }),
+    );
+  });
+}

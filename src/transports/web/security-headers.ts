@@ -1,0 +1,21 @@
+import type { MiddlewareHandler } from 'hono';
+import { randomToken } from '../../lib/random.ts';
+import type { WebEnv } from './web-env.ts';
+
+/**
+ * Pages load nothing from elsewhere and run only nonce-tagged inline scripts; they cannot be framed
+ * (clickjacking a "Create key" or "Approve" button) and are never cached (a shown key must not linger).
+ */
+export const securityHeaders: MiddlewareHandler<WebEnv> = async (c, next) => {
+  const nonce = randomToken(22);
+  c.set('nonce', nonce);
+  await next();
+  c.header(
+    'Content-Security-Policy',
+    `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+  );
+  c.header('X-Frame-Options', 'DENY');
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Referrer-Policy', 'no-referrer');
+  c.header('Cache-Control', 'no-store');
+};

@@ -1,0 +1,24 @@
+import type { MiddlewareHandler } from 'hono';
+import type { SessionService } from '../../core/sessions/session-service.ts';
+import { readCookie, sessionCookieName, type CookiePolicy } from './cookies.ts';
+import type { WebEnv } from './web-env.ts';
+
+/** Loads the signed-in account (if any) from the session cookie. */
+export function loadSession(sessions: SessionService, policy: CookiePolicy): MiddlewareHandler<WebEnv> {
+  return async (c, next) => {
+    const token = readCookie(c, sessionCookieName(policy));
+    const account = token === undefined ? undefined : await sessions.authenticate(token);
+    c.set('account', account);
+    c.set('sessionToken', account === undefined ? undefined : token);
+    await next();
+  };
+}
+
+/** Pages behind sign-in send the browser to /signin and back. */
+export const requireSignIn: MiddlewareHandler<WebEnv> = async (c, next) => {
+  if (c.get('account') === undefined) {
+    return c.redirect(`/signin?next=${encodeURIComponent(c.req.path)}`, 303);
+  }
+  await next();
+  return undefined;
+};

@@ -1,0 +1,25 @@
+import type { AccountStore } from '../../core/accounts/account-store.ts';
+import type { AccountService } from '../../core/accounts/account-service.ts';
+import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
+import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
+import type { SessionService } from '../../core/sessions/session-service.ts';
+import type { Aead } from '../../lib/aead.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { CookiePolicy } from './cookies.ts';
+
+export interface WebDeps {
+  readonly accounts: AccountService;
+  readonly accountStore: AccountStore;
+  readonly sessions: SessionService;
+  readonly apiKeys: ApiKeyService;
+  readonly limiter: RateLimiter;
+  readonly clock: Clock;
+  readonly cookies: CookiePolicy;
+  /** Seals one-time values (a new API key) into a short-lived cookie for the page that shows them. */
+  readonly flash: Aead;
+  readonly baseUrl: string;
+  readonly openSignup: boolean;
+  readonly trustProxy: boolean;
+  readonly sessionTtlSeconds: number;
+  readonly anonymousPerMinute: number;
+}

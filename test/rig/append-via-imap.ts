@@ -1,0 +1,45 @@
+import { ImapFlow } from 'imapflow';
+import type { SeedMessage } from './seed-maildir.ts';
+
+export interface AppendOptions {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  folder?: string;
+  messages: readonly SeedMessage[];
+}
+
+/** APPENDs messages one by one (sequential is faster than pipelining here) and returns their UIDs. */
+export async function appendViaImap(
+  opts: AppendOptions,
+): Promise<Array<{ uid: number; uidValidity: bigint }>> {
+  const client = new ImapFlow({
+    host: opts.host,
+    port: opts.port,
+    secure: false,
+    doSTARTTLS: false,
+    logger: false,
+    auth: { user: opts.user, pass: opts.password },
+  });
+  await client.connect();
+  try {
+    const results: Array<{ uid: number; uidValidity: bigint }> = [];
+    for (const msg of opts.messages) {
+      const res = await client.append(
+        opts.folder ?? 'INBOX',
+        msg.raw,
+        [...(msg.flags ?? [])],
+        msg.internalDate,
+      );
+      if (!res || res.uid === undefined || res.uidValidity === undefined) {
+        throw new Error(`APPEND to ${opts.folder ?? 'INBOX'} returned no UID (is UIDPLUS missing?)`);
+      }
+      results.push({ uid: res.uid, uidValidity: res.uidValidity });
+    }
+    return results;
+  } finally {
+    // A failed LOGOUT must not hide the APPEND error that got us here.
+    await client.logout().catch(() => client.close());
+  }
+}

@@ -1,0 +1,117 @@
+import { EventEmitter } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+/** One accepted message, exactly as the client sent it. */
+export interface ReceivedMail {
+  /** envelope MAIL FROM ('' for a null sender) */
+  from: string;
+  /** envelope RCPT TO, in order */
+  to: string[];
+  raw: Buffer;
+  /** the authenticated user name, when the client logged in */
+  auth?: string;
+}
+
+export interface SmtpSink {
+  host: '127.0.0.1';
+  port: number;
+  received: ReceivedMail[];
+  /** Resolves once at least `count` messages have arrived; rejects after timeoutMs. */
+  waitFor(count: number, timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const MAX_SIZE = 25 * 1024 * 1024; // like common submission servers
+
+/**
+ * An in-process SMTP submission server on 127.0.0.1 that records every message.
+ * Plaintext only: STARTTLS is disabled so clients never try to upgrade. With
+ * `users`, AUTH (PLAIN/LOGIN) is mandatory and checked; without, anything goes.
+ */
+export async function startSmtpSink(opts: { users?: Record<string, string> } = {}): Promise<SmtpSink> {
+  const users = opts.users;
+  const received: ReceivedMail[] = [];
+  const events = new EventEmitter();
+  const server = new SMTPServer({
+    logger: false,
+    disabledCommands: ['STARTTLS'],
+    authMethods: ['PLAIN', 'LOGIN'],
+    authOptional: !users,
+    allowInsecureAuth: true, // AUTH over plaintext; it is loopback-only
+    size: MAX_SIZE,
+    closeTimeout: 1000, // stop() should not wait 30 s for an idle client
+    onAuth(auth, _session, callback) {
+      const user = auth.username ?? '';
+      if (!users || (Object.hasOwn(users, user) && users[user] === auth.password)) callback(null, { user });
+      else callback(new Error('Invalid username or password')); // smtp-server answers 535
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.once('error', (err: Error) => callback(err));
+      stream.once('end', () => {
+        if (stream.sizeExceeded) {
+          callback(Object.assign(new Error(`Message exceeds ${MAX_SIZE} bytes`), { responseCode: 552 }));
+          return;
+        }
+        const mail: ReceivedMail = {
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks),
+          ...(session.user ? { auth: session.user } : {}),
+        };
+        received.push(mail);
+        events.emit('received');
+        callback(null, 'queued');
+      });
+    },
+  });
+
+  // smtp-server emits 'error' for client-side socket errors (a test dropping a
+  // connection mid-session); unhandled, that event would crash the worker.
+  server.on('error', () => undefined);
+
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.server.address() as AddressInfo;
+  let stopped: Promise<void> | undefined;
+
+  return {
+    host: '127.0.0.1',
+    port,
+    received,
+    waitFor(count, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (received.length < count) return;
+          cleanup();
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(
+            new Error(
+              `SMTP sink: expected ${count} message(s) within ${timeoutMs} ms, got ${received.length}`,
+            ),
+          );
+        }, timeoutMs);
+        const cleanup = (): void => {
+          clearTimeout(timer);
+          events.off('received', check);
+        };
+        events.on('received', check);
+        check();
+      });
+    },
+    stop() {
+      stopped ??= new Promise<void>((resolve) => server.close(() => resolve()));
+      return stopped;
+    },
+  };
+}
