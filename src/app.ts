@@ -13,6 +13,20 @@ import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 import type { HttpEnv } from './transports/http/http-env.ts';
 import { createRootApp } from './transports/http/root-app.ts';
+import { argon2PasswordHasher } from './adapters/crypto/argon2-password-hasher.ts';
+import { flexibleRateLimiter } from './adapters/rate-limits/flexible-rate-limiter.ts';
+import { AccountService } from './core/accounts/account-service.ts';
+import type { PasswordHasher } from './core/accounts/password-hasher.ts';
+import { ApiKeyService } from './core/api-keys/api-key-service.ts';
+import type { RateLimiter } from './core/rate-limits/rate-limiter.ts';
+import { SessionService } from './core/sessions/session-service.ts';
+import { aead } from './lib/aead.ts';
+import { prefixVerifier } from './transports/http/agent-gate.ts';
+import { registerKeyRoutes } from './transports/rest/key-routes.ts';
+import { registerRestApi } from './transports/rest/rest-api.ts';
+import { registerWebApp } from './transports/web/web-app.ts';
+import type { WebEnv } from './transports/web/web-env.ts';
+import type { Hono as HonoApp } from 'hono';
 
 export interface AppOverrides {
   readonly clock?: Clock;
@@ -21,6 +35,15 @@ export interface AppOverrides {
   readonly db?: Db;
   /** Skip running migrations on start (the `migrate` command and readiness tests). Default: migrate. */
   readonly migrate?: boolean;
+  readonly hasher?: PasswordHasher;
+  readonly limiter?: RateLimiter;
+}
+
+export interface Services {
+  readonly accounts: AccountService;
+  readonly sessions: SessionService;
+  readonly apiKeys: ApiKeyService;
+  readonly limiter: RateLimiter;
 }
 
 export interface App {
@@ -28,6 +51,7 @@ export interface App {
   readonly http: Hono<HttpEnv>;
   readonly fetch: (req: Request) => Response | Promise<Response>;
   readonly stores: Stores;
+  readonly services: Services;
   readonly db: Db;
   readonly log: Logger;
   readonly clock: Clock;
@@ -56,6 +80,7 @@ export async function createApp(
     throw e;
   }
   const stores = createStores(db);
+  const services = createServices(config, stores, db, clock, overrides);
 
   const http = createRootApp({
     log,
@@ -68,17 +93,92 @@ export async function createApp(
     },
   });
 
+  const cookies = { secure: config.baseUrl.startsWith('https:') };
+  registerKeyRoutes(http as unknown as HonoApp<WebEnv>, {
+    apiKeys: services.apiKeys,
+    sessions: services.sessions,
+    cookies,
+    baseUrl: config.baseUrl,
+  });
+  registerRestApi(http, {
+    verifier: prefixVerifier({ itk_: services.apiKeys }),
+    accounts: stores.accounts,
+    inboxes: stores.inboxes,
+    limiter: services.limiter,
+    clock,
+    trustProxy: config.trustProxy,
+    perMinute: config.rateLimits.apiPerMinute,
+  });
+  registerWebApp(http, {
+    accounts: services.accounts,
+    accountStore: stores.accounts,
+    sessions: services.sessions,
+    apiKeys: services.apiKeys,
+    limiter: services.limiter,
+    clock,
+    cookies,
+    flash: aead(secrets.encryptionKey, 'flash'),
+    baseUrl: config.baseUrl,
+    openSignup: config.openSignup,
+    trustProxy: config.trustProxy,
+    sessionTtlSeconds: config.sessionDays * 86_400,
+    anonymousPerMinute: config.rateLimits.anonymousPerMinute,
+  });
+
   return {
     config,
     http,
     fetch: (req) => http.fetch(req),
     stores,
+    services,
     db,
     log,
     clock,
     close: async () => {
       if (overrides.db === undefined) await db.close();
     },
+  };
+}
+
+const MINUTE_S = 60;
+const DAY_MS = 86_400_000;
+
+function createServices(config: Config, stores: Stores, db: Db, clock: Clock, o: AppOverrides): Services {
+  const limiter =
+    o.limiter ??
+    (db.pgPool === undefined
+      ? flexibleRateLimiter({ kind: 'memory' })
+      : flexibleRateLimiter({ kind: 'postgres', pool: db.pgPool }));
+  const hasher = o.hasher ?? argon2PasswordHasher();
+  const failures = config.rateLimits.signinFailures;
+  return {
+    limiter,
+    accounts: new AccountService({
+      accounts: stores.accounts,
+      invitations: stores.invitations,
+      settings: stores.settings,
+      hasher,
+      clock,
+      policy: {
+        trialDays: config.trialDays,
+        openSignup: config.openSignup,
+        setupLinkTtlMs: 60 * MINUTE_S * 1000,
+        invitationTtlMs: 7 * DAY_MS,
+      },
+    }),
+    sessions: new SessionService({
+      accounts: stores.accounts,
+      sessions: stores.sessions,
+      hasher,
+      limiter,
+      clock,
+      policy: {
+        ttlMs: config.sessionDays * DAY_MS,
+        failuresPerAccount: { name: 'signin-account', points: failures, windowSeconds: 15 * MINUTE_S },
+        failuresPerIp: { name: 'signin-ip', points: failures * 4, windowSeconds: 15 * MINUTE_S },
+      },
+    }),
+    apiKeys: new ApiKeyService({ keys: stores.apiKeys, accounts: stores.accounts, clock }),
   };
 }
 

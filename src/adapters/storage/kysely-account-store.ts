@@ -63,6 +63,16 @@ export class KyselyAccountStore implements AccountStore {
     return r.n;
   }
 
+  async list(): Promise<Account[]> {
+    const rows = await this.db
+      .selectFrom('accounts')
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toAccount);
+  }
+
   async setPlan(id: AccountId, plan: Plan, trialEndsAt: Date | null): Promise<Account | undefined> {
     await this.db
       .updateTable('accounts')

@@ -21,6 +21,8 @@ export interface AccountStore {
   get(id: AccountId): Promise<Account | undefined>;
   findByEmail(email: string): Promise<Account | undefined>;
   count(): Promise<number>;
+  /** Oldest first; for the operator CLI. */
+  list(): Promise<Account[]>;
   setPlan(id: AccountId, plan: Plan, trialEndsAt: Date | null): Promise<Account | undefined>;
   setPaymentState(id: AccountId, state: PaymentState): Promise<Account | undefined>;
   /** Kept apart from `Account` so the hash never travels with the account object. */

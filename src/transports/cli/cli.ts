@@ -3,6 +3,7 @@ import pkg from '../../../package.json' with { type: 'json' };
 import { ConfigError } from '../../config/index.ts';
 import { MigrationError } from '../../adapters/storage/index.ts';
 import { EXIT, type CliIo } from './cli-io.ts';
+import { accountCommand } from './account-command.ts';
 import { migrateCommand } from './migrate-command.ts';
 import { serveCommand } from './serve-command.ts';
 
@@ -11,6 +12,7 @@ const HELP = `Usage: inbox-triage [command] [options]
 Commands:
   serve      Run the service (default)
   migrate    Apply pending database migrations and exit
+  account    Invite people, set plans, list accounts (see: inbox-triage account)
 
 Options:
   -h, --help     Show this help
@@ -23,6 +25,7 @@ type Command = (io: CliIo, args: string[]) => Promise<number>;
 const COMMANDS: Record<string, Command> = {
   serve: (io) => serveCommand(io),
   migrate: (io) => migrateCommand(io),
+  account: (io, args) => accountCommand(io, args),
 };
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {

@@ -16,6 +16,14 @@ export async function serveCommand(io: CliIo): Promise<number> {
   io.out(`  Inbox Triage is running at ${config.baseUrl}`);
   io.out(`  Health: ${config.baseUrl}/healthz   Ready: ${config.baseUrl}/readyz`);
   io.out(`  Data: ${config.database.kind === 'sqlite' ? config.database.path : 'PostgreSQL (DATABASE_URL)'}`);
+  if (await app.services.accounts.needsSetup()) {
+    const token = await app.services.accounts.issueSetupLink();
+    io.out('  First run: create the owner account within the next hour at');
+    io.out(`  ${config.baseUrl}/setup?token=${token}`);
+    io.out('  (restart the service for a new link if this one expires)');
+  } else {
+    io.out(`  Sign in: ${config.baseUrl}/signin`);
+  }
   io.out('');
 
   const signal = await io.stopSignal;

@@ -1,0 +1,32 @@
+import type { Inbox } from './inbox.ts';
+
+/** The inbox as agents see it (contract §2 Inbox), on every surface. */
+export interface InboxView {
+  readonly id: string;
+  readonly label: string;
+  readonly provider: Inbox['provider'];
+  readonly email: string;
+  readonly imapHost?: string;
+  readonly imapPort?: number;
+  readonly imapUser?: string;
+  readonly connectionStatus: Inbox['connectionStatus'] | 'paused';
+  readonly needsReconnect: boolean;
+  readonly paused: boolean;
+  readonly isDemo: boolean;
+}
+
+export function inboxView(i: Inbox): InboxView {
+  return {
+    id: i.id,
+    label: i.label,
+    provider: i.provider,
+    email: i.email,
+    ...(i.imapHost !== null && { imapHost: i.imapHost }),
+    ...(i.imapPort !== null && { imapPort: i.imapPort }),
+    ...(i.imapUser !== null && { imapUser: i.imapUser }),
+    connectionStatus: i.paused ? 'paused' : i.connectionStatus,
+    needsReconnect: i.connectionStatus === 'needs_reconnect',
+    paused: i.paused,
+    isDemo: i.isDemo,
+  };
+}

@@ -1,0 +1,90 @@
+import type { Hono } from 'hono';
+import { parseApiKeyId, type ApiKey } from '../../core/api-keys/api-key.ts';
+import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
+import type { SessionService } from '../../core/sessions/session-service.ts';
+import { jsonError } from '../http/json-error.ts';
+import { csrfProtection } from '../web/csrf.ts';
+import type { CookiePolicy } from '../web/cookies.ts';
+import { loadSession } from '../web/session.ts';
+import type { WebEnv } from '../web/web-env.ts';
+
+const view = (k: ApiKey) => ({
+  id: k.id,
+  name: k.name,
+  last4: k.last4,
+  createdAt: k.createdAt.toISOString(),
+  lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+  revokedAt: k.revokedAt?.toISOString() ?? null,
+});
+
+/**
+ * `/api/keys`: create, list and revoke keys as JSON — for the signed-in owner only (contract §5 REST item 2).
+ * A request carrying any bearer credential is refused with 403 `owner_session_required`, valid key or not:
+ * a leaked key must never be able to mint or revoke keys. Session requests need the CSRF header.
+ */
+export function registerKeyRoutes(
+  app: Hono<WebEnv>,
+  deps: { apiKeys: ApiKeyService; sessions: SessionService; cookies: CookiePolicy; baseUrl: string },
+): void {
+  for (const path of ['/api/keys', '/api/keys/*']) {
+    app.use(path, async (c, next) => {
+      if (c.req.header('authorization') !== undefined) {
+        return jsonError(
+          c,
+          403,
+          'owner_session_required',
+          'API keys are created and revoked only by the signed-in account owner, in Settings > Advanced.',
+        );
+      }
+      await next();
+      return undefined;
+    });
+    app.use(
+      path,
+      csrfProtection({ ...deps.cookies, origin: new URL(deps.baseUrl).origin }),
+      loadSession(deps.sessions, deps.cookies),
+      async (c, next) => {
+        if (c.get('account') === undefined)
+          return jsonError(c, 401, 'owner_session_required', 'Sign in as the account owner first.');
+        await next();
+        return undefined;
+      },
+    );
+  }
+
+  app.get('/api/keys', async (c) =>
+    c.json({ keys: (await deps.apiKeys.list(c.get('account')!.id)).map(view) }),
+  );
+
+  app.post('/api/keys', async (c) => {
+    const body: unknown = await c.req.json().catch(() => undefined);
+    const name =
+      typeof body === 'object' && body !== null && 'name' in body && typeof body.name === 'string'
+        ? body.name
+        : undefined;
+    if (name === undefined) return jsonError(c, 400, 'invalid_request', 'Send JSON {"name": "…"}.');
+    const created = await deps.apiKeys.create(c.get('account')!.id, name);
+    if (!created.ok) {
+      const e = created.error;
+      if (e.code === 'limit_reached') {
+        return jsonError(
+          c,
+          409,
+          'key_limit_reached',
+          `The ${e.plan} plan allows ${String(e.limit)} active API key(s). Revoke one in Settings > Advanced, or upgrade.`,
+        );
+      }
+      return jsonError(c, 400, 'invalid_request', 'The key name must be 1 to 80 characters.');
+    }
+    c.header('Cache-Control', 'no-store');
+    return c.json({ ...view(created.value.key), key: created.value.secret }, 201);
+  });
+
+  app.delete('/api/keys/:id', async (c) => {
+    const id = parseApiKeyId(c.req.param('id'));
+    if (id === undefined || !(await deps.apiKeys.revoke(c.get('account')!.id, id))) {
+      return jsonError(c, 404, 'key_not_found', 'No active key with this id on this account.');
+    }
+    return c.body(null, 204);
+  });
+}

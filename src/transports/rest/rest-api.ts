@@ -1,0 +1,53 @@
+import type { Hono } from 'hono';
+import type { AccountStore } from '../../core/accounts/account-store.ts';
+import type { BearerVerifier } from '../../core/auth/principal.ts';
+import type { InboxStore } from '../../core/inboxes/inbox-store.ts';
+import { inboxView } from '../../core/inboxes/inbox-view.ts';
+import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { agentGate, type AgentEnv } from '../http/agent-gate.ts';
+import type { HttpEnv } from '../http/http-env.ts';
+import { jsonError } from '../http/json-error.ts';
+import { restUnauthenticated } from './rest-auth.ts';
+
+export interface RestDeps {
+  readonly verifier: BearerVerifier;
+  readonly accounts: AccountStore;
+  readonly inboxes: InboxStore;
+  readonly limiter: RateLimiter;
+  readonly clock: Clock;
+  readonly trustProxy: boolean;
+  readonly perMinute: number;
+}
+
+/** The agent REST API under /api (contract §4.1; keys management lives in key-routes.ts). */
+export function registerRestApi(root: Hono<HttpEnv>, deps: RestDeps): void {
+  const app = root as unknown as Hono<AgentEnv>;
+  const gate = agentGate({
+    verifier: deps.verifier,
+    accounts: deps.accounts,
+    limiter: deps.limiter,
+    clock: deps.clock,
+    trustProxy: deps.trustProxy,
+    rule: { name: 'api', points: deps.perMinute, windowSeconds: 60 },
+    failureRule: { name: 'api-auth-fail', points: 30, windowSeconds: 60 },
+    unauthenticated: restUnauthenticated,
+  });
+  app.use('/api/*', async (c, next) => {
+    // Key management is for the owner's session, never for a bearer; it has its own guard.
+    if (c.req.path === '/api/keys' || c.req.path.startsWith('/api/keys/')) return next();
+    return gate(c, next);
+  });
+
+  /** The account's inboxes, to pick an id for the draft endpoint. */
+  app.get('/api/inboxes', async (c) => {
+    const inboxes = await deps.inboxes.list(c.get('principal').accountId);
+    return c.json({ inboxes: inboxes.map(inboxView) });
+  });
+
+  app.all('/api/*', (c) => {
+    if (c.req.path === '/api/keys' || c.req.path.startsWith('/api/keys/'))
+      return jsonError(c, 405, 'method_not_allowed', 'Use GET, POST or DELETE.');
+    return jsonError(c, 404, 'not_found', 'No such API route.');
+  });
+}

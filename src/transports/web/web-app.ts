@@ -1,0 +1,55 @@
+import type { Hono, MiddlewareHandler } from 'hono';
+import type { RateRule } from '../../core/rate-limits/rate-limiter.ts';
+import { clientIp } from '../http/client-ip.ts';
+import type { HttpEnv } from '../http/http-env.ts';
+import { tooManyRequests } from '../http/json-error.ts';
+import { csrfProtection } from './csrf.ts';
+import { registerApiKeysPage } from './pages/api-keys-page.ts';
+import { registerDeleteAccountPage } from './pages/delete-account-page.ts';
+import { registerSettingsPage } from './pages/settings-page.ts';
+import { registerSetupPage } from './pages/setup-page.ts';
+import { registerSignInPage } from './pages/sign-in-page.ts';
+import { registerSignUpPages } from './pages/sign-up-page.ts';
+import { securityHeaders } from './security-headers.ts';
+import { loadSession } from './session.ts';
+import type { WebDeps } from './web-deps.ts';
+import type { WebEnv } from './web-env.ts';
+
+/** Paths served to browsers. Middlewares are registered per path so they never touch /mcp or /api. */
+export const PAGE_PATHS = [
+  '/',
+  '/setup',
+  '/signin',
+  '/signout',
+  '/signup',
+  '/invite',
+  '/settings',
+  '/settings/*',
+];
+const ANONYMOUS_PATHS = ['/setup', '/signin', '/signup', '/invite'];
+
+export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
+  const app = root as unknown as Hono<WebEnv>;
+  const anonymousRule: RateRule = { name: 'anon-ip', points: deps.anonymousPerMinute, windowSeconds: 60 };
+  const perIp: MiddlewareHandler<WebEnv> = async (c, next) => {
+    const d = await deps.limiter.consume(anonymousRule, clientIp(c, deps.trustProxy));
+    if (!d.allowed) return tooManyRequests(c, d.retryAfterSeconds);
+    await next();
+    return undefined;
+  };
+  for (const path of ANONYMOUS_PATHS) app.use(path, perIp);
+  for (const path of PAGE_PATHS) {
+    app.use(
+      path,
+      securityHeaders,
+      csrfProtection({ ...deps.cookies, origin: new URL(deps.baseUrl).origin }),
+      loadSession(deps.sessions, deps.cookies),
+    );
+  }
+  registerSetupPage(app, deps);
+  registerSignInPage(app, deps);
+  registerSignUpPages(app, deps);
+  registerSettingsPage(app, deps);
+  registerApiKeysPage(app, deps);
+  registerDeleteAccountPage(app, deps);
+}
