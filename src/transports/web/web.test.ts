@@ -1,0 +1,241 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { App } from '../../app.ts';
+import { fixedClock } from '../../lib/clock.ts';
+import { createTestApp } from '../../../test/support/test-app.ts';
+import { createKeyViaPage, invitedAccount, setUpOwner, WebClient } from '../../../test/support/web-client.ts';
+
+let app: App | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+describe('first run', () => {
+  it('the setup link creates the owner, signs them in, and cannot be used again', async () => {
+    app = await createTestApp();
+    const token = await app.services.accounts.issueSetupLink();
+    const web = new WebClient(app);
+    expect((await web.get(`/setup?token=${token}`)).status).toBe(200);
+    const res = await web.post('/setup', {
+      token,
+      email: 'Owner@Example.test',
+      password: 'correct horse battery',
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/settings?welcome=1');
+    expect((await web.get('/settings')).status).toBe(200);
+    expect(web.lastHtml).toContain('owner@example.test');
+    const again = new WebClient(app);
+    expect((await again.get(`/setup?token=${token}`)).status).toBe(410);
+    expect(again.lastHtml).toContain('already set up');
+  });
+
+  it('refuses a wrong or expired link, and a short password', async () => {
+    const clock = fixedClock(new Date('2030-01-01T00:00:00Z'));
+    app = await createTestApp({ overrides: { clock } });
+    const token = await app.services.accounts.issueSetupLink();
+    const web = new WebClient(app);
+    expect((await web.get('/setup?token=wrong')).status).toBe(410);
+    await web.get(`/setup?token=${token}`);
+    const weak = await web.post('/setup', { token, email: 'o@example.test', password: 'short' });
+    expect(weak.status).toBe(400);
+    expect(web.lastHtml).toContain('Use at least 10 characters.');
+    clock.advance(60 * 60 * 1000);
+    expect((await web.get(`/setup?token=${token}`)).status).toBe(410);
+    expect(web.lastHtml).toContain('expired');
+  });
+});
+
+describe('sign-in', () => {
+  it('signs out and back in; the old session stops working', async () => {
+    app = await createTestApp();
+    const web = await setUpOwner(app);
+    const oldSession = new Map(web.cookies);
+    await web.get('/settings');
+    expect((await web.post('/signout', {})).status).toBe(303);
+    expect((await web.get('/settings')).headers.get('location')).toBe('/signin?next=%2Fsettings');
+    const replay = new WebClient(app);
+    for (const [k, v] of oldSession) replay.cookies.set(k, v);
+    expect((await replay.get('/settings')).status).toBe(303);
+    await web.get('/signin');
+    const res = await web.post('/signin', {
+      email: 'owner@example.test',
+      password: 'correct horse battery',
+      next: '/settings/advanced',
+    });
+    expect(res.headers.get('location')).toBe('/settings/advanced');
+  });
+
+  it('refuses open redirects after sign-in', async () => {
+    app = await createTestApp();
+    const web = await setUpOwner(app);
+    await web.post('/signout', {});
+    await web.get('/signin');
+    const res = await web.post('/signin', {
+      email: 'owner@example.test',
+      password: 'correct horse battery',
+      next: '//evil.example/x',
+    });
+    expect(res.headers.get('location')).toBe('/settings');
+  });
+
+  it('limits failed sign-ins per account with a clear message, also for the right password', async () => {
+    app = await createTestApp();
+    await setUpOwner(app);
+    const web = new WebClient(app);
+    await web.get('/signin');
+    for (let i = 0; i < 5; i++) {
+      expect(
+        (await web.post('/signin', { email: 'owner@example.test', password: `wrong ${String(i)}` })).status,
+      ).toBe(401);
+    }
+    const blocked = await web.post('/signin', {
+      email: 'owner@example.test',
+      password: 'correct horse battery',
+    });
+    expect(blocked.status).toBe(429);
+    expect(web.lastHtml).toMatch(/Too many failed sign-ins\. Try again in \d+ minutes?\./);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('session cookie is HttpOnly, SameSite=Lax, and Secure with the __Host- prefix on https', async () => {
+    app = await createTestApp({ config: { baseUrl: 'https://triage.example.com' } });
+    const token = await app.services.accounts.issueSetupLink();
+    const web = new WebClient(app);
+    await web.get(`/setup?token=${token}`);
+    const res = await web.request('/setup', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        _csrf: web.csrf,
+        token,
+        email: 'o@example.test',
+        password: 'correct horse battery',
+      }),
+    });
+    const session = res.headers.getSetCookie().find((c) => c.startsWith('__Host-it_session='));
+    expect(session).toMatch(/HttpOnly/);
+    expect(session).toMatch(/SameSite=Lax/);
+    expect(session).toMatch(/Secure/);
+    expect(session).toMatch(/Path=\//);
+  });
+});
+
+describe('CSRF', () => {
+  it('a form post without the token is 403 and changes nothing', async () => {
+    app = await createTestApp();
+    const web = await setUpOwner(app);
+    await web.get('/settings/advanced');
+    const res = await web.post('/settings/advanced/keys', { name: 'sneaky' }, { csrf: null });
+    expect(res.status).toBe(403);
+    const account = await app.stores.accounts.findByEmail('owner@example.test');
+    expect(await app.stores.apiKeys.list(account!.id)).toEqual([]);
+  });
+
+  it('a cross-site request with the right cookies cannot create a key', async () => {
+    app = await createTestApp();
+    const web = await setUpOwner(app);
+    await web.get('/settings/advanced');
+    const token = web.csrf;
+    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+      expect(
+        (await web.post('/settings/advanced/keys', { name: 'sneaky' }, { csrf: token, headers })).status,
+      ).toBe(403);
+    }
+    const account = await app.stores.accounts.findByEmail('owner@example.test');
+    expect(await app.stores.apiKeys.list(account!.id)).toEqual([]);
+  });
+});
+
+describe('API keys page', () => {
+  it('shows a new key exactly once, lists it by last four, and revokes it', async () => {
+    app = await createTestApp();
+    const web = await setUpOwner(app);
+    const key = await createKeyViaPage(web, 'Laptop');
+    expect(key).toMatch(/^itk_[a-z0-9]{40}$/);
+    await web.get('/settings/advanced');
+    expect(web.lastHtml).not.toContain(key);
+    expect(web.lastHtml).toContain(`itk_…${key.slice(-4)}`);
+    expect(web.lastHtml).toContain('Laptop');
+    const account = await app.stores.accounts.findByEmail('owner@example.test');
+    const [stored] = await app.stores.apiKeys.list(account!.id);
+    await web.post(`/settings/advanced/keys/${stored!.id}/revoke`, {});
+    await web.get('/settings/advanced');
+    expect(web.lastHtml).toContain('revoked');
+  });
+
+  it('enforces plan limits: trial 1 active key, pro 3', async () => {
+    app = await createTestApp();
+    const web = await setUpOwner(app);
+    await createKeyViaPage(web, 'one');
+    await web.get('/settings/advanced');
+    const refused = await web.post('/settings/advanced/keys', { name: 'two' });
+    expect(refused.headers.get('location')).toBe('/settings/advanced?error=limit');
+    await web.get('/settings/advanced?error=limit');
+    expect(web.lastHtml).toContain('Your trial plan allows 1 active key.');
+    await app.services.accounts.setPlan('owner@example.test', 'pro');
+    await createKeyViaPage(web, 'two');
+    await createKeyViaPage(web, 'three');
+    await web.get('/settings/advanced');
+    expect((await web.post('/settings/advanced/keys', { name: 'four' })).headers.get('location')).toBe(
+      '/settings/advanced?error=limit',
+    );
+  });
+});
+
+describe('more accounts', () => {
+  it('an invitation creates a separate account once; accounts never see each other', async () => {
+    app = await createTestApp();
+    const owner = await setUpOwner(app);
+    const friend = await invitedAccount(app, 'friend@example.test');
+    await friend.get('/settings');
+    expect(friend.lastHtml).toContain('friend@example.test');
+    expect(friend.lastHtml).not.toContain('owner@example.test');
+    await createKeyViaPage(owner, 'owner key');
+    await friend.get('/settings/advanced');
+    expect(friend.lastHtml).not.toContain('owner key');
+  });
+
+  it('open sign-up is off unless the operator enables it', async () => {
+    app = await createTestApp();
+    expect((await new WebClient(app).get('/signup')).status).toBe(404);
+    await app.close();
+    app = await createTestApp({ config: { openSignup: true } });
+    const web = new WebClient(app);
+    await web.get('/signup');
+    expect(
+      (await web.post('/signup', { email: 'new@example.test', password: 'a long enough passphrase' })).status,
+    ).toBe(303);
+  });
+});
+
+describe('deleting an account', () => {
+  it('needs the password and the typed word, then removes keys and sessions', async () => {
+    app = await createTestApp();
+    const web = await setUpOwner(app);
+    const key = await createKeyViaPage(web);
+    await web.get('/settings/delete');
+    expect(
+      (await web.post('/settings/delete', { password: 'wrong password!', confirm: 'delete' })).status,
+    ).toBe(400);
+    expect(
+      (await web.post('/settings/delete', { password: 'correct horse battery', confirm: 'nope' })).status,
+    ).toBe(400);
+    expect(
+      (await web.post('/settings/delete', { password: 'correct horse battery', confirm: 'delete' })).status,
+    ).toBe(200);
+    expect(await app.stores.accounts.findByEmail('owner@example.test')).toBeUndefined();
+    expect(await app.services.apiKeys.verify(key)).toBeUndefined();
+    expect((await web.get('/settings')).status).toBe(303);
+  });
+});
+
+describe('pages', () => {
+  it('send strict security headers', async () => {
+    app = await createTestApp();
+    const res = await new WebClient(app).get('/signin');
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+});
