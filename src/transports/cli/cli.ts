@@ -29,34 +29,38 @@ const COMMANDS: Record<string, Command> = {
 };
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
-    });
-  } catch (e) {
-    io.err(`inbox-triage: ${(e as Error).message}`);
-    return EXIT.usage;
+  // A command owns everything after its name; top-level flags only come first.
+  const [first, ...rest] = argv;
+  const named = first !== undefined && !first.startsWith('-') ? first : undefined;
+  if (named === undefined) {
+    let values;
+    try {
+      values = parseArgs({
+        args: [...argv],
+        strict: true,
+        options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+      }).values;
+    } catch (e) {
+      io.err(`inbox-triage: ${(e as Error).message}`);
+      return EXIT.usage;
+    }
+    if (values.help === true) {
+      io.out(HELP);
+      return EXIT.ok;
+    }
+    if (values.version === true) {
+      io.out(pkg.version);
+      return EXIT.ok;
+    }
   }
-  if (parsed.values.help === true) {
-    io.out(HELP);
-    return EXIT.ok;
-  }
-  if (parsed.values.version === true) {
-    io.out(pkg.version);
-    return EXIT.ok;
-  }
-  const [name = 'serve', ...rest] = parsed.positionals;
+  const name = named ?? 'serve';
   const command = COMMANDS[name];
   if (command === undefined) {
     io.err(`inbox-triage: unknown command "${name}" (try --help)`);
     return EXIT.usage;
   }
   try {
-    return await command(io, rest);
+    return await command(io, named === undefined ? [] : rest);
   } catch (e) {
     if (e instanceof ConfigError) {
       io.err(`inbox-triage: invalid configuration: ${e.message}`);

@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import type { Account } from '../../core/accounts/account.ts';
 import type { AccountStore } from '../../core/accounts/account-store.ts';
 import { agentAccess } from '../../core/accounts/plan.ts';
@@ -24,7 +24,7 @@ export interface AgentGateOptions {
   /** Per client address, counting only failed authentications (guessing keys). */
   readonly failureRule: RateRule;
   /** The realm's own 401: each surface names its errors and challenge differently (contract §7). */
-  readonly unauthenticated: (c: Context, reason: 'missing' | 'invalid') => Response;
+  readonly unauthenticated: (reason: 'missing' | 'invalid') => Response;
 }
 
 /**
@@ -37,21 +37,21 @@ export function agentGate(o: AgentGateOptions): MiddlewareHandler<AgentEnv> {
     const header = c.req.header('authorization');
     const token = header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
     if (token === undefined) {
-      if (header !== undefined) return o.unauthenticated(c, 'invalid');
-      return o.unauthenticated(c, 'missing');
+      if (header !== undefined) return o.unauthenticated('invalid');
+      return o.unauthenticated('missing');
     }
     const gate = await o.limiter.peek(o.failureRule, ip);
-    if (!gate.allowed) return tooManyRequests(c, gate.retryAfterSeconds);
+    if (!gate.allowed) return tooManyRequests(gate.retryAfterSeconds);
     const principal = await o.verifier.verify(token);
     const account = principal && (await o.accounts.get(principal.accountId));
     if (principal === undefined || account === undefined) {
       await o.limiter.consume(o.failureRule, ip);
-      return o.unauthenticated(c, 'invalid');
+      return o.unauthenticated('invalid');
     }
     const access = agentAccess(account, o.clock.now());
-    if (!access.allowed) return jsonError(c, 402, 'payment_required', access.description);
+    if (!access.allowed) return jsonError(402, 'payment_required', access.description);
     const budget = await o.limiter.consume(o.rule, credentialKey(principal));
-    if (!budget.allowed) return tooManyRequests(c, budget.retryAfterSeconds);
+    if (!budget.allowed) return tooManyRequests(budget.retryAfterSeconds);
     c.set('principal', principal);
     c.set('account', account);
     await next();

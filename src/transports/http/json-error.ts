@@ -1,25 +1,23 @@
-import type { Context } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
-
-/** The body shape of every HTTP error we answer on agent-facing routes: `{ error, error_description }`. */
+/** The body shape of every HTTP error on agent-facing routes: `{ error, error_description }`, never cached. */
 export function jsonError(
-  c: Context,
-  status: ContentfulStatusCode,
+  status: number,
   error: string,
   description: string,
   headers: Record<string, string> = {},
 ): Response {
-  for (const [k, v] of Object.entries(headers)) c.header(k, v);
-  c.header('Cache-Control', 'no-store');
-  return c.json({ error, error_description: description }, status);
+  return new Response(JSON.stringify({ error, error_description: description }), {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+  });
 }
 
-export function tooManyRequests(c: Context, retryAfterSeconds: number): Response {
+export function tooManyRequests(retryAfterSeconds: number): Response {
   return jsonError(
-    c,
     429,
     'rate_limited',
     `Too many requests. Try again in ${String(retryAfterSeconds)} seconds.`,
-    { 'Retry-After': String(retryAfterSeconds) },
+    {
+      'Retry-After': String(retryAfterSeconds),
+    },
   );
 }

@@ -19,6 +19,7 @@ export function createRootApp(deps: RootAppDeps): Hono<HttpEnv> {
   app.use(requestId({ headerName: 'X-Request-Id' }));
   app.use(requestLog(deps.log));
   app.route('/', healthRoutes(deps.readiness));
+  app.get('/favicon.ico', (c) => c.body(null, 204));
 
   app.notFound((c) => c.json({ error: 'not_found', error_description: 'No such route.' }, 404));
   app.onError((e, c) => {

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { parseApiKeyId, type ApiKey } from '../../core/api-keys/api-key.ts';
 import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
 import type { SessionService } from '../../core/sessions/session-service.ts';
@@ -7,6 +7,13 @@ import { csrfProtection } from '../web/csrf.ts';
 import type { CookiePolicy } from '../web/cookies.ts';
 import { loadSession } from '../web/session.ts';
 import type { WebEnv } from '../web/web-env.ts';
+
+/** Set by the guard above for every handler here. */
+const ownerId = (c: Context<WebEnv>) => {
+  const account = c.get('account');
+  if (account === undefined) throw new Error('key routes reached without an owner session');
+  return account.id;
+};
 
 const view = (k: ApiKey) => ({
   id: k.id,
@@ -26,11 +33,10 @@ export function registerKeyRoutes(
   app: Hono<WebEnv>,
   deps: { apiKeys: ApiKeyService; sessions: SessionService; cookies: CookiePolicy; baseUrl: string },
 ): void {
-  for (const path of ['/api/keys', '/api/keys/*']) {
+  for (const path of ['/api/keys/*']) {
     app.use(path, async (c, next) => {
       if (c.req.header('authorization') !== undefined) {
         return jsonError(
-          c,
           403,
           'owner_session_required',
           'API keys are created and revoked only by the signed-in account owner, in Settings > Advanced.',
@@ -45,16 +51,14 @@ export function registerKeyRoutes(
       loadSession(deps.sessions, deps.cookies),
       async (c, next) => {
         if (c.get('account') === undefined)
-          return jsonError(c, 401, 'owner_session_required', 'Sign in as the account owner first.');
+          return jsonError(401, 'owner_session_required', 'Sign in as the account owner first.');
         await next();
         return undefined;
       },
     );
   }
 
-  app.get('/api/keys', async (c) =>
-    c.json({ keys: (await deps.apiKeys.list(c.get('account')!.id)).map(view) }),
-  );
+  app.get('/api/keys', async (c) => c.json({ keys: (await deps.apiKeys.list(ownerId(c))).map(view) }));
 
   app.post('/api/keys', async (c) => {
     const body: unknown = await c.req.json().catch(() => undefined);
@@ -62,19 +66,18 @@ export function registerKeyRoutes(
       typeof body === 'object' && body !== null && 'name' in body && typeof body.name === 'string'
         ? body.name
         : undefined;
-    if (name === undefined) return jsonError(c, 400, 'invalid_request', 'Send JSON {"name": "…"}.');
-    const created = await deps.apiKeys.create(c.get('account')!.id, name);
+    if (name === undefined) return jsonError(400, 'invalid_request', 'Send JSON {"name": "…"}.');
+    const created = await deps.apiKeys.create(ownerId(c), name);
     if (!created.ok) {
       const e = created.error;
       if (e.code === 'limit_reached') {
         return jsonError(
-          c,
           409,
           'key_limit_reached',
           `The ${e.plan} plan allows ${String(e.limit)} active API key(s). Revoke one in Settings > Advanced, or upgrade.`,
         );
       }
-      return jsonError(c, 400, 'invalid_request', 'The key name must be 1 to 80 characters.');
+      return jsonError(400, 'invalid_request', 'The key name must be 1 to 80 characters.');
     }
     c.header('Cache-Control', 'no-store');
     return c.json({ ...view(created.value.key), key: created.value.secret }, 201);
@@ -82,8 +85,8 @@ export function registerKeyRoutes(
 
   app.delete('/api/keys/:id', async (c) => {
     const id = parseApiKeyId(c.req.param('id'));
-    if (id === undefined || !(await deps.apiKeys.revoke(c.get('account')!.id, id))) {
-      return jsonError(c, 404, 'key_not_found', 'No active key with this id on this account.');
+    if (id === undefined || !(await deps.apiKeys.revoke(ownerId(c), id))) {
+      return jsonError(404, 'key_not_found', 'No active key with this id on this account.');
     }
     return c.body(null, 204);
   });

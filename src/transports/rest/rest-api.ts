@@ -33,11 +33,9 @@ export function registerRestApi(root: Hono<HttpEnv>, deps: RestDeps): void {
     failureRule: { name: 'api-auth-fail', points: 30, windowSeconds: 60 },
     unauthenticated: restUnauthenticated,
   });
-  app.use('/api/*', async (c, next) => {
-    // Key management is for the owner's session, never for a bearer; it has its own guard.
-    if (c.req.path === '/api/keys' || c.req.path.startsWith('/api/keys/')) return next();
-    return gate(c, next);
-  });
+  // Everything agents call sits under /api/inboxes; /api/keys is the owner's, with its own guard.
+  // In Hono '/api/inboxes/*' also matches '/api/inboxes' itself; registering both would run the gate twice.
+  app.use('/api/inboxes/*', gate);
 
   /** The account's inboxes, to pick an id for the draft endpoint. */
   app.get('/api/inboxes', async (c) => {
@@ -47,7 +45,7 @@ export function registerRestApi(root: Hono<HttpEnv>, deps: RestDeps): void {
 
   app.all('/api/*', (c) => {
     if (c.req.path === '/api/keys' || c.req.path.startsWith('/api/keys/'))
-      return jsonError(c, 405, 'method_not_allowed', 'Use GET, POST or DELETE.');
-    return jsonError(c, 404, 'not_found', 'No such API route.');
+      return jsonError(405, 'method_not_allowed', 'Use GET, POST or DELETE.');
+    return jsonError(404, 'not_found', 'No such API route.');
   });
 }

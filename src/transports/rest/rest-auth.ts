@@ -1,11 +1,9 @@
-import type { Context } from 'hono';
 import { jsonError } from '../http/json-error.ts';
 
 /** Contract §5 REST / §7: the exact 401s of `/api`. */
-export function restUnauthenticated(c: Context, reason: 'missing' | 'invalid'): Response {
+export function restUnauthenticated(reason: 'missing' | 'invalid'): Response {
   if (reason === 'missing') {
     return jsonError(
-      c,
       401,
       'missing_api_key',
       'Send an API key as "Authorization: Bearer itk_…". The account owner creates keys in Settings > Advanced.',
@@ -13,7 +11,6 @@ export function restUnauthenticated(c: Context, reason: 'missing' | 'invalid'): 
     );
   }
   return jsonError(
-    c,
     401,
     'invalid_api_key',
     'This API key is wrong or has been revoked. The account owner can create a new key in Settings > Advanced.',

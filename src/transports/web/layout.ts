@@ -43,7 +43,7 @@ export function page(opts: {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
+        <meta name="referrer" content="same-origin" />
         <title>${opts.title} · Inbox Triage</title>
         <style>
           ${raw(STYLE)}

@@ -16,16 +16,8 @@ import type { WebDeps } from './web-deps.ts';
 import type { WebEnv } from './web-env.ts';
 
 /** Paths served to browsers. Middlewares are registered per path so they never touch /mcp or /api. */
-export const PAGE_PATHS = [
-  '/',
-  '/setup',
-  '/signin',
-  '/signout',
-  '/signup',
-  '/invite',
-  '/settings',
-  '/settings/*',
-];
+// '/settings/*' also matches '/settings' in Hono; listing both would run each middleware twice.
+export const PAGE_PATHS = ['/', '/setup', '/signin', '/signout', '/signup', '/invite', '/settings/*'];
 const ANONYMOUS_PATHS = ['/setup', '/signin', '/signup', '/invite'];
 
 export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
@@ -33,7 +25,7 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   const anonymousRule: RateRule = { name: 'anon-ip', points: deps.anonymousPerMinute, windowSeconds: 60 };
   const perIp: MiddlewareHandler<WebEnv> = async (c, next) => {
     const d = await deps.limiter.consume(anonymousRule, clientIp(c, deps.trustProxy));
-    if (!d.allowed) return tooManyRequests(c, d.retryAfterSeconds);
+    if (!d.allowed) return tooManyRequests(d.retryAfterSeconds);
     await next();
     return undefined;
   };

@@ -239,3 +239,11 @@ describe('pages', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
 });
+
+describe('middleware', () => {
+  it('runs once per page request (one CSRF cookie, one session lookup)', async () => {
+    app = await createTestApp();
+    const res = await new WebClient(app).get('/settings');
+    expect(res.headers.getSetCookie().filter((c) => c.startsWith('it_csrf='))).toHaveLength(1);
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { runService } from '../support/spawn-service.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { setUpOwner, WebClient } from '../support/web-client.ts';
+import { readConfiguration } from '../../src/config/index.ts';
+import { createApp } from '../../src/app.ts';
+import { silentLogger } from '../../src/lib/logger.ts';
+
+async function cli(dataDir: string, ...args: string[]) {
+  const p = runService(args, { DATA_DIR: dataDir });
+  const code = await p.exited;
+  return { code, out: p.stdout(), err: p.stderr() };
+}
+
+describe('inbox-triage account', () => {
+  it('invites, sets plans and lists accounts against the configured database', async () => {
+    const dataDir = tempDir('cli-');
+    // Create the owner through the same database the CLI uses.
+    const { config, secrets } = readConfiguration({ DATA_DIR: dataDir }, '/');
+    const app = await createApp(config, secrets, { log: silentLogger });
+    await setUpOwner(app, 'owner@example.test');
+    await app.close();
+
+    const invite = await cli(dataDir, 'account', 'invite', '--email', 'friend@example.test');
+    expect(invite.code).toBe(0);
+    expect(invite.out).toMatch(/^http:\/\/127\.0\.0\.1:8787\/invite\?token=[a-z0-9]{32}\n$/);
+
+    const pro = await cli(dataDir, 'account', 'set-plan', 'owner@example.test', 'pro');
+    expect(pro).toMatchObject({ code: 0, out: 'owner@example.test: pro, payment ok\n' });
+    const failed = await cli(
+      dataDir,
+      'account',
+      'set-plan',
+      'OWNER@example.test',
+      'trial',
+      '--trial-days',
+      '0',
+      '--payment',
+      'failed',
+    );
+    expect(failed.code).toBe(0);
+    expect(failed.out).toMatch(/^owner@example\.test: trial until .*, payment failed\n$/);
+
+    const list = await cli(dataDir, 'account', 'list');
+    expect(list.out).toMatch(/^owner@example\.test\ttrial\t.+\tfailed\n$/);
+
+    expect((await cli(dataDir, 'account', 'set-plan', 'nobody@example.test', 'pro')).code).toBe(1);
+    expect((await cli(dataDir, 'account', 'set-plan', 'owner@example.test', 'gold')).code).toBe(2);
+    expect((await cli(dataDir, 'account', 'frob')).code).toBe(2);
+
+    // The invitation link works once, in the same database.
+    const app2 = await createApp(config, secrets, { log: silentLogger });
+    const token = /token=([a-z0-9]+)/.exec(invite.out)![1]!;
+    const web = new WebClient(app2);
+    expect((await web.get(`/invite?token=${token}`)).status).toBe(200);
+    expect(web.lastHtml).toContain('friend@example.test');
+    await app2.close();
+  });
+});
