@@ -27,6 +27,12 @@ import { registerRestApi } from './transports/rest/rest-api.ts';
 import { registerWebApp } from './transports/web/web-app.ts';
 import type { WebEnv } from './transports/web/web-env.ts';
 import type { Hono as HonoApp } from 'hono';
+import type { Principal } from './core/auth/principal.ts';
+import { InboxService } from './core/inboxes/inbox-service.ts';
+import { registerMcpRoute } from './transports/mcp/mcp-route.ts';
+import { ToolRegistry } from './transports/mcp/tool-registry.ts';
+import { ALL_TOOLS } from './transports/mcp/tools/index.ts';
+import type { ToolServices } from './transports/mcp/tool-services.ts';
 
 export interface AppOverrides {
   readonly clock?: Clock;
@@ -37,6 +43,10 @@ export interface AppOverrides {
   readonly migrate?: boolean;
   readonly hasher?: PasswordHasher;
   readonly limiter?: RateLimiter;
+  /** Tests only: /mcp requests without credentials act as this principal (for the conformance suite). */
+  readonly mcpUnauthenticatedAs?: { principal: Principal };
+  /** Result size cap for tools (characters of JSON). */
+  readonly maxToolResultChars?: number;
 }
 
 export interface Services {
@@ -44,6 +54,7 @@ export interface Services {
   readonly sessions: SessionService;
   readonly apiKeys: ApiKeyService;
   readonly limiter: RateLimiter;
+  readonly tools: ToolServices;
 }
 
 export interface App {
@@ -108,6 +119,25 @@ export async function createApp(
     clock,
     trustProxy: config.trustProxy,
     perMinute: config.rateLimits.apiPerMinute,
+  });
+  const registry = new ToolRegistry(ALL_TOOLS, {
+    audit: stores.audit,
+    maxResultChars: overrides.maxToolResultChars ?? 100_000,
+  });
+  registerMcpRoute(http, {
+    registry,
+    services: services.tools,
+    verifier: prefixVerifier({ itk_: services.apiKeys }),
+    accounts: stores.accounts,
+    limiter: services.limiter,
+    clock,
+    baseUrl: config.baseUrl,
+    trustProxy: config.trustProxy,
+    perMinute: config.rateLimits.mcpPerMinute,
+    allowedOrigins: new Set(config.mcpAllowedOrigins),
+    ...(overrides.mcpUnauthenticatedAs !== undefined && {
+      unauthenticatedAs: overrides.mcpUnauthenticatedAs,
+    }),
   });
   registerWebApp(http, {
     accounts: services.accounts,
@@ -179,6 +209,7 @@ function createServices(config: Config, stores: Stores, db: Db, clock: Clock, o:
       },
     }),
     apiKeys: new ApiKeyService({ keys: stores.apiKeys, accounts: stores.accounts, clock }),
+    tools: { inboxes: new InboxService({ inboxes: stores.inboxes }), audit: stores.audit },
   };
 }
 

@@ -150,6 +150,25 @@ export const SETTINGS = {
     description:
       'Failed sign-ins allowed per account per 15 minutes (four times as many per client address).',
   },
+  mcpAllowedOrigins: {
+    env: 'MCP_ALLOWED_ORIGINS',
+    schema: z
+      .string()
+      .default('')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((o) => o.trim())
+          .filter((o) => o !== ''),
+      )
+      .refine(
+        (list) => list.every((o) => /^https?:\/\/[^/\s]+$/.test(o)),
+        'expected comma-separated origins such as https://app.example.com',
+      ),
+    defaultText: 'the origin of BASE_URL',
+    description:
+      'Browser origins allowed to call /mcp (besides BASE_URL). Requests without an Origin header are allowed.',
+  },
   configFile: {
     env: 'CONFIG_FILE',
     schema: z.string().min(1).optional(),

@@ -16,6 +16,8 @@ export interface Config {
   readonly trialDays: number;
   readonly openSignup: boolean;
   readonly sessionDays: number;
+  /** Origins allowed on /mcp, BASE_URL's own included. */
+  readonly mcpAllowedOrigins: readonly string[];
   readonly rateLimits: {
     readonly apiPerMinute: number;
     readonly mcpPerMinute: number;

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       trialDays: 14,
       openSignup: false,
       sessionDays: 30,
+      mcpAllowedOrigins: ['http://127.0.0.1:8787'],
       rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
     });
   });

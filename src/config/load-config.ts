@@ -27,10 +27,11 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
   }
   const settings = raw as RawSettings;
   const dataDir = isAbsolute(settings.dataDir) ? settings.dataDir : resolve(cwd, settings.dataDir);
+  const baseUrl = settings.baseUrl ?? `http://${displayHost(settings.host)}:${String(settings.port)}`;
   const config: Config = {
     port: settings.port,
     host: settings.host,
-    baseUrl: settings.baseUrl ?? `http://${displayHost(settings.host)}:${String(settings.port)}`,
+    baseUrl,
     dataDir,
     database:
       settings.databaseUrl === undefined
@@ -42,6 +43,7 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
     trialDays: settings.trialDays,
     openSignup: settings.openSignup,
     sessionDays: settings.sessionDays,
+    mcpAllowedOrigins: [...new Set([new URL(baseUrl).origin, ...settings.mcpAllowedOrigins])],
     rateLimits: {
       apiPerMinute: settings.rateLimitApi,
       mcpPerMinute: settings.rateLimitMcp,

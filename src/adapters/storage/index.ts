@@ -7,6 +7,8 @@ import type { SessionStore } from '../../core/sessions/session-store.ts';
 import type { InvitationStore } from '../../core/accounts/invitation-store.ts';
 import type { ApiKeyStore } from '../../core/api-keys/api-key-store.ts';
 import { KyselySessionStore } from './kysely-session-store.ts';
+import { KyselyAuditLog } from './kysely-audit-log.ts';
+import type { AuditLog } from '../../core/audit/audit-log.ts';
 import { KyselyInvitationStore } from './kysely-invitation-store.ts';
 import { KyselyApiKeyStore } from './kysely-api-key-store.ts';
 import type { Db } from './database.ts';
@@ -25,6 +27,7 @@ export interface Stores {
   readonly sessions: SessionStore;
   readonly invitations: InvitationStore;
   readonly apiKeys: ApiKeyStore;
+  readonly audit: AuditLog;
 }
 
 /** One implementation per port; the dialect only changes column types in the migrations. */
@@ -38,6 +41,7 @@ export function createStores(db: Db): Stores {
     sessions: new KyselySessionStore(db),
     invitations: new KyselyInvitationStore(db),
     apiKeys: new KyselyApiKeyStore(db),
+    audit: new KyselyAuditLog(db),
   };
 }
 

@@ -108,6 +108,20 @@ export interface ApiKeysTable {
   revoked_at: number | null;
 }
 
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: number;
+  account_id: string;
+  credential_kind: string;
+  credential_id: string;
+  client_id: string | null;
+  tool: string;
+  inbox_id: string | null;
+  outcome: string;
+  undo_id: string | null;
+  duration_ms: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   inboxes: InboxesTable;
@@ -117,4 +131,5 @@ export interface Database {
   sessions: SessionsTable;
   invitations: InvitationsTable;
   api_keys: ApiKeysTable;
+  audit_log: AuditLogTable;
 }

@@ -6,6 +6,7 @@ import { messageStoreContract } from '../../core/messages/message-store.contract
 import { settingsStoreContract } from '../../core/settings/settings-store.contract.ts';
 import { apiKeyStoreContract } from '../../core/api-keys/api-key-store.contract.ts';
 import { sessionStoreContract } from '../../core/sessions/session-store.contract.ts';
+import { auditLogContract } from '../../core/audit/audit-log.contract.ts';
 import { invitationStoreContract } from '../../core/accounts/invitation-store.contract.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
 import { tempDir } from '../../../test/support/temp-dir.ts';
@@ -40,5 +41,6 @@ for (const { name, target } of targets) {
     apiKeyStoreContract(() => stores);
     sessionStoreContract(() => stores);
     invitationStoreContract(() => stores.invitations);
+    auditLogContract(() => stores);
   });
 }

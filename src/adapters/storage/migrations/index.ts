@@ -2,6 +2,7 @@ import type { Migration } from 'kysely/migration';
 import type { Dialect } from '../database.ts';
 import { initial } from './0001-initial.ts';
 import { people } from './0002-people.ts';
+import { audit } from './0003-audit.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -11,5 +12,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
     '0001-initial': initial(dialect),
     '0002-people': people(dialect),
+    '0003-audit': audit(dialect),
   };
 }

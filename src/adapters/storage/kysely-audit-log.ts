@@ -1,0 +1,52 @@
+import type { AccountId } from '../../core/accounts/account.ts';
+import type { AuditEntry, AuditLog } from '../../core/audit/audit-log.ts';
+import type { Db } from './database.ts';
+import { toDate } from './sql-errors.ts';
+
+export class KyselyAuditLog implements AuditLog {
+  private readonly db: Db['kysely'];
+  constructor(db: Db) {
+    this.db = db.kysely;
+  }
+
+  async record(e: AuditEntry): Promise<void> {
+    await this.db
+      .insertInto('audit_log')
+      .values({
+        at: e.at.getTime(),
+        account_id: e.accountId,
+        credential_kind: e.credentialKind,
+        credential_id: e.credentialId,
+        client_id: e.clientId,
+        tool: e.tool,
+        inbox_id: e.inboxId,
+        outcome: e.outcome,
+        undo_id: e.undoId,
+        duration_ms: e.durationMs,
+      })
+      .execute();
+  }
+
+  async recent(accountId: AccountId, limit: number): Promise<AuditEntry[]> {
+    const rows = await this.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      at: toDate(r.at),
+      accountId: r.account_id as AccountId,
+      credentialKind: r.credential_kind as AuditEntry['credentialKind'],
+      credentialId: r.credential_id,
+      clientId: r.client_id,
+      tool: r.tool,
+      inboxId: r.inbox_id,
+      outcome: r.outcome,
+      undoId: r.undo_id,
+      durationMs: r.duration_ms,
+    }));
+  }
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import type { AccountStore } from '../accounts/account-store.ts';
+import { seedAccount } from '../inboxes/inbox-store.contract.ts';
+import type { AuditEntry, AuditLog } from './audit-log.ts';
+
+export function auditLogContract(h: () => { accounts: AccountStore; audit: AuditLog }): void {
+  describe('AuditLog contract', () => {
+    it('records entries and lists an account’s newest first, nobody else’s', async () => {
+      const a = await seedAccount(h().accounts);
+      const b = await seedAccount(h().accounts);
+      const entry = (n: number, accountId = a): AuditEntry => ({
+        at: new Date(Date.UTC(2030, 0, 1, 0, n)),
+        accountId,
+        credentialKind: 'api_key',
+        credentialId: 'key_x',
+        clientId: null,
+        tool: `tool_${String(n)}`,
+        inboxId: n % 2 === 0 ? 'inbox_aaaaaaaaaaaaaaaaaaaa' : null,
+        outcome: n === 3 ? 'lease_held' : 'ok',
+        undoId: n === 2 ? 'undo_1' : null,
+        durationMs: n,
+      });
+      for (const n of [1, 2, 3]) await h().audit.record(entry(n));
+      await h().audit.record(entry(9, b));
+      const recent = await h().audit.recent(a, 2);
+      expect(recent).toEqual([entry(3), entry(2)]);
+      expect(await h().audit.recent(b, 10)).toEqual([entry(9, b)]);
+    });
+  });
+}

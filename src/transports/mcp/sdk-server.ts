@@ -1,0 +1,54 @@
+import {
+  createMcpHandler,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
+import type { Clock } from '../../lib/clock.ts';
+import { SERVER_INFO, SERVER_INSTRUCTIONS } from './instructions.ts';
+import { callerFrom, toolContext } from './tool-context.ts';
+import type { ToolRegistry } from './tool-registry.ts';
+import type { ToolServices } from './tool-services.ts';
+
+export const MAX_MCP_BODY_BYTES = 1_048_576;
+
+/**
+ * The official SDK's dual-era handler (2026-07-28 per-request envelope and the 2025 `initialize` era,
+ * stateless), serving our registry through the low-level `Server`. Everything the fast path does not take —
+ * `initialize`, `server/discover`, notifications, malformed or unusual requests — is answered here, so the
+ * protocol's edge cases stay the SDK's. The per-request server holds only two closures; tools and their
+ * JSON Schemas are built once in the registry.
+ */
+export function createSdkHandler(deps: {
+  registry: ToolRegistry;
+  services: ToolServices;
+  clock: Clock;
+  onerror: (e: Error) => void;
+}): McpHttpHandler {
+  const { registry, services, clock } = deps;
+  return createMcpHandler(
+    ({ authInfo }) => {
+      const server = new Server(SERVER_INFO, {
+        capabilities: { tools: {} },
+        instructions: SERVER_INSTRUCTIONS,
+      });
+      server.setRequestHandler('tools/list', () => ({ tools: [...registry.listed] }));
+      server.setRequestHandler('tools/call', async (request) => {
+        const caller = callerFrom(authInfo);
+        if (caller === undefined)
+          throw new ProtocolError(ProtocolErrorCode.InternalError, 'Not authenticated.');
+        const result = await registry.call(
+          request.params.name,
+          request.params.arguments,
+          toolContext(caller, services, clock),
+        );
+        if (result === undefined)
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+        return result;
+      });
+      return server;
+    },
+    { maxRequestBodySize: MAX_MCP_BODY_BYTES, onerror: deps.onerror },
+  );
+}

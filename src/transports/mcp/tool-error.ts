@@ -1,0 +1,47 @@
+/**
+ * Tool failures, as DESIGN.md §4 fixes them: `{ error, message, sayToHuman?, retryAfterSeconds?, details? }`
+ * with a stable code. Codes are never reused with a new meaning.
+ */
+export const TOOL_ERROR_CODES = [
+  'invalid_arguments',
+  'inbox_not_found',
+  'inbox_paused',
+  'not_connected',
+  'needs_reconnect',
+  'message_not_found',
+  'not_supported',
+  'confirmation_required',
+  'vip_confirmation_required',
+  'lease_held',
+  'send_disabled',
+  'human_approval_required',
+  'approval_invalid',
+  'approval_expired',
+  'approval_used',
+  'confirm_mismatch',
+  'unsubscribe_unavailable',
+  'undo_unavailable',
+  'provider_error',
+  'provider_rate_limited',
+  'payment_required',
+  'rate_limited',
+  'internal_error',
+] as const;
+
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
+
+export interface ToolError {
+  readonly error: ToolErrorCode;
+  readonly message: string;
+  readonly sayToHuman?: string;
+  readonly retryAfterSeconds?: number;
+  readonly details?: Record<string, unknown>;
+}
+
+export const toolError = (
+  error: ToolErrorCode,
+  message: string,
+  extra: Omit<ToolError, 'error' | 'message'> = {},
+) => ({ ok: false, error: { error, message, ...extra } }) as const;
+
+export const toolOk = <T extends Record<string, unknown>>(value: T) => ({ ok: true, value }) as const;

@@ -1,0 +1,132 @@
+import * as z from 'zod';
+import type { AuditLog } from '../../core/audit/audit-log.ts';
+import { errorResult, successResult, type CallToolResultWire } from './tool-result.ts';
+import type { ToolContext, ToolDefinition } from './tool-definition.ts';
+import type { ToolError } from './tool-error.ts';
+
+/** A tool as `tools/list` shows it; built once at startup. */
+export type ListedTool = {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: { type: 'object'; [k: string]: unknown };
+  annotations: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+};
+
+const INBOX_ID = /^inbox_[a-z0-9]{20}$/;
+
+/**
+ * Composes one file per tool. Definitions, JSON Schemas and the `tools/list` payload are built once; a call
+ * validates its arguments, runs the tool, shapes the result, and records the audit entry. It never throws: an
+ * unexpected failure becomes an `internal_error` tool result (details go to the log only).
+ */
+export class ToolRegistry {
+  readonly listed: readonly ListedTool[];
+  private readonly byName: ReadonlyMap<string, ToolDefinition>;
+  private readonly audit: AuditLog;
+  private readonly maxResultChars: number;
+
+  constructor(tools: readonly ToolDefinition[], opts: { audit: AuditLog; maxResultChars: number }) {
+    const names = new Set<string>();
+    for (const t of tools) {
+      if (names.has(t.name)) throw new Error(`duplicate tool ${t.name}`);
+      names.add(t.name);
+    }
+    this.byName = new Map(tools.map((t) => [t.name, t]));
+    this.listed = tools.map(listTool);
+    this.audit = opts.audit;
+    this.maxResultChars = opts.maxResultChars;
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  /** `undefined` for an unknown tool: that is a protocol error, answered by the MCP layer. */
+  async call(name: string, rawArgs: unknown, ctx: ToolContext): Promise<CallToolResultWire | undefined> {
+    const tool = this.byName.get(name);
+    if (tool === undefined) return undefined;
+    const started = performance.now();
+    let outcome = 'internal_error';
+    let undoId: string | null = null;
+    try {
+      const parsed = tool.input.safeParse(rawArgs ?? {});
+      if (!parsed.success) {
+        outcome = 'invalid_arguments';
+        return errorResult(invalidArguments(parsed.error));
+      }
+      const result = await tool.run(parsed.data, ctx);
+      if (!result.ok) {
+        outcome = result.error.error;
+        return errorResult(result.error);
+      }
+      outcome = 'ok';
+      undoId = typeof result.value['undoId'] === 'string' ? result.value['undoId'] : null;
+      return successResult(result.value, this.maxResultChars);
+    } catch (e) {
+      ctx.log.error({ err: e, tool: name }, 'tool failed');
+      return errorResult({
+        error: 'internal_error',
+        message: 'The tool failed on the server. Try again later; if it keeps failing, tell the person.',
+      });
+    } finally {
+      const args = rawArgs as { inboxId?: unknown } | undefined;
+      const inboxId = typeof args?.inboxId === 'string' && INBOX_ID.test(args.inboxId) ? args.inboxId : null;
+      await this.audit
+        .record({
+          at: ctx.clock.now(),
+          accountId: ctx.principal.accountId,
+          credentialKind: ctx.principal.credential.kind,
+          credentialId: ctx.principal.credential.id,
+          clientId:
+            ctx.principal.credential.kind === 'access_token' ? ctx.principal.credential.clientId : null,
+          tool: name,
+          inboxId,
+          outcome,
+          undoId,
+          durationMs: Math.round(performance.now() - started),
+        })
+        .catch((e: unknown) => {
+          ctx.log.error({ err: e, tool: name }, 'audit write failed');
+        });
+    }
+  }
+}
+
+function listTool(t: ToolDefinition): ListedTool {
+  const inputSchema = z.toJSONSchema(t.input, {
+    target: 'draft-2020-12',
+    io: 'input',
+  }) as ListedTool['inputSchema'];
+  if (inputSchema.type !== 'object') throw new Error(`tool ${t.name}: input must be an object schema`);
+  const meta: Record<string, unknown> = {};
+  if (t.resourceUri !== undefined || t.visibility !== undefined) {
+    meta['ui'] = {
+      ...(t.resourceUri !== undefined && { resourceUri: t.resourceUri }),
+      ...(t.visibility !== undefined && { visibility: t.visibility }),
+    };
+    // Older MCP Apps hosts read the flat key.
+    if (t.resourceUri !== undefined) meta['ui/resourceUri'] = t.resourceUri;
+  }
+  return {
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema,
+    annotations: { title: t.title, ...t.annotations },
+    ...(Object.keys(meta).length > 0 && { _meta: meta }),
+  };
+}
+
+function invalidArguments(error: z.ZodError): ToolError {
+  const issues = error.issues
+    .slice(0, 10)
+    .map((i) => ({ path: i.path.join('.') || '(arguments)', message: i.message }));
+  const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+  return {
+    error: 'invalid_arguments',
+    message: `The arguments do not match this tool's input schema: ${summary}`,
+    details: { issues },
+  };
+}
