@@ -29,6 +29,8 @@ export function createSdkHandler(deps: {
   const { registry, services, clock } = deps;
   return createMcpHandler(
     ({ authInfo }) => {
+      // The low-level Server on purpose: our registry owns tool schemas, validation and results (see fast-path.ts).
+      // eslint-disable-next-line @typescript-eslint/no-deprecated
       const server = new Server(SERVER_INFO, {
         capabilities: { tools: {} },
         instructions: SERVER_INSTRUCTIONS,

@@ -45,5 +45,5 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
 
 /** Keeps the argument type of `run` tied to the schema. */
 export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDefinition {
-  return def as unknown as ToolDefinition;
+  return def;
 }

@@ -38,8 +38,7 @@ export function fitToLimit(payload: Record<string, unknown>, maxChars: number): 
     if (Array.isArray(value)) {
       (holder as Record<string, unknown>)[key] = value.slice(0, Math.floor(value.length / 2));
     } else {
-      const s = value as string;
-      (holder as Record<string, unknown>)[key] = s.slice(0, Math.floor(s.length / 2)) + MARKER;
+      (holder as Record<string, unknown>)[key] = value.slice(0, Math.floor(value.length / 2)) + MARKER;
     }
     if (!cut.includes(path)) cut.push(path);
   }
