@@ -11,6 +11,8 @@ import type { ToolServices } from './tool-services.ts';
 
 const SERVER_INFO_META = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO };
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
+/** The per-request-envelope revisions this fast path knows; a newer SDK revision simply goes to the SDK. */
+const MODERN_VERSIONS: ReadonlySet<string> = new Set(['2026-07-28']);
 
 export interface FastPathDeps {
   readonly registry: ToolRegistry;
@@ -56,6 +58,7 @@ export async function fastPath(
 
   if (outcome.kind === 'modern' && outcome.messageKind === 'request') {
     const { id, method, params } = outcome.message;
+    if (!modernHeadersAgree(request.headers, method, params)) return undefined;
     const result = await dispatch(method, params, caller, deps);
     if (result === undefined) return undefined;
     const modern =
@@ -99,6 +102,23 @@ async function dispatch(
     return undefined;
   const result = await deps.registry.call(name, args, toolContext(caller, deps.services, deps.clock));
   return result === undefined ? undefined : { ...result };
+}
+
+/**
+ * SEP-2243 standard headers, checked strictly: present, exactly equal to the body, a version we serve, and a
+ * complete envelope. The SDK entry runs a more tolerant ladder after classification (whitespace, Base64
+ * sentinels, error replies); any request we are not sure about is left to it.
+ */
+function modernHeadersAgree(headers: Headers, method: string, params: unknown): boolean {
+  const version = headers.get('mcp-protocol-version');
+  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  if (version === null || !MODERN_VERSIONS.has(version) || meta === undefined) return false;
+  if (meta['io.modelcontextprotocol/protocolVersion'] !== version) return false;
+  const caps = meta['io.modelcontextprotocol/clientCapabilities'];
+  if (typeof caps !== 'object' || caps === null || Array.isArray(caps)) return false;
+  if (headers.get('mcp-method') !== method) return false;
+  if (method === 'tools/call') return headers.get('mcp-name') === (params as { name?: unknown }).name;
+  return headers.get('mcp-name') === null;
 }
 
 function optionalHeader<K extends string>(key: K, value: string | null): Partial<Record<K, string>> {

@@ -99,7 +99,8 @@ function listTool(t: ToolDefinition): ListedTool {
     target: 'draft-2020-12',
     io: 'input',
   }) as ListedTool['inputSchema'];
-  if ((inputSchema as { type?: unknown }).type !== 'object') throw new Error(`tool ${t.name}: input must be an object schema`);
+  if ((inputSchema as { type?: unknown }).type !== 'object')
+    throw new Error(`tool ${t.name}: input must be an object schema`);
   const meta: Record<string, unknown> = {};
   if (t.resourceUri !== undefined || t.visibility !== undefined) {
     meta['ui'] = {

@@ -1,0 +1,242 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../app.ts';
+import { silentLogger } from '../../lib/logger.ts';
+import { createTestApp } from '../../../test/support/test-app.ts';
+import { setUpOwner } from '../../../test/support/web-client.ts';
+import { fastPath } from './fast-path.ts';
+import { createSdkHandler } from './sdk-server.ts';
+import { toAuthInfo, type Caller } from './tool-context.ts';
+import { ToolRegistry } from './tool-registry.ts';
+import { ALL_TOOLS } from './tools/index.ts';
+
+// The fast path must answer exactly what the SDK answers. Each request goes both ways; the JSON-RPC messages
+// (and the response framing) must match.
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+const modern = (method: string, params: Record<string, unknown>, name?: string) => ({
+  headers: {
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+    ...(name !== undefined && { 'mcp-name': name }),
+  },
+  body: { jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: META } },
+});
+const legacy = (method: string, params: Record<string, unknown> | undefined, version?: string) => ({
+  headers: version === undefined ? {} : { 'mcp-protocol-version': version },
+  body: { jsonrpc: '2.0', id: 'abc', method, ...(params !== undefined && { params }) },
+});
+
+const CASES: [string, { headers: Record<string, string>; body: unknown }, boolean][] = [
+  ['modern tools/list', modern('tools/list', {}), true],
+  [
+    'modern tools/call ok',
+    modern('tools/call', { name: 'list_inboxes', arguments: {} }, 'list_inboxes'),
+    true,
+  ],
+  [
+    'modern tools/call without arguments',
+    modern('tools/call', { name: 'list_inboxes' }, 'list_inboxes'),
+    true,
+  ],
+  [
+    'modern tools/call invalid arguments',
+    modern('tools/call', { name: 'list_inboxes', arguments: { x: 1 } }, 'list_inboxes'),
+    true,
+  ],
+  ['legacy tools/list', legacy('tools/list', undefined), true],
+  ['legacy tools/list 2025-06-18', legacy('tools/list', {}, '2025-06-18'), true],
+  ['legacy tools/call ok', legacy('tools/call', { name: 'list_inboxes', arguments: {} }, '2025-11-25'), true],
+  [
+    'legacy tools/call invalid arguments',
+    legacy('tools/call', { name: 'list_inboxes', arguments: { x: [1] } }),
+    true,
+  ],
+  // Everything below must be declined by the fast path and answered by the SDK alone.
+  ['modern unknown tool', modern('tools/call', { name: 'nope', arguments: {} }, 'nope'), false],
+  ['modern Mcp-Name mismatch', { ...modern('tools/call', { name: 'list_inboxes' }, 'other') }, false],
+  [
+    'modern missing Mcp-Method',
+    { headers: { 'mcp-protocol-version': '2026-07-28' }, body: modern('tools/list', {}).body },
+    false,
+  ],
+  [
+    'modern unsupported version',
+    {
+      headers: { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' },
+      body: {
+        ...modern('tools/list', {}).body,
+        params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+      },
+    },
+    false,
+  ],
+  ['legacy unknown tool', legacy('tools/call', { name: 'nope' }), false],
+  ['legacy unsupported version header', legacy('tools/list', undefined, '1999-01-01'), false],
+  ['legacy arguments not an object', legacy('tools/call', { name: 'list_inboxes', arguments: 'x' }), false],
+  [
+    'legacy initialize',
+    legacy('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'c', version: '1' },
+    }),
+    false,
+  ],
+  ['legacy ping', legacy('ping', undefined), false],
+];
+
+function parse(text: string, contentType: string | null): unknown {
+  if (contentType?.startsWith('text/event-stream') === true) {
+    const data = text.split('\n').find((l) => l.startsWith('data: '));
+    return data === undefined ? undefined : JSON.parse(data.slice(6));
+  }
+  return JSON.parse(text);
+}
+
+describe('the MCP fast path against the SDK', () => {
+  let app: App;
+  let caller: Caller;
+  let registry: ToolRegistry;
+  beforeAll(async () => {
+    app = await createTestApp();
+    await setUpOwner(app);
+    const account = (await app.stores.accounts.findByEmail('owner@example.test'))!;
+    caller = {
+      principal: {
+        accountId: account.id,
+        credential: { kind: 'api_key', id: 'key_test' },
+        scopes: ['mcp:tools'],
+        expiresAt: null,
+      },
+      account,
+      log: silentLogger,
+    };
+    registry = new ToolRegistry(ALL_TOOLS, { audit: app.stores.audit, maxResultChars: 100_000 });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it.each(CASES)('%s', async (_name, { headers, body }, fast) => {
+    const deps = { registry, services: app.services.tools, clock: app.clock };
+    const make = () =>
+      new Request('http://127.0.0.1:8787/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      });
+    const viaFast = await fastPath(make(), JSON.stringify(body), caller, deps);
+    const sdk = createSdkHandler({ ...deps, onerror: () => undefined });
+    const viaSdk = await sdk.fetch(make(), { authInfo: toAuthInfo(caller) });
+    if (!fast) {
+      expect(viaFast).toBeUndefined();
+      return;
+    }
+    expect(viaFast).toBeDefined();
+    expect(viaFast!.status).toBe(viaSdk.status);
+    expect(viaFast!.headers.get('content-type')).toBe(viaSdk.headers.get('content-type'));
+    expect(parse(await viaFast!.text(), viaFast!.headers.get('content-type'))).toEqual(
+      parse(await viaSdk.text(), viaSdk.headers.get('content-type')),
+    );
+  });
+});
+
+describe('the MCP fast path under random header and envelope mutations', () => {
+  let app: App;
+  let caller: Caller;
+  let registry: ToolRegistry;
+  beforeAll(async () => {
+    app = await createTestApp();
+    await setUpOwner(app);
+    const account = (await app.stores.accounts.findByEmail('owner@example.test'))!;
+    caller = {
+      principal: {
+        accountId: account.id,
+        credential: { kind: 'api_key', id: 'key_test' },
+        scopes: ['mcp:tools'],
+        expiresAt: null,
+      },
+      account,
+      log: silentLogger,
+    };
+    registry = new ToolRegistry(ALL_TOOLS, { audit: app.stores.audit, maxResultChars: 100_000 });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('whenever it answers, it answers exactly as the SDK does', async () => {
+    const fc = await import('fast-check');
+    const deps = { registry, services: app.services.tools, clock: app.clock };
+    const sdk = createSdkHandler({ ...deps, onerror: () => undefined });
+    let answered = 0;
+    const maybe = <T>(a: import('fast-check').Arbitrary<T>) => fc.option(a, { nil: undefined });
+    // Weighted toward valid values so that a good share of samples reaches the fast path (asserted below).
+    const likely = <T>(valid: T, ...others: T[]) =>
+      fc.oneof(
+        { weight: 4, arbitrary: fc.constant(valid) },
+        { weight: 1, arbitrary: fc.constantFrom(...others) },
+      );
+    const version = likely('2026-07-28', '2025-11-25', '2025-06-18', '1999-01-01', ' 2026-07-28', '');
+    const methodName = fc.oneof(
+      fc.constant('tools/call'),
+      fc.constant('tools/list'),
+      fc.constantFrom('ping', 'server/discover'),
+    );
+    const toolName = likely('list_inboxes', 'nope', 'LIST_INBOXES', '=?base64?bGlzdF9pbmJveGVz?=');
+    const sample = fc.record({
+      method: methodName,
+      name: maybe(toolName),
+      args: maybe(likely<unknown>({}, { x: 1 }, [], 'str', null)),
+      metaVersion: maybe(version),
+      caps: maybe(likely<unknown>({}, null, 'x', { elicitation: {} })),
+      hVersion: maybe(version),
+      hMethod: maybe(
+        fc.oneof({ weight: 5, arbitrary: methodName }, { weight: 1, arbitrary: fc.constant(' tools/call') }),
+      ),
+      hName: maybe(toolName),
+      id: fc.oneof(fc.integer(), fc.string({ maxLength: 5 }), fc.constant(null)),
+    });
+    await fc.assert(
+      fc.asyncProperty(sample, async (s) => {
+        const meta =
+          s.metaVersion === undefined
+            ? undefined
+            : {
+                'io.modelcontextprotocol/protocolVersion': s.metaVersion,
+                ...(s.caps !== undefined && { 'io.modelcontextprotocol/clientCapabilities': s.caps }),
+              };
+        const params = {
+          ...(s.name !== undefined && { name: s.name }),
+          ...(s.args !== undefined && { arguments: s.args }),
+          ...(meta !== undefined && { _meta: meta }),
+        };
+        const body = JSON.stringify({ jsonrpc: '2.0', id: s.id, method: s.method, params });
+        const headers: Record<string, string> = {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        };
+        if (s.hVersion !== undefined) headers['mcp-protocol-version'] = s.hVersion;
+        if (s.hMethod !== undefined) headers['mcp-method'] = s.hMethod;
+        if (s.hName !== undefined) headers['mcp-name'] = s.hName;
+        const make = () => new Request('http://127.0.0.1:8787/mcp', { method: 'POST', headers, body });
+        const viaFast = await fastPath(make(), body, caller, deps);
+        if (viaFast === undefined) return;
+        answered++;
+        const viaSdk = await sdk.fetch(make(), { authInfo: toAuthInfo(caller) });
+        expect(viaFast.status).toBe(viaSdk.status);
+        expect(parse(await viaFast.text(), viaFast.headers.get('content-type'))).toEqual(
+          parse(await viaSdk.text(), viaSdk.headers.get('content-type')),
+        );
+      }),
+      { numRuns: 2000 },
+    );
+    expect(answered).toBeGreaterThan(40);
+  });
+});
