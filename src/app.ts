@@ -144,6 +144,7 @@ export async function createApp(
     accountStore: stores.accounts,
     sessions: services.sessions,
     apiKeys: services.apiKeys,
+    audit: stores.audit,
     limiter: services.limiter,
     clock,
     cookies,

@@ -141,3 +141,24 @@ describe('/mcp HTTP rules', () => {
     await client.close();
   });
 });
+
+describe('Settings → Activity', () => {
+  it('shows the person what agents did, by key name, and nothing of another account', async () => {
+    const { app: a, key } = await appWithKey();
+    const client = await connectClient(a, 'v2-modern', key);
+    await client.callTool('list_inboxes');
+    await client.callTool('list_inboxes', { nope: true });
+    await client.close();
+    const { WebClient } = await import('../../../test/support/web-client.ts');
+    const owner = new WebClient(a);
+    await owner.get('/signin');
+    await owner.post('/signin', { email: 'owner@example.test', password: 'correct horse battery' });
+    await owner.get('/settings/activity');
+    expect(owner.lastHtml).toContain('<code>list_inboxes</code>');
+    expect(owner.lastHtml).toContain('API key “agent”');
+    expect(owner.lastHtml).toContain('invalid_arguments');
+    const other = await invitedAccount(a, 'someone@example.test');
+    await other.get('/settings/activity');
+    expect(other.lastHtml).toContain('No agent activity yet.');
+  });
+});

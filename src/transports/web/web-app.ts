@@ -4,6 +4,7 @@ import { clientIp } from '../http/client-ip.ts';
 import type { HttpEnv } from '../http/http-env.ts';
 import { tooManyRequests } from '../http/json-error.ts';
 import { csrfProtection } from './csrf.ts';
+import { registerActivityPage } from './pages/activity-page.ts';
 import { registerApiKeysPage } from './pages/api-keys-page.ts';
 import { registerDeleteAccountPage } from './pages/delete-account-page.ts';
 import { registerSettingsPage } from './pages/settings-page.ts';
@@ -43,5 +44,6 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   registerSignUpPages(app, deps);
   registerSettingsPage(app, deps);
   registerApiKeysPage(app, deps);
+  registerActivityPage(app, deps);
   registerDeleteAccountPage(app, deps);
 }

@@ -1,4 +1,5 @@
 import type { AccountStore } from '../../core/accounts/account-store.ts';
+import type { AuditLog } from '../../core/audit/audit-log.ts';
 import type { AccountService } from '../../core/accounts/account-service.ts';
 import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
 import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
@@ -12,6 +13,7 @@ export interface WebDeps {
   readonly accountStore: AccountStore;
   readonly sessions: SessionService;
   readonly apiKeys: ApiKeyService;
+  readonly audit: AuditLog;
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly cookies: CookiePolicy;
