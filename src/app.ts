@@ -79,6 +79,7 @@ export async function createApp(
   overrides: AppOverrides = {},
 ): Promise<App> {
   const log = overrides.log ?? createPinoLogger(config.logLevel);
+  const accessLog = overrides.log ?? createPinoLogger(config.logLevel, undefined, { redact: false });
   const clock = overrides.clock ?? systemClock;
   const db = overrides.db ?? openDatabase(databaseTarget(config, secrets));
   try {
@@ -95,6 +96,7 @@ export async function createApp(
 
   const http = createRootApp({
     log,
+    accessLog,
     readiness: {
       check: async () => {
         await db.kysely.selectNoFrom((eb) => eb.lit(1).as('one')).execute();

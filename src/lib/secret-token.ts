@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { randomToken } from './random.ts';
 
 /**
@@ -9,9 +10,9 @@ export function newSecret(prefix: string, length = 40): string {
   return `${prefix}${randomToken(length)}`;
 }
 
-export async function sha256Hex(value: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+/** Synchronous on purpose: it runs on every authenticated request, and a thread-pool round trip costs more. */
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
 }
 
 /** Constant-time equality for secrets compared directly (short codes, CSRF tokens). */

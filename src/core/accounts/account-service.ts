@@ -52,7 +52,7 @@ export class AccountService {
     await this.deps.settings.set(
       INSTANCE_SCOPE,
       SETUP_KEY,
-      { hash: await sha256Hex(token), expiresAt },
+      { hash: sha256Hex(token), expiresAt },
       this.deps.clock.now(),
     );
     return token;
@@ -66,7 +66,7 @@ export class AccountService {
       typeof hash === 'string' &&
       typeof expiresAt === 'number' &&
       expiresAt > this.deps.clock.now().getTime() &&
-      hash === (await sha256Hex(token))
+      hash === sha256Hex(token)
     );
   }
 
@@ -88,7 +88,7 @@ export class AccountService {
     const token = newSecret('', 32);
     const now = this.deps.clock.now();
     await this.deps.invitations.create({
-      idHash: await sha256Hex(token),
+      idHash: sha256Hex(token),
       email: normalised,
       createdAt: now,
       expiresAt: new Date(now.getTime() + this.deps.policy.invitationTtlMs),
@@ -97,7 +97,7 @@ export class AccountService {
   }
 
   async invitationFor(token: string): Promise<{ email: string | null } | undefined> {
-    const inv = await this.deps.invitations.findLive(await sha256Hex(token), this.deps.clock.now());
+    const inv = await this.deps.invitations.findLive(sha256Hex(token), this.deps.clock.now());
     return inv && { email: inv.email };
   }
 
@@ -106,7 +106,7 @@ export class AccountService {
     email: string,
     password: string,
   ): Promise<Result<Account, RegisterError>> {
-    const idHash = await sha256Hex(token);
+    const idHash = sha256Hex(token);
     const inv = await this.deps.invitations.findLive(idHash, this.deps.clock.now());
     if (inv === undefined) return err({ code: 'invalid_link' });
     if (inv.email !== null && inv.email !== normaliseEmail(email)) return err({ code: 'invalid_email' });

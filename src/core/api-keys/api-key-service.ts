@@ -43,7 +43,7 @@ export class ApiKeyService implements BearerVerifier {
         accountId,
         name,
         last4: secret.slice(-4),
-        hash: await sha256Hex(secret),
+        hash: sha256Hex(secret),
         createdAt: this.deps.clock.now(),
       },
       limit,
@@ -62,7 +62,7 @@ export class ApiKeyService implements BearerVerifier {
 
   async verify(token: string): Promise<Principal | undefined> {
     if (!token.startsWith(API_KEY_PREFIX) || token.length > 100) return undefined;
-    const key = await this.deps.keys.findActiveByHash(await sha256Hex(token));
+    const key = await this.deps.keys.findActiveByHash(sha256Hex(token));
     if (key === undefined) return undefined;
     const now = this.deps.clock.now();
     // Last-used is for the person's overview; minute precision keeps writes off the hot path.

@@ -71,7 +71,7 @@ export class SessionService {
     const token = newSecret('', 43);
     const now = this.deps.clock.now();
     await this.deps.sessions.create({
-      idHash: await sha256Hex(token),
+      idHash: sha256Hex(token),
       accountId: account.id,
       createdAt: now,
       lastSeenAt: now,
@@ -85,7 +85,7 @@ export class SessionService {
   async authenticate(token: string): Promise<Account | undefined> {
     if (token === '' || token.length > 200) return undefined;
     const now = this.deps.clock.now();
-    const idHash = await sha256Hex(token);
+    const idHash = sha256Hex(token);
     const session = await this.deps.sessions.findLive(idHash, now);
     if (session === undefined) return undefined;
     const account = await this.deps.accounts.get(session.accountId);
@@ -97,7 +97,7 @@ export class SessionService {
   }
 
   async signOut(token: string): Promise<void> {
-    await this.deps.sessions.delete(await sha256Hex(token));
+    await this.deps.sessions.delete(sha256Hex(token));
   }
 
   private dummy(): Promise<string> {

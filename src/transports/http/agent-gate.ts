@@ -33,19 +33,19 @@ export interface AgentGateOptions {
  */
 export function agentGate(o: AgentGateOptions): MiddlewareHandler<AgentEnv> {
   return async (c, next) => {
-    const ip = clientIp(c, o.trustProxy);
     const header = c.req.header('authorization');
     const token = header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
     if (token === undefined) {
       if (header !== undefined) return o.unauthenticated('invalid');
       return o.unauthenticated('missing');
     }
-    const gate = await o.limiter.peek(o.failureRule, ip);
-    if (!gate.allowed) return tooManyRequests(gate.retryAfterSeconds);
     const principal = await o.verifier.verify(token);
     const account = principal && (await o.accounts.get(principal.accountId));
     if (principal === undefined || account === undefined) {
-      await o.limiter.consume(o.failureRule, ip);
+      // Only failures are counted and limited per address: guessing keys from one place ends in 429s.
+      const ip = clientIp(c, o.trustProxy);
+      const spent = await o.limiter.consume(o.failureRule, ip);
+      if (!spent.allowed) return tooManyRequests(spent.retryAfterSeconds);
       return o.unauthenticated('invalid');
     }
     const access = agentAccess(account, o.clock.now());

@@ -6,15 +6,15 @@ import type { HttpEnv } from './http-env.ts';
  * One line per request: method, path (never the query string, which can hold one-time tokens), status and
  * time. Each request gets a child logger bound to its id so handlers' lines can be correlated.
  */
-export function requestLog(log: Logger): MiddlewareHandler<HttpEnv> {
+export function requestLog(log: Logger, accessLog: Logger = log): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
     const started = performance.now();
-    const reqLog = log.child({ reqId: c.get('requestId') });
-    c.set('log', reqLog);
+    const reqId = c.get('requestId');
+    c.set('log', log.child({ reqId }));
     await next();
     const ms = Math.round((performance.now() - started) * 10) / 10;
-    const line = { method: c.req.method, path: c.req.path, status: c.res.status, ms };
-    if (c.res.status >= 500) reqLog.error(line, 'request failed');
-    else reqLog.info(line, 'request');
+    const line = { reqId, method: c.req.method, path: c.req.path, status: c.res.status, ms };
+    if (c.res.status >= 500) accessLog.error(line, 'request failed');
+    else accessLog.info(line, 'request');
   };
 }

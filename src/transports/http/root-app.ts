@@ -8,6 +8,8 @@ import { requestLog } from './request-log.ts';
 export interface RootAppDeps {
   readonly log: Logger;
   readonly readiness: Readiness;
+  /** Unredacted logger for access lines (fixed, safe fields only). */
+  readonly accessLog?: Logger;
 }
 
 /**
@@ -17,7 +19,7 @@ export interface RootAppDeps {
 export function createRootApp(deps: RootAppDeps): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   app.use(requestId({ headerName: 'X-Request-Id' }));
-  app.use(requestLog(deps.log));
+  app.use(requestLog(deps.log, deps.accessLog));
   app.route('/', healthRoutes(deps.readiness));
   app.get('/favicon.ico', (c) => c.body(null, 204));
 

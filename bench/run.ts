@@ -1,0 +1,30 @@
+// `npm run bench`: every benchmark, each as a ratio against a baseline measured in the same run, written to
+// docs/benchmarks.md. Speed is measured here, never asserted in tests.
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { mcpThroughput } from './mcp-throughput.ts';
+import { machine, writeSection } from './report.ts';
+
+const { values } = parseArgs({ options: { only: { type: 'string' }, seconds: { type: 'string', default: '10' }, 'no-write': { type: 'boolean' } } });
+const seconds = Number(values.seconds);
+const DOC = join(import.meta.dirname, '..', 'docs', 'benchmarks.md');
+const today = new Date().toISOString().slice(0, 10);
+const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)}%`;
+
+if (values.only === undefined || values.only === 'mcp') {
+  const connections = 64;
+  const rows = await mcpThroughput({ connections, seconds });
+  const lines = [
+    `Measured ${today} on ${machine()}; ${String(connections)} connections, ${String(seconds)} s after a 2 s warm-up, autocannon in the runner process, each server its own process.`,
+    '',
+    '| request | ours req/s | p50 | p99 | bare node:http req/s | p50 | p99 | ours / bare |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${String(r.ours.requestsPerSecond)} | ${String(r.ours.p50Ms)} ms | ${String(r.ours.p99Ms)} ms | ${String(r.bare.requestsPerSecond)} | ${String(r.bare.p50Ms)} ms | ${String(r.bare.p99Ms)} ms | **${pct(r.ours.requestsPerSecond, r.bare.requestsPerSecond)}** |`,
+    ),
+  ];
+  for (const r of rows) if (r.ours.non2xx + r.ours.errors > 0) lines.push('', `Warning: ${r.name}: ${String(r.ours.non2xx)} non-2xx, ${String(r.ours.errors)} errors.`);
+  console.log(lines.join('\n'));
+  if (values['no-write'] !== true) writeSection(DOC, 'mcp', lines.join('\n'));
+}
