@@ -154,7 +154,7 @@ describe('Settings → Activity', () => {
     await owner.get('/signin');
     await owner.post('/signin', { email: 'owner@example.test', password: 'correct horse battery' });
     await owner.get('/settings/activity');
-    expect(owner.lastHtml).toMatch(/<code>\s*list_inboxes\s*<\/code>/);
+    expect(owner.lastHtml).toMatch(/<code>\s*list_inboxes\s*<\/code\s*>/);
     expect(owner.lastHtml).toMatch(/API key “agent”/);
     expect(owner.lastHtml).toContain('invalid_arguments');
     const other = await invitedAccount(a, 'someone@example.test');
