@@ -9,9 +9,19 @@ export interface LoadResult {
 }
 
 /** Drives `url` with `connections` concurrent keep-alive connections for `seconds`, after a short warm-up. */
-export async function load(url: string, opts: { connections: number; seconds: number; headers: Record<string, string>; body: string }): Promise<LoadResult> {
+export async function load(
+  url: string,
+  opts: { connections: number; seconds: number; headers: Record<string, string>; body: string },
+): Promise<LoadResult> {
   const run = (duration: number) =>
-    autocannon({ url, method: 'POST', connections: opts.connections, duration, headers: opts.headers, body: opts.body });
+    autocannon({
+      url,
+      method: 'POST',
+      connections: opts.connections,
+      duration,
+      headers: opts.headers,
+      body: opts.body,
+    });
   await run(2);
   const r = await run(opts.seconds);
   return {

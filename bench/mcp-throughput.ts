@@ -10,7 +10,10 @@ import { load, type LoadResult } from './load.ts';
 import { startProcess, stopProcess } from './processes.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 export interface ThroughputRow {
   readonly name: string;
@@ -22,7 +25,10 @@ export interface ThroughputRow {
  * An authenticated `tools/call` of a cheap tool (`list_inboxes`) against the real service process (SQLite,
  * request logging on, audit log written per call), and a bare node:http process answering the same bytes.
  */
-export async function mcpThroughput(opts: { connections: number; seconds: number }): Promise<ThroughputRow[]> {
+export async function mcpThroughput(opts: {
+  connections: number;
+  seconds: number;
+}): Promise<ThroughputRow[]> {
   const dataDir = tempDir('bench-');
   const { config, secrets } = readConfiguration({ DATA_DIR: dataDir }, ROOT);
   const setup = await createApp(config, secrets, { log: silentLogger });
@@ -32,40 +38,76 @@ export async function mcpThroughput(opts: { connections: number; seconds: number
   await setup.close();
 
   const port = await freePort();
-  const service = await startProcess([join(ROOT, 'bin', 'inbox-triage.js'), 'serve'], {
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    RATE_LIMIT_MCP_PER_MINUTE: '100000000',
-    LOG_LEVEL: 'info',
-  }, 'listening');
+  const service = await startProcess(
+    [join(ROOT, 'bin', 'inbox-triage.js'), 'serve'],
+    {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      RATE_LIMIT_MCP_PER_MINUTE: '100000000',
+      LOG_LEVEL: 'info',
+    },
+    'listening',
+  );
   const rows: ThroughputRow[] = [];
   try {
     const cases = [
       {
         name: 'tools/call list_inboxes, 2026-07-28 (JSON)',
-        headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'list_inboxes' },
-        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_inboxes', arguments: {}, _meta: META } },
+        headers: {
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'list_inboxes',
+        },
+        body: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'list_inboxes', arguments: {}, _meta: META },
+        },
       },
       {
         name: 'tools/call list_inboxes, 2025-11-25 (SSE)',
         headers: { 'mcp-protocol-version': '2025-11-25' },
-        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_inboxes', arguments: {} } },
+        body: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'list_inboxes', arguments: {} },
+        },
       },
     ];
     for (const c of cases) {
-      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...c.headers };
+      const headers = {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...c.headers,
+      };
       const body = JSON.stringify(c.body);
       const url = `http://127.0.0.1:${String(port)}/mcp`;
       const sample = await fetch(url, { method: 'POST', headers, body });
-      if (sample.status !== 200) throw new Error(`service answered ${String(sample.status)}: ${await sample.text()}`);
+      if (sample.status !== 200)
+        throw new Error(`service answered ${String(sample.status)}: ${await sample.text()}`);
       const bytesPath = join(dataDir, 'response.bin');
       writeFileSync(bytesPath, Buffer.from(await sample.arrayBuffer()));
       const ours = await load(url, { ...opts, headers, body });
 
       const barePort = await freePort();
-      const bare = await startProcess([join(ROOT, 'bench', 'bare-server.ts'), String(barePort), bytesPath, sample.headers.get('content-type') ?? 'application/json'], {});
+      const bare = await startProcess(
+        [
+          join(ROOT, 'bench', 'bare-server.ts'),
+          String(barePort),
+          bytesPath,
+          sample.headers.get('content-type') ?? 'application/json',
+        ],
+        {},
+      );
       try {
-        rows.push({ name: c.name, ours, bare: await load(`http://127.0.0.1:${String(barePort)}/mcp`, { ...opts, headers, body }) });
+        rows.push({
+          name: c.name,
+          ours,
+          bare: await load(`http://127.0.0.1:${String(barePort)}/mcp`, { ...opts, headers, body }),
+        });
       } finally {
         await stopProcess(bare);
       }

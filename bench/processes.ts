@@ -1,20 +1,29 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
 /** Starts a child process and resolves once it prints `ready` (or a line containing `marker`). */
-export function startProcess(args: string[], env: Record<string, string>, marker = 'ready'): Promise<ChildProcess> {
+export function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  marker = 'ready',
+): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, args, {
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let seen = '';
     const onData = (d: Buffer) => {
       seen += d.toString();
       if (seen.includes(marker)) {
-        child.stdout?.off('data', onData);
-        child.stdout?.resume(); // keep draining so the child never blocks on a full pipe
+        child.stdout.off('data', onData);
+        child.stdout.resume(); // keep draining so the child never blocks on a full pipe
         resolve(child);
       }
     };
-    child.stdout?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${String(code)} before ready:\n${seen}`)));
+    child.stdout.on('data', onData);
+    child.once('exit', (code) =>
+      reject(new Error(`${args.join(' ')} exited with ${String(code)} before ready:\n${seen}`)),
+    );
   });
 }
 

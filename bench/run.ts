@@ -5,7 +5,13 @@ import { parseArgs } from 'node:util';
 import { mcpThroughput } from './mcp-throughput.ts';
 import { machine, writeSection } from './report.ts';
 
-const { values } = parseArgs({ options: { only: { type: 'string' }, seconds: { type: 'string', default: '10' }, 'no-write': { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    seconds: { type: 'string', default: '10' },
+    'no-write': { type: 'boolean' },
+  },
+});
 const seconds = Number(values.seconds);
 const DOC = join(import.meta.dirname, '..', 'docs', 'benchmarks.md');
 const today = new Date().toISOString().slice(0, 10);
@@ -24,7 +30,12 @@ if (values.only === undefined || values.only === 'mcp') {
         `| ${r.name} | ${String(r.ours.requestsPerSecond)} | ${String(r.ours.p50Ms)} ms | ${String(r.ours.p99Ms)} ms | ${String(r.bare.requestsPerSecond)} | ${String(r.bare.p50Ms)} ms | ${String(r.bare.p99Ms)} ms | **${pct(r.ours.requestsPerSecond, r.bare.requestsPerSecond)}** |`,
     ),
   ];
-  for (const r of rows) if (r.ours.non2xx + r.ours.errors > 0) lines.push('', `Warning: ${r.name}: ${String(r.ours.non2xx)} non-2xx, ${String(r.ours.errors)} errors.`);
+  for (const r of rows)
+    if (r.ours.non2xx + r.ours.errors > 0)
+      lines.push(
+        '',
+        `Warning: ${r.name}: ${String(r.ours.non2xx)} non-2xx, ${String(r.ours.errors)} errors.`,
+      );
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'mcp', lines.join('\n'));
 }

@@ -115,7 +115,6 @@ export async function createApp(
   });
   registerRestApi(http, {
     verifier: prefixVerifier({ itk_: services.apiKeys }),
-    accounts: stores.accounts,
     inboxes: stores.inboxes,
     limiter: services.limiter,
     clock,

@@ -40,7 +40,11 @@ export const REDACT_PATHS = [
  * `redact: false` is only for the access log, whose lines carry a fixed set of safe fields (method, path,
  * status, time, request id); redacting ~60 paths on every request line cost ~4% of MCP throughput.
  */
-export function createPinoLogger(level: Level | 'silent', destination?: DestinationStream, opts: { redact?: boolean } = {}): Logger {
+export function createPinoLogger(
+  level: Level | 'silent',
+  destination?: DestinationStream,
+  opts: { redact?: boolean } = {},
+): Logger {
   return pino(
     {
       level,

@@ -32,7 +32,9 @@ export function openDatabase(target: DbTarget): Db {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = NORMAL');
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const kysely = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    });
     return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
   }
   // Epoch-millisecond columns are bigint; they fit a JS number exactly until the year 287396.

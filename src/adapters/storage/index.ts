@@ -8,6 +8,7 @@ import type { InvitationStore } from '../../core/accounts/invitation-store.ts';
 import type { ApiKeyStore } from '../../core/api-keys/api-key-store.ts';
 import { KyselySessionStore } from './kysely-session-store.ts';
 import { KyselyAuditLog } from './kysely-audit-log.ts';
+import { BatchedAuditLog } from './batched-audit-log.ts';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
 import { KyselyInvitationStore } from './kysely-invitation-store.ts';
 import { KyselyApiKeyStore } from './kysely-api-key-store.ts';
@@ -41,7 +42,7 @@ export function createStores(db: Db): Stores {
     sessions: new KyselySessionStore(db),
     invitations: new KyselyInvitationStore(db),
     apiKeys: new KyselyApiKeyStore(db),
-    audit: new KyselyAuditLog(db),
+    audit: new BatchedAuditLog(new KyselyAuditLog(db)),
   };
 }
 

@@ -1,11 +1,21 @@
 import type { Selectable } from 'kysely';
-import type { AccountId } from '../../core/accounts/account.ts';
+import type { Account, AccountId, PaymentState, Plan } from '../../core/accounts/account.ts';
 import type { ApiKey, ApiKeyId } from '../../core/api-keys/api-key.ts';
 import type { ApiKeyStore, NewApiKey } from '../../core/api-keys/api-key-store.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { Db } from './database.ts';
-import type { ApiKeysTable } from './schema.ts';
+import type { ApiKeysTable, Database } from './schema.ts';
+import type { Kysely } from 'kysely';
+import { hotQuery } from './hot-query.ts';
 import { toDate, toDateOrNull } from './sql-errors.ts';
+
+type ActiveKeyRow = Selectable<ApiKeysTable> & {
+  a_email: string;
+  a_plan: string;
+  a_trial_ends_at: number | null;
+  a_payment_state: string;
+  a_created_at: number;
+};
 
 const toKey = (r: Selectable<ApiKeysTable>): ApiKey => ({
   id: r.id as ApiKeyId,
@@ -17,10 +27,31 @@ const toKey = (r: Selectable<ApiKeysTable>): ApiKey => ({
   revokedAt: toDateOrNull(r.revoked_at),
 });
 
+// Every authenticated request runs this: compiled once (hot-query.ts).
+const activeKeyByHash = (db: Kysely<Database>) =>
+  hotQuery<ActiveKeyRow, 'hash'>(db, (p) =>
+    db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .selectAll('api_keys')
+      .select([
+        'accounts.email as a_email',
+        'accounts.plan as a_plan',
+        'accounts.trial_ends_at as a_trial_ends_at',
+        'accounts.payment_state as a_payment_state',
+        'accounts.created_at as a_created_at',
+      ])
+      .where('api_keys.hash', '=', p('hash'))
+      .where('api_keys.revoked_at', 'is', null)
+      .limit(1),
+  );
+
 export class KyselyApiKeyStore implements ApiKeyStore {
   private readonly db: Db;
+  private readonly byHash: ReturnType<typeof activeKeyByHash>;
   constructor(db: Db) {
     this.db = db;
+    this.byHash = activeKeyByHash(db.kysely);
   }
 
   async createWithinLimit(k: NewApiKey, maxActive: number): Promise<Result<ApiKey, 'limit_reached'>> {
@@ -84,14 +115,20 @@ export class KyselyApiKeyStore implements ApiKeyStore {
     return Number(r.numUpdatedRows);
   }
 
-  async findActiveByHash(hash: string): Promise<ApiKey | undefined> {
-    const r = await this.db.kysely
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('hash', '=', hash)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return r && toKey(r);
+  async findActiveByHash(hash: string): Promise<{ key: ApiKey; account: Account } | undefined> {
+    const [r] = await this.byHash({ hash });
+    if (r === undefined) return undefined;
+    return {
+      key: toKey(r),
+      account: {
+        id: r.account_id as AccountId,
+        email: r.a_email,
+        plan: r.a_plan as Plan,
+        trialEndsAt: toDateOrNull(r.a_trial_ends_at),
+        paymentState: r.a_payment_state as PaymentState,
+        createdAt: toDate(r.a_created_at),
+      },
+    };
   }
 
   async touch(id: ApiKeyId, now: Date): Promise<void> {

@@ -3,28 +3,37 @@ import type { AuditEntry, AuditLog } from '../../core/audit/audit-log.ts';
 import type { Db } from './database.ts';
 import { toDate } from './sql-errors.ts';
 
+const toRow = (e: AuditEntry) => ({
+  at: e.at.getTime(),
+  account_id: e.accountId,
+  credential_kind: e.credentialKind,
+  credential_id: e.credentialId,
+  client_id: e.clientId,
+  tool: e.tool,
+  inbox_id: e.inboxId,
+  outcome: e.outcome,
+  undo_id: e.undoId,
+  duration_ms: e.durationMs,
+});
+
 export class KyselyAuditLog implements AuditLog {
   private readonly db: Db['kysely'];
   constructor(db: Db) {
     this.db = db.kysely;
   }
 
-  async record(e: AuditEntry): Promise<void> {
-    await this.db
-      .insertInto('audit_log')
-      .values({
-        at: e.at.getTime(),
-        account_id: e.accountId,
-        credential_kind: e.credentialKind,
-        credential_id: e.credentialId,
-        client_id: e.clientId,
-        tool: e.tool,
-        inbox_id: e.inboxId,
-        outcome: e.outcome,
-        undo_id: e.undoId,
-        duration_ms: e.durationMs,
-      })
-      .execute();
+  record(e: AuditEntry): Promise<void> {
+    return this.recordMany([e]);
+  }
+
+  /** One statement for many rows (the batched decorator's group commit); chunked under parameter limits. */
+  async recordMany(entries: readonly AuditEntry[]): Promise<void> {
+    for (let i = 0; i < entries.length; i += 500) {
+      await this.db
+        .insertInto('audit_log')
+        .values(entries.slice(i, i + 500).map(toRow))
+        .execute();
+    }
   }
 
   async recent(accountId: AccountId, limit: number): Promise<AuditEntry[]> {

@@ -1,9 +1,10 @@
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { ConnectionStatus, Inbox, InboxId, Provider } from '../../core/inboxes/inbox.ts';
 import type { InboxPatch, InboxStore, NewInbox } from '../../core/inboxes/inbox-store.ts';
 import type { Db } from './database.ts';
-import type { InboxesTable } from './schema.ts';
+import type { Database, InboxesTable } from './schema.ts';
+import { hotQuery } from './hot-query.ts';
 import { bit, toDate } from './sql-errors.ts';
 
 const toInbox = (r: Selectable<InboxesTable>): Inbox => ({
@@ -23,10 +24,23 @@ const toInbox = (r: Selectable<InboxesTable>): Inbox => ({
   updatedAt: toDate(r.updated_at),
 });
 
+// Runs on every list_inboxes call: compiled once (hot-query.ts).
+const inboxesOf = (db: Kysely<Database>) =>
+  hotQuery<Selectable<InboxesTable>, 'accountId'>(db, (p) =>
+    db
+      .selectFrom('inboxes')
+      .selectAll()
+      .where('account_id', '=', p('accountId'))
+      .orderBy('created_at')
+      .orderBy('id'),
+  );
+
 export class KyselyInboxStore implements InboxStore {
   private readonly db: Db['kysely'];
+  private readonly listQuery: ReturnType<typeof inboxesOf>;
   constructor(db: Db) {
     this.db = db.kysely;
+    this.listQuery = inboxesOf(db.kysely);
   }
 
   async create(i: NewInbox): Promise<Inbox> {
@@ -61,14 +75,7 @@ export class KyselyInboxStore implements InboxStore {
   }
 
   async list(accountId: AccountId): Promise<Inbox[]> {
-    const rows = await this.db
-      .selectFrom('inboxes')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    return rows.map(toInbox);
+    return (await this.listQuery({ accountId })).map(toInbox);
   }
 
   async update(accountId: AccountId, id: InboxId, patch: InboxPatch, now: Date): Promise<Inbox | undefined> {

@@ -10,6 +10,7 @@ import { auditLogContract } from '../../core/audit/audit-log.contract.ts';
 import { invitationStoreContract } from '../../core/accounts/invitation-store.contract.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
 import { tempDir } from '../../../test/support/temp-dir.ts';
+import { KyselyAuditLog } from './kysely-audit-log.ts';
 import { createStores, migrateToLatest, openDatabase, type Db, type DbTarget, type Stores } from './index.ts';
 
 // Every store contract, run unchanged against a SQLite file and a real PostgreSQL server.
@@ -42,5 +43,6 @@ for (const { name, target } of targets) {
     sessionStoreContract(() => stores);
     invitationStoreContract(() => stores.invitations);
     auditLogContract(() => stores);
+    auditLogContract(() => ({ accounts: stores.accounts, audit: new KyselyAuditLog(db) }));
   });
 }

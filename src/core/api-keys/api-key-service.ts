@@ -5,7 +5,7 @@ import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
 import type { AccountId } from '../accounts/account.ts';
 import type { AccountStore } from '../accounts/account-store.ts';
 import { PLAN_LIMITS } from '../accounts/plan.ts';
-import type { BearerVerifier, Principal } from '../auth/principal.ts';
+import type { BearerVerifier, Verified } from '../auth/principal.ts';
 import { API_KEY_PREFIX, type ApiKey, type ApiKeyId } from './api-key.ts';
 import type { ApiKeyStore } from './api-key-store.ts';
 
@@ -60,19 +60,23 @@ export class ApiKeyService implements BearerVerifier {
     return this.deps.keys.revoke(accountId, id, this.deps.clock.now());
   }
 
-  async verify(token: string): Promise<Principal | undefined> {
+  async verify(token: string): Promise<Verified | undefined> {
     if (!token.startsWith(API_KEY_PREFIX) || token.length > 100) return undefined;
-    const key = await this.deps.keys.findActiveByHash(sha256Hex(token));
-    if (key === undefined) return undefined;
+    const found = await this.deps.keys.findActiveByHash(sha256Hex(token));
+    if (found === undefined) return undefined;
+    const { key, account } = found;
     const now = this.deps.clock.now();
     // Last-used is for the person's overview; minute precision keeps writes off the hot path.
     if (key.lastUsedAt === null || now.getTime() - key.lastUsedAt.getTime() > 60_000)
       await this.deps.keys.touch(key.id, now);
     return {
-      accountId: key.accountId,
-      credential: { kind: 'api_key', id: key.id },
-      scopes: ['mcp:tools'],
-      expiresAt: null,
+      principal: {
+        accountId: key.accountId,
+        credential: { kind: 'api_key', id: key.id },
+        scopes: ['mcp:tools'],
+        expiresAt: null,
+      },
+      account,
     };
   }
 }

@@ -33,9 +33,8 @@ export function apiKeyStoreContract(h: () => { accounts: AccountStore; apiKeys: 
       });
       expect((await h().apiKeys.list(acct)).map((k) => k.id)).toEqual([k2.id, k1.id]);
       expect(await h().apiKeys.findActiveByHash(k1.hash)).toMatchObject({
-        id: k1.id,
-        accountId: acct,
-        revokedAt: null,
+        key: { id: k1.id, accountId: acct, revokedAt: null },
+        account: { id: acct, plan: 'trial', paymentState: 'ok' },
       });
       expect(await h().apiKeys.findActiveByHash('nope')).toBeUndefined();
     });

@@ -1,5 +1,5 @@
 import type { Result } from '../../lib/result.ts';
-import type { AccountId } from '../accounts/account.ts';
+import type { Account, AccountId } from '../accounts/account.ts';
 import type { ApiKey, ApiKeyId } from './api-key.ts';
 
 export interface NewApiKey extends Omit<ApiKey, 'lastUsedAt' | 'revokedAt'> {
@@ -17,7 +17,7 @@ export interface ApiKeyStore {
   /** Returns false when the key is unknown, of another account, or already revoked. */
   revoke(accountId: AccountId, id: ApiKeyId, now: Date): Promise<boolean>;
   revokeAll(accountId: AccountId, now: Date): Promise<number>;
-  /** An active (not revoked) key by the SHA-256 of its full value. */
-  findActiveByHash(hash: string): Promise<ApiKey | undefined>;
+  /** An active (not revoked) key by the SHA-256 of its full value, with its account, in one read. */
+  findActiveByHash(hash: string): Promise<{ key: ApiKey; account: Account } | undefined>;
   touch(id: ApiKeyId, now: Date): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { AccountId } from '../accounts/account.ts';
+import type { Account, AccountId } from '../accounts/account.ts';
 
 /**
  * Who is calling an agent-facing route: the account, the credential that proved it, and for OAuth the client.
@@ -18,7 +18,13 @@ export function credentialKey(p: Principal): string {
   return `${p.credential.kind}:${p.credential.id}`;
 }
 
-/** Turns a bearer string into a principal, or undefined when it is not a live credential. */
+export interface Verified {
+  readonly principal: Principal;
+  /** Read together with the credential, so plan checks need no second lookup. */
+  readonly account: Account;
+}
+
+/** Turns a bearer string into a principal and its account, or undefined when it is not a live credential. */
 export interface BearerVerifier {
-  verify(token: string): Promise<Principal | undefined>;
+  verify(token: string): Promise<Verified | undefined>;
 }

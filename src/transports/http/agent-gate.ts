@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Account } from '../../core/accounts/account.ts';
-import type { AccountStore } from '../../core/accounts/account-store.ts';
 import { agentAccess } from '../../core/accounts/plan.ts';
 import { credentialKey, type BearerVerifier, type Principal } from '../../core/auth/principal.ts';
 import type { RateLimiter, RateRule } from '../../core/rate-limits/rate-limiter.ts';
@@ -15,7 +14,6 @@ export interface AgentEnv extends HttpEnv {
 
 export interface AgentGateOptions {
   readonly verifier: BearerVerifier;
-  readonly accounts: AccountStore;
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly trustProxy: boolean;
@@ -39,15 +37,15 @@ export function agentGate(o: AgentGateOptions): MiddlewareHandler<AgentEnv> {
       if (header !== undefined) return o.unauthenticated('invalid');
       return o.unauthenticated('missing');
     }
-    const principal = await o.verifier.verify(token);
-    const account = principal && (await o.accounts.get(principal.accountId));
-    if (principal === undefined || account === undefined) {
+    const verified = await o.verifier.verify(token);
+    if (verified === undefined) {
       // Only failures are counted and limited per address: guessing keys from one place ends in 429s.
       const ip = clientIp(c, o.trustProxy);
       const spent = await o.limiter.consume(o.failureRule, ip);
       if (!spent.allowed) return tooManyRequests(spent.retryAfterSeconds);
       return o.unauthenticated('invalid');
     }
+    const { principal, account } = verified;
     const access = agentAccess(account, o.clock.now());
     if (!access.allowed) return jsonError(402, 'payment_required', access.description);
     const budget = await o.limiter.consume(o.rule, credentialKey(principal));

@@ -1,3 +1,4 @@
+import type { Arbitrary } from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../app.ts';
 import { silentLogger } from '../../lib/logger.ts';
@@ -176,7 +177,7 @@ describe('the MCP fast path under random header and envelope mutations', () => {
     const deps = { registry, services: app.services.tools, clock: app.clock };
     const sdk = createSdkHandler({ ...deps, onerror: () => undefined });
     let answered = 0;
-    const maybe = <T>(a: import('fast-check').Arbitrary<T>) => fc.option(a, { nil: undefined });
+    const maybe = <T>(a: Arbitrary<T>) => fc.option(a, { nil: undefined });
     // Weighted toward valid values so that a good share of samples reaches the fast path (asserted below).
     const likely = <T>(valid: T, ...others: T[]) =>
       fc.oneof(

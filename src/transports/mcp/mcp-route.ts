@@ -73,7 +73,6 @@ export function registerMcpRoute(root: Hono<HttpEnv>, deps: McpRouteDeps): void 
 
   const gate = agentGate({
     verifier: deps.verifier,
-    accounts: deps.accounts,
     limiter: deps.limiter,
     clock: deps.clock,
     trustProxy: deps.trustProxy,

@@ -1,5 +1,4 @@
 import type { Hono } from 'hono';
-import type { AccountStore } from '../../core/accounts/account-store.ts';
 import type { BearerVerifier } from '../../core/auth/principal.ts';
 import type { InboxStore } from '../../core/inboxes/inbox-store.ts';
 import { inboxView } from '../../core/inboxes/inbox-view.ts';
@@ -12,7 +11,6 @@ import { restUnauthenticated } from './rest-auth.ts';
 
 export interface RestDeps {
   readonly verifier: BearerVerifier;
-  readonly accounts: AccountStore;
   readonly inboxes: InboxStore;
   readonly limiter: RateLimiter;
   readonly clock: Clock;
@@ -25,7 +23,6 @@ export function registerRestApi(root: Hono<HttpEnv>, deps: RestDeps): void {
   const app = root as unknown as Hono<AgentEnv>;
   const gate = agentGate({
     verifier: deps.verifier,
-    accounts: deps.accounts,
     limiter: deps.limiter,
     clock: deps.clock,
     trustProxy: deps.trustProxy,
