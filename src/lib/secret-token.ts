@@ -23,3 +23,8 @@ export function timingSafeEqualStrings(a: string, b: string): boolean {
   for (let i = 0; i < x.length; i++) diff |= (x[i] ?? 0) ^ (y[i % Math.max(y.length, 1)] ?? 0);
   return diff === 0;
 }
+
+/** RFC 7636 S256: BASE64URL(SHA256(ASCII(code_verifier))). */
+export function pkceChallenge(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}

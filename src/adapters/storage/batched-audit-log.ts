@@ -19,7 +19,8 @@ export class BatchedAuditLog implements AuditLog {
     return new Promise((resolve, reject) => {
       this.queue.push({
         entry,
-        done: (e) => (e === undefined ? resolve() : reject(e instanceof Error ? e : new Error('audit write failed'))),
+        done: (e) =>
+          e === undefined ? resolve() : reject(e instanceof Error ? e : new Error('audit write failed')),
       });
       if (!this.scheduled) {
         this.scheduled = true;

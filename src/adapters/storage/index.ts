@@ -9,6 +9,11 @@ import type { ApiKeyStore } from '../../core/api-keys/api-key-store.ts';
 import { KyselySessionStore } from './kysely-session-store.ts';
 import { KyselyAuditLog } from './kysely-audit-log.ts';
 import { BatchedAuditLog } from './batched-audit-log.ts';
+import { KyselyGrantStore } from './kysely-grant-store.ts';
+import { KyselyOAuthClientStore, KyselyOAuthRequestStore } from './kysely-oauth-client-store.ts';
+import type { ClientStore } from '../../oauth/client/client.ts';
+import type { RequestStore } from '../../oauth/request/authorization-request.ts';
+import type { GrantStore } from '../../oauth/token/grant.ts';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
 import { KyselyInvitationStore } from './kysely-invitation-store.ts';
 import { KyselyApiKeyStore } from './kysely-api-key-store.ts';
@@ -29,6 +34,9 @@ export interface Stores {
   readonly invitations: InvitationStore;
   readonly apiKeys: ApiKeyStore;
   readonly audit: AuditLog;
+  readonly oauthClients: ClientStore;
+  readonly oauthRequests: RequestStore;
+  readonly grants: GrantStore;
 }
 
 /** One implementation per port; the dialect only changes column types in the migrations. */
@@ -43,6 +51,9 @@ export function createStores(db: Db): Stores {
     invitations: new KyselyInvitationStore(db),
     apiKeys: new KyselyApiKeyStore(db),
     audit: new BatchedAuditLog(new KyselyAuditLog(db)),
+    oauthClients: new KyselyOAuthClientStore(db),
+    oauthRequests: new KyselyOAuthRequestStore(db),
+    grants: new KyselyGrantStore(db),
   };
 }
 

@@ -122,6 +122,63 @@ export interface AuditLogTable {
   duration_ms: number;
 }
 
+export interface OAuthClientsTable {
+  client_id: string;
+  kind: string;
+  client_name: string;
+  client_uri: string | null;
+  redirect_uris_json: string;
+  token_endpoint_auth_method: string;
+  secret_hash: string | null;
+  created_at: number;
+}
+
+export interface OAuthRequestsTable {
+  id: string;
+  client_id: string;
+  redirect_uri: string;
+  state: string | null;
+  code_challenge: string;
+  scope: string;
+  resource: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface OAuthGrantsTable {
+  id: string;
+  account_id: string;
+  client_id: string;
+  scope: string;
+  resource: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface OAuthCodesTable {
+  code_hash: string;
+  client_id: string;
+  account_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  scope: string;
+  resource: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  grant_id: string | null;
+}
+
+export interface OAuthTokensTable {
+  hash: string;
+  kind: string;
+  grant_id: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   inboxes: InboxesTable;
@@ -132,4 +189,9 @@ export interface Database {
   invitations: InvitationsTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_requests: OAuthRequestsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
 }

@@ -7,6 +7,7 @@ import { settingsStoreContract } from '../../core/settings/settings-store.contra
 import { apiKeyStoreContract } from '../../core/api-keys/api-key-store.contract.ts';
 import { sessionStoreContract } from '../../core/sessions/session-store.contract.ts';
 import { auditLogContract } from '../../core/audit/audit-log.contract.ts';
+import { grantStoreContract } from '../../oauth/token/grant-store.contract.ts';
 import { invitationStoreContract } from '../../core/accounts/invitation-store.contract.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
 import { tempDir } from '../../../test/support/temp-dir.ts';
@@ -43,6 +44,7 @@ for (const { name, target } of targets) {
     sessionStoreContract(() => stores);
     invitationStoreContract(() => stores.invitations);
     auditLogContract(() => stores);
+    grantStoreContract(() => stores);
     auditLogContract(() => ({ accounts: stores.accounts, audit: new KyselyAuditLog(db) }));
   });
 }

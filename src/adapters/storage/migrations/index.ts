@@ -3,6 +3,7 @@ import type { Dialect } from '../database.ts';
 import { initial } from './0001-initial.ts';
 import { people } from './0002-people.ts';
 import { audit } from './0003-audit.ts';
+import { oauth } from './0004-oauth.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -13,5 +14,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0001-initial': initial(dialect),
     '0002-people': people(dialect),
     '0003-audit': audit(dialect),
+    '0004-oauth': oauth(dialect),
   };
 }

@@ -1,0 +1,266 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { AccountId } from '../../core/accounts/account.ts';
+import type {
+  AuthorizationCode,
+  CodeRedemption,
+  Grant,
+  GrantStore,
+  RefreshRotation,
+  TokenRecord,
+} from '../../oauth/token/grant.ts';
+import type { Db } from './database.ts';
+import { hotQuery } from './hot-query.ts';
+import type { Database, OAuthGrantsTable } from './schema.ts';
+import { toDate, toDateOrNull } from './sql-errors.ts';
+
+const toGrant = (r: Selectable<OAuthGrantsTable>): Grant => ({
+  id: r.id,
+  accountId: r.account_id as AccountId,
+  clientId: r.client_id,
+  scope: r.scope.split(' '),
+  resource: r.resource,
+  createdAt: toDate(r.created_at),
+  lastUsedAt: toDateOrNull(r.last_used_at),
+  revokedAt: toDateOrNull(r.revoked_at),
+});
+
+const toTokenRow = (t: TokenRecord) => ({
+  hash: t.hash,
+  kind: t.kind,
+  grant_id: t.grantId,
+  created_at: t.createdAt.getTime(),
+  expires_at: t.expiresAt.getTime(),
+  revoked_at: null,
+});
+
+type LiveRow = Selectable<OAuthGrantsTable> & {
+  t_hash: string;
+  t_kind: string;
+  t_created_at: number;
+  t_expires_at: number;
+};
+
+// Every /mcp request with an access token runs this: compiled once (hot-query.ts).
+const liveTokenQuery = (db: Kysely<Database>) =>
+  hotQuery<LiveRow, 'hash' | 'kind' | 'now'>(db, (p) =>
+    db
+      .selectFrom('oauth_tokens')
+      .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_tokens.grant_id')
+      .selectAll('oauth_grants')
+      .select([
+        'oauth_tokens.hash as t_hash',
+        'oauth_tokens.kind as t_kind',
+        'oauth_tokens.created_at as t_created_at',
+        'oauth_tokens.expires_at as t_expires_at',
+      ])
+      .where('oauth_tokens.hash', '=', p('hash'))
+      .where('oauth_tokens.kind', '=', p('kind'))
+      .where('oauth_tokens.revoked_at', 'is', null)
+      .where('oauth_tokens.expires_at', '>', p('now') as unknown as number)
+      .where('oauth_grants.revoked_at', 'is', null)
+      .limit(1),
+  );
+
+export class KyselyGrantStore implements GrantStore {
+  private readonly db: Db['kysely'];
+  private readonly live: ReturnType<typeof liveTokenQuery>;
+  constructor(db: Db) {
+    this.db = db.kysely;
+    this.live = liveTokenQuery(db.kysely);
+  }
+
+  async saveCode(c: AuthorizationCode): Promise<void> {
+    await this.db
+      .insertInto('oauth_codes')
+      .values({
+        code_hash: c.codeHash,
+        client_id: c.clientId,
+        account_id: c.accountId,
+        redirect_uri: c.redirectUri,
+        code_challenge: c.codeChallenge,
+        scope: c.scope.join(' '),
+        resource: c.resource,
+        created_at: c.createdAt.getTime(),
+        expires_at: c.expiresAt.getTime(),
+        used_at: null,
+        grant_id: null,
+      })
+      .execute();
+  }
+
+  async redeemCode(codeHash: string, now: Date): Promise<CodeRedemption> {
+    // One conditional UPDATE: exactly one caller flips the code from unused to used.
+    const claimed = await this.db
+      .updateTable('oauth_codes')
+      .set({ used_at: now.getTime() })
+      .where('code_hash', '=', codeHash)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now.getTime())
+      .executeTakeFirst();
+    const r = await this.db
+      .selectFrom('oauth_codes')
+      .selectAll()
+      .where('code_hash', '=', codeHash)
+      .executeTakeFirst();
+    if (r === undefined) return { status: 'invalid' };
+    if (claimed.numUpdatedRows !== 1n)
+      return r.used_at === null ? { status: 'invalid' } : { status: 'replayed', grantId: r.grant_id };
+    return {
+      status: 'ok',
+      code: {
+        codeHash: r.code_hash,
+        clientId: r.client_id,
+        accountId: r.account_id as AccountId,
+        redirectUri: r.redirect_uri,
+        codeChallenge: r.code_challenge,
+        scope: r.scope.split(' '),
+        resource: r.resource,
+        createdAt: toDate(r.created_at),
+        expiresAt: toDate(r.expires_at),
+      },
+    };
+  }
+
+  async createGrant(g: Grant, tokens: readonly TokenRecord[], fromCodeHash: string): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      await tx
+        .insertInto('oauth_grants')
+        .values({
+          id: g.id,
+          account_id: g.accountId,
+          client_id: g.clientId,
+          scope: g.scope.join(' '),
+          resource: g.resource,
+          created_at: g.createdAt.getTime(),
+          last_used_at: null,
+          revoked_at: null,
+        })
+        .execute();
+      if (tokens.length > 0) await tx.insertInto('oauth_tokens').values(tokens.map(toTokenRow)).execute();
+      await tx
+        .updateTable('oauth_codes')
+        .set({ grant_id: g.id })
+        .where('code_hash', '=', fromCodeHash)
+        .execute();
+    });
+  }
+
+  async rotateRefresh(oldHash: string, next: readonly TokenRecord[], now: Date): Promise<RefreshRotation> {
+    return this.db.transaction().execute(async (tx): Promise<RefreshRotation> => {
+      const ms = now.getTime();
+      const revoked = await tx
+        .updateTable('oauth_tokens')
+        .set({ revoked_at: ms })
+        .where('hash', '=', oldHash)
+        .where('kind', '=', 'refresh')
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', ms)
+        .where('grant_id', 'in', (eb) =>
+          eb.selectFrom('oauth_grants').select('id').where('revoked_at', 'is', null),
+        )
+        .executeTakeFirst();
+      const row = await tx
+        .selectFrom('oauth_tokens')
+        .select(['grant_id', 'revoked_at', 'kind'])
+        .where('hash', '=', oldHash)
+        .executeTakeFirst();
+      if (row === undefined || row.kind !== 'refresh') return { status: 'invalid' };
+      if (revoked.numUpdatedRows !== 1n)
+        return row.revoked_at === null ? { status: 'invalid' } : { status: 'reused', grantId: row.grant_id };
+      if (next.length > 0) await tx.insertInto('oauth_tokens').values(next.map(toTokenRow)).execute();
+      const grant = await tx
+        .selectFrom('oauth_grants')
+        .selectAll()
+        .where('id', '=', row.grant_id)
+        .executeTakeFirstOrThrow();
+      return { status: 'rotated', grant: toGrant(grant) };
+    });
+  }
+
+  async findLiveToken(
+    hash: string,
+    kind: TokenRecord['kind'],
+    now: Date,
+  ): Promise<{ token: TokenRecord; grant: Grant } | undefined> {
+    const [r] = await this.live({ hash, kind, now: now.getTime() });
+    if (r === undefined) return undefined;
+    return {
+      token: {
+        hash: r.t_hash,
+        kind: r.t_kind as TokenRecord['kind'],
+        grantId: r.id,
+        createdAt: toDate(r.t_created_at),
+        expiresAt: toDate(r.t_expires_at),
+      },
+      grant: toGrant(r),
+    };
+  }
+
+  async touchGrant(grantId: string, now: Date): Promise<void> {
+    await this.db
+      .updateTable('oauth_grants')
+      .set({ last_used_at: now.getTime() })
+      .where('id', '=', grantId)
+      .execute();
+  }
+
+  async revokeToken(
+    hash: string,
+    now: Date,
+  ): Promise<{ kind: TokenRecord['kind']; grantId: string } | undefined> {
+    await this.db
+      .updateTable('oauth_tokens')
+      .set({ revoked_at: now.getTime() })
+      .where('hash', '=', hash)
+      .where('revoked_at', 'is', null)
+      .execute();
+    const r = await this.db
+      .selectFrom('oauth_tokens')
+      .select(['kind', 'grant_id'])
+      .where('hash', '=', hash)
+      .executeTakeFirst();
+    return r && { kind: r.kind as TokenRecord['kind'], grantId: r.grant_id };
+  }
+
+  async revokeGrant(grantId: string, now: Date): Promise<void> {
+    await this.db
+      .updateTable('oauth_grants')
+      .set({ revoked_at: now.getTime() })
+      .where('id', '=', grantId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  async listGrants(accountId: AccountId): Promise<Grant[]> {
+    const rows = await this.db
+      .selectFrom('oauth_grants')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map(toGrant);
+  }
+
+  async revokeClientGrants(accountId: AccountId, clientId: string, now: Date): Promise<number> {
+    const r = await this.db
+      .updateTable('oauth_grants')
+      .set({ revoked_at: now.getTime() })
+      .where('account_id', '=', accountId)
+      .where('client_id', '=', clientId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+
+  async revokeAllGrants(accountId: AccountId, now: Date): Promise<number> {
+    const r = await this.db
+      .updateTable('oauth_grants')
+      .set({ revoked_at: now.getTime() })
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+}

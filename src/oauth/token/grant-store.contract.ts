@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import type { AccountStore } from '../../core/accounts/account-store.ts';
+import { seedAccount } from '../../core/inboxes/inbox-store.contract.ts';
+import { newId } from '../../lib/random.ts';
+import type { AuthorizationCode, Grant, GrantStore, TokenRecord } from './grant.ts';
+
+const t = (m: number) => new Date(Date.UTC(2030, 0, 1, 0, m));
+
+export function grantStoreContract(h: () => { accounts: AccountStore; grants: GrantStore }): void {
+  describe('GrantStore contract', () => {
+    const code = (accountId: Grant['accountId']): AuthorizationCode => ({
+      codeHash: newId('code'),
+      clientId: 'client_a',
+      accountId,
+      redirectUri: 'http://127.0.0.1:9/callback',
+      codeChallenge: 'x'.repeat(43),
+      scope: ['mcp:tools'],
+      resource: 'http://127.0.0.1:8787/mcp',
+      createdAt: t(0),
+      expiresAt: t(1),
+    });
+    const grant = (accountId: Grant['accountId'], clientId = 'client_a'): Grant => ({
+      id: newId('grant'),
+      accountId,
+      clientId,
+      scope: ['mcp:tools'],
+      resource: 'http://127.0.0.1:8787/mcp',
+      createdAt: t(0),
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    const tokens = (g: Grant, at = 0): TokenRecord[] => [
+      { hash: newId('ta'), kind: 'access', grantId: g.id, createdAt: t(at), expiresAt: t(at + 60) },
+      { hash: newId('tr'), kind: 'refresh', grantId: g.id, createdAt: t(at), expiresAt: t(at + 600) },
+    ];
+
+    it('redeems a code exactly once under concurrency; a replay names the grant it produced', async () => {
+      const acct = await seedAccount(h().accounts);
+      const c = code(acct);
+      await h().grants.saveCode(c);
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => h().grants.redeemCode(c.codeHash, t(0))),
+      );
+      expect(results.filter((r) => r.status === 'ok')).toHaveLength(1);
+      const g = grant(acct);
+      await h().grants.createGrant(g, tokens(g), c.codeHash);
+      expect(await h().grants.redeemCode(c.codeHash, t(0))).toEqual({ status: 'replayed', grantId: g.id });
+    });
+
+    it('refuses an expired or unknown code', async () => {
+      const acct = await seedAccount(h().accounts);
+      const c = code(acct);
+      await h().grants.saveCode(c);
+      expect(await h().grants.redeemCode(c.codeHash, t(2))).toEqual({ status: 'invalid' });
+      expect(await h().grants.redeemCode('nope', t(0))).toEqual({ status: 'invalid' });
+    });
+
+    it('rotates a refresh token exactly once; every later presentation is reuse', async () => {
+      const acct = await seedAccount(h().accounts);
+      const g = grant(acct);
+      const first = tokens(g);
+      const c = code(acct);
+      await h().grants.saveCode(c);
+      await h().grants.createGrant(g, first, c.codeHash);
+      const refresh = first[1]!.hash;
+      const outcomes = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => h().grants.rotateRefresh(refresh, tokens(g, 1 + i), t(1))),
+      );
+      expect(outcomes.filter((o) => o.status === 'rotated')).toHaveLength(1);
+      expect(outcomes.filter((o) => o.status === 'reused')).toHaveLength(5);
+      expect(await h().grants.rotateRefresh(refresh, [], t(2))).toEqual({ status: 'reused', grantId: g.id });
+    });
+
+    it('finds live tokens only: not expired, not revoked, not of a revoked grant', async () => {
+      const acct = await seedAccount(h().accounts);
+      const g = grant(acct);
+      const [access, refresh] = tokens(g);
+      const c = code(acct);
+      await h().grants.saveCode(c);
+      await h().grants.createGrant(g, [access!, refresh!], c.codeHash);
+      expect(await h().grants.findLiveToken(access!.hash, 'access', t(1))).toMatchObject({
+        grant: { id: g.id },
+      });
+      expect(await h().grants.findLiveToken(access!.hash, 'refresh', t(1))).toBeUndefined();
+      expect(await h().grants.findLiveToken(access!.hash, 'access', t(61))).toBeUndefined();
+      await h().grants.revokeToken(access!.hash, t(2));
+      expect(await h().grants.findLiveToken(access!.hash, 'access', t(3))).toBeUndefined();
+      expect(await h().grants.findLiveToken(refresh!.hash, 'refresh', t(3))).toBeDefined();
+      await h().grants.revokeGrant(g.id, t(4));
+      expect(await h().grants.findLiveToken(refresh!.hash, 'refresh', t(5))).toBeUndefined();
+    });
+
+    it('lists and revokes grants per account and per client', async () => {
+      const acct = await seedAccount(h().accounts);
+      const other = await seedAccount(h().accounts);
+      for (const [a, client] of [
+        [acct, 'client_a'],
+        [acct, 'client_a'],
+        [acct, 'client_b'],
+        [other, 'client_a'],
+      ] as const) {
+        const g = grant(a, client);
+        const c = code(a);
+        await h().grants.saveCode(c);
+        await h().grants.createGrant(g, tokens(g), c.codeHash);
+      }
+      expect(await h().grants.listGrants(acct)).toHaveLength(3);
+      expect(await h().grants.revokeClientGrants(acct, 'client_a', t(1))).toBe(2);
+      expect((await h().grants.listGrants(acct)).map((g) => g.clientId)).toEqual(['client_b']);
+      expect(await h().grants.revokeAllGrants(acct, t(2))).toBe(1);
+      expect(await h().grants.listGrants(other)).toHaveLength(1);
+    });
+  });
+}

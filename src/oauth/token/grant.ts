@@ -1,0 +1,71 @@
+import type { AccountId } from '../../core/accounts/account.ts';
+
+/** One sign-in of one client for one account: the tokens it produced live and die together. */
+export interface Grant {
+  readonly id: string;
+  readonly accountId: AccountId;
+  readonly clientId: string;
+  readonly scope: readonly string[];
+  readonly resource: string;
+  readonly createdAt: Date;
+  readonly lastUsedAt: Date | null;
+  readonly revokedAt: Date | null;
+}
+
+export interface AuthorizationCode {
+  readonly codeHash: string;
+  readonly clientId: string;
+  readonly accountId: AccountId;
+  readonly redirectUri: string;
+  readonly codeChallenge: string;
+  readonly scope: readonly string[];
+  readonly resource: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+export interface TokenRecord {
+  readonly hash: string;
+  readonly kind: 'access' | 'refresh';
+  readonly grantId: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+export type CodeRedemption =
+  | { readonly status: 'ok'; readonly code: AuthorizationCode }
+  /** Already redeemed: the grant it produced, so a replay can revoke it (OAuth 2.1 §4.1.3). */
+  | { readonly status: 'replayed'; readonly grantId: string | null }
+  | { readonly status: 'invalid' };
+
+export type RefreshRotation =
+  | { readonly status: 'rotated'; readonly grant: Grant }
+  /** A refresh token that was already rotated away came back: someone holds a stolen copy. */
+  | { readonly status: 'reused'; readonly grantId: string }
+  | { readonly status: 'invalid' };
+
+/**
+ * Codes, grants and tokens, stored as SHA-256 hashes. Atomicity is part of the contract: a code is redeemed by
+ * exactly one caller; a refresh token is rotated by exactly one caller, and every later presentation reports reuse.
+ */
+export interface GrantStore {
+  saveCode(code: AuthorizationCode): Promise<void>;
+  redeemCode(codeHash: string, now: Date): Promise<CodeRedemption>;
+  /** Creates the grant with its first tokens and remembers which code produced it. */
+  createGrant(grant: Grant, tokens: readonly TokenRecord[], fromCodeHash: string): Promise<void>;
+  /** Revokes `oldRefreshHash` and adds `next` in one step, if the old token is live and its grant is not revoked. */
+  rotateRefresh(oldRefreshHash: string, next: readonly TokenRecord[], now: Date): Promise<RefreshRotation>;
+  /** A live (unexpired, unrevoked) token of a live grant. */
+  findLiveToken(
+    hash: string,
+    kind: TokenRecord['kind'],
+    now: Date,
+  ): Promise<{ token: TokenRecord; grant: Grant } | undefined>;
+  touchGrant(grantId: string, now: Date): Promise<void>;
+  revokeToken(hash: string, now: Date): Promise<{ kind: TokenRecord['kind']; grantId: string } | undefined>;
+  revokeGrant(grantId: string, now: Date): Promise<void>;
+  /** Live grants of an account, newest first. */
+  listGrants(accountId: AccountId): Promise<Grant[]>;
+  revokeClientGrants(accountId: AccountId, clientId: string, now: Date): Promise<number>;
+  revokeAllGrants(accountId: AccountId, now: Date): Promise<number>;
+}
