@@ -25,6 +25,11 @@ import { prefixVerifier } from './transports/http/agent-gate.ts';
 import { registerKeyRoutes } from './transports/rest/key-routes.ts';
 import { registerRestApi } from './transports/rest/rest-api.ts';
 import { registerWebApp } from './transports/web/web-app.ts';
+import { metadataDocumentFetcher } from './adapters/http/metadata-document-fetcher.ts';
+import type { ClientMetadataFetcher } from './oauth/client/client.ts';
+import { SCOPE_MCP_TOOLS } from './oauth/oauth-config.ts';
+import { OAuthProvider } from './oauth/oauth-provider.ts';
+import { registerOAuthRoutes } from './transports/oauth/oauth-routes.ts';
 import type { WebEnv } from './transports/web/web-env.ts';
 import type { Hono as HonoApp } from 'hono';
 import type { Principal } from './core/auth/principal.ts';
@@ -45,6 +50,8 @@ export interface AppOverrides {
   readonly limiter?: RateLimiter;
   /** Tests only: /mcp requests without credentials act as this principal (for the conformance suite). */
   readonly mcpUnauthenticatedAs?: { principal: Principal };
+  /** Tests: serve Client ID Metadata Documents from a local server instead of the SSRF-guarded fetcher. */
+  readonly clientMetadataFetcher?: ClientMetadataFetcher;
   /** Result size cap for tools (characters of JSON). */
   readonly maxToolResultChars?: number;
 }
@@ -107,6 +114,25 @@ export async function createApp(
   });
 
   const cookies = { secure: config.baseUrl.startsWith('https:') };
+  const oauth = new OAuthProvider({
+    config: {
+      issuer: config.baseUrl,
+      resource: `${config.baseUrl}/mcp`,
+      scopes: [SCOPE_MCP_TOOLS],
+      redirectAllowlist: config.oauthRedirectAllowlist,
+      accessTokenTtlMs: 3_600_000,
+      refreshTokenTtlMs: 30 * DAY_MS,
+      codeTtlMs: 60_000,
+      requestTtlMs: 10 * 60_000,
+    },
+    clock,
+    accounts: stores.accounts,
+    clientStore: stores.oauthClients,
+    requestStore: stores.oauthRequests,
+    grantStore: stores.grants,
+    fetcher: overrides.clientMetadataFetcher ?? metadataDocumentFetcher(),
+  });
+  registerOAuthRoutes(http, oauth);
   registerKeyRoutes(http as unknown as HonoApp<WebEnv>, {
     apiKeys: services.apiKeys,
     sessions: services.sessions,
@@ -128,7 +154,7 @@ export async function createApp(
   registerMcpRoute(http, {
     registry,
     services: services.tools,
-    verifier: prefixVerifier({ itk_: services.apiKeys }),
+    verifier: prefixVerifier({ itk_: services.apiKeys, ita_: oauth.tokens }),
     accounts: stores.accounts,
     limiter: services.limiter,
     clock,
@@ -146,6 +172,7 @@ export async function createApp(
     sessions: services.sessions,
     apiKeys: services.apiKeys,
     audit: stores.audit,
+    oauth,
     limiter: services.limiter,
     clock,
     cookies,

@@ -169,6 +169,25 @@ export const SETTINGS = {
     description:
       'Browser origins allowed to call /mcp (besides BASE_URL). Requests without an Origin header are allowed.',
   },
+  oauthRedirectUris: {
+    env: 'OAUTH_REDIRECT_URIS',
+    schema: z
+      .string()
+      .default('')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((o) => o.trim())
+          .filter((o) => o !== ''),
+      )
+      .refine(
+        (list) => list.every((u) => URL.canParse(u)),
+        'expected comma-separated absolute redirect URIs',
+      ),
+    defaultText: 'known MCP hosts (see README)',
+    description:
+      'Extra redirect URIs MCP clients may register, besides the built-in hosts and loopback /callback URIs.',
+  },
   configFile: {
     env: 'CONFIG_FILE',
     schema: z.string().min(1).optional(),

@@ -18,6 +18,8 @@ export interface Config {
   readonly sessionDays: number;
   /** Origins allowed on /mcp, BASE_URL's own included. */
   readonly mcpAllowedOrigins: readonly string[];
+  /** Redirect URIs of known MCP hosts, built-in defaults plus OAUTH_REDIRECT_URIS. */
+  readonly oauthRedirectAllowlist: readonly string[];
   readonly rateLimits: {
     readonly apiPerMinute: number;
     readonly mcpPerMinute: number;

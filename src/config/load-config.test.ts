@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/temp-dir.ts';
 import { ConfigError, readConfiguration } from './index.ts';
 import { loadConfig } from './load-config.ts';
+import { DEFAULT_REDIRECT_ALLOWLIST } from '../oauth/oauth-config.ts';
 
 describe('loadConfig', () => {
   it('has safe defaults: loopback bind, port 8787, SQLite in ./data, base URL derived', () => {
@@ -21,6 +22,7 @@ describe('loadConfig', () => {
       openSignup: false,
       sessionDays: 30,
       mcpAllowedOrigins: ['http://127.0.0.1:8787'],
+      oauthRedirectAllowlist: [...DEFAULT_REDIRECT_ALLOWLIST],
       rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
     });
   });

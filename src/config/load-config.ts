@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from './config-error.ts';
 import { SETTINGS, type RawSettings, type SettingKey, type SettingSpec } from './config-schema.ts';
 import type { Config } from './config.ts';
+import { DEFAULT_REDIRECT_ALLOWLIST } from '../oauth/oauth-config.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -44,6 +45,7 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
     openSignup: settings.openSignup,
     sessionDays: settings.sessionDays,
     mcpAllowedOrigins: [...new Set([new URL(baseUrl).origin, ...settings.mcpAllowedOrigins])],
+    oauthRedirectAllowlist: [...DEFAULT_REDIRECT_ALLOWLIST, ...settings.oauthRedirectUris],
     rateLimits: {
       apiPerMinute: settings.rateLimitApi,
       mcpPerMinute: settings.rateLimitMcp,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { createApp, type App, type AppOverrides } from '../../src/app.ts';
 import type { Config, Secrets } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
+import { DEFAULT_REDIRECT_ALLOWLIST } from '../../src/oauth/oauth-config.ts';
 import { tempDir } from './temp-dir.ts';
 
 export const TEST_KEY = Buffer.alloc(32, 1);
@@ -22,6 +23,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     openSignup: false,
     sessionDays: 30,
     mcpAllowedOrigins: ['http://127.0.0.1:8787'],
+    oauthRedirectAllowlist: [...DEFAULT_REDIRECT_ALLOWLIST],
     rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
     ...overrides,
   };

@@ -60,6 +60,10 @@ export class ApiKeyService implements BearerVerifier {
     return this.deps.keys.revoke(accountId, id, this.deps.clock.now());
   }
 
+  revokeAll(accountId: AccountId): Promise<number> {
+    return this.deps.keys.revokeAll(accountId, this.deps.clock.now());
+  }
+
   async verify(token: string): Promise<Verified | undefined> {
     if (!token.startsWith(API_KEY_PREFIX) || token.length > 100) return undefined;
     const found = await this.deps.keys.findActiveByHash(sha256Hex(token));

@@ -10,9 +10,11 @@ export const securityHeaders: MiddlewareHandler<WebEnv> = async (c, next) => {
   const nonce = randomToken(22);
   c.set('nonce', nonce);
   await next();
+  const target = c.get('formActionTarget');
+  const formAction = target === undefined ? "'self'" : `'self' ${target}`;
   c.header(
     'Content-Security-Policy',
-    `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src 'self' data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
   );
   c.header('X-Frame-Options', 'DENY');
   c.header('X-Content-Type-Options', 'nosniff');

@@ -6,6 +6,8 @@ import { tooManyRequests } from '../http/json-error.ts';
 import { csrfProtection } from './csrf.ts';
 import { registerActivityPage } from './pages/activity-page.ts';
 import { registerApiKeysPage } from './pages/api-keys-page.ts';
+import { registerConnectedAgentsPage } from './pages/connected-agents-page.ts';
+import { registerConsentPage } from './pages/consent-page.ts';
 import { registerDeleteAccountPage } from './pages/delete-account-page.ts';
 import { registerSettingsPage } from './pages/settings-page.ts';
 import { registerSetupPage } from './pages/setup-page.ts';
@@ -18,8 +20,27 @@ import type { WebEnv } from './web-env.ts';
 
 /** Paths served to browsers. Middlewares are registered per path so they never touch /mcp or /api. */
 // '/settings/*' also matches '/settings' in Hono; listing both would run each middleware twice.
-export const PAGE_PATHS = ['/', '/setup', '/signin', '/signout', '/signup', '/invite', '/settings/*'];
-const ANONYMOUS_PATHS = ['/setup', '/signin', '/signup', '/invite'];
+export const PAGE_PATHS = [
+  '/',
+  '/setup',
+  '/signin',
+  '/signout',
+  '/signup',
+  '/invite',
+  '/settings/*',
+  '/oauth/consent',
+  '/oauth/authorize',
+];
+const ANONYMOUS_PATHS = [
+  '/setup',
+  '/signin',
+  '/signup',
+  '/invite',
+  '/oauth/authorize',
+  '/oauth/register',
+  '/oauth/token',
+  '/oauth/revoke',
+];
 
 export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   const app = root as unknown as Hono<WebEnv>;
@@ -45,5 +66,7 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   registerSettingsPage(app, deps);
   registerApiKeysPage(app, deps);
   registerActivityPage(app, deps);
+  registerConnectedAgentsPage(app, deps);
+  registerConsentPage(app, deps.oauth);
   registerDeleteAccountPage(app, deps);
 }

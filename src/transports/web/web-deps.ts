@@ -5,6 +5,7 @@ import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
 import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
 import type { SessionService } from '../../core/sessions/session-service.ts';
 import type { Aead } from '../../lib/aead.ts';
+import type { OAuthProvider } from '../../oauth/oauth-provider.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { CookiePolicy } from './cookies.ts';
 
@@ -14,6 +15,7 @@ export interface WebDeps {
   readonly sessions: SessionService;
   readonly apiKeys: ApiKeyService;
   readonly audit: AuditLog;
+  readonly oauth: OAuthProvider;
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly cookies: CookiePolicy;

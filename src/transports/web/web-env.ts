@@ -10,5 +10,7 @@ export interface WebEnv extends HttpEnv {
     csrf: string;
     /** Per-response CSP nonce for the few inline scripts (the copy button). */
     nonce: string;
+    /** An extra CSP form-action source: the consent page's POST ends in a redirect to the client. */
+    formActionTarget: string | undefined;
   };
 }

@@ -1,0 +1,40 @@
+import { isIP } from 'node:net';
+
+/**
+ * Whether an address is on the public internet. Server-side fetches of URLs that come from outside (client
+ * metadata documents, unsubscribe links) must not reach loopback, private, link-local, CGNAT, multicast or
+ * reserved ranges — that is how an SSRF reaches the cloud metadata service or an internal admin port.
+ */
+export function isPublicAddress(address: string): boolean {
+  const kind = isIP(address);
+  if (kind === 4) return isPublicV4(address);
+  if (kind === 6) return isPublicV6(address);
+  return false;
+}
+
+function isPublicV4(a: string): boolean {
+  const [x = 0, y = 0] = a.split('.').map(Number);
+  if (x === 0 || x === 10 || x === 127) return false; // this network, private, loopback
+  if (x === 100 && y >= 64 && y <= 127) return false; // CGNAT
+  if (x === 169 && y === 254) return false; // link-local, cloud metadata
+  if (x === 172 && y >= 16 && y <= 31) return false;
+  if (x === 192 && y === 168) return false;
+  if (x === 192 && y === 0) return false; // IETF protocol assignments, TEST-NET-1 (192.0.2.0/24) in part
+  if (x === 198 && (y === 18 || y === 19)) return false; // benchmarking
+  if (x >= 224) return false; // multicast, reserved, broadcast
+  return true;
+}
+
+function isPublicV6(a: string): boolean {
+  const lower = a.toLowerCase();
+  if (lower === '::' || lower === '::1') return false;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (mapped?.[1] !== undefined) return isPublicV4(mapped[1]);
+  const first = Number.parseInt(lower.split(':')[0] ?? '0', 16);
+  if ((first & 0xfe00) === 0xfc00) return false; // unique local fc00::/7
+  if ((first & 0xffc0) === 0xfe80) return false; // link-local fe80::/10
+  if ((first & 0xff00) === 0xff00) return false; // multicast
+  if (lower.startsWith('64:ff9b:') || lower.startsWith('2001:db8:') || lower.startsWith('100::'))
+    return false; // NAT64, docs, discard
+  return true;
+}

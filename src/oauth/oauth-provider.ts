@@ -1,0 +1,50 @@
+import type { AccountStore } from '../core/accounts/account-store.ts';
+import type { Clock } from '../lib/clock.ts';
+import { ClientManager } from './client/client-manager.ts';
+import type { ClientMetadataFetcher, ClientStore } from './client/client.ts';
+import type { OAuthConfig } from './oauth-config.ts';
+import { AuthorizationManager } from './request/authorization-manager.ts';
+import type { RequestStore } from './request/authorization-request.ts';
+import type { GrantStore } from './token/grant.ts';
+import { TokenManager } from './token/token-manager.ts';
+
+/** The authorization server, composed from its parts (clients, requests, tokens) over their stores. */
+export class OAuthProvider {
+  readonly config: OAuthConfig;
+  readonly clients: ClientManager;
+  readonly authorization: AuthorizationManager;
+  readonly tokens: TokenManager;
+  readonly grants: GrantStore;
+
+  constructor(deps: {
+    config: OAuthConfig;
+    clock: Clock;
+    accounts: AccountStore;
+    clientStore: ClientStore;
+    requestStore: RequestStore;
+    grantStore: GrantStore;
+    fetcher: ClientMetadataFetcher;
+  }) {
+    this.config = deps.config;
+    this.grants = deps.grantStore;
+    this.clients = new ClientManager({
+      store: deps.clientStore,
+      fetcher: deps.fetcher,
+      clock: deps.clock,
+      redirectAllowlist: deps.config.redirectAllowlist,
+    });
+    this.authorization = new AuthorizationManager({
+      clients: this.clients,
+      requests: deps.requestStore,
+      grants: deps.grantStore,
+      clock: deps.clock,
+      config: deps.config,
+    });
+    this.tokens = new TokenManager({
+      grants: deps.grantStore,
+      accounts: deps.accounts,
+      clock: deps.clock,
+      config: deps.config,
+    });
+  }
+}

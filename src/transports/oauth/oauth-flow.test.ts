@@ -1,0 +1,145 @@
+import { Client, StreamableHTTPClientTransport, UnauthorizedError, auth } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError as V1UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { App } from '../../app.ts';
+import { inProcessFetch } from '../../../test/support/mcp-clients.ts';
+import { TestOAuthProvider } from '../../../test/support/oauth-client.ts';
+import { createTestApp } from '../../../test/support/test-app.ts';
+import { setUpOwner, type WebClient } from '../../../test/support/web-client.ts';
+
+let app: App | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+/** Plays the person's browser: follows the authorize URL, approves on the consent page, returns the callback. */
+async function approveInBrowser(
+  browser: WebClient,
+  authUrl: URL,
+  decision: 'approve' | 'deny' = 'approve',
+): Promise<URL> {
+  const start = await browser.get(authUrl.pathname + authUrl.search);
+  expect(start.status).toBe(303);
+  const consent = start.headers.get('location')!;
+  expect(consent).toMatch(/^\/oauth\/consent\?request=req_/);
+  expect((await browser.get(consent)).status).toBe(200);
+  expect(browser.lastHtml).toContain('test-harness');
+  const requestId = new URL(consent, 'http://x').searchParams.get('request')!;
+  const done = await browser.post('/oauth/consent', { request: requestId, decision });
+  expect(done.status).toBe(302);
+  return new URL(done.headers.get('location')!);
+}
+
+describe.each(['v2-modern', 'v2-legacy'] as const)('OAuth with the official v2 client (%s)', (era) => {
+  it('401 → discovery → DCR → authorize → token → tool call → refresh (old token refused) → revoke → 401', async () => {
+    app = await createTestApp();
+    const a = app;
+    const browser = await setUpOwner(a);
+    const serverUrl = new URL('/mcp', a.config.baseUrl);
+    const fetch = inProcessFetch(a);
+    const provider = new TestOAuthProvider();
+    const client = new Client(
+      { name: 'test-harness', version: '1.0.0' },
+      era === 'v2-modern' ? { versionNegotiation: { mode: 'auto' } } : {},
+    );
+
+    await expect(
+      client.connect(new StreamableHTTPClientTransport(serverUrl, { authProvider: provider, fetch })),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
+    const authUrl = provider.authUrl!;
+    expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authUrl.searchParams.get('resource')).toBe(`${a.config.baseUrl}/mcp`);
+    expect(authUrl.searchParams.get('scope')).toBe('mcp:tools');
+
+    const callback = await approveInBrowser(browser, authUrl);
+    expect(callback.origin + callback.pathname).toBe('http://127.0.0.1:8765/callback');
+    expect(callback.searchParams.get('state')).toBe(provider.lastState);
+    expect(callback.searchParams.get('iss')).toBe(a.config.baseUrl);
+
+    const transport = new StreamableHTTPClientTransport(serverUrl, { authProvider: provider, fetch });
+    await transport.finishAuth(callback.searchParams);
+    const first = provider.tokensValue!;
+    expect(first.access_token).toMatch(/^ita_/);
+    expect(first.refresh_token).toMatch(/^itr_/);
+
+    await client.connect(new StreamableHTTPClientTransport(serverUrl, { authProvider: provider, fetch }));
+    expect(client.getProtocolEra()).toBe(era === 'v2-modern' ? 'modern' : 'legacy');
+    const result = await client.callTool({ name: 'list_inboxes', arguments: {} });
+    expect(result.isError ?? false).toBe(false);
+    await client.close();
+
+    // Refresh rotates: the SDK refreshes because the access token is now garbage.
+    provider.tokensValue = { access_token: 'ita_garbage', refresh_token: first.refresh_token };
+    expect(await auth(provider, { serverUrl, fetchFn: fetch })).toBe('AUTHORIZED');
+    const second = provider.tokensValue;
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    const clientId = (provider.creds.values().next().value as { client_id: string }).client_id;
+    const reuse = await fetch(`${a.config.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token!,
+        client_id: clientId,
+      }),
+    });
+    expect(reuse.status).toBe(400);
+    expect(await reuse.json()).toMatchObject({ error: 'invalid_grant' });
+
+    // Reuse revoked the whole sign-in: the newest tokens are dead too.
+    const mcp = (token: string) =>
+      fetch(serverUrl, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    expect((await mcp(second.access_token)).status).toBe(401);
+  });
+});
+
+describe('OAuth with the official v1 client', () => {
+  it('signs in, calls a tool, and loses access after revocation', async () => {
+    app = await createTestApp();
+    const a = app;
+    const browser = await setUpOwner(a);
+    const serverUrl = new URL('/mcp', a.config.baseUrl);
+    const fetch = inProcessFetch(a);
+    const provider = new TestOAuthProvider();
+    const client = new V1Client({ name: 'test-harness', version: '1.0.0' });
+    await expect(
+      client.connect(new V1Transport(serverUrl, { authProvider: provider as never, fetch })),
+    ).rejects.toBeInstanceOf(V1UnauthorizedError);
+    const callback = await approveInBrowser(browser, provider.authUrl!);
+    const transport = new V1Transport(serverUrl, { authProvider: provider as never, fetch });
+    await transport.finishAuth(callback.searchParams.get('code')!);
+    await client.connect(new V1Transport(serverUrl, { authProvider: provider as never, fetch }));
+    expect((await client.callTool({ name: 'list_inboxes', arguments: {} })).isError ?? false).toBe(false);
+    await client.close();
+
+    const clientId = (provider.creds.values().next().value as { client_id: string }).client_id;
+    const revoke = await fetch(`${a.config.baseUrl}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: provider.tokensValue!.refresh_token!, client_id: clientId }),
+    });
+    expect(revoke.status).toBe(200);
+    const res = await fetch(serverUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${provider.tokensValue!.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('resource_metadata=');
+  });
+});

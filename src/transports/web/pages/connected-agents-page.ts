@@ -1,0 +1,112 @@
+import { html } from 'hono/html';
+import type { Hono } from 'hono';
+import type { OAuthProvider } from '../../../oauth/oauth-provider.ts';
+import type { Grant } from '../../../oauth/token/grant.ts';
+import { formFields } from '../form.ts';
+import { csrfField, notice, page } from '../layout.ts';
+import { requireSignIn } from '../session.ts';
+import type { WebDeps } from '../web-deps.ts';
+import type { WebEnv } from '../web-env.ts';
+
+const when = (d: Date | null) =>
+  d === null ? 'never' : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/**
+ * Settings → Connected agents: every OAuth client with its sign-ins, last use and scope. Disconnect one agent
+ * (its tokens stop working on the next request) or everything at once: every agent and every API key (contract
+ * §5 REST item 4).
+ */
+export function registerConnectedAgentsPage(
+  app: Hono<WebEnv>,
+  deps: WebDeps & { oauth: OAuthProvider },
+): void {
+  app.get('/settings/agents', requireSignIn, async (c) => {
+    const account = c.get('account');
+    if (account === undefined) return c.redirect('/signin', 303);
+    const grants = await deps.oauth.grants.listGrants(account.id);
+    const byClient = new Map<string, Grant[]>();
+    for (const g of grants) byClient.set(g.clientId, [...(byClient.get(g.clientId) ?? []), g]);
+    const clients = await Promise.all(
+      [...byClient.keys()].map(async (id) => ({
+        id,
+        client: await deps.oauth.clients.resolve(id).catch(() => undefined),
+      })),
+    );
+    const done = c.req.query('done');
+    return c.html(
+      page({
+        title: 'Connected agents',
+        account,
+        csrf: c.get('csrf'),
+        body: html`<h1>Connected agents</h1>
+          ${notice('ok', done === 'one' ? 'Disconnected. That agent must connect again to continue.' : done === 'all' ? 'Every agent and every API key is disconnected.' : undefined)}
+          ${
+            clients.length === 0
+              ? html`<p class="muted">
+                  No agent is connected through sign-in. (API keys are under Advanced.)
+                </p>`
+              : clients.map(({ id, client }) => {
+                  const sessions = byClient.get(id) ?? [];
+                  const name = client?.clientName ?? id;
+                  return html`<section class="notice" data-client-id="${id}">
+                    <h2 style="margin-top:0">${name}</h2>
+                    <p class="muted">
+                      ${client === undefined ? '' : `Sends you back to ${new URL(client.redirectUris[0] ?? 'about:blank').host || 'an app'}`}
+                    </p>
+                    <table>
+                      <thead>
+                        <tr>
+                          <th scope="col">Signed in</th>
+                          <th scope="col">Last used</th>
+                          <th scope="col">Access</th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        ${sessions.map(
+                          (g) =>
+                            html`<tr>
+                              <td>${when(g.createdAt)}</td>
+                              <td>${when(g.lastUsedAt)}</td>
+                              <td>${g.scope.join(' ')}</td>
+                            </tr>`,
+                        )}
+                      </tbody>
+                    </table>
+                    <form method="post" action="/settings/agents/disconnect">
+                      ${csrfField(c.get('csrf'))}<input type="hidden" name="client_id" value="${id}" />
+                      <button class="danger" type="submit" aria-label="Disconnect ${name}">Disconnect</button>
+                    </form>
+                  </section>`;
+                })
+          }
+          <h2>Disconnect everything</h2>
+          <p>
+            Ends every agent's sign-in <strong>and</strong> revokes every API key at once. Use it if a key or
+            a device may be in the wrong hands.
+          </p>
+          <form method="post" action="/settings/agents/disconnect-all">
+            ${csrfField(c.get('csrf'))}
+            <button class="danger" type="submit">Disconnect every agent and API key</button>
+          </form>`,
+      }),
+    );
+  });
+
+  app.post('/settings/agents/disconnect', requireSignIn, async (c) => {
+    const account = c.get('account');
+    const { client_id } = await formFields(c, 'client_id');
+    if (account !== undefined && client_id !== '')
+      await deps.oauth.grants.revokeClientGrants(account.id, client_id, deps.clock.now());
+    return c.redirect('/settings/agents?done=one', 303);
+  });
+
+  app.post('/settings/agents/disconnect-all', requireSignIn, async (c) => {
+    const account = c.get('account');
+    if (account !== undefined) {
+      const now = deps.clock.now();
+      await deps.oauth.grants.revokeAllGrants(account.id, now);
+      await deps.apiKeys.revokeAll(account.id);
+    }
+    return c.redirect('/settings/agents?done=all', 303);
+  });
+}
