@@ -23,7 +23,7 @@ export class TestOAuthProvider implements OAuthClientProvider {
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
       application_type: 'native',
-    } as OAuthClientMetadata;
+    };
   }
   clientInformation(ctx?: { issuer: string }): never {
     return (ctx === undefined ? [...this.creds.values()][0] : this.creds.get(ctx.issuer)) as never;

@@ -47,7 +47,7 @@ export async function guardedRequest(
   const host = u.hostname.replace(/^\[|\]$/g, '');
   let addresses: { address: string; family: number }[];
   try {
-    addresses = await dnsLookup(host, { all: true, verbatim: true });
+    addresses = await dnsLookup(host, { all: true, order: 'verbatim' });
   } catch {
     throw new GuardedFetchError(`cannot resolve ${host}`);
   }
@@ -55,7 +55,8 @@ export async function guardedRequest(
   if (addresses.length === 0 || (!allowPrivate && !addresses.every((a) => isPublicAddress(a.address)))) {
     throw new GuardedFetchError(`${host} resolves to a private or reserved address`);
   }
-  const chosen = addresses[0]!;
+  const chosen = addresses[0];
+  if (chosen === undefined) throw new GuardedFetchError(`cannot resolve ${host}`);
   const pinned: LookupFunction = (_h, options, cb) => {
     if ((options as { all?: boolean }).all === true)
       cb(null, [{ address: chosen.address, family: chosen.family }]);

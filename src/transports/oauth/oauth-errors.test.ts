@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { metadataDocumentFetcher } from '../../adapters/http/metadata-document-fetcher.ts';
 import type { App } from '../../app.ts';
 import { fixedClock } from '../../lib/clock.ts';
-import { pkceChallenge } from '../../lib/secret-token.ts';
+import { pkceChallenge, sha256Hex } from '../../lib/secret-token.ts';
 import { call, createTestApp } from '../../../test/support/test-app.ts';
 import { setUpOwner, type WebClient } from '../../../test/support/web-client.ts';
 
@@ -83,6 +83,10 @@ async function token(a: App, params: Record<string, string>, headers: Record<str
   });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, string> };
 }
+
+/** client_secret_basic sends the client id in the header only. */
+const withoutClientId = (p: Record<string, string>) =>
+  Object.fromEntries(Object.entries(p).filter(([k]) => k !== 'client_id'));
 
 const exchange = (clientId: string, code: string, over: Record<string, string> = {}) => ({
   grant_type: 'authorization_code',
@@ -284,6 +288,59 @@ describe('token endpoint', () => {
     expect((await token(app, exchange(id, stale))).body['error']).toBe('invalid_grant');
   });
 
+  it('an access token issued for another resource is refused on /mcp with the challenge', async () => {
+    app = await createTestApp();
+    await setUpOwner(app);
+    const account = (await app.stores.accounts.findByEmail('owner@example.test'))!;
+    const now = app.clock.now();
+    const grant = {
+      id: 'grant_foreign',
+      accountId: account.id,
+      clientId: 'itc_x',
+      scope: ['mcp:tools'],
+      resource: 'https://other.example/mcp',
+      createdAt: now,
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await app.stores.grants.saveCode({
+      codeHash: 'c_foreign',
+      clientId: 'itc_x',
+      accountId: account.id,
+      redirectUri: REDIRECT,
+      codeChallenge: 'x'.repeat(43),
+      scope: ['mcp:tools'],
+      resource: grant.resource,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + 60_000),
+    });
+    const access = 'ita_foreignresourcetokenforthetest000000000000';
+    await app.stores.grants.createGrant(
+      grant,
+      [
+        {
+          hash: sha256Hex(access),
+          kind: 'access',
+          grantId: grant.id,
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + 3_600_000),
+        },
+      ],
+      'c_foreign',
+    );
+    const res = await call(app, '/mcp', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${access}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('scope="mcp:tools"');
+  });
+
   it('unsupported grant and unknown client answer the RFC codes', async () => {
     app = await createTestApp();
     expect(
@@ -315,11 +372,11 @@ describe('token endpoint', () => {
     const secret = reg.body['client_secret'] as string;
     expect(secret).toMatch(/^itcs_/);
     const basic = (s: string) => ({ authorization: `Basic ${Buffer.from(`${id}:${s}`).toString('base64')}` });
-    const { client_id: _drop, ...noId } = exchange(id, await getCode(browser, id));
+    const noId = withoutClientId(exchange(id, await getCode(browser, id)));
     const bad = await token(app, noId, basic('wrong'));
     expect([bad.status, bad.body['error']]).toEqual([401, 'invalid_client']);
     expect(bad.headers.get('www-authenticate')).toBe('Basic realm="oauth"');
-    const { client_id: _d2, ...noId2 } = exchange(id, await getCode(browser, id));
+    const noId2 = withoutClientId(exchange(id, await getCode(browser, id)));
     expect((await token(app, noId2, basic(secret))).status).toBe(200);
     expect((await token(app, exchange(id, await getCode(browser, id)))).body['error']).toBe('invalid_client');
   });

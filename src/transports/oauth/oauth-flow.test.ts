@@ -114,12 +114,12 @@ describe('OAuth with the official v1 client', () => {
     const provider = new TestOAuthProvider();
     const client = new V1Client({ name: 'test-harness', version: '1.0.0' });
     await expect(
-      client.connect(new V1Transport(serverUrl, { authProvider: provider as never, fetch })),
+      client.connect(new V1Transport(serverUrl, { authProvider: provider, fetch })),
     ).rejects.toBeInstanceOf(V1UnauthorizedError);
     const callback = await approveInBrowser(browser, provider.authUrl!);
-    const transport = new V1Transport(serverUrl, { authProvider: provider as never, fetch });
+    const transport = new V1Transport(serverUrl, { authProvider: provider, fetch });
     await transport.finishAuth(callback.searchParams.get('code')!);
-    await client.connect(new V1Transport(serverUrl, { authProvider: provider as never, fetch }));
+    await client.connect(new V1Transport(serverUrl, { authProvider: provider, fetch }));
     expect((await client.callTool({ name: 'list_inboxes', arguments: {} })).isError ?? false).toBe(false);
     await client.close();
 

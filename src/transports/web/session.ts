@@ -17,7 +17,8 @@ export function loadSession(sessions: SessionService, policy: CookiePolicy): Mid
 /** Pages behind sign-in send the browser to /signin and back. */
 export const requireSignIn: MiddlewareHandler<WebEnv> = async (c, next) => {
   if (c.get('account') === undefined) {
-    return c.redirect(`/signin?next=${encodeURIComponent(c.req.path)}`, 303);
+    const here = new URL(c.req.url);
+    return c.redirect(`/signin?next=${encodeURIComponent(here.pathname + here.search)}`, 303);
   }
   await next();
   return undefined;

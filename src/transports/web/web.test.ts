@@ -247,3 +247,20 @@ describe('middleware', () => {
     expect(res.headers.getSetCookie().filter((c) => c.startsWith('it_csrf='))).toHaveLength(1);
   });
 });
+
+describe('sign-in redirects', () => {
+  it('bring the person back to the page they asked for, query string included', async () => {
+    app = await createTestApp();
+    await setUpOwner(app);
+    const web = new WebClient(app);
+    const res = await web.get('/settings/activity?x=1');
+    expect(res.headers.get('location')).toBe('/signin?next=%2Fsettings%2Factivity%3Fx%3D1');
+    await web.get('/signin?next=%2Fsettings%2Factivity%3Fx%3D1');
+    const signedIn = await web.post('/signin', {
+      email: 'owner@example.test',
+      password: 'correct horse battery',
+      next: '/settings/activity?x=1',
+    });
+    expect(signedIn.headers.get('location')).toBe('/settings/activity?x=1');
+  });
+});

@@ -52,7 +52,7 @@ export function registerConsentPage(app: Hono<WebEnv>, oauth: OAuthProvider): vo
               list your inboxes and read, search and tidy mail (archive, label, star, trash, spam — each
               change can be undone);
             </li>
-            <li>write drafts; sending or unsubscribing still needs your approval in the chat each time;</li>
+            <li>write drafts. Sending or unsubscribing still needs your approval in the chat each time.</li>
           </ul>
           <p class="muted">
             It cannot see your password or API keys. You can disconnect it any time in Settings → Connected

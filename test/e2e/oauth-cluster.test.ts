@@ -1,0 +1,104 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { pkceChallenge } from '../../src/lib/secret-token.ts';
+import { freshPgDatabase } from '../rig/pg.ts';
+import { startService, type ServiceProcess } from '../support/spawn-service.ts';
+import { createTestApp } from '../support/test-app.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { setUpOwner } from '../support/web-client.ts';
+
+const running: ServiceProcess[] = [];
+afterAll(async () => {
+  for (const s of running) s.child.kill('SIGTERM');
+  await Promise.all(running.map((s) => s.exited));
+});
+
+describe('OAuth across two processes on one PostgreSQL', () => {
+  it('a refresh at one node and a reuse at the other revoke the sign-in at both', async () => {
+    const url = await freshPgDatabase();
+    const REDIRECT = 'http://127.0.0.1:9/callback';
+    const VERIFIER = 'z'.repeat(60);
+    // Both nodes share one BASE_URL (behind a load balancer), so tokens are for the same resource.
+    const base = 'http://127.0.0.1:8787';
+    const admin = await createTestApp({ pgUrl: url, config: { baseUrl: base } });
+    const browser = await setUpOwner(admin);
+    const reg = await admin.fetch(
+      new Request(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+      }),
+    );
+    const clientId = ((await reg.json()) as { client_id: string }).client_id;
+    const q = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: pkceChallenge(VERIFIER),
+      code_challenge_method: 'S256',
+      resource: `${base}/mcp`,
+    });
+    const consent = (await browser.get(`/oauth/authorize?${q.toString()}`)).headers.get('location')!;
+    await browser.get(consent);
+    const done = await browser.post('/oauth/consent', {
+      request: new URL(consent, base).searchParams.get('request')!,
+      decision: 'approve',
+    });
+    const code = new URL(done.headers.get('location')!).searchParams.get('code')!;
+    await admin.close();
+
+    const env = { DATABASE_URL: url, BASE_URL: base };
+    const [a, b] = await Promise.all([
+      startService({ ...env, DATA_DIR: tempDir('o1-') }),
+      startService({ ...env, DATA_DIR: tempDir('o2-') }),
+    ]);
+    running.push(a, b);
+    const token = async (node: ServiceProcess, params: Record<string, string>) => {
+      const res = await fetch(`${node.baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: clientId, ...params }),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, string> };
+    };
+    const mcp = async (node: ServiceProcess, bearer: string) =>
+      (
+        await fetch(`${node.baseUrl}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${bearer}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        })
+      ).status;
+
+    const first = await token(a, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: VERIFIER,
+      redirect_uri: REDIRECT,
+      resource: `${base}/mcp`,
+    });
+    expect(first.status).toBe(200);
+    const second = await token(a, {
+      grant_type: 'refresh_token',
+      refresh_token: first.body['refresh_token']!,
+    });
+    expect(second.status).toBe(200);
+    expect(await mcp(b, second.body['access_token']!)).toBe(200);
+
+    const reuse = await token(b, {
+      grant_type: 'refresh_token',
+      refresh_token: first.body['refresh_token']!,
+    });
+    expect([reuse.status, reuse.body['error']]).toEqual([400, 'invalid_grant']);
+    expect(await mcp(a, second.body['access_token']!)).toBe(401);
+    expect(await mcp(b, second.body['access_token']!)).toBe(401);
+    expect(
+      (await token(a, { grant_type: 'refresh_token', refresh_token: second.body['refresh_token']! })).body[
+        'error'
+      ],
+    ).toBe('invalid_grant');
+  });
+});
