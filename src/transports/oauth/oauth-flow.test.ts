@@ -143,3 +143,55 @@ describe('OAuth with the official v1 client', () => {
     expect(res.headers.get('www-authenticate')).toContain('resource_metadata=');
   });
 });
+
+describe('OAuth with a Client ID Metadata Document (v2 client, no registration)', () => {
+  it('uses the document URL as client_id and completes the flow', async () => {
+    const { createServer } = await import('node:http');
+    const { metadataDocumentFetcher } = await import('../../adapters/http/metadata-document-fetcher.ts');
+    const docs = createServer((req, res) => {
+      const port = (docs.address() as { port: number }).port;
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({
+            client_id: `https://127.0.0.1:${String(port)}${req.url ?? ''}`,
+            client_name: 'test-harness',
+            redirect_uris: ['http://127.0.0.1:8765/callback'],
+            token_endpoint_auth_method: 'none',
+          }),
+        );
+    });
+    await new Promise<void>((r) => docs.listen(0, '127.0.0.1', r));
+    try {
+      const real = metadataDocumentFetcher({ allowHttp: true, allowPrivateHosts: ['127.0.0.1'] });
+      app = await createTestApp({
+        overrides: {
+          clientMetadataFetcher: { fetch: (url) => real.fetch(url.replace('https://', 'http://')) },
+        },
+      });
+      const a = app;
+      const browser = await setUpOwner(a);
+      const serverUrl = new URL('/mcp', a.config.baseUrl);
+      const fetch = inProcessFetch(a);
+      const provider = new TestOAuthProvider();
+      provider.clientMetadataUrl = `https://127.0.0.1:${String((docs.address() as { port: number }).port)}/client.json`;
+      const client = new Client(
+        { name: 'test-harness', version: '1.0.0' },
+        { versionNegotiation: { mode: 'auto' } },
+      );
+      await expect(
+        client.connect(new StreamableHTTPClientTransport(serverUrl, { authProvider: provider, fetch })),
+      ).rejects.toBeInstanceOf(UnauthorizedError);
+      expect(provider.authUrl!.searchParams.get('client_id')).toBe(provider.clientMetadataUrl);
+      const callback = await approveInBrowser(browser, provider.authUrl!);
+      await new StreamableHTTPClientTransport(serverUrl, { authProvider: provider, fetch }).finishAuth(
+        callback.searchParams,
+      );
+      await client.connect(new StreamableHTTPClientTransport(serverUrl, { authProvider: provider, fetch }));
+      expect((await client.callTool({ name: 'list_inboxes', arguments: {} })).isError ?? false).toBe(false);
+      await client.close();
+    } finally {
+      await new Promise<void>((r) => docs.close(() => r()));
+    }
+  });
+});
