@@ -1,43 +1,19 @@
 import type { Hono } from 'hono';
 import type { Config, Secrets } from './config/index.ts';
 import { createPinoLogger } from './adapters/logging/pino-logger.ts';
-import {
-  createStores,
-  migrateToLatest,
-  openDatabase,
-  pendingMigrations,
-  type Db,
-  type Stores,
-} from './adapters/storage/index.ts';
+import { createStores, migrateToLatest, openDatabase, type Db, type Stores } from './adapters/storage/index.ts';
+import type { PasswordHasher } from './core/accounts/password-hasher.ts';
+import type { Principal } from './core/auth/principal.ts';
+import type { MailConnector } from './core/mail/mail-ports.ts';
+import type { RateLimiter } from './core/rate-limits/rate-limiter.ts';
+import { buildHttp } from './compose/http.ts';
+import { buildServices, type Services } from './compose/services.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
-import type { HttpEnv } from './transports/http/http-env.ts';
-import { createRootApp } from './transports/http/root-app.ts';
-import { argon2PasswordHasher } from './adapters/crypto/argon2-password-hasher.ts';
-import { flexibleRateLimiter } from './adapters/rate-limits/flexible-rate-limiter.ts';
-import { AccountService } from './core/accounts/account-service.ts';
-import type { PasswordHasher } from './core/accounts/password-hasher.ts';
-import { ApiKeyService } from './core/api-keys/api-key-service.ts';
-import type { RateLimiter } from './core/rate-limits/rate-limiter.ts';
-import { SessionService } from './core/sessions/session-service.ts';
-import { aead } from './lib/aead.ts';
-import { prefixVerifier } from './transports/http/agent-gate.ts';
-import { registerKeyRoutes } from './transports/rest/key-routes.ts';
-import { registerRestApi } from './transports/rest/rest-api.ts';
-import { registerWebApp } from './transports/web/web-app.ts';
-import { metadataDocumentFetcher } from './adapters/http/metadata-document-fetcher.ts';
 import type { ClientMetadataFetcher } from './oauth/client/client.ts';
-import { SCOPE_MCP_TOOLS } from './oauth/oauth-config.ts';
-import { OAuthProvider } from './oauth/oauth-provider.ts';
-import { registerOAuthRoutes } from './transports/oauth/oauth-routes.ts';
-import type { WebEnv } from './transports/web/web-env.ts';
-import type { Hono as HonoApp } from 'hono';
-import type { Principal } from './core/auth/principal.ts';
-import { InboxService } from './core/inboxes/inbox-service.ts';
-import { registerMcpRoute } from './transports/mcp/mcp-route.ts';
-import { ToolRegistry } from './transports/mcp/tool-registry.ts';
-import { ALL_TOOLS } from './transports/mcp/tools/index.ts';
-import type { ToolServices } from './transports/mcp/tool-services.ts';
+import type { HttpEnv } from './transports/http/http-env.ts';
+
+export type { Services } from './compose/services.ts';
 
 export interface AppOverrides {
   readonly clock?: Clock;
@@ -52,16 +28,9 @@ export interface AppOverrides {
   readonly mcpUnauthenticatedAs?: { principal: Principal };
   /** Tests: serve Client ID Metadata Documents from a local server instead of the SSRF-guarded fetcher. */
   readonly clientMetadataFetcher?: ClientMetadataFetcher;
+  readonly imapConnector?: MailConnector;
   /** Result size cap for tools (characters of JSON). */
   readonly maxToolResultChars?: number;
-}
-
-export interface Services {
-  readonly accounts: AccountService;
-  readonly sessions: SessionService;
-  readonly apiKeys: ApiKeyService;
-  readonly limiter: RateLimiter;
-  readonly tools: ToolServices;
 }
 
 export interface App {
@@ -73,18 +42,17 @@ export interface App {
   readonly db: Db;
   readonly log: Logger;
   readonly clock: Clock;
+  /** Starts background sync (the `serve` command does; tests call it when they need it). */
+  startBackground(): void;
   close(): Promise<void>;
 }
 
 /**
- * The composition root: the only place that chooses adapters and wires them to use-cases and transports.
- * Tests call it with overrides (clock, database, logger) and exercise the returned `fetch` in-process.
+ * The composition root: the only place that chooses adapters and wires them to use-cases and transports
+ * (services in compose/services.ts, the HTTP surface in compose/http.ts). Tests call it with overrides (clock,
+ * database, logger, connectors) and exercise the returned `fetch` in-process.
  */
-export async function createApp(
-  config: Config,
-  secrets: Secrets,
-  overrides: AppOverrides = {},
-): Promise<App> {
+export async function createApp(config: Config, secrets: Secrets, overrides: AppOverrides = {}): Promise<App> {
   const log = overrides.log ?? createPinoLogger(config.logLevel);
   const accessLog = overrides.log ?? createPinoLogger(config.logLevel, undefined, { redact: false });
   const clock = overrides.clock ?? systemClock;
@@ -99,90 +67,8 @@ export async function createApp(
     throw e;
   }
   const stores = createStores(db);
-  const services = createServices(config, stores, db, clock, overrides);
-
-  const http = createRootApp({
-    log,
-    accessLog,
-    readiness: {
-      check: async () => {
-        await db.kysely.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
-        const pending = await pendingMigrations(db);
-        return pending.length === 0 ? undefined : `pending migrations: ${pending.join(', ')}`;
-      },
-    },
-  });
-
-  const cookies = { secure: config.baseUrl.startsWith('https:') };
-  const oauth = new OAuthProvider({
-    config: {
-      issuer: config.baseUrl,
-      resource: `${config.baseUrl}/mcp`,
-      scopes: [SCOPE_MCP_TOOLS],
-      redirectAllowlist: config.oauthRedirectAllowlist,
-      accessTokenTtlMs: 3_600_000,
-      refreshTokenTtlMs: 30 * DAY_MS,
-      codeTtlMs: 60_000,
-      requestTtlMs: 10 * 60_000,
-    },
-    clock,
-    accounts: stores.accounts,
-    clientStore: stores.oauthClients,
-    requestStore: stores.oauthRequests,
-    grantStore: stores.grants,
-    fetcher: overrides.clientMetadataFetcher ?? metadataDocumentFetcher(),
-  });
-  registerOAuthRoutes(http, oauth);
-  registerKeyRoutes(http as unknown as HonoApp<WebEnv>, {
-    apiKeys: services.apiKeys,
-    sessions: services.sessions,
-    cookies,
-    baseUrl: config.baseUrl,
-  });
-  registerRestApi(http, {
-    verifier: prefixVerifier({ itk_: services.apiKeys }),
-    inboxes: stores.inboxes,
-    limiter: services.limiter,
-    clock,
-    trustProxy: config.trustProxy,
-    perMinute: config.rateLimits.apiPerMinute,
-  });
-  const registry = new ToolRegistry(ALL_TOOLS, {
-    audit: stores.audit,
-    maxResultChars: overrides.maxToolResultChars ?? 100_000,
-  });
-  registerMcpRoute(http, {
-    registry,
-    services: services.tools,
-    verifier: prefixVerifier({ itk_: services.apiKeys, ita_: oauth.tokens }),
-    accounts: stores.accounts,
-    limiter: services.limiter,
-    clock,
-    baseUrl: config.baseUrl,
-    trustProxy: config.trustProxy,
-    perMinute: config.rateLimits.mcpPerMinute,
-    allowedOrigins: new Set(config.mcpAllowedOrigins),
-    ...(overrides.mcpUnauthenticatedAs !== undefined && {
-      unauthenticatedAs: overrides.mcpUnauthenticatedAs,
-    }),
-  });
-  registerWebApp(http, {
-    accounts: services.accounts,
-    accountStore: stores.accounts,
-    sessions: services.sessions,
-    apiKeys: services.apiKeys,
-    audit: stores.audit,
-    oauth,
-    limiter: services.limiter,
-    clock,
-    cookies,
-    flash: aead(secrets.encryptionKey, 'flash'),
-    baseUrl: config.baseUrl,
-    openSignup: config.openSignup,
-    trustProxy: config.trustProxy,
-    sessionTtlSeconds: config.sessionDays * 86_400,
-    anonymousPerMinute: config.rateLimits.anonymousPerMinute,
-  });
+  const services = buildServices({ config, secrets, stores, db, clock, log, overrides });
+  const http = buildHttp({ config, secrets, stores, db, clock, log, accessLog, services, overrides });
 
   return {
     config,
@@ -193,52 +79,14 @@ export async function createApp(
     db,
     log,
     clock,
+    startBackground: () => {
+      services.scheduler.start();
+    },
     close: async () => {
+      await services.scheduler.stop();
+      await services.queue.stop();
       if (overrides.db === undefined) await db.close();
     },
-  };
-}
-
-const MINUTE_S = 60;
-const DAY_MS = 86_400_000;
-
-function createServices(config: Config, stores: Stores, db: Db, clock: Clock, o: AppOverrides): Services {
-  const limiter =
-    o.limiter ??
-    (db.pgPool === undefined
-      ? flexibleRateLimiter({ kind: 'memory' })
-      : flexibleRateLimiter({ kind: 'postgres', pool: db.pgPool }));
-  const hasher = o.hasher ?? argon2PasswordHasher();
-  const failures = config.rateLimits.signinFailures;
-  return {
-    limiter,
-    accounts: new AccountService({
-      accounts: stores.accounts,
-      invitations: stores.invitations,
-      settings: stores.settings,
-      hasher,
-      clock,
-      policy: {
-        trialDays: config.trialDays,
-        openSignup: config.openSignup,
-        setupLinkTtlMs: 60 * MINUTE_S * 1000,
-        invitationTtlMs: 7 * DAY_MS,
-      },
-    }),
-    sessions: new SessionService({
-      accounts: stores.accounts,
-      sessions: stores.sessions,
-      hasher,
-      limiter,
-      clock,
-      policy: {
-        ttlMs: config.sessionDays * DAY_MS,
-        failuresPerAccount: { name: 'signin-account', points: failures, windowSeconds: 15 * MINUTE_S },
-        failuresPerIp: { name: 'signin-ip', points: failures * 4, windowSeconds: 15 * MINUTE_S },
-      },
-    }),
-    apiKeys: new ApiKeyService({ keys: stores.apiKeys, accounts: stores.accounts, clock }),
-    tools: { inboxes: new InboxService({ inboxes: stores.inboxes }), audit: stores.audit },
   };
 }
 

@@ -188,6 +188,26 @@ export const SETTINGS = {
     description:
       'Extra redirect URIs MCP clients may register, besides the built-in hosts and loopback /callback URIs.',
   },
+  syncWindow: {
+    env: 'SYNC_WINDOW',
+    schema: positiveInt('a positive number of messages').default(1000),
+    defaultText: '1000',
+    description: 'Newest messages kept in the index per selected folder; load_older_messages extends it.',
+  },
+  syncIntervalSeconds: {
+    env: 'SYNC_INTERVAL_SECONDS',
+    schema: positiveInt('a positive number of seconds').default(300),
+    defaultText: '300',
+    description: 'How often connected inboxes are synced in the background (new mail in the inbox folder also arrives by IMAP IDLE).',
+  },
+  imapInsecureHosts: {
+    env: 'IMAP_INSECURE_HOSTS',
+    schema: z
+      .string()
+      .default('')
+      .transform((v) => v.split(',').map((o) => o.trim().toLowerCase()).filter((o) => o !== '')),
+    description: 'IMAP hosts allowed without TLS and on private addresses (a LAN mail server). Leave empty on the internet.',
+  },
   configFile: {
     env: 'CONFIG_FILE',
     schema: z.string().min(1).optional(),

@@ -20,6 +20,9 @@ export interface Config {
   readonly mcpAllowedOrigins: readonly string[];
   /** Redirect URIs of known MCP hosts, built-in defaults plus OAUTH_REDIRECT_URIS. */
   readonly oauthRedirectAllowlist: readonly string[];
+  readonly syncWindow: number;
+  readonly syncIntervalSeconds: number;
+  readonly imapInsecureHosts: readonly string[];
   readonly rateLimits: {
     readonly apiPerMinute: number;
     readonly mcpPerMinute: number;

@@ -23,6 +23,9 @@ describe('loadConfig', () => {
       sessionDays: 30,
       mcpAllowedOrigins: ['http://127.0.0.1:8787'],
       oauthRedirectAllowlist: [...DEFAULT_REDIRECT_ALLOWLIST],
+      syncWindow: 1000,
+      syncIntervalSeconds: 300,
+      imapInsecureHosts: [],
       rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
     });
   });

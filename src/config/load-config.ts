@@ -46,6 +46,9 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
     sessionDays: settings.sessionDays,
     mcpAllowedOrigins: [...new Set([new URL(baseUrl).origin, ...settings.mcpAllowedOrigins])],
     oauthRedirectAllowlist: [...DEFAULT_REDIRECT_ALLOWLIST, ...settings.oauthRedirectUris],
+    syncWindow: settings.syncWindow,
+    syncIntervalSeconds: settings.syncIntervalSeconds,
+    imapInsecureHosts: settings.imapInsecureHosts,
     rateLimits: {
       apiPerMinute: settings.rateLimitApi,
       mcpPerMinute: settings.rateLimitMcp,

@@ -24,6 +24,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     sessionDays: 30,
     mcpAllowedOrigins: ['http://127.0.0.1:8787'],
     oauthRedirectAllowlist: [...DEFAULT_REDIRECT_ALLOWLIST],
+    syncWindow: 1000,
+    syncIntervalSeconds: 300,
+    imapInsecureHosts: ['127.0.0.1', 'localhost'],
     rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
     ...overrides,
   };

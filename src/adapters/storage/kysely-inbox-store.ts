@@ -78,6 +78,17 @@ export class KyselyInboxStore implements InboxStore {
     return (await this.listQuery({ accountId })).map(toInbox);
   }
 
+  async listSyncable(): Promise<Inbox[]> {
+    const rows = await this.db
+      .selectFrom('inboxes')
+      .selectAll()
+      .where('paused', '=', 0)
+      .where((eb) => eb.or([eb('connection_status', '=', 'connected'), eb('is_demo', '=', 1)]))
+      .orderBy('created_at')
+      .execute();
+    return rows.map(toInbox);
+  }
+
   async update(accountId: AccountId, id: InboxId, patch: InboxPatch, now: Date): Promise<Inbox | undefined> {
     await this.db
       .updateTable('inboxes')

@@ -179,6 +179,30 @@ export class KyselyMessageStore implements MessageStore {
     return n;
   }
 
+  async updateFlagsByRefs(
+    folderId: FolderId,
+    states: readonly { ref: string; unread: boolean; starred: boolean; labels: readonly string[] }[],
+  ): Promise<void> {
+    if (states.length === 0) return;
+    await this.db.transaction().execute(async (tx) => {
+      for (const s of states) {
+        await tx
+          .updateTable('messages')
+          .set({ unread: bit(s.unread), starred: bit(s.starred), labels_json: JSON.stringify(s.labels) })
+          .where('folder_id', '=', folderId)
+          .where('provider_ref', '=', s.ref)
+          .execute();
+      }
+    });
+  }
+
+  async labelsInUse(inboxId: InboxId): Promise<string[]> {
+    const rows = await this.db.selectFrom('messages').select('labels_json').distinct().where('inbox_id', '=', inboxId).where('labels_json', '!=', '[]').execute();
+    const all = new Set<string>();
+    for (const r of rows) for (const l of JSON.parse(r.labels_json) as string[]) all.add(l);
+    return [...all].sort();
+  }
+
   async listRefs(folderId: FolderId): Promise<string[]> {
     const rows = await this.db
       .selectFrom('messages')

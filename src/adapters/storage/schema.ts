@@ -179,6 +179,43 @@ export interface OAuthTokensTable {
   revoked_at: number | null;
 }
 
+export interface InboxCredentialsTable {
+  inbox_id: string;
+  sealed: string;
+  updated_at: number;
+}
+
+export interface SecretLinksTable {
+  id_hash: string;
+  purpose: string;
+  account_id: string;
+  inbox_id: string | null;
+  payload_json: string;
+  attempts: Generated<number>;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface DemoMessagesTable {
+  inbox_id: string;
+  folder_path: string;
+  uid: number;
+  flags_json: string;
+  internal_date: number;
+  doc_json: string;
+  modseq: number;
+}
+
+export interface DemoFoldersTable {
+  inbox_id: string;
+  path: string;
+  canonical: string | null;
+  uid_validity: string;
+  uid_next: number;
+  modseq: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   inboxes: InboxesTable;
@@ -194,4 +231,8 @@ export interface Database {
   oauth_grants: OAuthGrantsTable;
   oauth_codes: OAuthCodesTable;
   oauth_tokens: OAuthTokensTable;
+  inbox_credentials: InboxCredentialsTable;
+  secret_links: SecretLinksTable;
+  demo_messages: DemoMessagesTable;
+  demo_folders: DemoFoldersTable;
 }

@@ -22,6 +22,8 @@ export interface AccountServiceDeps {
   readonly hasher: PasswordHasher;
   readonly clock: Clock;
   readonly policy: AccountPolicy;
+  /** Runs after an account is created (the demo inbox is seeded here). */
+  readonly onAccountCreated?: (account: Account) => Promise<void>;
 }
 
 export type RegisterError =
@@ -165,6 +167,8 @@ export class AccountService {
       createdAt: now,
       passwordHash: await this.deps.hasher.hash(password),
     });
-    return created.ok ? created : err({ code: 'email_taken' });
+    if (!created.ok) return err({ code: 'email_taken' });
+    await this.deps.onAccountCreated?.(created.value);
+    return created;
   }
 }

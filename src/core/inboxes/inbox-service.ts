@@ -1,15 +1,191 @@
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/random.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
+import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
 import type { AccountId } from '../accounts/account.ts';
+import { normaliseEmail } from '../accounts/password-hasher.ts';
+import type { LoginFailure, MailConnector } from '../mail/mail-ports.ts';
+import type { CredentialVault } from './credential-vault.ts';
+import { inboxError, type InboxError } from './inbox-errors.ts';
 import type { InboxStore } from './inbox-store.ts';
 import { inboxView, type InboxView } from './inbox-view.ts';
+import type { Inbox, InboxId, Provider } from './inbox.ts';
+import { detectProvider, ICLOUD_IMAP, isValidHostname } from './provider-detection.ts';
+import type { SecretLinkStore } from './secret-link-store.ts';
 
-/** Inbox use-cases shared by every surface. */
+export interface AddInboxInput {
+  readonly label: string;
+  readonly provider: Provider;
+  readonly email: string;
+  readonly imapHost?: string | undefined;
+  readonly imapPort?: number | undefined;
+  readonly imapUser?: string | undefined;
+}
+
+export interface InboxServiceDeps {
+  readonly inboxes: InboxStore;
+  readonly vault: CredentialVault;
+  readonly links: SecretLinkStore;
+  readonly imap: MailConnector;
+  readonly clock: Clock;
+  readonly baseUrl: string;
+  readonly maxInboxesPerAccount: number;
+  /** Called after a credential is saved (the first sync starts in the background). */
+  readonly onConnected: (inbox: Inbox) => void;
+}
+
+const CAPTURE_TTL_MS = 15 * 60_000;
+const CAPTURE_MAX_ATTEMPTS = 5;
+
+/** Connecting inboxes without a password ever passing through an agent (contract §1, §4.5). */
 export class InboxService {
-  private readonly inboxes: InboxStore;
-  constructor(deps: { inboxes: InboxStore }) {
-    this.inboxes = deps.inboxes;
+  private readonly deps: InboxServiceDeps;
+  constructor(deps: InboxServiceDeps) {
+    this.deps = deps;
   }
 
   async list(accountId: AccountId): Promise<InboxView[]> {
-    return (await this.inboxes.list(accountId)).map(inboxView);
+    return (await this.deps.inboxes.list(accountId)).map(inboxView);
+  }
+
+  /** The inbox if it belongs to the account; the tenant check every tool goes through. */
+  async owned(accountId: AccountId, inboxId: string): Promise<Result<Inbox, InboxError>> {
+    const inbox = /^inbox_[a-z0-9]{20}$/.test(inboxId) ? await this.deps.inboxes.get(accountId, inboxId as InboxId) : undefined;
+    return inbox === undefined ? err(inboxError('inbox_not_found', 'No inbox with this id on this account. Call list_inboxes for valid ids.')) : ok(inbox);
+  }
+
+  /** The inbox, ready to talk to its provider: owned, not paused, with a working credential. */
+  async usable(accountId: AccountId, inboxId: string): Promise<Result<Inbox, InboxError>> {
+    const owned = await this.owned(accountId, inboxId);
+    if (!owned.ok) return owned;
+    const inbox = owned.value;
+    if (inbox.paused) return err(inboxError('inbox_paused', 'The person paused this inbox. They can resume it on the Inboxes page.'));
+    if (inbox.isDemo) return owned;
+    if (inbox.connectionStatus === 'not_connected') {
+      return err(inboxError('not_connected', 'This inbox has no working credential yet. Start the connection (start_imap_secret_capture) and let the person finish it.'));
+    }
+    if (inbox.connectionStatus === 'needs_reconnect') {
+      return err(inboxError('needs_reconnect', `The mailbox refused the stored credential${inbox.lastError === null ? '' : ` (${inbox.lastError})`}. The person must reconnect it.`));
+    }
+    return owned;
+  }
+
+  async add(accountId: AccountId, input: AddInboxInput): Promise<Result<Inbox, InboxError>> {
+    const email = normaliseEmail(input.email);
+    if (email === undefined) return err(inboxError('invalid_arguments', 'email must be a valid address.'));
+    const label = input.label.trim();
+    if (label === '' || label.length > 80) return err(inboxError('invalid_arguments', 'label must be 1 to 80 characters.'));
+    if ((await this.deps.inboxes.list(accountId)).length >= this.deps.maxInboxesPerAccount) {
+      return err(inboxError('invalid_arguments', `An account can have at most ${String(this.deps.maxInboxesPerAccount)} inboxes.`));
+    }
+    let imapHost: string | null = null;
+    let imapPort: number | null = null;
+    if (input.provider === 'imap') {
+      const host = input.imapHost?.trim().toLowerCase();
+      if (host === undefined || host === '') return err(inboxError('invalid_arguments', 'imapHost is required for provider imap.'));
+      if (!isValidHostname(host)) return err(inboxError('invalid_arguments', 'imapHost must be a host name such as imap.example.com.'));
+      imapHost = host;
+      imapPort = input.imapPort ?? 993;
+      if (!Number.isInteger(imapPort) || imapPort < 1 || imapPort > 65535) return err(inboxError('invalid_arguments', 'imapPort must be between 1 and 65535.'));
+    } else if (input.provider === 'icloud') {
+      imapHost = ICLOUD_IMAP.host;
+      imapPort = ICLOUD_IMAP.port;
+    }
+    const imapUser = input.imapUser?.trim() === '' ? undefined : input.imapUser?.trim();
+    if (imapUser !== undefined && (imapUser.length > 254 || /[\r\n\0]/.test(imapUser))) return err(inboxError('invalid_arguments', 'imapUser is not a valid user name.'));
+    const now = this.deps.clock.now();
+    return ok(
+      await this.deps.inboxes.create({
+        id: newId('inbox') as InboxId,
+        accountId,
+        label,
+        provider: input.provider,
+        email,
+        imapHost,
+        imapPort,
+        imapUser: input.provider === 'imap' || input.provider === 'icloud' ? (imapUser ?? null) : null,
+        isDemo: false,
+        connectionStatus: 'not_connected',
+        createdAt: now,
+      }),
+    );
+  }
+
+  /** A single-use link to a masked password form, bound to this inbox and account, valid 15 minutes. */
+  async startSecretCapture(accountId: AccountId, inboxId: string): Promise<Result<{ url: string; expiresAt: Date; inbox: Inbox }, InboxError>> {
+    const owned = await this.owned(accountId, inboxId);
+    if (!owned.ok) return owned;
+    const inbox = owned.value;
+    if (inbox.provider !== 'imap' && inbox.provider !== 'icloud') {
+      return err(inboxError('not_supported', `A ${inbox.provider} inbox connects by signing in with ${inbox.provider === 'google' ? 'Google' : 'Microsoft'}, not with a password.`));
+    }
+    if (inbox.isDemo) return err(inboxError('not_supported', 'The demo inbox needs no credential.'));
+    const token = newSecret('cap_', 40);
+    const now = this.deps.clock.now();
+    const expiresAt = new Date(now.getTime() + CAPTURE_TTL_MS);
+    await this.deps.links.create({ idHash: sha256Hex(token), purpose: 'imap_capture', accountId, inboxId: inbox.id, payload: {}, createdAt: now, expiresAt });
+    return ok({ url: `${this.deps.baseUrl}/connect/imap?token=${token}`, expiresAt, inbox });
+  }
+
+  /** What the capture form shows, or undefined when the link is not live. */
+  async captureTarget(token: string): Promise<{ inbox: Inbox; attemptsLeft: number } | undefined> {
+    const link = await this.deps.links.find(sha256Hex(token), 'imap_capture', this.deps.clock.now());
+    if (link?.inboxId === null || link === undefined || link.attempts >= CAPTURE_MAX_ATTEMPTS) return undefined;
+    const inbox = await this.deps.inboxes.get(link.accountId, link.inboxId);
+    return inbox && { inbox, attemptsLeft: CAPTURE_MAX_ATTEMPTS - link.attempts };
+  }
+
+  /**
+   * The form's submission: the login is tested before anything is saved; a failure says why and counts against
+   * the link (5 tries). On success the credential is sealed, the link consumed and the first sync started.
+   */
+  async completeSecretCapture(token: string, username: string, password: string): Promise<Result<Inbox, LoginFailure | { reason: 'link_invalid' }>> {
+    const idHash = sha256Hex(token);
+    const target = await this.captureTarget(token);
+    if (target === undefined) return err({ reason: 'link_invalid' });
+    const { inbox } = target;
+    const user = username.trim() === '' ? (inbox.imapUser ?? inbox.email) : username.trim();
+    const credential = { kind: 'password' as const, username: user, password };
+    const failure = await this.deps.imap.testLogin({ host: inbox.imapHost ?? '', port: inbox.imapPort ?? 993 }, credential);
+    if (failure !== undefined) {
+      await this.deps.links.countAttempt(idHash);
+      return err(failure);
+    }
+    if (!(await this.deps.links.consume(idHash, this.deps.clock.now()))) return err({ reason: 'link_invalid' });
+    const now = this.deps.clock.now();
+    await this.deps.vault.put(inbox.id, credential, now);
+    const updated = await this.deps.inboxes.update(inbox.accountId, inbox.id, { connectionStatus: 'connected', lastError: null }, now);
+    const connected = updated ?? inbox;
+    this.deps.onConnected(connected);
+    return ok(connected);
+  }
+
+  async setPaused(accountId: AccountId, inboxId: string, paused: boolean): Promise<Result<Inbox, InboxError>> {
+    const owned = await this.owned(accountId, inboxId);
+    if (!owned.ok) return owned;
+    const updated = await this.deps.inboxes.update(accountId, owned.value.id, { paused }, this.deps.clock.now());
+    return updated === undefined ? err(inboxError('inbox_not_found', 'The inbox was removed.')) : ok(updated);
+  }
+
+  /** Removes the inbox from this service: its index, credential and links. The mailbox itself is untouched. */
+  async remove(accountId: AccountId, inboxId: string): Promise<boolean> {
+    const owned = await this.owned(accountId, inboxId);
+    if (!owned.ok) return false;
+    await this.deps.vault.delete(owned.value.id);
+    return this.deps.inboxes.delete(accountId, owned.value.id);
+  }
+
+  /** Marks the inbox as needing a new credential, with a short reason for the person. */
+  async markNeedsReconnect(inbox: Inbox, reason: string): Promise<void> {
+    await this.deps.inboxes.update(inbox.accountId, inbox.id, { connectionStatus: 'needs_reconnect', lastError: reason.slice(0, 200) }, this.deps.clock.now());
+  }
+
+  async recordError(inbox: Inbox, reason: string | null): Promise<void> {
+    await this.deps.inboxes.update(inbox.accountId, inbox.id, { lastError: reason === null ? null : reason.slice(0, 200) }, this.deps.clock.now());
+  }
+
+  guess(email: string): ReturnType<typeof detectProvider> | undefined {
+    const normalised = normaliseEmail(email);
+    return normalised === undefined ? undefined : detectProvider(normalised);
   }
 }

@@ -20,6 +20,8 @@ export interface InboxStore {
   /** Oldest first, so the list is stable. */
   list(accountId: AccountId): Promise<Inbox[]>;
   update(accountId: AccountId, id: InboxId, patch: InboxPatch, now: Date): Promise<Inbox | undefined>;
+  /** Inboxes that background sync should keep fresh: connected or demo, not paused — across all accounts. */
+  listSyncable(): Promise<Inbox[]>;
   /** Cascades to folders and messages. */
   delete(accountId: AccountId, id: InboxId): Promise<boolean>;
 }

@@ -58,8 +58,8 @@ describe.each<ClientKind>(['v2-modern', 'v2-legacy', 'v1'])('official SDK client
     const ok = await client.callTool('list_inboxes');
     expect(ok.isError ?? false).toBe(false);
     const payload = ok.structuredContent as { inboxes: { label: string }[]; sayToHuman: string };
-    expect(payload.inboxes.map((i) => i.label)).toEqual(['work']);
-    expect(payload.sayToHuman).toBe('1 inbox, 1 connected.');
+    expect(payload.inboxes.map((i) => i.label)).toEqual(['Demo inbox', 'work']);
+    expect(payload.sayToHuman).toBe('2 inboxes, 2 connected.');
     expect(JSON.parse((ok.content as { text: string }[])[0]!.text)).toEqual(payload);
 
     const bad = await client.callTool('list_inboxes', { unexpected: 1 });
@@ -122,7 +122,7 @@ describe('/mcp HTTP rules', () => {
     const result = await client.callTool('list_inboxes');
     expect(
       (result.structuredContent as { inboxes: { label: string }[] }).inboxes.map((i) => i.label),
-    ).toEqual(['mine']);
+    ).toEqual(['Demo inbox', 'mine']);
     await client.close();
   });
 

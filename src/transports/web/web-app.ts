@@ -8,6 +8,8 @@ import { registerActivityPage } from './pages/activity-page.ts';
 import { registerApiKeysPage } from './pages/api-keys-page.ts';
 import { registerConnectedAgentsPage } from './pages/connected-agents-page.ts';
 import { registerConsentPage } from './pages/consent-page.ts';
+import { registerConnectImapPage } from './pages/connect-imap-page.ts';
+import { registerInboxesPage } from './pages/inboxes-page.ts';
 import { registerDeleteAccountPage } from './pages/delete-account-page.ts';
 import { registerSettingsPage } from './pages/settings-page.ts';
 import { registerSetupPage } from './pages/setup-page.ts';
@@ -30,17 +32,10 @@ export const PAGE_PATHS = [
   '/settings/*',
   '/oauth/consent',
   '/oauth/authorize',
+  '/connect/*',
+  '/inboxes/*',
 ];
-const ANONYMOUS_PATHS = [
-  '/setup',
-  '/signin',
-  '/signup',
-  '/invite',
-  '/oauth/authorize',
-  '/oauth/register',
-  '/oauth/token',
-  '/oauth/revoke',
-];
+const ANONYMOUS_PATHS = ['/setup', '/signin', '/signup', '/invite', '/oauth/authorize', '/oauth/register', '/oauth/token', '/oauth/revoke', '/connect/*'];
 
 export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   const app = root as unknown as Hono<WebEnv>;
@@ -68,5 +63,7 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   registerActivityPage(app, deps);
   registerConnectedAgentsPage(app, deps);
   registerConsentPage(app, deps.oauth);
+  registerConnectImapPage(app, deps.inboxes);
+  registerInboxesPage(app, deps.inboxes);
   registerDeleteAccountPage(app, deps);
 }

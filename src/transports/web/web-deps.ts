@@ -6,6 +6,7 @@ import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
 import type { SessionService } from '../../core/sessions/session-service.ts';
 import type { Aead } from '../../lib/aead.ts';
 import type { OAuthProvider } from '../../oauth/oauth-provider.ts';
+import type { InboxService } from '../../core/inboxes/inbox-service.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { CookiePolicy } from './cookies.ts';
 
@@ -16,6 +17,7 @@ export interface WebDeps {
   readonly apiKeys: ApiKeyService;
   readonly audit: AuditLog;
   readonly oauth: OAuthProvider;
+  readonly inboxes: InboxService;
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly cookies: CookiePolicy;

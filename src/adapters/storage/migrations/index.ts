@@ -4,6 +4,7 @@ import { initial } from './0001-initial.ts';
 import { people } from './0002-people.ts';
 import { audit } from './0003-audit.ts';
 import { oauth } from './0004-oauth.ts';
+import { inboxes } from './0005-inboxes.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -15,5 +16,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0002-people': people(dialect),
     '0003-audit': audit(dialect),
     '0004-oauth': oauth(dialect),
+    '0005-inboxes': inboxes(dialect),
   };
 }

@@ -1,0 +1,58 @@
+import type { JobQueue } from '../../core/jobs/job-queue.ts';
+import type { Logger } from '../../lib/logger.ts';
+
+export class InProcessQueue implements JobQueue {
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Map<string, () => Promise<void>>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private stopped = false;
+  private readonly log: Logger;
+
+  constructor(log: Logger) {
+    this.log = log;
+  }
+
+  enqueue(key: string, run: () => Promise<void>, delayMs = 0): void {
+    if (this.stopped) return;
+    if (delayMs > 0) {
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        this.enqueue(key, run);
+      }, delayMs);
+      t.unref();
+      this.timers.add(t);
+      return;
+    }
+    if (this.running.has(key)) {
+      this.again.set(key, run);
+      return;
+    }
+    const p = run()
+      .catch((e: unknown) => {
+        this.log.error({ err: e, job: key }, 'background job failed');
+      })
+      .finally(() => {
+        this.running.delete(key);
+        const next = this.again.get(key);
+        this.again.delete(key);
+        if (next !== undefined) this.enqueue(key, next);
+      });
+    this.running.set(key, p);
+  }
+
+  every(name: string, intervalMs: number, run: () => Promise<void>): void {
+    const t = setInterval(() => {
+      this.enqueue(name, run);
+    }, intervalMs);
+    t.unref();
+    this.timers.add(t);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.again.clear();
+    await Promise.all(this.running.values());
+  }
+}

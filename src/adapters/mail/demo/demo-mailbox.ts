@@ -1,0 +1,131 @@
+import type { CanonicalFolder } from '../../../core/messages/folder.ts';
+import type { Db } from '../../storage/database.ts';
+import type { DemoMessage } from './demo-message.ts';
+
+/** The demo mailbox's folders: Gmail-like names, every canonical role present. */
+export const DEMO_FOLDERS: readonly { path: string; canonical: CanonicalFolder }[] = [
+  { path: 'INBOX', canonical: 'inbox' },
+  { path: 'Sent', canonical: 'sent' },
+  { path: 'Drafts', canonical: 'drafts' },
+  { path: 'Archive', canonical: 'archive' },
+  { path: 'Spam', canonical: 'spam' },
+  { path: 'Trash', canonical: 'trash' },
+  { path: 'Screened', canonical: 'screened' },
+];
+
+export type StoredDemoMessage = Omit<DemoMessage, 'folder' | 'minutesAgo'> & { readonly date: string };
+
+export interface DemoRow {
+  readonly uid: number;
+  readonly flags: readonly string[];
+  readonly date: Date;
+  readonly doc: StoredDemoMessage;
+  readonly modseq: number;
+}
+
+/**
+ * The demo mailbox in SQL, with IMAP's bookkeeping (per-folder UIDs, UIDVALIDITY, a modseq bumped on every change)
+ * so the real sync engine works on it unchanged. Writes here are the demo's "provider": nothing leaves the database.
+ */
+export class DemoMailbox {
+  private readonly db: Db['kysely'];
+  readonly inboxId: string;
+  constructor(db: Db, inboxId: string) {
+    this.db = db.kysely;
+    this.inboxId = inboxId;
+  }
+
+  /** Builds the mailbox from sample messages, dated relative to `now`. */
+  async seed(messages: readonly DemoMessage[], now: Date): Promise<void> {
+    const byFolder = new Map<string, DemoMessage[]>();
+    for (const m of messages) byFolder.set(m.folder, [...(byFolder.get(m.folder) ?? []), m]);
+    await this.db.transaction().execute(async (tx) => {
+      for (const f of DEMO_FOLDERS) {
+        const list = (byFolder.get(f.canonical) ?? []).slice().sort((a, b) => b.minutesAgo - a.minutesAgo);
+        await tx.insertInto('demo_folders').values({ inbox_id: this.inboxId, path: f.path, canonical: f.canonical, uid_validity: String(Math.floor(now.getTime() / 1000)), uid_next: list.length + 1, modseq: 1 }).execute();
+        const rows = list.map((m, i) => {
+          const { folder: _f, minutesAgo, ...doc } = m;
+          const date = new Date(now.getTime() - minutesAgo * 60_000);
+          const flags = [...(m.unread ? [] : ['\\Seen']), ...(m.starred === true ? ['\\Flagged'] : []), ...(m.labels ?? [])];
+          return { inbox_id: this.inboxId, folder_path: f.path, uid: i + 1, flags_json: JSON.stringify(flags), internal_date: date.getTime(), doc_json: JSON.stringify({ ...doc, date: date.toISOString() }), modseq: 1 };
+        });
+        for (let i = 0; i < rows.length; i += 200) await tx.insertInto('demo_messages').values(rows.slice(i, i + 200)).execute();
+      }
+    });
+  }
+
+  async folders() {
+    return this.db.selectFrom('demo_folders').selectAll().where('inbox_id', '=', this.inboxId).execute();
+  }
+
+  async folder(path: string) {
+    return this.db.selectFrom('demo_folders').selectAll().where('inbox_id', '=', this.inboxId).where('path', '=', path).executeTakeFirst();
+  }
+
+  async rows(path: string, q: { fromUid?: number; belowUid?: number; uids?: readonly number[]; newest?: number; changedSince?: number } = {}): Promise<DemoRow[]> {
+    let query = this.db.selectFrom('demo_messages').selectAll().where('inbox_id', '=', this.inboxId).where('folder_path', '=', path);
+    if (q.fromUid !== undefined) query = query.where('uid', '>=', q.fromUid);
+    if (q.belowUid !== undefined) query = query.where('uid', '<', q.belowUid);
+    if (q.uids !== undefined) {
+      if (q.uids.length === 0) return [];
+      query = query.where('uid', 'in', [...q.uids]);
+    }
+    if (q.changedSince !== undefined) query = query.where('modseq', '>', q.changedSince);
+    query = query.orderBy('uid', 'desc');
+    if (q.newest !== undefined) query = query.limit(q.newest);
+    const rows = await query.execute();
+    return rows.map((r) => ({ uid: r.uid, flags: JSON.parse(r.flags_json) as string[], date: new Date(r.internal_date), doc: JSON.parse(r.doc_json) as StoredDemoMessage, modseq: r.modseq }));
+  }
+
+  async uids(path: string, fromUid: number): Promise<number[]> {
+    const rows = await this.db.selectFrom('demo_messages').select('uid').where('inbox_id', '=', this.inboxId).where('folder_path', '=', path).where('uid', '>=', fromUid).execute();
+    return rows.map((r) => r.uid);
+  }
+
+  /** Appends a message; returns its new UID (UIDPLUS-like). */
+  async append(path: string, doc: StoredDemoMessage, flags: readonly string[], date: Date): Promise<number> {
+    return this.db.transaction().execute(async (tx) => {
+      const f = await tx.selectFrom('demo_folders').selectAll().where('inbox_id', '=', this.inboxId).where('path', '=', path).executeTakeFirstOrThrow();
+      const modseq = f.modseq + 1;
+      await tx.insertInto('demo_messages').values({ inbox_id: this.inboxId, folder_path: path, uid: f.uid_next, flags_json: JSON.stringify(flags), internal_date: date.getTime(), doc_json: JSON.stringify(doc), modseq }).execute();
+      await tx.updateTable('demo_folders').set({ uid_next: f.uid_next + 1, modseq }).where('inbox_id', '=', this.inboxId).where('path', '=', path).execute();
+      return f.uid_next;
+    });
+  }
+
+  async setFlags(path: string, uid: number, flags: readonly string[]): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const f = await tx.selectFrom('demo_folders').select('modseq').where('inbox_id', '=', this.inboxId).where('path', '=', path).executeTakeFirstOrThrow();
+      const r = await tx
+        .updateTable('demo_messages')
+        .set({ flags_json: JSON.stringify(flags), modseq: f.modseq + 1 })
+        .where('inbox_id', '=', this.inboxId)
+        .where('folder_path', '=', path)
+        .where('uid', '=', uid)
+        .executeTakeFirst();
+      await tx.updateTable('demo_folders').set({ modseq: f.modseq + 1 }).where('inbox_id', '=', this.inboxId).where('path', '=', path).execute();
+      return r.numUpdatedRows === 1n;
+    });
+  }
+
+  async expunge(path: string, uid: number): Promise<boolean> {
+    const r = await this.db.deleteFrom('demo_messages').where('inbox_id', '=', this.inboxId).where('folder_path', '=', path).where('uid', '=', uid).executeTakeFirst();
+    return r.numDeletedRows === 1n;
+  }
+
+  /** MOVE: append to the target, expunge from the source; returns the new UID. */
+  async move(path: string, uid: number, to: string): Promise<number | undefined> {
+    const [row] = await this.rows(path, { uids: [uid] });
+    if (row === undefined) return undefined;
+    const newUid = await this.append(to, row.doc, row.flags, row.date);
+    await this.expunge(path, uid);
+    return newUid;
+  }
+
+  /** Tests: a new UIDVALIDITY (as when a server rebuilds a folder), keeping the messages under new UIDs. */
+  async resetUidValidity(path: string): Promise<void> {
+    const f = await this.folder(path);
+    if (f === undefined) return;
+    await this.db.updateTable('demo_folders').set({ uid_validity: String(Number(f.uid_validity) + 1), modseq: f.modseq + 1 }).where('inbox_id', '=', this.inboxId).where('path', '=', path).execute();
+  }
+}

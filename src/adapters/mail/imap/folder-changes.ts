@@ -1,0 +1,148 @@
+import type { ImapFlow, MailboxObject, SearchObject } from 'imapflow';
+import { MailProviderError } from '../../../core/mail/mail-ports.ts';
+import type { FlagState, FolderChanges, RemoteSummary, SyncCursor } from '../../../core/mail/mail-types.ts';
+import { fetchSummaries, flagState } from './summary-fetch.ts';
+import { fromUidSet } from './uid-set.ts';
+
+/**
+ * The per-folder sync step (RFC 3501 §2.3.1.1 UIDVALIDITY/UIDNEXT, RFC 7162 CONDSTORE/QRESYNC), in the shape of
+ * EmailEngine's partial sync: new mail is `UID FETCH uidNext:*`; flag changes come from `CHANGEDSINCE` when the
+ * server keeps mod-sequences, else from re-reading the flags of the known messages; expunges and moves are the
+ * known UIDs a `UID SEARCH` no longer finds. Every function here expects the folder's mailbox lock to be held.
+ */
+
+export interface ChangeOptions {
+  readonly windowSize: number;
+  readonly knownRefs: readonly string[];
+}
+
+/** UIDs matching a search, ascending. ESEARCH (RFC 4731) answers with ranges, which matters at 100k results. */
+export async function searchUids(client: ImapFlow, query: SearchObject): Promise<number[]> {
+  const result = await client.search(query, { uid: true, returnOptions: ['ALL'] });
+  if (result === false || result === undefined)
+    throw new MailProviderError('The mail server could not search the folder.');
+  return Array.isArray(result) ? [...result].sort((a, b) => a - b) : fromUidSet(result.all ?? '');
+}
+
+/** HIGHESTMODSEQ as a decimal string when the server keeps mod-sequences for this folder, else null. */
+function modseqOf(client: ImapFlow, mailbox: MailboxObject): string | null {
+  if (!client.enabled.has('CONDSTORE') || mailbox.noModseq === true || mailbox.highestModseq === undefined)
+    return null;
+  return mailbox.highestModseq.toString();
+}
+
+function parseModseq(value: string | null): bigint | null {
+  if (value === null || !/^\d+$/.test(value)) return null;
+  return BigInt(value);
+}
+
+const validUid = (u: number): boolean => Number.isSafeInteger(u) && u > 0;
+
+/** UIDNEXT from SELECT; 0 when the server left it out (allowed before IMAP4rev2). */
+const uidNextOf = (mailbox: MailboxObject): number => (validUid(mailbox.uidNext) ? mailbox.uidNext : 0);
+
+export async function folderChanges(
+  client: ImapFlow,
+  path: string,
+  cursor: SyncCursor | null,
+  opts: ChangeOptions,
+): Promise<FolderChanges> {
+  // Re-select even when the folder is already open: UIDNEXT and HIGHESTMODSEQ are only fresh from SELECT/EXAMINE.
+  const mailbox = await client.mailboxOpen(path, { readOnly: true });
+  const uidValidity = mailbox.uidValidity.toString(); // a BigInt; JSON and the database want a string
+  const modseq = modseqOf(client, mailbox);
+  if (cursor?.uidValidity !== uidValidity) return freshWindow(client, mailbox, modseq, opts.windowSize);
+  return incremental(client, mailbox, modseq, cursor, opts.knownRefs);
+}
+
+/** First sync, or UIDVALIDITY changed: the newest `windowSize` messages, by sequence number from the end. */
+async function freshWindow(
+  client: ImapFlow,
+  mailbox: MailboxObject,
+  modseq: string | null,
+  windowSize: number,
+): Promise<FolderChanges> {
+  const uidValidity = mailbox.uidValidity.toString();
+  let added: RemoteSummary[] = [];
+  if (mailbox.exists > 0 && windowSize > 0) {
+    const from = Math.max(1, mailbox.exists - Math.floor(windowSize) + 1);
+    const uids = await searchUids(client, { seq: `${from}:*` });
+    added = await fetchSummaries(client, uids.slice(-windowSize));
+  }
+  const highest = added.at(-1)?.position ?? 0;
+  // Mail that arrived between EXAMINE and the FETCH is already in `added`: start the next sync after it.
+  const uidNext = Math.max(uidNextOf(mailbox), highest + 1);
+  return {
+    cursor: { uidValidity, uidNext, highestModseq: modseq, windowLow: added[0]?.position ?? uidNext },
+    reset: true,
+    added,
+    flags: [],
+    removed: [],
+  };
+}
+
+async function incremental(
+  client: ImapFlow,
+  mailbox: MailboxObject,
+  modseq: string | null,
+  cursor: SyncCursor,
+  knownRefs: readonly string[],
+): Promise<FolderChanges> {
+  const known = knownRefs.map(Number).filter(validUid);
+  const knownSet = new Set(known);
+  // Known refs can reach below windowLow after load_older_messages; diff those too.
+  const lowest = Math.max(
+    1,
+    known.reduce((min, u) => Math.min(min, u), cursor.windowLow),
+  );
+
+  const serverNext = uidNextOf(mailbox);
+  const since = Math.max(1, cursor.uidNext);
+  let added: RemoteSummary[] = [];
+  // Without UIDNEXT from the server, ask anyway.
+  if (mailbox.exists > 0 && (serverNext === 0 || serverNext > since)) {
+    // `n:*` with n above every UID still matches the newest message (RFC 3501 §6.4.8), hence the filter.
+    const fresh = (await searchUids(client, { uid: `${since}:*` })).filter((u) => u >= since);
+    added = await fetchSummaries(client, fresh);
+  }
+
+  const before = parseModseq(cursor.highestModseq);
+  const now = parseModseq(modseq);
+  // A HIGHESTMODSEQ that went backwards (a restored server) cannot be trusted: re-read every known flag.
+  const condstore = before !== null && now !== null && now >= before;
+  let flags: FlagState[] = [];
+  if (known.length > 0 && (!condstore || now > before)) {
+    // With CONDSTORE only what changed since the cursor comes back; without it every known message's flags do.
+    const changed = [];
+    for await (const m of client.fetch(
+      `${lowest}:*`,
+      { uid: true, flags: true, labels: true },
+      condstore ? { uid: true, changedSince: before } : { uid: true },
+    )) {
+      if (knownSet.has(m.uid)) changed.push(m);
+    }
+    flags = changed.map(flagState);
+  }
+
+  // One UID SEARCH over a constant-size range (not the known list: servers reject 100k-long UID sets); with
+  // ESEARCH the answer is ranges too. Cheap enough to run always, so no reliance on expunges bumping MODSEQ.
+  let removed: string[] = [];
+  if (known.length > 0) {
+    const present = new Set(await searchUids(client, { uid: `${lowest}:*` }));
+    removed = known.filter((u) => !present.has(u)).map(String);
+  }
+
+  const highest = added.at(-1)?.position ?? 0;
+  return {
+    cursor: {
+      uidValidity: cursor.uidValidity,
+      uidNext: Math.max(since, serverNext, highest + 1),
+      highestModseq: modseq,
+      windowLow: cursor.windowLow,
+    },
+    reset: false,
+    added,
+    flags,
+    removed,
+  };
+}

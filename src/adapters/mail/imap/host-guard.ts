@@ -1,0 +1,76 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { isPublicAddress } from '../../../lib/ip-address.ts';
+
+/**
+ * The SSRF guard for IMAP: a person types the server name, so without a check the service would dial its own
+ * loopback, the LAN or the cloud metadata address on their behalf. The name is resolved once, every address
+ * must pass, and the connection goes to the vetted address (a second DNS answer cannot rebind it).
+ */
+
+/** Which resolved addresses may be dialled. */
+export type AddressPolicy = (address: string) => boolean;
+
+export class HostRefusedError extends Error {
+  override readonly name = 'HostRefusedError';
+}
+
+export class HostNotFoundError extends Error {
+  override readonly name = 'HostNotFoundError';
+}
+
+export interface VettedHost {
+  /** The address to connect to. */
+  readonly address: string;
+  /** The name for TLS SNI and certificate checks; undefined when the person typed an IP address. */
+  readonly servername: string | undefined;
+}
+
+/** Lower-case, without IPv6 brackets or a trailing root dot, so allowlist entries match however they are typed. */
+export function normalizeHost(host: string): string {
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
+}
+
+export async function vetHost(host: string, allowed: AddressPolicy): Promise<VettedHost> {
+  const name = normalizeHost(host);
+  let addresses: string[];
+  try {
+    addresses = (await lookup(name, { all: true, order: 'verbatim' })).map((a) => a.address);
+  } catch {
+    throw new HostNotFoundError(`cannot resolve ${name}`);
+  }
+  const first = addresses[0];
+  if (first === undefined) throw new HostNotFoundError(`cannot resolve ${name}`);
+  if (!addresses.every((a) => allowed(canonicalAddress(a)))) {
+    throw new HostRefusedError(`${name} resolves to a private or reserved address`);
+  }
+  return { address: first, servername: isIP(name) === 0 ? name : undefined };
+}
+
+/**
+ * The policy the guard applies by default: public addresses only. IPv6 is first put in canonical form
+ * (`0:0:0:0:0:0:0:1` → `::1`), and an IPv4 address embedded in `::ffff:0:0/96` or `::/96` is checked as IPv4:
+ * `::ffff:7f00:1` reaches 127.0.0.1 on a dual-stack socket.
+ */
+export function isPublicHostAddress(address: string): boolean {
+  return isPublicAddress(canonicalAddress(address));
+}
+
+export function canonicalAddress(address: string): string {
+  if (isIP(address) !== 6) return address;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address;
+  }
+  const embedded = /^::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (embedded?.[1] === undefined || embedded[2] === undefined) return canonical;
+  const hi = Number.parseInt(embedded[1], 16);
+  const lo = Number.parseInt(embedded[2], 16);
+  return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
+}

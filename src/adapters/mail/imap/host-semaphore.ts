@@ -1,0 +1,43 @@
+/**
+ * Caps concurrent connections per key; callers beyond the cap wait in FIFO order. Providers enforce their own
+ * caps (Gmail ~15 connections per account, Dovecot's `mail_max_userip_connections` defaults to 10) and answer
+ * the excess with BYE, so we queue instead of getting refused.
+ */
+export class ConnectionSemaphore {
+  private readonly max: number;
+  private readonly slots = new Map<string, { active: number; waiting: (() => void)[] }>();
+
+  constructor(max: number) {
+    if (!Number.isInteger(max) || max < 1) throw new RangeError('max must be a positive integer');
+    this.max = max;
+  }
+
+  /** Resolves when a slot is free; the returned release is idempotent. */
+  async acquire(key: string): Promise<() => void> {
+    let slot = this.slots.get(key);
+    if (slot === undefined) {
+      slot = { active: 0, waiting: [] };
+      this.slots.set(key, slot);
+    }
+    const s = slot;
+    if (s.active >= this.max) await new Promise<void>((resolve) => s.waiting.push(resolve));
+    else s.active++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = s.waiting.shift();
+      if (next !== undefined) {
+        next(); // the slot passes straight to the next waiter
+        return;
+      }
+      s.active--;
+      if (s.active === 0) this.slots.delete(key);
+    };
+  }
+
+  /** Connections currently open for a key (for tests and metrics). */
+  active(key: string): number {
+    return this.slots.get(key)?.active ?? 0;
+  }
+}

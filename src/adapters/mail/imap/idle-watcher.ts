@@ -1,0 +1,137 @@
+import type { ImapFlow } from 'imapflow';
+import { MailAuthError } from '../../../core/mail/mail-ports.ts';
+import type { Logger } from '../../../lib/logger.ts';
+
+/** A dedicated connection for IDLE, with the release of its connection slot. */
+export interface WatchConnection {
+  readonly client: ImapFlow;
+  readonly release: () => void;
+}
+
+export interface WatchOptions {
+  readonly path: string;
+  /** Opens a fresh logged-in connection (IDLE needs its own: it blocks every other command, RFC 2177). */
+  readonly open: () => Promise<WatchConnection>;
+  readonly onChange: () => void;
+  readonly log: Logger;
+}
+
+const MAX_BACKOFF_MS = 5 * 60_000;
+
+/**
+ * Watches one folder with IMAP IDLE on a connection of its own. imapflow re-issues IDLE every `maxIdleTime`
+ * (set by openImapClient) so servers and NAT boxes keep the session. EXISTS, EXPUNGE and FETCH (flags) pushes all
+ * end in `onChange`, coalesced per event-loop turn. A dropped connection is re-opened with backoff, followed by
+ * one `onChange`, since anything could have happened meanwhile; a refused credential stops the watch.
+ */
+export class IdleWatcher {
+  private readonly opts: WatchOptions;
+  private current: WatchConnection | undefined;
+  private stopped = false;
+  private notifyQueued = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private failures = 0;
+
+  constructor(opts: WatchOptions) {
+    this.opts = opts;
+  }
+
+  /** Connects and starts IDLE; rejects when the first connection fails. */
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    const conn = this.current;
+    this.current = undefined;
+    if (conn === undefined) return;
+    try {
+      await conn.client.logout(); // breaks IDLE with DONE, then LOGOUT
+    } catch {
+      conn.client.close();
+    } finally {
+      conn.release();
+    }
+  }
+
+  private async connect(): Promise<void> {
+    const conn = await this.opts.open();
+    const { client } = conn;
+    const notify = (): void => this.notify();
+    client.on('exists', notify);
+    client.on('expunge', notify);
+    client.on('flags', notify);
+    client.on('close', () => {
+      conn.release();
+      if (this.current !== conn) return; // stop() or a failed start: nothing to recover
+      this.current = undefined;
+      if (!this.stopped) this.reconnectLater();
+    });
+    try {
+      await client.mailboxOpen(this.opts.path, { readOnly: true });
+    } catch (err) {
+      client.close();
+      throw err;
+    }
+    if (this.stopped) {
+      // stop() ran while we were connecting
+      await client.logout().catch(() => client.close());
+      conn.release();
+      return;
+    }
+    this.current = conn;
+    this.failures = 0;
+    void this.idleLoop(client);
+  }
+
+  /** idle() returns whenever IDLE is broken (a keepalive NOOP after a socket timeout, logout); go back in. */
+  private async idleLoop(client: ImapFlow): Promise<void> {
+    while (!this.stopped && this.current?.client === client && client.usable) {
+      const started = Date.now();
+      try {
+        await client.idle();
+      } catch (err) {
+        this.opts.log.debug({ err, path: this.opts.path }, 'IDLE ended with an error');
+      }
+      // Never spin: a server that ends IDLE at once gets at most one IDLE per second.
+      if (Date.now() - started < 1000) await new Promise((resolve) => setTimeout(resolve, 1000).unref());
+    }
+  }
+
+  private notify(): void {
+    if (this.notifyQueued || this.stopped) return;
+    this.notifyQueued = true;
+    setImmediate(() => {
+      this.notifyQueued = false;
+      if (this.stopped) return;
+      try {
+        this.opts.onChange();
+      } catch (err) {
+        this.opts.log.warn({ err, path: this.opts.path }, 'watch callback failed');
+      }
+    });
+  }
+
+  private reconnectLater(): void {
+    const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** this.failures);
+    this.failures++;
+    this.opts.log.info({ path: this.opts.path, delayMs: delay }, 'IDLE connection lost; reconnecting');
+    this.retryTimer = setTimeout(() => {
+      this.connect().then(
+        () => this.notify(),
+        (err: unknown) => {
+          if (err instanceof MailAuthError) {
+            // Retrying a refused password can lock the account at the provider.
+            this.opts.log.warn({ path: this.opts.path }, 'IDLE stopped: the credential was refused');
+            return;
+          }
+          this.opts.log.info({ err, path: this.opts.path }, 'IDLE reconnect failed');
+          if (!this.stopped) this.reconnectLater();
+        },
+      );
+    }, delay);
+    this.retryTimer.unref();
+  }
+}

@@ -1,0 +1,120 @@
+import { MailAuthError, MailProviderError } from '../../../core/mail/mail-ports.ts';
+import type { LoginFailure } from '../../../core/mail/mail-ports.ts';
+import type { ImapEndpoint } from '../../../core/mail/mail-types.ts';
+import type { Logger } from '../../../lib/logger.ts';
+import { HostNotFoundError, HostRefusedError } from './host-guard.ts';
+
+/**
+ * Maps imapflow and socket errors to what a person may see. Server text is never passed through whole: it can
+ * carry internal host names, session ids or stack traces. At most a short reason survives, reduced to plain
+ * printable ASCII.
+ */
+
+interface ErrorFields {
+  code?: unknown;
+  authenticationFailed?: unknown;
+  tlsFailed?: unknown;
+  mailboxMissing?: unknown;
+  response?: unknown;
+  responseText?: unknown;
+  serverResponseCode?: unknown;
+  message?: unknown;
+}
+
+const fieldsOf = (err: unknown): ErrorFields => (typeof err === 'object' && err !== null ? err : {});
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** Drops a leading tag/status and `[CODE]`, keeps printable ASCII, cuts at `max`; undefined when nothing is left. */
+export function sanitizeReason(text: string, max = 100): string | undefined {
+  const cleaned = text
+    .replace(/^\S+\s+(NO|BAD)\s+/i, '')
+    .replace(/\[[^\]]*\]/g, '')
+    .replace(/[^\x20-\x7e]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (cleaned === '') return undefined;
+  return cleaned.length > max ? `${cleaned.slice(0, max - 1).trimEnd()}…` : cleaned;
+}
+
+const CONNECTION_LOST = new Set([
+  'NoConnection',
+  'EConnectionClosed',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEOUT',
+  'StateLogout',
+]);
+const TIMEOUTS = new Set(['ETIMEDOUT', 'CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'UPGRADE_TIMEOUT', 'ETIMEOUT']);
+const CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME|UNABLE_TO_GET_ISSUER/;
+
+/** Why a connection or login failed, in words for the person who typed the server settings. */
+export function classifyConnectError(err: unknown, endpoint: ImapEndpoint, oauth: boolean): LoginFailure {
+  const where = `${endpoint.host}:${endpoint.port}`;
+  if (err instanceof HostRefusedError) {
+    return {
+      reason: 'refused_host',
+      message: `${endpoint.host} points to a private or reserved network address; the operator has to allow it explicitly.`,
+    };
+  }
+  if (err instanceof HostNotFoundError) {
+    return {
+      reason: 'unreachable',
+      message: `Cannot find the mail server ${endpoint.host}. Check the server name.`,
+    };
+  }
+  const e = fieldsOf(err);
+  const code = str(e.code);
+  if (e.authenticationFailed === true) {
+    const said = sanitizeReason(str(e.response) || str(e.responseText));
+    const what = oauth ? 'the sign-in token' : 'the username or password';
+    return {
+      reason: 'auth_failed',
+      message: `The mail server did not accept ${what}${said === undefined ? '.' : ` (server said: ${said})`}`,
+    };
+  }
+  if (e.tlsFailed === true && /STARTTLS/i.test(str(e.message))) {
+    return {
+      reason: 'tls_required',
+      message: `${where} does not offer STARTTLS, so the password would travel unencrypted. Use port 993 (TLS), or ask the operator to allow this server.`,
+    };
+  }
+  if (CERTIFICATE.test(code)) {
+    return {
+      reason: 'unreachable',
+      message: `The TLS certificate of ${endpoint.host} could not be verified.`,
+    };
+  }
+  if (e.tlsFailed === true || /^ERR_SSL_|ClosedAfterConnectTLS/.test(code)) {
+    return {
+      reason: 'unreachable',
+      message: `No secure connection to ${where}: check that the port expects TLS.`,
+    };
+  }
+  if (code === 'ECONNREFUSED') return { reason: 'unreachable', message: `${where} refused the connection.` };
+  if (TIMEOUTS.has(code)) return { reason: 'unreachable', message: `${where} did not answer in time.` };
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
+    return { reason: 'unreachable', message: `${where} cannot be reached from this server.` };
+  }
+  return { reason: 'unreachable', message: `Could not connect to the mail server at ${where}.` };
+}
+
+/** A folder that is not (or no longer) on the server; still a MailProviderError for callers of the port. */
+export class FolderMissingError extends MailProviderError {}
+
+/** The error a session method throws: MailAuthError when the login no longer works, MailProviderError otherwise. */
+export function sessionError(err: unknown, action: string, log: Logger): MailAuthError | MailProviderError {
+  if (err instanceof MailAuthError || err instanceof MailProviderError) return err;
+  const e = fieldsOf(err);
+  log.warn({ err, action }, 'IMAP command failed');
+  if (e.authenticationFailed === true)
+    return new MailAuthError('The mail server no longer accepts the credential.');
+  if (e.mailboxMissing === true)
+    return new FolderMissingError(`Could not ${action}: the folder does not exist.`);
+  if (CONNECTION_LOST.has(str(e.code))) {
+    return new MailProviderError(`Could not ${action}: the connection to the mail server was lost.`);
+  }
+  const code = str(e.serverResponseCode);
+  return new MailProviderError(
+    `Could not ${action}: the mail server refused${code === '' ? '' : ` (${sanitizeReason(code, 40) ?? ''})`}.`,
+  );
+}

@@ -1,0 +1,191 @@
+import type { ImapFlow, MailboxLockObject } from 'imapflow';
+import { MailProviderError, type MailSession } from '../../../core/mail/mail-ports.ts';
+import type {
+  AttachmentContent,
+  FlagState,
+  FolderChanges,
+  FullMessage,
+  RemoteFolder,
+  RemoteSummary,
+  SearchHit,
+  SyncCursor,
+} from '../../../core/mail/mail-types.ts';
+import type { Logger } from '../../../lib/logger.ts';
+import { folderChanges, searchUids } from './folder-changes.ts';
+import { toRemoteFolders } from './folder-list.ts';
+import { IdleWatcher, type WatchConnection } from './idle-watcher.ts';
+import { FolderMissingError, sessionError } from './imap-errors.ts';
+import { openPart, readFullMessage } from './message-reader.ts';
+import { fetchSummaries, flagState } from './summary-fetch.ts';
+import { toUidSet } from './uid-set.ts';
+
+export interface ImapSessionDeps {
+  readonly client: ImapFlow;
+  /** Frees the connection slot this session holds; idempotent. */
+  readonly release: () => void;
+  /** Opens the extra connection a watch needs. */
+  readonly openWatchConnection: () => Promise<WatchConnection>;
+  readonly logger: Logger;
+}
+
+const parseUid = (ref: string): number | undefined => (/^[1-9]\d{0,9}$/.test(ref) ? Number(ref) : undefined);
+const PART_ID = /^\d+(\.\d+)*$/;
+
+/**
+ * A MailSession over one imapflow connection. Every folder operation runs under imapflow's mailbox lock, which
+ * serialises them and keeps the right folder selected (EXAMINE: the session only reads). Nothing issues a command
+ * while a FETCH is streaming. Watches get connections of their own and end with the session.
+ */
+export class ImapSession implements MailSession {
+  private readonly deps: ImapSessionDeps;
+  private readonly log: Logger;
+  private readonly watchers = new Set<IdleWatcher>();
+  private closed = false;
+
+  constructor(deps: ImapSessionDeps) {
+    this.deps = deps;
+    this.log = deps.logger;
+    deps.client.on('close', () => deps.release());
+  }
+
+  async listFolders(): Promise<RemoteFolder[]> {
+    this.assertOpen();
+    try {
+      return toRemoteFolders(await this.deps.client.list());
+    } catch (err) {
+      throw sessionError(err, 'list the folders', this.log);
+    }
+  }
+
+  changes(
+    path: string,
+    cursor: SyncCursor | null,
+    opts: { windowSize: number; knownRefs: readonly string[] },
+  ): Promise<FolderChanges> {
+    return this.inFolder(path, 'sync the folder', () => folderChanges(this.deps.client, path, cursor, opts));
+  }
+
+  flagsOf(path: string, refs: readonly string[]): Promise<FlagState[]> {
+    const uids = refs.map(parseUid).filter((u) => u !== undefined);
+    if (uids.length === 0) return Promise.resolve([]);
+    return this.inFolder(path, 'read message flags', async () => {
+      const out: FlagState[] = [];
+      const query = { uid: true, flags: true, labels: true };
+      for await (const m of this.deps.client.fetch(toUidSet(uids), query, { uid: true }))
+        out.push(flagState(m));
+      return out.sort((a, b) => Number(a.ref) - Number(b.ref));
+    });
+  }
+
+  fetchOlder(path: string, below: number, count: number): Promise<RemoteSummary[]> {
+    if (!Number.isSafeInteger(below) || below <= 1 || count <= 0) return Promise.resolve([]);
+    return this.inFolder(path, 'load older messages', async () => {
+      const uids = (await searchUids(this.deps.client, { uid: `1:${below - 1}` })).filter((u) => u < below);
+      const page = await fetchSummaries(this.deps.client, uids.slice(-Math.floor(count)));
+      return page.reverse();
+    });
+  }
+
+  async fetchMessage(path: string, ref: string): Promise<FullMessage | undefined> {
+    const uid = parseUid(ref);
+    if (uid === undefined) return undefined;
+    return this.inFolder(path, 'read the message', () => readFullMessage(this.deps.client, uid));
+  }
+
+  /**
+   * UID SEARCH OR(SUBJECT, FROM, BODY) in each folder (the server searches the whole folder, not only our window),
+   * the newest `limit` per folder, then the newest `limit` overall by date. Folders that no longer exist are
+   * skipped. Which folders to search (e.g. without Spam and Trash) is the caller's decision.
+   */
+  async search(query: string, paths: readonly string[], limit: number): Promise<SearchHit[]> {
+    const q = query.trim();
+    if (q === '' || limit <= 0) return [];
+    const hits: SearchHit[] = [];
+    for (const path of paths) {
+      try {
+        const found = await this.inFolder(path, 'search', async () => {
+          const criteria = { or: [{ subject: q }, { from: q }, { body: q }] };
+          const uids = await searchUids(this.deps.client, criteria);
+          return fetchSummaries(this.deps.client, uids.slice(-Math.floor(limit)));
+        });
+        for (const summary of found) hits.push({ path, summary });
+      } catch (err) {
+        if (!(err instanceof FolderMissingError)) throw err;
+      }
+    }
+    return hits
+      .sort(
+        (a, b) =>
+          b.summary.date.getTime() - a.summary.date.getTime() || b.summary.position - a.summary.position,
+      )
+      .slice(0, limit);
+  }
+
+  async openAttachment(path: string, ref: string, partId: string): Promise<AttachmentContent | undefined> {
+    const uid = parseUid(ref);
+    if (uid === undefined || !PART_ID.test(partId)) return undefined;
+    const lock = await this.lock(path, 'open the attachment');
+    try {
+      const content = await openPart(this.deps.client, uid, partId, () => lock.release());
+      if (content === undefined) lock.release();
+      return content; // the lock is released when the content stream closes
+    } catch (err) {
+      lock.release();
+      throw sessionError(err, 'open the attachment', this.log);
+    }
+  }
+
+  async watch(path: string, onChange: () => void): Promise<() => Promise<void>> {
+    this.assertOpen();
+    const watcher = new IdleWatcher({ path, onChange, open: this.deps.openWatchConnection, log: this.log });
+    try {
+      await watcher.start();
+    } catch (err) {
+      await watcher.stop();
+      throw sessionError(err, 'watch the folder', this.log);
+    }
+    this.watchers.add(watcher);
+    return async () => {
+      this.watchers.delete(watcher);
+      await watcher.stop();
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.watchers].map((w) => w.stop()));
+    this.watchers.clear();
+    try {
+      await this.deps.client.logout();
+    } catch {
+      this.deps.client.close();
+    } finally {
+      this.deps.release();
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new MailProviderError('The mail session is closed.');
+  }
+
+  private async lock(path: string, action: string): Promise<MailboxLockObject> {
+    this.assertOpen();
+    try {
+      return await this.deps.client.getMailboxLock(path, { readOnly: true });
+    } catch (err) {
+      throw sessionError(err, action, this.log);
+    }
+  }
+
+  private async inFolder<T>(path: string, action: string, fn: () => Promise<T>): Promise<T> {
+    const lock = await this.lock(path, action);
+    try {
+      return await fn();
+    } catch (err) {
+      throw sessionError(err, action, this.log);
+    } finally {
+      lock.release();
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import { ImapFlow } from 'imapflow';
+import type { ImapFlowOptions } from 'imapflow';
+import type { LoginFailure } from '../../../core/mail/mail-ports.ts';
+import type { ImapEndpoint, MailCredential } from '../../../core/mail/mail-types.ts';
+import type { Logger } from '../../../lib/logger.ts';
+import { type AddressPolicy, normalizeHost, vetHost } from './host-guard.ts';
+import { classifyConnectError } from './imap-errors.ts';
+
+/** How the connector dials: which hosts may skip TLS and the SSRF guard, and how long to wait. */
+export interface DialPolicy {
+  /** Normalized host names (see normalizeHost). */
+  readonly insecureHosts: ReadonlySet<string>;
+  readonly addressPolicy: AddressPolicy;
+  readonly connectTimeoutMs: number;
+  readonly logger: Logger;
+}
+
+/** A connect or login failure, already classified for the person. */
+export class ConnectFailure extends Error {
+  override readonly name = 'ConnectFailure';
+  readonly failure: LoginFailure;
+  constructor(failure: LoginFailure, options?: ErrorOptions) {
+    super(failure.message, options);
+    this.failure = failure;
+  }
+}
+
+/** IDLE is re-issued well before the 29 minutes of RFC 2177 §3; NAT boxes often forget quiet flows sooner. */
+export const IDLE_RESTART_MS = 10 * 60_000;
+
+/**
+ * Opens one logged-in imapflow connection.
+ *
+ * TLS: port 993 is implicit TLS; any other port must upgrade with STARTTLS before the password is sent (imapflow
+ * fails with `tlsFailed` when the server does not offer it) — unless the host is in `insecureHosts`, where
+ * STARTTLS is used when offered and plaintext is accepted otherwise (tests, an operator's LAN server).
+ */
+export async function openImapClient(
+  endpoint: ImapEndpoint,
+  credential: MailCredential,
+  policy: DialPolicy,
+  purpose: 'commands' | 'idle' = 'commands',
+): Promise<ImapFlow> {
+  const insecure = policy.insecureHosts.has(normalizeHost(endpoint.host));
+  const oauth = credential.kind === 'oauth';
+  let client: ImapFlow | undefined;
+  try {
+    const vetted = await withTimeout(
+      vetHost(endpoint.host, insecure ? () => true : policy.addressPolicy),
+      policy.connectTimeoutMs,
+    );
+    const implicitTls = endpoint.port === 993;
+    const options: ImapFlowOptions = {
+      host: vetted.address,
+      port: endpoint.port,
+      secure: implicitTls,
+      ...(vetted.servername !== undefined && { servername: vetted.servername }),
+      ...(!implicitTls && !insecure && { doSTARTTLS: true }),
+      auth:
+        credential.kind === 'password'
+          ? { user: credential.username, pass: credential.password }
+          : { user: credential.username, accessToken: credential.accessToken },
+      logger: false,
+      qresync: true,
+      disableAutoIdle: true,
+      connectionTimeout: policy.connectTimeoutMs,
+      greetingTimeout: policy.connectTimeoutMs,
+      clientInfo: { name: 'Inbox Triage' },
+      // The IDLE connection sits quiet between restarts; a shorter socket timeout would NOOP in between.
+      ...(purpose === 'idle' && { maxIdleTime: IDLE_RESTART_MS, socketTimeout: IDLE_RESTART_MS + 60_000 }),
+    };
+    const c = new ImapFlow(options);
+    client = c;
+    // Without a listener an 'error' event would crash the process; failures also reject the awaited call.
+    c.on('error', (err: Error) => policy.logger.debug({ err, host: endpoint.host }, 'IMAP connection error'));
+    await c.connect();
+    return c;
+  } catch (err) {
+    client?.close();
+    const failure = classifyConnectError(err, endpoint, oauth);
+    policy.logger.info(
+      { host: endpoint.host, port: endpoint.port, reason: failure.reason },
+      'IMAP login failed',
+    );
+    throw new ConnectFailure(failure, { cause: err });
+  }
+}
+
+/** The system resolver has no deadline of its own that we control; DNS counts against the connect budget. */
+async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(Object.assign(new Error('DNS lookup timed out'), { code: 'CONNECT_TIMEOUT' })),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

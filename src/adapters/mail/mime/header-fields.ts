@@ -1,0 +1,70 @@
+/**
+ * Small, allocation-light readers for the header fields the index keeps. They work on a raw header block (what
+ * IMAP returns for BODY.PEEK[HEADER.FIELDS (…)]) as well as on values a full parser already unfolded.
+ */
+
+const utf8 = new TextDecoder('utf-8');
+
+/**
+ * Unfolds a raw header block (RFC 5322 §2.2.3) into lower-case name → value; the first occurrence of a field wins.
+ * Bytes are read as UTF-8 (RFC 6532); the fields we read are ASCII in practice.
+ */
+export function parseHeaderBlock(block: Uint8Array | string): Map<string, string> {
+  const text = typeof block === 'string' ? block : utf8.decode(block);
+  const fields = new Map<string, string>();
+  let name: string | undefined;
+  let value = '';
+  const flush = (): void => {
+    if (name !== undefined && !fields.has(name)) fields.set(name, value.replace(/\s+/g, ' ').trim());
+  };
+  for (const line of text.split(/\r?\n/)) {
+    if (line === '') break; // end of the header block
+    if (/^[ \t]/.test(line)) {
+      value += ` ${line.trim()}`;
+      continue;
+    }
+    flush();
+    const colon = line.indexOf(':');
+    name = colon > 0 ? line.slice(0, colon).trim().toLowerCase() : undefined;
+    value = colon > 0 ? line.slice(colon + 1) : '';
+  }
+  flush();
+  return fields;
+}
+
+/** Every `<id>` of a Message-ID, In-Reply-To or References value, in order. */
+export function messageIds(value: string | null | undefined): string[] {
+  if (value === null || value === undefined) return [];
+  return value.match(/<[^<>\s]+>/g) ?? [];
+}
+
+/**
+ * The list identifier of a List-Id value (RFC 2919 §3: `Description <id>`), without brackets: a stable key to
+ * group or mute a list by. Falls back to the whole trimmed value for lists that omit the brackets.
+ */
+export function listIdOf(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const bracketed = /<([^<>]+)>\s*$/.exec(value);
+  const id = (bracketed?.[1] ?? value).trim();
+  return id === '' ? null : id;
+}
+
+/** RFC 8058 one-click: `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. */
+export function isOneClick(value: string | null | undefined): boolean {
+  return value !== null && value !== undefined && /List-Unsubscribe=One-Click/i.test(value);
+}
+
+/**
+ * A thread key without server-side threading: the root of the References chain. RFC 5322 §3.6.4 has replies
+ * carry the parent's References plus its Message-ID, and clients that trim a long chain keep the first entry,
+ * so `References[0]` (else In-Reply-To, else the message's own Message-ID) is the same string for every message
+ * of a conversation. It is a cheap approximation of RFC 5256 REFERENCES threading: replies from clients that
+ * send neither header start a thread of their own, and subjects are never used to merge threads.
+ */
+export function threadRoot(
+  references: readonly string[],
+  inReplyTo: string | null,
+  messageId: string | null,
+): string | null {
+  return references[0] ?? messageIds(inReplyTo)[0] ?? messageId ?? null;
+}

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { buildMessage } from '../../../../test/rig/message-factory.ts';
+import { isOneClick, listIdOf, parseHeaderBlock, threadRoot } from './header-fields.ts';
+import { parseMessage, snippet } from './parse-message.ts';
+import { decodePartPreview } from './part-preview.ts';
+
+const base = {
+  to: [{ name: 'Alice', address: 'alice@example.test' }],
+  date: new Date('2025-02-01T10:00:00Z'),
+  messageId: '<m1@example.test>',
+};
+
+describe('parseMessage', () => {
+  it('decodes RFC 2047 headers and legacy charsets', async () => {
+    const raw = buildMessage({
+      ...base,
+      from: { name: '山田 太郎', address: 'taro@example.jp' },
+      subject: '会議の議事録について',
+      subjectCharset: 'iso-2022-jp',
+      bodyCharset: 'iso-2022-jp',
+      text: '来週の会議について確認します。',
+    });
+    const m = await parseMessage(raw);
+    expect(m.subject).toBe('会議の議事録について');
+    expect(m.from).toEqual({ address: 'taro@example.jp', name: '山田 太郎' });
+    expect(m.text.trim()).toBe('来週の会議について確認します。');
+    expect(m.date?.toISOString()).toBe('2025-02-01T10:00:00.000Z');
+    expect(m.messageId).toBe('<m1@example.test>');
+  });
+
+  it('reads list headers, thread headers, groups and attachments', async () => {
+    const raw = buildMessage({
+      ...base,
+      from: { address: 'news@example.com' },
+      cc: [{ name: 'Smith, Carol', address: 'carol@example.org' }],
+      subject: 'Caf\u00e9 news',
+      subjectCharset: 'windows-1252',
+      inReplyTo: '<parent@x>',
+      references: ['<root@x>', '<parent@x>'],
+      list: { id: 'news.example.com', name: 'News', unsubscribeHttps: 'https://example.com/u', oneClick: true },
+      html: '<p>Hi</p>',
+      attachments: [{ filename: 'a.bin', contentType: 'application/octet-stream', content: Buffer.from([0, 1, 2]) }],
+    });
+    const m = await parseMessage(raw);
+    expect(m).toMatchObject({
+      subject: 'Café news',
+      listId: 'news.example.com',
+      listUnsubscribe: '<https://example.com/u>',
+      listUnsubscribePost: true,
+      inReplyTo: '<parent@x>',
+      references: ['<root@x>', '<parent@x>'],
+      text: '',
+      cc: [{ address: 'carol@example.org', name: 'Smith, Carol' }],
+    });
+    expect(m.html).toContain('<p>Hi</p>');
+    expect(m.attachments.map((a) => [a.filename, Buffer.from(a.content).toString('hex')])).toEqual([['a.bin', '000102']]);
+  });
+});
+
+describe('header fields', () => {
+  it('unfolds a raw block and reads list and thread values', () => {
+    const block = Buffer.from(
+      'List-Id: "Weekly" <weekly.example.com>\r\nList-Unsubscribe: <https://x/u>,\r\n <mailto:u@x>\r\nReferences: <a@x>\r\n\t<b@x>\r\n\r\n',
+    );
+    const h = parseHeaderBlock(block);
+    expect(h.get('list-unsubscribe')).toBe('<https://x/u>, <mailto:u@x>');
+    expect(listIdOf(h.get('list-id'))).toBe('weekly.example.com');
+    expect(listIdOf('bare.example.com')).toBe('bare.example.com');
+    expect(isOneClick('List-Unsubscribe=One-Click')).toBe(true);
+    expect(isOneClick(undefined)).toBe(false);
+    expect(threadRoot(['<a@x>', '<b@x>'], '<b@x>', '<c@x>')).toBe('<a@x>');
+    expect(threadRoot([], '<b@x>', '<c@x>')).toBe('<b@x>');
+    expect(threadRoot([], null, '<c@x>')).toBe('<c@x>');
+    expect(threadRoot([], null, null)).toBeNull();
+  });
+});
+
+describe('snippet', () => {
+  it('drops quoted replies, their attribution and the signature, and collapses whitespace', () => {
+    const text = 'Sounds good,\n\n  see you   then.\n\nOn Mon, 6 Jan 2025, Bob <bob@x> wrote:\n> earlier\n> text\n\n-- \nAlice\n';
+    expect(snippet(text)).toBe('Sounds good, see you then.');
+  });
+
+  it('cuts long text at a word boundary with an ellipsis', () => {
+    const s = snippet('word '.repeat(100), 50);
+    expect(s.length).toBeLessThanOrEqual(50);
+    expect(s.endsWith('word…')).toBe(true);
+    expect(snippet('😀'.repeat(150), 200).length).toBeLessThanOrEqual(200);
+  });
+
+  it('falls back to the quote when nothing else is there', () => {
+    expect(snippet('> only a quote')).toBe('> only a quote');
+  });
+});
+
+describe('decodePartPreview', () => {
+  it('tolerates a cut in base64, quoted-printable and multi-byte text', () => {
+    const b64 = Buffer.from('Grüße aus Köln, bis bald!').toString('base64');
+    expect(decodePartPreview(Buffer.from(b64.slice(0, 18)), { contentType: 'text/plain', encoding: 'base64' })).toBe(
+      'Grüße aus ',
+    );
+    const qp = Buffer.from('Caf=E9 cr=E8me =\r\nbr=FBl=E');
+    expect(
+      decodePartPreview(qp, { contentType: 'text/plain', charset: 'iso-8859-1', encoding: 'quoted-printable' }),
+    ).toBe('Café crème brûl');
+    const utf8 = Buffer.from('日本語');
+    expect(decodePartPreview(utf8.subarray(0, 7), { contentType: 'text/plain', charset: 'utf-8' })).toBe('日本');
+    expect(decodePartPreview(Buffer.from('x'), { contentType: 'text/plain', charset: 'x-unknown-charset' })).toBe('x');
+  });
+
+  it('turns cut HTML into text without leaking CSS', () => {
+    const html = Buffer.from('<html><head><style>p { color: red } .a{');
+    expect(decodePartPreview(html, { contentType: 'text/html' })).toBe('');
+    const body = Buffer.from('<p>Hello &amp; welcome</p><p>More <a href="https://x.test/y">here</a');
+    expect(decodePartPreview(body, { contentType: 'text/html' })).toContain('Hello & welcome');
+  });
+});

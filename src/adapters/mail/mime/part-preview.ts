@@ -1,0 +1,87 @@
+import { htmlToText } from '../../../lib/html-to-text.ts';
+
+/**
+ * Decodes the first bytes of one body part into text for a snippet. The part arrives truncated (IMAP
+ * `BODY.PEEK[1]<0.2048>`), so every step tolerates a cut: a half base64 quantum, a dangling `=` of
+ * quoted-printable, a split multi-byte character, an unclosed `<style>`.
+ */
+export interface PartEncoding {
+  /** `text/plain` or `text/html` */
+  readonly contentType: string;
+  readonly charset?: string | undefined;
+  /** Content-Transfer-Encoding, e.g. `base64`, `quoted-printable`, `7bit` */
+  readonly encoding?: string | undefined;
+}
+
+export function decodePartPreview(bytes: Uint8Array, part: PartEncoding): string {
+  const decoded = decodeTransfer(
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    part.encoding,
+  );
+  const text = decoderFor(part.charset)
+    .decode(decoded)
+    .replace(/\uFFFD+$/, '');
+  return part.contentType.toLowerCase() === 'text/html' ? htmlToText(closeTruncatedHtml(text)) : text;
+}
+
+function decodeTransfer(bytes: Buffer, encoding: string | undefined): Buffer {
+  switch ((encoding ?? '').trim().toLowerCase()) {
+    case 'base64': {
+      const clean = bytes.toString('latin1').replace(/[^A-Za-z0-9+/]/g, '');
+      return Buffer.from(clean.slice(0, clean.length - (clean.length % 4)), 'base64');
+    }
+    case 'quoted-printable':
+      return decodeQuotedPrintable(bytes);
+    default:
+      return bytes;
+  }
+}
+
+const EQUALS = 0x3d;
+
+/** RFC 2045 §6.7; malformed escapes are kept literally, as most readers do. */
+function decodeQuotedPrintable(bytes: Buffer): Buffer {
+  const out = Buffer.alloc(bytes.length);
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i] ?? 0;
+    if (b !== EQUALS) {
+      out[n++] = b;
+      continue;
+    }
+    const rest = bytes.subarray(i + 1, i + 3).toString('latin1');
+    if (rest.startsWith('\r\n')) i += 2;
+    else if (rest.startsWith('\n')) i += 1;
+    else if (/^[0-9A-Fa-f]{2}$/.test(rest)) {
+      out[n++] = Number.parseInt(rest, 16);
+      i += 2;
+    } else if (rest.length < 2)
+      break; // cut mid-escape at the end of the fetched bytes
+    else out[n++] = b;
+  }
+  return out.subarray(0, n);
+}
+
+const decoders = new Map<string, TextDecoder>();
+
+/** A decoder for a MIME charset label (WHATWG labels cover the legacy ones: windows-125x, ISO-2022-JP, GBK…). */
+export function decoderFor(charset: string | undefined): TextDecoder {
+  const label = (charset ?? 'utf-8').trim().toLowerCase().replace(/^"|"$/g, '') || 'utf-8';
+  let decoder = decoders.get(label);
+  if (decoder === undefined) {
+    try {
+      decoder = new TextDecoder(label);
+    } catch {
+      decoder = label === 'utf-8' ? new TextDecoder('utf-8') : decoderFor('utf-8'); // unknown label
+    }
+    if (decoders.size < 64) decoders.set(label, decoder);
+  }
+  return decoder;
+}
+
+/** Drops an unclosed `<style>`/`<script>`/`<head>` and a half tag at the cut, which would otherwise read as text. */
+function closeTruncatedHtml(html: string): string {
+  return html
+    .replace(/<(style|script|head|title)\b[^>]*>(?![\s\S]*<\/\1\s*>)[\s\S]*$/i, '')
+    .replace(/<[^>]*$/, '');
+}

@@ -1,0 +1,25 @@
+import type { CredentialVault } from '../../core/inboxes/credential-vault.ts';
+import type { Inbox } from '../../core/inboxes/inbox.ts';
+import { MailAuthError, MailProviderError, type MailConnector, type MailSession } from '../../core/mail/mail-ports.ts';
+import type { MailSessionFactory } from '../../core/mail/mail-session-factory.ts';
+import type { Db } from '../storage/database.ts';
+import { DemoMailbox } from './demo/demo-mailbox.ts';
+import { DemoSession } from './demo/demo-session.ts';
+
+/** Chooses the adapter for an inbox: the demo mailbox, or IMAP (also iCloud) with its unsealed credential. */
+export class ProviderSessionFactory implements MailSessionFactory {
+  private readonly deps: { db: Db; vault: CredentialVault; imap: MailConnector };
+  constructor(deps: { db: Db; vault: CredentialVault; imap: MailConnector }) {
+    this.deps = deps;
+  }
+
+  async open(inbox: Inbox): Promise<MailSession> {
+    if (inbox.isDemo) return new DemoSession(new DemoMailbox(this.deps.db, inbox.id));
+    if (inbox.provider === 'imap' || inbox.provider === 'icloud') {
+      const credential = await this.deps.vault.get(inbox.id);
+      if (credential === undefined) throw new MailAuthError('no readable stored credential');
+      return this.deps.imap.connect({ host: inbox.imapHost ?? '', port: inbox.imapPort ?? 993 }, credential);
+    }
+    throw new MailProviderError(`${inbox.provider} inboxes are not supported on this server yet`);
+  }
+}

@@ -1,0 +1,91 @@
+import type { Hono } from 'hono';
+import type { AppOverrides } from '../app.ts';
+import type { Config, Secrets } from '../config/index.ts';
+import { pendingMigrations, type Db, type Stores } from '../adapters/storage/index.ts';
+import { aead } from '../lib/aead.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import { prefixVerifier } from '../transports/http/agent-gate.ts';
+import { registerAttachmentRoute } from '../transports/http/attachment-route.ts';
+import type { HttpEnv } from '../transports/http/http-env.ts';
+import { createRootApp } from '../transports/http/root-app.ts';
+import { registerMcpRoute } from '../transports/mcp/mcp-route.ts';
+import { ToolRegistry } from '../transports/mcp/tool-registry.ts';
+import { ALL_TOOLS } from '../transports/mcp/tools/index.ts';
+import { registerOAuthRoutes } from '../transports/oauth/oauth-routes.ts';
+import { registerKeyRoutes } from '../transports/rest/key-routes.ts';
+import { registerRestApi } from '../transports/rest/rest-api.ts';
+import { registerWebApp } from '../transports/web/web-app.ts';
+import type { WebEnv } from '../transports/web/web-env.ts';
+import type { Services } from './services.ts';
+
+/** Builds the HTTP surface on the services. Part of the composition root (see app.ts). */
+export function buildHttp(c: {
+  config: Config;
+  secrets: Secrets;
+  stores: Stores;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  accessLog: Logger;
+  services: Services;
+  overrides: AppOverrides;
+}): Hono<HttpEnv> {
+  const { config, secrets, stores, db, clock, log, services, overrides } = c;
+  const http = createRootApp({
+    log,
+    accessLog: c.accessLog,
+    readiness: {
+      check: async () => {
+        await db.kysely.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
+        const pending = await pendingMigrations(db);
+        return pending.length === 0 ? undefined : `pending migrations: ${pending.join(', ')}`;
+      },
+    },
+  });
+  const cookies = { secure: config.baseUrl.startsWith('https:') };
+
+  registerOAuthRoutes(http, services.oauth);
+  registerAttachmentRoute(http, services.attachments);
+  registerKeyRoutes(http as unknown as Hono<WebEnv>, { apiKeys: services.apiKeys, sessions: services.sessions, cookies, baseUrl: config.baseUrl });
+  registerRestApi(http, {
+    verifier: prefixVerifier({ itk_: services.apiKeys }),
+    inboxes: stores.inboxes,
+    limiter: services.limiter,
+    clock,
+    trustProxy: config.trustProxy,
+    perMinute: config.rateLimits.apiPerMinute,
+  });
+  registerMcpRoute(http, {
+    registry: new ToolRegistry(ALL_TOOLS, { audit: stores.audit, maxResultChars: overrides.maxToolResultChars ?? 100_000 }),
+    services: services.tools,
+    verifier: prefixVerifier({ itk_: services.apiKeys, ita_: services.oauth.tokens }),
+    accounts: stores.accounts,
+    limiter: services.limiter,
+    clock,
+    baseUrl: config.baseUrl,
+    trustProxy: config.trustProxy,
+    perMinute: config.rateLimits.mcpPerMinute,
+    allowedOrigins: new Set(config.mcpAllowedOrigins),
+    ...(overrides.mcpUnauthenticatedAs !== undefined && { unauthenticatedAs: overrides.mcpUnauthenticatedAs }),
+  });
+  registerWebApp(http, {
+    accounts: services.accounts,
+    accountStore: stores.accounts,
+    sessions: services.sessions,
+    apiKeys: services.apiKeys,
+    audit: stores.audit,
+    oauth: services.oauth,
+    inboxes: services.tools.inboxes,
+    limiter: services.limiter,
+    clock,
+    cookies,
+    flash: aead(secrets.encryptionKey, 'flash'),
+    baseUrl: config.baseUrl,
+    openSignup: config.openSignup,
+    trustProxy: config.trustProxy,
+    sessionTtlSeconds: config.sessionDays * 86_400,
+    anonymousPerMinute: config.rateLimits.anonymousPerMinute,
+  });
+  return http;
+}

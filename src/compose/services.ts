@@ -1,0 +1,133 @@
+import type { Config, Secrets } from '../config/index.ts';
+import { argon2PasswordHasher } from '../adapters/crypto/argon2-password-hasher.ts';
+import { metadataDocumentFetcher } from '../adapters/http/metadata-document-fetcher.ts';
+import { InProcessQueue } from '../adapters/jobs/in-process-queue.ts';
+import { createDemoInbox } from '../adapters/mail/demo/create-demo-inbox.ts';
+import { ImapConnector } from '../adapters/mail/imap/imap-connector.ts';
+import { ProviderSessionFactory } from '../adapters/mail/session-factory.ts';
+import { flexibleRateLimiter } from '../adapters/rate-limits/flexible-rate-limiter.ts';
+import type { Db, Stores } from '../adapters/storage/index.ts';
+import { KyselyCredentialVault } from '../adapters/storage/kysely-credential-vault.ts';
+import { KyselySecretLinkStore } from '../adapters/storage/kysely-secret-link-store.ts';
+import { AccountService } from '../core/accounts/account-service.ts';
+import { ApiKeyService } from '../core/api-keys/api-key-service.ts';
+import { InboxService } from '../core/inboxes/inbox-service.ts';
+import type { JobQueue } from '../core/jobs/job-queue.ts';
+import { AttachmentLinks } from '../core/reading/attachment-links.ts';
+import { ReadService } from '../core/reading/read-service.ts';
+import type { RateLimiter } from '../core/rate-limits/rate-limiter.ts';
+import { SessionService } from '../core/sessions/session-service.ts';
+import { SyncService } from '../core/sync/sync-service.ts';
+import { SyncScheduler } from '../jobs/sync-scheduler.ts';
+import { aead } from '../lib/aead.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import { SCOPE_MCP_TOOLS } from '../oauth/oauth-config.ts';
+import { OAuthProvider } from '../oauth/oauth-provider.ts';
+import type { ToolServices } from '../transports/mcp/tool-services.ts';
+import type { AppOverrides } from '../app.ts';
+
+export interface Services {
+  readonly accounts: AccountService;
+  readonly sessions: SessionService;
+  readonly apiKeys: ApiKeyService;
+  readonly limiter: RateLimiter;
+  readonly oauth: OAuthProvider;
+  readonly attachments: AttachmentLinks;
+  readonly scheduler: SyncScheduler;
+  readonly queue: JobQueue;
+  readonly tools: ToolServices;
+}
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/** Builds every core service on its adapters. Part of the composition root (see app.ts). */
+export function buildServices(c: { config: Config; secrets: Secrets; stores: Stores; db: Db; clock: Clock; log: Logger; overrides: AppOverrides }): Services {
+  const { config, secrets, stores, db, clock, log, overrides: o } = c;
+  const limiter = o.limiter ?? (db.pgPool === undefined ? flexibleRateLimiter({ kind: 'memory' }) : flexibleRateLimiter({ kind: 'postgres', pool: db.pgPool }));
+  const hasher = o.hasher ?? argon2PasswordHasher();
+  const failures = config.rateLimits.signinFailures;
+
+  const vault = new KyselyCredentialVault(db, aead(secrets.encryptionKey, 'credential'));
+  const links = new KyselySecretLinkStore(db);
+  const imap = o.imapConnector ?? new ImapConnector({ insecureHosts: config.imapInsecureHosts, logger: log });
+  const sessions = new ProviderSessionFactory({ db, vault, imap });
+  const queue = new InProcessQueue(log);
+  // The scheduler is created after the services it drives; connecting an inbox asks it for a first sync.
+  let scheduler: SyncScheduler | undefined;
+  const inboxes = new InboxService({
+    inboxes: stores.inboxes,
+    vault,
+    links,
+    imap,
+    clock,
+    baseUrl: config.baseUrl,
+    maxInboxesPerAccount: 20,
+    onConnected: (inbox) => scheduler?.syncSoon(inbox),
+  });
+  const sync = new SyncService({
+    folders: stores.folders,
+    messages: stores.messages,
+    sessions,
+    clock,
+    log,
+    windowSize: config.syncWindow,
+    onAuthFailure: (inbox, reason) => inboxes.markNeedsReconnect(inbox, reason),
+    onSynced: (inbox, error) => inboxes.recordError(inbox, error),
+  });
+  const read = new ReadService({ folders: stores.folders, messages: stores.messages, sessions, links, clock, baseUrl: config.baseUrl, maxBodyChars: 50_000 });
+  scheduler = new SyncScheduler({ queue, sync, sessions, syncable: () => stores.inboxes.listSyncable(), intervalMs: config.syncIntervalSeconds * 1000, log });
+
+  const oauth = new OAuthProvider({
+    config: {
+      issuer: config.baseUrl,
+      resource: `${config.baseUrl}/mcp`,
+      scopes: [SCOPE_MCP_TOOLS],
+      redirectAllowlist: config.oauthRedirectAllowlist,
+      accessTokenTtlMs: 60 * MINUTE_MS,
+      refreshTokenTtlMs: 30 * DAY_MS,
+      codeTtlMs: MINUTE_MS,
+      requestTtlMs: 10 * MINUTE_MS,
+    },
+    clock,
+    accounts: stores.accounts,
+    clientStore: stores.oauthClients,
+    requestStore: stores.oauthRequests,
+    grantStore: stores.grants,
+    fetcher: o.clientMetadataFetcher ?? metadataDocumentFetcher(),
+  });
+
+  return {
+    limiter,
+    oauth,
+    queue,
+    scheduler,
+    attachments: new AttachmentLinks({ links, inboxes: stores.inboxes, read, clock }),
+    accounts: new AccountService({
+      accounts: stores.accounts,
+      invitations: stores.invitations,
+      settings: stores.settings,
+      hasher,
+      clock,
+      policy: { trialDays: config.trialDays, openSignup: config.openSignup, setupLinkTtlMs: 60 * MINUTE_MS, invitationTtlMs: 7 * DAY_MS },
+      onAccountCreated: async (account) => {
+        await createDemoInbox(db, stores.inboxes, account, clock.now());
+      },
+    }),
+    sessions: new SessionService({
+      accounts: stores.accounts,
+      sessions: stores.sessions,
+      hasher,
+      limiter,
+      clock,
+      policy: {
+        ttlMs: config.sessionDays * DAY_MS,
+        failuresPerAccount: { name: 'signin-account', points: failures, windowSeconds: 15 * 60 },
+        failuresPerIp: { name: 'signin-ip', points: failures * 4, windowSeconds: 15 * 60 },
+      },
+    }),
+    apiKeys: new ApiKeyService({ keys: stores.apiKeys, accounts: stores.accounts, clock }),
+    tools: { inboxes, sync, read, audit: stores.audit },
+  };
+}

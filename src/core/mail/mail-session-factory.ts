@@ -1,0 +1,10 @@
+import type { Inbox } from '../inboxes/inbox.ts';
+import type { MailSession } from './mail-ports.ts';
+
+/**
+ * Opens a session for an inbox: the demo mailbox in our database, or the provider with the inbox's sealed
+ * credential. Throws `MailAuthError` when the credential is refused, `MailProviderError` otherwise.
+ */
+export interface MailSessionFactory {
+  open(inbox: Inbox): Promise<MailSession>;
+}

@@ -1,0 +1,402 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tinyPdf, tinyPng } from '../../../test/rig/attachment-fixtures.ts';
+import { buildMessage } from '../../../test/rig/message-factory.ts';
+import type { MessageSpec } from '../../../test/rig/message-factory.ts';
+import { CANONICAL_FOLDERS } from '../messages/folder.ts';
+import type { MailSession } from './mail-ports.ts';
+import type { FlagState, RemoteSummary, SyncCursor } from './mail-types.ts';
+
+/**
+ * What every mail adapter (IMAP, demo, Gmail, Graph) must do, checked against a real or emulated provider. The
+ * harness plays "another mail client": it delivers, flags, expunges and moves mail behind the session's back.
+ */
+export interface MailHarness {
+  /** A logged-in session on this harness's mailbox. The suite closes it. */
+  session(): Promise<MailSession>;
+  readonly inboxPath: string;
+  readonly archivePath: string;
+  /** Delivers a raw RFC 5322 message; flags use IMAP names (`\Seen`, `\Flagged`, keywords such as `Project-X`). */
+  append(folderPath: string, raw: Buffer, opts?: { flags?: string[]; date?: Date }): Promise<void>;
+  /** Replaces every flag of the message with this Message-ID header (`<id@host>`). */
+  setFlags(folderPath: string, messageIdHeader: string, flags: string[]): Promise<void>;
+  /** Deletes the message for good, as another client would. */
+  expunge(folderPath: string, messageIdHeader: string): Promise<void>;
+  moveElsewhere(folderPath: string, messageIdHeader: string, toPath: string): Promise<void>;
+  /** Empties the folder and makes its positions invalid (IMAP: delete and re-create, a new UIDVALIDITY). */
+  resetUidValidity?(folderPath: string): Promise<void>;
+  /** False when `watch` cannot notice mail delivered by others (e.g. the demo mailbox). Default true. */
+  readonly watchNoticesDelivery?: boolean;
+  /** Releases the mailbox (the suite calls it after each case). */
+  close(): Promise<void>;
+}
+
+const BASE = Date.parse('2025-03-03T09:00:00Z');
+const ALICE = { name: 'Alice Example', address: 'alice@example.test' };
+let counter = 0;
+
+/** A message spec with a unique Message-ID; `n` orders dates (one hour apart). */
+function spec(n: number, overrides: Partial<MessageSpec> = {}): MessageSpec {
+  counter++;
+  return {
+    from: { name: 'Bob Smith', address: 'bob@example.com' },
+    to: [ALICE],
+    subject: `Message ${n}`,
+    date: new Date(BASE + n * 3_600_000),
+    messageId: `<contract-${counter}-${Date.now().toString(36)}@example.test>`,
+    text: `Hello, this is message ${n}.\n`,
+    ...overrides,
+  };
+}
+
+async function deliver(
+  h: MailHarness,
+  specs: readonly MessageSpec[],
+  opts: { folder?: string; flags?: (i: number) => string[] } = {},
+): Promise<MessageSpec[]> {
+  for (const [i, s] of specs.entries()) {
+    await h.append(opts.folder ?? h.inboxPath, buildMessage(s), {
+      flags: opts.flags?.(i) ?? [],
+      date: s.date,
+    });
+  }
+  return [...specs];
+}
+
+const byId = (list: readonly RemoteSummary[], s: MessageSpec): RemoteSummary => {
+  const found = list.find((m) => m.internetMessageId === s.messageId);
+  if (found === undefined) throw new Error(`${s.messageId} is missing`);
+  return found;
+};
+
+async function bytesOf(content: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of content) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+export function mailSessionContract(name: string, makeHarness: () => Promise<MailHarness>): void {
+  describe(`MailSession contract: ${name}`, () => {
+    let h: MailHarness;
+    let s: MailSession;
+    const first = (windowSize = 50): Promise<{ cursor: SyncCursor; added: readonly RemoteSummary[] }> =>
+      s.changes(h.inboxPath, null, { windowSize, knownRefs: [] });
+
+    beforeEach(async () => {
+      h = await makeHarness();
+      s = await h.session();
+    });
+    afterEach(async () => {
+      await s.close();
+      await h.close();
+    });
+
+    it('lists folders with canonical ids', async () => {
+      const folders = await s.listFolders();
+      expect(folders.find((f) => f.canonical === 'inbox')?.path).toBe(h.inboxPath);
+      expect(folders.find((f) => f.canonical === 'archive')?.path).toBe(h.archivePath);
+      const canonical = folders.map((f) => f.canonical).filter((c) => c !== null);
+      expect(new Set(canonical).size).toBe(canonical.length);
+      for (const c of canonical) expect(CANONICAL_FOLDERS).toContain(c);
+      for (const f of folders) expect(f.name).not.toBe('');
+    });
+
+    it('starts with the newest windowSize messages, decoded, with flags, list headers and attachments', async () => {
+      await deliver(h, [spec(1), spec(2), spec(3)], { flags: () => ['\\Seen'] });
+      const specials = await deliver(
+        h,
+        [
+          spec(10, { subject: 'Grüße aus Köln — 日本語 ✓', text: 'Bis morgen beim Café.\n' }),
+          spec(11, {
+            from: { name: '山田 太郎', address: 'taro@example.jp' },
+            subject: '会議の議事録について',
+            subjectCharset: 'iso-2022-jp',
+            bodyCharset: 'iso-2022-jp',
+            text: '来週の会議について確認します。\n',
+          }),
+          spec(12, {
+            from: { name: 'Weekly Digest', address: 'digest@news.example.com' },
+            subject: 'This week in tech',
+            list: {
+              id: 'weekly.news.example.com',
+              name: 'Weekly Digest',
+              unsubscribeHttps: 'https://news.example.com/u/12',
+              unsubscribeMailto: 'mailto:unsubscribe@news.example.com',
+              oneClick: true,
+            },
+          }),
+          spec(13, {
+            subject: 'Files for you',
+            attachments: [
+              { filename: 'report.csv', contentType: 'text/csv', content: Buffer.from('id,amount\n1,2\n') },
+            ],
+          }),
+          spec(14, {
+            subject: 'Invoice €42 – “final” version',
+            subjectCharset: 'windows-1252',
+            bodyCharset: 'windows-1252',
+            text: 'Total €42 – “final”.\n',
+            list: { id: 'billing.example.com', unsubscribeMailto: 'mailto:leave@example.com' },
+          }),
+        ],
+        {
+          flags: (i) =>
+            [[], ['\\Seen', '\\Flagged'], ['\\Seen', 'Project-X'], ['\\Seen'], ['\\Seen']][i] ?? [],
+        },
+      );
+      const { cursor, added, ...rest } = await s.changes(h.inboxPath, null, { windowSize: 5, knownRefs: [] });
+      expect(rest).toMatchObject({ reset: true, flags: [], removed: [] });
+      expect(added.map((m) => m.internetMessageId).sort()).toEqual(specials.map((m) => m.messageId).sort());
+      expect(new Set(added.map((m) => m.ref)).size).toBe(5);
+      expect(cursor.windowLow).toBe(Math.min(...added.map((m) => m.position)));
+      const [umlauts, japanese, newsletter, attachment, cp1252] = specials.map((m) => byId(added, m));
+      expect(umlauts).toMatchObject({
+        subject: 'Grüße aus Köln — 日本語 ✓',
+        unread: true,
+        starred: false,
+        labels: [],
+      });
+      expect(umlauts?.snippet).toContain('Bis morgen beim Café.');
+      expect(umlauts?.from).toEqual({ address: 'bob@example.com', name: 'Bob Smith' });
+      expect(umlauts?.to).toEqual([ALICE]);
+      expect(umlauts?.date.getTime()).toBe(BASE + 10 * 3_600_000);
+      expect(japanese).toMatchObject({ subject: '会議の議事録について', unread: false, starred: true });
+      expect(japanese?.from.name).toBe('山田 太郎');
+      expect(japanese?.snippet).toContain('来週の会議について確認します。');
+      expect(newsletter).toMatchObject({ labels: ['Project-X'], listId: 'weekly.news.example.com' });
+      expect(newsletter?.listUnsubscribe).toContain('<https://news.example.com/u/12>');
+      expect(newsletter?.listUnsubscribePost).toBe(true);
+      expect(attachment?.hasAttachments).toBe(true);
+      expect(cp1252).toMatchObject({ subject: 'Invoice €42 – “final” version', listUnsubscribePost: false });
+      expect(cp1252?.snippet).toContain('Total €42 – “final”.');
+      expect(cp1252?.listUnsubscribe).toBe('<mailto:leave@example.com>');
+      for (const m of [umlauts, japanese, newsletter, cp1252]) expect(m?.hasAttachments).toBe(false);
+      for (const m of added) {
+        expect(m.snippet).not.toMatch(/\n/);
+        expect(m.snippet.length).toBeLessThanOrEqual(200);
+        expect(m.size).toBeGreaterThan(0);
+      }
+    });
+
+    it('reports new mail in added, and only that', async () => {
+      await deliver(h, [spec(1), spec(2)]);
+      const initial = await first();
+      const [fresh] = await deliver(h, [spec(3, { subject: 'Fresh news' })]);
+      const next = await s.changes(h.inboxPath, initial.cursor, {
+        windowSize: 50,
+        knownRefs: initial.added.map((m) => m.ref),
+      });
+      expect(next.reset).toBe(false);
+      expect(next.added.map((m) => m.internetMessageId)).toEqual([fresh!.messageId]);
+      expect(next.added[0]).toMatchObject({ subject: 'Fresh news', unread: true });
+      expect(next.removed).toEqual([]);
+      expect(next.cursor.uidValidity).toBe(initial.cursor.uidValidity);
+      expect(next.cursor.uidNext).toBeGreaterThan(initial.cursor.uidNext);
+      expect(next.added[0]!.position).toBeGreaterThan(Math.max(...initial.added.map((m) => m.position)));
+    });
+
+    it('reports flag changes made elsewhere', async () => {
+      const [, second] = await deliver(h, [spec(1), spec(2), spec(3)]);
+      const initial = await first();
+      await h.setFlags(h.inboxPath, second!.messageId, ['\\Seen', '\\Flagged', 'Later']);
+      const ref = byId(initial.added, second!).ref;
+      const next = await s.changes(h.inboxPath, initial.cursor, {
+        windowSize: 50,
+        knownRefs: initial.added.map((m) => m.ref),
+      });
+      expect(next.flags.find((f) => f.ref === ref)).toEqual({
+        ref,
+        unread: false,
+        starred: true,
+        labels: ['Later'],
+      });
+      expect(next).toMatchObject({ reset: false, added: [], removed: [] });
+      expect(await s.flagsOf(h.inboxPath, [ref])).toEqual([
+        { ref, unread: false, starred: true, labels: ['Later'] },
+      ]);
+    });
+
+    it('reports expunged and moved-away messages in removed', async () => {
+      const [gone, moved, kept] = await deliver(h, [spec(1), spec(2), spec(3)]);
+      const initial = await first();
+      await h.expunge(h.inboxPath, gone!.messageId);
+      await h.moveElsewhere(h.inboxPath, moved!.messageId, h.archivePath);
+      const next = await s.changes(h.inboxPath, initial.cursor, {
+        windowSize: 50,
+        knownRefs: initial.added.map((m) => m.ref),
+      });
+      expect([...next.removed].sort()).toEqual(
+        [byId(initial.added, gone!).ref, byId(initial.added, moved!).ref].sort(),
+      );
+      expect(next.added).toEqual([]);
+      expect(next.flags.map((f) => f.ref)).not.toContain(byId(initial.added, gone!).ref);
+      const archived = await s.changes(h.archivePath, null, { windowSize: 50, knownRefs: [] });
+      expect(archived.added.map((m) => m.internetMessageId)).toEqual([moved!.messageId]);
+      expect(next.flags.every((f) => f.ref === byId(initial.added, kept!).ref)).toBe(true);
+    });
+
+    it('reports nothing when nothing changed', async () => {
+      await deliver(h, [spec(1), spec(2, { subject: 'Second' })], {
+        flags: (i) => (i === 0 ? ['\\Seen'] : []),
+      });
+      const initial = await first();
+      const knownRefs = initial.added.map((m) => m.ref);
+      const state = new Map<string, FlagState>(
+        initial.added.map((m) => [
+          m.ref,
+          { ref: m.ref, unread: m.unread, starred: m.starred, labels: m.labels },
+        ]),
+      );
+      let cursor = initial.cursor;
+      for (let round = 0; round < 2; round++) {
+        const next = await s.changes(h.inboxPath, cursor, { windowSize: 50, knownRefs });
+        expect(next).toMatchObject({ reset: false, added: [], removed: [] });
+        // Providers without change tracking may repeat the current flags; they must equal what we know.
+        for (const f of next.flags) expect(f).toEqual(state.get(f.ref));
+        expect(next.cursor.uidValidity).toBe(cursor.uidValidity);
+        expect(next.cursor.uidNext).toBe(cursor.uidNext);
+        cursor = next.cursor;
+      }
+    });
+
+    it('recovers from a UIDVALIDITY change with a fresh window', async (ctx) => {
+      if (h.resetUidValidity === undefined) ctx.skip();
+      await deliver(h, [spec(1), spec(2)], { folder: h.archivePath });
+      const initial = await s.changes(h.archivePath, null, { windowSize: 50, knownRefs: [] });
+      expect(initial.added).toHaveLength(2);
+      // A later session, as the sync engine opens one per run (a server may drop sessions whose folder vanished).
+      await s.close();
+      await h.resetUidValidity!(h.archivePath);
+      s = await h.session();
+      const [after] = await deliver(h, [spec(3, { subject: 'After the reset' })], { folder: h.archivePath });
+      const next = await s.changes(h.archivePath, initial.cursor, {
+        windowSize: 50,
+        knownRefs: initial.added.map((m) => m.ref),
+      });
+      expect(next.reset).toBe(true);
+      expect(next.cursor.uidValidity).not.toBe(initial.cursor.uidValidity);
+      expect(next.added.map((m) => m.internetMessageId)).toEqual([after!.messageId]);
+      expect(next.cursor.windowLow).toBe(next.added[0]!.position);
+    });
+
+    it('pages older messages below the window without gaps or duplicates', async () => {
+      const all = await deliver(
+        h,
+        Array.from({ length: 25 }, (_, i) => spec(i)),
+      );
+      const initial = await first(10);
+      expect(initial.added).toHaveLength(10);
+      const seen = [...initial.added];
+      let below = initial.cursor.windowLow;
+      for (let page = 0; page < 10; page++) {
+        const older = await s.fetchOlder(h.inboxPath, below, 7);
+        if (older.length === 0) break;
+        expect(older.length).toBeLessThanOrEqual(7);
+        const positions = older.map((m) => m.position);
+        expect(positions).toEqual([...positions].sort((a, b) => b - a)); // newest first
+        for (const p of positions) expect(p).toBeLessThan(below);
+        seen.push(...older);
+        below = Math.min(...positions);
+      }
+      expect(new Set(seen.map((m) => m.position)).size).toBe(25);
+      expect(seen.map((m) => m.internetMessageId).sort()).toEqual(all.map((m) => m.messageId).sort());
+      expect(await s.fetchOlder(h.inboxPath, below, 7)).toEqual([]);
+    });
+
+    describe('a message with text, HTML and attachments', () => {
+      const png = tinyPng(6, 4, [200, 40, 90]);
+      const pdf = tinyPdf('Quarterly numbers');
+      const rich = (): MessageSpec =>
+        spec(1, {
+          subject: 'Quarterly numbers',
+          cc: [{ name: 'Carol', address: 'carol@example.org' }],
+          inReplyTo: '<parent@example.com>',
+          references: ['<root@example.com>', '<parent@example.com>'],
+          headers: { 'Reply-To': 'replies@example.org' },
+          text: 'The plain body: numbers attached.\n',
+          html: '<p>The <b>HTML</b> body: numbers attached.</p>',
+          attachments: [
+            { filename: 'chart.png', contentType: 'image/png', content: png },
+            { filename: 'Übersicht 2025 ✓.pdf', contentType: 'application/pdf', content: pdf },
+          ],
+        });
+
+      it('fetchMessage returns text, html, addresses, thread headers and attachments', async () => {
+        const [m] = await deliver(h, [rich()]);
+        const { added } = await first();
+        const ref = byId(added, m!).ref;
+        const full = await s.fetchMessage(h.inboxPath, ref);
+        expect(full).toBeDefined();
+        expect(full!.summary).toMatchObject({ ref, subject: 'Quarterly numbers', hasAttachments: true });
+        expect(full!.summary.internetMessageId).toBe(m!.messageId);
+        expect(full!.text).toContain('The plain body: numbers attached.');
+        expect(full!.html).toContain('<b>HTML</b>');
+        expect(full!.cc).toEqual([{ address: 'carol@example.org', name: 'Carol' }]);
+        expect(full!.replyTo.map((a) => a.address)).toEqual(['replies@example.org']);
+        expect(full!.inReplyTo).toBe('<parent@example.com>');
+        expect(full!.references).toEqual(['<root@example.com>', '<parent@example.com>']);
+        expect(full!.attachments.map((a) => [a.filename, a.contentType, a.inline])).toEqual([
+          ['chart.png', 'image/png', false],
+          ['Übersicht 2025 ✓.pdf', 'application/pdf', false],
+        ]);
+        expect(new Set(full!.attachments.map((a) => a.partId)).size).toBe(2);
+        expect(await s.fetchMessage(h.inboxPath, '987654')).toBeUndefined();
+      });
+
+      it('openAttachment returns the exact bytes', async () => {
+        const [m] = await deliver(h, [rich()]);
+        const { added } = await first();
+        const ref = byId(added, m!).ref;
+        const full = await s.fetchMessage(h.inboxPath, ref);
+        const [first_, second] = full!.attachments;
+        const a = await s.openAttachment(h.inboxPath, ref, first_!.partId);
+        expect(a).toMatchObject({ filename: 'chart.png', contentType: 'image/png' });
+        expect((await bytesOf(a!.content)).equals(png)).toBe(true);
+        const b = await s.openAttachment(h.inboxPath, ref, second!.partId);
+        expect(b?.filename).toBe('Übersicht 2025 ✓.pdf');
+        expect((await bytesOf(b!.content)).equals(pdf)).toBe(true);
+        expect(await s.openAttachment(h.inboxPath, ref, '9.9')).toBeUndefined();
+        // The session stays usable after streaming.
+        expect((await s.flagsOf(h.inboxPath, [ref])).map((f) => f.ref)).toEqual([ref]);
+      });
+    });
+
+    it('searches the provider by subject and by sender, newest first, within the limit', async () => {
+      const [zebra, zelda, ...rest] = await deliver(h, [
+        spec(1, { subject: 'Quarterly zebra report' }),
+        spec(2, { subject: 'Lunch?', from: { name: 'Zelda', address: 'zelda.unique@example.org' } }),
+        ...Array.from({ length: 6 }, (_, i) => spec(10 + i, { subject: `Weekly kumquat update ${i}` })),
+        spec(30, { subject: 'Unrelated' }),
+      ]);
+      const bySubject = await s.search('zebra', [h.inboxPath], 10);
+      expect(bySubject.map((x) => x.summary.internetMessageId)).toEqual([zebra!.messageId]);
+      expect(bySubject[0]?.path).toBe(h.inboxPath);
+      const bySender = await s.search('zelda.unique@example.org', [h.inboxPath], 10);
+      expect(bySender.map((x) => x.summary.internetMessageId)).toEqual([zelda!.messageId]);
+      const limited = await s.search('kumquat', [h.inboxPath], 3);
+      const kumquats = rest.slice(0, 6).reverse().slice(0, 3);
+      expect(limited.map((x) => x.summary.internetMessageId)).toEqual(kumquats.map((k) => k.messageId));
+      expect(await s.search('no-such-word-anywhere', [h.inboxPath], 10)).toEqual([]);
+    });
+
+    it('watch notices new mail', async () => {
+      let fired = 0;
+      let wake: () => void = () => undefined;
+      const changed = new Promise<void>((resolve) => (wake = resolve));
+      const stop = await s.watch(h.inboxPath, () => {
+        fired++;
+        wake();
+      });
+      try {
+        if (h.watchNoticesDelivery === false) return;
+        await deliver(h, [spec(1, { subject: 'Pushed' })]);
+        const timeout = new Promise<'timeout'>((resolve) =>
+          setTimeout(() => resolve('timeout'), 10_000).unref(),
+        );
+        expect(await Promise.race([changed.then(() => 'fired' as const), timeout])).toBe('fired');
+        expect(fired).toBeGreaterThan(0);
+      } finally {
+        await stop();
+      }
+    });
+  });
+}

@@ -1,0 +1,246 @@
+import type { Clock } from '../../lib/clock.ts';
+import { htmlToText } from '../../lib/html-to-text.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
+import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
+import type { Inbox } from '../inboxes/inbox.ts';
+import type { SecretLinkStore } from '../inboxes/secret-link-store.ts';
+import type { MailSession } from '../mail/mail-ports.ts';
+import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
+import type { AttachmentContent, AttachmentInfo } from '../mail/mail-types.ts';
+import type { Folder, FolderId } from '../messages/folder.ts';
+import type { FolderStore } from '../messages/folder-store.ts';
+import type { MessageId, MessageSummary } from '../messages/message.ts';
+import type { MessageStore } from '../messages/message-store.ts';
+import { cleanText, fenceUntrusted } from '../messages/untrusted-content.ts';
+import { resolveFolder } from '../sync/folder-names.ts';
+import { toSummary } from '../sync/sync-service.ts';
+
+export type ReadError = { readonly code: 'message_not_found' | 'invalid_arguments' | 'not_supported'; readonly message: string };
+
+export interface MessagePreview {
+  readonly messageId: string;
+  readonly folder: string;
+  readonly threadId: string | null;
+  readonly subject: string;
+  readonly from: { address: string; name: string };
+  readonly date: string;
+  readonly snippet: string;
+  readonly unread: boolean;
+  readonly starred: boolean;
+  readonly labels: readonly string[];
+  readonly hasAttachments: boolean;
+  readonly isList: boolean;
+}
+
+export interface ReadServiceDeps {
+  readonly folders: FolderStore;
+  readonly messages: MessageStore;
+  readonly sessions: MailSessionFactory;
+  readonly links: SecretLinkStore;
+  readonly clock: Clock;
+  readonly baseUrl: string;
+  readonly maxBodyChars: number;
+}
+
+const ATTACHMENT_LINK_TTL_MS = 10 * 60_000;
+
+/** Reading mail: from the local index where it can, from the provider where it must. */
+export class ReadService {
+  private readonly deps: ReadServiceDeps;
+  constructor(deps: ReadServiceDeps) {
+    this.deps = deps;
+  }
+
+  async folders(inbox: Inbox): Promise<Folder[]> {
+    return this.deps.folders.list(inbox.id);
+  }
+
+  /** Labels in use on synced mail (IMAP keywords; Gmail labels once the Gmail adapter lands). */
+  async labels(inbox: Inbox): Promise<string[]> {
+    return this.deps.messages.labelsInUse(inbox.id);
+  }
+
+  async listMessages(
+    inbox: Inbox,
+    q: { unreadOnly?: boolean | undefined; query?: string | undefined; folder?: string | undefined; limit: number; offset: number },
+  ): Promise<Result<{ messages: MessagePreview[]; total: number; nextOffset: number | null; folders: string[] }, ReadError>> {
+    const folders = await this.deps.folders.list(inbox.id);
+    const selected = folders.filter((f) => f.selected);
+    let scope: Folder[];
+    if (q.folder !== undefined) {
+      const f = resolveFolder(folders, q.folder);
+      if (f === undefined) return err({ code: 'invalid_arguments', message: `No folder named "${q.folder.slice(0, 100)}". Call list_folders.` });
+      if (!f.selected) return err({ code: 'invalid_arguments', message: `Folder "${f.name}" is not synced. Add it with sync_inbox { folders: [...] } first.` });
+      scope = [f];
+    } else {
+      scope = selected;
+    }
+    const page = await this.deps.messages.list(inbox.id, {
+      folderIds: scope.map((f) => f.id),
+      ...(q.unreadOnly === true && { unreadOnly: true }),
+      ...(q.query !== undefined && q.query.trim() !== '' && { text: q.query.trim() }),
+      limit: q.limit,
+      offset: q.offset,
+    });
+    const names = new Map(folders.map((f) => [f.id, folderLabel(f)]));
+    const nextOffset = q.offset + page.items.length < page.total ? q.offset + page.items.length : null;
+    return ok({ messages: page.items.map((m) => preview(m, names.get(m.folderId) ?? '')), total: page.total, nextOffset, folders: scope.map(folderLabel) });
+  }
+
+  async getMessage(inbox: Inbox, messageId: string) {
+    const found = await this.locate(inbox, messageId);
+    if (!found.ok) return found;
+    const { message, folder } = found.value;
+    return this.withSession(inbox, async (session) => {
+      const full = await session.fetchMessage(folder.path, message.providerRef);
+      if (full === undefined) {
+        // Gone at the provider since the last sync: drop it from the index too.
+        await this.deps.messages.removeByRefs(folder.id, [message.providerRef]);
+        return err<ReadError>({ code: 'message_not_found', message: 'This message no longer exists in the mailbox.' });
+      }
+      const text = full.text.trim() !== '' ? full.text : full.html === null ? '' : htmlToText(full.html);
+      const fenced = fenceUntrusted(text, this.deps.maxBodyChars);
+      return ok({
+        ...preview(message, folderLabel(folder)),
+        to: full.summary.to.map(cleanAddress),
+        cc: full.cc.map(cleanAddress),
+        replyTo: full.replyTo.map(cleanAddress),
+        internetMessageId: full.summary.internetMessageId,
+        inReplyTo: full.inReplyTo,
+        bodyUntrusted: fenced.bodyUntrusted,
+        bodyTruncated: fenced.truncated,
+        bodyFromHtml: full.text.trim() === '' && full.html !== null,
+        attachments: full.attachments.map((a) => ({ partId: a.partId, filename: cleanText(a.filename), contentType: a.contentType, size: a.size, inline: a.inline })),
+        listUnsubscribe: message.listUnsubscribe,
+        listUnsubscribePost: message.listUnsubscribePost,
+      });
+    });
+  }
+
+  /** Searches at the provider: the named folder, or every folder except Spam and Trash. Hits join the index. */
+  async search(inbox: Inbox, query: string, folderName: string | undefined, limit: number) {
+    const folders = await this.deps.folders.list(inbox.id);
+    let scope: Folder[];
+    if (folderName !== undefined) {
+      const f = resolveFolder(folders, folderName);
+      if (f === undefined) return err<ReadError>({ code: 'invalid_arguments', message: `No folder named "${folderName.slice(0, 100)}". Call list_folders.` });
+      if (!f.selected) return err<ReadError>({ code: 'invalid_arguments', message: `Folder "${f.name}" is not among the inbox's selected folders; search it after adding it with sync_inbox.` });
+      scope = [f];
+    } else {
+      scope = folders.filter((f) => f.canonical !== 'spam' && f.canonical !== 'trash' && f.canonical !== 'all');
+    }
+    if (scope.length === 0) return err<ReadError>({ code: 'invalid_arguments', message: 'No folders known yet: call sync_inbox first.' });
+    const byPath = new Map(scope.map((f) => [f.path, f]));
+    return this.withSession(inbox, async (session) => {
+      const hits = await session.search(query, scope.map((f) => f.path), limit);
+      const results: MessagePreview[] = [];
+      for (const hit of hits.slice(0, limit)) {
+        const folder = byPath.get(hit.path);
+        if (folder === undefined) continue;
+        await this.deps.messages.upsertMany([toSummary(inbox.id, folder.id, hit.summary)]);
+        const stored = await this.deps.messages.findByRef(folder.id, hit.summary.ref);
+        if (stored !== undefined) results.push(preview(stored, folderLabel(folder)));
+      }
+      return ok({ messages: results, searched: scope.map(folderLabel) });
+    });
+  }
+
+  /** Extends one selected folder's window past its oldest synced message. */
+  async loadOlder(inbox: Inbox, folderName: string, count: number) {
+    const folders = await this.deps.folders.list(inbox.id);
+    const folder = resolveFolder(folders, folderName);
+    if (folder === undefined) return err<ReadError>({ code: 'invalid_arguments', message: `No folder named "${folderName.slice(0, 100)}".` });
+    if (!folder.selected) return err<ReadError>({ code: 'invalid_arguments', message: `Folder "${folder.name}" is not among the inbox's selected folders.` });
+    const low = folder.sync.windowLow;
+    if (low === null) return err<ReadError>({ code: 'invalid_arguments', message: 'This folder has not been synced yet: call sync_inbox first.' });
+    return this.withSession(inbox, async (session) => {
+      const older = await session.fetchOlder(folder.path, low, count);
+      await this.deps.messages.upsertMany(older.map((m) => toSummary(inbox.id, folder.id, m)));
+      const newLow = older.reduce((min, m) => Math.min(min, m.position), low);
+      if (newLow < low) await this.deps.folders.advanceSync(folder.id, folder.sync.version, { ...folder.sync, windowLow: newLow });
+      const loaded: MessagePreview[] = [];
+      for (const m of older) {
+        const stored = await this.deps.messages.findByRef(folder.id, m.ref);
+        if (stored !== undefined) loaded.push(preview(stored, folderLabel(folder)));
+      }
+      return ok({ loaded, folder: folderLabel(folder), moreAvailable: older.length === count });
+    });
+  }
+
+  /** A short-lived download link for one attachment of one message of this account. */
+  async attachmentLink(inbox: Inbox, messageId: string, partId: string) {
+    const found = await this.locate(inbox, messageId);
+    if (!found.ok) return found;
+    const { message, folder } = found.value;
+    return this.withSession(inbox, async (session) => {
+      const full = await session.fetchMessage(folder.path, message.providerRef);
+      const part: AttachmentInfo | undefined = full?.attachments.find((a) => a.partId === partId);
+      if (part === undefined) return err<ReadError>({ code: 'invalid_arguments', message: 'No attachment with this partId on the message. Use a partId from get_message.' });
+      const token = newSecret('att_', 40);
+      const now = this.deps.clock.now();
+      const expiresAt = new Date(now.getTime() + ATTACHMENT_LINK_TTL_MS);
+      await this.deps.links.create({ idHash: sha256Hex(token), purpose: 'attachment', accountId: inbox.accountId, inboxId: inbox.id, payload: { messageId, partId }, createdAt: now, expiresAt });
+      return ok({ url: `${this.deps.baseUrl}/attachments/${token}`, expiresAt: expiresAt.toISOString(), filename: cleanText(part.filename), contentType: part.contentType, size: part.size });
+    });
+  }
+
+  /** Streams the attachment a download link names; the session stays open until the stream ends. */
+  async openAttachment(inbox: Inbox, messageId: string, partId: string): Promise<{ content: AttachmentContent; done: () => Promise<void> } | undefined> {
+    const found = await this.locate(inbox, messageId);
+    if (!found.ok) return undefined;
+    const session = await this.deps.sessions.open(inbox);
+    try {
+      const content = await session.openAttachment(found.value.folder.path, found.value.message.providerRef, partId);
+      if (content === undefined) {
+        await session.close();
+        return undefined;
+      }
+      return { content, done: () => session.close() };
+    } catch (e) {
+      await session.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private async locate(inbox: Inbox, messageId: string): Promise<Result<{ message: MessageSummary; folder: Folder }, ReadError>> {
+    const message = /^msg_[a-z0-9]{20}$/.test(messageId) ? await this.deps.messages.get(inbox.id, messageId as MessageId) : undefined;
+    if (message === undefined) return err({ code: 'message_not_found', message: 'No message with this id in this inbox. Use ids from list_messages or search_mailbox.' });
+    const folder = await this.deps.folders.get(inbox.id, message.folderId as FolderId);
+    if (folder === undefined) return err({ code: 'message_not_found', message: 'The message’s folder is gone; sync the inbox.' });
+    return ok({ message, folder });
+  }
+
+  private async withSession<T>(inbox: Inbox, f: (s: MailSession) => Promise<T>): Promise<T> {
+    const session = await this.deps.sessions.open(inbox);
+    try {
+      return await f(session);
+    } finally {
+      await session.close().catch(() => undefined);
+    }
+  }
+}
+
+export function folderLabel(f: Folder): string {
+  return f.canonical ?? f.path;
+}
+
+function cleanAddress(a: { address: string; name: string }) {
+  return { address: a.address, name: cleanText(a.name) };
+}
+
+export function preview(m: MessageSummary, folder: string): MessagePreview {
+  return {
+    messageId: m.id,
+    folder,
+    threadId: m.threadId,
+    subject: m.subject,
+    from: m.from,
+    date: m.date.toISOString(),
+    snippet: m.snippet,
+    unread: m.unread,
+    starred: m.starred,
+    labels: m.labels,
+    hasAttachments: m.hasAttachments,
+    isList: m.listId !== null || m.listUnsubscribe !== null,
+  };
+}

@@ -1,0 +1,148 @@
+import type { Clock } from '../../lib/clock.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { newId } from '../../lib/random.ts';
+import type { Inbox, InboxId } from '../inboxes/inbox.ts';
+import { MailAuthError, type MailSession } from '../mail/mail-ports.ts';
+import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
+import type { RemoteSummary } from '../mail/mail-types.ts';
+import type { Folder, FolderId } from '../messages/folder.ts';
+import type { FolderStore } from '../messages/folder-store.ts';
+import type { MessageId, MessageSummary } from '../messages/message.ts';
+import type { MessageStore } from '../messages/message-store.ts';
+import { cleanText } from '../messages/untrusted-content.ts';
+import { resolveFolders } from './folder-names.ts';
+
+export interface FolderReport {
+  readonly folderId: string;
+  readonly name: string;
+  readonly added: number;
+  readonly flagsChanged: number;
+  readonly removed: number;
+  readonly reset: boolean;
+}
+
+export type SyncOutcome =
+  | { readonly ok: true; readonly folders: readonly FolderReport[] }
+  | { readonly ok: false; readonly code: 'needs_reconnect' | 'provider_error' | 'unknown_folder'; readonly message: string };
+
+export interface SyncServiceDeps {
+  readonly folders: FolderStore;
+  readonly messages: MessageStore;
+  readonly sessions: MailSessionFactory;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly windowSize: number;
+  readonly onAuthFailure: (inbox: Inbox, reason: string) => Promise<void>;
+  readonly onSynced: (inbox: Inbox, error: string | null) => Promise<void>;
+}
+
+/**
+ * Brings the local index of an inbox's selected folders up to date with the provider. Per folder it keeps the
+ * cursor (UIDVALIDITY, UIDNEXT, HIGHESTMODSEQ, window low) and asks the provider only for what changed; a
+ * UIDVALIDITY change reseeds the folder silently. Syncs of one inbox never overlap in this process; across
+ * processes the cursor advances by compare-and-set and applying the same changes twice is harmless.
+ */
+export class SyncService {
+  private readonly deps: SyncServiceDeps;
+  private readonly running = new Map<InboxId, Promise<SyncOutcome>>();
+
+  constructor(deps: SyncServiceDeps) {
+    this.deps = deps;
+  }
+
+  /** Syncs now; a sync already running for the inbox is joined rather than duplicated. */
+  sync(inbox: Inbox, opts: { folders?: readonly string[] } = {}): Promise<SyncOutcome> {
+    const current = this.running.get(inbox.id);
+    if (current !== undefined && opts.folders === undefined) return current;
+    const run = (current ?? Promise.resolve()).then(() => this.run(inbox, opts)).finally(() => {
+      if (this.running.get(inbox.id) === run) this.running.delete(inbox.id);
+    });
+    this.running.set(inbox.id, run);
+    return run;
+  }
+
+  private async run(inbox: Inbox, opts: { folders?: readonly string[] }): Promise<SyncOutcome> {
+    let session: MailSession | undefined;
+    try {
+      session = await this.deps.sessions.open(inbox);
+      const folders = await this.deps.folders.replaceAll(inbox.id, await session.listFolders(), () => newId('fld') as FolderId);
+      let selected = folders.filter((f) => f.selected);
+      if (opts.folders !== undefined) {
+        const resolved = resolveFolders(folders, opts.folders);
+        if (!resolved.ok) return { ok: false, code: 'unknown_folder', message: resolved.message };
+        selected = resolved.folders;
+        await this.deps.folders.setSelected(inbox.id, selected.map((f) => f.id));
+      } else if (selected.length === 0) {
+        selected = folders.filter((f) => f.canonical === 'inbox');
+        await this.deps.folders.setSelected(inbox.id, selected.map((f) => f.id));
+      }
+      const reports: FolderReport[] = [];
+      for (const folder of selected) reports.push(await this.syncFolder(session, inbox, folder));
+      await this.deps.onSynced(inbox, null);
+      return { ok: true, folders: reports };
+    } catch (e) {
+      if (e instanceof MailAuthError) {
+        await this.deps.onAuthFailure(inbox, e.message);
+        return { ok: false, code: 'needs_reconnect', message: `The mailbox refused the stored credential: ${e.message}` };
+      }
+      const message = e instanceof Error ? e.message : 'unknown error';
+      this.deps.log.warn({ inboxId: inbox.id, err: e }, 'sync failed');
+      await this.deps.onSynced(inbox, message);
+      return { ok: false, code: 'provider_error', message: `The mailbox could not be synced right now: ${message}` };
+    } finally {
+      await session?.close().catch(() => undefined);
+    }
+  }
+
+  private async syncFolder(session: MailSession, inbox: Inbox, folder: Folder): Promise<FolderReport> {
+    const { messages, folders } = this.deps;
+    const s = folder.sync;
+    const cursor =
+      s.uidValidity === null || s.uidNext === null || s.windowLow === null
+        ? null
+        : { uidValidity: s.uidValidity, uidNext: s.uidNext, highestModseq: s.highestModseq, windowLow: s.windowLow };
+    const knownRefs = await messages.listRefs(folder.id);
+    const changes = await session.changes(folder.path, cursor, { windowSize: this.deps.windowSize, knownRefs });
+    if (changes.reset && knownRefs.length > 0) await messages.removeByRefs(folder.id, knownRefs);
+    await messages.upsertMany(changes.added.map((m) => toSummary(inbox.id, folder.id, m)));
+    await messages.updateFlagsByRefs(folder.id, changes.flags);
+    const removed = changes.removed.length === 0 ? 0 : await messages.removeByRefs(folder.id, changes.removed);
+    // Keep a window extended by load_older_messages: never raise windowLow on an incremental sync.
+    const windowLow = changes.reset || s.windowLow === null ? changes.cursor.windowLow : Math.min(s.windowLow, changes.cursor.windowLow);
+    await folders.advanceSync(folder.id, s.version, {
+      uidValidity: changes.cursor.uidValidity,
+      uidNext: changes.cursor.uidNext,
+      highestModseq: changes.cursor.highestModseq,
+      cursor: null,
+      windowLow,
+      syncedAt: this.deps.clock.now(),
+    });
+    return { folderId: folder.id, name: folder.name, added: changes.added.length, flagsChanged: changes.flags.length, removed, reset: changes.reset };
+  }
+}
+
+/** A provider summary as the index stores it; display strings are cleaned of invisible characters. */
+export function toSummary(inboxId: InboxId, folderId: FolderId, m: RemoteSummary): MessageSummary {
+  return {
+    id: newId('msg') as MessageId,
+    inboxId,
+    folderId,
+    providerRef: m.ref,
+    position: m.position,
+    threadId: m.threadId,
+    internetMessageId: m.internetMessageId,
+    subject: cleanText(m.subject),
+    from: { address: m.from.address, name: cleanText(m.from.name) },
+    to: m.to.map((a) => ({ address: a.address, name: cleanText(a.name) })),
+    snippet: cleanText(m.snippet),
+    date: m.date,
+    unread: m.unread,
+    starred: m.starred,
+    labels: m.labels,
+    hasAttachments: m.hasAttachments,
+    size: m.size,
+    listId: m.listId,
+    listUnsubscribe: m.listUnsubscribe,
+    listUnsubscribePost: m.listUnsubscribePost,
+  };
+}

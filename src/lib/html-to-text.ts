@@ -1,0 +1,42 @@
+const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', copy: '©', reg: '®', hellip: '…', mdash: '—', ndash: '–', rsquo: '’', lsquo: '‘', rdquo: '”', ldquo: '“', euro: '€', trade: '™', bull: '•', middot: '·' };
+
+export function decodeEntities(s: string): string {
+  return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+    if (e.startsWith('#x') || e.startsWith('#X')) return safeChar(Number.parseInt(e.slice(2), 16)) ?? m;
+    if (e.startsWith('#')) return safeChar(Number.parseInt(e.slice(1), 10)) ?? m;
+    return NAMED[e.toLowerCase()] ?? m;
+  });
+}
+
+function safeChar(code: number): string | undefined {
+  return Number.isInteger(code) && code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : undefined;
+}
+
+/**
+ * Turns an HTML mail body into readable plain text for an agent: block elements become line breaks, links keep
+ * their target ("text (https://…)"), scripts, styles and comments vanish, entities are decoded. Not a renderer;
+ * enough that a model reads what the person would read, and nothing hidden in markup.
+ */
+export function htmlToText(html: string): string {
+  let s = html
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/<(script|style|head|title|template|noscript)\b[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/<a\b[^>]*?\bhref\s*=\s*("([^"]*)"|'([^']*)'|([^\s>]+))[^>]*>([\s\S]*?)<\/a\s*>/gi, (_m, _q, d: string | undefined, s1: string | undefined, bare: string | undefined, text: string) => {
+      const href = decodeEntities(d ?? s1 ?? bare ?? '').trim();
+      const label = text.replace(/<[^>]*>/g, '').trim();
+      if (href === '' || href.startsWith('#') || /^javascript:/i.test(href)) return label;
+      return label === '' || decodeEntities(label) === href ? href : `${label} (${href})`;
+    })
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<li\b[^>]*>/gi, '\n• ')
+    .replace(/<\/(p|div|h[1-6]|tr|table|ul|ol|blockquote|section|article|header|footer)\s*>/gi, '\n\n')
+    .replace(/<(p|div|h[1-6]|tr|table|blockquote|section|article)\b[^>]*>/gi, '\n')
+    .replace(/<\/t[dh]\s*>/gi, '\t')
+    .replace(/<[^>]*>/g, '');
+  s = decodeEntities(s);
+  return s
+    .replace(/[ \t\f\v\u00a0]+/g, ' ')
+    .replace(/ *\n */g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}

@@ -1,0 +1,50 @@
+import type { Hono } from 'hono';
+import type { AttachmentLinks } from '../../core/reading/attachment-links.ts';
+import type { HttpEnv } from './http-env.ts';
+import { jsonError } from './json-error.ts';
+
+// Types a browser may render inline are still sent as attachments; anything else becomes opaque bytes.
+const SAFE_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/i;
+
+/**
+ * `GET /attachments/:token` — a short-lived capability link from `get_attachment`, streaming the part from the
+ * provider. Headers are built from sender-controlled names, so they are sanitised: no CR/LF or quotes can reach
+ * a header, the name goes in RFC 6266 `filename*`, and the content is never sniffed or rendered by us.
+ */
+export function registerAttachmentRoute(app: Hono<HttpEnv>, links: AttachmentLinks): void {
+  app.get('/attachments/:token', async (c) => {
+    const opened = await links.open(c.req.param('token'));
+    if (opened === undefined) return jsonError(410, 'link_expired', 'This download link is invalid or has expired. Ask for a new one with get_attachment.');
+    const { content, done } = opened;
+    const type = SAFE_TYPE.test(content.contentType) ? content.contentType.toLowerCase() : 'application/octet-stream';
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        try {
+          for await (const chunk of content.content) controller.enqueue(chunk);
+          controller.close();
+        } catch (e) {
+          controller.error(e);
+        } finally {
+          await done();
+        }
+      },
+    });
+    return new Response(body, {
+      headers: {
+        'content-type': type,
+        'content-disposition': contentDisposition(content.filename),
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': "default-src 'none'; sandbox",
+        'cache-control': 'private, no-store',
+        ...(content.size !== null && { 'content-length': String(content.size) }),
+      },
+    });
+  });
+}
+
+/** RFC 6266 + RFC 8187: an ASCII fallback and the exact UTF-8 name, with nothing that could break the header. */
+export function contentDisposition(filename: string): string {
+  const clean = filename.replace(/[\u0000-\u001f\u007f]/g, '').replace(/[/\\]/g, '_').trim().slice(0, 200) || 'attachment';
+  const ascii = clean.replace(/[^\x20-\x7e]/g, '_').replace(/["%;]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(clean)}`;
+}

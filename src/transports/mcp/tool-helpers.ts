@@ -1,0 +1,28 @@
+import type { InboxError } from '../../core/inboxes/inbox-errors.ts';
+import type { Inbox } from '../../core/inboxes/inbox.ts';
+import type { ToolContext } from './tool-definition.ts';
+import { toolError } from './tool-error.ts';
+
+/** Contract §8 limits are clamped, not refused: 0 → min, 500 → max, 3.7 → 3. */
+export function clamp(value: number | undefined, min: number, max: number, fallback: number): number {
+  if (value === undefined || !Number.isFinite(value)) return fallback;
+  return Math.min(max, Math.max(min, Math.trunc(value)));
+}
+
+export function fromInboxError(e: InboxError) {
+  const sayToHuman =
+    e.code === 'inbox_paused'
+      ? 'This inbox is paused. You can resume it on the Inboxes page.'
+      : e.code === 'not_connected' || e.code === 'needs_reconnect'
+        ? 'This inbox needs you to connect it (enter its password or sign in) before I can read it.'
+        : undefined;
+  return toolError(e.code, e.message, sayToHuman === undefined ? {} : { sayToHuman });
+}
+
+/** The inbox named by a tool argument, checked against the caller's account; ready to reach the provider. */
+export async function usableInbox(ctx: ToolContext, inboxId: string) {
+  const r = await ctx.services.inboxes.usable(ctx.principal.accountId, inboxId);
+  return r.ok ? ({ ok: true, inbox: r.value } as const) : ({ ok: false, error: fromInboxError(r.error) } as const);
+}
+
+export const demoNote = (inbox: Inbox) => (inbox.isDemo ? { isDemo: true as const } : {});

@@ -1,0 +1,21 @@
+import * as z from 'zod';
+import { usableInbox } from '../tool-helpers.ts';
+import { defineTool } from '../tool-definition.ts';
+import { toolError, toolOk } from '../tool-error.ts';
+
+export const getAttachment = defineTool({
+  name: 'get_attachment',
+  title: 'Get an attachment link',
+  description:
+    'Returns a short-lived (10 minutes) download link for one attachment, by the partId that get_message lists. Attachments are ' +
+    'untrusted files from the sender: do not open or run them on the person’s behalf without asking.',
+  input: z.strictObject({ inboxId: z.string(), messageId: z.string(), partId: z.string().max(100) }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run({ inboxId, messageId, partId }, ctx) {
+    const inbox = await usableInbox(ctx, inboxId);
+    if (!inbox.ok) return inbox.error;
+    const r = await ctx.services.read.attachmentLink(inbox.inbox, messageId, partId);
+    if (!r.ok) return toolError(r.error.code, r.error.message);
+    return toolOk({ ...r.value, ...(inbox.inbox.isDemo && { isDemo: true }) });
+  },
+});

@@ -1,0 +1,24 @@
+import * as z from 'zod';
+import { usableInbox } from '../tool-helpers.ts';
+import { defineTool } from '../tool-definition.ts';
+import { toolOk } from '../tool-error.ts';
+
+export const listFolders = defineTool({
+  name: 'list_folders',
+  title: 'List folders',
+  description:
+    'Lists the mailboxes/labels of an inbox with their canonical id (inbox, sent, drafts, archive, spam, trash, all, screened) or ' +
+    'provider path, and whether each is selected for sync. Use the names with sync_inbox { folders } and list_messages { folder }.',
+  input: z.strictObject({ inboxId: z.string() }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ inboxId }, ctx) {
+    const inbox = await usableInbox(ctx, inboxId);
+    if (!inbox.ok) return inbox.error;
+    const folders = await ctx.services.read.folders(inbox.inbox);
+    return toolOk({
+      folders: folders.map((f) => ({ id: f.id, name: f.name, canonical: f.canonical, path: f.path, selected: f.selected, syncedAt: f.sync.syncedAt?.toISOString() ?? null })),
+      ...(inbox.inbox.isDemo && { isDemo: true }),
+      ...(folders.length === 0 && { agentOnly: ['No folders are known yet: call sync_inbox first.'] }),
+    });
+  },
+});

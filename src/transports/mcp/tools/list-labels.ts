@@ -1,0 +1,20 @@
+import * as z from 'zod';
+import { usableInbox } from '../tool-helpers.ts';
+import { defineTool } from '../tool-definition.ts';
+import { toolOk } from '../tool-error.ts';
+
+export const listLabels = defineTool({
+  name: 'list_labels',
+  title: 'List labels',
+  description:
+    'Labels of an inbox with their ids, for apply_labels/remove_labels and act_on_messages { action: "label" }. Gmail labels for ' +
+    'google inboxes; IMAP keywords for icloud/imap (the ones present on synced mail).',
+  input: z.strictObject({ inboxId: z.string() }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ inboxId }, ctx) {
+    const inbox = await usableInbox(ctx, inboxId);
+    if (!inbox.ok) return inbox.error;
+    const labels = await ctx.services.read.labels(inbox.inbox);
+    return toolOk({ labels: labels.map((name) => ({ id: name, name })), ...(inbox.inbox.isDemo && { isDemo: true }) });
+  },
+});

@@ -1,0 +1,22 @@
+import * as z from 'zod';
+import { clamp, usableInbox } from '../tool-helpers.ts';
+import { defineTool } from '../tool-definition.ts';
+import { toolError, toolOk } from '../tool-error.ts';
+
+export const loadOlderMessages = defineTool({
+  name: 'load_older_messages',
+  title: 'Load older messages',
+  description:
+    'Extends one selected folder past its synced window: loads up to count (clamped 1..200, default 50) older messages into the ' +
+    'index so list_messages shows them. Not available for microsoft inboxes yet.',
+  input: z.strictObject({ inboxId: z.string(), folder: z.string().max(300), count: z.number().optional() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run({ inboxId, folder, count }, ctx) {
+    const inbox = await usableInbox(ctx, inboxId);
+    if (!inbox.ok) return inbox.error;
+    if (inbox.inbox.provider === 'microsoft' && !inbox.inbox.isDemo) return toolError('not_supported', 'Loading older mail is not available for Microsoft inboxes yet.');
+    const r = await ctx.services.read.loadOlder(inbox.inbox, folder, clamp(count, 1, 200, 50));
+    if (!r.ok) return toolError(r.error.code, r.error.message);
+    return toolOk({ ...r.value, ...(inbox.inbox.isDemo && { isDemo: true }) });
+  },
+});
