@@ -1,0 +1,54 @@
+import type { App } from '../../src/app.ts';
+import { createKeyViaPage, setUpOwner, type WebClient } from './web-client.ts';
+
+export interface ToolResult {
+  readonly isError: boolean;
+  readonly body: Record<string, unknown>;
+}
+
+/** Calls MCP tools over the real /mcp endpoint in-process (2026-07-28 wire), as an agent with an API key. */
+export function toolCaller(app: App, key: string) {
+  let id = 0;
+  return async function callTool(name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+    const META = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const res = await app.fetch(
+      new Request(new URL('/mcp', app.config.baseUrl), {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': name,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: ++id,
+          method: 'tools/call',
+          params: { name, arguments: args, _meta: META },
+        }),
+      }),
+    );
+    const msg = (await res.json()) as {
+      result?: { isError?: boolean; structuredContent: Record<string, unknown> };
+      error?: unknown;
+    };
+    if (msg.result === undefined)
+      throw new Error(`tools/call ${name} failed: ${res.status} ${JSON.stringify(msg.error)}`);
+    return { isError: msg.result.isError === true, body: msg.result.structuredContent };
+  };
+}
+
+/** An owner with a pro plan (3 keys) and an API key; returns the browser and a tool caller. */
+export async function agentOn(
+  app: App,
+): Promise<{ web: WebClient; key: string; call: ReturnType<typeof toolCaller> }> {
+  const web = await setUpOwner(app);
+  await app.services.accounts.setPlan('owner@example.test', 'pro');
+  const key = await createKeyViaPage(web);
+  return { web, key, call: toolCaller(app, key) };
+}
