@@ -1,37 +1,22 @@
 import type { Hono } from 'hono';
 import type { Config, Secrets } from './config/index.ts';
 import { createPinoLogger } from './adapters/logging/pino-logger.ts';
-import { createStores, migrateToLatest, openDatabase, type Db, type Stores } from './adapters/storage/index.ts';
-import type { PasswordHasher } from './core/accounts/password-hasher.ts';
-import type { Principal } from './core/auth/principal.ts';
-import type { MailConnector } from './core/mail/mail-ports.ts';
-import type { RateLimiter } from './core/rate-limits/rate-limiter.ts';
+import {
+  createStores,
+  migrateToLatest,
+  openDatabase,
+  type Db,
+  type Stores,
+} from './adapters/storage/index.ts';
 import { buildHttp } from './compose/http.ts';
 import { buildServices, type Services } from './compose/services.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
-import type { ClientMetadataFetcher } from './oauth/client/client.ts';
 import type { HttpEnv } from './transports/http/http-env.ts';
 
 export type { Services } from './compose/services.ts';
-
-export interface AppOverrides {
-  readonly clock?: Clock;
-  readonly log?: Logger;
-  /** An already-open database (tests share one per file). The app then does not close it. */
-  readonly db?: Db;
-  /** Skip running migrations on start (the `migrate` command and readiness tests). Default: migrate. */
-  readonly migrate?: boolean;
-  readonly hasher?: PasswordHasher;
-  readonly limiter?: RateLimiter;
-  /** Tests only: /mcp requests without credentials act as this principal (for the conformance suite). */
-  readonly mcpUnauthenticatedAs?: { principal: Principal };
-  /** Tests: serve Client ID Metadata Documents from a local server instead of the SSRF-guarded fetcher. */
-  readonly clientMetadataFetcher?: ClientMetadataFetcher;
-  readonly imapConnector?: MailConnector;
-  /** Result size cap for tools (characters of JSON). */
-  readonly maxToolResultChars?: number;
-}
+export type { AppOverrides } from './compose/overrides.ts';
+import type { AppOverrides } from './compose/overrides.ts';
 
 export interface App {
   readonly config: Config;
@@ -52,7 +37,11 @@ export interface App {
  * (services in compose/services.ts, the HTTP surface in compose/http.ts). Tests call it with overrides (clock,
  * database, logger, connectors) and exercise the returned `fetch` in-process.
  */
-export async function createApp(config: Config, secrets: Secrets, overrides: AppOverrides = {}): Promise<App> {
+export async function createApp(
+  config: Config,
+  secrets: Secrets,
+  overrides: AppOverrides = {},
+): Promise<App> {
   const log = overrides.log ?? createPinoLogger(config.logLevel);
   const accessLog = overrides.log ?? createPinoLogger(config.logLevel, undefined, { redact: false });
   const clock = overrides.clock ?? systemClock;

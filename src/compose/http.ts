@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { AppOverrides } from '../app.ts';
+import type { AppOverrides } from './overrides.ts';
 import type { Config, Secrets } from '../config/index.ts';
 import { pendingMigrations, type Db, type Stores } from '../adapters/storage/index.ts';
 import { aead } from '../lib/aead.ts';
@@ -47,7 +47,12 @@ export function buildHttp(c: {
 
   registerOAuthRoutes(http, services.oauth);
   registerAttachmentRoute(http, services.attachments);
-  registerKeyRoutes(http as unknown as Hono<WebEnv>, { apiKeys: services.apiKeys, sessions: services.sessions, cookies, baseUrl: config.baseUrl });
+  registerKeyRoutes(http as unknown as Hono<WebEnv>, {
+    apiKeys: services.apiKeys,
+    sessions: services.sessions,
+    cookies,
+    baseUrl: config.baseUrl,
+  });
   registerRestApi(http, {
     verifier: prefixVerifier({ itk_: services.apiKeys }),
     inboxes: stores.inboxes,
@@ -57,7 +62,10 @@ export function buildHttp(c: {
     perMinute: config.rateLimits.apiPerMinute,
   });
   registerMcpRoute(http, {
-    registry: new ToolRegistry(ALL_TOOLS, { audit: stores.audit, maxResultChars: overrides.maxToolResultChars ?? 100_000 }),
+    registry: new ToolRegistry(ALL_TOOLS, {
+      audit: stores.audit,
+      maxResultChars: overrides.maxToolResultChars ?? 100_000,
+    }),
     services: services.tools,
     verifier: prefixVerifier({ itk_: services.apiKeys, ita_: services.oauth.tokens }),
     accounts: stores.accounts,
@@ -67,7 +75,9 @@ export function buildHttp(c: {
     trustProxy: config.trustProxy,
     perMinute: config.rateLimits.mcpPerMinute,
     allowedOrigins: new Set(config.mcpAllowedOrigins),
-    ...(overrides.mcpUnauthenticatedAs !== undefined && { unauthenticatedAs: overrides.mcpUnauthenticatedAs }),
+    ...(overrides.mcpUnauthenticatedAs !== undefined && {
+      unauthenticatedAs: overrides.mcpUnauthenticatedAs,
+    }),
   });
   registerWebApp(http, {
     accounts: services.accounts,

@@ -25,7 +25,7 @@ import type { Logger } from '../lib/logger.ts';
 import { SCOPE_MCP_TOOLS } from '../oauth/oauth-config.ts';
 import { OAuthProvider } from '../oauth/oauth-provider.ts';
 import type { ToolServices } from '../transports/mcp/tool-services.ts';
-import type { AppOverrides } from '../app.ts';
+import type { AppOverrides } from './overrides.ts';
 
 export interface Services {
   readonly accounts: AccountService;
@@ -43,9 +43,21 @@ const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
 /** Builds every core service on its adapters. Part of the composition root (see app.ts). */
-export function buildServices(c: { config: Config; secrets: Secrets; stores: Stores; db: Db; clock: Clock; log: Logger; overrides: AppOverrides }): Services {
+export function buildServices(c: {
+  config: Config;
+  secrets: Secrets;
+  stores: Stores;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  overrides: AppOverrides;
+}): Services {
   const { config, secrets, stores, db, clock, log, overrides: o } = c;
-  const limiter = o.limiter ?? (db.pgPool === undefined ? flexibleRateLimiter({ kind: 'memory' }) : flexibleRateLimiter({ kind: 'postgres', pool: db.pgPool }));
+  const limiter =
+    o.limiter ??
+    (db.pgPool === undefined
+      ? flexibleRateLimiter({ kind: 'memory' })
+      : flexibleRateLimiter({ kind: 'postgres', pool: db.pgPool }));
   const hasher = o.hasher ?? argon2PasswordHasher();
   const failures = config.rateLimits.signinFailures;
 
@@ -54,8 +66,6 @@ export function buildServices(c: { config: Config; secrets: Secrets; stores: Sto
   const imap = o.imapConnector ?? new ImapConnector({ insecureHosts: config.imapInsecureHosts, logger: log });
   const sessions = new ProviderSessionFactory({ db, vault, imap });
   const queue = new InProcessQueue(log);
-  // The scheduler is created after the services it drives; connecting an inbox asks it for a first sync.
-  let scheduler: SyncScheduler | undefined;
   const inboxes = new InboxService({
     inboxes: stores.inboxes,
     vault,
@@ -64,7 +74,10 @@ export function buildServices(c: { config: Config; secrets: Secrets; stores: Sto
     clock,
     baseUrl: config.baseUrl,
     maxInboxesPerAccount: 20,
-    onConnected: (inbox) => scheduler?.syncSoon(inbox),
+    // The scheduler is built below from services that need this one; it exists by the time anyone connects.
+    onConnected: (inbox) => {
+      scheduler.syncSoon(inbox);
+    },
   });
   const sync = new SyncService({
     folders: stores.folders,
@@ -76,8 +89,23 @@ export function buildServices(c: { config: Config; secrets: Secrets; stores: Sto
     onAuthFailure: (inbox, reason) => inboxes.markNeedsReconnect(inbox, reason),
     onSynced: (inbox, error) => inboxes.recordError(inbox, error),
   });
-  const read = new ReadService({ folders: stores.folders, messages: stores.messages, sessions, links, clock, baseUrl: config.baseUrl, maxBodyChars: 50_000 });
-  scheduler = new SyncScheduler({ queue, sync, sessions, syncable: () => stores.inboxes.listSyncable(), intervalMs: config.syncIntervalSeconds * 1000, log });
+  const read = new ReadService({
+    folders: stores.folders,
+    messages: stores.messages,
+    sessions,
+    links,
+    clock,
+    baseUrl: config.baseUrl,
+    maxBodyChars: 50_000,
+  });
+  const scheduler = new SyncScheduler({
+    queue,
+    sync,
+    sessions,
+    syncable: () => stores.inboxes.listSyncable(),
+    intervalMs: config.syncIntervalSeconds * 1000,
+    log,
+  });
 
   const oauth = new OAuthProvider({
     config: {
@@ -110,7 +138,12 @@ export function buildServices(c: { config: Config; secrets: Secrets; stores: Sto
       settings: stores.settings,
       hasher,
       clock,
-      policy: { trialDays: config.trialDays, openSignup: config.openSignup, setupLinkTtlMs: 60 * MINUTE_MS, invitationTtlMs: 7 * DAY_MS },
+      policy: {
+        trialDays: config.trialDays,
+        openSignup: config.openSignup,
+        setupLinkTtlMs: 60 * MINUTE_MS,
+        invitationTtlMs: 7 * DAY_MS,
+      },
       onAccountCreated: async (account) => {
         await createDemoInbox(db, stores.inboxes, account, clock.now());
       },

@@ -198,15 +198,22 @@ export const SETTINGS = {
     env: 'SYNC_INTERVAL_SECONDS',
     schema: positiveInt('a positive number of seconds').default(300),
     defaultText: '300',
-    description: 'How often connected inboxes are synced in the background (new mail in the inbox folder also arrives by IMAP IDLE).',
+    description:
+      'How often connected inboxes are synced in the background (new mail in the inbox folder also arrives by IMAP IDLE).',
   },
   imapInsecureHosts: {
     env: 'IMAP_INSECURE_HOSTS',
     schema: z
       .string()
       .default('')
-      .transform((v) => v.split(',').map((o) => o.trim().toLowerCase()).filter((o) => o !== '')),
-    description: 'IMAP hosts allowed without TLS and on private addresses (a LAN mail server). Leave empty on the internet.',
+      .transform((v) =>
+        v
+          .split(',')
+          .map((o) => o.trim().toLowerCase())
+          .filter((o) => o !== ''),
+      ),
+    description:
+      'IMAP hosts allowed without TLS and on private addresses (a LAN mail server). Leave empty on the internet.',
   },
   configFile: {
     env: 'CONFIG_FILE',

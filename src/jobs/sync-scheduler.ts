@@ -34,9 +34,13 @@ export class SyncScheduler {
 
   /** Sync one inbox soon (after connecting, or when its watcher saw new mail). */
   syncSoon(inbox: Inbox, delayMs = 0): void {
-    this.deps.queue.enqueue(`sync:${inbox.id}`, async () => {
-      await this.deps.sync.sync(inbox);
-    }, delayMs);
+    this.deps.queue.enqueue(
+      `sync:${inbox.id}`,
+      async () => {
+        await this.deps.sync.sync(inbox);
+      },
+      delayMs,
+    );
   }
 
   async tick(): Promise<void> {

@@ -24,6 +24,11 @@ describe('isPublicAddress', () => {
     '2001:db8::1',
     'not-an-ip',
     '',
+    // IPv4 hidden in IPv6 forms that reach it on a dual-stack socket.
+    '::ffff:7f00:1',
+    '::ffff:a9fe:a9fe',
+    '0:0:0:0:0:0:0:1',
+    '::127.0.0.1',
   ])('refuses %s', (a) => expect(isPublicAddress(a)).toBe(false));
 
   it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])(

@@ -6,10 +6,31 @@ import { isIP } from 'node:net';
  * reserved ranges — that is how an SSRF reaches the cloud metadata service or an internal admin port.
  */
 export function isPublicAddress(address: string): boolean {
-  const kind = isIP(address);
-  if (kind === 4) return isPublicV4(address);
-  if (kind === 6) return isPublicV6(address);
+  const canonical = canonicalAddress(address);
+  const kind = isIP(canonical);
+  if (kind === 4) return isPublicV4(canonical);
+  if (kind === 6) return isPublicV6(canonical);
   return false;
+}
+
+/**
+ * IPv6 in canonical form (`0:0:0:0:0:0:0:1` → `::1`), and an IPv4 address embedded in `::ffff:0:0/96` or `::/96`
+ * returned as IPv4: `::ffff:7f00:1` reaches 127.0.0.1 on a dual-stack socket, and the URL parser writes
+ * `[::ffff:127.0.0.1]` in that hex form.
+ */
+export function canonicalAddress(address: string): string {
+  if (isIP(address) !== 6) return address;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address;
+  }
+  const embedded = /^::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (embedded?.[1] === undefined || embedded[2] === undefined) return canonical;
+  const hi = Number.parseInt(embedded[1], 16);
+  const lo = Number.parseInt(embedded[2], 16);
+  return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
 }
 
 function isPublicV4(a: string): boolean {

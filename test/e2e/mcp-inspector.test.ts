@@ -58,7 +58,9 @@ describe('MCP Inspector CLI against /mcp with an API key', () => {
       content: { text: string }[];
       structuredContent: { inboxes: unknown[] };
     };
-    expect(result.structuredContent.inboxes).toEqual([expect.objectContaining({ label: 'Demo inbox', isDemo: true })]);
+    expect(result.structuredContent.inboxes).toEqual([
+      expect.objectContaining({ label: 'Demo inbox', isDemo: true }),
+    ]);
     expect(JSON.parse(result.content[0]!.text)).toEqual(result.structuredContent);
   });
 

@@ -1,6 +1,11 @@
 import type { CredentialVault } from '../../core/inboxes/credential-vault.ts';
 import type { Inbox } from '../../core/inboxes/inbox.ts';
-import { MailAuthError, MailProviderError, type MailConnector, type MailSession } from '../../core/mail/mail-ports.ts';
+import {
+  MailAuthError,
+  MailProviderError,
+  type MailConnector,
+  type MailSession,
+} from '../../core/mail/mail-ports.ts';
 import type { MailSessionFactory } from '../../core/mail/mail-session-factory.ts';
 import type { Db } from '../storage/database.ts';
 import { DemoMailbox } from './demo/demo-mailbox.ts';

@@ -26,7 +26,11 @@ export class KyselyCredentialVault implements CredentialVault {
   }
 
   async get(inboxId: InboxId): Promise<MailCredential | undefined> {
-    const r = await this.db.selectFrom('inbox_credentials').select('sealed').where('inbox_id', '=', inboxId).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('inbox_credentials')
+      .select('sealed')
+      .where('inbox_id', '=', inboxId)
+      .executeTakeFirst();
     if (r === undefined) return undefined;
     const opened = this.aead.open(r.sealed, inboxId);
     // Unopenable (a lost or rotated key): treated as no credential, so the person is asked to reconnect.

@@ -197,7 +197,13 @@ export class KyselyMessageStore implements MessageStore {
   }
 
   async labelsInUse(inboxId: InboxId): Promise<string[]> {
-    const rows = await this.db.selectFrom('messages').select('labels_json').distinct().where('inbox_id', '=', inboxId).where('labels_json', '!=', '[]').execute();
+    const rows = await this.db
+      .selectFrom('messages')
+      .select('labels_json')
+      .distinct()
+      .where('inbox_id', '=', inboxId)
+      .where('labels_json', '!=', '[]')
+      .execute();
     const all = new Set<string>();
     for (const r of rows) for (const l of JSON.parse(r.labels_json) as string[]) all.add(l);
     return [...all].sort();

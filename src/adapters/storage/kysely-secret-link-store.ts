@@ -25,7 +25,10 @@ export class KyselySecretLinkStore implements SecretLinkStore {
         used_at: null,
       })
       .execute();
-    await this.db.deleteFrom('secret_links').where('expires_at', '<', l.createdAt.getTime() - 86_400_000).execute();
+    await this.db
+      .deleteFrom('secret_links')
+      .where('expires_at', '<', l.createdAt.getTime() - 86_400_000)
+      .execute();
   }
 
   async find(idHash: string, purpose: LinkPurpose, now: Date): Promise<SecretLink | undefined> {
@@ -52,8 +55,16 @@ export class KyselySecretLinkStore implements SecretLinkStore {
   }
 
   async countAttempt(idHash: string): Promise<number> {
-    await this.db.updateTable('secret_links').set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('id_hash', '=', idHash).execute();
-    const r = await this.db.selectFrom('secret_links').select('attempts').where('id_hash', '=', idHash).executeTakeFirst();
+    await this.db
+      .updateTable('secret_links')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+      .where('id_hash', '=', idHash)
+      .execute();
+    const r = await this.db
+      .selectFrom('secret_links')
+      .select('attempts')
+      .where('id_hash', '=', idHash)
+      .executeTakeFirst();
     return r?.attempts ?? 0;
   }
 

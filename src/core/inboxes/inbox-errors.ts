@@ -1,5 +1,11 @@
 /** Expected inbox outcomes, as values (STYLE.md practice 5); transports map each code once. */
-export type InboxErrorCode = 'inbox_not_found' | 'inbox_paused' | 'not_connected' | 'needs_reconnect' | 'not_supported' | 'invalid_arguments';
+export type InboxErrorCode =
+  | 'inbox_not_found'
+  | 'inbox_paused'
+  | 'not_connected'
+  | 'needs_reconnect'
+  | 'not_supported'
+  | 'invalid_arguments';
 
 export interface InboxError {
   readonly code: InboxErrorCode;

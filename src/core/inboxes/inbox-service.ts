@@ -50,8 +50,17 @@ export class InboxService {
 
   /** The inbox if it belongs to the account; the tenant check every tool goes through. */
   async owned(accountId: AccountId, inboxId: string): Promise<Result<Inbox, InboxError>> {
-    const inbox = /^inbox_[a-z0-9]{20}$/.test(inboxId) ? await this.deps.inboxes.get(accountId, inboxId as InboxId) : undefined;
-    return inbox === undefined ? err(inboxError('inbox_not_found', 'No inbox with this id on this account. Call list_inboxes for valid ids.')) : ok(inbox);
+    const inbox = /^inbox_[a-z0-9]{20}$/.test(inboxId)
+      ? await this.deps.inboxes.get(accountId, inboxId as InboxId)
+      : undefined;
+    return inbox === undefined
+      ? err(
+          inboxError(
+            'inbox_not_found',
+            'No inbox with this id on this account. Call list_inboxes for valid ids.',
+          ),
+        )
+      : ok(inbox);
   }
 
   /** The inbox, ready to talk to its provider: owned, not paused, with a working credential. */
@@ -59,13 +68,26 @@ export class InboxService {
     const owned = await this.owned(accountId, inboxId);
     if (!owned.ok) return owned;
     const inbox = owned.value;
-    if (inbox.paused) return err(inboxError('inbox_paused', 'The person paused this inbox. They can resume it on the Inboxes page.'));
+    if (inbox.paused)
+      return err(
+        inboxError('inbox_paused', 'The person paused this inbox. They can resume it on the Inboxes page.'),
+      );
     if (inbox.isDemo) return owned;
     if (inbox.connectionStatus === 'not_connected') {
-      return err(inboxError('not_connected', 'This inbox has no working credential yet. Start the connection (start_imap_secret_capture) and let the person finish it.'));
+      return err(
+        inboxError(
+          'not_connected',
+          'This inbox has no working credential yet. Start the connection (start_imap_secret_capture) and let the person finish it.',
+        ),
+      );
     }
     if (inbox.connectionStatus === 'needs_reconnect') {
-      return err(inboxError('needs_reconnect', `The mailbox refused the stored credential${inbox.lastError === null ? '' : ` (${inbox.lastError})`}. The person must reconnect it.`));
+      return err(
+        inboxError(
+          'needs_reconnect',
+          `The mailbox refused the stored credential${inbox.lastError === null ? '' : ` (${inbox.lastError})`}. The person must reconnect it.`,
+        ),
+      );
     }
     return owned;
   }
@@ -74,25 +96,35 @@ export class InboxService {
     const email = normaliseEmail(input.email);
     if (email === undefined) return err(inboxError('invalid_arguments', 'email must be a valid address.'));
     const label = input.label.trim();
-    if (label === '' || label.length > 80) return err(inboxError('invalid_arguments', 'label must be 1 to 80 characters.'));
+    if (label === '' || label.length > 80)
+      return err(inboxError('invalid_arguments', 'label must be 1 to 80 characters.'));
     if ((await this.deps.inboxes.list(accountId)).length >= this.deps.maxInboxesPerAccount) {
-      return err(inboxError('invalid_arguments', `An account can have at most ${String(this.deps.maxInboxesPerAccount)} inboxes.`));
+      return err(
+        inboxError(
+          'invalid_arguments',
+          `An account can have at most ${String(this.deps.maxInboxesPerAccount)} inboxes.`,
+        ),
+      );
     }
     let imapHost: string | null = null;
     let imapPort: number | null = null;
     if (input.provider === 'imap') {
       const host = input.imapHost?.trim().toLowerCase();
-      if (host === undefined || host === '') return err(inboxError('invalid_arguments', 'imapHost is required for provider imap.'));
-      if (!isValidHostname(host)) return err(inboxError('invalid_arguments', 'imapHost must be a host name such as imap.example.com.'));
+      if (host === undefined || host === '')
+        return err(inboxError('invalid_arguments', 'imapHost is required for provider imap.'));
+      if (!isValidHostname(host))
+        return err(inboxError('invalid_arguments', 'imapHost must be a host name such as imap.example.com.'));
       imapHost = host;
       imapPort = input.imapPort ?? 993;
-      if (!Number.isInteger(imapPort) || imapPort < 1 || imapPort > 65535) return err(inboxError('invalid_arguments', 'imapPort must be between 1 and 65535.'));
+      if (!Number.isInteger(imapPort) || imapPort < 1 || imapPort > 65535)
+        return err(inboxError('invalid_arguments', 'imapPort must be between 1 and 65535.'));
     } else if (input.provider === 'icloud') {
       imapHost = ICLOUD_IMAP.host;
       imapPort = ICLOUD_IMAP.port;
     }
     const imapUser = input.imapUser?.trim() === '' ? undefined : input.imapUser?.trim();
-    if (imapUser !== undefined && (imapUser.length > 254 || /[\r\n\0]/.test(imapUser))) return err(inboxError('invalid_arguments', 'imapUser is not a valid user name.'));
+    if (imapUser !== undefined && (imapUser.length > 254 || /[\r\n\0]/.test(imapUser)))
+      return err(inboxError('invalid_arguments', 'imapUser is not a valid user name.'));
     const now = this.deps.clock.now();
     return ok(
       await this.deps.inboxes.create({
@@ -112,25 +144,42 @@ export class InboxService {
   }
 
   /** A single-use link to a masked password form, bound to this inbox and account, valid 15 minutes. */
-  async startSecretCapture(accountId: AccountId, inboxId: string): Promise<Result<{ url: string; expiresAt: Date; inbox: Inbox }, InboxError>> {
+  async startSecretCapture(
+    accountId: AccountId,
+    inboxId: string,
+  ): Promise<Result<{ url: string; expiresAt: Date; inbox: Inbox }, InboxError>> {
     const owned = await this.owned(accountId, inboxId);
     if (!owned.ok) return owned;
     const inbox = owned.value;
     if (inbox.provider !== 'imap' && inbox.provider !== 'icloud') {
-      return err(inboxError('not_supported', `A ${inbox.provider} inbox connects by signing in with ${inbox.provider === 'google' ? 'Google' : 'Microsoft'}, not with a password.`));
+      return err(
+        inboxError(
+          'not_supported',
+          `A ${inbox.provider} inbox connects by signing in with ${inbox.provider === 'google' ? 'Google' : 'Microsoft'}, not with a password.`,
+        ),
+      );
     }
     if (inbox.isDemo) return err(inboxError('not_supported', 'The demo inbox needs no credential.'));
     const token = newSecret('cap_', 40);
     const now = this.deps.clock.now();
     const expiresAt = new Date(now.getTime() + CAPTURE_TTL_MS);
-    await this.deps.links.create({ idHash: sha256Hex(token), purpose: 'imap_capture', accountId, inboxId: inbox.id, payload: {}, createdAt: now, expiresAt });
+    await this.deps.links.create({
+      idHash: sha256Hex(token),
+      purpose: 'imap_capture',
+      accountId,
+      inboxId: inbox.id,
+      payload: {},
+      createdAt: now,
+      expiresAt,
+    });
     return ok({ url: `${this.deps.baseUrl}/connect/imap?token=${token}`, expiresAt, inbox });
   }
 
   /** What the capture form shows, or undefined when the link is not live. */
   async captureTarget(token: string): Promise<{ inbox: Inbox; attemptsLeft: number } | undefined> {
     const link = await this.deps.links.find(sha256Hex(token), 'imap_capture', this.deps.clock.now());
-    if (link?.inboxId === null || link === undefined || link.attempts >= CAPTURE_MAX_ATTEMPTS) return undefined;
+    if (link?.inboxId === null || link === undefined || link.attempts >= CAPTURE_MAX_ATTEMPTS)
+      return undefined;
     const inbox = await this.deps.inboxes.get(link.accountId, link.inboxId);
     return inbox && { inbox, attemptsLeft: CAPTURE_MAX_ATTEMPTS - link.attempts };
   }
@@ -139,31 +188,53 @@ export class InboxService {
    * The form's submission: the login is tested before anything is saved; a failure says why and counts against
    * the link (5 tries). On success the credential is sealed, the link consumed and the first sync started.
    */
-  async completeSecretCapture(token: string, username: string, password: string): Promise<Result<Inbox, LoginFailure | { reason: 'link_invalid' }>> {
+  async completeSecretCapture(
+    token: string,
+    username: string,
+    password: string,
+  ): Promise<Result<Inbox, LoginFailure | { reason: 'link_invalid' }>> {
     const idHash = sha256Hex(token);
     const target = await this.captureTarget(token);
     if (target === undefined) return err({ reason: 'link_invalid' });
     const { inbox } = target;
     const user = username.trim() === '' ? (inbox.imapUser ?? inbox.email) : username.trim();
     const credential = { kind: 'password' as const, username: user, password };
-    const failure = await this.deps.imap.testLogin({ host: inbox.imapHost ?? '', port: inbox.imapPort ?? 993 }, credential);
+    const failure = await this.deps.imap.testLogin(
+      { host: inbox.imapHost ?? '', port: inbox.imapPort ?? 993 },
+      credential,
+    );
     if (failure !== undefined) {
       await this.deps.links.countAttempt(idHash);
       return err(failure);
     }
-    if (!(await this.deps.links.consume(idHash, this.deps.clock.now()))) return err({ reason: 'link_invalid' });
+    if (!(await this.deps.links.consume(idHash, this.deps.clock.now())))
+      return err({ reason: 'link_invalid' });
     const now = this.deps.clock.now();
     await this.deps.vault.put(inbox.id, credential, now);
-    const updated = await this.deps.inboxes.update(inbox.accountId, inbox.id, { connectionStatus: 'connected', lastError: null }, now);
+    const updated = await this.deps.inboxes.update(
+      inbox.accountId,
+      inbox.id,
+      { connectionStatus: 'connected', lastError: null },
+      now,
+    );
     const connected = updated ?? inbox;
     this.deps.onConnected(connected);
     return ok(connected);
   }
 
-  async setPaused(accountId: AccountId, inboxId: string, paused: boolean): Promise<Result<Inbox, InboxError>> {
+  async setPaused(
+    accountId: AccountId,
+    inboxId: string,
+    paused: boolean,
+  ): Promise<Result<Inbox, InboxError>> {
     const owned = await this.owned(accountId, inboxId);
     if (!owned.ok) return owned;
-    const updated = await this.deps.inboxes.update(accountId, owned.value.id, { paused }, this.deps.clock.now());
+    const updated = await this.deps.inboxes.update(
+      accountId,
+      owned.value.id,
+      { paused },
+      this.deps.clock.now(),
+    );
     return updated === undefined ? err(inboxError('inbox_not_found', 'The inbox was removed.')) : ok(updated);
   }
 
@@ -177,11 +248,21 @@ export class InboxService {
 
   /** Marks the inbox as needing a new credential, with a short reason for the person. */
   async markNeedsReconnect(inbox: Inbox, reason: string): Promise<void> {
-    await this.deps.inboxes.update(inbox.accountId, inbox.id, { connectionStatus: 'needs_reconnect', lastError: reason.slice(0, 200) }, this.deps.clock.now());
+    await this.deps.inboxes.update(
+      inbox.accountId,
+      inbox.id,
+      { connectionStatus: 'needs_reconnect', lastError: reason.slice(0, 200) },
+      this.deps.clock.now(),
+    );
   }
 
   async recordError(inbox: Inbox, reason: string | null): Promise<void> {
-    await this.deps.inboxes.update(inbox.accountId, inbox.id, { lastError: reason === null ? null : reason.slice(0, 200) }, this.deps.clock.now());
+    await this.deps.inboxes.update(
+      inbox.accountId,
+      inbox.id,
+      { lastError: reason === null ? null : reason.slice(0, 200) },
+      this.deps.clock.now(),
+    );
   }
 
   guess(email: string): ReturnType<typeof detectProvider> | undefined {

@@ -18,14 +18,16 @@ export function detectProvider(email: string): ProviderGuess {
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
   if (GOOGLE.has(domain)) return { provider: 'google', imapHost: null, imapPort: null };
   if (MICROSOFT.test(domain)) return { provider: 'microsoft', imapHost: null, imapPort: null };
-  if (ICLOUD.has(domain)) return { provider: 'icloud', imapHost: ICLOUD_IMAP.host, imapPort: ICLOUD_IMAP.port };
+  if (ICLOUD.has(domain))
+    return { provider: 'icloud', imapHost: ICLOUD_IMAP.host, imapPort: ICLOUD_IMAP.port };
   return { provider: 'imap', imapHost: `imap.${domain}`, imapPort: 993 };
 }
 
 /** iCloud Mail: IMAP with implicit TLS and an app-specific password (support.apple.com HT204397). */
 export const ICLOUD_IMAP = { host: 'imap.mail.me.com', port: 993 } as const;
 
-const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+const HOSTNAME =
+  /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
 export function isValidHostname(host: string): boolean {
   return HOSTNAME.test(host) || /^\d{1,3}(\.\d{1,3}){3}$/.test(host);

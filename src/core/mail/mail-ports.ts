@@ -25,7 +25,11 @@ export interface MailboxReader {
  * A UIDVALIDITY change returns `reset: true` with a fresh window (RFC 3501 §2.3.1.1).
  */
 export interface ChangeFeed {
-  changes(path: string, cursor: SyncCursor | null, opts: { windowSize: number; knownRefs: readonly string[] }): Promise<FolderChanges>;
+  changes(
+    path: string,
+    cursor: SyncCursor | null,
+    opts: { windowSize: number; knownRefs: readonly string[] },
+  ): Promise<FolderChanges>;
   /** Current flags of these refs (for a targeted re-check after our own change). */
   flagsOf(path: string, refs: readonly string[]): Promise<FlagState[]>;
   /**

@@ -7,7 +7,7 @@ import type { SecretLinkStore } from '../inboxes/secret-link-store.ts';
 import type { MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { AttachmentContent, AttachmentInfo } from '../mail/mail-types.ts';
-import type { Folder, FolderId } from '../messages/folder.ts';
+import type { Folder } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageId, MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
@@ -15,7 +15,10 @@ import { cleanText, fenceUntrusted } from '../messages/untrusted-content.ts';
 import { resolveFolder } from '../sync/folder-names.ts';
 import { toSummary } from '../sync/sync-service.ts';
 
-export type ReadError = { readonly code: 'message_not_found' | 'invalid_arguments' | 'not_supported'; readonly message: string };
+export type ReadError = {
+  readonly code: 'message_not_found' | 'invalid_arguments' | 'not_supported';
+  readonly message: string;
+};
 
 export interface MessagePreview {
   readonly messageId: string;
@@ -62,15 +65,34 @@ export class ReadService {
 
   async listMessages(
     inbox: Inbox,
-    q: { unreadOnly?: boolean | undefined; query?: string | undefined; folder?: string | undefined; limit: number; offset: number },
-  ): Promise<Result<{ messages: MessagePreview[]; total: number; nextOffset: number | null; folders: string[] }, ReadError>> {
+    q: {
+      unreadOnly?: boolean | undefined;
+      query?: string | undefined;
+      folder?: string | undefined;
+      limit: number;
+      offset: number;
+    },
+  ): Promise<
+    Result<
+      { messages: MessagePreview[]; total: number; nextOffset: number | null; folders: string[] },
+      ReadError
+    >
+  > {
     const folders = await this.deps.folders.list(inbox.id);
     const selected = folders.filter((f) => f.selected);
     let scope: Folder[];
     if (q.folder !== undefined) {
       const f = resolveFolder(folders, q.folder);
-      if (f === undefined) return err({ code: 'invalid_arguments', message: `No folder named "${q.folder.slice(0, 100)}". Call list_folders.` });
-      if (!f.selected) return err({ code: 'invalid_arguments', message: `Folder "${f.name}" is not synced. Add it with sync_inbox { folders: [...] } first.` });
+      if (f === undefined)
+        return err({
+          code: 'invalid_arguments',
+          message: `No folder named "${q.folder.slice(0, 100)}". Call list_folders.`,
+        });
+      if (!f.selected)
+        return err({
+          code: 'invalid_arguments',
+          message: `Folder "${f.name}" is not synced. Add it with sync_inbox { folders: [...] } first.`,
+        });
       scope = [f];
     } else {
       scope = selected;
@@ -84,7 +106,12 @@ export class ReadService {
     });
     const names = new Map(folders.map((f) => [f.id, folderLabel(f)]));
     const nextOffset = q.offset + page.items.length < page.total ? q.offset + page.items.length : null;
-    return ok({ messages: page.items.map((m) => preview(m, names.get(m.folderId) ?? '')), total: page.total, nextOffset, folders: scope.map(folderLabel) });
+    return ok({
+      messages: page.items.map((m) => preview(m, names.get(m.folderId) ?? '')),
+      total: page.total,
+      nextOffset,
+      folders: scope.map(folderLabel),
+    });
   }
 
   async getMessage(inbox: Inbox, messageId: string) {
@@ -96,7 +123,10 @@ export class ReadService {
       if (full === undefined) {
         // Gone at the provider since the last sync: drop it from the index too.
         await this.deps.messages.removeByRefs(folder.id, [message.providerRef]);
-        return err<ReadError>({ code: 'message_not_found', message: 'This message no longer exists in the mailbox.' });
+        return err<ReadError>({
+          code: 'message_not_found',
+          message: 'This message no longer exists in the mailbox.',
+        });
       }
       const text = full.text.trim() !== '' ? full.text : full.html === null ? '' : htmlToText(full.html);
       const fenced = fenceUntrusted(text, this.deps.maxBodyChars);
@@ -110,7 +140,13 @@ export class ReadService {
         bodyUntrusted: fenced.bodyUntrusted,
         bodyTruncated: fenced.truncated,
         bodyFromHtml: full.text.trim() === '' && full.html !== null,
-        attachments: full.attachments.map((a) => ({ partId: a.partId, filename: cleanText(a.filename), contentType: a.contentType, size: a.size, inline: a.inline })),
+        attachments: full.attachments.map((a) => ({
+          partId: a.partId,
+          filename: cleanText(a.filename),
+          contentType: a.contentType,
+          size: a.size,
+          inline: a.inline,
+        })),
         listUnsubscribe: message.listUnsubscribe,
         listUnsubscribePost: message.listUnsubscribePost,
       });
@@ -123,16 +159,34 @@ export class ReadService {
     let scope: Folder[];
     if (folderName !== undefined) {
       const f = resolveFolder(folders, folderName);
-      if (f === undefined) return err<ReadError>({ code: 'invalid_arguments', message: `No folder named "${folderName.slice(0, 100)}". Call list_folders.` });
-      if (!f.selected) return err<ReadError>({ code: 'invalid_arguments', message: `Folder "${f.name}" is not among the inbox's selected folders; search it after adding it with sync_inbox.` });
+      if (f === undefined)
+        return err<ReadError>({
+          code: 'invalid_arguments',
+          message: `No folder named "${folderName.slice(0, 100)}". Call list_folders.`,
+        });
+      if (!f.selected)
+        return err<ReadError>({
+          code: 'invalid_arguments',
+          message: `Folder "${f.name}" is not among the inbox's selected folders; search it after adding it with sync_inbox.`,
+        });
       scope = [f];
     } else {
-      scope = folders.filter((f) => f.canonical !== 'spam' && f.canonical !== 'trash' && f.canonical !== 'all');
+      scope = folders.filter(
+        (f) => f.canonical !== 'spam' && f.canonical !== 'trash' && f.canonical !== 'all',
+      );
     }
-    if (scope.length === 0) return err<ReadError>({ code: 'invalid_arguments', message: 'No folders known yet: call sync_inbox first.' });
+    if (scope.length === 0)
+      return err<ReadError>({
+        code: 'invalid_arguments',
+        message: 'No folders known yet: call sync_inbox first.',
+      });
     const byPath = new Map(scope.map((f) => [f.path, f]));
     return this.withSession(inbox, async (session) => {
-      const hits = await session.search(query, scope.map((f) => f.path), limit);
+      const hits = await session.search(
+        query,
+        scope.map((f) => f.path),
+        limit,
+      );
       const results: MessagePreview[] = [];
       for (const hit of hits.slice(0, limit)) {
         const folder = byPath.get(hit.path);
@@ -149,15 +203,31 @@ export class ReadService {
   async loadOlder(inbox: Inbox, folderName: string, count: number) {
     const folders = await this.deps.folders.list(inbox.id);
     const folder = resolveFolder(folders, folderName);
-    if (folder === undefined) return err<ReadError>({ code: 'invalid_arguments', message: `No folder named "${folderName.slice(0, 100)}".` });
-    if (!folder.selected) return err<ReadError>({ code: 'invalid_arguments', message: `Folder "${folder.name}" is not among the inbox's selected folders.` });
+    if (folder === undefined)
+      return err<ReadError>({
+        code: 'invalid_arguments',
+        message: `No folder named "${folderName.slice(0, 100)}".`,
+      });
+    if (!folder.selected)
+      return err<ReadError>({
+        code: 'invalid_arguments',
+        message: `Folder "${folder.name}" is not among the inbox's selected folders.`,
+      });
     const low = folder.sync.windowLow;
-    if (low === null) return err<ReadError>({ code: 'invalid_arguments', message: 'This folder has not been synced yet: call sync_inbox first.' });
+    if (low === null)
+      return err<ReadError>({
+        code: 'invalid_arguments',
+        message: 'This folder has not been synced yet: call sync_inbox first.',
+      });
     return this.withSession(inbox, async (session) => {
       const older = await session.fetchOlder(folder.path, low, count);
       await this.deps.messages.upsertMany(older.map((m) => toSummary(inbox.id, folder.id, m)));
       const newLow = older.reduce((min, m) => Math.min(min, m.position), low);
-      if (newLow < low) await this.deps.folders.advanceSync(folder.id, folder.sync.version, { ...folder.sync, windowLow: newLow });
+      if (newLow < low)
+        await this.deps.folders.advanceSync(folder.id, folder.sync.version, {
+          ...folder.sync,
+          windowLow: newLow,
+        });
       const loaded: MessagePreview[] = [];
       for (const m of older) {
         const stored = await this.deps.messages.findByRef(folder.id, m.ref);
@@ -175,22 +245,48 @@ export class ReadService {
     return this.withSession(inbox, async (session) => {
       const full = await session.fetchMessage(folder.path, message.providerRef);
       const part: AttachmentInfo | undefined = full?.attachments.find((a) => a.partId === partId);
-      if (part === undefined) return err<ReadError>({ code: 'invalid_arguments', message: 'No attachment with this partId on the message. Use a partId from get_message.' });
+      if (part === undefined)
+        return err<ReadError>({
+          code: 'invalid_arguments',
+          message: 'No attachment with this partId on the message. Use a partId from get_message.',
+        });
       const token = newSecret('att_', 40);
       const now = this.deps.clock.now();
       const expiresAt = new Date(now.getTime() + ATTACHMENT_LINK_TTL_MS);
-      await this.deps.links.create({ idHash: sha256Hex(token), purpose: 'attachment', accountId: inbox.accountId, inboxId: inbox.id, payload: { messageId, partId }, createdAt: now, expiresAt });
-      return ok({ url: `${this.deps.baseUrl}/attachments/${token}`, expiresAt: expiresAt.toISOString(), filename: cleanText(part.filename), contentType: part.contentType, size: part.size });
+      await this.deps.links.create({
+        idHash: sha256Hex(token),
+        purpose: 'attachment',
+        accountId: inbox.accountId,
+        inboxId: inbox.id,
+        payload: { messageId, partId },
+        createdAt: now,
+        expiresAt,
+      });
+      return ok({
+        url: `${this.deps.baseUrl}/attachments/${token}`,
+        expiresAt: expiresAt.toISOString(),
+        filename: cleanText(part.filename),
+        contentType: part.contentType,
+        size: part.size,
+      });
     });
   }
 
   /** Streams the attachment a download link names; the session stays open until the stream ends. */
-  async openAttachment(inbox: Inbox, messageId: string, partId: string): Promise<{ content: AttachmentContent; done: () => Promise<void> } | undefined> {
+  async openAttachment(
+    inbox: Inbox,
+    messageId: string,
+    partId: string,
+  ): Promise<{ content: AttachmentContent; done: () => Promise<void> } | undefined> {
     const found = await this.locate(inbox, messageId);
     if (!found.ok) return undefined;
     const session = await this.deps.sessions.open(inbox);
     try {
-      const content = await session.openAttachment(found.value.folder.path, found.value.message.providerRef, partId);
+      const content = await session.openAttachment(
+        found.value.folder.path,
+        found.value.message.providerRef,
+        partId,
+      );
       if (content === undefined) {
         await session.close();
         return undefined;
@@ -202,11 +298,21 @@ export class ReadService {
     }
   }
 
-  private async locate(inbox: Inbox, messageId: string): Promise<Result<{ message: MessageSummary; folder: Folder }, ReadError>> {
-    const message = /^msg_[a-z0-9]{20}$/.test(messageId) ? await this.deps.messages.get(inbox.id, messageId as MessageId) : undefined;
-    if (message === undefined) return err({ code: 'message_not_found', message: 'No message with this id in this inbox. Use ids from list_messages or search_mailbox.' });
-    const folder = await this.deps.folders.get(inbox.id, message.folderId as FolderId);
-    if (folder === undefined) return err({ code: 'message_not_found', message: 'The message’s folder is gone; sync the inbox.' });
+  private async locate(
+    inbox: Inbox,
+    messageId: string,
+  ): Promise<Result<{ message: MessageSummary; folder: Folder }, ReadError>> {
+    const message = /^msg_[a-z0-9]{20}$/.test(messageId)
+      ? await this.deps.messages.get(inbox.id, messageId as MessageId)
+      : undefined;
+    if (message === undefined)
+      return err({
+        code: 'message_not_found',
+        message: 'No message with this id in this inbox. Use ids from list_messages or search_mailbox.',
+      });
+    const folder = await this.deps.folders.get(inbox.id, message.folderId);
+    if (folder === undefined)
+      return err({ code: 'message_not_found', message: 'The message’s folder is gone; sync the inbox.' });
     return ok({ message, folder });
   }
 

@@ -6,7 +6,9 @@ import { CANONICAL_FOLDERS, type Folder } from '../messages/folder.ts';
  */
 export function resolveFolder(folders: readonly Folder[], name: string): Folder | undefined {
   const n = name.trim();
-  const canonical = (CANONICAL_FOLDERS as readonly string[]).includes(n.toLowerCase()) ? n.toLowerCase() : undefined;
+  const canonical = (CANONICAL_FOLDERS as readonly string[]).includes(n.toLowerCase())
+    ? n.toLowerCase()
+    : undefined;
   return (
     folders.find((f) => f.id === n) ??
     (canonical === undefined ? undefined : folders.find((f) => f.canonical === canonical)) ??
@@ -22,7 +24,11 @@ export function resolveFolders(
   const out: Folder[] = [];
   for (const name of names) {
     const f = resolveFolder(folders, name);
-    if (f === undefined) return { ok: false, message: `No folder named "${name.slice(0, 100)}". Call list_folders for the names.` };
+    if (f === undefined)
+      return {
+        ok: false,
+        message: `No folder named "${name.slice(0, 100)}". Call list_folders for the names.`,
+      };
     if (!out.includes(f)) out.push(f);
   }
   if (out.length === 0) return { ok: false, message: 'Select at least one folder.' };

@@ -23,7 +23,11 @@ export interface FolderReport {
 
 export type SyncOutcome =
   | { readonly ok: true; readonly folders: readonly FolderReport[] }
-  | { readonly ok: false; readonly code: 'needs_reconnect' | 'provider_error' | 'unknown_folder'; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly code: 'needs_reconnect' | 'provider_error' | 'unknown_folder';
+      readonly message: string;
+    };
 
 export interface SyncServiceDeps {
   readonly folders: FolderStore;
@@ -54,9 +58,11 @@ export class SyncService {
   sync(inbox: Inbox, opts: { folders?: readonly string[] } = {}): Promise<SyncOutcome> {
     const current = this.running.get(inbox.id);
     if (current !== undefined && opts.folders === undefined) return current;
-    const run = (current ?? Promise.resolve()).then(() => this.run(inbox, opts)).finally(() => {
-      if (this.running.get(inbox.id) === run) this.running.delete(inbox.id);
-    });
+    const run = (current ?? Promise.resolve())
+      .then(() => this.run(inbox, opts))
+      .finally(() => {
+        if (this.running.get(inbox.id) === run) this.running.delete(inbox.id);
+      });
     this.running.set(inbox.id, run);
     return run;
   }
@@ -65,16 +71,26 @@ export class SyncService {
     let session: MailSession | undefined;
     try {
       session = await this.deps.sessions.open(inbox);
-      const folders = await this.deps.folders.replaceAll(inbox.id, await session.listFolders(), () => newId('fld') as FolderId);
+      const folders = await this.deps.folders.replaceAll(
+        inbox.id,
+        await session.listFolders(),
+        () => newId('fld') as FolderId,
+      );
       let selected = folders.filter((f) => f.selected);
       if (opts.folders !== undefined) {
         const resolved = resolveFolders(folders, opts.folders);
         if (!resolved.ok) return { ok: false, code: 'unknown_folder', message: resolved.message };
         selected = resolved.folders;
-        await this.deps.folders.setSelected(inbox.id, selected.map((f) => f.id));
+        await this.deps.folders.setSelected(
+          inbox.id,
+          selected.map((f) => f.id),
+        );
       } else if (selected.length === 0) {
         selected = folders.filter((f) => f.canonical === 'inbox');
-        await this.deps.folders.setSelected(inbox.id, selected.map((f) => f.id));
+        await this.deps.folders.setSelected(
+          inbox.id,
+          selected.map((f) => f.id),
+        );
       }
       const reports: FolderReport[] = [];
       for (const folder of selected) reports.push(await this.syncFolder(session, inbox, folder));
@@ -83,12 +99,20 @@ export class SyncService {
     } catch (e) {
       if (e instanceof MailAuthError) {
         await this.deps.onAuthFailure(inbox, e.message);
-        return { ok: false, code: 'needs_reconnect', message: `The mailbox refused the stored credential: ${e.message}` };
+        return {
+          ok: false,
+          code: 'needs_reconnect',
+          message: `The mailbox refused the stored credential: ${e.message}`,
+        };
       }
       const message = e instanceof Error ? e.message : 'unknown error';
       this.deps.log.warn({ inboxId: inbox.id, err: e }, 'sync failed');
       await this.deps.onSynced(inbox, message);
-      return { ok: false, code: 'provider_error', message: `The mailbox could not be synced right now: ${message}` };
+      return {
+        ok: false,
+        code: 'provider_error',
+        message: `The mailbox could not be synced right now: ${message}`,
+      };
     } finally {
       await session?.close().catch(() => undefined);
     }
@@ -100,15 +124,27 @@ export class SyncService {
     const cursor =
       s.uidValidity === null || s.uidNext === null || s.windowLow === null
         ? null
-        : { uidValidity: s.uidValidity, uidNext: s.uidNext, highestModseq: s.highestModseq, windowLow: s.windowLow };
+        : {
+            uidValidity: s.uidValidity,
+            uidNext: s.uidNext,
+            highestModseq: s.highestModseq,
+            windowLow: s.windowLow,
+          };
     const knownRefs = await messages.listRefs(folder.id);
-    const changes = await session.changes(folder.path, cursor, { windowSize: this.deps.windowSize, knownRefs });
+    const changes = await session.changes(folder.path, cursor, {
+      windowSize: this.deps.windowSize,
+      knownRefs,
+    });
     if (changes.reset && knownRefs.length > 0) await messages.removeByRefs(folder.id, knownRefs);
     await messages.upsertMany(changes.added.map((m) => toSummary(inbox.id, folder.id, m)));
     await messages.updateFlagsByRefs(folder.id, changes.flags);
-    const removed = changes.removed.length === 0 ? 0 : await messages.removeByRefs(folder.id, changes.removed);
+    const removed =
+      changes.removed.length === 0 ? 0 : await messages.removeByRefs(folder.id, changes.removed);
     // Keep a window extended by load_older_messages: never raise windowLow on an incremental sync.
-    const windowLow = changes.reset || s.windowLow === null ? changes.cursor.windowLow : Math.min(s.windowLow, changes.cursor.windowLow);
+    const windowLow =
+      changes.reset || s.windowLow === null
+        ? changes.cursor.windowLow
+        : Math.min(s.windowLow, changes.cursor.windowLow);
     await folders.advanceSync(folder.id, s.version, {
       uidValidity: changes.cursor.uidValidity,
       uidNext: changes.cursor.uidNext,
@@ -117,7 +153,14 @@ export class SyncService {
       windowLow,
       syncedAt: this.deps.clock.now(),
     });
-    return { folderId: folder.id, name: folder.name, added: changes.added.length, flagsChanged: changes.flags.length, removed, reset: changes.reset };
+    return {
+      folderId: folder.id,
+      name: folder.name,
+      added: changes.added.length,
+      flagsChanged: changes.flags.length,
+      removed,
+      reset: changes.reset,
+    };
   }
 }
 

@@ -14,9 +14,16 @@ const SAFE_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0
 export function registerAttachmentRoute(app: Hono<HttpEnv>, links: AttachmentLinks): void {
   app.get('/attachments/:token', async (c) => {
     const opened = await links.open(c.req.param('token'));
-    if (opened === undefined) return jsonError(410, 'link_expired', 'This download link is invalid or has expired. Ask for a new one with get_attachment.');
+    if (opened === undefined)
+      return jsonError(
+        410,
+        'link_expired',
+        'This download link is invalid or has expired. Ask for a new one with get_attachment.',
+      );
     const { content, done } = opened;
-    const type = SAFE_TYPE.test(content.contentType) ? content.contentType.toLowerCase() : 'application/octet-stream';
+    const type = SAFE_TYPE.test(content.contentType)
+      ? content.contentType.toLowerCase()
+      : 'application/octet-stream';
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
         try {
@@ -44,7 +51,12 @@ export function registerAttachmentRoute(app: Hono<HttpEnv>, links: AttachmentLin
 
 /** RFC 6266 + RFC 8187: an ASCII fallback and the exact UTF-8 name, with nothing that could break the header. */
 export function contentDisposition(filename: string): string {
-  const clean = filename.replace(/[\u0000-\u001f\u007f]/g, '').replace(/[/\\]/g, '_').trim().slice(0, 200) || 'attachment';
+  const clean =
+    filename
+      .replace(/[\u0000-\u001f\u007f]/g, '')
+      .replace(/[/\\]/g, '_')
+      .trim()
+      .slice(0, 200) || 'attachment';
   const ascii = clean.replace(/[^\x20-\x7e]/g, '_').replace(/["%;]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(clean)}`;
 }

@@ -22,7 +22,9 @@ export function fromInboxError(e: InboxError) {
 /** The inbox named by a tool argument, checked against the caller's account; ready to reach the provider. */
 export async function usableInbox(ctx: ToolContext, inboxId: string) {
   const r = await ctx.services.inboxes.usable(ctx.principal.accountId, inboxId);
-  return r.ok ? ({ ok: true, inbox: r.value } as const) : ({ ok: false, error: fromInboxError(r.error) } as const);
+  return r.ok
+    ? ({ ok: true, inbox: r.value } as const)
+    : ({ ok: false, error: fromInboxError(r.error) } as const);
 }
 
 export const demoNote = (inbox: Inbox) => (inbox.isDemo ? { isDemo: true as const } : {});

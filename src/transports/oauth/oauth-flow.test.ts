@@ -150,16 +150,14 @@ describe('OAuth with a Client ID Metadata Document (v2 client, no registration)'
     const { metadataDocumentFetcher } = await import('../../adapters/http/metadata-document-fetcher.ts');
     const docs = createServer((req, res) => {
       const port = (docs.address() as { port: number }).port;
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            client_id: `https://127.0.0.1:${String(port)}${req.url ?? ''}`,
-            client_name: 'test-harness',
-            redirect_uris: ['http://127.0.0.1:8765/callback'],
-            token_endpoint_auth_method: 'none',
-          }),
-        );
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          client_id: `https://127.0.0.1:${String(port)}${req.url ?? ''}`,
+          client_name: 'test-harness',
+          redirect_uris: ['http://127.0.0.1:8765/callback'],
+          token_endpoint_auth_method: 'none',
+        }),
+      );
     });
     await new Promise<void>((r) => docs.listen(0, '127.0.0.1', r));
     try {

@@ -56,7 +56,9 @@ describe('REST authentication (contract §5, §7)', () => {
     const key = await createKeyViaPage(web);
     const ok = await call(app, '/api/inboxes', bearer(key));
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toMatchObject({ inboxes: [{ label: 'Demo inbox', provider: 'google', isDemo: true, connectionStatus: 'connected' }] });
+    expect(await ok.json()).toMatchObject({
+      inboxes: [{ label: 'Demo inbox', provider: 'google', isDemo: true, connectionStatus: 'connected' }],
+    });
     const account = await app.stores.accounts.findByEmail('owner@example.test');
     const [stored] = await app.stores.apiKeys.list(account!.id);
     await web.get('/settings/advanced');

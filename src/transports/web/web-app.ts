@@ -35,7 +35,17 @@ export const PAGE_PATHS = [
   '/connect/*',
   '/inboxes/*',
 ];
-const ANONYMOUS_PATHS = ['/setup', '/signin', '/signup', '/invite', '/oauth/authorize', '/oauth/register', '/oauth/token', '/oauth/revoke', '/connect/*'];
+const ANONYMOUS_PATHS = [
+  '/setup',
+  '/signin',
+  '/signup',
+  '/invite',
+  '/oauth/authorize',
+  '/oauth/register',
+  '/oauth/token',
+  '/oauth/revoke',
+  '/connect/*',
+];
 
 export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   const app = root as unknown as Hono<WebEnv>;

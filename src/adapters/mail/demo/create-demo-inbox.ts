@@ -11,7 +11,12 @@ import { DEMO_OWNER } from './demo-message.ts';
  * Every new account gets a demo inbox: realistic sample mail with google semantics, living only in our database
  * (DESIGN.md §4), so every tool can be tried before a real mailbox is connected.
  */
-export async function createDemoInbox(db: Db, inboxes: InboxStore, account: Account, now: Date): Promise<InboxId> {
+export async function createDemoInbox(
+  db: Db,
+  inboxes: InboxStore,
+  account: Account,
+  now: Date,
+): Promise<InboxId> {
   const id = newId('inbox') as InboxId;
   await inboxes.create({
     id,

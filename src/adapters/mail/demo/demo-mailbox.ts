@@ -42,14 +42,40 @@ export class DemoMailbox {
     await this.db.transaction().execute(async (tx) => {
       for (const f of DEMO_FOLDERS) {
         const list = (byFolder.get(f.canonical) ?? []).slice().sort((a, b) => b.minutesAgo - a.minutesAgo);
-        await tx.insertInto('demo_folders').values({ inbox_id: this.inboxId, path: f.path, canonical: f.canonical, uid_validity: String(Math.floor(now.getTime() / 1000)), uid_next: list.length + 1, modseq: 1 }).execute();
+        await tx
+          .insertInto('demo_folders')
+          .values({
+            inbox_id: this.inboxId,
+            path: f.path,
+            canonical: f.canonical,
+            uid_validity: String(Math.floor(now.getTime() / 1000)),
+            uid_next: list.length + 1,
+            modseq: 1,
+          })
+          .execute();
         const rows = list.map((m, i) => {
-          const { folder: _f, minutesAgo, ...doc } = m;
+          const { folder: _folder, minutesAgo, ...doc } = m;
           const date = new Date(now.getTime() - minutesAgo * 60_000);
-          const flags = [...(m.unread ? [] : ['\\Seen']), ...(m.starred === true ? ['\\Flagged'] : []), ...(m.labels ?? [])];
-          return { inbox_id: this.inboxId, folder_path: f.path, uid: i + 1, flags_json: JSON.stringify(flags), internal_date: date.getTime(), doc_json: JSON.stringify({ ...doc, date: date.toISOString() }), modseq: 1 };
+          const flags = [
+            ...(m.unread ? [] : ['\\Seen']),
+            ...(m.starred === true ? ['\\Flagged'] : []),
+            ...(m.labels ?? []),
+          ];
+          return {
+            inbox_id: this.inboxId,
+            folder_path: f.path,
+            uid: i + 1,
+            flags_json: JSON.stringify(flags),
+            internal_date: date.getTime(),
+            doc_json: JSON.stringify({ ...doc, date: date.toISOString() }),
+            modseq: 1,
+          };
         });
-        for (let i = 0; i < rows.length; i += 200) await tx.insertInto('demo_messages').values(rows.slice(i, i + 200)).execute();
+        for (let i = 0; i < rows.length; i += 200)
+          await tx
+            .insertInto('demo_messages')
+            .values(rows.slice(i, i + 200))
+            .execute();
       }
     });
   }
@@ -59,11 +85,29 @@ export class DemoMailbox {
   }
 
   async folder(path: string) {
-    return this.db.selectFrom('demo_folders').selectAll().where('inbox_id', '=', this.inboxId).where('path', '=', path).executeTakeFirst();
+    return this.db
+      .selectFrom('demo_folders')
+      .selectAll()
+      .where('inbox_id', '=', this.inboxId)
+      .where('path', '=', path)
+      .executeTakeFirst();
   }
 
-  async rows(path: string, q: { fromUid?: number; belowUid?: number; uids?: readonly number[]; newest?: number; changedSince?: number } = {}): Promise<DemoRow[]> {
-    let query = this.db.selectFrom('demo_messages').selectAll().where('inbox_id', '=', this.inboxId).where('folder_path', '=', path);
+  async rows(
+    path: string,
+    q: {
+      fromUid?: number;
+      belowUid?: number;
+      uids?: readonly number[];
+      newest?: number;
+      changedSince?: number;
+    } = {},
+  ): Promise<DemoRow[]> {
+    let query = this.db
+      .selectFrom('demo_messages')
+      .selectAll()
+      .where('inbox_id', '=', this.inboxId)
+      .where('folder_path', '=', path);
     if (q.fromUid !== undefined) query = query.where('uid', '>=', q.fromUid);
     if (q.belowUid !== undefined) query = query.where('uid', '<', q.belowUid);
     if (q.uids !== undefined) {
@@ -74,28 +118,66 @@ export class DemoMailbox {
     query = query.orderBy('uid', 'desc');
     if (q.newest !== undefined) query = query.limit(q.newest);
     const rows = await query.execute();
-    return rows.map((r) => ({ uid: r.uid, flags: JSON.parse(r.flags_json) as string[], date: new Date(r.internal_date), doc: JSON.parse(r.doc_json) as StoredDemoMessage, modseq: r.modseq }));
+    return rows.map((r) => ({
+      uid: r.uid,
+      flags: JSON.parse(r.flags_json) as string[],
+      date: new Date(r.internal_date),
+      doc: JSON.parse(r.doc_json) as StoredDemoMessage,
+      modseq: r.modseq,
+    }));
   }
 
   async uids(path: string, fromUid: number): Promise<number[]> {
-    const rows = await this.db.selectFrom('demo_messages').select('uid').where('inbox_id', '=', this.inboxId).where('folder_path', '=', path).where('uid', '>=', fromUid).execute();
+    const rows = await this.db
+      .selectFrom('demo_messages')
+      .select('uid')
+      .where('inbox_id', '=', this.inboxId)
+      .where('folder_path', '=', path)
+      .where('uid', '>=', fromUid)
+      .execute();
     return rows.map((r) => r.uid);
   }
 
   /** Appends a message; returns its new UID (UIDPLUS-like). */
   async append(path: string, doc: StoredDemoMessage, flags: readonly string[], date: Date): Promise<number> {
     return this.db.transaction().execute(async (tx) => {
-      const f = await tx.selectFrom('demo_folders').selectAll().where('inbox_id', '=', this.inboxId).where('path', '=', path).executeTakeFirstOrThrow();
+      const f = await tx
+        .selectFrom('demo_folders')
+        .selectAll()
+        .where('inbox_id', '=', this.inboxId)
+        .where('path', '=', path)
+        .executeTakeFirstOrThrow();
       const modseq = f.modseq + 1;
-      await tx.insertInto('demo_messages').values({ inbox_id: this.inboxId, folder_path: path, uid: f.uid_next, flags_json: JSON.stringify(flags), internal_date: date.getTime(), doc_json: JSON.stringify(doc), modseq }).execute();
-      await tx.updateTable('demo_folders').set({ uid_next: f.uid_next + 1, modseq }).where('inbox_id', '=', this.inboxId).where('path', '=', path).execute();
+      await tx
+        .insertInto('demo_messages')
+        .values({
+          inbox_id: this.inboxId,
+          folder_path: path,
+          uid: f.uid_next,
+          flags_json: JSON.stringify(flags),
+          internal_date: date.getTime(),
+          doc_json: JSON.stringify(doc),
+          modseq,
+        })
+        .execute();
+      await tx
+        .updateTable('demo_folders')
+        .set({ uid_next: f.uid_next + 1, modseq })
+        .where('inbox_id', '=', this.inboxId)
+        .where('path', '=', path)
+        .execute();
       return f.uid_next;
     });
   }
 
   async setFlags(path: string, uid: number, flags: readonly string[]): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
-      const f = await tx.selectFrom('demo_folders').select('modseq').where('inbox_id', '=', this.inboxId).where('path', '=', path).executeTakeFirstOrThrow();
+      const f = await tx
+        .selectFrom('demo_folders')
+        .select('modseq')
+        .where('inbox_id', '=', this.inboxId)
+        .where('path', '=', path)
+        .executeTakeFirstOrThrow();
       const r = await tx
         .updateTable('demo_messages')
         .set({ flags_json: JSON.stringify(flags), modseq: f.modseq + 1 })
@@ -103,13 +185,23 @@ export class DemoMailbox {
         .where('folder_path', '=', path)
         .where('uid', '=', uid)
         .executeTakeFirst();
-      await tx.updateTable('demo_folders').set({ modseq: f.modseq + 1 }).where('inbox_id', '=', this.inboxId).where('path', '=', path).execute();
+      await tx
+        .updateTable('demo_folders')
+        .set({ modseq: f.modseq + 1 })
+        .where('inbox_id', '=', this.inboxId)
+        .where('path', '=', path)
+        .execute();
       return r.numUpdatedRows === 1n;
     });
   }
 
   async expunge(path: string, uid: number): Promise<boolean> {
-    const r = await this.db.deleteFrom('demo_messages').where('inbox_id', '=', this.inboxId).where('folder_path', '=', path).where('uid', '=', uid).executeTakeFirst();
+    const r = await this.db
+      .deleteFrom('demo_messages')
+      .where('inbox_id', '=', this.inboxId)
+      .where('folder_path', '=', path)
+      .where('uid', '=', uid)
+      .executeTakeFirst();
     return r.numDeletedRows === 1n;
   }
 
@@ -126,6 +218,11 @@ export class DemoMailbox {
   async resetUidValidity(path: string): Promise<void> {
     const f = await this.folder(path);
     if (f === undefined) return;
-    await this.db.updateTable('demo_folders').set({ uid_validity: String(Number(f.uid_validity) + 1), modseq: f.modseq + 1 }).where('inbox_id', '=', this.inboxId).where('path', '=', path).execute();
+    await this.db
+      .updateTable('demo_folders')
+      .set({ uid_validity: String(Number(f.uid_validity) + 1), modseq: f.modseq + 1 })
+      .where('inbox_id', '=', this.inboxId)
+      .where('path', '=', path)
+      .execute();
   }
 }

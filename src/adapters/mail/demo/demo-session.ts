@@ -21,10 +21,18 @@ export class DemoSession implements MailSession {
   }
 
   async listFolders(): Promise<RemoteFolder[]> {
-    return (await this.box.folders()).map((f) => ({ path: f.path, name: f.path === 'INBOX' ? 'Inbox' : f.path, canonical: f.canonical as CanonicalFolder | null }));
+    return (await this.box.folders()).map((f) => ({
+      path: f.path,
+      name: f.path === 'INBOX' ? 'Inbox' : f.path,
+      canonical: f.canonical as CanonicalFolder | null,
+    }));
   }
 
-  async changes(path: string, cursor: SyncCursor | null, opts: { windowSize: number; knownRefs: readonly string[] }): Promise<FolderChanges> {
+  async changes(
+    path: string,
+    cursor: SyncCursor | null,
+    opts: { windowSize: number; knownRefs: readonly string[] },
+  ): Promise<FolderChanges> {
     const f = await this.box.folder(path);
     if (f === undefined) throw new Error(`no folder ${path}`);
     if (cursor === null || cursor.uidValidity !== f.uid_validity) {
@@ -34,7 +42,11 @@ export class DemoSession implements MailSession {
     }
     const added = (await this.box.rows(path, { fromUid: cursor.uidNext })).map(summary);
     const since = cursor.highestModseq === null ? 0 : Number(cursor.highestModseq);
-    const changed = await this.box.rows(path, { fromUid: cursor.windowLow, belowUid: cursor.uidNext, changedSince: since });
+    const changed = await this.box.rows(path, {
+      fromUid: cursor.windowLow,
+      belowUid: cursor.uidNext,
+      changedSince: since,
+    });
     const present = new Set((await this.box.uids(path, cursor.windowLow)).map(String));
     return {
       cursor: next(f, cursor.windowLow),
@@ -90,7 +102,10 @@ export class DemoSession implements MailSession {
         if (hay.includes(needle)) hits.push({ path, summary: summary(row), date: row.date.getTime() });
       }
     }
-    return hits.sort((a, b) => b.date - a.date).slice(0, limit).map(({ path, summary: s }) => ({ path, summary: s }));
+    return hits
+      .sort((a, b) => b.date - a.date)
+      .slice(0, limit)
+      .map(({ path, summary: s }) => ({ path, summary: s }));
   }
 
   async openAttachment(path: string, ref: string, partId: string): Promise<AttachmentContent | undefined> {
@@ -119,7 +134,12 @@ function next(f: { uid_validity: string; uid_next: number; modseq: number }, win
 }
 
 function flagState(r: DemoRow): FlagState {
-  return { ref: String(r.uid), unread: !r.flags.includes('\\Seen'), starred: r.flags.includes('\\Flagged'), labels: r.flags.filter((f) => !f.startsWith('\\')) };
+  return {
+    ref: String(r.uid),
+    unread: !r.flags.includes('\\Seen'),
+    starred: r.flags.includes('\\Flagged'),
+    labels: r.flags.filter((f) => !f.startsWith('\\')),
+  };
 }
 
 function summary(r: DemoRow): RemoteSummary {

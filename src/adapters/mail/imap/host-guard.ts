@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { isPublicAddress } from '../../../lib/ip-address.ts';
+import { canonicalAddress, isPublicAddress } from '../../../lib/ip-address.ts';
 
 /**
  * The SSRF guard for IMAP: a person types the server name, so without a check the service would dial its own
@@ -57,20 +57,5 @@ export async function vetHost(host: string, allowed: AddressPolicy): Promise<Vet
  * `::ffff:7f00:1` reaches 127.0.0.1 on a dual-stack socket.
  */
 export function isPublicHostAddress(address: string): boolean {
-  return isPublicAddress(canonicalAddress(address));
-}
-
-export function canonicalAddress(address: string): string {
-  if (isIP(address) !== 6) return address;
-  let canonical: string;
-  try {
-    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
-  } catch {
-    return address;
-  }
-  const embedded = /^::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
-  if (embedded?.[1] === undefined || embedded[2] === undefined) return canonical;
-  const hi = Number.parseInt(embedded[1], 16);
-  const lo = Number.parseInt(embedded[2], 16);
-  return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
+  return isPublicAddress(address);
 }

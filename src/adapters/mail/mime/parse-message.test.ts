@@ -37,9 +37,16 @@ describe('parseMessage', () => {
       subjectCharset: 'windows-1252',
       inReplyTo: '<parent@x>',
       references: ['<root@x>', '<parent@x>'],
-      list: { id: 'news.example.com', name: 'News', unsubscribeHttps: 'https://example.com/u', oneClick: true },
+      list: {
+        id: 'news.example.com',
+        name: 'News',
+        unsubscribeHttps: 'https://example.com/u',
+        oneClick: true,
+      },
       html: '<p>Hi</p>',
-      attachments: [{ filename: 'a.bin', contentType: 'application/octet-stream', content: Buffer.from([0, 1, 2]) }],
+      attachments: [
+        { filename: 'a.bin', contentType: 'application/octet-stream', content: Buffer.from([0, 1, 2]) },
+      ],
     });
     const m = await parseMessage(raw);
     expect(m).toMatchObject({
@@ -53,7 +60,9 @@ describe('parseMessage', () => {
       cc: [{ address: 'carol@example.org', name: 'Smith, Carol' }],
     });
     expect(m.html).toContain('<p>Hi</p>');
-    expect(m.attachments.map((a) => [a.filename, Buffer.from(a.content).toString('hex')])).toEqual([['a.bin', '000102']]);
+    expect(m.attachments.map((a) => [a.filename, Buffer.from(a.content).toString('hex')])).toEqual([
+      ['a.bin', '000102'],
+    ]);
   });
 });
 
@@ -77,7 +86,8 @@ describe('header fields', () => {
 
 describe('snippet', () => {
   it('drops quoted replies, their attribution and the signature, and collapses whitespace', () => {
-    const text = 'Sounds good,\n\n  see you   then.\n\nOn Mon, 6 Jan 2025, Bob <bob@x> wrote:\n> earlier\n> text\n\n-- \nAlice\n';
+    const text =
+      'Sounds good,\n\n  see you   then.\n\nOn Mon, 6 Jan 2025, Bob <bob@x> wrote:\n> earlier\n> text\n\n-- \nAlice\n';
     expect(snippet(text)).toBe('Sounds good, see you then.');
   });
 
@@ -96,16 +106,24 @@ describe('snippet', () => {
 describe('decodePartPreview', () => {
   it('tolerates a cut in base64, quoted-printable and multi-byte text', () => {
     const b64 = Buffer.from('Grüße aus Köln, bis bald!').toString('base64');
-    expect(decodePartPreview(Buffer.from(b64.slice(0, 18)), { contentType: 'text/plain', encoding: 'base64' })).toBe(
-      'Grüße aus ',
-    );
+    expect(
+      decodePartPreview(Buffer.from(b64.slice(0, 18)), { contentType: 'text/plain', encoding: 'base64' }),
+    ).toBe('Grüße aus ');
     const qp = Buffer.from('Caf=E9 cr=E8me =\r\nbr=FBl=E');
     expect(
-      decodePartPreview(qp, { contentType: 'text/plain', charset: 'iso-8859-1', encoding: 'quoted-printable' }),
+      decodePartPreview(qp, {
+        contentType: 'text/plain',
+        charset: 'iso-8859-1',
+        encoding: 'quoted-printable',
+      }),
     ).toBe('Café crème brûl');
     const utf8 = Buffer.from('日本語');
-    expect(decodePartPreview(utf8.subarray(0, 7), { contentType: 'text/plain', charset: 'utf-8' })).toBe('日本');
-    expect(decodePartPreview(Buffer.from('x'), { contentType: 'text/plain', charset: 'x-unknown-charset' })).toBe('x');
+    expect(decodePartPreview(utf8.subarray(0, 7), { contentType: 'text/plain', charset: 'utf-8' })).toBe(
+      '日本',
+    );
+    expect(
+      decodePartPreview(Buffer.from('x'), { contentType: 'text/plain', charset: 'x-unknown-charset' }),
+    ).toBe('x');
   });
 
   it('turns cut HTML into text without leaking CSS', () => {

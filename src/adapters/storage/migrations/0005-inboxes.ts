@@ -49,7 +49,8 @@ export function inboxes(dialect: Dialect): Migration {
         .execute();
     },
     async down(db: Kysely<unknown>) {
-      for (const t of ['demo_folders', 'demo_messages', 'secret_links', 'inbox_credentials']) await db.schema.dropTable(t).execute();
+      for (const t of ['demo_folders', 'demo_messages', 'secret_links', 'inbox_credentials'])
+        await db.schema.dropTable(t).execute();
     },
   };
 }

@@ -25,7 +25,10 @@ export const addInbox = defineTool({
     const r = await ctx.services.inboxes.add(ctx.principal.accountId, args);
     if (!r.ok) return fromInboxError(r.error);
     const inbox = inboxView(r.value);
-    const next = args.provider === 'google' || args.provider === 'microsoft' ? `start_${args.provider}_oauth` : 'start_imap_secret_capture';
+    const next =
+      args.provider === 'google' || args.provider === 'microsoft'
+        ? `start_${args.provider}_oauth`
+        : 'start_imap_secret_capture';
     return toolOk({
       inbox,
       sayToHuman: `I added “${r.value.label}” (${r.value.email}). It is not connected yet.`,

@@ -7,7 +7,8 @@ import { toolOk } from '../tool-error.ts';
 export const getConnectionStatus = defineTool({
   name: 'get_connection_status',
   title: 'Check an inbox connection',
-  description: 'Says whether an inbox can sync now: connectionStatus (connected, not_connected, needs_reconnect, paused), needsReconnect, and the last error if any.',
+  description:
+    'Says whether an inbox can sync now: connectionStatus (connected, not_connected, needs_reconnect, paused), needsReconnect, and the last error if any.',
   input: z.strictObject({ inboxId: z.string() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId }, ctx) {

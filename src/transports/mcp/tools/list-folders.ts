@@ -16,7 +16,14 @@ export const listFolders = defineTool({
     if (!inbox.ok) return inbox.error;
     const folders = await ctx.services.read.folders(inbox.inbox);
     return toolOk({
-      folders: folders.map((f) => ({ id: f.id, name: f.name, canonical: f.canonical, path: f.path, selected: f.selected, syncedAt: f.sync.syncedAt?.toISOString() ?? null })),
+      folders: folders.map((f) => ({
+        id: f.id,
+        name: f.name,
+        canonical: f.canonical,
+        path: f.path,
+        selected: f.selected,
+        syncedAt: f.sync.syncedAt?.toISOString() ?? null,
+      })),
       ...(inbox.inbox.isDemo && { isDemo: true }),
       ...(folders.length === 0 && { agentOnly: ['No folders are known yet: call sync_inbox first.'] }),
     });

@@ -15,6 +15,9 @@ export const listLabels = defineTool({
     const inbox = await usableInbox(ctx, inboxId);
     if (!inbox.ok) return inbox.error;
     const labels = await ctx.services.read.labels(inbox.inbox);
-    return toolOk({ labels: labels.map((name) => ({ id: name, name })), ...(inbox.inbox.isDemo && { isDemo: true }) });
+    return toolOk({
+      labels: labels.map((name) => ({ id: name, name })),
+      ...(inbox.inbox.isDemo && { isDemo: true }),
+    });
   },
 });

@@ -34,7 +34,8 @@ export const listMessages = defineTool({
     return toolOk({
       ...r.value,
       ...(inbox.inbox.isDemo && { isDemo: true }),
-      ...(r.value.total === 0 && r.value.folders.length === 0 && { agentOnly: ['Nothing synced yet: call sync_inbox first.'] }),
+      ...(r.value.total === 0 &&
+        r.value.folders.length === 0 && { agentOnly: ['Nothing synced yet: call sync_inbox first.'] }),
     });
   },
 });

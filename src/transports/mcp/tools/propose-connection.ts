@@ -10,28 +10,32 @@ export const proposeConnection = defineTool({
     'person will need. Creates nothing. Use it before add_inbox, then tell the person the sayToHuman text. Never ask the person for a password in chat.',
   input: z.strictObject({ email: z.string().max(254) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run({ email }, ctx) {
+  run({ email }, ctx) {
     const guess = ctx.services.inboxes.guess(email);
-    if (guess === undefined) return toolError('invalid_arguments', 'email must be a valid address.');
+    if (guess === undefined)
+      return Promise.resolve(toolError('invalid_arguments', 'email must be a valid address.'));
     const how = {
       google: 'a Google sign-in (coming soon on this server)',
       microsoft: 'a Microsoft sign-in (coming soon on this server)',
-      icloud: 'an app-specific password from appleid.apple.com (Sign-In and Security → App-Specific Passwords), entered on a secure page I will link',
+      icloud:
+        'an app-specific password from appleid.apple.com (Sign-In and Security → App-Specific Passwords), entered on a secure page I will link',
       imap: `the IMAP server's password, entered on a secure page I will link (server suggestion: ${guess.imapHost ?? ''}, port 993 — please confirm it)`,
     }[guess.provider];
-    return toolOk({
-      email,
-      provider: guess.provider,
-      ...(guess.imapHost !== null && { imapHost: guess.imapHost, imapPort: guess.imapPort }),
-      sayToHuman: `This looks like a ${guess.provider === 'imap' ? 'standard IMAP' : guess.provider} mailbox. Connecting it needs ${how}. You will never type the password into this chat.`,
-      agentOnly: [
-        guess.provider === 'imap'
-          ? 'Confirm the IMAP host with the person, then call add_inbox with provider "imap", imapHost and (if needed) imapPort/imapUser.'
-          : `Call add_inbox with provider "${guess.provider}".`,
-        guess.provider === 'google' || guess.provider === 'microsoft'
-          ? `Then call start_${guess.provider}_oauth.`
-          : 'Then call start_imap_secret_capture and give the person the link.',
-      ],
-    });
+    return Promise.resolve(
+      toolOk({
+        email,
+        provider: guess.provider,
+        ...(guess.imapHost !== null && { imapHost: guess.imapHost, imapPort: guess.imapPort }),
+        sayToHuman: `This looks like a ${guess.provider === 'imap' ? 'standard IMAP' : guess.provider} mailbox. Connecting it needs ${how}. You will never type the password into this chat.`,
+        agentOnly: [
+          guess.provider === 'imap'
+            ? 'Confirm the IMAP host with the person, then call add_inbox with provider "imap", imapHost and (if needed) imapPort/imapUser.'
+            : `Call add_inbox with provider "${guess.provider}".`,
+          guess.provider === 'google' || guess.provider === 'microsoft'
+            ? `Then call start_${guess.provider}_oauth.`
+            : 'Then call start_imap_secret_capture and give the person the link.',
+        ],
+      }),
+    );
   },
 });

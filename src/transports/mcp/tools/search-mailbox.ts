@@ -10,10 +10,16 @@ export const searchMailbox = defineTool({
     'Searches the whole mailbox at the provider (subject, sender and body), not only the synced window. query: 1-200 characters. ' +
     'folder: one of the inbox’s selected folders; without it every folder except Spam and Trash is searched. limit is clamped to ' +
     '1..50 (default 20). Results are previews with messageIds usable with get_message.',
-  input: z.strictObject({ inboxId: z.string(), query: z.string().min(1).max(200), folder: z.string().max(300).optional(), limit: z.number().optional() }),
+  input: z.strictObject({
+    inboxId: z.string(),
+    query: z.string().min(1).max(200),
+    folder: z.string().max(300).optional(),
+    limit: z.number().optional(),
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ inboxId, query, folder, limit }, ctx) {
-    if (query.trim() === '') return toolError('invalid_arguments', 'query must contain 1 to 200 characters besides spaces.');
+    if (query.trim() === '')
+      return toolError('invalid_arguments', 'query must contain 1 to 200 characters besides spaces.');
     const inbox = await usableInbox(ctx, inboxId);
     if (!inbox.ok) return inbox.error;
     const r = await ctx.services.read.search(inbox.inbox, query.trim(), folder, clamp(limit, 1, 50, 20));

@@ -19,7 +19,9 @@ export const startImapSecretCapture = defineTool({
       url: r.value.url,
       expiresAt: r.value.expiresAt.toISOString(),
       sayToHuman: `Open this link to connect ${r.value.inbox.email} — it works once, for 15 minutes: ${r.value.url}${
-        r.value.inbox.provider === 'icloud' ? ' (use an app-specific password from appleid.apple.com, not your Apple ID password)' : ''
+        r.value.inbox.provider === 'icloud'
+          ? ' (use an app-specific password from appleid.apple.com, not your Apple ID password)'
+          : ''
       }`,
       agentOnly: ['Wait for the person to say they are done, then call get_connection_status.'],
     });

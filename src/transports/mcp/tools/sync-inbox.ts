@@ -9,7 +9,10 @@ export const syncInbox = defineTool({
   description:
     'Pulls the newest mail of the inbox’s selected folders into the index that list_messages reads. folders (names, canonical ids ' +
     'such as "inbox" or "archive", or ids from list_folders) replaces and persists the selected folders. Reads only; changes nothing in the mailbox.',
-  input: z.strictObject({ inboxId: z.string(), folders: z.array(z.string().max(300)).min(1).max(20).optional() }),
+  input: z.strictObject({
+    inboxId: z.string(),
+    folders: z.array(z.string().max(300)).min(1).max(20).optional(),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ inboxId, folders }, ctx) {
     const inbox = await usableInbox(ctx, inboxId);
@@ -17,7 +20,13 @@ export const syncInbox = defineTool({
     const r = await ctx.services.sync.sync(inbox.inbox, folders === undefined ? {} : { folders });
     if (!r.ok) {
       if (r.code === 'unknown_folder') return toolError('invalid_arguments', r.message);
-      return toolError(r.code, r.message, r.code === 'needs_reconnect' ? { sayToHuman: 'The mailbox refused the saved password; please reconnect it.' } : {});
+      return toolError(
+        r.code,
+        r.message,
+        r.code === 'needs_reconnect'
+          ? { sayToHuman: 'The mailbox refused the saved password; please reconnect it.' }
+          : {},
+      );
     }
     const added = r.folders.reduce((n, f) => n + f.added, 0);
     return toolOk({

@@ -6,7 +6,8 @@ import { csrfField, notice, page } from '../layout.ts';
 import type { WebEnv } from '../web-env.ts';
 
 const REASONS: Record<string, string> = {
-  auth_failed: 'The mail server refused this user name and password. Check them and try again (iCloud needs an app-specific password).',
+  auth_failed:
+    'The mail server refused this user name and password. Check them and try again (iCloud needs an app-specific password).',
   unreachable: 'The mail server could not be reached. Check the server name and port with your provider.',
   tls_required: 'The mail server does not offer an encrypted connection, so the password was not sent.',
   refused_host: 'This server address points to a private network, which this service does not connect to.',
@@ -18,13 +19,25 @@ const REASONS: Record<string, string> = {
  * consumed when the login works. The password is tested, sealed and never shown again.
  */
 export function registerConnectImapPage(app: Hono<WebEnv>, inboxes: InboxService): void {
-  const expired = page({ title: 'Link expired', body: html`<h1>This link has expired or was used</h1>${notice('error', 'Ask your assistant for a new connection link.')}` });
+  const expired = page({
+    title: 'Link expired',
+    body: html`<h1>This link has expired or was used</h1>
+      ${notice('error', 'Ask your assistant for a new connection link.')}`,
+  });
 
-  const form = (c: { get(k: 'csrf'): string }, token: string, target: { email: string; host: string; user: string; attemptsLeft: number; icloud: boolean }, error?: string) =>
+  const form = (
+    c: { get(k: 'csrf'): string },
+    token: string,
+    target: { email: string; host: string; user: string; attemptsLeft: number; icloud: boolean },
+    error?: string,
+  ) =>
     page({
       title: 'Connect your mailbox',
       body: html`<h1>Connect ${target.email}</h1>
-        <p>Server <strong>${target.host}</strong>. Your password is tested with the server, then stored encrypted. Nobody — and no assistant — will see it.</p>
+        <p>
+          Server <strong>${target.host}</strong>. Your password is tested with the server, then stored
+          encrypted. Nobody — and no assistant — will see it.
+        </p>
         ${target.icloud ? notice('info', 'Use an app-specific password (appleid.apple.com → Sign-In and Security → App-Specific Passwords), not your Apple ID password.') : ''}
         ${notice('error', error)}
         <form method="post" action="/connect/imap">
@@ -33,15 +46,32 @@ export function registerConnectImapPage(app: Hono<WebEnv>, inboxes: InboxService
           <label for="username">User name</label>
           <input id="username" name="username" type="text" autocomplete="username" value="${target.user}" />
           <label for="password">${target.icloud ? 'App-specific password' : 'Password'}</label>
-          <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024" />
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autocomplete="current-password"
+            required
+            maxlength="1024"
+          />
           <button type="submit">Test and connect</button>
-          <p class="muted">${String(target.attemptsLeft)} attempt${target.attemptsLeft === 1 ? '' : 's'} left with this link.</p>
+          <p class="muted">
+            ${String(target.attemptsLeft)} attempt${target.attemptsLeft === 1 ? '' : 's'} left with this link.
+          </p>
         </form>`,
     });
 
   const describe = async (token: string) => {
     const t = await inboxes.captureTarget(token);
-    return t && { email: t.inbox.email, host: `${t.inbox.imapHost ?? ''}:${String(t.inbox.imapPort ?? 993)}`, user: t.inbox.imapUser ?? t.inbox.email, attemptsLeft: t.attemptsLeft, icloud: t.inbox.provider === 'icloud' };
+    return (
+      t && {
+        email: t.inbox.email,
+        host: `${t.inbox.imapHost ?? ''}:${String(t.inbox.imapPort ?? 993)}`,
+        user: t.inbox.imapUser ?? t.inbox.email,
+        attemptsLeft: t.attemptsLeft,
+        icloud: t.inbox.provider === 'icloud',
+      }
+    );
   };
 
   app.get('/connect/imap', async (c) => {
@@ -54,7 +84,13 @@ export function registerConnectImapPage(app: Hono<WebEnv>, inboxes: InboxService
     const f = await formFields(c, 'token', 'username', 'password');
     const result = await inboxes.completeSecretCapture(f.token, f.username, f.password);
     if (result.ok) {
-      return c.html(page({ title: 'Connected', body: html`<h1>${result.value.email} is connected</h1>${notice('ok', 'You can close this page and go back to your assistant.')}` }));
+      return c.html(
+        page({
+          title: 'Connected',
+          body: html`<h1>${result.value.email} is connected</h1>
+            ${notice('ok', 'You can close this page and go back to your assistant.')}`,
+        }),
+      );
     }
     if (result.error.reason === 'link_invalid') return c.html(expired, 410);
     const target = await describe(f.token);

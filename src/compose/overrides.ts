@@ -1,0 +1,27 @@
+import type { Db } from '../adapters/storage/index.ts';
+import type { PasswordHasher } from '../core/accounts/password-hasher.ts';
+import type { Principal } from '../core/auth/principal.ts';
+import type { MailConnector } from '../core/mail/mail-ports.ts';
+import type { RateLimiter } from '../core/rate-limits/rate-limiter.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { ClientMetadataFetcher } from '../oauth/client/client.ts';
+
+/** What tests (and only tests) may swap when they build the app. */
+export interface AppOverrides {
+  readonly clock?: Clock;
+  readonly log?: Logger;
+  /** An already-open database (tests share one per file). The app then does not close it. */
+  readonly db?: Db;
+  /** Skip running migrations on start (the `migrate` command and readiness tests). Default: migrate. */
+  readonly migrate?: boolean;
+  readonly hasher?: PasswordHasher;
+  readonly limiter?: RateLimiter;
+  /** Tests only: /mcp requests without credentials act as this principal (for the conformance suite). */
+  readonly mcpUnauthenticatedAs?: { principal: Principal };
+  /** Tests: serve Client ID Metadata Documents from a local server instead of the SSRF-guarded fetcher. */
+  readonly clientMetadataFetcher?: ClientMetadataFetcher;
+  readonly imapConnector?: MailConnector;
+  /** Result size cap for tools (characters of JSON). */
+  readonly maxToolResultChars?: number;
+}

@@ -1,0 +1,276 @@
+import { ImapFlow } from 'imapflow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ImapConnector } from '../../src/adapters/mail/imap/imap-connector.ts';
+import { MailAuthError, MailProviderError } from '../../src/core/mail/mail-ports.ts';
+import type { MailSession } from '../../src/core/mail/mail-ports.ts';
+import { mailSessionContract } from '../../src/core/mail/mail-session.contract.ts';
+import type { MailHarness } from '../../src/core/mail/mail-session.contract.ts';
+import type { MailCredential, RemoteSummary } from '../../src/core/mail/mail-types.ts';
+import { generateMessages, seedMaildir, startDovecot } from '../rig/index.ts';
+import type { Dovecot, GeneratedMessage } from '../rig/index.ts';
+
+/** One Dovecot for the whole file; every harness gets a fresh account, so cases never see each other's mail. */
+let dovecot: Dovecot;
+let users = 0;
+
+beforeAll(async () => {
+  dovecot = await startDovecot();
+});
+afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- beforeAll may have failed
+  await dovecot?.stop();
+});
+
+async function newAccount(): Promise<{ user: string; credential: MailCredential }> {
+  const user = `user${++users}`;
+  const password = `pw-${user}-${Math.random().toString(36).slice(2)}`;
+  await dovecot.addUser(user, password);
+  return { user, credential: { kind: 'password', username: user, password } };
+}
+
+const endpoint = (): { host: string; port: number } => ({ host: dovecot.host, port: dovecot.port });
+const loopbackConnector = (opts: { maxConnectionsPerHost?: number } = {}): ImapConnector =>
+  new ImapConnector({ insecureHosts: [dovecot.host], ...opts });
+
+/** "Another mail client" on the same account. */
+async function otherClient(credential: MailCredential): Promise<ImapFlow> {
+  if (credential.kind !== 'password') throw new Error('password only');
+  const client = new ImapFlow({
+    host: dovecot.host,
+    port: dovecot.port,
+    secure: false,
+    doSTARTTLS: false,
+    logger: false,
+    disableAutoIdle: true,
+    auth: { user: credential.username, pass: credential.password },
+  });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
+
+async function imapHarness(): Promise<MailHarness> {
+  const { credential } = await newAccount();
+  const admin = await otherClient(credential);
+  const connector = loopbackConnector();
+  const inFolder = async (
+    folder: string,
+    messageId: string,
+    fn: (uid: string) => Promise<unknown>,
+  ): Promise<void> => {
+    const lock = await admin.getMailboxLock(folder);
+    try {
+      const uids = await admin.search({ header: { 'message-id': messageId } }, { uid: true });
+      if (!Array.isArray(uids) || uids.length !== 1) throw new Error(`${messageId} not found in ${folder}`);
+      await fn(String(uids[0]));
+    } finally {
+      lock.release();
+    }
+  };
+  return {
+    inboxPath: 'INBOX',
+    archivePath: 'Archive',
+    session: () => connector.connect(endpoint(), credential),
+    async append(folder, raw, opts) {
+      await admin.append(folder, raw, opts?.flags ?? [], opts?.date);
+    },
+    setFlags: (folder, id, flags) =>
+      inFolder(folder, id, (uid) => admin.messageFlagsSet(uid, flags, { uid: true })),
+    expunge: (folder, id) => inFolder(folder, id, (uid) => admin.messageDelete(uid, { uid: true })),
+    moveElsewhere: (folder, id, to) =>
+      inFolder(folder, id, (uid) => admin.messageMove(uid, to, { uid: true })),
+    async resetUidValidity(folder) {
+      await admin.mailboxDelete(folder);
+      // Dovecot re-creates special-use folders with `auto = subscribe` by itself; either way it gets a new UIDVALIDITY.
+      await admin.mailboxCreate(folder).catch(() => undefined);
+    },
+    async close() {
+      await admin.logout();
+    },
+  };
+}
+
+mailSessionContract('IMAP (Dovecot)', imapHarness);
+
+describe('ImapConnector', () => {
+  it('refuses private addresses unless the host is allowlisted', async () => {
+    const { credential } = await newAccount();
+    const guarded = new ImapConnector();
+    for (const host of ['127.0.0.1', 'localhost', '::ffff:127.0.0.1', '[::1]']) {
+      const failure = await guarded.testLogin({ host, port: dovecot.port }, credential);
+      expect(failure?.reason, host).toBe('refused_host');
+    }
+    await expect(guarded.connect(endpoint(), credential)).rejects.toBeInstanceOf(MailProviderError);
+  });
+
+  it('requires STARTTLS on a plaintext port unless the host is allowlisted', async () => {
+    const { credential } = await newAccount();
+    // Treat loopback as if it were a public address, so only the TLS rule stands between us and the server.
+    const strict = new ImapConnector({ addressPolicy: () => true });
+    const failure = await strict.testLogin(endpoint(), credential);
+    expect(failure?.reason).toBe('tls_required');
+    await expect(strict.connect(endpoint(), credential)).rejects.toBeInstanceOf(MailProviderError);
+  });
+
+  it('reports an unreachable server', async () => {
+    const { credential } = await newAccount();
+    const failure = await loopbackConnector().testLogin({ host: dovecot.host, port: 1 }, credential);
+    expect(failure?.reason).toBe('unreachable');
+  });
+
+  it('queues connections beyond the per-account limit; watches count and give their slot back', async () => {
+    const { credential } = await newAccount();
+    const connector = loopbackConnector({ maxConnectionsPerHost: 2 });
+    const first = await connector.connect(endpoint(), credential);
+    const stop = await first.watch('INBOX', () => undefined);
+    expect(connector.activeConnections(endpoint(), credential)).toBe(2);
+    let second: MailSession | undefined;
+    const pending = connector.connect(endpoint(), credential).then((s) => (second = s));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(second).toBeUndefined();
+    await stop();
+    await pending;
+    expect(second).toBeDefined();
+    await first.close();
+    await second?.close();
+    expect(connector.activeConnections(endpoint(), credential)).toBe(0);
+  });
+
+  it('maps a folder named Screened to the screened id and skips \\Noselect parents', async () => {
+    const { credential } = await newAccount();
+    const admin = await otherClient(credential);
+    await admin.mailboxCreate('Screened');
+    await admin.mailboxCreate(['Projects', 'Ünïcode']);
+    await admin.logout();
+    const session = await loopbackConnector().connect(endpoint(), credential);
+    try {
+      const folders = await session.listFolders();
+      expect(folders.find((f) => f.path === 'Screened')?.canonical).toBe('screened');
+      expect(folders.find((f) => f.path === 'Projects/Ünïcode')).toMatchObject({
+        name: 'Ünïcode',
+        canonical: null,
+      });
+      expect(folders.find((f) => f.path === 'Junk')?.canonical).toBe('spam');
+    } finally {
+      await session.close();
+    }
+  });
+});
+
+describe('a 12,000-message mailbox', () => {
+  let credential: MailCredential;
+  let messages: GeneratedMessage[];
+  let session: MailSession;
+  let window: {
+    cursor: Awaited<ReturnType<MailSession['changes']>>['cursor'];
+    added: readonly RemoteSummary[];
+  };
+
+  beforeAll(async () => {
+    ({ credential } = await newAccount());
+    messages = generateMessages(12_000, { seed: 11 });
+    await seedMaildir({ maildir: dovecot.maildirOf(credential.username), messages });
+    session = await loopbackConnector().connect(endpoint(), credential);
+  });
+  afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- beforeAll may have failed
+    await session?.close();
+  });
+
+  it('syncs a 10,000-message window in one changes() call', async () => {
+    const started = performance.now();
+    const result = await session.changes('INBOX', null, { windowSize: 10_000, knownRefs: [] });
+    const ms = performance.now() - started;
+    console.log(`initial sync of 10,000 messages: ${ms.toFixed(0)} ms`);
+    window = result;
+    expect(result.reset).toBe(true);
+    expect(result.added).toHaveLength(10_000);
+    expect(result.cursor).toMatchObject({ windowLow: 2001, uidNext: 12_001 });
+    expect(result.cursor.uidValidity).toMatch(/^\d+$/);
+    expect(result.cursor.highestModseq).toMatch(/^\d+$/);
+    // Seeded files get UIDs in order, so UID n is message n.
+    for (const m of result.added) {
+      const want = messages[m.position - 1]!;
+      expect(m.subject).toBe(want.subject);
+      expect(m.internetMessageId).toBe(want.messageId);
+      expect(m.unread).toBe(!want.flags.includes('\\Seen'));
+      expect(m.hasAttachments).toBe(want.attachments.length > 0);
+      expect(m.listId ?? undefined).toBe(want.listId);
+    }
+    expect(result.added.filter((m) => m.snippet === '')).toEqual([]);
+    expect(ms).toBeLessThan(20_000);
+  });
+
+  it('pages everything below the window with fetchOlder, without gaps or duplicates', async () => {
+    const positions = window.added.map((m) => m.position);
+    let below = window.cursor.windowLow;
+    const started = performance.now();
+    for (;;) {
+      const page = await session.fetchOlder('INBOX', below, 500);
+      if (page.length === 0) break;
+      positions.push(...page.map((m) => m.position));
+      below = page.at(-1)!.position;
+    }
+    console.log(
+      `fetchOlder of 2,000 messages in pages of 500: ${(performance.now() - started).toFixed(0)} ms`,
+    );
+    expect(positions).toHaveLength(12_000);
+    expect(new Set(positions).size).toBe(12_000);
+    expect(Math.min(...positions)).toBe(1);
+  });
+
+  it('reports exactly the flags another client changed (CONDSTORE), and an expunge', async () => {
+    const admin = await otherClient(credential);
+    const lock = await admin.getMailboxLock('INBOX');
+    try {
+      await admin.messageFlagsAdd('11000', ['\\Flagged'], { uid: true });
+      await admin.messageFlagsSet('11500', ['Later'], { uid: true });
+      await admin.messageFlagsAdd('5000', ['\\Seen'], { uid: true });
+      await admin.messageDelete('9000', { uid: true });
+    } finally {
+      lock.release();
+      await admin.logout();
+    }
+    const knownRefs = [...window.added.map((m) => m.ref)];
+    const started = performance.now();
+    const next = await session.changes('INBOX', window.cursor, { windowSize: 10_000, knownRefs });
+    console.log(
+      `incremental check over 10,000 known messages: ${(performance.now() - started).toFixed(0)} ms`,
+    );
+    expect(next.reset).toBe(false);
+    expect(next.added).toEqual([]);
+    expect(next.removed).toEqual(['9000']);
+    expect(next.flags.map((f) => f.ref).sort()).toEqual(['11000', '11500', '5000']);
+    expect(next.flags.find((f) => f.ref === '11500')).toMatchObject({
+      unread: true,
+      starred: false,
+      labels: ['Later'],
+    });
+    expect(next.flags.find((f) => f.ref === '11000')?.starred).toBe(true);
+    const remaining = knownRefs.filter((r) => r !== '9000');
+    const quiet = await session.changes('INBOX', next.cursor, { windowSize: 10_000, knownRefs: remaining });
+    expect(quiet).toMatchObject({ added: [], flags: [], removed: [] });
+  });
+});
+
+/**
+ * Last in the file on purpose: Dovecot delays every login from an address that recently failed one (its auth
+ * penalty doubles from 2 s), which would slow whatever runs next. Both failures go out together, before either
+ * is counted.
+ */
+describe('a wrong password', () => {
+  it('maps to auth_failed in testLogin and to MailAuthError in connect', async () => {
+    const { credential } = await newAccount();
+    const wrong: MailCredential = { kind: 'password', username: credential.username, password: 'not-it' };
+    const connector = loopbackConnector();
+    const [failure, connected] = await Promise.allSettled([
+      connector.testLogin(endpoint(), wrong),
+      connector.connect(endpoint(), wrong),
+    ]);
+    expect(failure.status === 'fulfilled' && failure.value?.reason).toBe('auth_failed');
+    const message = failure.status === 'fulfilled' ? (failure.value?.message ?? '') : '';
+    expect(message).toMatch(/did not accept the username or password/);
+    expect(message.length).toBeLessThan(200);
+    expect(connected.status === 'rejected' && connected.reason).toBeInstanceOf(MailAuthError);
+  });
+});
