@@ -66,15 +66,23 @@ export class SyncScheduler {
 
   private async watch(inbox: Inbox): Promise<(() => Promise<void>) | undefined> {
     try {
+      // The watch lives as long as its session: the session is closed only when the watch stops.
       const session = await this.deps.sessions.open(inbox);
-      const folders = await session.listFolders();
-      const path = folders.find((f) => f.canonical === 'inbox')?.path ?? 'INBOX';
-      // Debounced: a burst of EXISTS/FLAGS notifications becomes one sync.
-      const stop = await session.watch(path, () => {
-        this.syncSoon(inbox, 250);
-      });
-      await session.close();
-      return stop;
+      try {
+        const folders = await session.listFolders();
+        const path = folders.find((f) => f.canonical === 'inbox')?.path ?? 'INBOX';
+        // Debounced: a burst of EXISTS/FLAGS notifications becomes one sync.
+        const stop = await session.watch(path, () => {
+          this.syncSoon(inbox, 250);
+        });
+        return async () => {
+          await stop();
+          await session.close();
+        };
+      } catch (e) {
+        await session.close().catch(() => undefined);
+        throw e;
+      }
     } catch (e) {
       this.deps.log.warn({ inboxId: inbox.id, err: e }, 'could not watch inbox');
       this.watchers.delete(inbox.id);

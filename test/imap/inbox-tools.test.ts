@@ -1,0 +1,268 @@
+import { ImapFlow } from 'imapflow';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
+import { silentLogger } from '../../src/lib/logger.ts';
+import {
+  artifactPath,
+  freePort,
+  generateMessages,
+  launchBrowser,
+  seedMaildir,
+  startDovecot,
+  type Dovecot,
+  type GeneratedMessage,
+} from '../rig/index.ts';
+import { createTestApp } from '../support/test-app.ts';
+import { agentOn, type toolCaller } from '../support/tool-caller.ts';
+import type { App } from '../../src/app.ts';
+
+// Issue 6 end to end: a real IMAP server (Dovecot), the capture form in a real browser, and every read tool.
+describe('an IMAP inbox, from connecting to reading', () => {
+  let dovecot: Dovecot;
+  let browser: Browser;
+  let app: App;
+  let server: RunningServer;
+  let call: ReturnType<typeof toolCaller>;
+  let inboxId: string;
+  let messages: GeneratedMessage[];
+  const USER = 'alice';
+  const PASSWORD = 'correct-imap-password';
+
+  beforeAll(async () => {
+    [dovecot, browser] = await Promise.all([startDovecot({ users: { [USER]: PASSWORD } }), launchBrowser()]);
+    messages = generateMessages(10_500, { seed: 6 });
+    await seedMaildir({ maildir: dovecot.maildirOf(USER), messages });
+    const port = await freePort();
+    app = await createTestApp({
+      config: {
+        baseUrl: `http://127.0.0.1:${String(port)}`,
+        mcpAllowedOrigins: [`http://127.0.0.1:${String(port)}`],
+        syncWindow: 10_000,
+      },
+    });
+    server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
+    ({ call } = await agentOn(app));
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser.close();
+    await server.close(1000);
+    await app.close();
+    await dovecot.stop();
+  });
+
+  const client = async () => {
+    const c = new ImapFlow({
+      host: '127.0.0.1',
+      port: dovecot.port,
+      secure: false,
+      auth: { user: USER, pass: PASSWORD },
+      logger: false,
+    });
+    await c.connect();
+    return c;
+  };
+
+  it('proposes, adds, and refuses what it must', async () => {
+    expect((await call('propose_connection', { email: 'me@gmail.com' })).body).toMatchObject({
+      provider: 'google',
+    });
+    expect((await call('propose_connection', { email: 'me@hotmail.co.uk' })).body).toMatchObject({
+      provider: 'microsoft',
+    });
+    expect((await call('propose_connection', { email: 'me@icloud.com' })).body).toMatchObject({
+      provider: 'icloud',
+      imapHost: 'imap.mail.me.com',
+    });
+    expect((await call('propose_connection', { email: 'me@example.org' })).body).toMatchObject({
+      provider: 'imap',
+      imapHost: 'imap.example.org',
+      imapPort: 993,
+    });
+    expect(
+      (await call('add_inbox', { label: 'x', provider: 'imap', email: 'a@example.org' })).body,
+    ).toMatchObject({ error: 'invalid_arguments' });
+    expect(
+      (
+        await call('add_inbox', {
+          label: 'x',
+          provider: 'imap',
+          email: 'a@example.org',
+          imapHost: 'bad host!',
+        })
+      ).body,
+    ).toMatchObject({ error: 'invalid_arguments' });
+    const g = await call('add_inbox', { label: 'Gmail', provider: 'google', email: 'a@gmail.com' });
+    const gid = (g.body['inbox'] as { id: string }).id;
+    expect((await call('start_google_oauth', { inboxId: gid })).body).toMatchObject({
+      error: 'not_supported',
+    });
+    expect((await call('start_imap_secret_capture', { inboxId: gid })).body).toMatchObject({
+      error: 'not_supported',
+    });
+    expect((await call('list_messages', { inboxId: gid })).body).toMatchObject({ error: 'not_connected' });
+  });
+
+  it('connects through the password form in a browser: a wrong password is explained, the right one saved', async () => {
+    const added = await call('add_inbox', {
+      label: 'Work',
+      provider: 'imap',
+      email: 'alice@example.test',
+      imapHost: '127.0.0.1',
+      imapPort: dovecot.port,
+      imapUser: USER,
+    });
+    inboxId = (added.body['inbox'] as { id: string }).id;
+    expect(added.body['inbox']).toMatchObject({ connectionStatus: 'not_connected', imapPort: dovecot.port });
+    const link = (await call('start_imap_secret_capture', { inboxId })).body['url'] as string;
+    expect(link).toMatch(/\/connect\/imap\?token=cap_[a-z0-9]{40}$/);
+
+    const page = await browser.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(link);
+    expect(await page.getAttribute('#password', 'type')).toBe('password');
+    await page.fill('#password', 'wrong-password');
+    await page.click('button[type=submit]');
+    await expect.poll(() => page.textContent('main')).toContain('refused this user name and password');
+    await page.fill('#password', PASSWORD);
+    await page.screenshot({ path: artifactPath('imap-capture-form.png'), fullPage: true });
+    await page.click('button[type=submit]');
+    await expect.poll(() => page.textContent('main')).toContain('is connected');
+    await page.goto(link);
+    expect(await page.textContent('main')).toContain('expired or was used'); // single use
+    await page.close();
+
+    expect((await call('get_connection_status', { inboxId })).body).toMatchObject({
+      connectionStatus: 'connected',
+      needsReconnect: false,
+      canSyncNow: true,
+    });
+    // The password never passed through MCP, and is not stored in clear.
+    const row = await app.db.kysely.selectFrom('inbox_credentials').selectAll().executeTakeFirstOrThrow();
+    expect(row.sealed).not.toContain(PASSWORD);
+  });
+
+  it('syncs and pages through 10,000 messages with no gaps or duplicates', async () => {
+    const sync = await call('sync_inbox', { inboxId });
+    expect(sync.isError).toBe(false);
+    const seen = new Set<string>();
+    let offset: number | null = 0;
+    let pages = 0;
+    while (offset !== null) {
+      const r = await call('list_messages', { inboxId, limit: 200, offset });
+      for (const m of r.body['messages'] as { messageId: string }[]) seen.add(m.messageId);
+      offset = r.body['nextOffset'] as number | null;
+      pages++;
+    }
+    expect(pages).toBe(50);
+    expect(seen.size).toBe(10_000);
+  }, 120_000);
+
+  it('reads non-ASCII subjects decoded and searches the whole mailbox at the provider', async () => {
+    const target = messages.find((m, i) => i < 400 && /[^\x00-\x7f]/.test(m.subject))!; // older than the window
+    const r = await call('search_mailbox', { inboxId, query: target.subject.slice(0, 30) });
+    const hits = r.body['messages'] as { subject: string; messageId: string }[];
+    expect(hits.map((h) => h.subject)).toContain(target.subject);
+    const full = await call('get_message', {
+      inboxId,
+      messageId: hits.find((h) => h.subject === target.subject)!.messageId,
+    });
+    expect(full.body['subject']).toBe(target.subject);
+    expect(full.body['bodyUntrusted']).toMatch(/^The text between the markers/);
+  });
+
+  it('loads older messages past the window', async () => {
+    const r = await call('load_older_messages', { inboxId, folder: 'inbox', count: 201 });
+    expect((r.body['loaded'] as unknown[]).length).toBe(200);
+    expect(r.body['moreAvailable']).toBe(true);
+  });
+
+  it('downloads an attachment byte for byte', async () => {
+    const withFile = messages.slice(-200).find((m) => m.attachments.length > 0)!;
+    const hit = await call('search_mailbox', { inboxId, query: withFile.subject.slice(0, 40) });
+    const id = (hit.body['messages'] as { subject: string; messageId: string }[]).find(
+      (m) => m.subject === withFile.subject,
+    )!.messageId;
+    const msg = await call('get_message', { inboxId, messageId: id });
+    const parts = msg.body['attachments'] as { partId: string; filename: string }[];
+    const part = parts.find((p) => p.filename === withFile.attachments[0]!.filename)!;
+    const link = await call('get_attachment', { inboxId, messageId: id, partId: part.partId });
+    const res = await fetch(link.body['url'] as string);
+    expect(Buffer.from(await res.arrayBuffer()).equals(withFile.attachments[0]!.content)).toBe(true);
+  });
+
+  it('sees flags and moves made by another IMAP client after a sync', async () => {
+    const newest = (await call('list_messages', { inboxId, limit: 3 })).body['messages'] as {
+      messageId: string;
+      subject: string;
+      starred: boolean;
+    }[];
+    const c = await client();
+    const lock = await c.getMailboxLock('INBOX');
+    try {
+      const status = await c.status('INBOX', { uidNext: true });
+      const top = (status.uidNext ?? 1) - 1;
+      await c.messageFlagsAdd(String(top), ['\\Flagged', 'Project-X'], { uid: true });
+      await c.messageMove(String(top - 1), 'Archive', { uid: true });
+    } finally {
+      lock.release();
+      await c.logout();
+    }
+    await call('sync_inbox', { inboxId });
+    const after = (await call('list_messages', { inboxId, limit: 3 })).body['messages'] as {
+      messageId: string;
+      starred: boolean;
+      labels: string[];
+    }[];
+    expect(after[0]).toMatchObject({ messageId: newest[0]!.messageId, starred: true, labels: ['Project-X'] });
+    expect(after.map((m) => m.messageId)).not.toContain(newest[1]!.messageId);
+    expect((await call('list_labels', { inboxId })).body['labels']).toEqual(
+      expect.arrayContaining([{ id: 'Project-X', name: 'Project-X' }]),
+    );
+  });
+
+  it('recovers from a UIDVALIDITY change silently', async () => {
+    expect((await call('sync_inbox', { inboxId, folders: ['inbox', 'archive'] })).isError).toBe(false);
+    const before = (await call('list_messages', { inboxId, folder: 'archive' })).body['total'] as number;
+    expect(before).toBeGreaterThan(0);
+    const c = await client();
+    await c.mailboxDelete('Archive');
+    await c.mailboxCreate('Archive');
+    await c.append('Archive', messages[0]!.raw, ['\\Seen']);
+    await c.logout();
+    const sync = await call('sync_inbox', { inboxId });
+    expect(sync.isError).toBe(false);
+    const archive = (await call('list_messages', { inboxId, folder: 'archive' })).body;
+    expect(archive['total']).toBe(1);
+    expect((archive['messages'] as { subject: string }[])[0]!.subject).toBe(messages[0]!.subject);
+  });
+
+  it('notices new mail by IDLE without a sync call', async () => {
+    app.startBackground();
+    await new Promise((r) => setTimeout(r, 1500)); // the first tick starts the watcher
+    const fresh = generateMessages(1, { seed: 99, startDate: new Date() })[0]!;
+    const c = await client();
+    await c.append('INBOX', fresh.raw, []);
+    await c.logout();
+    await expect
+      .poll(
+        async () =>
+          ((await call('list_messages', { inboxId, limit: 1 })).body['messages'] as { subject: string }[])[0]
+            ?.subject,
+        { timeout: 10_000, interval: 200 },
+      )
+      .toBe(fresh.subject);
+  }, 30_000);
+
+  it('a password that stops working turns into needsReconnect with a clear status', async () => {
+    await dovecot.addUser(USER, 'changed-elsewhere');
+    await new Promise((r) => setTimeout(r, 1200)); // Dovecot re-reads passwd files at most once a second
+    const r = await call('sync_inbox', { inboxId });
+    expect(r.body).toMatchObject({ error: 'needs_reconnect' });
+    const status = await call('get_connection_status', { inboxId });
+    expect(status.body).toMatchObject({ connectionStatus: 'needs_reconnect', needsReconnect: true });
+    expect(typeof status.body['lastError']).toBe('string');
+    expect((await call('list_messages', { inboxId })).body).toMatchObject({ error: 'needs_reconnect' });
+  }, 30_000);
+});
