@@ -58,6 +58,12 @@ export class SyncScheduler {
     }
   }
 
+  /** How many inboxes have a live watcher (for operators' metrics and the memory benchmark). */
+  async watching(): Promise<number> {
+    const states = await Promise.all(this.watchers.values());
+    return states.filter((s) => s !== undefined).length;
+  }
+
   async stop(): Promise<void> {
     const stops = [...this.watchers.values()];
     this.watchers.clear();
@@ -66,23 +72,10 @@ export class SyncScheduler {
 
   private async watch(inbox: Inbox): Promise<(() => Promise<void>) | undefined> {
     try {
-      // The watch lives as long as its session: the session is closed only when the watch stops.
-      const session = await this.deps.sessions.open(inbox);
-      try {
-        const folders = await session.listFolders();
-        const path = folders.find((f) => f.canonical === 'inbox')?.path ?? 'INBOX';
-        // Debounced: a burst of EXISTS/FLAGS notifications becomes one sync.
-        const stop = await session.watch(path, () => {
-          this.syncSoon(inbox, 250);
-        });
-        return async () => {
-          await stop();
-          await session.close();
-        };
-      } catch (e) {
-        await session.close().catch(() => undefined);
-        throw e;
-      }
+      // Debounced: a burst of EXISTS/FLAGS notifications becomes one sync.
+      return await this.deps.sessions.watchInbox(inbox, () => {
+        this.syncSoon(inbox, 250);
+      });
     } catch (e) {
       this.deps.log.warn({ inboxId: inbox.id, err: e }, 'could not watch inbox');
       this.watchers.delete(inbox.id);

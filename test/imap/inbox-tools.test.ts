@@ -202,7 +202,7 @@ describe('an IMAP inbox, from connecting to reading', () => {
     const lock = await c.getMailboxLock('INBOX');
     try {
       const status = await c.status('INBOX', { uidNext: true });
-      const top = (status.uidNext ?? 1) - 1;
+      const top = (status === false ? 1 : (status.uidNext ?? 1)) - 1;
       await c.messageFlagsAdd(String(top), ['\\Flagged', 'Project-X'], { uid: true });
       await c.messageMove(String(top - 1), 'Archive', { uid: true });
     } finally {

@@ -37,6 +37,9 @@ default_internal_group = ${c.group}
 default_login_user = ${c.user}
 # throwaway mail: never wait for the disk
 mail_fsync = never
+# benchmarks hold hundreds of IDLE connections (one process each by default; the default limit is 100)
+default_process_limit = 2000
+default_client_limit = 8000
 # One passwd-file per user (users.d/<name>): Dovecot re-stats a passwd-file at
 # most once per second, so a user appended to a shared file could be rejected
 # for up to a second. A per-user file that was never looked up is read fresh.

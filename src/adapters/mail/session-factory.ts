@@ -27,4 +27,20 @@ export class ProviderSessionFactory implements MailSessionFactory {
     }
     throw new MailProviderError(`${inbox.provider} inboxes are not supported on this server yet`);
   }
+
+  async watchInbox(inbox: Inbox, onChange: () => void): Promise<() => Promise<void>> {
+    // Nothing arrives in the demo mailbox on its own.
+    if (inbox.isDemo) return () => Promise.resolve();
+    if (inbox.provider !== 'imap' && inbox.provider !== 'icloud')
+      throw new MailProviderError(`${inbox.provider} inboxes cannot be watched yet`);
+    const credential = await this.deps.vault.get(inbox.id);
+    if (credential === undefined) throw new MailAuthError('no readable stored credential');
+    // RFC 3501 §5.1: the name INBOX always denotes the inbox folder.
+    return this.deps.imap.watch(
+      { host: inbox.imapHost ?? '', port: inbox.imapPort ?? 993 },
+      credential,
+      'INBOX',
+      onChange,
+    );
+  }
 }

@@ -63,6 +63,16 @@ export type LoginFailure =
 /** Opens sessions for one provider family (IMAP/iCloud now; Gmail and Graph later). */
 export interface MailConnector {
   connect(endpoint: ImapEndpoint, credential: MailCredential): Promise<MailSession>;
+  /**
+   * Watches one folder on a connection of its own (IMAP IDLE), without holding a full session: the background
+   * scheduler keeps one of these per connected inbox.
+   */
+  watch(
+    endpoint: ImapEndpoint,
+    credential: MailCredential,
+    path: string,
+    onChange: () => void,
+  ): Promise<() => Promise<void>>;
   /** Logs in and out once, to check a credential before it is saved. */
   testLogin(endpoint: ImapEndpoint, credential: MailCredential): Promise<LoginFailure | undefined>;
 }

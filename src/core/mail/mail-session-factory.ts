@@ -7,4 +7,6 @@ import type { MailSession } from './mail-ports.ts';
  */
 export interface MailSessionFactory {
   open(inbox: Inbox): Promise<MailSession>;
+  /** Calls `onChange` when mail arrives in the inbox folder; one connection per watched inbox. */
+  watchInbox(inbox: Inbox, onChange: () => void): Promise<() => Promise<void>>;
 }

@@ -5,6 +5,7 @@ import { type Logger, silentLogger } from '../../../lib/logger.ts';
 import { type AddressPolicy, isPublicHostAddress, normalizeHost } from './host-guard.ts';
 import { ConnectionSemaphore } from './host-semaphore.ts';
 import type { WatchConnection } from './idle-watcher.ts';
+import { IdleWatcher } from './idle-watcher.ts';
 import { ImapSession } from './imap-session.ts';
 import { ConnectFailure, type DialPolicy, openImapClient } from './open-client.ts';
 
@@ -55,6 +56,22 @@ export class ImapConnector implements MailConnector {
       openWatchConnection: () => this.open(endpoint, credential, 'idle'),
       logger: this.log.child({ imapHost: endpoint.host }),
     });
+  }
+
+  async watch(
+    endpoint: ImapEndpoint,
+    credential: MailCredential,
+    path: string,
+    onChange: () => void,
+  ): Promise<() => Promise<void>> {
+    const watcher = new IdleWatcher({
+      path,
+      onChange,
+      open: () => this.open(endpoint, credential, 'idle'),
+      log: this.log,
+    });
+    await watcher.start();
+    return () => watcher.stop();
   }
 
   async testLogin(endpoint: ImapEndpoint, credential: MailCredential): Promise<LoginFailure | undefined> {
