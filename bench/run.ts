@@ -56,7 +56,7 @@ if (values.only === undefined || values.only === 'sync') {
     '',
     `New mail visible in the index after APPEND (IMAP IDLE → background sync): ${r.newMailMs.map((m) => `${m.toFixed(0)} ms`).join(', ')} (median ${[...r.newMailMs].sort((a, b) => a - b)[Math.floor(r.newMailMs.length / 2)]!.toFixed(0)} ms).`,
     '',
-    `Idle connected inboxes: ${String(r.idle.inboxes)} inboxes watched by IDLE cost ${String(r.idle.heapPerInboxKb)} KB of JS heap (${String(r.idle.rssPerInboxKb)} KB with buffers outside the heap) each (${String(r.idle.connectionsPerInbox)} IMAP connections each).`,
+    `Idle connected inboxes: ${String(r.idle.inboxes)} inboxes watched by IDLE cost ${String(r.idle.heapPerInboxKb)} KB of JS heap each, after a full GC (${String(r.idle.connectionsPerInbox)} IMAP connections each).`,
   ];
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'sync', lines.join('\n'));

@@ -4,6 +4,7 @@ import { ImapConnector } from '../../src/adapters/mail/imap/imap-connector.ts';
 import { MailAuthError, MailProviderError } from '../../src/core/mail/mail-ports.ts';
 import type { MailSession } from '../../src/core/mail/mail-ports.ts';
 import { mailSessionContract } from '../../src/core/mail/mail-session.contract.ts';
+import { mailWriterContract } from '../../src/core/mail/mail-writer.contract.ts';
 import type { MailHarness } from '../../src/core/mail/mail-session.contract.ts';
 import type { MailCredential, RemoteSummary } from '../../src/core/mail/mail-types.ts';
 import { generateMessages, seedMaildir, startDovecot } from '../rig/index.ts';
@@ -91,6 +92,7 @@ async function imapHarness(): Promise<MailHarness> {
 }
 
 mailSessionContract('IMAP (Dovecot)', imapHarness);
+mailWriterContract('IMAP (Dovecot)', imapHarness);
 
 describe('ImapConnector', () => {
   it('refuses private addresses unless the host is allowlisted', async () => {

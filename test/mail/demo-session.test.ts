@@ -1,9 +1,10 @@
 import { describe } from 'vitest';
-import { DemoMailbox, type StoredDemoMessage } from '../../src/adapters/mail/demo/demo-mailbox.ts';
+import { DemoMailbox } from '../../src/adapters/mail/demo/demo-mailbox.ts';
+import { docFromRaw } from '../../src/adapters/mail/demo/doc-from-raw.ts';
 import { DemoSession } from '../../src/adapters/mail/demo/demo-session.ts';
-import { parseMessage } from '../../src/adapters/mail/mime/parse-message.ts';
 import { openDatabase, migrateToLatest, createStores } from '../../src/adapters/storage/index.ts';
 import { mailSessionContract, type MailHarness } from '../../src/core/mail/mail-session.contract.ts';
+import { mailWriterContract } from '../../src/core/mail/mail-writer.contract.ts';
 import type { AccountId } from '../../src/core/accounts/account.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import { newId } from '../../src/lib/random.ts';
@@ -46,32 +47,8 @@ async function demoHarness(): Promise<MailHarness> {
     watchNoticesDelivery: false,
     session: () => Promise.resolve(new DemoSession(box)),
     async append(path, raw, opts = {}) {
-      const p = await parseMessage(raw);
-      const date = opts.date ?? p.date ?? new Date();
-      const doc: StoredDemoMessage = {
-        messageId: p.messageId ?? `<${newId('m')}@demo.test>`,
-        ...(p.inReplyTo !== null && { inReplyTo: p.inReplyTo }),
-        ...(p.references.length > 0 && { references: p.references }),
-        from: p.from,
-        to: p.to,
-        cc: p.cc,
-        replyTo: p.replyTo,
-        subject: p.subject,
-        text: p.text,
-        ...(p.html !== null && { html: p.html }),
-        attachments: p.attachments.map((a) => ({
-          filename: a.filename ?? 'attachment',
-          contentType: a.contentType,
-          base64: Buffer.from(a.content).toString('base64'),
-          inline: a.inline,
-        })),
-        ...(p.listId !== null && { listId: p.listId }),
-        ...(p.listUnsubscribe !== null && { listUnsubscribe: p.listUnsubscribe }),
-        listUnsubscribePost: p.listUnsubscribePost,
-        unread: !(opts.flags ?? []).includes('\\Seen'),
-        date: date.toISOString(),
-      };
-      await box.append(path, doc, opts.flags ?? [], date);
+      const date = opts.date ?? new Date();
+      await box.append(path, await docFromRaw(raw, date, opts.flags ?? []), opts.flags ?? [], date);
     },
     async setFlags(path, messageId, flags) {
       const uid = await uidOf(path, messageId);
@@ -95,4 +72,5 @@ async function demoHarness(): Promise<MailHarness> {
 
 describe('demo mailbox', () => {
   mailSessionContract('demo', demoHarness);
+  mailWriterContract('demo', demoHarness);
 });

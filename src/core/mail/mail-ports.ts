@@ -49,8 +49,33 @@ export interface AttachmentFetcher {
   openAttachment(path: string, ref: string, partId: string): Promise<AttachmentContent | undefined>;
 }
 
-/** A logged-in connection to one mailbox with every read capability. */
-export interface MailSession extends MailboxReader, ChangeFeed, Searcher, AttachmentFetcher {
+/** Where a message landed after a move or an append (IMAP: the UID from UIDPLUS COPYUID/APPENDUID). */
+export interface Placed {
+  readonly ref: string;
+  readonly position: number;
+}
+
+/**
+ * Changes mail. Nothing here deletes a message permanently except `deleteOwnDraft`, which removes a draft this
+ * service wrote (after it was sent or replaced) — trash and spam are moves.
+ */
+export interface MailboxWriter {
+  /** Moves messages; the result maps each moved ref to its place in `toPath` (refs not found are absent). */
+  move(path: string, refs: readonly string[], toPath: string): Promise<Map<string, Placed>>;
+  /** Adds and removes flags by IMAP name (`\Seen`, `\Flagged`, or keywords used as labels). */
+  setFlags(
+    path: string,
+    refs: readonly string[],
+    add: readonly string[],
+    remove: readonly string[],
+  ): Promise<void>;
+  /** Appends an RFC 5322 message (a draft, a sent copy). */
+  append(path: string, raw: Uint8Array, flags: readonly string[], date: Date): Promise<Placed | undefined>;
+  deleteOwnDraft(path: string, ref: string): Promise<void>;
+}
+
+/** A logged-in connection to one mailbox with every capability. */
+export interface MailSession extends MailboxReader, ChangeFeed, Searcher, AttachmentFetcher, MailboxWriter {
   close(): Promise<void>;
 }
 

@@ -1,4 +1,5 @@
-import type { MailSession } from '../../../core/mail/mail-ports.ts';
+import type { MailSession, Placed } from '../../../core/mail/mail-ports.ts';
+import { docFromRaw } from './doc-from-raw.ts';
 import type {
   AttachmentContent,
   FlagState,
@@ -122,6 +123,42 @@ export class DemoSession implements MailSession {
         yield new Uint8Array(bytes);
       })(),
     };
+  }
+
+  async move(path: string, refs: readonly string[], toPath: string): Promise<Map<string, Placed>> {
+    const placed = new Map<string, Placed>();
+    for (const ref of refs) {
+      const uid = await this.box.move(path, Number(ref), toPath);
+      if (uid !== undefined) placed.set(ref, { ref: String(uid), position: uid });
+    }
+    return placed;
+  }
+
+  async setFlags(
+    path: string,
+    refs: readonly string[],
+    add: readonly string[],
+    remove: readonly string[],
+  ): Promise<void> {
+    for (const row of await this.box.rows(path, { uids: refs.map(Number) })) {
+      const next = new Set([...row.flags, ...add]);
+      for (const f of remove) next.delete(f);
+      await this.box.setFlags(path, row.uid, [...next]);
+    }
+  }
+
+  async append(
+    path: string,
+    raw: Uint8Array,
+    flags: readonly string[],
+    date: Date,
+  ): Promise<Placed | undefined> {
+    const uid = await this.box.append(path, await docFromRaw(raw, date, flags), flags, date);
+    return { ref: String(uid), position: uid };
+  }
+
+  async deleteOwnDraft(path: string, ref: string): Promise<void> {
+    await this.box.expunge(path, Number(ref));
   }
 
   close(): Promise<void> {

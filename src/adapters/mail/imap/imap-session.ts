@@ -1,5 +1,5 @@
 import type { ImapFlow, MailboxLockObject } from 'imapflow';
-import { MailProviderError, type MailSession } from '../../../core/mail/mail-ports.ts';
+import { MailProviderError, type MailSession, type Placed } from '../../../core/mail/mail-ports.ts';
 import type {
   AttachmentContent,
   FlagState,
@@ -14,6 +14,7 @@ import type { Logger } from '../../../lib/logger.ts';
 import { folderChanges, searchUids } from './folder-changes.ts';
 import { toRemoteFolders } from './folder-list.ts';
 import { IdleWatcher, type WatchConnection } from './idle-watcher.ts';
+import { appendMessage, changeFlags, moveMessages, uidsOf } from './imap-writer.ts';
 import { FolderMissingError, sessionError } from './imap-errors.ts';
 import { openPart, readFullMessage } from './message-reader.ts';
 import { fetchSummaries, flagState } from './summary-fetch.ts';
@@ -151,6 +152,56 @@ export class ImapSession implements MailSession {
     };
   }
 
+  move(path: string, refs: readonly string[], toPath: string): Promise<Map<string, Placed>> {
+    return this.inFolder(
+      path,
+      'move the messages',
+      () => moveMessages(this.deps.client, uidsOf(refs), toPath),
+      true,
+    );
+  }
+
+  setFlags(
+    path: string,
+    refs: readonly string[],
+    add: readonly string[],
+    remove: readonly string[],
+  ): Promise<void> {
+    return this.inFolder(
+      path,
+      'change the flags',
+      () => changeFlags(this.deps.client, uidsOf(refs), add, remove),
+      true,
+    );
+  }
+
+  async append(
+    path: string,
+    raw: Uint8Array,
+    flags: readonly string[],
+    date: Date,
+  ): Promise<Placed | undefined> {
+    this.assertOpen();
+    try {
+      return await appendMessage(this.deps.client, path, raw, flags, date);
+    } catch (err) {
+      throw sessionError(err, 'save the message', this.log);
+    }
+  }
+
+  async deleteOwnDraft(path: string, ref: string): Promise<void> {
+    const [uid] = uidsOf([ref]);
+    if (uid === undefined) return;
+    await this.inFolder(
+      path,
+      'remove the draft',
+      async () => {
+        await this.deps.client.messageDelete(String(uid), { uid: true });
+      },
+      true,
+    );
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -169,17 +220,23 @@ export class ImapSession implements MailSession {
     if (this.closed) throw new MailProviderError('The mail session is closed.');
   }
 
-  private async lock(path: string, action: string): Promise<MailboxLockObject> {
+  private async lock(path: string, action: string, writable = false): Promise<MailboxLockObject> {
     this.assertOpen();
     try {
-      return await this.deps.client.getMailboxLock(path, { readOnly: true });
+      // Reads EXAMINE (no \Recent or \Seen side effects); writes SELECT.
+      return await this.deps.client.getMailboxLock(path, { readOnly: !writable });
     } catch (err) {
       throw sessionError(err, action, this.log);
     }
   }
 
-  private async inFolder<T>(path: string, action: string, fn: () => Promise<T>): Promise<T> {
-    const lock = await this.lock(path, action);
+  private async inFolder<T>(
+    path: string,
+    action: string,
+    fn: () => Promise<T>,
+    writable = false,
+  ): Promise<T> {
+    const lock = await this.lock(path, action, writable);
     try {
       return await fn();
     } catch (err) {

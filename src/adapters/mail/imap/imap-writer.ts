@@ -1,0 +1,48 @@
+import type { ImapFlow } from 'imapflow';
+import type { Placed } from '../../../core/mail/mail-ports.ts';
+import { toUidSet } from './uid-set.ts';
+
+/** UIDs of refs, skipping anything that is not a UID (they cannot name a message here). */
+export function uidsOf(refs: readonly string[]): number[] {
+  return refs.map(Number).filter((n) => Number.isInteger(n) && n > 0);
+}
+
+/** RFC 6851 MOVE (imapflow falls back to COPY + EXPUNGE); the UID map comes from COPYUID (RFC 4315). */
+export async function moveMessages(
+  client: ImapFlow,
+  uids: readonly number[],
+  toPath: string,
+): Promise<Map<string, Placed>> {
+  const placed = new Map<string, Placed>();
+  if (uids.length === 0) return placed;
+  const result = await client.messageMove(toUidSet(uids), toPath, { uid: true });
+  if (result === false) return placed;
+  for (const [from, to] of result.uidMap ?? new Map<number, number>())
+    placed.set(String(from), { ref: String(to), position: to });
+  return placed;
+}
+
+export async function changeFlags(
+  client: ImapFlow,
+  uids: readonly number[],
+  add: readonly string[],
+  remove: readonly string[],
+): Promise<void> {
+  if (uids.length === 0) return;
+  const set = toUidSet(uids);
+  if (add.length > 0) await client.messageFlagsAdd(set, [...add], { uid: true });
+  if (remove.length > 0) await client.messageFlagsRemove(set, [...remove], { uid: true });
+}
+
+/** APPEND; the new UID comes from APPENDUID when the server has UIDPLUS. */
+export async function appendMessage(
+  client: ImapFlow,
+  path: string,
+  raw: Uint8Array,
+  flags: readonly string[],
+  date: Date,
+): Promise<Placed | undefined> {
+  const result = await client.append(path, Buffer.from(raw), [...flags], date);
+  if (result === false || result.uid === undefined) return undefined;
+  return { ref: String(result.uid), position: result.uid };
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { buildMessage } from '../../../test/rig/message-factory.ts';
+import type { MailHarness } from './mail-session.contract.ts';
+import { byId, deliver, spec } from './mail-session-fixtures.contract.ts';
+
+/** The writing half of a mail session, on every adapter: moves keep track of where mail went, nothing is lost. */
+export function mailWriterContract(name: string, makeHarness: () => Promise<MailHarness>): void {
+  describe(`MailboxWriter contract: ${name}`, () => {
+    const withHarness = async (f: (h: MailHarness) => Promise<void>) => {
+      const h = await makeHarness();
+      try {
+        await f(h);
+      } finally {
+        await h.close();
+      }
+    };
+
+    it('moves messages and reports where each one landed', async () => {
+      await withHarness(async (h) => {
+        const [a, b] = await deliver(h, [spec(1), spec(2)]);
+        const s = await h.session();
+        try {
+          const window = await s.changes(h.inboxPath, null, { windowSize: 10, knownRefs: [] });
+          const refA = byId(window.added, a!).ref;
+          const moved = await s.move(h.inboxPath, [refA, '999999'], h.archivePath);
+          expect([...moved.keys()]).toEqual([refA]);
+          const archive = await s.changes(h.archivePath, null, { windowSize: 10, knownRefs: [] });
+          expect(byId(archive.added, a!).ref).toBe(moved.get(refA)!.ref);
+          const inbox = await s.changes(h.inboxPath, null, { windowSize: 10, knownRefs: [] });
+          expect(inbox.added.map((m) => m.internetMessageId)).toEqual([b!.messageId]);
+        } finally {
+          await s.close();
+        }
+      });
+    });
+
+    it('adds and removes flags and keywords', async () => {
+      await withHarness(async (h) => {
+        const [a] = await deliver(h, [spec(1)], { flags: () => ['\\Seen'] });
+        const s = await h.session();
+        try {
+          const ref = byId(
+            (await s.changes(h.inboxPath, null, { windowSize: 10, knownRefs: [] })).added,
+            a!,
+          ).ref;
+          await s.setFlags(h.inboxPath, [ref], ['\\Flagged', 'Clients'], ['\\Seen']);
+          expect(await s.flagsOf(h.inboxPath, [ref])).toEqual([
+            { ref, unread: true, starred: true, labels: ['Clients'] },
+          ]);
+          await s.setFlags(h.inboxPath, [ref], ['\\Seen'], ['\\Flagged', 'Clients']);
+          expect(await s.flagsOf(h.inboxPath, [ref])).toEqual([
+            { ref, unread: false, starred: false, labels: [] },
+          ]);
+        } finally {
+          await s.close();
+        }
+      });
+    });
+
+    it('appends a message and deletes a draft it wrote', async () => {
+      await withHarness(async (h) => {
+        const s = await h.session();
+        try {
+          const draft = spec(5, { subject: 'Draft: réponse' });
+          const placed = await s.append(
+            h.archivePath,
+            buildMessage(draft),
+            ['\\Draft', '\\Seen'],
+            draft.date,
+          );
+          expect(placed).toBeDefined();
+          const full = await s.fetchMessage(h.archivePath, placed!.ref);
+          expect(full?.summary.subject).toBe('Draft: réponse');
+          await s.deleteOwnDraft(h.archivePath, placed!.ref);
+          expect(await s.fetchMessage(h.archivePath, placed!.ref)).toBeUndefined();
+        } finally {
+          await s.close();
+        }
+      });
+    });
+  });
+}
