@@ -14,6 +14,10 @@ import { KyselyOAuthClientStore, KyselyOAuthRequestStore } from './kysely-oauth-
 import type { ClientStore } from '../../oauth/client/client.ts';
 import type { RequestStore } from '../../oauth/request/authorization-request.ts';
 import type { GrantStore } from '../../oauth/token/grant.ts';
+import type { UndoStore } from '../../core/actions/undo-store.ts';
+import type { LeaseStore } from '../../core/leases/lease-store.ts';
+import type { VipStore } from '../../core/vips/vip-store.ts';
+import { KyselyLeaseStore, KyselyUndoStore, KyselyVipStore } from './kysely-triage-stores.ts';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
 import { KyselyInvitationStore } from './kysely-invitation-store.ts';
 import { KyselyApiKeyStore } from './kysely-api-key-store.ts';
@@ -37,6 +41,9 @@ export interface Stores {
   readonly oauthClients: ClientStore;
   readonly oauthRequests: RequestStore;
   readonly grants: GrantStore;
+  readonly undo: UndoStore;
+  readonly leases: LeaseStore;
+  readonly vips: VipStore;
 }
 
 /** One implementation per port; the dialect only changes column types in the migrations. */
@@ -54,6 +61,9 @@ export function createStores(db: Db): Stores {
     oauthClients: new KyselyOAuthClientStore(db),
     oauthRequests: new KyselyOAuthRequestStore(db),
     grants: new KyselyGrantStore(db),
+    undo: new KyselyUndoStore(db),
+    leases: new KyselyLeaseStore(db),
+    vips: new KyselyVipStore(db),
   };
 }
 

@@ -216,6 +216,75 @@ export interface DemoFoldersTable {
   modseq: number;
 }
 
+export interface UndoRecordsTable {
+  id: string;
+  account_id: string;
+  action: string;
+  entries_json: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface LeasesTable {
+  inbox_id: string;
+  holder: string;
+  agent_label: string;
+  started_at: number;
+  expires_at: number;
+}
+
+export interface TriagePassesTable {
+  id: string;
+  inbox_id: string;
+  agent_label: string;
+  holder: string;
+  started_at: number;
+  ended_at: number;
+  summary: string | null;
+}
+
+export interface VipsTable {
+  account_id: string;
+  kind: string;
+  value: string;
+  created_at: number;
+}
+
+export interface DraftsTable {
+  id: string;
+  account_id: string;
+  inbox_id: string;
+  to_text: string;
+  subject: string;
+  body: string;
+  thread_id: string | null;
+  in_reply_to: string | null;
+  references_json: string;
+  internet_message_id: string;
+  folder_path: string | null;
+  provider_draft_id: string | null;
+  version: number;
+  status: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PendingSendsTable {
+  id: string;
+  account_id: string;
+  draft_id: string;
+  draft_version: number;
+  code_hash: string;
+  attempts: Generated<number>;
+  status: string;
+  created_at: number;
+  expires_at: number;
+  claimed_at: number | null;
+  finished_at: number | null;
+  error: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   inboxes: InboxesTable;
@@ -235,4 +304,10 @@ export interface Database {
   secret_links: SecretLinksTable;
   demo_messages: DemoMessagesTable;
   demo_folders: DemoFoldersTable;
+  undo_records: UndoRecordsTable;
+  leases: LeasesTable;
+  triage_passes: TriagePassesTable;
+  vips: VipsTable;
+  drafts: DraftsTable;
+  pending_sends: PendingSendsTable;
 }

@@ -8,6 +8,9 @@ import { apiKeyStoreContract } from '../../core/api-keys/api-key-store.contract.
 import { sessionStoreContract } from '../../core/sessions/session-store.contract.ts';
 import { auditLogContract } from '../../core/audit/audit-log.contract.ts';
 import { grantStoreContract } from '../../oauth/token/grant-store.contract.ts';
+import { leaseStoreContract } from '../../core/leases/lease-store.contract.ts';
+import { undoStoreContract } from '../../core/actions/undo-store.contract.ts';
+import { vipStoreContract } from '../../core/vips/vip-store.contract.ts';
 import { invitationStoreContract } from '../../core/accounts/invitation-store.contract.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
 import { tempDir } from '../../../test/support/temp-dir.ts';
@@ -45,6 +48,9 @@ for (const { name, target } of targets) {
     invitationStoreContract(() => stores.invitations);
     auditLogContract(() => stores);
     grantStoreContract(() => stores);
+    leaseStoreContract(() => stores);
+    undoStoreContract(() => stores);
+    vipStoreContract(() => stores);
     auditLogContract(() => ({ accounts: stores.accounts, audit: new KyselyAuditLog(db) }));
   });
 }

@@ -5,6 +5,7 @@ import { people } from './0002-people.ts';
 import { audit } from './0003-audit.ts';
 import { oauth } from './0004-oauth.ts';
 import { inboxes } from './0005-inboxes.ts';
+import { triage } from './0006-triage.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -17,5 +18,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0003-audit': audit(dialect),
     '0004-oauth': oauth(dialect),
     '0005-inboxes': inboxes(dialect),
+    '0006-triage': triage(dialect),
   };
 }

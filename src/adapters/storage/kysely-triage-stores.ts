@@ -1,0 +1,266 @@
+import type { AccountId } from '../../core/accounts/account.ts';
+import type { UndoEntry, UndoRecord, UndoStore } from '../../core/actions/undo-store.ts';
+import type { Lease, LeaseStore, TriagePass } from '../../core/leases/lease-store.ts';
+import type { VipEntry, VipStore } from '../../core/vips/vip-store.ts';
+import type { Db } from './database.ts';
+import { toDate } from './sql-errors.ts';
+
+export class KyselyUndoStore implements UndoStore {
+  private readonly db: Db['kysely'];
+  constructor(db: Db) {
+    this.db = db.kysely;
+  }
+
+  async save(r: UndoRecord): Promise<void> {
+    await this.db
+      .insertInto('undo_records')
+      .values({
+        id: r.id,
+        account_id: r.accountId,
+        action: r.action,
+        entries_json: JSON.stringify(r.entries),
+        created_at: r.createdAt.getTime(),
+        expires_at: r.expiresAt.getTime(),
+        used_at: null,
+      })
+      .execute();
+    await this.db.deleteFrom('undo_records').where('expires_at', '<', r.createdAt.getTime()).execute();
+  }
+
+  async consume(accountId: AccountId, id: string, now: Date): Promise<UndoRecord | undefined> {
+    const taken = await this.db
+      .updateTable('undo_records')
+      .set({ used_at: now.getTime() })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now.getTime())
+      .executeTakeFirst();
+    if (taken.numUpdatedRows !== 1n) return undefined;
+    const r = await this.db
+      .selectFrom('undo_records')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    return {
+      id: r.id,
+      accountId: r.account_id as AccountId,
+      action: r.action,
+      entries: JSON.parse(r.entries_json) as UndoEntry[],
+      createdAt: toDate(r.created_at),
+      expiresAt: toDate(r.expires_at),
+    };
+  }
+}
+
+const toLease = (r: {
+  inbox_id: string;
+  holder: string;
+  agent_label: string;
+  started_at: number;
+  expires_at: number;
+}): Lease => ({
+  inboxId: r.inbox_id,
+  holder: r.holder,
+  agentLabel: r.agent_label,
+  startedAt: toDate(r.started_at),
+  expiresAt: toDate(r.expires_at),
+});
+
+export class KyselyLeaseStore implements LeaseStore {
+  private readonly db: Db['kysely'];
+  constructor(db: Db) {
+    this.db = db.kysely;
+  }
+
+  async acquire(c: Lease, now: Date): Promise<{ acquired: boolean; lease: Lease }> {
+    // One statement: insert, or take over an expired lease, or extend our own. Otherwise the row is left alone.
+    await this.db
+      .insertInto('leases')
+      .values({
+        inbox_id: c.inboxId,
+        holder: c.holder,
+        agent_label: c.agentLabel,
+        started_at: c.startedAt.getTime(),
+        expires_at: c.expiresAt.getTime(),
+      })
+      .onConflict((oc) =>
+        oc
+          .column('inbox_id')
+          .doUpdateSet((eb) => ({
+            holder: eb.ref('excluded.holder'),
+            agent_label: eb.ref('excluded.agent_label'),
+            started_at: eb
+              .case()
+              .when(
+                eb.and([
+                  eb('leases.holder', '=', eb.ref('excluded.holder')),
+                  eb('leases.agent_label', '=', eb.ref('excluded.agent_label')),
+                  eb('leases.expires_at', '>', now.getTime()),
+                ]),
+              )
+              .then(eb.ref('leases.started_at'))
+              .else(eb.ref('excluded.started_at'))
+              .end(),
+            expires_at: eb.ref('excluded.expires_at'),
+          }))
+          .where((eb) =>
+            eb.or([
+              eb('leases.expires_at', '<=', now.getTime()),
+              eb.and([
+                eb('leases.holder', '=', eb.ref('excluded.holder')),
+                eb('leases.agent_label', '=', eb.ref('excluded.agent_label')),
+              ]),
+            ]),
+          ),
+      )
+      .execute();
+    const row = await this.db
+      .selectFrom('leases')
+      .selectAll()
+      .where('inbox_id', '=', c.inboxId)
+      .executeTakeFirstOrThrow();
+    const lease = toLease(row);
+    return {
+      acquired:
+        lease.holder === c.holder &&
+        lease.agentLabel === c.agentLabel &&
+        lease.expiresAt.getTime() === c.expiresAt.getTime(),
+      lease,
+    };
+  }
+
+  async extend(
+    inboxId: string,
+    holder: string,
+    agentLabel: string,
+    now: Date,
+    expiresAt: Date,
+  ): Promise<Lease | undefined> {
+    const r = await this.db
+      .updateTable('leases')
+      .set({ expires_at: expiresAt.getTime() })
+      .where('inbox_id', '=', inboxId)
+      .where('holder', '=', holder)
+      .where('agent_label', '=', agentLabel)
+      .where('expires_at', '>', now.getTime())
+      .executeTakeFirst();
+    return r.numUpdatedRows === 1n ? this.current(inboxId, now) : undefined;
+  }
+
+  async release(
+    inboxId: string,
+    holder: string,
+    agentLabel: string,
+    now: Date,
+    summary: string | null,
+    passId: string,
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const lease = await tx
+        .selectFrom('leases')
+        .selectAll()
+        .where('inbox_id', '=', inboxId)
+        .where('holder', '=', holder)
+        .where('agent_label', '=', agentLabel)
+        .executeTakeFirst();
+      if (lease === undefined) return false;
+      await tx
+        .deleteFrom('leases')
+        .where('inbox_id', '=', inboxId)
+        .where('holder', '=', holder)
+        .where('agent_label', '=', agentLabel)
+        .execute();
+      await tx
+        .insertInto('triage_passes')
+        .values({
+          id: passId,
+          inbox_id: inboxId,
+          agent_label: agentLabel,
+          holder,
+          started_at: lease.started_at,
+          ended_at: now.getTime(),
+          summary,
+        })
+        .execute();
+      return true;
+    });
+  }
+
+  async current(inboxId: string, now: Date): Promise<Lease | undefined> {
+    const r = await this.db
+      .selectFrom('leases')
+      .selectAll()
+      .where('inbox_id', '=', inboxId)
+      .where('expires_at', '>', now.getTime())
+      .executeTakeFirst();
+    return r && toLease(r);
+  }
+
+  async lastPass(inboxId: string): Promise<TriagePass | undefined> {
+    const r = await this.db
+      .selectFrom('triage_passes')
+      .selectAll()
+      .where('inbox_id', '=', inboxId)
+      .orderBy('ended_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return (
+      r && {
+        inboxId: r.inbox_id,
+        agentLabel: r.agent_label,
+        startedAt: toDate(r.started_at),
+        endedAt: toDate(r.ended_at),
+        summary: r.summary,
+      }
+    );
+  }
+}
+
+export class KyselyVipStore implements VipStore {
+  private readonly db: Db['kysely'];
+  constructor(db: Db) {
+    this.db = db.kysely;
+  }
+
+  async list(accountId: AccountId): Promise<VipEntry[]> {
+    const rows = await this.db
+      .selectFrom('vips')
+      .select(['kind', 'value'])
+      .where('account_id', '=', accountId)
+      .orderBy('kind')
+      .orderBy('value')
+      .execute();
+    return rows.map((r) => ({ kind: r.kind as VipEntry['kind'], value: r.value }));
+  }
+
+  async add(accountId: AccountId, entries: readonly VipEntry[], now: Date): Promise<void> {
+    if (entries.length === 0) return;
+    await this.db
+      .insertInto('vips')
+      .values(
+        entries.map((e) => ({
+          account_id: accountId,
+          kind: e.kind,
+          value: e.value,
+          created_at: now.getTime(),
+        })),
+      )
+      .onConflict((oc) => oc.columns(['account_id', 'kind', 'value']).doNothing())
+      .execute();
+  }
+
+  async remove(accountId: AccountId, entries: readonly VipEntry[]): Promise<number> {
+    let n = 0;
+    for (const e of entries) {
+      const r = await this.db
+        .deleteFrom('vips')
+        .where('account_id', '=', accountId)
+        .where('kind', '=', e.kind)
+        .where('value', '=', e.value)
+        .executeTakeFirst();
+      n += Number(r.numDeletedRows);
+    }
+    return n;
+  }
+}

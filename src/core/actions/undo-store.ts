@@ -1,0 +1,31 @@
+import type { AccountId } from '../accounts/account.ts';
+
+/** What one change did to one message, enough to put it back. */
+export interface UndoEntry {
+  readonly inboxId: string;
+  readonly messageId: string;
+  /** The folder it was in before; for a move, the folder it went to as well. */
+  readonly fromFolderId: string;
+  readonly toFolderId: string | null;
+  readonly before: {
+    readonly unread: boolean;
+    readonly starred: boolean;
+    readonly labels: readonly string[];
+  };
+}
+
+export interface UndoRecord {
+  readonly id: string;
+  readonly accountId: AccountId;
+  readonly action: string;
+  readonly entries: readonly UndoEntry[];
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** Undo handles live 7 days and are consumed once (DESIGN.md §4). */
+export interface UndoStore {
+  save(record: UndoRecord): Promise<void>;
+  /** Takes a live handle of this account; exactly one of concurrent callers gets it. */
+  consume(accountId: AccountId, id: string, now: Date): Promise<UndoRecord | undefined>;
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { AccountStore } from '../accounts/account-store.ts';
+import type { InboxStore } from '../inboxes/inbox-store.ts';
+import { seedInbox } from '../messages/folder-store.contract.ts';
+import type { Lease, LeaseStore } from './lease-store.ts';
+
+const t = (s: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, s));
+
+export function leaseStoreContract(
+  h: () => { accounts: AccountStore; inboxes: InboxStore; leases: LeaseStore },
+): void {
+  describe('LeaseStore contract', () => {
+    const lease = (inboxId: string, holder: string, label = 'agent', at = 0, ttl = 300): Lease => ({
+      inboxId,
+      holder,
+      agentLabel: label,
+      startedAt: t(at),
+      expiresAt: t(at + ttl),
+    });
+
+    it('is exclusive: of ten racing holders exactly one gets a free lease', async () => {
+      const inbox = await seedInbox(h());
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => h().leases.acquire(lease(inbox, `key_${String(i)}`), t(0))),
+      );
+      expect(results.filter((r) => r.acquired)).toHaveLength(1);
+      const winner = results.find((r) => r.acquired)!.lease.holder;
+      expect(results.every((r) => r.lease.holder === winner)).toBe(true);
+    });
+
+    it('the same holder and label re-acquires (extends); another waits until expiry, then takes over', async () => {
+      const inbox = await seedInbox(h());
+      expect((await h().leases.acquire(lease(inbox, 'a'), t(0))).acquired).toBe(true);
+      const again = await h().leases.acquire(lease(inbox, 'a', 'agent', 10), t(10));
+      expect(again).toMatchObject({ acquired: true, lease: { startedAt: t(0), expiresAt: t(310) } });
+      expect((await h().leases.acquire(lease(inbox, 'a', 'other-label', 20), t(20))).acquired).toBe(false);
+      expect((await h().leases.acquire(lease(inbox, 'b', 'agent', 20), t(20))).acquired).toBe(false);
+      expect((await h().leases.acquire(lease(inbox, 'b', 'agent', 310), t(310))).acquired).toBe(true);
+      expect(await h().leases.current(inbox, t(311))).toMatchObject({ holder: 'b' });
+    });
+
+    it('extends only the holder’s live lease; releasing records the pass with its summary', async () => {
+      const inbox = await seedInbox(h());
+      await h().leases.acquire(lease(inbox, 'a'), t(0));
+      expect(await h().leases.extend(inbox, 'b', 'agent', t(5), t(400))).toBeUndefined();
+      expect(await h().leases.extend(inbox, 'a', 'agent', t(5), t(400))).toMatchObject({ expiresAt: t(400) });
+      expect(await h().leases.release(inbox, 'b', 'agent', t(6), null, 'pass_x')).toBe(false);
+      expect(
+        await h().leases.release(inbox, 'a', 'agent', t(7), 'Archived 12 newsletters', `pass_${inbox}`),
+      ).toBe(true);
+      expect(await h().leases.current(inbox, t(8))).toBeUndefined();
+      expect(await h().leases.lastPass(inbox)).toEqual({
+        inboxId: inbox,
+        agentLabel: 'agent',
+        startedAt: t(0),
+        endedAt: t(7),
+        summary: 'Archived 12 newsletters',
+      });
+      expect(await h().leases.extend(inbox, 'a', 'agent', t(9), t(500))).toBeUndefined();
+    });
+  });
+}
