@@ -3,10 +3,10 @@ module.exports = {
   forbidden: [
     {
       name: 'core-is-pure',
-      comment: 'core/ imports only core/ and lib/: no drivers, frameworks, node: I/O or adapters.',
+      comment: 'core/ imports only core/, lib/ and zod (pure validation): no drivers, frameworks, node: I/O or adapters.',
       severity: 'error',
       from: { path: '^src/core/', pathNot: '\\.(test|contract)\\.ts$' },
-      to: { pathNot: ['^src/core/', '^src/lib/'] },
+      to: { pathNot: ['^src/core/', '^src/lib/', 'node_modules/zod/'] },
     },
     {
       name: 'lib-is-leaf',

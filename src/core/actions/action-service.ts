@@ -1,0 +1,191 @@
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/random.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { InboxService } from '../inboxes/inbox-service.ts';
+import type { Inbox } from '../inboxes/inbox.ts';
+import type { LeaseService } from '../leases/lease-service.ts';
+import { MailProviderError, type MailSession } from '../mail/mail-ports.ts';
+import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
+import type { Folder, FolderId } from '../messages/folder.ts';
+import type { FolderStore } from '../messages/folder-store.ts';
+import type { MessageId, MessageSummary } from '../messages/message.ts';
+import type { MessageStore } from '../messages/message-store.ts';
+import type { VipService } from '../vips/vip-service.ts';
+import { MOVES, type ActError, type ActionKind, type ActOutcome, type Target } from './action-types.ts';
+import type { UndoEntry, UndoStore } from './undo-store.ts';
+
+export interface ActRequest {
+  readonly principal: Principal;
+  readonly action: ActionKind;
+  readonly targets: readonly Target[] | { readonly sender: { readonly inboxId: string; readonly address: string } };
+  readonly labels?: readonly string[];
+  /** The person confirmed in chat for this one VIP message (`vipConfirmed` / `confirmed` on single tools). */
+  readonly vipConfirmed: boolean;
+}
+
+export interface ActionServiceDeps {
+  readonly inboxes: InboxService;
+  readonly folders: FolderStore;
+  readonly messages: MessageStore;
+  readonly sessions: MailSessionFactory;
+  readonly leases: LeaseService;
+  readonly vips: VipService;
+  readonly undo: UndoStore;
+  readonly clock: Clock;
+}
+
+const UNDO_TTL_MS = 7 * 86_400_000;
+const SENDER_LIMIT = 500;
+
+/**
+ * Every change to mail goes through here, for every tool: trash, spam and archive are moves (never a permanent
+ * delete), star and labels are flags. Each call checks the inbox, the lease and the VIP rules first, changes the
+ * mailbox, keeps message ids across moves, and records an undo handle.
+ */
+export class ActionService {
+  private readonly deps: ActionServiceDeps;
+  constructor(deps: ActionServiceDeps) {
+    this.deps = deps;
+  }
+
+  async act(req: ActRequest): Promise<Result<ActOutcome, ActError>> {
+    const groups = await this.resolve(req);
+    if (!groups.ok) return groups;
+    const changed: ActOutcome['changed'][number][] = [];
+    const skipped: ActOutcome['skipped'][number][] = [...groups.value.missing];
+    const undo: UndoEntry[] = [];
+    const bulk = groups.value.count > 1 || !Array.isArray(req.targets);
+    for (const { inbox, messages } of groups.value.inboxes) {
+      const held = await this.deps.leases.heldByOther(req.principal, inbox.id);
+      if (held !== undefined) {
+        return err({ code: 'lease_held', message: `“${held.agentLabel}” holds the triage lease on this inbox until ${held.expiresAt.toISOString()}; wait or ask the person.`, holder: held.agentLabel, expiresAt: held.expiresAt });
+      }
+      let allowed = messages;
+      if (MOVES[req.action] !== undefined) {
+        const isVip = await this.deps.vips.matcher(inbox.accountId, inbox.id);
+        allowed = [];
+        for (const m of messages) {
+          if (!isVip(m.from.address)) allowed.push(m);
+          else if (!bulk && req.vipConfirmed) allowed.push(m);
+          else if (!bulk) return err({ code: 'vip_confirmation_required', message: `${m.from.address} is a VIP. Ask the person to confirm this message specifically, then call again with the confirmation flag.`, from: m.from.address });
+          else skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'vip', from: m.from.address });
+        }
+      }
+      if (allowed.length === 0) continue;
+      const done = await this.apply(inbox, allowed, req, skipped);
+      if (!done.ok) return done;
+      changed.push(...done.value.changed);
+      undo.push(...done.value.undo);
+    }
+    let undoId: string | null = null;
+    if (undo.length > 0) {
+      undoId = newId('undo');
+      const now = this.deps.clock.now();
+      await this.deps.undo.save({ id: undoId, accountId: req.principal.accountId, action: req.action, entries: undo, createdAt: now, expiresAt: new Date(now.getTime() + UNDO_TTL_MS) });
+    }
+    return ok({ changed, skipped, undoId });
+  }
+
+  private async resolve(req: ActRequest): Promise<Result<{ inboxes: { inbox: Inbox; messages: MessageSummary[] }[]; missing: (Target & { reason: 'not_found' })[]; count: number }, ActError>> {
+    const byInbox = new Map<string, { inbox: Inbox; messages: MessageSummary[] }>();
+    const missing: (Target & { reason: 'not_found' })[] = [];
+    const targets = Array.isArray(req.targets) ? req.targets : undefined;
+    const inboxIds = targets === undefined ? [(req.targets as { sender: { inboxId: string } }).sender.inboxId] : [...new Set(targets.map((t) => t.inboxId))];
+    for (const id of inboxIds) {
+      const r = await this.deps.inboxes.usable(req.principal.accountId, id);
+      if (!r.ok) return err(r.error);
+      byInbox.set(id, { inbox: r.value, messages: [] });
+    }
+    if (targets === undefined) {
+      const { sender } = req.targets as { sender: { inboxId: string; address: string } };
+      const group = byInbox.get(sender.inboxId);
+      const inboxFolder = group && (await this.deps.folders.list(group.inbox.id)).find((f) => f.canonical === 'inbox');
+      if (group === undefined || inboxFolder === undefined) return err({ code: 'invalid_arguments', message: 'The inbox folder is not synced yet: call sync_inbox first.' });
+      group.messages.push(...(await this.deps.messages.list(group.inbox.id, { folderId: inboxFolder.id, fromAddress: sender.address, limit: SENDER_LIMIT, offset: 0 })).items);
+      return ok({ inboxes: [group], missing, count: group.messages.length });
+    }
+    for (const t of targets) {
+      const group = byInbox.get(t.inboxId);
+      const m = group && /^msg_[a-z0-9]{20}$/.test(t.messageId) ? await this.deps.messages.get(group.inbox.id, t.messageId as MessageId) : undefined;
+      if (group === undefined || m === undefined) missing.push({ ...t, reason: 'not_found' });
+      else if (!group.messages.some((x) => x.id === m.id)) group.messages.push(m);
+    }
+    if (targets.length === 1 && missing.length === 1) return err({ code: 'message_not_found', message: 'No message with this id in this inbox. Use ids from list_messages or search_mailbox.' });
+    return ok({ inboxes: [...byInbox.values()].filter((g) => g.messages.length > 0), missing, count: targets.length });
+  }
+
+  private async apply(
+    inbox: Inbox,
+    messages: readonly MessageSummary[],
+    req: ActRequest,
+    skipped: ActOutcome['skipped'][number][],
+  ): Promise<Result<{ changed: ActOutcome['changed'][number][]; undo: UndoEntry[] }, ActError>> {
+    const folders = await this.deps.folders.list(inbox.id);
+    const byId = new Map(folders.map((f) => [f.id, f]));
+    const canonical = MOVES[req.action];
+    const target = canonical === undefined ? undefined : folders.find((f) => f.canonical === canonical);
+    if (canonical !== undefined && target === undefined) {
+      return err({ code: 'not_supported', message: `This mailbox has no ${canonical} folder, so ${req.action} is not possible here.` });
+    }
+    let session: MailSession | undefined;
+    try {
+      session = await this.deps.sessions.open(inbox);
+      const changed: ActOutcome['changed'][number][] = [];
+      const undo: UndoEntry[] = [];
+      const byFolder = new Map<FolderId, MessageSummary[]>();
+      for (const m of messages) {
+        if (target !== undefined && m.folderId === target.id) skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'already_there' });
+        else byFolder.set(m.folderId, [...(byFolder.get(m.folderId) ?? []), m]);
+      }
+      for (const [folderId, list] of byFolder) {
+        const folder: Folder | undefined = byId.get(folderId);
+        if (folder === undefined) continue;
+        const refs = list.map((m) => m.providerRef);
+        if (target !== undefined) {
+          const placed = await session.move(folder.path, refs, target.path);
+          for (const m of list) {
+            const to = placed.get(m.providerRef);
+            if (to === undefined) {
+              skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'not_found' });
+              continue;
+            }
+            await this.deps.messages.relocate(inbox.id, m.id, target.id, to.ref, to.position);
+            changed.push({ inboxId: inbox.id, messageId: m.id, subject: m.subject });
+            undo.push({ inboxId: inbox.id, messageId: m.id, fromFolderId: folder.id, toFolderId: target.id, before: { unread: m.unread, starred: m.starred, labels: m.labels } });
+          }
+        } else {
+          const { add, remove } = flagChange(req.action, req.labels ?? []);
+          await session.setFlags(folder.path, refs, add, remove);
+          for (const m of list) {
+            const labels = req.action === 'label' ? [...new Set([...m.labels, ...add])] : req.action === 'unlabel' ? m.labels.filter((l) => !remove.includes(l)) : m.labels;
+            const starred = req.action === 'star' ? true : req.action === 'unstar' ? false : m.starred;
+            await this.deps.messages.updateFlags(inbox.id, m.id, { unread: m.unread, starred, labels });
+            changed.push({ inboxId: inbox.id, messageId: m.id, subject: m.subject });
+            undo.push({ inboxId: inbox.id, messageId: m.id, fromFolderId: folder.id, toFolderId: null, before: { unread: m.unread, starred: m.starred, labels: m.labels } });
+          }
+        }
+      }
+      return ok({ changed, undo });
+    } catch (e) {
+      return err({ code: 'provider_error', message: `The mailbox refused the change: ${e instanceof MailProviderError || e instanceof Error ? e.message : 'unknown error'}` });
+    } finally {
+      await session?.close().catch(() => undefined);
+    }
+  }
+}
+
+function flagChange(action: ActionKind, labels: readonly string[]): { add: string[]; remove: string[] } {
+  switch (action) {
+    case 'star':
+      return { add: ['\\Flagged'], remove: [] };
+    case 'unstar':
+      return { add: [], remove: ['\\Flagged'] };
+    case 'label':
+      return { add: [...labels], remove: [] };
+    case 'unlabel':
+      return { add: [], remove: [...labels] };
+    default:
+      return { add: [], remove: [] };
+  }
+}

@@ -1,0 +1,24 @@
+export const ACTIONS = ['archive', 'trash', 'spam', 'star', 'unstar', 'label', 'unlabel'] as const;
+export type ActionKind = (typeof ACTIONS)[number];
+
+/** Moves take mail out of the inbox; these are the ones a VIP's mail is protected from in bulk. */
+export const MOVES: Readonly<Record<string, 'archive' | 'trash' | 'spam'>> = { archive: 'archive', trash: 'trash', spam: 'spam' };
+
+export interface Target {
+  readonly inboxId: string;
+  readonly messageId: string;
+}
+
+export type SkipReason = 'vip' | 'not_found' | 'already_there';
+
+export interface ActOutcome {
+  readonly changed: readonly (Target & { readonly subject: string })[];
+  readonly skipped: readonly (Target & { readonly reason: SkipReason; readonly from?: string })[];
+  readonly undoId: string | null;
+}
+
+export type ActError =
+  | { readonly code: 'inbox_not_found' | 'inbox_paused' | 'not_connected' | 'needs_reconnect' | 'invalid_arguments' | 'not_supported' | 'message_not_found'; readonly message: string }
+  | { readonly code: 'lease_held'; readonly message: string; readonly holder: string; readonly expiresAt: Date }
+  | { readonly code: 'vip_confirmation_required'; readonly message: string; readonly from: string }
+  | { readonly code: 'provider_error'; readonly message: string };

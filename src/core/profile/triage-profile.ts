@@ -1,0 +1,89 @@
+import * as z from 'zod';
+
+const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+
+const isTimeZone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat('en-GB', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Preferences that apply to all inboxes (`defaults`) and can be overridden per inbox. */
+export const TRIAGE_PREFS = z.strictObject({
+  cadence: z.strictObject({
+    /** Minimum time between triage passes; `begin_triage` without force answers `too_soon` before it. Null: no limit. */
+    everyHours: z.number().min(0.25).max(24 * 14).nullable(),
+  }),
+  quietHours: z
+    .strictObject({
+      start: z.string().regex(TIME, 'expected HH:MM'),
+      end: z.string().regex(TIME, 'expected HH:MM'),
+      timezone: z.string().refine(isTimeZone, 'expected an IANA time zone such as Europe/Berlin'),
+    })
+    .nullable(),
+  junk: z.strictObject({
+    /** Screen mail from senders who are neither VIP nor known-good. */
+    screenUnknownSenders: z.boolean(),
+    blockedDomains: z.array(z.string().toLowerCase().regex(DOMAIN, 'expected a bare domain such as example.com')).max(1000),
+    knownGoodSenders: z.array(z.string().toLowerCase().regex(EMAIL, 'expected an email address')).max(5000),
+    /** Extra guidance for the screening rubric, in the person's words. */
+    notes: z.string().max(2000),
+  }),
+  vip: z.strictObject({
+    /** Addresses or bare domains that always get a human look, besides the VIP list. */
+    people: z.array(z.string().toLowerCase().max(254)).max(500),
+  }),
+  sending: z.strictObject({
+    /** Refuse approve-in-chat: every send and unsubscribe must be confirmed by the person in the app. */
+    requireInAppConfirmation: z.boolean(),
+  }),
+});
+
+export type TriagePrefs = z.output<typeof TRIAGE_PREFS>;
+
+export const INBOX_OVERRIDE = z.strictObject({
+  cadence: TRIAGE_PREFS.shape.cadence.partial().optional(),
+  quietHours: TRIAGE_PREFS.shape.quietHours.optional(),
+  junk: TRIAGE_PREFS.shape.junk.partial().optional(),
+  vip: TRIAGE_PREFS.shape.vip.partial().optional(),
+  sending: TRIAGE_PREFS.shape.sending.partial().optional(),
+});
+
+export const TRIAGE_PROFILE = z.strictObject({
+  defaults: TRIAGE_PREFS,
+  inboxes: z.record(z.string().regex(/^inbox_[a-z0-9]{20}$/, 'expected an inbox id from list_inboxes'), INBOX_OVERRIDE),
+});
+
+export type TriageProfile = z.output<typeof TRIAGE_PROFILE>;
+
+export const DEFAULT_PROFILE: TriageProfile = {
+  defaults: {
+    cadence: { everyHours: 4 },
+    quietHours: null,
+    junk: { screenUnknownSenders: true, blockedDomains: [], knownGoodSenders: [], notes: '' },
+    vip: { people: [] },
+    sending: { requireInAppConfirmation: false },
+  },
+  inboxes: {},
+};
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/** RFC 7396-like merge: objects merge recursively, arrays and scalars replace, `null` sets null. */
+export function deepMerge(base: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> = typeof base === 'object' && base !== null && !Array.isArray(base) ? { ...(base as Record<string, Json>) } : {};
+  for (const [k, v] of Object.entries(patch)) out[k] = v === undefined ? out[k] : deepMerge(out[k], v);
+  return out;
+}
+
+/** Defaults with one inbox's override merged in. */
+export function effectivePrefs(profile: TriageProfile, inboxId: string): TriagePrefs {
+  const override = profile.inboxes[inboxId];
+  return override === undefined ? profile.defaults : (deepMerge(profile.defaults, override) as TriagePrefs);
+}
