@@ -66,6 +66,8 @@ async function connectedInbox(app: App, dovecot: Dovecot, user: string): Promise
     imapHost: '127.0.0.1',
     imapPort: dovecot.port,
     imapUser: user,
+    smtpHost: null,
+    smtpPort: null,
     isDemo: false,
     connectionStatus: 'connected',
     createdAt: new Date(),

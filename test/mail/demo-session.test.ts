@@ -33,6 +33,8 @@ async function demoHarness(): Promise<MailHarness> {
     imapHost: null,
     imapPort: null,
     imapUser: null,
+    smtpHost: null,
+    smtpPort: null,
     isDemo: true,
     connectionStatus: 'connected',
     createdAt: new Date(),

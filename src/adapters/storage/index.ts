@@ -17,7 +17,9 @@ import type { GrantStore } from '../../oauth/token/grant.ts';
 import type { UndoStore } from '../../core/actions/undo-store.ts';
 import type { LeaseStore } from '../../core/leases/lease-store.ts';
 import type { VipStore } from '../../core/vips/vip-store.ts';
+import type { DraftStore, PendingSendStore } from '../../core/drafts/draft-store.ts';
 import { KyselyLeaseStore, KyselyUndoStore, KyselyVipStore } from './kysely-triage-stores.ts';
+import { KyselyDraftStore, KyselyPendingSendStore } from './kysely-draft-stores.ts';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
 import { KyselyInvitationStore } from './kysely-invitation-store.ts';
 import { KyselyApiKeyStore } from './kysely-api-key-store.ts';
@@ -44,6 +46,8 @@ export interface Stores {
   readonly undo: UndoStore;
   readonly leases: LeaseStore;
   readonly vips: VipStore;
+  readonly drafts: DraftStore;
+  readonly pendingSends: PendingSendStore;
 }
 
 /** One implementation per port; the dialect only changes column types in the migrations. */
@@ -64,6 +68,8 @@ export function createStores(db: Db): Stores {
     undo: new KyselyUndoStore(db),
     leases: new KyselyLeaseStore(db),
     vips: new KyselyVipStore(db),
+    drafts: new KyselyDraftStore(db),
+    pendingSends: new KyselyPendingSendStore(db),
   };
 }
 

@@ -123,6 +123,7 @@ export class KyselyMessageStore implements MessageStore {
     }
     if (q.unreadOnly === true) base = base.where('unread', '=', 1);
     if (q.fromAddress !== undefined) base = base.where('from_address', '=', q.fromAddress.toLowerCase());
+    if (q.threadId !== undefined) base = base.where('thread_id', '=', q.threadId);
     if (q.text !== undefined && q.text !== '') {
       base = base.where(sql<boolean>`search_text like ${likeContains(q.text)} escape '\\'`);
     }

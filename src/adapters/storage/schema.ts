@@ -23,6 +23,8 @@ export interface InboxesTable {
   imap_host: string | null;
   imap_port: number | null;
   imap_user: string | null;
+  smtp_host: string | null;
+  smtp_port: number | null;
   is_demo: number;
   paused: number;
   connection_status: string;

@@ -11,6 +11,7 @@ import { grantStoreContract } from '../../oauth/token/grant-store.contract.ts';
 import { leaseStoreContract } from '../../core/leases/lease-store.contract.ts';
 import { undoStoreContract } from '../../core/actions/undo-store.contract.ts';
 import { vipStoreContract } from '../../core/vips/vip-store.contract.ts';
+import { draftStoreContract, pendingSendStoreContract } from '../../core/drafts/draft-store.contract.ts';
 import { invitationStoreContract } from '../../core/accounts/invitation-store.contract.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
 import { tempDir } from '../../../test/support/temp-dir.ts';
@@ -51,6 +52,8 @@ for (const { name, target } of targets) {
     leaseStoreContract(() => stores);
     undoStoreContract(() => stores);
     vipStoreContract(() => stores);
+    draftStoreContract(() => stores);
+    pendingSendStoreContract(() => stores);
     auditLogContract(() => ({ accounts: stores.accounts, audit: new KyselyAuditLog(db) }));
   });
 }

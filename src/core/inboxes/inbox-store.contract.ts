@@ -27,6 +27,8 @@ export function newInbox(accountId: AccountId, overrides: Partial<NewInbox> = {}
     imapHost: 'imap.example.test',
     imapPort: 993,
     imapUser: null,
+    smtpHost: 'smtp.example.test',
+    smtpPort: 587,
     isDemo: false,
     connectionStatus: 'not_connected',
     createdAt: new Date('2030-01-01T00:00:00Z'),
@@ -38,7 +40,12 @@ export function inboxStoreContract(h: () => InboxStoreHarness): void {
   describe('InboxStore contract', () => {
     it('creates and reads back every field', async () => {
       const acct = await seedAccount(h().accounts);
-      const i = newInbox(acct, { imapUser: 'me', isDemo: true });
+      const i = newInbox(acct, {
+        imapUser: 'me',
+        smtpHost: 'smtp.example.test',
+        smtpPort: 465,
+        isDemo: true,
+      });
       await h().inboxes.create(i);
       expect(await h().inboxes.get(acct, i.id)).toEqual({
         ...i,
@@ -46,6 +53,10 @@ export function inboxStoreContract(h: () => InboxStoreHarness): void {
         lastError: null,
         updatedAt: i.createdAt,
       });
+      expect(await h().inboxes.list(acct)).toMatchObject([{ smtpHost: 'smtp.example.test', smtpPort: 465 }]);
+      const bare = newInbox(acct, { smtpHost: null, smtpPort: null });
+      await h().inboxes.create(bare);
+      expect(await h().inboxes.get(acct, bare.id)).toMatchObject({ smtpHost: null, smtpPort: null });
     });
 
     it('lists an account’s inboxes oldest first and nobody else’s', async () => {

@@ -128,6 +128,27 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       expect((await h().messages.list(inbox, { limit: 50, offset: 0 })).total).toBe(2);
     });
 
+    it('filters by thread, across folders and together with the other filters', async () => {
+      const { inbox, inboxFolder, archive } = await setup(h());
+      const other = await setup(h());
+      await h().messages.upsertMany([
+        newSummary(inbox, inboxFolder, 1, { threadId: 'thr_a', unread: true }),
+        newSummary(inbox, archive, 2, { threadId: 'thr_a', unread: false }),
+        newSummary(inbox, inboxFolder, 3, { threadId: 'thr_b' }),
+        newSummary(inbox, inboxFolder, 4, { threadId: null }),
+        newSummary(other.inbox, other.inboxFolder, 5, { threadId: 'thr_a' }),
+      ]);
+      const positions = async (q: Omit<Parameters<MessageStore['list']>[1], 'limit' | 'offset'>) => {
+        const page = await h().messages.list(inbox, { ...q, limit: 50, offset: 0 });
+        return { total: page.total, positions: page.items.map((m) => m.position) };
+      };
+      expect(await positions({ threadId: 'thr_a' })).toEqual({ total: 2, positions: [2, 1] });
+      expect(await positions({ threadId: 'thr_a', folderId: archive })).toEqual({ total: 1, positions: [2] });
+      expect(await positions({ threadId: 'thr_a', unreadOnly: true })).toEqual({ total: 1, positions: [1] });
+      expect(await positions({ threadId: 'thr_b' })).toEqual({ total: 1, positions: [3] });
+      expect(await positions({ threadId: 'thr_missing' })).toEqual({ total: 0, positions: [] });
+    });
+
     it('upsert keeps the id and updates flags; updateFlags and relocate keep it too', async () => {
       const { inbox, inboxFolder, archive } = await setup(h());
       const m = newSummary(inbox, inboxFolder, 7, { unread: true });

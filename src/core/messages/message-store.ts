@@ -10,6 +10,8 @@ export interface MessageQuery {
   /** Case-insensitive substring over subject, sender and snippet. */
   readonly text?: string;
   readonly fromAddress?: string;
+  /** Only the messages of this conversation. */
+  readonly threadId?: string;
   readonly limit: number;
   readonly offset: number;
 }

@@ -32,6 +32,8 @@ async function addInbox(a: App, accountId: AccountId, label: string): Promise<In
     imapHost: 'imap.example.test',
     imapPort: 993,
     imapUser: null,
+    smtpHost: 'smtp.example.test',
+    smtpPort: 587,
     isDemo: false,
     connectionStatus: 'connected',
     createdAt: new Date(),

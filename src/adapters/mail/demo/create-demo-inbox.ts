@@ -27,6 +27,8 @@ export async function createDemoInbox(
     imapHost: null,
     imapPort: null,
     imapUser: null,
+    smtpHost: null,
+    smtpPort: null,
     isDemo: true,
     connectionStatus: 'connected',
     createdAt: now,

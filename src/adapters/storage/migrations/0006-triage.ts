@@ -83,8 +83,26 @@ export function triage(dialect: Dialect): Migration {
         .addColumn('finished_at', bigint)
         .addColumn('error', 'text')
         .execute();
+      await db.schema
+        .createIndex('pending_sends_stranded_idx')
+        .on('pending_sends')
+        .columns(['status', 'claimed_at'])
+        .execute();
+      // Where mail is submitted; null until known (demo inboxes, inboxes added before sending existed).
+      // One column per statement: SQLite's ALTER TABLE takes a single action.
+      await db.schema.alterTable('inboxes').addColumn('smtp_host', 'text').execute();
+      await db.schema.alterTable('inboxes').addColumn('smtp_port', 'integer').execute();
+      // Listing one conversation (list_messages with a thread).
+      await db.schema
+        .createIndex('messages_thread_idx')
+        .on('messages')
+        .columns(['inbox_id', 'thread_id'])
+        .execute();
     },
     async down(db: Kysely<unknown>) {
+      await db.schema.dropIndex('messages_thread_idx').execute();
+      await db.schema.alterTable('inboxes').dropColumn('smtp_port').execute();
+      await db.schema.alterTable('inboxes').dropColumn('smtp_host').execute();
       for (const t of ['pending_sends', 'drafts', 'vips', 'triage_passes', 'leases', 'undo_records'])
         await db.schema.dropTable(t).execute();
     },

@@ -1,0 +1,228 @@
+import type { Selectable } from 'kysely';
+import type { AccountId } from '../../core/accounts/account.ts';
+import type { Draft, DraftStatus, PendingSend, PendingSendStatus } from '../../core/drafts/draft.ts';
+import type { DraftStore, PendingSendStore } from '../../core/drafts/draft-store.ts';
+import type { InboxId } from '../../core/inboxes/inbox.ts';
+import type { Db } from './database.ts';
+import type { DraftsTable, PendingSendsTable } from './schema.ts';
+import { toDate, toDateOrNull } from './sql-errors.ts';
+
+const toDraft = (r: Selectable<DraftsTable>): Draft => ({
+  id: r.id,
+  accountId: r.account_id as AccountId,
+  inboxId: r.inbox_id as InboxId,
+  to: r.to_text,
+  subject: r.subject,
+  body: r.body,
+  threadId: r.thread_id,
+  inReplyTo: r.in_reply_to,
+  references: JSON.parse(r.references_json) as string[],
+  internetMessageId: r.internet_message_id,
+  folderPath: r.folder_path,
+  providerDraftId: r.provider_draft_id,
+  version: r.version,
+  status: r.status as DraftStatus,
+  createdAt: toDate(r.created_at),
+  updatedAt: toDate(r.updated_at),
+});
+
+export class KyselyDraftStore implements DraftStore {
+  private readonly db: Db['kysely'];
+  constructor(db: Db) {
+    this.db = db.kysely;
+  }
+
+  async create(d: Draft): Promise<void> {
+    await this.db
+      .insertInto('drafts')
+      .values({
+        id: d.id,
+        account_id: d.accountId,
+        inbox_id: d.inboxId,
+        to_text: d.to,
+        subject: d.subject,
+        body: d.body,
+        thread_id: d.threadId,
+        in_reply_to: d.inReplyTo,
+        references_json: JSON.stringify(d.references),
+        internet_message_id: d.internetMessageId,
+        folder_path: d.folderPath,
+        provider_draft_id: d.providerDraftId,
+        version: d.version,
+        status: d.status,
+        created_at: d.createdAt.getTime(),
+        updated_at: d.updatedAt.getTime(),
+      })
+      .execute();
+  }
+
+  async get(accountId: AccountId, id: string): Promise<Draft | undefined> {
+    const r = await this.db
+      .selectFrom('drafts')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return r && toDraft(r);
+  }
+
+  async placed(id: string, folderPath: string, providerDraftId: string | null, now: Date): Promise<void> {
+    await this.db
+      .updateTable('drafts')
+      .set({ folder_path: folderPath, provider_draft_id: providerDraftId, updated_at: now.getTime() })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async edit(
+    accountId: AccountId,
+    id: string,
+    expectedVersion: number,
+    content: { to: string; subject: string; body: string },
+    now: Date,
+  ): Promise<Draft | undefined> {
+    // Compare-and-set on the version: of two racing editors holding the same version, one wins.
+    const r = await this.db
+      .updateTable('drafts')
+      .set((eb) => ({
+        to_text: content.to,
+        subject: content.subject,
+        body: content.body,
+        version: eb('version', '+', 1),
+        updated_at: now.getTime(),
+      }))
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('version', '=', expectedVersion)
+      .where('status', '=', 'draft')
+      .returningAll()
+      .executeTakeFirst();
+    return r && toDraft(r);
+  }
+
+  async setStatus(id: string, status: DraftStatus, now: Date): Promise<void> {
+    await this.db
+      .updateTable('drafts')
+      .set({ status, updated_at: now.getTime() })
+      .where('id', '=', id)
+      .execute();
+  }
+}
+
+const toPendingSend = (r: Selectable<PendingSendsTable>): PendingSend => ({
+  id: r.id,
+  accountId: r.account_id as AccountId,
+  draftId: r.draft_id,
+  draftVersion: r.draft_version,
+  codeHash: r.code_hash,
+  attempts: r.attempts,
+  status: r.status as PendingSendStatus,
+  createdAt: toDate(r.created_at),
+  expiresAt: toDate(r.expires_at),
+  claimedAt: toDateOrNull(r.claimed_at),
+  finishedAt: toDateOrNull(r.finished_at),
+  error: r.error,
+});
+
+/** Every transition is a single conditional UPDATE, so it is atomic on SQLite and on PostgreSQL alike. */
+export class KyselyPendingSendStore implements PendingSendStore {
+  private readonly db: Db['kysely'];
+  constructor(db: Db) {
+    this.db = db.kysely;
+  }
+
+  async create(s: PendingSend): Promise<void> {
+    await this.db
+      .insertInto('pending_sends')
+      .values({
+        id: s.id,
+        account_id: s.accountId,
+        draft_id: s.draftId,
+        draft_version: s.draftVersion,
+        code_hash: s.codeHash,
+        attempts: s.attempts,
+        status: s.status,
+        created_at: s.createdAt.getTime(),
+        expires_at: s.expiresAt.getTime(),
+        claimed_at: s.claimedAt?.getTime() ?? null,
+        finished_at: s.finishedAt?.getTime() ?? null,
+        error: s.error,
+      })
+      .execute();
+  }
+
+  async get(accountId: AccountId, id: string): Promise<PendingSend | undefined> {
+    const r = await this.db
+      .selectFrom('pending_sends')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return r && toPendingSend(r);
+  }
+
+  async recordFailure(id: string, lockAfter: number): Promise<number> {
+    // The right-hand sides read the row as it was, so `attempts + 1` is the new count in both places.
+    const r = await this.db
+      .updateTable('pending_sends')
+      .set((eb) => ({
+        attempts: eb('attempts', '+', 1),
+        status: eb
+          .case()
+          .when(eb.and([eb(eb('attempts', '+', 1), '>=', lockAfter), eb('status', '=', 'pending')]))
+          .then('locked')
+          .else(eb.ref('status'))
+          .end(),
+      }))
+      .where('id', '=', id)
+      .returning('attempts')
+      .executeTakeFirst();
+    return r?.attempts ?? 0;
+  }
+
+  async claim(id: string, now: Date): Promise<boolean> {
+    const r = await this.db
+      .updateTable('pending_sends')
+      .set({ status: 'sending', claimed_at: now.getTime() })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where('expires_at', '>', now.getTime())
+      .executeTakeFirst();
+    return r.numUpdatedRows === 1n;
+  }
+
+  async unclaim(id: string): Promise<void> {
+    await this.db
+      .updateTable('pending_sends')
+      .set({ status: 'pending', claimed_at: null })
+      .where('id', '=', id)
+      .where('status', '=', 'sending')
+      .execute();
+  }
+
+  async finish(
+    id: string,
+    status: Extract<PendingSendStatus, 'sent' | 'unknown'>,
+    now: Date,
+    error: string | null,
+  ): Promise<void> {
+    await this.db
+      .updateTable('pending_sends')
+      .set({ status, finished_at: now.getTime(), error })
+      .where('id', '=', id)
+      .where('status', '=', 'sending')
+      .execute();
+  }
+
+  async stranded(before: Date): Promise<PendingSend[]> {
+    const rows = await this.db
+      .selectFrom('pending_sends')
+      .selectAll()
+      .where('status', '=', 'sending')
+      .where('claimed_at', '<', before.getTime())
+      .orderBy('claimed_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toPendingSend);
+  }
+}

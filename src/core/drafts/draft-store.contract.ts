@@ -1,0 +1,263 @@
+import { describe, expect, it } from 'vitest';
+import { newId } from '../../lib/random.ts';
+import type { AccountStore } from '../accounts/account-store.ts';
+import type { InboxStore } from '../inboxes/inbox-store.ts';
+import { newInbox, seedAccount } from '../inboxes/inbox-store.contract.ts';
+import type { Draft, PendingSend } from './draft.ts';
+import type { DraftStore, PendingSendStore } from './draft-store.ts';
+
+export interface DraftStoreHarness {
+  accounts: AccountStore;
+  inboxes: InboxStore;
+  drafts: DraftStore;
+}
+
+export interface PendingSendStoreHarness extends DraftStoreHarness {
+  pendingSends: PendingSendStore;
+}
+
+const t = (m: number) => new Date(Date.UTC(2030, 0, 1, 0, m));
+
+async function seedDraft(h: DraftStoreHarness, o: Partial<Draft> = {}): Promise<Draft> {
+  const accountId = await seedAccount(h.accounts);
+  const inbox = newInbox(accountId);
+  await h.inboxes.create(inbox);
+  const d: Draft = {
+    id: newId('draft'),
+    accountId,
+    inboxId: inbox.id,
+    to: 'Zoë <zoe@example.test>, bob@example.test',
+    subject: 'Re: Réunion — 日本語',
+    body: 'Line one\nLine two 🎉',
+    threadId: 'thr_1',
+    inReplyTo: '<parent@example.test>',
+    references: ['<root@example.test>', '<parent@example.test>'],
+    internetMessageId: `<${newId('m')}@example.test>`,
+    folderPath: null,
+    providerDraftId: null,
+    version: 1,
+    status: 'draft',
+    createdAt: t(0),
+    updatedAt: t(0),
+    ...o,
+  };
+  await h.drafts.create(d);
+  return d;
+}
+
+export function draftStoreContract(h: () => DraftStoreHarness): void {
+  describe('DraftStore contract', () => {
+    it('round-trips every field, references in order', async () => {
+      const d = await seedDraft(h());
+      expect(await h().drafts.get(d.accountId, d.id)).toEqual(d);
+      const bare = await seedDraft(h(), { threadId: null, inReplyTo: null, references: [] });
+      expect(await h().drafts.get(bare.accountId, bare.id)).toEqual(bare);
+    });
+
+    it('is scoped by account: another account’s id is not found', async () => {
+      const d = await seedDraft(h());
+      const other = await seedAccount(h().accounts);
+      expect(await h().drafts.get(other, d.id)).toBeUndefined();
+      expect(await h().drafts.get(d.accountId, 'draft_missing')).toBeUndefined();
+    });
+
+    it('records where the mailbox copy was placed', async () => {
+      const d = await seedDraft(h());
+      await h().drafts.placed(d.id, 'Drafts', '42', t(1));
+      expect(await h().drafts.get(d.accountId, d.id)).toMatchObject({
+        folderPath: 'Drafts',
+        providerDraftId: '42',
+        version: 1,
+      });
+    });
+
+    it('edits under an optimistic lock: the right version bumps it, a stale one is refused', async () => {
+      const d = await seedDraft(h());
+      const content = { to: 'carol@example.test', subject: 'New subject', body: 'New body' };
+      const edited = await h().drafts.edit(d.accountId, d.id, 1, content, t(5));
+      expect(edited).toEqual({ ...d, ...content, version: 2, updatedAt: t(5) });
+      expect(await h().drafts.get(d.accountId, d.id)).toEqual(edited);
+      expect(
+        await h().drafts.edit(d.accountId, d.id, 1, { ...content, body: 'stale' }, t(6)),
+      ).toBeUndefined();
+      expect(await h().drafts.get(d.accountId, d.id)).toMatchObject({ body: 'New body', version: 2 });
+    });
+
+    it('of racing editors holding the same version exactly one wins', async () => {
+      const d = await seedDraft(h());
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          h().drafts.edit(
+            d.accountId,
+            d.id,
+            1,
+            { to: d.to, subject: d.subject, body: `v${String(i)}` },
+            t(1),
+          ),
+        ),
+      );
+      const won = results.filter((r) => r !== undefined);
+      expect(won).toHaveLength(1);
+      expect(await h().drafts.get(d.accountId, d.id)).toEqual(won[0]);
+    });
+
+    it('refuses edits from another account and to a draft that is no longer a draft', async () => {
+      const d = await seedDraft(h());
+      const other = await seedAccount(h().accounts);
+      const content = { to: 'x@example.test', subject: 's', body: 'b' };
+      expect(await h().drafts.edit(other, d.id, 1, content, t(1))).toBeUndefined();
+      await h().drafts.setStatus(d.id, 'sent', t(2));
+      expect(await h().drafts.get(d.accountId, d.id)).toMatchObject({ status: 'sent', updatedAt: t(2) });
+      expect(await h().drafts.edit(d.accountId, d.id, 1, content, t(3))).toBeUndefined();
+      expect(await h().drafts.get(d.accountId, d.id)).toMatchObject({ version: 1, body: d.body });
+    });
+  });
+}
+
+export function pendingSendStoreContract(h: () => PendingSendStoreHarness): void {
+  describe('PendingSendStore contract', () => {
+    const seedSend = async (o: Partial<PendingSend> = {}): Promise<PendingSend> => {
+      const d = await seedDraft(h());
+      const s: PendingSend = {
+        id: newId('send'),
+        accountId: d.accountId,
+        draftId: d.id,
+        draftVersion: d.version,
+        codeHash: 'a'.repeat(64),
+        attempts: 0,
+        status: 'pending',
+        createdAt: t(0),
+        expiresAt: t(15),
+        claimedAt: null,
+        finishedAt: null,
+        error: null,
+        ...o,
+      };
+      await h().pendingSends.create(s);
+      return s;
+    };
+    const statusOf = async (s: PendingSend) => (await h().pendingSends.get(s.accountId, s.id))?.status;
+
+    it('round-trips every field and is scoped by account', async () => {
+      const s = await seedSend();
+      expect(await h().pendingSends.get(s.accountId, s.id)).toEqual(s);
+      const other = await seedAccount(h().accounts);
+      expect(await h().pendingSends.get(other, s.id)).toBeUndefined();
+      const done = await seedSend({
+        attempts: 2,
+        status: 'unknown',
+        claimedAt: t(1),
+        finishedAt: t(2),
+        error: 'Connection closed after DATA',
+      });
+      expect(await h().pendingSends.get(done.accountId, done.id)).toEqual(done);
+    });
+
+    it('of 50 racing claims exactly one succeeds', async () => {
+      const s = await seedSend();
+      const results = await Promise.all(Array.from({ length: 50 }, () => h().pendingSends.claim(s.id, t(1))));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await h().pendingSends.get(s.accountId, s.id)).toMatchObject({
+        status: 'sending',
+        claimedAt: t(1),
+      });
+    });
+
+    it('refuses a claim once expired, locked, sending or sent', async () => {
+      const expired = await seedSend();
+      expect(await h().pendingSends.claim(expired.id, t(15))).toBe(false);
+      expect(await statusOf(expired)).toBe('pending');
+      expect(await h().pendingSends.claim('send_missing', t(1))).toBe(false);
+
+      const locked = await seedSend({ status: 'locked' });
+      expect(await h().pendingSends.claim(locked.id, t(1))).toBe(false);
+
+      const sent = await seedSend();
+      expect(await h().pendingSends.claim(sent.id, t(1))).toBe(true);
+      expect(await h().pendingSends.claim(sent.id, t(1))).toBe(false);
+      await h().pendingSends.finish(sent.id, 'sent', t(2), null);
+      expect(await h().pendingSends.claim(sent.id, t(3))).toBe(false);
+      expect(await statusOf(sent)).toBe('sent');
+    });
+
+    it('counts wrong codes and locks at the threshold; a locked send cannot be claimed', async () => {
+      const s = await seedSend();
+      for (let n = 1; n <= 4; n++) expect(await h().pendingSends.recordFailure(s.id, 5)).toBe(n);
+      expect(await statusOf(s)).toBe('pending');
+      expect(await h().pendingSends.recordFailure(s.id, 5)).toBe(5);
+      expect(await h().pendingSends.get(s.accountId, s.id)).toMatchObject({ status: 'locked', attempts: 5 });
+      expect(await h().pendingSends.claim(s.id, t(1))).toBe(false);
+      expect(await h().pendingSends.recordFailure(s.id, 5)).toBe(6);
+      expect(await statusOf(s)).toBe('locked');
+    });
+
+    it('counts every one of racing wrong codes', async () => {
+      const s = await seedSend();
+      const counts = await Promise.all(
+        Array.from({ length: 8 }, () => h().pendingSends.recordFailure(s.id, 5)),
+      );
+      expect([...counts].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(await h().pendingSends.get(s.accountId, s.id)).toMatchObject({ status: 'locked', attempts: 8 });
+    });
+
+    it('does not lock a send that is already under way', async () => {
+      const s = await seedSend({ attempts: 4 });
+      expect(await h().pendingSends.claim(s.id, t(1))).toBe(true);
+      expect(await h().pendingSends.recordFailure(s.id, 5)).toBe(5);
+      expect(await statusOf(s)).toBe('sending');
+    });
+
+    it('unclaim makes a send claimable again; it only undoes a claim', async () => {
+      const s = await seedSend();
+      expect(await h().pendingSends.claim(s.id, t(1))).toBe(true);
+      await h().pendingSends.unclaim(s.id);
+      expect(await h().pendingSends.get(s.accountId, s.id)).toMatchObject({
+        status: 'pending',
+        claimedAt: null,
+      });
+      expect(await h().pendingSends.claim(s.id, t(2))).toBe(true);
+
+      const locked = await seedSend({ status: 'locked' });
+      await h().pendingSends.unclaim(locked.id);
+      expect(await statusOf(locked)).toBe('locked');
+    });
+
+    it('finishes only a claimed send, recording the outcome', async () => {
+      const s = await seedSend();
+      await h().pendingSends.finish(s.id, 'sent', t(1), null);
+      expect(await statusOf(s)).toBe('pending');
+      expect(await h().pendingSends.claim(s.id, t(1))).toBe(true);
+      await h().pendingSends.finish(s.id, 'unknown', t(2), 'Connection reset after DATA');
+      expect(await h().pendingSends.get(s.accountId, s.id)).toEqual({
+        ...s,
+        status: 'unknown',
+        claimedAt: t(1),
+        finishedAt: t(2),
+        error: 'Connection reset after DATA',
+      });
+      await h().pendingSends.finish(s.id, 'sent', t(3), null);
+      expect(await statusOf(s)).toBe('unknown');
+      await h().pendingSends.unclaim(s.id);
+      expect(await statusOf(s)).toBe('unknown');
+    });
+
+    it('lists as stranded only sends still sending that were claimed before the cutoff', async () => {
+      // The other cases share the database and leave claimed sends behind too: look only at this case's rows.
+      const seed = () => seedSend({ expiresAt: t(60) });
+      const old = await seed();
+      const recent = await seed();
+      const finished = await seed();
+      const waiting = await seed();
+      expect(await h().pendingSends.claim(old.id, t(1))).toBe(true);
+      expect(await h().pendingSends.claim(finished.id, t(1))).toBe(true);
+      await h().pendingSends.finish(finished.id, 'sent', t(2), null);
+      expect(await h().pendingSends.claim(recent.id, t(10))).toBe(true);
+      const stranded = await h().pendingSends.stranded(t(5));
+      const mine = stranded.filter((s) => [old.id, recent.id, finished.id, waiting.id].includes(s.id));
+      expect(mine).toEqual([{ ...old, status: 'sending', claimedAt: t(1) }]);
+      expect(
+        stranded.every((s) => s.status === 'sending' && s.claimedAt !== null && s.claimedAt < t(5)),
+      ).toBe(true);
+    });
+  });
+}
