@@ -51,6 +51,15 @@ export class KyselyUndoStore implements UndoStore {
       expiresAt: toDate(r.expires_at),
     };
   }
+
+  async release(accountId: AccountId, id: string): Promise<void> {
+    await this.db
+      .updateTable('undo_records')
+      .set({ used_at: null })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .execute();
+  }
 }
 
 const toLease = (r: {

@@ -5,7 +5,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
 import type { LeaseService } from '../leases/lease-service.ts';
-import { MailProviderError, type MailSession } from '../mail/mail-ports.ts';
+import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { Folder, FolderId } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
@@ -18,7 +18,8 @@ import type { UndoEntry, UndoStore } from './undo-store.ts';
 export interface ActRequest {
   readonly principal: Principal;
   readonly action: ActionKind;
-  readonly targets: readonly Target[] | { readonly sender: { readonly inboxId: string; readonly address: string } };
+  /** Named messages, or every message from one sender still in the inbox (`act_on_messages { sender }`). */
+  readonly targets: { readonly items: readonly Target[] } | { readonly sender: { readonly inboxId: string; readonly address: string } };
   readonly labels?: readonly string[];
   /** The person confirmed in chat for this one VIP message (`vipConfirmed` / `confirmed` on single tools). */
   readonly vipConfirmed: boolean;
@@ -55,14 +56,20 @@ export class ActionService {
     const changed: ActOutcome['changed'][number][] = [];
     const skipped: ActOutcome['skipped'][number][] = [...groups.value.missing];
     const undo: UndoEntry[] = [];
-    const bulk = groups.value.count > 1 || !Array.isArray(req.targets);
+    const bulk = groups.value.count > 1 || 'sender' in req.targets;
+    // Every check for every inbox first, so a refusal never leaves a half-done change behind.
+    const plans: { inbox: Inbox; messages: MessageSummary[] }[] = [];
     for (const { inbox, messages } of groups.value.inboxes) {
       const held = await this.deps.leases.heldByOther(req.principal, inbox.id);
       if (held !== undefined) {
         return err({ code: 'lease_held', message: `“${held.agentLabel}” holds the triage lease on this inbox until ${held.expiresAt.toISOString()}; wait or ask the person.`, holder: held.agentLabel, expiresAt: held.expiresAt });
       }
+      const canonical = MOVES[req.action];
+      if (canonical !== undefined && !(await this.deps.folders.list(inbox.id)).some((f) => f.canonical === canonical)) {
+        return err({ code: 'not_supported', message: `This mailbox has no ${canonical} folder, so ${req.action} is not possible here.` });
+      }
       let allowed = messages;
-      if (MOVES[req.action] !== undefined) {
+      if (canonical !== undefined) {
         const isVip = await this.deps.vips.matcher(inbox.accountId, inbox.id);
         allowed = [];
         for (const m of messages) {
@@ -72,33 +79,42 @@ export class ActionService {
           else skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'vip', from: m.from.address });
         }
       }
-      if (allowed.length === 0) continue;
-      const done = await this.apply(inbox, allowed, req, skipped);
-      if (!done.ok) return done;
-      changed.push(...done.value.changed);
-      undo.push(...done.value.undo);
+      if (allowed.length > 0) plans.push({ inbox, messages: allowed });
     }
-    let undoId: string | null = null;
-    if (undo.length > 0) {
-      undoId = newId('undo');
-      const now = this.deps.clock.now();
-      await this.deps.undo.save({ id: undoId, accountId: req.principal.accountId, action: req.action, entries: undo, createdAt: now, expiresAt: new Date(now.getTime() + UNDO_TTL_MS) });
+    for (const { inbox, messages } of plans) {
+      const done = await this.apply(inbox, messages, req, skipped);
+      changed.push(...done.changed);
+      undo.push(...done.undo);
+      if (done.error !== undefined) {
+        // Whatever was changed before the failure stays undoable, and the error says so.
+        const undoId = undo.length > 0 ? await this.saveUndo(req, undo) : null;
+        return err({ ...done.error, partial: { changed, undoId } });
+      }
     }
+    const undoId = undo.length > 0 ? await this.saveUndo(req, undo) : null;
     return ok({ changed, skipped, undoId });
+  }
+
+  private async saveUndo(req: ActRequest, entries: UndoEntry[]): Promise<string> {
+    const id = newId('undo');
+    const now = this.deps.clock.now();
+    await this.deps.undo.save({ id, accountId: req.principal.accountId, action: req.action, entries, createdAt: now, expiresAt: new Date(now.getTime() + UNDO_TTL_MS) });
+    return id;
   }
 
   private async resolve(req: ActRequest): Promise<Result<{ inboxes: { inbox: Inbox; messages: MessageSummary[] }[]; missing: (Target & { reason: 'not_found' })[]; count: number }, ActError>> {
     const byInbox = new Map<string, { inbox: Inbox; messages: MessageSummary[] }>();
     const missing: (Target & { reason: 'not_found' })[] = [];
-    const targets = Array.isArray(req.targets) ? req.targets : undefined;
-    const inboxIds = targets === undefined ? [(req.targets as { sender: { inboxId: string } }).sender.inboxId] : [...new Set(targets.map((t) => t.inboxId))];
+    const targets = 'items' in req.targets ? req.targets.items : undefined;
+    const sender = 'sender' in req.targets ? req.targets.sender : undefined;
+    const inboxIds = sender !== undefined ? [sender.inboxId] : [...new Set((targets ?? []).map((t) => t.inboxId))];
     for (const id of inboxIds) {
       const r = await this.deps.inboxes.usable(req.principal.accountId, id);
       if (!r.ok) return err(r.error);
       byInbox.set(id, { inbox: r.value, messages: [] });
     }
-    if (targets === undefined) {
-      const { sender } = req.targets as { sender: { inboxId: string; address: string } };
+    if (sender !== undefined || targets === undefined) {
+      if (sender === undefined) return err({ code: 'invalid_arguments', message: 'Give items or sender.' });
       const group = byInbox.get(sender.inboxId);
       const inboxFolder = group && (await this.deps.folders.list(group.inbox.id)).find((f) => f.canonical === 'inbox');
       if (group === undefined || inboxFolder === undefined) return err({ code: 'invalid_arguments', message: 'The inbox folder is not synced yet: call sync_inbox first.' });
@@ -120,19 +136,16 @@ export class ActionService {
     messages: readonly MessageSummary[],
     req: ActRequest,
     skipped: ActOutcome['skipped'][number][],
-  ): Promise<Result<{ changed: ActOutcome['changed'][number][]; undo: UndoEntry[] }, ActError>> {
+  ): Promise<{ changed: ActOutcome['changed'][number][]; undo: UndoEntry[]; error?: { code: 'provider_error'; message: string } }> {
     const folders = await this.deps.folders.list(inbox.id);
     const byId = new Map(folders.map((f) => [f.id, f]));
     const canonical = MOVES[req.action];
     const target = canonical === undefined ? undefined : folders.find((f) => f.canonical === canonical);
-    if (canonical !== undefined && target === undefined) {
-      return err({ code: 'not_supported', message: `This mailbox has no ${canonical} folder, so ${req.action} is not possible here.` });
-    }
+    const changed: ActOutcome['changed'][number][] = [];
+    const undo: UndoEntry[] = [];
     let session: MailSession | undefined;
     try {
       session = await this.deps.sessions.open(inbox);
-      const changed: ActOutcome['changed'][number][] = [];
-      const undo: UndoEntry[] = [];
       const byFolder = new Map<FolderId, MessageSummary[]>();
       for (const m of messages) {
         if (target !== undefined && m.folderId === target.id) skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'already_there' });
@@ -162,13 +175,14 @@ export class ActionService {
             const starred = req.action === 'star' ? true : req.action === 'unstar' ? false : m.starred;
             await this.deps.messages.updateFlags(inbox.id, m.id, { unread: m.unread, starred, labels });
             changed.push({ inboxId: inbox.id, messageId: m.id, subject: m.subject });
-            undo.push({ inboxId: inbox.id, messageId: m.id, fromFolderId: folder.id, toFolderId: null, before: { unread: m.unread, starred: m.starred, labels: m.labels } });
+            undo.push({ inboxId: inbox.id, messageId: m.id, fromFolderId: folder.id, toFolderId: null, before: { unread: m.unread, starred: m.starred, labels: m.labels }, flags: { add, remove } });
           }
         }
       }
-      return ok({ changed, undo });
+      return { changed, undo };
     } catch (e) {
-      return err({ code: 'provider_error', message: `The mailbox refused the change: ${e instanceof MailProviderError || e instanceof Error ? e.message : 'unknown error'}` });
+      const reason = e instanceof MailProviderError || e instanceof MailAuthError ? e.message : 'the connection failed';
+      return { changed, undo, error: { code: 'provider_error', message: `The mailbox refused the change: ${reason}` } };
     } finally {
       await session?.close().catch(() => undefined);
     }

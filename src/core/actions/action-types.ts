@@ -21,4 +21,9 @@ export type ActError =
   | { readonly code: 'inbox_not_found' | 'inbox_paused' | 'not_connected' | 'needs_reconnect' | 'invalid_arguments' | 'not_supported' | 'message_not_found'; readonly message: string }
   | { readonly code: 'lease_held'; readonly message: string; readonly holder: string; readonly expiresAt: Date }
   | { readonly code: 'vip_confirmation_required'; readonly message: string; readonly from: string }
-  | { readonly code: 'provider_error'; readonly message: string };
+  | {
+      readonly code: 'provider_error';
+      readonly message: string;
+      /** What was changed before the failure, still undoable with this handle. */
+      readonly partial?: { readonly changed: ActOutcome['changed']; readonly undoId: string | null };
+    };

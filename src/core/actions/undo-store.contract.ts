@@ -41,5 +41,18 @@ export function undoStoreContract(h: () => { accounts: AccountStore; undo: UndoS
       expect(await h().undo.consume(other, r.id, t(1))).toBeUndefined();
       expect(await h().undo.consume(acct, r.id, t(168))).toBeUndefined();
     });
+
+    it('a released handle can be consumed again, once', async () => {
+      const acct = await seedAccount(h().accounts);
+      const other = await seedAccount(h().accounts);
+      const r = record(acct);
+      await h().undo.save(r);
+      expect(await h().undo.consume(acct, r.id, t(1))).toEqual(r);
+      await h().undo.release(other, r.id);
+      expect(await h().undo.consume(acct, r.id, t(1))).toBeUndefined();
+      await h().undo.release(acct, r.id);
+      expect(await h().undo.consume(acct, r.id, t(2))).toEqual(r);
+      expect(await h().undo.consume(acct, r.id, t(2))).toBeUndefined();
+    });
   });
 }

@@ -12,6 +12,8 @@ export interface UndoEntry {
     readonly starred: boolean;
     readonly labels: readonly string[];
   };
+  /** For flag changes: the IMAP flags the action added and removed, so undo reverses only what it did. */
+  readonly flags?: { readonly add: readonly string[]; readonly remove: readonly string[] };
 }
 
 export interface UndoRecord {
@@ -28,4 +30,6 @@ export interface UndoStore {
   save(record: UndoRecord): Promise<void>;
   /** Takes a live handle of this account; exactly one of concurrent callers gets it. */
   consume(accountId: AccountId, id: string, now: Date): Promise<UndoRecord | undefined>;
+  /** Gives a consumed handle back when the undo could not start (another agent's lease); it stays single-use. */
+  release(accountId: AccountId, id: string): Promise<void>;
 }

@@ -10,7 +10,7 @@ import { inboxError, type InboxError } from './inbox-errors.ts';
 import type { InboxStore } from './inbox-store.ts';
 import { inboxView, type InboxView } from './inbox-view.ts';
 import type { Inbox, InboxId, Provider } from './inbox.ts';
-import { detectProvider, ICLOUD_IMAP, isValidHostname } from './provider-detection.ts';
+import { defaultSmtpHost, detectProvider, ICLOUD_IMAP, ICLOUD_SMTP, isValidHostname } from './provider-detection.ts';
 import type { SecretLinkStore } from './secret-link-store.ts';
 
 export interface AddInboxInput {
@@ -20,6 +20,9 @@ export interface AddInboxInput {
   readonly imapHost?: string | undefined;
   readonly imapPort?: number | undefined;
   readonly imapUser?: string | undefined;
+  /** Where mail is submitted; default: the IMAP host with `imap.` replaced by `smtp.`, port 587. */
+  readonly smtpHost?: string | undefined;
+  readonly smtpPort?: number | undefined;
 }
 
 export interface InboxServiceDeps {
@@ -122,6 +125,20 @@ export class InboxService {
       imapHost = ICLOUD_IMAP.host;
       imapPort = ICLOUD_IMAP.port;
     }
+    let smtpHost: string | null = null;
+    let smtpPort: number | null = null;
+    if (input.provider === 'icloud') {
+      smtpHost = ICLOUD_SMTP.host;
+      smtpPort = ICLOUD_SMTP.port;
+    } else if (input.provider === 'imap' && imapHost !== null) {
+      const host = input.smtpHost?.trim().toLowerCase() || defaultSmtpHost(imapHost);
+      if (!isValidHostname(host))
+        return err(inboxError('invalid_arguments', 'smtpHost must be a host name such as smtp.example.com.'));
+      smtpHost = host;
+      smtpPort = input.smtpPort ?? 587;
+      if (!Number.isInteger(smtpPort) || smtpPort < 1 || smtpPort > 65535)
+        return err(inboxError('invalid_arguments', 'smtpPort must be between 1 and 65535.'));
+    }
     const imapUser = input.imapUser?.trim() === '' ? undefined : input.imapUser?.trim();
     if (imapUser !== undefined && (imapUser.length > 254 || /[\r\n\0]/.test(imapUser)))
       return err(inboxError('invalid_arguments', 'imapUser is not a valid user name.'));
@@ -136,6 +153,8 @@ export class InboxService {
         imapHost,
         imapPort,
         imapUser: input.provider === 'imap' || input.provider === 'icloud' ? (imapUser ?? null) : null,
+        smtpHost,
+        smtpPort,
         isDemo: false,
         connectionStatus: 'not_connected',
         createdAt: now,

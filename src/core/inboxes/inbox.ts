@@ -18,6 +18,9 @@ export interface Inbox {
   readonly imapHost: string | null;
   readonly imapPort: number | null;
   readonly imapUser: string | null;
+  /** Where mail is submitted (SMTP, port 587 STARTTLS or 465 TLS), with the same credential as IMAP. */
+  readonly smtpHost: string | null;
+  readonly smtpPort: number | null;
   /** Sample data that lives only in our database; nothing is ever written to a real mailbox. */
   readonly isDemo: boolean;
   readonly paused: boolean;

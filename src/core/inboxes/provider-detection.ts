@@ -26,6 +26,14 @@ export function detectProvider(email: string): ProviderGuess {
 /** iCloud Mail: IMAP with implicit TLS and an app-specific password (support.apple.com HT204397). */
 export const ICLOUD_IMAP = { host: 'imap.mail.me.com', port: 993 } as const;
 
+/** iCloud Mail submission: STARTTLS on 587 with the same app-specific password. */
+export const ICLOUD_SMTP = { host: 'smtp.mail.me.com', port: 587 } as const;
+
+/** The conventional submission host next to an IMAP host: `imap.example.com` → `smtp.example.com`. */
+export function defaultSmtpHost(imapHost: string): string {
+  return imapHost.startsWith('imap.') ? `smtp.${imapHost.slice(5)}` : imapHost;
+}
+
 const HOSTNAME =
   /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 

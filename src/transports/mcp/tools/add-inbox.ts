@@ -10,7 +10,8 @@ export const addInbox = defineTool({
   title: 'Add an inbox',
   description:
     'Registers a mailbox with no credential yet. provider is google, microsoft, icloud or imap; imapHost is required for imap ' +
-    '(imapPort defaults to 993; imapUser only when the login differs from the address). Next, the person connects it: ' +
+    '(imapPort defaults to 993; imapUser only when the login differs from the address; smtpHost/smtpPort for sending default to ' +
+    'the IMAP host with imap. replaced by smtp. and port 587). Next, the person connects it: ' +
     'start_imap_secret_capture for icloud/imap. Never ask for or pass a password.',
   input: z.strictObject({
     label: z.string().min(1).max(80),
@@ -19,6 +20,8 @@ export const addInbox = defineTool({
     imapHost: z.string().max(253).optional(),
     imapPort: z.number().int().optional(),
     imapUser: z.string().max(254).optional(),
+    smtpHost: z.string().max(253).optional(),
+    smtpPort: z.number().int().optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {

@@ -1,0 +1,119 @@
+import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import type { CredentialVault } from '../../../core/inboxes/credential-vault.ts';
+import type { Inbox } from '../../../core/inboxes/inbox.ts';
+import {
+  SubmitRefusedError,
+  SubmitUncertainError,
+  type MailSubmitter,
+  type Submission,
+} from '../../../core/sending/mail-submitter.ts';
+import { type Logger, silentLogger } from '../../../lib/logger.ts';
+import { type AddressPolicy, HostNotFoundError, HostRefusedError, isPublicHostAddress, normalizeHost, vetHost } from '../imap/host-guard.ts';
+
+export interface SmtpSubmitterOptions {
+  readonly vault: CredentialVault;
+  /** The same operator allowlist as IMAP: hosts that may be private and may skip TLS. */
+  readonly insecureHosts?: readonly string[];
+  readonly addressPolicy?: AddressPolicy;
+  readonly timeoutMs?: number;
+  readonly logger?: Logger;
+}
+
+type SmtpError = Error & { code?: string | undefined; responseCode?: number | undefined };
+
+/**
+ * SMTP submission for IMAP and iCloud inboxes, with the stored credential: implicit TLS on 465, STARTTLS required on
+ * any other port (RFC 8314), unless the host is on the operator's insecure list. The host passes the same SSRF guard
+ * as IMAP and the connection goes to the vetted address.
+ *
+ * Where a failure happened decides what it means: anything before the message is handed over, and any negative
+ * reply from the server, is a refusal (nothing went out); a connection that breaks after the data started is
+ * uncertain — the server may have accepted it — and the caller must not retry on its own.
+ */
+export class SmtpSubmitter implements MailSubmitter {
+  private readonly o: SmtpSubmitterOptions;
+  private readonly insecure: Set<string>;
+  private readonly log: Logger;
+  constructor(o: SmtpSubmitterOptions) {
+    this.o = o;
+    this.insecure = new Set((o.insecureHosts ?? []).map(normalizeHost));
+    this.log = o.logger ?? silentLogger;
+  }
+
+  canSend(inbox: Inbox): boolean {
+    return (inbox.provider === 'imap' || inbox.provider === 'icloud') && inbox.smtpHost !== null;
+  }
+
+  async submit(inbox: Inbox, s: Submission): Promise<void> {
+    if (inbox.smtpHost === null) throw new SubmitRefusedError('this inbox has no SMTP server');
+    const credential = await this.o.vault.get(inbox.id);
+    if (credential === undefined) throw new SubmitRefusedError('no readable stored credential', true);
+    // OAuth inboxes (Gmail, Microsoft) send through their provider APIs, not SMTP.
+    if (credential.kind !== 'password') throw new SubmitRefusedError('this inbox cannot send over SMTP');
+    const host = normalizeHost(inbox.smtpHost);
+    const port = inbox.smtpPort ?? 587;
+    const insecure = this.insecure.has(host);
+    let address = host;
+    let servername: string | undefined;
+    if (!insecure) {
+      try {
+        ({ address, servername } = await vetHost(host, this.o.addressPolicy ?? isPublicHostAddress));
+      } catch (e) {
+        if (e instanceof HostRefusedError || e instanceof HostNotFoundError) throw new SubmitRefusedError(e.message);
+        throw e;
+      }
+    }
+    const timeout = this.o.timeoutMs ?? 30_000;
+    const conn = new SMTPConnection({
+      host: address,
+      port,
+      secure: port === 465,
+      requireTLS: !insecure && port !== 465,
+      ...(servername !== undefined && { servername }),
+      tls: { minVersion: 'TLSv1.2', ...(servername !== undefined && { servername }) },
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout * 2,
+      allowInternalNetworkInterfaces: insecure,
+      logger: false,
+    });
+    conn.on('error', () => undefined); // every failure also reaches the callbacks below
+    try {
+      await new Promise<void>((resolve, reject) => {
+        conn.connect((e) => (e ? reject(refused(e)) : resolve()));
+      });
+      await new Promise<void>((resolve, reject) => {
+        conn.login({ user: credential.username, pass: credential.password }, (e) => (e ? reject(refused(e, e.code === 'EAUTH' || e.code === 'ENOAUTH')) : resolve()));
+      });
+      await new Promise<void>((resolve, reject) => {
+        conn.send({ from: s.envelopeFrom, to: [...s.recipients] }, Buffer.from(s.raw), (e, info) => {
+          if (e) {
+            const err = e as SmtpError;
+            // A reply from the server (RCPT refused, DATA refused) means it did not take the message.
+            reject(typeof err.responseCode === 'number' || err.code === 'EENVELOPE' ? refused(err) : new SubmitUncertainError(describe(err)));
+          } else {
+            if (info.rejected.length > 0) this.log.warn({ inboxId: inbox.id, rejected: info.rejected.length }, 'some recipients refused');
+            resolve();
+          }
+        });
+      });
+    } finally {
+      conn.quit();
+    }
+  }
+}
+
+function refused(e: SmtpError, authFailed = false): SubmitRefusedError {
+  return new SubmitRefusedError(describe(e), authFailed);
+}
+
+/** A short reason without provider internals or credentials: the SMTP reply code, or the kind of failure. */
+function describe(e: SmtpError): string {
+  if (e.code === 'EAUTH' || e.code === 'ENOAUTH') return 'the mail server refused the login';
+  if (e.code === 'ETLS' || e.code === 'EREQUIRETLS') return 'the mail server does not offer TLS';
+  if (e.code === 'EDNS') return 'the mail server name does not resolve';
+  if (e.code === 'ETIMEDOUT') return 'the mail server did not answer in time';
+  if (e.code === 'EENVELOPE') return 'the mail server refused the recipients';
+  if (typeof e.responseCode === 'number') return `the mail server answered ${String(e.responseCode)}`;
+  return 'the connection to the mail server failed';
+}

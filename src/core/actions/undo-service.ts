@@ -1,0 +1,154 @@
+import type { Clock } from '../../lib/clock.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { InboxService } from '../inboxes/inbox-service.ts';
+import type { Inbox } from '../inboxes/inbox.ts';
+import type { LeaseService } from '../leases/lease-service.ts';
+import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
+import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
+import type { FolderId } from '../messages/folder.ts';
+import type { FolderStore } from '../messages/folder-store.ts';
+import type { MessageId, MessageSummary } from '../messages/message.ts';
+import type { MessageStore } from '../messages/message-store.ts';
+import type { UndoEntry, UndoStore } from './undo-store.ts';
+
+export type NotRestoredReason = 'gone' | 'moved_since' | 'inbox_unavailable' | 'provider_error';
+
+export interface UndoOutcome {
+  readonly action: string;
+  readonly restored: readonly { readonly inboxId: string; readonly messageId: string }[];
+  readonly notRestored: readonly { readonly inboxId: string; readonly messageId: string; readonly reason: NotRestoredReason }[];
+}
+
+export type UndoError =
+  | { readonly code: 'undo_unavailable'; readonly message: string }
+  | { readonly code: 'lease_held'; readonly message: string; readonly holder: string; readonly expiresAt: Date };
+
+export interface UndoServiceDeps {
+  readonly inboxes: InboxService;
+  readonly folders: FolderStore;
+  readonly messages: MessageStore;
+  readonly sessions: MailSessionFactory;
+  readonly leases: LeaseService;
+  readonly undo: UndoStore;
+  readonly clock: Clock;
+}
+
+const FLAGGED = '\\Flagged';
+
+/**
+ * Reverses one recorded change against the live mailbox (DESIGN.md §4): moves go back where they came from,
+ * flag changes are reversed — only the flags the action changed, so what the person did since is kept.
+ * A handle works once; what could not be put back is reported per message with a reason.
+ */
+export class UndoService {
+  private readonly deps: UndoServiceDeps;
+  constructor(deps: UndoServiceDeps) {
+    this.deps = deps;
+  }
+
+  async undo(principal: Principal, undoId: string): Promise<Result<UndoOutcome, UndoError>> {
+    const record = /^undo_[a-z0-9]{20}$/.test(undoId)
+      ? await this.deps.undo.consume(principal.accountId, undoId, this.deps.clock.now())
+      : undefined;
+    if (record === undefined) {
+      return err({ code: 'undo_unavailable', message: 'This undoId is unknown, was already used, or is older than 7 days.' });
+    }
+    const byInbox = new Map<string, UndoEntry[]>();
+    for (const e of record.entries) byInbox.set(e.inboxId, [...(byInbox.get(e.inboxId) ?? []), e]);
+    for (const inboxId of byInbox.keys()) {
+      const held = await this.deps.leases.heldByOther(principal, inboxId);
+      if (held !== undefined) {
+        await this.deps.undo.release(principal.accountId, undoId);
+        return err({ code: 'lease_held', message: `“${held.agentLabel}” holds the triage lease on this inbox until ${held.expiresAt.toISOString()}; undo after it ends.`, holder: held.agentLabel, expiresAt: held.expiresAt });
+      }
+    }
+    const restored: UndoOutcome['restored'][number][] = [];
+    const notRestored: UndoOutcome['notRestored'][number][] = [];
+    for (const [inboxId, entries] of byInbox) {
+      const inbox = await this.deps.inboxes.usable(principal.accountId, inboxId);
+      if (!inbox.ok) {
+        for (const e of entries) notRestored.push({ inboxId, messageId: e.messageId, reason: 'inbox_unavailable' });
+        continue;
+      }
+      await this.undoInInbox(inbox.value, entries, restored, notRestored);
+    }
+    return ok({ action: record.action, restored, notRestored });
+  }
+
+  private async undoInInbox(
+    inbox: Inbox,
+    entries: readonly UndoEntry[],
+    restored: UndoOutcome['restored'][number][],
+    notRestored: UndoOutcome['notRestored'][number][],
+  ): Promise<void> {
+    const folders = new Map((await this.deps.folders.list(inbox.id)).map((f) => [f.id as string, f]));
+    const moves = new Map<string, { from: FolderId; to: FolderId; items: { entry: UndoEntry; now: MessageSummary }[] }>();
+    const flags: { entry: UndoEntry; now: MessageSummary }[] = [];
+    for (const entry of entries) {
+      const now = await this.deps.messages.get(inbox.id, entry.messageId as MessageId);
+      if (now === undefined) {
+        notRestored.push({ inboxId: inbox.id, messageId: entry.messageId, reason: 'gone' });
+      } else if (entry.toFolderId === null) {
+        flags.push({ entry, now });
+      } else if (now.folderId === entry.fromFolderId) {
+        restored.push({ inboxId: inbox.id, messageId: entry.messageId }); // already back
+      } else if (now.folderId !== entry.toFolderId || !folders.has(entry.fromFolderId)) {
+        notRestored.push({ inboxId: inbox.id, messageId: entry.messageId, reason: 'moved_since' });
+      } else {
+        const key = `${now.folderId}→${entry.fromFolderId}`;
+        const group = moves.get(key) ?? { from: now.folderId, to: entry.fromFolderId as FolderId, items: [] };
+        group.items.push({ entry, now });
+        moves.set(key, group);
+      }
+    }
+    if (moves.size === 0 && flags.length === 0) return;
+    let session: MailSession | undefined;
+    const pending = new Set([...moves.values()].flatMap((g) => g.items.map((i) => i.entry.messageId)).concat(flags.map((f) => f.entry.messageId)));
+    try {
+      session = await this.deps.sessions.open(inbox);
+      for (const group of moves.values()) {
+        const from = folders.get(group.from);
+        const to = folders.get(group.to);
+        if (from === undefined || to === undefined) continue;
+        const placed = await session.move(from.path, group.items.map((i) => i.now.providerRef), to.path);
+        for (const { entry, now } of group.items) {
+          pending.delete(entry.messageId);
+          const at = placed.get(now.providerRef);
+          if (at === undefined) {
+            notRestored.push({ inboxId: inbox.id, messageId: entry.messageId, reason: 'gone' });
+            continue;
+          }
+          await this.deps.messages.relocate(inbox.id, now.id, group.to, at.ref, at.position);
+          restored.push({ inboxId: inbox.id, messageId: entry.messageId });
+        }
+      }
+      for (const { entry, now } of flags) {
+        const folder = folders.get(now.folderId);
+        if (folder === undefined) continue;
+        const { add, remove } = reversal(entry);
+        await session.setFlags(folder.path, [now.providerRef], add, remove);
+        const labels = now.labels.filter((l) => !remove.includes(l)).concat(add.filter((f) => f !== FLAGGED && !now.labels.includes(f)));
+        const starred = add.includes(FLAGGED) ? true : remove.includes(FLAGGED) ? false : now.starred;
+        await this.deps.messages.updateFlags(inbox.id, now.id, { unread: now.unread, starred, labels: [...labels].sort() });
+        pending.delete(entry.messageId);
+        restored.push({ inboxId: inbox.id, messageId: entry.messageId });
+      }
+    } catch (e) {
+      if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
+      for (const messageId of pending) notRestored.push({ inboxId: inbox.id, messageId, reason: 'provider_error' });
+    } finally {
+      await session?.close().catch(() => undefined);
+    }
+  }
+}
+
+/** What to add and remove to reverse a flag change: only what the action actually changed. */
+function reversal(entry: UndoEntry): { add: string[]; remove: string[] } {
+  const had = new Set([...entry.before.labels, ...(entry.before.starred ? [FLAGGED] : [])]);
+  const add: string[] = [];
+  const remove: string[] = [];
+  for (const f of entry.flags?.add ?? []) if (!had.has(f)) remove.push(f);
+  for (const f of entry.flags?.remove ?? []) if (had.has(f)) add.push(f);
+  return { add, remove };
+}

@@ -1,0 +1,153 @@
+import type { Clock } from '../../lib/clock.ts';
+import { newId, randomToken } from '../../lib/random.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
+import type { AccountId } from '../accounts/account.ts';
+import type { InboxError } from '../inboxes/inbox-errors.ts';
+import type { InboxService } from '../inboxes/inbox-service.ts';
+import type { Inbox } from '../inboxes/inbox.ts';
+import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
+import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
+import type { CanonicalFolder } from '../messages/folder.ts';
+import type { FolderStore } from '../messages/folder-store.ts';
+import type { MessageStore } from '../messages/message-store.ts';
+import { checkSubject, checkText, formatRecipients, parseRecipients } from './draft-input.ts';
+import type { DraftStore } from './draft-store.ts';
+import type { Draft } from './draft.ts';
+import type { MessageComposer } from './message-composer.ts';
+
+export interface DraftInput {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly threadId?: string | undefined;
+}
+
+export type DraftError =
+  | InboxError
+  /** The draft itself is refused (a line break in To or Subject, an invalid address, an unknown thread). */
+  | { readonly code: 'invalid_draft'; readonly message: string }
+  | { readonly code: 'provider_error'; readonly message: string };
+
+export interface DraftServiceDeps {
+  readonly inboxes: InboxService;
+  readonly folders: FolderStore;
+  readonly messages: MessageStore;
+  readonly sessions: MailSessionFactory;
+  readonly drafts: DraftStore;
+  readonly composer: MessageComposer;
+  readonly clock: Clock;
+}
+
+const THREAD_REFERENCES = 10;
+
+/**
+ * Writes drafts into the mailbox's Drafts folder (contract §4.1, §4.4). It never sends. Every header value is
+ * checked before anything is written: CR, LF, NUL and other controls in To or Subject are refused, not stripped.
+ */
+export class DraftService {
+  private readonly deps: DraftServiceDeps;
+  constructor(deps: DraftServiceDeps) {
+    this.deps = deps;
+  }
+
+  /** Validation alone, so transports can refuse bad input before touching the inbox. */
+  check(input: DraftInput): Result<{ to: string }, DraftError> {
+    const to = parseRecipients(input.to);
+    if (!to.ok) return err({ code: 'invalid_draft', message: to.error });
+    const problem = checkSubject(input.subject) ?? checkText(input.text);
+    if (problem !== undefined) return err({ code: 'invalid_draft', message: problem });
+    if (input.threadId !== undefined && !/^[\x21-\x7e]{1,200}$/.test(input.threadId)) {
+      return err({ code: 'invalid_draft', message: 'threadId is not a thread id from get_message.' });
+    }
+    return ok({ to: formatRecipients(to.value) });
+  }
+
+  async create(accountId: AccountId, inboxId: string, input: DraftInput): Promise<Result<Draft, DraftError>> {
+    const checked = this.check(input);
+    if (!checked.ok) return checked;
+    const inbox = await this.deps.inboxes.usable(accountId, inboxId);
+    if (!inbox.ok) return inbox;
+    const thread = input.threadId === undefined ? { inReplyTo: null, references: [] } : await this.thread(inbox.value, input.threadId);
+    if (thread === undefined) {
+      return err({ code: 'invalid_draft', message: 'threadId is not a thread in this inbox: use the threadId get_message returned.' });
+    }
+    const now = this.deps.clock.now();
+    const domain = inbox.value.email.slice(inbox.value.email.lastIndexOf('@') + 1);
+    const draft: Draft = {
+      id: newId('draft'),
+      accountId,
+      inboxId: inbox.value.id,
+      to: checked.value.to,
+      subject: input.subject,
+      body: input.text.replace(/\r\n?/g, '\n'),
+      threadId: input.threadId ?? null,
+      inReplyTo: thread.inReplyTo,
+      references: thread.references,
+      internetMessageId: `<${randomToken(24)}@${domain}>`,
+      folderPath: null,
+      providerDraftId: null,
+      version: 1,
+      status: 'draft',
+      createdAt: now,
+      updatedAt: now,
+    };
+    const raw = await this.deps.composer.compose(compositionOf(draft, inbox.value, now));
+    let session: MailSession | undefined;
+    try {
+      session = await this.deps.sessions.open(inbox.value);
+      const path = await folderPath(this.deps.folders, session, inbox.value, 'drafts');
+      if (path === undefined) return err({ code: 'provider_error', message: 'This mailbox has no Drafts folder.' });
+      const placed = await session.append(path, raw, ['\\Draft', '\\Seen'], now);
+      const written: Draft = { ...draft, folderPath: path, providerDraftId: placed?.ref ?? null };
+      await this.deps.drafts.create(written);
+      return ok(written);
+    } catch (e) {
+      if (e instanceof MailAuthError) await this.deps.inboxes.markNeedsReconnect(inbox.value, e.message);
+      if (e instanceof MailProviderError || e instanceof MailAuthError) {
+        return err({ code: 'provider_error', message: `The mailbox refused the draft: ${e.message}` });
+      }
+      throw e;
+    } finally {
+      await session?.close().catch(() => undefined);
+    }
+  }
+
+  async get(accountId: AccountId, draftId: string): Promise<Draft | undefined> {
+    return /^draft_[a-z0-9]{20}$/.test(draftId) ? this.deps.drafts.get(accountId, draftId) : undefined;
+  }
+
+  /** The message to reply to (the newest in the thread with a Message-ID) and up to ten References. */
+  private async thread(inbox: Inbox, threadId: string): Promise<{ inReplyTo: string | null; references: string[] } | undefined> {
+    const page = await this.deps.messages.list(inbox.id, { threadId, limit: 50, offset: 0 });
+    if (page.items.length === 0) return undefined;
+    const ids = page.items
+      .filter((m) => m.internetMessageId !== null && /^<[\x21-\x7e]{1,250}>$/.test(m.internetMessageId))
+      .map((m) => m.internetMessageId as string);
+    return { inReplyTo: ids[0] ?? null, references: [...new Set(ids.slice(0, THREAD_REFERENCES).reverse())] };
+  }
+}
+
+export function compositionOf(draft: Draft, inbox: Inbox, date: Date) {
+  return {
+    from: inbox.email,
+    to: draft.to,
+    subject: draft.subject,
+    text: draft.body,
+    messageId: draft.internetMessageId,
+    inReplyTo: draft.inReplyTo,
+    references: draft.references,
+    date,
+  };
+}
+
+/** The path of a canonical folder: from the synced index, else asked of the mailbox (before the first sync). */
+export async function folderPath(
+  folders: FolderStore,
+  session: MailSession,
+  inbox: Inbox,
+  canonical: CanonicalFolder,
+): Promise<string | undefined> {
+  const known = (await folders.list(inbox.id)).find((f) => f.canonical === canonical);
+  if (known !== undefined) return known.path;
+  return (await session.listFolders()).find((f) => f.canonical === canonical)?.path;
+}

@@ -1,0 +1,41 @@
+import type { AccountId } from '../accounts/account.ts';
+import type { Draft, PendingSend, PendingSendStatus } from './draft.ts';
+
+export interface DraftStore {
+  create(draft: Draft): Promise<void>;
+  /** Scoped by account: a draft id of another account is not found. */
+  get(accountId: AccountId, id: string): Promise<Draft | undefined>;
+  /** Records where the mailbox copy was written. */
+  placed(id: string, folderPath: string, providerDraftId: string | null, now: Date): Promise<void>;
+  /**
+   * Replaces the content when the stored version is `expectedVersion` (optimistic lock); the version goes up by
+   * one, which invalidates every approval of the old content. Returns the new draft, or undefined on a conflict.
+   */
+  edit(
+    accountId: AccountId,
+    id: string,
+    expectedVersion: number,
+    content: { to: string; subject: string; body: string },
+    now: Date,
+  ): Promise<Draft | undefined>;
+  setStatus(id: string, status: Draft['status'], now: Date): Promise<void>;
+}
+
+/**
+ * Approvals to send one draft version. Every transition is one conditional statement, so concurrent callers
+ * cannot both pass: of 100 racing `claim`s exactly one returns true.
+ */
+export interface PendingSendStore {
+  create(send: PendingSend): Promise<void>;
+  get(accountId: AccountId, id: string): Promise<PendingSend | undefined>;
+  /** Counts a wrong code; at `lockAfter` wrong codes a pending send becomes `locked`. Returns the new count. */
+  recordFailure(id: string, lockAfter: number): Promise<number>;
+  /** `pending` and not expired → `sending`; true for exactly one caller. */
+  claim(id: string, now: Date): Promise<boolean>;
+  /** `sending` → `pending` again: the server refused before accepting anything, the code stays usable. */
+  unclaim(id: string): Promise<void>;
+  /** `sending` → `sent` or `unknown`. */
+  finish(id: string, status: Extract<PendingSendStatus, 'sent' | 'unknown'>, now: Date, error: string | null): Promise<void>;
+  /** Sends claimed before `before` and never finished: left behind by a process that died mid-send. */
+  stranded(before: Date): Promise<PendingSend[]>;
+}

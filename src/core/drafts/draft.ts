@@ -1,0 +1,53 @@
+import type { AccountId } from '../accounts/account.ts';
+import type { InboxId } from '../inboxes/inbox.ts';
+
+export const DRAFT_STATUSES = ['draft', 'sent', 'discarded'] as const;
+export type DraftStatus = (typeof DRAFT_STATUSES)[number];
+
+/** A draft an agent wrote; the mailbox holds the copy the person sees, we hold what an approval is bound to. */
+export interface Draft {
+  readonly id: string;
+  readonly accountId: AccountId;
+  readonly inboxId: InboxId;
+  /** Recipients as written, validated: addresses separated by commas. */
+  readonly to: string;
+  readonly subject: string;
+  readonly body: string;
+  readonly threadId: string | null;
+  readonly inReplyTo: string | null;
+  readonly references: readonly string[];
+  /** The Message-ID the draft and the sent message carry (`<…@domain>`): how a send is found again after a crash. */
+  readonly internetMessageId: string;
+  /** Where the mailbox copy lives (the Drafts folder path) and its id there; null until written. */
+  readonly folderPath: string | null;
+  readonly providerDraftId: string | null;
+  /** Bumped on every edit; an approval is bound to one version. */
+  readonly version: number;
+  readonly status: DraftStatus;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export const PENDING_SEND_STATUSES = ['pending', 'locked', 'sending', 'sent', 'unknown'] as const;
+/**
+ * `pending`: waiting for the code. `locked`: too many wrong codes. `sending`: claimed, the SMTP exchange is under
+ * way (or the process died during it). `sent`: the server accepted it. `unknown`: the process died or the connection
+ * broke after the message may have been accepted — never retried automatically, the person checks Sent.
+ */
+export type PendingSendStatus = (typeof PENDING_SEND_STATUSES)[number];
+
+export interface PendingSend {
+  readonly id: string;
+  readonly accountId: AccountId;
+  readonly draftId: string;
+  readonly draftVersion: number;
+  /** SHA-256 (hex) of the approval code; the code itself is never stored. */
+  readonly codeHash: string;
+  readonly attempts: number;
+  readonly status: PendingSendStatus;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+  readonly claimedAt: Date | null;
+  readonly finishedAt: Date | null;
+  readonly error: string | null;
+}

@@ -1,0 +1,33 @@
+import type { Inbox } from '../inboxes/inbox.ts';
+
+/** One message to hand to the inbox's submission server, exactly as composed. */
+export interface Submission {
+  readonly envelopeFrom: string;
+  readonly recipients: readonly string[];
+  readonly raw: Uint8Array;
+}
+
+/** The server refused before accepting anything (connect, TLS, login, MAIL FROM, RCPT, a negative reply to DATA). */
+export class SubmitRefusedError extends Error {
+  override readonly name = 'SubmitRefusedError';
+  /** True when the stored credential was refused: the inbox needs reconnecting. */
+  readonly authFailed: boolean;
+  constructor(message: string, authFailed = false) {
+    super(message);
+    this.authFailed = authFailed;
+  }
+}
+
+/** The exchange broke off after the message may have been accepted; it must not be retried automatically. */
+export class SubmitUncertainError extends Error {
+  override readonly name = 'SubmitUncertainError';
+}
+
+/**
+ * Hands a message to the inbox's provider for delivery (IMAP/iCloud: SMTP submission with the stored credential;
+ * the demo inbox: nowhere — it sends nothing). Throws one of the two errors above; anything else is a bug.
+ */
+export interface MailSubmitter {
+  canSend(inbox: Inbox): boolean;
+  submit(inbox: Inbox, submission: Submission): Promise<void>;
+}

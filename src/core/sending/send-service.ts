@@ -1,0 +1,224 @@
+import type { Clock } from '../../lib/clock.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { newId } from '../../lib/random.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
+import { newSecret, sha256Hex, timingSafeEqualStrings } from '../../lib/secret-token.ts';
+import type { AccountId } from '../accounts/account.ts';
+import type { Principal } from '../auth/principal.ts';
+import { compositionOf, folderPath } from '../drafts/draft-service.ts';
+import { parseRecipients } from '../drafts/draft-input.ts';
+import type { DraftStore, PendingSendStore } from '../drafts/draft-store.ts';
+import type { Draft } from '../drafts/draft.ts';
+import type { MessageComposer } from '../drafts/message-composer.ts';
+import type { InboxError } from '../inboxes/inbox-errors.ts';
+import type { InboxService } from '../inboxes/inbox-service.ts';
+import type { Inbox } from '../inboxes/inbox.ts';
+import type { MailSession } from '../mail/mail-ports.ts';
+import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
+import type { FolderStore } from '../messages/folder-store.ts';
+import type { ProfileService } from '../profile/profile-service.ts';
+import type { SettingsStore } from '../settings/settings-store.ts';
+import { SubmitRefusedError, SubmitUncertainError, type MailSubmitter } from './mail-submitter.ts';
+
+export const SEND_APPROVAL_TTL_MS = 24 * 3_600_000;
+export const SEND_MAX_WRONG_CODES = 5;
+/** A claim older than this without an outcome was left by a process that died mid-send. */
+const STRANDED_AFTER_MS = 10 * 60_000;
+const SEND_ENABLED = 'sendEnabled';
+
+export type Offer =
+  | { readonly sendAvailable: true; readonly pendingSendId: string; readonly approvalCode: string; readonly expiresAt: Date }
+  | { readonly sendAvailable: false; readonly reason: 'send_disabled' | 'provider_cannot_send' };
+
+export interface SendRequest {
+  readonly pendingSendId: string;
+  readonly approvalCode: string;
+  readonly humanApprovedInChat: boolean;
+  readonly confirmTo?: string | undefined;
+  readonly confirmSubject?: string | undefined;
+}
+
+export interface SendOutcome {
+  readonly draft: Draft;
+  readonly sentAt: Date;
+  /** Follow-up work in the mailbox that failed after the message was accepted (it was still sent). */
+  readonly warnings: readonly string[];
+}
+
+export type SendError =
+  | InboxError
+  | { readonly code: 'send_disabled' | 'human_approval_required' | 'approval_expired' | 'confirm_mismatch'; readonly message: string }
+  | { readonly code: 'approval_invalid'; readonly message: string; readonly attemptsLeft?: number }
+  | { readonly code: 'approval_used'; readonly message: string; readonly status: string }
+  | { readonly code: 'provider_error'; readonly message: string; readonly status: 'not_sent' | 'unknown' };
+
+export interface SendServiceDeps {
+  readonly drafts: DraftStore;
+  readonly pendingSends: PendingSendStore;
+  readonly inboxes: InboxService;
+  readonly folders: FolderStore;
+  readonly sessions: MailSessionFactory;
+  readonly submitter: MailSubmitter;
+  readonly composer: MessageComposer;
+  readonly settings: SettingsStore;
+  readonly profiles: ProfileService;
+  readonly clock: Clock;
+  readonly log: Logger;
+}
+
+/**
+ * Approved sending (DESIGN.md §4 approvals). An approval code is random, stored only as a hash, single-use, bound
+ * to one draft version, valid 24 hours, and locked after five wrong codes. Redeeming it is one conditional update,
+ * so of any number of racing calls one sends. The send is recorded as `sending` before the SMTP exchange starts
+ * and is never retried on its own: a process that dies mid-send leaves `unknown`, not a second email.
+ */
+export class SendService {
+  private readonly deps: SendServiceDeps;
+  constructor(deps: SendServiceDeps) {
+    this.deps = deps;
+  }
+
+  async isEnabled(accountId: AccountId): Promise<boolean> {
+    return (await this.deps.settings.get(accountId, SEND_ENABLED)) === true;
+  }
+
+  async setEnabled(accountId: AccountId, enabled: boolean): Promise<void> {
+    await this.deps.settings.set(accountId, SEND_ENABLED, enabled, this.deps.clock.now());
+  }
+
+  /** An approval for this draft version, when sending is on and the inbox can send. */
+  async offer(draft: Draft, inbox: Inbox): Promise<Offer> {
+    if (!this.deps.submitter.canSend(inbox)) return { sendAvailable: false, reason: 'provider_cannot_send' };
+    if (!(await this.isEnabled(draft.accountId))) return { sendAvailable: false, reason: 'send_disabled' };
+    const code = newSecret('', 24);
+    const now = this.deps.clock.now();
+    const expiresAt = new Date(now.getTime() + SEND_APPROVAL_TTL_MS);
+    const id = newId('ps');
+    await this.deps.pendingSends.create({
+      id,
+      accountId: draft.accountId,
+      draftId: draft.id,
+      draftVersion: draft.version,
+      codeHash: sha256Hex(code),
+      attempts: 0,
+      status: 'pending',
+      createdAt: now,
+      expiresAt,
+      claimedAt: null,
+      finishedAt: null,
+      error: null,
+    });
+    return { sendAvailable: true, pendingSendId: id, approvalCode: code, expiresAt };
+  }
+
+  async send(principal: Principal, req: SendRequest): Promise<Result<SendOutcome, SendError>> {
+    const { accountId } = principal;
+    const now = this.deps.clock.now();
+    if (!(await this.isEnabled(accountId))) {
+      return err({ code: 'send_disabled', message: 'Sending is turned off for this account. Only the person can turn it on (set_send_enabled, when they ask).' });
+    }
+    if (!req.humanApprovedInChat) {
+      return err({ code: 'human_approval_required', message: 'Show the person the draft (to, subject, text), ask whether to send it, and only after they say yes call again with humanApprovedInChat: true.' });
+    }
+    const ps = /^ps_[a-z0-9]{20}$/.test(req.pendingSendId) ? await this.deps.pendingSends.get(accountId, req.pendingSendId) : undefined;
+    if (ps === undefined) return err({ code: 'approval_invalid', message: 'No pending send with this id: use the pendingSendId create_draft returned.' });
+    if (ps.status === 'locked') {
+      return err({ code: 'approval_invalid', message: 'This approval is locked after too many wrong codes. Create the draft again for a new one.', attemptsLeft: 0 });
+    }
+    if (!timingSafeEqualStrings(sha256Hex(req.approvalCode), ps.codeHash)) {
+      const attempts = await this.deps.pendingSends.recordFailure(ps.id, SEND_MAX_WRONG_CODES);
+      const attemptsLeft = Math.max(0, SEND_MAX_WRONG_CODES - attempts);
+      return err({ code: 'approval_invalid', message: `The approvalCode does not match this pending send (${String(attemptsLeft)} attempts left). Use the code create_draft returned; never guess.`, attemptsLeft });
+    }
+    if (ps.status !== 'pending') {
+      return err({ code: 'approval_used', message: `This approval was already used (send ${ps.status}). Each approval sends once.`, status: ps.status });
+    }
+    if (ps.expiresAt <= now) return err({ code: 'approval_expired', message: 'This approval expired (they last 24 hours). Create the draft again to get a new one.' });
+    const draft = await this.deps.drafts.get(accountId, ps.draftId);
+    if (draft?.status !== 'draft' || draft.version !== ps.draftVersion) {
+      return err({ code: 'approval_invalid', message: 'The draft changed or is gone since this approval was made; the approval covers only the exact version the person saw.' });
+    }
+    const mismatch = confirmMismatch(draft, req);
+    if (mismatch !== undefined) return err({ code: 'confirm_mismatch', message: mismatch });
+    const inbox = await this.deps.inboxes.usable(accountId, draft.inboxId);
+    if (!inbox.ok) return inbox;
+    const prefs = await this.deps.profiles.effective(accountId, inbox.value.id);
+    if (prefs.sending.requireInAppConfirmation) {
+      return err({ code: 'human_approval_required', message: 'The person requires confirming every send in the app (triage profile sending.requireInAppConfirmation); approval in chat is not enough. Ask them to open the draft and press Send there.' });
+    }
+    if (!(await this.deps.pendingSends.claim(ps.id, now))) {
+      const again = await this.deps.pendingSends.get(accountId, ps.id);
+      return err({ code: 'approval_used', message: 'This approval was just used by another call. Each approval sends once.', status: again?.status ?? 'sending' });
+    }
+    return this.deliver(ps.id, draft, inbox.value);
+  }
+
+  private async deliver(pendingSendId: string, draft: Draft, inbox: Inbox): Promise<Result<SendOutcome, SendError>> {
+    const sentAt = this.deps.clock.now();
+    const recipients = parseRecipients(draft.to);
+    const raw = await this.deps.composer.compose(compositionOf(draft, inbox, sentAt));
+    try {
+      await this.deps.submitter.submit(inbox, {
+        envelopeFrom: inbox.email,
+        recipients: recipients.ok ? recipients.value.map((r) => r.address) : [],
+        raw,
+      });
+    } catch (e) {
+      if (e instanceof SubmitRefusedError) {
+        await this.deps.pendingSends.unclaim(pendingSendId);
+        if (e.authFailed) await this.deps.inboxes.markNeedsReconnect(inbox, e.message);
+        return err({ code: 'provider_error', message: `Not sent: ${e.message}. Nothing went out; the approval still works once this is fixed.`, status: 'not_sent' });
+      }
+      const reason = e instanceof SubmitUncertainError ? e.message : 'an unexpected failure';
+      await this.deps.pendingSends.finish(pendingSendId, 'unknown', this.deps.clock.now(), reason);
+      this.deps.log.warn({ pendingSendId, draftId: draft.id }, 'send outcome unknown');
+      return err({ code: 'provider_error', message: `The connection broke off during sending (${reason}); the message may or may not have gone out. It will not be sent again automatically.`, status: 'unknown' });
+    }
+    await this.deps.pendingSends.finish(pendingSendId, 'sent', this.deps.clock.now(), null);
+    await this.deps.drafts.setStatus(draft.id, 'sent', this.deps.clock.now());
+    const warnings = await this.fileAway(draft, inbox, raw, sentAt);
+    return ok({ draft: { ...draft, status: 'sent' }, sentAt, warnings });
+  }
+
+  /** After the server accepted it: a copy in Sent and the draft removed. Failures here do not unsend anything. */
+  private async fileAway(draft: Draft, inbox: Inbox, raw: Uint8Array, sentAt: Date): Promise<string[]> {
+    const warnings: string[] = [];
+    let session: MailSession | undefined;
+    try {
+      session = await this.deps.sessions.open(inbox);
+      const sent = await folderPath(this.deps.folders, session, inbox, 'sent');
+      if (sent === undefined) warnings.push('This mailbox has no Sent folder, so no copy was filed.');
+      else await session.append(sent, raw, ['\\Seen'], sentAt);
+      if (draft.folderPath !== null && draft.providerDraftId !== null) await session.deleteOwnDraft(draft.folderPath, draft.providerDraftId);
+    } catch (e) {
+      this.deps.log.warn({ draftId: draft.id, err: e instanceof Error ? e.name : 'unknown' }, 'filing a sent message failed');
+      warnings.push('The message was sent, but filing the copy in Sent or removing the draft failed.');
+    } finally {
+      await session?.close().catch(() => undefined);
+    }
+    return warnings;
+  }
+
+  /** Marks sends left `sending` by a process that died as `unknown`; run on start and periodically. */
+  async recoverStranded(): Promise<number> {
+    const before = new Date(this.deps.clock.now().getTime() - STRANDED_AFTER_MS);
+    const stranded = await this.deps.pendingSends.stranded(before);
+    for (const ps of stranded) {
+      await this.deps.pendingSends.finish(ps.id, 'unknown', this.deps.clock.now(), 'the process stopped during sending');
+    }
+    return stranded.length;
+  }
+}
+
+function confirmMismatch(draft: Draft, req: SendRequest): string | undefined {
+  if (req.confirmTo !== undefined) {
+    const want = parseRecipients(req.confirmTo);
+    const have = parseRecipients(draft.to);
+    const set = (r: typeof want) => (r.ok ? [...new Set(r.value.map((x) => x.address.toLowerCase()))].sort().join(',') : '\u0000');
+    if (set(want) !== set(have)) return `confirmTo does not match the draft's recipients (${draft.to}). Show the person the draft again.`;
+  }
+  if (req.confirmSubject !== undefined && req.confirmSubject.trim() !== draft.subject.trim()) {
+    return 'confirmSubject does not match the draft’s subject. Show the person the draft again.';
+  }
+  return undefined;
+}
