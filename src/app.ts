@@ -58,6 +58,7 @@ export async function createApp(
   const stores = createStores(db);
   const services = buildServices({ config, secrets, stores, db, clock, log, overrides });
   const http = buildHttp({ config, secrets, stores, db, clock, log, accessLog, services, overrides });
+  let sweeper: NodeJS.Timeout | undefined;
 
   return {
     config,
@@ -70,8 +71,18 @@ export async function createApp(
     clock,
     startBackground: () => {
       services.scheduler.start();
+      // Sends left half-done by a process that died are marked unknown (never resent); see SendService.
+      const sweep = () => {
+        services.sending.recoverStranded().catch((e: unknown) => {
+          log.warn({ err: e instanceof Error ? e.name : 'unknown' }, 'stranded-send sweep failed');
+        });
+      };
+      sweep();
+      sweeper = setInterval(sweep, 5 * 60_000);
+      sweeper.unref();
     },
     close: async () => {
+      if (sweeper !== undefined) clearInterval(sweeper);
       await services.scheduler.stop();
       await services.queue.stop();
       if (overrides.db === undefined) await db.close();

@@ -56,6 +56,7 @@ export function buildHttp(c: {
   registerRestApi(http, {
     verifier: prefixVerifier({ itk_: services.apiKeys }),
     inboxes: stores.inboxes,
+    drafts: services.tools.drafts,
     limiter: services.limiter,
     clock,
     trustProxy: config.trustProxy,

@@ -4,14 +4,24 @@ import { metadataDocumentFetcher } from '../adapters/http/metadata-document-fetc
 import { InProcessQueue } from '../adapters/jobs/in-process-queue.ts';
 import { createDemoInbox } from '../adapters/mail/demo/create-demo-inbox.ts';
 import { ImapConnector } from '../adapters/mail/imap/imap-connector.ts';
+import { mailComposer } from '../adapters/mail/mime/compose-message.ts';
 import { ProviderSessionFactory } from '../adapters/mail/session-factory.ts';
+import { SmtpSubmitter } from '../adapters/mail/smtp/smtp-submitter.ts';
+import { ProviderSubmitter } from '../adapters/mail/submitter.ts';
 import { flexibleRateLimiter } from '../adapters/rate-limits/flexible-rate-limiter.ts';
 import type { Db, Stores } from '../adapters/storage/index.ts';
 import { KyselyCredentialVault } from '../adapters/storage/kysely-credential-vault.ts';
 import { KyselySecretLinkStore } from '../adapters/storage/kysely-secret-link-store.ts';
 import { AccountService } from '../core/accounts/account-service.ts';
 import { ApiKeyService } from '../core/api-keys/api-key-service.ts';
+import { ActionService } from '../core/actions/action-service.ts';
+import { UndoService } from '../core/actions/undo-service.ts';
+import { DraftService } from '../core/drafts/draft-service.ts';
 import { InboxService } from '../core/inboxes/inbox-service.ts';
+import { LeaseService } from '../core/leases/lease-service.ts';
+import { ProfileService } from '../core/profile/profile-service.ts';
+import { SendService } from '../core/sending/send-service.ts';
+import { VipService } from '../core/vips/vip-service.ts';
 import type { JobQueue } from '../core/jobs/job-queue.ts';
 import { AttachmentLinks } from '../core/reading/attachment-links.ts';
 import { ReadService } from '../core/reading/read-service.ts';
@@ -37,6 +47,7 @@ export interface Services {
   readonly scheduler: SyncScheduler;
   readonly queue: JobQueue;
   readonly tools: ToolServices;
+  readonly sending: SendService;
 }
 
 const MINUTE_MS = 60_000;
@@ -97,6 +108,45 @@ export function buildServices(c: {
     clock,
     baseUrl: config.baseUrl,
     maxBodyChars: 50_000,
+  });
+  const profiles = new ProfileService({ settings: stores.settings, clock });
+  const leases = new LeaseService({ leases: stores.leases, profiles, clock });
+  const vips = new VipService({ vips: stores.vips, profiles, clock });
+  const mailWork = {
+    inboxes,
+    folders: stores.folders,
+    messages: stores.messages,
+    sessions,
+    leases,
+    undo: stores.undo,
+    clock,
+  };
+  const actions = new ActionService({ ...mailWork, vips });
+  const undo = new UndoService(mailWork);
+  const drafts = new DraftService({
+    inboxes,
+    folders: stores.folders,
+    messages: stores.messages,
+    sessions,
+    drafts: stores.drafts,
+    composer: mailComposer,
+    clock,
+  });
+  const submitter = new ProviderSubmitter(
+    new SmtpSubmitter({ vault, insecureHosts: config.imapInsecureHosts, logger: log }),
+  );
+  const sending = new SendService({
+    drafts: stores.drafts,
+    pendingSends: stores.pendingSends,
+    inboxes,
+    folders: stores.folders,
+    sessions,
+    submitter,
+    composer: mailComposer,
+    settings: stores.settings,
+    profiles,
+    clock,
+    log,
   });
   const scheduler = new SyncScheduler({
     queue,
@@ -161,6 +211,19 @@ export function buildServices(c: {
       },
     }),
     apiKeys: new ApiKeyService({ keys: stores.apiKeys, accounts: stores.accounts, clock }),
-    tools: { inboxes, sync, read, audit: stores.audit },
+    sending,
+    tools: {
+      inboxes,
+      sync,
+      read,
+      audit: stores.audit,
+      actions,
+      undo,
+      leases,
+      vips,
+      profiles,
+      drafts,
+      sending,
+    },
   };
 }

@@ -19,7 +19,9 @@ export interface ActRequest {
   readonly principal: Principal;
   readonly action: ActionKind;
   /** Named messages, or every message from one sender still in the inbox (`act_on_messages { sender }`). */
-  readonly targets: { readonly items: readonly Target[] } | { readonly sender: { readonly inboxId: string; readonly address: string } };
+  readonly targets:
+    | { readonly items: readonly Target[] }
+    | { readonly sender: { readonly inboxId: string; readonly address: string } };
   readonly labels?: readonly string[];
   /** The person confirmed in chat for this one VIP message (`vipConfirmed` / `confirmed` on single tools). */
   readonly vipConfirmed: boolean;
@@ -59,14 +61,27 @@ export class ActionService {
     const bulk = groups.value.count > 1 || 'sender' in req.targets;
     // Every check for every inbox first, so a refusal never leaves a half-done change behind.
     const plans: { inbox: Inbox; messages: MessageSummary[] }[] = [];
+    let withoutLease = false;
     for (const { inbox, messages } of groups.value.inboxes) {
-      const held = await this.deps.leases.heldByOther(req.principal, inbox.id);
+      const { mine, other: held } = await this.deps.leases.standing(req.principal, inbox.id);
+      if (!mine) withoutLease = true;
       if (held !== undefined) {
-        return err({ code: 'lease_held', message: `“${held.agentLabel}” holds the triage lease on this inbox until ${held.expiresAt.toISOString()}; wait or ask the person.`, holder: held.agentLabel, expiresAt: held.expiresAt });
+        return err({
+          code: 'lease_held',
+          message: `“${held.agentLabel}” holds the triage lease on this inbox until ${held.expiresAt.toISOString()}; wait or ask the person.`,
+          holder: held.agentLabel,
+          expiresAt: held.expiresAt,
+        });
       }
       const canonical = MOVES[req.action];
-      if (canonical !== undefined && !(await this.deps.folders.list(inbox.id)).some((f) => f.canonical === canonical)) {
-        return err({ code: 'not_supported', message: `This mailbox has no ${canonical} folder, so ${req.action} is not possible here.` });
+      if (
+        canonical !== undefined &&
+        !(await this.deps.folders.list(inbox.id)).some((f) => f.canonical === canonical)
+      ) {
+        return err({
+          code: 'not_supported',
+          message: `This mailbox has no ${canonical} folder, so ${req.action} is not possible here.`,
+        });
       }
       let allowed = messages;
       if (canonical !== undefined) {
@@ -75,7 +90,12 @@ export class ActionService {
         for (const m of messages) {
           if (!isVip(m.from.address)) allowed.push(m);
           else if (!bulk && req.vipConfirmed) allowed.push(m);
-          else if (!bulk) return err({ code: 'vip_confirmation_required', message: `${m.from.address} is a VIP. Ask the person to confirm this message specifically, then call again with the confirmation flag.`, from: m.from.address });
+          else if (!bulk)
+            return err({
+              code: 'vip_confirmation_required',
+              message: `${m.from.address} is a VIP. Ask the person to confirm this message specifically, then call again with the confirmation flag.`,
+              from: m.from.address,
+            });
           else skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'vip', from: m.from.address });
         }
       }
@@ -92,22 +112,41 @@ export class ActionService {
       }
     }
     const undoId = undo.length > 0 ? await this.saveUndo(req, undo) : null;
-    return ok({ changed, skipped, undoId });
+    return ok({ changed, skipped, undoId, withoutLease });
   }
 
   private async saveUndo(req: ActRequest, entries: UndoEntry[]): Promise<string> {
     const id = newId('undo');
     const now = this.deps.clock.now();
-    await this.deps.undo.save({ id, accountId: req.principal.accountId, action: req.action, entries, createdAt: now, expiresAt: new Date(now.getTime() + UNDO_TTL_MS) });
+    await this.deps.undo.save({
+      id,
+      accountId: req.principal.accountId,
+      action: req.action,
+      entries,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + UNDO_TTL_MS),
+    });
     return id;
   }
 
-  private async resolve(req: ActRequest): Promise<Result<{ inboxes: { inbox: Inbox; messages: MessageSummary[] }[]; missing: (Target & { reason: 'not_found' })[]; count: number }, ActError>> {
+  private async resolve(
+    req: ActRequest,
+  ): Promise<
+    Result<
+      {
+        inboxes: { inbox: Inbox; messages: MessageSummary[] }[];
+        missing: (Target & { reason: 'not_found' })[];
+        count: number;
+      },
+      ActError
+    >
+  > {
     const byInbox = new Map<string, { inbox: Inbox; messages: MessageSummary[] }>();
     const missing: (Target & { reason: 'not_found' })[] = [];
     const targets = 'items' in req.targets ? req.targets.items : undefined;
     const sender = 'sender' in req.targets ? req.targets.sender : undefined;
-    const inboxIds = sender !== undefined ? [sender.inboxId] : [...new Set((targets ?? []).map((t) => t.inboxId))];
+    const inboxIds =
+      sender !== undefined ? [sender.inboxId] : [...new Set((targets ?? []).map((t) => t.inboxId))];
     for (const id of inboxIds) {
       const r = await this.deps.inboxes.usable(req.principal.accountId, id);
       if (!r.ok) return err(r.error);
@@ -116,19 +155,44 @@ export class ActionService {
     if (sender !== undefined || targets === undefined) {
       if (sender === undefined) return err({ code: 'invalid_arguments', message: 'Give items or sender.' });
       const group = byInbox.get(sender.inboxId);
-      const inboxFolder = group && (await this.deps.folders.list(group.inbox.id)).find((f) => f.canonical === 'inbox');
-      if (group === undefined || inboxFolder === undefined) return err({ code: 'invalid_arguments', message: 'The inbox folder is not synced yet: call sync_inbox first.' });
-      group.messages.push(...(await this.deps.messages.list(group.inbox.id, { folderId: inboxFolder.id, fromAddress: sender.address, limit: SENDER_LIMIT, offset: 0 })).items);
+      const inboxFolder =
+        group && (await this.deps.folders.list(group.inbox.id)).find((f) => f.canonical === 'inbox');
+      if (group === undefined || inboxFolder === undefined)
+        return err({
+          code: 'invalid_arguments',
+          message: 'The inbox folder is not synced yet: call sync_inbox first.',
+        });
+      group.messages.push(
+        ...(
+          await this.deps.messages.list(group.inbox.id, {
+            folderId: inboxFolder.id,
+            fromAddress: sender.address,
+            limit: SENDER_LIMIT,
+            offset: 0,
+          })
+        ).items,
+      );
       return ok({ inboxes: [group], missing, count: group.messages.length });
     }
     for (const t of targets) {
       const group = byInbox.get(t.inboxId);
-      const m = group && /^msg_[a-z0-9]{20}$/.test(t.messageId) ? await this.deps.messages.get(group.inbox.id, t.messageId as MessageId) : undefined;
+      const m =
+        group && /^msg_[a-z0-9]{20}$/.test(t.messageId)
+          ? await this.deps.messages.get(group.inbox.id, t.messageId as MessageId)
+          : undefined;
       if (group === undefined || m === undefined) missing.push({ ...t, reason: 'not_found' });
       else if (!group.messages.some((x) => x.id === m.id)) group.messages.push(m);
     }
-    if (targets.length === 1 && missing.length === 1) return err({ code: 'message_not_found', message: 'No message with this id in this inbox. Use ids from list_messages or search_mailbox.' });
-    return ok({ inboxes: [...byInbox.values()].filter((g) => g.messages.length > 0), missing, count: targets.length });
+    if (targets.length === 1 && missing.length === 1)
+      return err({
+        code: 'message_not_found',
+        message: 'No message with this id in this inbox. Use ids from list_messages or search_mailbox.',
+      });
+    return ok({
+      inboxes: [...byInbox.values()].filter((g) => g.messages.length > 0),
+      missing,
+      count: targets.length,
+    });
   }
 
   private async apply(
@@ -136,7 +200,11 @@ export class ActionService {
     messages: readonly MessageSummary[],
     req: ActRequest,
     skipped: ActOutcome['skipped'][number][],
-  ): Promise<{ changed: ActOutcome['changed'][number][]; undo: UndoEntry[]; error?: { code: 'provider_error'; message: string } }> {
+  ): Promise<{
+    changed: ActOutcome['changed'][number][];
+    undo: UndoEntry[];
+    error?: { code: 'provider_error'; message: string };
+  }> {
     const folders = await this.deps.folders.list(inbox.id);
     const byId = new Map(folders.map((f) => [f.id, f]));
     const canonical = MOVES[req.action];
@@ -148,7 +216,8 @@ export class ActionService {
       session = await this.deps.sessions.open(inbox);
       const byFolder = new Map<FolderId, MessageSummary[]>();
       for (const m of messages) {
-        if (target !== undefined && m.folderId === target.id) skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'already_there' });
+        if (target !== undefined && m.folderId === target.id)
+          skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'already_there' });
         else byFolder.set(m.folderId, [...(byFolder.get(m.folderId) ?? []), m]);
       }
       for (const [folderId, list] of byFolder) {
@@ -165,24 +234,47 @@ export class ActionService {
             }
             await this.deps.messages.relocate(inbox.id, m.id, target.id, to.ref, to.position);
             changed.push({ inboxId: inbox.id, messageId: m.id, subject: m.subject });
-            undo.push({ inboxId: inbox.id, messageId: m.id, fromFolderId: folder.id, toFolderId: target.id, before: { unread: m.unread, starred: m.starred, labels: m.labels } });
+            undo.push({
+              inboxId: inbox.id,
+              messageId: m.id,
+              fromFolderId: folder.id,
+              toFolderId: target.id,
+              before: { unread: m.unread, starred: m.starred, labels: m.labels },
+            });
           }
         } else {
           const { add, remove } = flagChange(req.action, req.labels ?? []);
           await session.setFlags(folder.path, refs, add, remove);
           for (const m of list) {
-            const labels = req.action === 'label' ? [...new Set([...m.labels, ...add])] : req.action === 'unlabel' ? m.labels.filter((l) => !remove.includes(l)) : m.labels;
+            const labels =
+              req.action === 'label'
+                ? [...new Set([...m.labels, ...add])]
+                : req.action === 'unlabel'
+                  ? m.labels.filter((l) => !remove.includes(l))
+                  : m.labels;
             const starred = req.action === 'star' ? true : req.action === 'unstar' ? false : m.starred;
             await this.deps.messages.updateFlags(inbox.id, m.id, { unread: m.unread, starred, labels });
             changed.push({ inboxId: inbox.id, messageId: m.id, subject: m.subject });
-            undo.push({ inboxId: inbox.id, messageId: m.id, fromFolderId: folder.id, toFolderId: null, before: { unread: m.unread, starred: m.starred, labels: m.labels }, flags: { add, remove } });
+            undo.push({
+              inboxId: inbox.id,
+              messageId: m.id,
+              fromFolderId: folder.id,
+              toFolderId: null,
+              before: { unread: m.unread, starred: m.starred, labels: m.labels },
+              flags: { add, remove },
+            });
           }
         }
       }
       return { changed, undo };
     } catch (e) {
-      const reason = e instanceof MailProviderError || e instanceof MailAuthError ? e.message : 'the connection failed';
-      return { changed, undo, error: { code: 'provider_error', message: `The mailbox refused the change: ${reason}` } };
+      const reason =
+        e instanceof MailProviderError || e instanceof MailAuthError ? e.message : 'the connection failed';
+      return {
+        changed,
+        undo,
+        error: { code: 'provider_error', message: `The mailbox refused the change: ${reason}` },
+      };
     } finally {
       await session?.close().catch(() => undefined);
     }

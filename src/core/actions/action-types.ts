@@ -2,7 +2,11 @@ export const ACTIONS = ['archive', 'trash', 'spam', 'star', 'unstar', 'label', '
 export type ActionKind = (typeof ACTIONS)[number];
 
 /** Moves take mail out of the inbox; these are the ones a VIP's mail is protected from in bulk. */
-export const MOVES: Readonly<Record<string, 'archive' | 'trash' | 'spam'>> = { archive: 'archive', trash: 'trash', spam: 'spam' };
+export const MOVES: Readonly<Record<string, 'archive' | 'trash' | 'spam'>> = {
+  archive: 'archive',
+  trash: 'trash',
+  spam: 'spam',
+};
 
 export interface Target {
   readonly inboxId: string;
@@ -15,11 +19,28 @@ export interface ActOutcome {
   readonly changed: readonly (Target & { readonly subject: string })[];
   readonly skipped: readonly (Target & { readonly reason: SkipReason; readonly from?: string })[];
   readonly undoId: string | null;
+  /** The caller changed mail without holding the inbox's lease (allowed for single changes; a pass takes it). */
+  readonly withoutLease: boolean;
 }
 
 export type ActError =
-  | { readonly code: 'inbox_not_found' | 'inbox_paused' | 'not_connected' | 'needs_reconnect' | 'invalid_arguments' | 'not_supported' | 'message_not_found'; readonly message: string }
-  | { readonly code: 'lease_held'; readonly message: string; readonly holder: string; readonly expiresAt: Date }
+  | {
+      readonly code:
+        | 'inbox_not_found'
+        | 'inbox_paused'
+        | 'not_connected'
+        | 'needs_reconnect'
+        | 'invalid_arguments'
+        | 'not_supported'
+        | 'message_not_found';
+      readonly message: string;
+    }
+  | {
+      readonly code: 'lease_held';
+      readonly message: string;
+      readonly holder: string;
+      readonly expiresAt: Date;
+    }
   | { readonly code: 'vip_confirmation_required'; readonly message: string; readonly from: string }
   | {
       readonly code: 'provider_error';

@@ -17,12 +17,21 @@ export type NotRestoredReason = 'gone' | 'moved_since' | 'inbox_unavailable' | '
 export interface UndoOutcome {
   readonly action: string;
   readonly restored: readonly { readonly inboxId: string; readonly messageId: string }[];
-  readonly notRestored: readonly { readonly inboxId: string; readonly messageId: string; readonly reason: NotRestoredReason }[];
+  readonly notRestored: readonly {
+    readonly inboxId: string;
+    readonly messageId: string;
+    readonly reason: NotRestoredReason;
+  }[];
 }
 
 export type UndoError =
   | { readonly code: 'undo_unavailable'; readonly message: string }
-  | { readonly code: 'lease_held'; readonly message: string; readonly holder: string; readonly expiresAt: Date };
+  | {
+      readonly code: 'lease_held';
+      readonly message: string;
+      readonly holder: string;
+      readonly expiresAt: Date;
+    };
 
 export interface UndoServiceDeps {
   readonly inboxes: InboxService;
@@ -52,7 +61,10 @@ export class UndoService {
       ? await this.deps.undo.consume(principal.accountId, undoId, this.deps.clock.now())
       : undefined;
     if (record === undefined) {
-      return err({ code: 'undo_unavailable', message: 'This undoId is unknown, was already used, or is older than 7 days.' });
+      return err({
+        code: 'undo_unavailable',
+        message: 'This undoId is unknown, was already used, or is older than 7 days.',
+      });
     }
     const byInbox = new Map<string, UndoEntry[]>();
     for (const e of record.entries) byInbox.set(e.inboxId, [...(byInbox.get(e.inboxId) ?? []), e]);
@@ -60,7 +72,12 @@ export class UndoService {
       const held = await this.deps.leases.heldByOther(principal, inboxId);
       if (held !== undefined) {
         await this.deps.undo.release(principal.accountId, undoId);
-        return err({ code: 'lease_held', message: `“${held.agentLabel}” holds the triage lease on this inbox until ${held.expiresAt.toISOString()}; undo after it ends.`, holder: held.agentLabel, expiresAt: held.expiresAt });
+        return err({
+          code: 'lease_held',
+          message: `“${held.agentLabel}” holds the triage lease on this inbox until ${held.expiresAt.toISOString()}; undo after it ends.`,
+          holder: held.agentLabel,
+          expiresAt: held.expiresAt,
+        });
       }
     }
     const restored: UndoOutcome['restored'][number][] = [];
@@ -68,7 +85,8 @@ export class UndoService {
     for (const [inboxId, entries] of byInbox) {
       const inbox = await this.deps.inboxes.usable(principal.accountId, inboxId);
       if (!inbox.ok) {
-        for (const e of entries) notRestored.push({ inboxId, messageId: e.messageId, reason: 'inbox_unavailable' });
+        for (const e of entries)
+          notRestored.push({ inboxId, messageId: e.messageId, reason: 'inbox_unavailable' });
         continue;
       }
       await this.undoInInbox(inbox.value, entries, restored, notRestored);
@@ -83,7 +101,10 @@ export class UndoService {
     notRestored: UndoOutcome['notRestored'][number][],
   ): Promise<void> {
     const folders = new Map((await this.deps.folders.list(inbox.id)).map((f) => [f.id as string, f]));
-    const moves = new Map<string, { from: FolderId; to: FolderId; items: { entry: UndoEntry; now: MessageSummary }[] }>();
+    const moves = new Map<
+      string,
+      { from: FolderId; to: FolderId; items: { entry: UndoEntry; now: MessageSummary }[] }
+    >();
     const flags: { entry: UndoEntry; now: MessageSummary }[] = [];
     for (const entry of entries) {
       const now = await this.deps.messages.get(inbox.id, entry.messageId as MessageId);
@@ -104,14 +125,22 @@ export class UndoService {
     }
     if (moves.size === 0 && flags.length === 0) return;
     let session: MailSession | undefined;
-    const pending = new Set([...moves.values()].flatMap((g) => g.items.map((i) => i.entry.messageId)).concat(flags.map((f) => f.entry.messageId)));
+    const pending = new Set(
+      [...moves.values()]
+        .flatMap((g) => g.items.map((i) => i.entry.messageId))
+        .concat(flags.map((f) => f.entry.messageId)),
+    );
     try {
       session = await this.deps.sessions.open(inbox);
       for (const group of moves.values()) {
         const from = folders.get(group.from);
         const to = folders.get(group.to);
         if (from === undefined || to === undefined) continue;
-        const placed = await session.move(from.path, group.items.map((i) => i.now.providerRef), to.path);
+        const placed = await session.move(
+          from.path,
+          group.items.map((i) => i.now.providerRef),
+          to.path,
+        );
         for (const { entry, now } of group.items) {
           pending.delete(entry.messageId);
           const at = placed.get(now.providerRef);
@@ -128,15 +157,22 @@ export class UndoService {
         if (folder === undefined) continue;
         const { add, remove } = reversal(entry);
         await session.setFlags(folder.path, [now.providerRef], add, remove);
-        const labels = now.labels.filter((l) => !remove.includes(l)).concat(add.filter((f) => f !== FLAGGED && !now.labels.includes(f)));
+        const labels = now.labels
+          .filter((l) => !remove.includes(l))
+          .concat(add.filter((f) => f !== FLAGGED && !now.labels.includes(f)));
         const starred = add.includes(FLAGGED) ? true : remove.includes(FLAGGED) ? false : now.starred;
-        await this.deps.messages.updateFlags(inbox.id, now.id, { unread: now.unread, starred, labels: [...labels].sort() });
+        await this.deps.messages.updateFlags(inbox.id, now.id, {
+          unread: now.unread,
+          starred,
+          labels: [...labels].sort(),
+        });
         pending.delete(entry.messageId);
         restored.push({ inboxId: inbox.id, messageId: entry.messageId });
       }
     } catch (e) {
       if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
-      for (const messageId of pending) notRestored.push({ inboxId: inbox.id, messageId, reason: 'provider_error' });
+      for (const messageId of pending)
+        notRestored.push({ inboxId: inbox.id, messageId, reason: 'provider_error' });
     } finally {
       await session?.close().catch(() => undefined);
     }

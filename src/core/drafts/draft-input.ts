@@ -13,7 +13,8 @@ export interface Recipient {
   readonly name: string | null;
 }
 
-const ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+const ADDRESS =
+  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 // C0 controls except TAB, DEL and C1 controls: never valid in a header, and CR/LF would start a new one.
 const HEADER_FORBIDDEN = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
 
@@ -27,39 +28,53 @@ export function isEmailAddress(s: string): boolean {
  */
 export function parseRecipients(to: string): Result<Recipient[], string> {
   if (HEADER_FORBIDDEN.test(to)) return err('To contains a line break or control character.');
-  if (to.length > DRAFT_LIMITS.toChars) return err(`To is longer than ${String(DRAFT_LIMITS.toChars)} characters.`);
-  const parts = splitOutsideQuotes(to).map((p) => p.trim()).filter((p) => p !== '');
+  if (to.length > DRAFT_LIMITS.toChars)
+    return err(`To is longer than ${String(DRAFT_LIMITS.toChars)} characters.`);
+  const parts = splitOutsideQuotes(to)
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   if (parts.length === 0) return err('To has no recipient.');
-  if (parts.length > DRAFT_LIMITS.recipients) return err(`To has more than ${String(DRAFT_LIMITS.recipients)} recipients.`);
+  if (parts.length > DRAFT_LIMITS.recipients)
+    return err(`To has more than ${String(DRAFT_LIMITS.recipients)} recipients.`);
   const out: Recipient[] = [];
   for (const part of parts) {
     const angle = /^(.*?)\s*<([^<>]+)>$/.exec(part);
     const address = (angle?.[2] ?? part).trim();
     const rawName = angle?.[1]?.trim() ?? '';
-    const name = rawName.replace(/^"(.*)"$/, '$1').replace(/\\(.)/g, '$1').trim();
+    const name = rawName
+      .replace(/^"(.*)"$/, '$1')
+      .replace(/\\(.)/g, '$1')
+      .trim();
     if (!isEmailAddress(address)) return err(`“${truncate(address)}” is not a valid email address.`);
     if (/[<>]/.test(name)) return err(`The name “${truncate(name)}” contains < or >.`);
     const at = address.lastIndexOf('@');
-    out.push({ address: address.slice(0, at) + address.slice(at).toLowerCase(), name: name === '' ? null : name });
+    out.push({
+      address: address.slice(0, at) + address.slice(at).toLowerCase(),
+      name: name === '' ? null : name,
+    });
   }
   return ok(out);
 }
 
 export function checkSubject(subject: string): string | undefined {
   if (HEADER_FORBIDDEN.test(subject)) return 'Subject contains a line break or control character.';
-  if (subject.length > DRAFT_LIMITS.subjectChars) return `Subject is longer than ${String(DRAFT_LIMITS.subjectChars)} characters.`;
+  if (subject.length > DRAFT_LIMITS.subjectChars)
+    return `Subject is longer than ${String(DRAFT_LIMITS.subjectChars)} characters.`;
   return undefined;
 }
 
 export function checkText(text: string): string | undefined {
   if (text.includes('\u0000')) return 'The text contains a NUL character.';
-  if (text.length > DRAFT_LIMITS.textChars) return `The text is longer than ${String(DRAFT_LIMITS.textChars)} characters.`;
+  if (text.length > DRAFT_LIMITS.textChars)
+    return `The text is longer than ${String(DRAFT_LIMITS.textChars)} characters.`;
   return undefined;
 }
 
 /** The recipients as one normalised header value. */
 export function formatRecipients(list: readonly Recipient[]): string {
-  return list.map((r) => (r.name === null ? r.address : `"${r.name.replace(/(["\\])/g, '\\$1')}" <${r.address}>`)).join(', ');
+  return list
+    .map((r) => (r.name === null ? r.address : `"${r.name.replace(/(["\\])/g, '\\$1')}" <${r.address}>`))
+    .join(', ');
 }
 
 function splitOutsideQuotes(s: string): string[] {

@@ -67,9 +67,15 @@ export class DraftService {
     if (!checked.ok) return checked;
     const inbox = await this.deps.inboxes.usable(accountId, inboxId);
     if (!inbox.ok) return inbox;
-    const thread = input.threadId === undefined ? { inReplyTo: null, references: [] } : await this.thread(inbox.value, input.threadId);
+    const thread =
+      input.threadId === undefined
+        ? { inReplyTo: null, references: [] }
+        : await this.thread(inbox.value, input.threadId);
     if (thread === undefined) {
-      return err({ code: 'invalid_draft', message: 'threadId is not a thread in this inbox: use the threadId get_message returned.' });
+      return err({
+        code: 'invalid_draft',
+        message: 'threadId is not a thread in this inbox: use the threadId get_message returned.',
+      });
     }
     const now = this.deps.clock.now();
     const domain = inbox.value.email.slice(inbox.value.email.lastIndexOf('@') + 1);
@@ -96,7 +102,8 @@ export class DraftService {
     try {
       session = await this.deps.sessions.open(inbox.value);
       const path = await folderPath(this.deps.folders, session, inbox.value, 'drafts');
-      if (path === undefined) return err({ code: 'provider_error', message: 'This mailbox has no Drafts folder.' });
+      if (path === undefined)
+        return err({ code: 'provider_error', message: 'This mailbox has no Drafts folder.' });
       const placed = await session.append(path, raw, ['\\Draft', '\\Seen'], now);
       const written: Draft = { ...draft, folderPath: path, providerDraftId: placed?.ref ?? null };
       await this.deps.drafts.create(written);
@@ -117,7 +124,10 @@ export class DraftService {
   }
 
   /** The message to reply to (the newest in the thread with a Message-ID) and up to ten References. */
-  private async thread(inbox: Inbox, threadId: string): Promise<{ inReplyTo: string | null; references: string[] } | undefined> {
+  private async thread(
+    inbox: Inbox,
+    threadId: string,
+  ): Promise<{ inReplyTo: string | null; references: string[] } | undefined> {
     const page = await this.deps.messages.list(inbox.id, { threadId, limit: 50, offset: 0 });
     if (page.items.length === 0) return undefined;
     const ids = page.items

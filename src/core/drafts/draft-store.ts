@@ -35,7 +35,12 @@ export interface PendingSendStore {
   /** `sending` → `pending` again: the server refused before accepting anything, the code stays usable. */
   unclaim(id: string): Promise<void>;
   /** `sending` → `sent` or `unknown`. */
-  finish(id: string, status: Extract<PendingSendStatus, 'sent' | 'unknown'>, now: Date, error: string | null): Promise<void>;
+  finish(
+    id: string,
+    status: Extract<PendingSendStatus, 'sent' | 'unknown'>,
+    now: Date,
+    error: string | null,
+  ): Promise<void>;
   /** Sends claimed before `before` and never finished: left behind by a process that died mid-send. */
   stranded(before: Date): Promise<PendingSend[]>;
 }

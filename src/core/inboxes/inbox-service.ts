@@ -10,7 +10,13 @@ import { inboxError, type InboxError } from './inbox-errors.ts';
 import type { InboxStore } from './inbox-store.ts';
 import { inboxView, type InboxView } from './inbox-view.ts';
 import type { Inbox, InboxId, Provider } from './inbox.ts';
-import { defaultSmtpHost, detectProvider, ICLOUD_IMAP, ICLOUD_SMTP, isValidHostname } from './provider-detection.ts';
+import {
+  defaultSmtpHost,
+  detectProvider,
+  ICLOUD_IMAP,
+  ICLOUD_SMTP,
+  isValidHostname,
+} from './provider-detection.ts';
 import type { SecretLinkStore } from './secret-link-store.ts';
 
 export interface AddInboxInput {
@@ -49,6 +55,11 @@ export class InboxService {
 
   async list(accountId: AccountId): Promise<InboxView[]> {
     return (await this.deps.inboxes.list(accountId)).map(inboxView);
+  }
+
+  /** Every inbox of the account, oldest first. */
+  all(accountId: AccountId): Promise<Inbox[]> {
+    return this.deps.inboxes.list(accountId);
   }
 
   /** The inbox if it belongs to the account; the tenant check every tool goes through. */

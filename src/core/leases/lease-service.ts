@@ -42,34 +42,85 @@ export class LeaseService {
       }
     }
     const { acquired, lease } = await this.deps.leases.acquire(
-      { inboxId: inbox.id, holder, agentLabel, startedAt: now, expiresAt: new Date(now.getTime() + LEASE_TTL_MS) },
+      {
+        inboxId: inbox.id,
+        holder,
+        agentLabel,
+        startedAt: now,
+        expiresAt: new Date(now.getTime() + LEASE_TTL_MS),
+      },
       now,
     );
     return acquired ? { kind: 'started', lease, resumed: resuming } : { kind: 'held', lease };
   }
 
   /** Extends the caller's lease; re-takes it if it lapsed and nobody else holds it. */
-  async heartbeat(principal: Principal, inbox: Inbox, agentLabel: string): Promise<{ ok: true; lease: Lease } | { ok: false; lease: Lease | undefined }> {
+  async heartbeat(
+    principal: Principal,
+    inbox: Inbox,
+    agentLabel: string,
+  ): Promise<{ ok: true; lease: Lease } | { ok: false; lease: Lease | undefined }> {
     const now = this.deps.clock.now();
     const holder = credentialKey(principal);
-    const extended = await this.deps.leases.extend(inbox.id, holder, agentLabel, now, new Date(now.getTime() + LEASE_TTL_MS));
+    const extended = await this.deps.leases.extend(
+      inbox.id,
+      holder,
+      agentLabel,
+      now,
+      new Date(now.getTime() + LEASE_TTL_MS),
+    );
     if (extended !== undefined) return { ok: true, lease: extended };
-    const retaken = await this.deps.leases.acquire({ inboxId: inbox.id, holder, agentLabel, startedAt: now, expiresAt: new Date(now.getTime() + LEASE_TTL_MS) }, now);
+    const retaken = await this.deps.leases.acquire(
+      {
+        inboxId: inbox.id,
+        holder,
+        agentLabel,
+        startedAt: now,
+        expiresAt: new Date(now.getTime() + LEASE_TTL_MS),
+      },
+      now,
+    );
     return retaken.acquired ? { ok: true, lease: retaken.lease } : { ok: false, lease: retaken.lease };
   }
 
-  async end(principal: Principal, inbox: Inbox, agentLabel: string, summary: string | null): Promise<boolean> {
-    return this.deps.leases.release(inbox.id, credentialKey(principal), agentLabel, this.deps.clock.now(), summary, newId('pass'));
+  async end(
+    principal: Principal,
+    inbox: Inbox,
+    agentLabel: string,
+    summary: string | null,
+  ): Promise<boolean> {
+    return this.deps.leases.release(
+      inbox.id,
+      credentialKey(principal),
+      agentLabel,
+      this.deps.clock.now(),
+      summary,
+      newId('pass'),
+    );
   }
 
   async activity(inbox: Inbox): Promise<{ lease: Lease | undefined; lastPass: TriagePass | undefined }> {
-    const [lease, lastPass] = await Promise.all([this.deps.leases.current(inbox.id, this.deps.clock.now()), this.deps.leases.lastPass(inbox.id)]);
+    const [lease, lastPass] = await Promise.all([
+      this.deps.leases.current(inbox.id, this.deps.clock.now()),
+      this.deps.leases.lastPass(inbox.id),
+    ]);
     return { lease, lastPass };
   }
 
   /** The live lease of someone else, which forbids this caller to change mail in the inbox. */
   async heldByOther(principal: Principal, inboxId: string): Promise<Lease | undefined> {
+    return (await this.standing(principal, inboxId)).other;
+  }
+
+  /** Whether this caller holds the inbox's lease, or someone else does. */
+  async standing(
+    principal: Principal,
+    inboxId: string,
+  ): Promise<{ mine: boolean; other: Lease | undefined }> {
     const lease = await this.deps.leases.current(inboxId, this.deps.clock.now());
-    return lease !== undefined && lease.holder !== credentialKey(principal) ? lease : undefined;
+    if (lease === undefined) return { mine: false, other: undefined };
+    return lease.holder === credentialKey(principal)
+      ? { mine: true, other: undefined }
+      : { mine: false, other: lease };
   }
 }

@@ -2,7 +2,14 @@ import type { Clock } from '../../lib/clock.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
 import type { JsonValue, SettingsStore } from '../settings/settings-store.ts';
-import { DEFAULT_PROFILE, deepMerge, effectivePrefs, TRIAGE_PROFILE, type TriagePrefs, type TriageProfile } from './triage-profile.ts';
+import {
+  DEFAULT_PROFILE,
+  deepMerge,
+  effectivePrefs,
+  TRIAGE_PROFILE,
+  type TriagePrefs,
+  type TriageProfile,
+} from './triage-profile.ts';
 
 const KEY = 'triageProfile';
 
@@ -39,9 +46,15 @@ export class ProfileService {
     if (!parsed.success) {
       const issues = parsed.error.issues.slice(0, 10).map((i) => ({
         path: i.path.join('.') || '(patch)',
-        message: i.code === 'unrecognized_keys' ? `unknown field${i.keys.length === 1 ? '' : 's'}: ${i.keys.join(', ')}` : i.message,
+        message:
+          i.code === 'unrecognized_keys'
+            ? `unknown field${i.keys.length === 1 ? '' : 's'}: ${i.keys.join(', ')}`
+            : i.message,
       }));
-      return err({ message: `The patch does not fit the profile: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues });
+      return err({
+        message: `The patch does not fit the profile: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+        issues,
+      });
     }
     await this.deps.settings.set(accountId, KEY, parsed.data as unknown as JsonValue, this.deps.clock.now());
     return ok(parsed.data);

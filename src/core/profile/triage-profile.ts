@@ -17,7 +17,11 @@ const isTimeZone = (tz: string) => {
 export const TRIAGE_PREFS = z.strictObject({
   cadence: z.strictObject({
     /** Minimum time between triage passes; `begin_triage` without force answers `too_soon` before it. Null: no limit. */
-    everyHours: z.number().min(0.25).max(24 * 14).nullable(),
+    everyHours: z
+      .number()
+      .min(0.25)
+      .max(24 * 14)
+      .nullable(),
   }),
   quietHours: z
     .strictObject({
@@ -29,7 +33,9 @@ export const TRIAGE_PREFS = z.strictObject({
   junk: z.strictObject({
     /** Screen mail from senders who are neither VIP nor known-good. */
     screenUnknownSenders: z.boolean(),
-    blockedDomains: z.array(z.string().toLowerCase().regex(DOMAIN, 'expected a bare domain such as example.com')).max(1000),
+    blockedDomains: z
+      .array(z.string().toLowerCase().regex(DOMAIN, 'expected a bare domain such as example.com'))
+      .max(1000),
     knownGoodSenders: z.array(z.string().toLowerCase().regex(EMAIL, 'expected an email address')).max(5000),
     /** Extra guidance for the screening rubric, in the person's words. */
     notes: z.string().max(2000),
@@ -56,7 +62,10 @@ export const INBOX_OVERRIDE = z.strictObject({
 
 export const TRIAGE_PROFILE = z.strictObject({
   defaults: TRIAGE_PREFS,
-  inboxes: z.record(z.string().regex(/^inbox_[a-z0-9]{20}$/, 'expected an inbox id from list_inboxes'), INBOX_OVERRIDE),
+  inboxes: z.record(
+    z.string().regex(/^inbox_[a-z0-9]{20}$/, 'expected an inbox id from list_inboxes'),
+    INBOX_OVERRIDE,
+  ),
 });
 
 export type TriageProfile = z.output<typeof TRIAGE_PROFILE>;
@@ -77,7 +86,10 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 /** RFC 7396-like merge: objects merge recursively, arrays and scalars replace, `null` sets null. */
 export function deepMerge(base: unknown, patch: unknown): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = typeof base === 'object' && base !== null && !Array.isArray(base) ? { ...(base as Record<string, Json>) } : {};
+  const out: Record<string, unknown> =
+    typeof base === 'object' && base !== null && !Array.isArray(base)
+      ? { ...(base as Record<string, Json>) }
+      : {};
   for (const [k, v] of Object.entries(patch)) out[k] = v === undefined ? out[k] : deepMerge(out[k], v);
   return out;
 }

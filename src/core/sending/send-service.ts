@@ -27,7 +27,12 @@ const STRANDED_AFTER_MS = 10 * 60_000;
 const SEND_ENABLED = 'sendEnabled';
 
 export type Offer =
-  | { readonly sendAvailable: true; readonly pendingSendId: string; readonly approvalCode: string; readonly expiresAt: Date }
+  | {
+      readonly sendAvailable: true;
+      readonly pendingSendId: string;
+      readonly approvalCode: string;
+      readonly expiresAt: Date;
+    }
   | { readonly sendAvailable: false; readonly reason: 'send_disabled' | 'provider_cannot_send' };
 
 export interface SendRequest {
@@ -47,7 +52,10 @@ export interface SendOutcome {
 
 export type SendError =
   | InboxError
-  | { readonly code: 'send_disabled' | 'human_approval_required' | 'approval_expired' | 'confirm_mismatch'; readonly message: string }
+  | {
+      readonly code: 'send_disabled' | 'human_approval_required' | 'approval_expired' | 'confirm_mismatch';
+      readonly message: string;
+    }
   | { readonly code: 'approval_invalid'; readonly message: string; readonly attemptsLeft?: number }
   | { readonly code: 'approval_used'; readonly message: string; readonly status: string }
   | { readonly code: 'provider_error'; readonly message: string; readonly status: 'not_sent' | 'unknown' };
@@ -115,28 +123,62 @@ export class SendService {
     const { accountId } = principal;
     const now = this.deps.clock.now();
     if (!(await this.isEnabled(accountId))) {
-      return err({ code: 'send_disabled', message: 'Sending is turned off for this account. Only the person can turn it on (set_send_enabled, when they ask).' });
+      return err({
+        code: 'send_disabled',
+        message:
+          'Sending is turned off for this account. Only the person can turn it on (set_send_enabled, when they ask).',
+      });
     }
     if (!req.humanApprovedInChat) {
-      return err({ code: 'human_approval_required', message: 'Show the person the draft (to, subject, text), ask whether to send it, and only after they say yes call again with humanApprovedInChat: true.' });
+      return err({
+        code: 'human_approval_required',
+        message:
+          'Show the person the draft (to, subject, text), ask whether to send it, and only after they say yes call again with humanApprovedInChat: true.',
+      });
     }
-    const ps = /^ps_[a-z0-9]{20}$/.test(req.pendingSendId) ? await this.deps.pendingSends.get(accountId, req.pendingSendId) : undefined;
-    if (ps === undefined) return err({ code: 'approval_invalid', message: 'No pending send with this id: use the pendingSendId create_draft returned.' });
+    const ps = /^ps_[a-z0-9]{20}$/.test(req.pendingSendId)
+      ? await this.deps.pendingSends.get(accountId, req.pendingSendId)
+      : undefined;
+    if (ps === undefined)
+      return err({
+        code: 'approval_invalid',
+        message: 'No pending send with this id: use the pendingSendId create_draft returned.',
+      });
     if (ps.status === 'locked') {
-      return err({ code: 'approval_invalid', message: 'This approval is locked after too many wrong codes. Create the draft again for a new one.', attemptsLeft: 0 });
+      return err({
+        code: 'approval_invalid',
+        message: 'This approval is locked after too many wrong codes. Create the draft again for a new one.',
+        attemptsLeft: 0,
+      });
     }
     if (!timingSafeEqualStrings(sha256Hex(req.approvalCode), ps.codeHash)) {
       const attempts = await this.deps.pendingSends.recordFailure(ps.id, SEND_MAX_WRONG_CODES);
       const attemptsLeft = Math.max(0, SEND_MAX_WRONG_CODES - attempts);
-      return err({ code: 'approval_invalid', message: `The approvalCode does not match this pending send (${String(attemptsLeft)} attempts left). Use the code create_draft returned; never guess.`, attemptsLeft });
+      return err({
+        code: 'approval_invalid',
+        message: `The approvalCode does not match this pending send (${String(attemptsLeft)} attempts left). Use the code create_draft returned; never guess.`,
+        attemptsLeft,
+      });
     }
     if (ps.status !== 'pending') {
-      return err({ code: 'approval_used', message: `This approval was already used (send ${ps.status}). Each approval sends once.`, status: ps.status });
+      return err({
+        code: 'approval_used',
+        message: `This approval was already used (send ${ps.status}). Each approval sends once.`,
+        status: ps.status,
+      });
     }
-    if (ps.expiresAt <= now) return err({ code: 'approval_expired', message: 'This approval expired (they last 24 hours). Create the draft again to get a new one.' });
+    if (ps.expiresAt <= now)
+      return err({
+        code: 'approval_expired',
+        message: 'This approval expired (they last 24 hours). Create the draft again to get a new one.',
+      });
     const draft = await this.deps.drafts.get(accountId, ps.draftId);
     if (draft?.status !== 'draft' || draft.version !== ps.draftVersion) {
-      return err({ code: 'approval_invalid', message: 'The draft changed or is gone since this approval was made; the approval covers only the exact version the person saw.' });
+      return err({
+        code: 'approval_invalid',
+        message:
+          'The draft changed or is gone since this approval was made; the approval covers only the exact version the person saw.',
+      });
     }
     const mismatch = confirmMismatch(draft, req);
     if (mismatch !== undefined) return err({ code: 'confirm_mismatch', message: mismatch });
@@ -144,16 +186,28 @@ export class SendService {
     if (!inbox.ok) return inbox;
     const prefs = await this.deps.profiles.effective(accountId, inbox.value.id);
     if (prefs.sending.requireInAppConfirmation) {
-      return err({ code: 'human_approval_required', message: 'The person requires confirming every send in the app (triage profile sending.requireInAppConfirmation); approval in chat is not enough. Ask them to open the draft and press Send there.' });
+      return err({
+        code: 'human_approval_required',
+        message:
+          'The person requires confirming every send in the app (triage profile sending.requireInAppConfirmation); approval in chat is not enough. Ask them to open the draft and press Send there.',
+      });
     }
     if (!(await this.deps.pendingSends.claim(ps.id, now))) {
       const again = await this.deps.pendingSends.get(accountId, ps.id);
-      return err({ code: 'approval_used', message: 'This approval was just used by another call. Each approval sends once.', status: again?.status ?? 'sending' });
+      return err({
+        code: 'approval_used',
+        message: 'This approval was just used by another call. Each approval sends once.',
+        status: again?.status ?? 'sending',
+      });
     }
     return this.deliver(ps.id, draft, inbox.value);
   }
 
-  private async deliver(pendingSendId: string, draft: Draft, inbox: Inbox): Promise<Result<SendOutcome, SendError>> {
+  private async deliver(
+    pendingSendId: string,
+    draft: Draft,
+    inbox: Inbox,
+  ): Promise<Result<SendOutcome, SendError>> {
     const sentAt = this.deps.clock.now();
     const recipients = parseRecipients(draft.to);
     const raw = await this.deps.composer.compose(compositionOf(draft, inbox, sentAt));
@@ -167,12 +221,20 @@ export class SendService {
       if (e instanceof SubmitRefusedError) {
         await this.deps.pendingSends.unclaim(pendingSendId);
         if (e.authFailed) await this.deps.inboxes.markNeedsReconnect(inbox, e.message);
-        return err({ code: 'provider_error', message: `Not sent: ${e.message}. Nothing went out; the approval still works once this is fixed.`, status: 'not_sent' });
+        return err({
+          code: 'provider_error',
+          message: `Not sent: ${e.message}. Nothing went out; the approval still works once this is fixed.`,
+          status: 'not_sent',
+        });
       }
       const reason = e instanceof SubmitUncertainError ? e.message : 'an unexpected failure';
       await this.deps.pendingSends.finish(pendingSendId, 'unknown', this.deps.clock.now(), reason);
       this.deps.log.warn({ pendingSendId, draftId: draft.id }, 'send outcome unknown');
-      return err({ code: 'provider_error', message: `The connection broke off during sending (${reason}); the message may or may not have gone out. It will not be sent again automatically.`, status: 'unknown' });
+      return err({
+        code: 'provider_error',
+        message: `The connection broke off during sending (${reason}); the message may or may not have gone out. It will not be sent again automatically.`,
+        status: 'unknown',
+      });
     }
     await this.deps.pendingSends.finish(pendingSendId, 'sent', this.deps.clock.now(), null);
     await this.deps.drafts.setStatus(draft.id, 'sent', this.deps.clock.now());
@@ -189,9 +251,13 @@ export class SendService {
       const sent = await folderPath(this.deps.folders, session, inbox, 'sent');
       if (sent === undefined) warnings.push('This mailbox has no Sent folder, so no copy was filed.');
       else await session.append(sent, raw, ['\\Seen'], sentAt);
-      if (draft.folderPath !== null && draft.providerDraftId !== null) await session.deleteOwnDraft(draft.folderPath, draft.providerDraftId);
+      if (draft.folderPath !== null && draft.providerDraftId !== null)
+        await session.deleteOwnDraft(draft.folderPath, draft.providerDraftId);
     } catch (e) {
-      this.deps.log.warn({ draftId: draft.id, err: e instanceof Error ? e.name : 'unknown' }, 'filing a sent message failed');
+      this.deps.log.warn(
+        { draftId: draft.id, err: e instanceof Error ? e.name : 'unknown' },
+        'filing a sent message failed',
+      );
       warnings.push('The message was sent, but filing the copy in Sent or removing the draft failed.');
     } finally {
       await session?.close().catch(() => undefined);
@@ -204,7 +270,12 @@ export class SendService {
     const before = new Date(this.deps.clock.now().getTime() - STRANDED_AFTER_MS);
     const stranded = await this.deps.pendingSends.stranded(before);
     for (const ps of stranded) {
-      await this.deps.pendingSends.finish(ps.id, 'unknown', this.deps.clock.now(), 'the process stopped during sending');
+      await this.deps.pendingSends.finish(
+        ps.id,
+        'unknown',
+        this.deps.clock.now(),
+        'the process stopped during sending',
+      );
     }
     return stranded.length;
   }
@@ -214,8 +285,10 @@ function confirmMismatch(draft: Draft, req: SendRequest): string | undefined {
   if (req.confirmTo !== undefined) {
     const want = parseRecipients(req.confirmTo);
     const have = parseRecipients(draft.to);
-    const set = (r: typeof want) => (r.ok ? [...new Set(r.value.map((x) => x.address.toLowerCase()))].sort().join(',') : '\u0000');
-    if (set(want) !== set(have)) return `confirmTo does not match the draft's recipients (${draft.to}). Show the person the draft again.`;
+    const set = (r: typeof want) =>
+      r.ok ? [...new Set(r.value.map((x) => x.address.toLowerCase()))].sort().join(',') : '\u0000';
+    if (set(want) !== set(have))
+      return `confirmTo does not match the draft's recipients (${draft.to}). Show the person the draft again.`;
   }
   if (req.confirmSubject !== undefined && req.confirmSubject.trim() !== draft.subject.trim()) {
     return 'confirmSubject does not match the draft’s subject. Show the person the draft again.';

@@ -50,9 +50,18 @@ export class VipService {
   /** A matcher for one account: the VIP list plus the profile's `vip.people` (addresses or domains). */
   async matcher(accountId: AccountId, inboxId?: string): Promise<(address: string) => boolean> {
     const list = await this.deps.vips.list(accountId);
-    const prefs = inboxId === undefined ? (await this.deps.profiles.get(accountId)).defaults : await this.deps.profiles.effective(accountId, inboxId);
-    const emails = new Set([...list.filter((v) => v.kind === 'email').map((v) => v.value), ...prefs.vip.people.filter((p) => p.includes('@'))]);
-    const domains = [...list.filter((v) => v.kind === 'domain').map((v) => v.value), ...prefs.vip.people.filter((p) => !p.includes('@'))];
+    const prefs =
+      inboxId === undefined
+        ? (await this.deps.profiles.get(accountId)).defaults
+        : await this.deps.profiles.effective(accountId, inboxId);
+    const emails = new Set([
+      ...list.filter((v) => v.kind === 'email').map((v) => v.value),
+      ...prefs.vip.people.filter((p) => p.includes('@')),
+    ]);
+    const domains = [
+      ...list.filter((v) => v.kind === 'domain').map((v) => v.value),
+      ...prefs.vip.people.filter((p) => !p.includes('@')),
+    ];
     return (address) => {
       const a = address.trim().toLowerCase();
       if (emails.has(a)) return true;

@@ -28,3 +28,9 @@ export async function usableInbox(ctx: ToolContext, inboxId: string) {
 }
 
 export const demoNote = (inbox: Inbox) => (inbox.isDemo ? { isDemo: true as const } : {});
+
+/**
+ * A label id: a Gmail label id or an IMAP keyword (RFC 3501 atom: no space, parenthesis, brace, quote, backslash,
+ * percent, asterisk or bracket, no control character, and not a system flag).
+ */
+export const LABEL_ID = /^(?!\\)[^\s(){}"\\%*\]\u0000-\u001f\u007f]{1,100}$/;

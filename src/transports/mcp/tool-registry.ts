@@ -120,7 +120,26 @@ function listTool(t: ToolDefinition): ListedTool {
   };
 }
 
+/**
+ * Flags that stand for the person's agreement. When one of them is the only thing missing, the answer says to ask
+ * the person first, under its own code, instead of a generic schema error.
+ */
+const AGREEMENT_FLAGS: Readonly<Record<string, 'confirmation_required' | 'human_approval_required'>> = {
+  confirmed: 'confirmation_required',
+  humanConfirmedInChat: 'confirmation_required',
+  humanApprovedInChat: 'human_approval_required',
+};
+
 function invalidArguments(error: z.ZodError): ToolError {
+  const flags = new Set(error.issues.map((i) => (i.path.length === 1 ? String(i.path[0]) : '')));
+  const [flag] = flags;
+  const code = flags.size === 1 && flag !== undefined ? AGREEMENT_FLAGS[flag] : undefined;
+  if (code !== undefined && flag !== undefined) {
+    return {
+      error: code,
+      message: `${flag}: true is required. Ask the person in chat first, and call again with ${flag}: true only after they clearly agree.`,
+    };
+  }
   const issues = error.issues
     .slice(0, 10)
     .map((i) => ({ path: i.path.join('.') || '(arguments)', message: i.message }));

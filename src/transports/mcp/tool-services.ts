@@ -1,7 +1,14 @@
+import type { ActionService } from '../../core/actions/action-service.ts';
+import type { UndoService } from '../../core/actions/undo-service.ts';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
+import type { DraftService } from '../../core/drafts/draft-service.ts';
 import type { InboxService } from '../../core/inboxes/inbox-service.ts';
+import type { LeaseService } from '../../core/leases/lease-service.ts';
+import type { ProfileService } from '../../core/profile/profile-service.ts';
 import type { ReadService } from '../../core/reading/read-service.ts';
+import type { SendService } from '../../core/sending/send-service.ts';
 import type { SyncService } from '../../core/sync/sync-service.ts';
+import type { VipService } from '../../core/vips/vip-service.ts';
 
 /** The core use-cases tools may call. Tools never see stores, SQL or provider clients. */
 export interface ToolServices {
@@ -9,4 +16,11 @@ export interface ToolServices {
   readonly sync: SyncService;
   readonly read: ReadService;
   readonly audit: AuditLog;
+  readonly actions: ActionService;
+  readonly undo: UndoService;
+  readonly leases: LeaseService;
+  readonly vips: VipService;
+  readonly profiles: ProfileService;
+  readonly drafts: DraftService;
+  readonly sending: SendService;
 }

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import type { BearerVerifier } from '../../core/auth/principal.ts';
+import type { DraftService } from '../../core/drafts/draft-service.ts';
 import type { InboxStore } from '../../core/inboxes/inbox-store.ts';
 import { inboxView } from '../../core/inboxes/inbox-view.ts';
 import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
@@ -8,10 +9,12 @@ import { agentGate, type AgentEnv } from '../http/agent-gate.ts';
 import type { HttpEnv } from '../http/http-env.ts';
 import { jsonError } from '../http/json-error.ts';
 import { restUnauthenticated } from './rest-auth.ts';
+import { registerDraftRoute } from './draft-route.ts';
 
 export interface RestDeps {
   readonly verifier: BearerVerifier;
   readonly inboxes: InboxStore;
+  readonly drafts: DraftService;
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly trustProxy: boolean;
@@ -39,6 +42,8 @@ export function registerRestApi(root: Hono<HttpEnv>, deps: RestDeps): void {
     const inboxes = await deps.inboxes.list(c.get('principal').accountId);
     return c.json({ inboxes: inboxes.map(inboxView) });
   });
+
+  registerDraftRoute(app, deps);
 
   app.all('/api/*', (c) => {
     if (c.req.path === '/api/keys' || c.req.path.startsWith('/api/keys/'))

@@ -8,7 +8,14 @@ import {
   type Submission,
 } from '../../../core/sending/mail-submitter.ts';
 import { type Logger, silentLogger } from '../../../lib/logger.ts';
-import { type AddressPolicy, HostNotFoundError, HostRefusedError, isPublicHostAddress, normalizeHost, vetHost } from '../imap/host-guard.ts';
+import {
+  type AddressPolicy,
+  HostNotFoundError,
+  HostRefusedError,
+  isPublicHostAddress,
+  normalizeHost,
+  vetHost,
+} from '../imap/host-guard.ts';
 
 export interface SmtpSubmitterOptions {
   readonly vault: CredentialVault;
@@ -59,7 +66,8 @@ export class SmtpSubmitter implements MailSubmitter {
       try {
         ({ address, servername } = await vetHost(host, this.o.addressPolicy ?? isPublicHostAddress));
       } catch (e) {
-        if (e instanceof HostRefusedError || e instanceof HostNotFoundError) throw new SubmitRefusedError(e.message);
+        if (e instanceof HostRefusedError || e instanceof HostNotFoundError)
+          throw new SubmitRefusedError(e.message);
         throw e;
       }
     }
@@ -83,16 +91,23 @@ export class SmtpSubmitter implements MailSubmitter {
         conn.connect((e) => (e ? reject(refused(e)) : resolve()));
       });
       await new Promise<void>((resolve, reject) => {
-        conn.login({ user: credential.username, pass: credential.password }, (e) => (e ? reject(refused(e, e.code === 'EAUTH' || e.code === 'ENOAUTH')) : resolve()));
+        conn.login({ user: credential.username, pass: credential.password }, (e) =>
+          e ? reject(refused(e, e.code === 'EAUTH' || e.code === 'ENOAUTH')) : resolve(),
+        );
       });
       await new Promise<void>((resolve, reject) => {
         conn.send({ from: s.envelopeFrom, to: [...s.recipients] }, Buffer.from(s.raw), (e, info) => {
           if (e) {
             const err = e as SmtpError;
             // A reply from the server (RCPT refused, DATA refused) means it did not take the message.
-            reject(typeof err.responseCode === 'number' || err.code === 'EENVELOPE' ? refused(err) : new SubmitUncertainError(describe(err)));
+            reject(
+              typeof err.responseCode === 'number' || err.code === 'EENVELOPE'
+                ? refused(err)
+                : new SubmitUncertainError(describe(err)),
+            );
           } else {
-            if (info.rejected.length > 0) this.log.warn({ inboxId: inbox.id, rejected: info.rejected.length }, 'some recipients refused');
+            if (info.rejected.length > 0)
+              this.log.warn({ inboxId: inbox.id, rejected: info.rejected.length }, 'some recipients refused');
             resolve();
           }
         });

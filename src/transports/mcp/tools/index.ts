@@ -1,5 +1,18 @@
 import type { ToolDefinition } from '../tool-definition.ts';
+import { actOnMessages } from './act-on-messages.ts';
 import { addInbox } from './add-inbox.ts';
+import { archiveMessages } from './archive-messages.ts';
+import { createDraft } from './create-draft.ts';
+import { applyLabels, removeLabels, starMessages } from './label-tools.ts';
+import { markAsSpam } from './mark-as-spam.ts';
+import { getTriageProfile, updateTriageProfile } from './profile-tools.ts';
+import { sendDraft } from './send-draft.ts';
+import { setSendEnabled } from './set-send-enabled.ts';
+import { showDraft } from './show-draft.ts';
+import { trashMessage } from './trash-message.ts';
+import { beginTriage, endTriage, getTriageActivity, heartbeatTriage } from './triage-lease.ts';
+import { undoAction } from './undo-action.ts';
+import { addVip, listVips, removeVip } from './vip-tools.ts';
 import { getAttachment } from './get-attachment.ts';
 import { getConnectionStatus } from './get-connection-status.ts';
 import { getMessage } from './get-message.ts';
@@ -31,4 +44,25 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   loadOlderMessages,
   getAttachment,
   listLabels,
+  trashMessage,
+  markAsSpam,
+  archiveMessages,
+  actOnMessages,
+  applyLabels,
+  removeLabels,
+  starMessages,
+  undoAction,
+  beginTriage,
+  heartbeatTriage,
+  endTriage,
+  getTriageActivity,
+  listVips,
+  addVip,
+  removeVip,
+  getTriageProfile,
+  updateTriageProfile,
+  createDraft,
+  showDraft,
+  setSendEnabled,
+  sendDraft,
 ];

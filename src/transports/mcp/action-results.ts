@@ -1,0 +1,78 @@
+import type { ActError, ActionKind, ActOutcome } from '../../core/actions/action-types.ts';
+import type { ToolOutcome } from './tool-definition.ts';
+import { toolError, toolOk } from './tool-error.ts';
+import { fromInboxError } from './tool-helpers.ts';
+
+const DONE: Readonly<Record<ActionKind, string>> = {
+  archive: 'archived',
+  trash: 'moved to Trash',
+  spam: 'moved to Spam',
+  star: 'starred',
+  unstar: 'unstarred',
+  label: 'labelled',
+  unlabel: 'unlabelled',
+};
+
+const count = (n: number, one: string) => `${String(n)} ${one}${n === 1 ? '' : 's'}`;
+
+/**
+ * The result of a mail change, for every action tool alike. `sayToHuman` holds counts only: subjects and sender
+ * names are data from strangers and stay in the structured fields.
+ */
+export function actResult(action: ActionKind, o: ActOutcome): ToolOutcome {
+  const vip = o.skipped.filter((s) => s.reason === 'vip').length;
+  const missing = o.skipped.filter((s) => s.reason === 'not_found').length;
+  const parts = [`I ${DONE[action]} ${count(o.changed.length, 'message')}.`];
+  if (vip > 0)
+    parts.push(
+      `${count(vip, 'message')} from VIPs ${vip === 1 ? 'was' : 'were'} left alone; they need your look one at a time.`,
+    );
+  if (missing > 0) parts.push(`${count(missing, 'message')} could not be found.`);
+  if (o.undoId !== null) parts.push('This can be undone.');
+  const agentOnly: string[] = [];
+  if (o.undoId !== null)
+    agentOnly.push(`To reverse this, call undo_action with undoId ${o.undoId} (valid 7 days, once).`);
+  if (vip > 0)
+    agentOnly.push(
+      'Skipped VIP messages: show each to the person; act on one only after they confirm it, with vipConfirmed: true (act_on_messages) or confirmed: true (trash_message, mark_as_spam).',
+    );
+  if (o.withoutLease)
+    agentOnly.push(
+      'You do not hold the triage lease on this inbox. Before a pass that changes many messages, call begin_triage.',
+    );
+  return toolOk({
+    action,
+    changed: o.changed,
+    skipped: o.skipped,
+    undoId: o.undoId,
+    sayToHuman: parts.join(' '),
+    agentOnly,
+  });
+}
+
+export function fromActError(e: ActError): ToolOutcome {
+  switch (e.code) {
+    case 'lease_held':
+      return toolError('lease_held', e.message, {
+        details: { holder: e.holder, expiresAt: e.expiresAt.toISOString() },
+        sayToHuman: 'Another agent is tidying this inbox right now, so I will wait until it is done.',
+      });
+    case 'vip_confirmation_required':
+      return toolError('vip_confirmation_required', e.message, {
+        details: { from: e.from },
+        sayToHuman: 'This message is from one of your VIPs. Do you want me to go ahead with it anyway?',
+      });
+    case 'provider_error':
+      return toolError(
+        'provider_error',
+        e.message,
+        e.partial === undefined ? {} : { details: { changed: e.partial.changed, undoId: e.partial.undoId } },
+      );
+    case 'message_not_found':
+      return toolError(e.code, e.message);
+    default: {
+      const code = e.code;
+      return fromInboxError({ code, message: e.message });
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import * as z from 'zod';
+import { actResult, fromActError } from '../action-results.ts';
+import { defineTool } from '../tool-definition.ts';
+import { toolError } from '../tool-error.ts';
+import { fromInboxError } from '../tool-helpers.ts';
+
+export const archiveMessages = defineTool({
+  name: 'archive_messages',
+  title: 'Archive messages (Gmail)',
+  description:
+    'Archives up to 25 messages of a google inbox (they leave the inbox and stay in All Mail). Always ask the person first and ' +
+    'pass confirmed: true only after they agree. For other inboxes use act_on_messages with action "archive". VIP mail is ' +
+    'skipped when more than one message is given. The result has an undoId.',
+  input: z.strictObject({
+    inboxId: z.string(),
+    messageIds: z.array(z.string()).min(1).max(25),
+    confirmed: z.literal(true),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  async run({ inboxId, messageIds }, ctx) {
+    const owned = await ctx.services.inboxes.owned(ctx.principal.accountId, inboxId);
+    if (!owned.ok) return fromInboxError(owned.error);
+    if (owned.value.provider !== 'google') {
+      return toolError(
+        'not_supported',
+        `archive_messages works on google inboxes; this one is ${owned.value.provider}. Use act_on_messages with action "archive" instead.`,
+      );
+    }
+    const r = await ctx.services.actions.act({
+      principal: ctx.principal,
+      action: 'archive',
+      targets: { items: messageIds.map((messageId) => ({ inboxId, messageId })) },
+      vipConfirmed: false,
+    });
+    return r.ok ? actResult('archive', r.value) : fromActError(r.error);
+  },
+});

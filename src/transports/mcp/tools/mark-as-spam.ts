@@ -1,0 +1,22 @@
+import * as z from 'zod';
+import { actResult, fromActError } from '../action-results.ts';
+import { defineTool } from '../tool-definition.ts';
+
+export const markAsSpam = defineTool({
+  name: 'mark_as_spam',
+  title: 'Move a message to Spam',
+  description:
+    'Moves one message to the Spam (Junk) folder; the result has an undoId for undo_action. A VIP sender is refused with ' +
+    'vip_confirmation_required: ask the person about that message, and only after they agree call again with confirmed: true.',
+  input: z.strictObject({ inboxId: z.string(), messageId: z.string(), confirmed: z.boolean().optional() }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  async run({ inboxId, messageId, confirmed }, ctx) {
+    const r = await ctx.services.actions.act({
+      principal: ctx.principal,
+      action: 'spam',
+      targets: { items: [{ inboxId, messageId }] },
+      vipConfirmed: confirmed === true,
+    });
+    return r.ok ? actResult('spam', r.value) : fromActError(r.error);
+  },
+});

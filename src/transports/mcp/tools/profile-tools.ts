@@ -1,0 +1,50 @@
+import * as z from 'zod';
+import { defineTool } from '../tool-definition.ts';
+import { toolError, toolOk } from '../tool-error.ts';
+
+export const getTriageProfile = defineTool({
+  name: 'get_triage_profile',
+  title: 'Get the triage profile',
+  description:
+    'The person’s triageProfile: defaults (cadence, quiet hours, junk rules, vip.people, sending) and per-inbox overrides. With ' +
+    'inboxId it adds effective: the defaults with that inbox’s override merged in — follow those for that inbox.',
+  input: z.strictObject({ inboxId: z.string().optional() }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ inboxId }, ctx) {
+    const triageProfile = await ctx.services.profiles.get(ctx.principal.accountId);
+    if (inboxId === undefined) return toolOk({ triageProfile });
+    const inbox = await ctx.services.inboxes.owned(ctx.principal.accountId, inboxId);
+    if (!inbox.ok) return toolError(inbox.error.code, inbox.error.message);
+    return toolOk({
+      triageProfile,
+      effective: await ctx.services.profiles.effective(ctx.principal.accountId, inbox.value.id),
+    });
+  },
+});
+
+export const updateTriageProfile = defineTool({
+  name: 'update_triage_profile',
+  title: 'Update the triage profile',
+  description:
+    'Deep-merges patch onto the stored triageProfile: include only the fields to change, e.g. { "defaults": { "cadence": ' +
+    '{ "everyHours": 4 } } } or { "inboxes": { "<inboxId>": { "quietHours": null } } }. Unknown fields and invalid values ' +
+    'are refused with their paths and nothing is saved. Change it only when the person asks.',
+  input: z.strictObject({ patch: z.record(z.string(), z.unknown()) }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ patch }, ctx) {
+    const overrides = patch['inboxes'];
+    const inboxIds =
+      typeof overrides === 'object' && overrides !== null && !Array.isArray(overrides)
+        ? Object.keys(overrides)
+        : [];
+    for (const id of inboxIds) {
+      const owned = await ctx.services.inboxes.owned(ctx.principal.accountId, id);
+      if (!owned.ok)
+        return toolError('inbox_not_found', `inboxes.${id.slice(0, 40)}: no such inbox on this account.`);
+    }
+    const r = await ctx.services.profiles.update(ctx.principal.accountId, patch);
+    if (!r.ok)
+      return toolError('invalid_arguments', r.error.message, { details: { issues: r.error.issues } });
+    return toolOk({ triageProfile: r.value, sayToHuman: 'I updated your triage preferences.' });
+  },
+});

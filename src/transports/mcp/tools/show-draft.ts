@@ -1,0 +1,31 @@
+import * as z from 'zod';
+import { draftView } from '../../../core/drafts/draft-view.ts';
+import { defineTool } from '../tool-definition.ts';
+import { toolError, toolOk } from '../tool-error.ts';
+import { fromInboxError } from '../tool-helpers.ts';
+
+export const showDraft = defineTool({
+  name: 'show_draft',
+  title: 'Show a draft',
+  description:
+    'Shows a draft create_draft wrote (draftId is the draft id it returned) so the person can read it before deciding to send. ' +
+    'Hosts without MCP Apps get the draft as text: show it to the person as it is.',
+  input: z.strictObject({ inboxId: z.string(), draftId: z.string().max(64) }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ inboxId, draftId }, ctx) {
+    const inbox = await ctx.services.inboxes.owned(ctx.principal.accountId, inboxId);
+    if (!inbox.ok) return fromInboxError(inbox.error);
+    const draft = await ctx.services.drafts.get(ctx.principal.accountId, draftId);
+    if (draft?.inboxId !== inbox.value.id) {
+      return toolError(
+        'invalid_arguments',
+        'No draft with this id in this inbox: use the draft id create_draft returned.',
+      );
+    }
+    const view = draftView(draft, inbox.value);
+    return toolOk({
+      draft: { ...view, status: draft.status },
+      text: `To: ${view.to}\nSubject: ${view.subject}\n\n${view.text}`,
+    });
+  },
+});

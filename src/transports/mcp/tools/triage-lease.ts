@@ -1,0 +1,149 @@
+import * as z from 'zod';
+import type { Lease } from '../../../core/leases/lease-store.ts';
+import { defineTool } from '../tool-definition.ts';
+import { toolError, toolOk } from '../tool-error.ts';
+import { usableInbox } from '../tool-helpers.ts';
+
+const agentLabel = z
+  .string()
+  .trim()
+  .min(1)
+  .max(80)
+  .regex(/^[^\u0000-\u001f\u007f]+$/, 'no control characters');
+
+const leaseView = (l: Lease) => ({
+  agentLabel: l.agentLabel,
+  startedAt: l.startedAt.toISOString(),
+  expiresAt: l.expiresAt.toISOString(),
+});
+
+const heldError = (l: Lease) =>
+  toolError(
+    'lease_held',
+    `“${l.agentLabel}” holds the triage lease on this inbox until ${l.expiresAt.toISOString()}. Do not change mail here until it ends.`,
+    {
+      details: { holder: l.agentLabel, expiresAt: l.expiresAt.toISOString() },
+      sayToHuman:
+        'Another agent is tidying this inbox right now, so I will not change anything there until it is done.',
+    },
+  );
+
+export const beginTriage = defineTool({
+  name: 'begin_triage',
+  title: 'Begin a triage pass',
+  description:
+    'Takes the per-inbox lease before a pass that changes mail (one agent at a time; 5 minutes, extended by heartbeat_triage ' +
+    'about every 2 minutes; end with end_triage). The same agentLabel from the same credential resumes its own lease. Outside the ' +
+    'person’s cadence or in their quiet hours it answers started: false with the reason and nextDueAt — tell the person, and only ' +
+    'if they explicitly ask to triage now, call again with force: true.',
+  input: z.strictObject({ inboxId: z.string(), agentLabel, force: z.boolean().optional() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ inboxId, agentLabel: label, force }, ctx) {
+    const inbox = await usableInbox(ctx, inboxId);
+    if (!inbox.ok) return inbox.error;
+    const r = await ctx.services.leases.begin(ctx.principal, inbox.inbox, label, force === true);
+    if (r.kind === 'held') return heldError(r.lease);
+    if (r.kind === 'not_started') {
+      return toolOk({
+        started: false,
+        reason: r.reason,
+        nextDueAt: r.nextDueAt.toISOString(),
+        sayToHuman:
+          r.reason === 'quiet_hours'
+            ? `It is within your quiet hours, so I will not triage this inbox until ${r.nextDueAt.toISOString()} unless you ask me to now.`
+            : `This inbox was triaged recently; the next pass is due at ${r.nextDueAt.toISOString()}. Say so if you want one now.`,
+      });
+    }
+    return toolOk({
+      started: true,
+      resumed: r.resumed,
+      lease: leaseView(r.lease),
+      agentOnly: [
+        'Call heartbeat_triage with the same agentLabel about every 2 minutes.',
+        'Call end_triage with a short summary when the pass is done.',
+      ],
+    });
+  },
+});
+
+export const heartbeatTriage = defineTool({
+  name: 'heartbeat_triage',
+  title: 'Extend the triage lease',
+  description:
+    'Extends your lease on the inbox by 5 minutes; call about every 2 minutes during a pass, with the agentLabel of begin_triage.',
+  input: z.strictObject({ inboxId: z.string(), agentLabel }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ inboxId, agentLabel: label }, ctx) {
+    const inbox = await usableInbox(ctx, inboxId);
+    if (!inbox.ok) return inbox.error;
+    const r = await ctx.services.leases.heartbeat(ctx.principal, inbox.inbox, label);
+    if (!r.ok)
+      return r.lease === undefined
+        ? toolError('invalid_arguments', 'No lease to extend: call begin_triage.')
+        : heldError(r.lease);
+    return toolOk({ lease: leaseView(r.lease) });
+  },
+});
+
+export const endTriage = defineTool({
+  name: 'end_triage',
+  title: 'End a triage pass',
+  description:
+    'Releases your lease on the inbox and records the pass with an optional summary (what you did, in a sentence or two).',
+  input: z.strictObject({ inboxId: z.string(), agentLabel, summary: z.string().max(2000).optional() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ inboxId, agentLabel: label, summary }, ctx) {
+    const inbox = await ctx.services.inboxes.owned(ctx.principal.accountId, inboxId);
+    if (!inbox.ok) return toolError(inbox.error.code, inbox.error.message);
+    const ended = await ctx.services.leases.end(ctx.principal, inbox.value, label, summary?.trim() || null);
+    return toolOk(
+      ended
+        ? { ended: true }
+        : {
+            ended: false,
+            reason: 'not_held',
+            agentOnly: [
+              'You held no live lease on this inbox with this agentLabel (it may have expired); nothing was recorded.',
+            ],
+          },
+    );
+  },
+});
+
+export const getTriageActivity = defineTool({
+  name: 'get_triage_activity',
+  title: 'Triage activity',
+  description:
+    'The current lease and the last finished pass (with its summary) for one inbox, or for every inbox when inboxId is omitted.',
+  input: z.strictObject({ inboxId: z.string().optional() }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ inboxId }, ctx) {
+    let inboxes;
+    if (inboxId === undefined) inboxes = await ctx.services.inboxes.all(ctx.principal.accountId);
+    else {
+      const one = await ctx.services.inboxes.owned(ctx.principal.accountId, inboxId);
+      if (!one.ok) return toolError(one.error.code, one.error.message);
+      inboxes = [one.value];
+    }
+    const activity = await Promise.all(
+      inboxes.map(async (inbox) => {
+        const a = await ctx.services.leases.activity(inbox);
+        return {
+          inboxId: inbox.id,
+          label: inbox.label,
+          lease: a.lease === undefined ? null : leaseView(a.lease),
+          lastPass:
+            a.lastPass === undefined
+              ? null
+              : {
+                  agentLabel: a.lastPass.agentLabel,
+                  startedAt: a.lastPass.startedAt.toISOString(),
+                  endedAt: a.lastPass.endedAt.toISOString(),
+                  summary: a.lastPass.summary,
+                },
+        };
+      }),
+    );
+    return toolOk({ inboxes: activity });
+  },
+});

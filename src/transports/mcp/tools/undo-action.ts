@@ -1,0 +1,35 @@
+import * as z from 'zod';
+import { defineTool } from '../tool-definition.ts';
+import { toolError, toolOk } from '../tool-error.ts';
+
+export const undoAction = defineTool({
+  name: 'undo_action',
+  title: 'Undo a change',
+  description:
+    'Reverses one change by its undoId (from any tool that changed mail): moves go back to their folder, stars and labels are ' +
+    'restored — only what that change did. Works once, for 7 days. Reports what could not be restored and why (gone, moved since).',
+  input: z.strictObject({ undoId: z.string().max(64) }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run({ undoId }, ctx) {
+    const r = await ctx.services.undo.undo(ctx.principal, undoId);
+    if (!r.ok) {
+      return r.error.code === 'lease_held'
+        ? toolError('lease_held', r.error.message, {
+            details: { holder: r.error.holder, expiresAt: r.error.expiresAt.toISOString() },
+          })
+        : toolError('undo_unavailable', r.error.message);
+    }
+    const { restored, notRestored } = r.value;
+    const n = restored.length;
+    return toolOk({
+      undone: r.value.action,
+      restored,
+      notRestored,
+      sayToHuman:
+        `I undid that: ${String(n)} message${n === 1 ? '' : 's'} restored.` +
+        (notRestored.length > 0
+          ? ` ${String(notRestored.length)} could not be restored (see the details).`
+          : ''),
+    });
+  },
+});

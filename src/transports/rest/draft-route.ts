@@ -1,0 +1,98 @@
+import type { Hono } from 'hono';
+import type { DraftError, DraftService } from '../../core/drafts/draft-service.ts';
+import { draftView } from '../../core/drafts/draft-view.ts';
+import type { InboxStore } from '../../core/inboxes/inbox-store.ts';
+import type { AgentEnv } from '../http/agent-gate.ts';
+import { jsonError } from '../http/json-error.ts';
+
+/** Larger than any valid draft (text ≤ 200,000 characters of up to 4 UTF-8 bytes each, plus headers). */
+const MAX_BODY_BYTES = 1_000_000;
+
+/**
+ * `POST /api/inboxes/{id}/draft` (contract §4.1, errors §7): writes a draft, never sends. Missing fields are
+ * `invalid_request`; a draft the service refuses (a line break in To or Subject, an invalid address) is
+ * `draft_failed` with the reason. Nothing is written to the mailbox unless every check passed.
+ */
+export function registerDraftRoute(
+  app: Hono<AgentEnv>,
+  deps: { drafts: DraftService; inboxes: InboxStore },
+): void {
+  app.post('/api/inboxes/:id/draft', async (c) => {
+    const type = c.req.header('content-type') ?? '';
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      return jsonError(400, 'invalid_request', 'Send the draft as JSON with Content-Type: application/json.');
+    }
+    const declared = Number(c.req.header('content-length') ?? '0');
+    if (declared > MAX_BODY_BYTES) return tooLarge();
+    const bytes = await c.req.arrayBuffer();
+    if (bytes.byteLength > MAX_BODY_BYTES) return tooLarge();
+    let body: unknown;
+    try {
+      body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    } catch {
+      return jsonError(400, 'invalid_request', 'The body is not valid UTF-8 JSON.');
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      return jsonError(400, 'invalid_request', 'The body must be a JSON object with to, subject and text.');
+    }
+    const b = body as Record<string, unknown>;
+    const missing = ['to', 'subject', 'text'].filter(
+      (k) => typeof b[k] !== 'string' || (k === 'to' && b[k].trim() === ''),
+    );
+    if (missing.length > 0) {
+      return jsonError(
+        400,
+        'invalid_request',
+        `Missing or not a string: ${missing.join(', ')}. to, subject and text are required.`,
+      );
+    }
+    if (b['threadId'] !== undefined && typeof b['threadId'] !== 'string') {
+      return jsonError(400, 'invalid_request', 'threadId must be a string from a fetched message.');
+    }
+    const accountId = c.get('principal').accountId;
+    const r = await deps.drafts.create(accountId, c.req.param('id'), {
+      to: b['to'] as string,
+      subject: b['subject'] as string,
+      text: b['text'] as string,
+      threadId: b['threadId'],
+    });
+    if (!r.ok) return draftError(r.error);
+    const inbox = await deps.inboxes.get(accountId, r.value.inboxId);
+    if (inbox === undefined) return jsonError(404, 'inbox_not_found', 'The inbox was removed.');
+    return c.json(draftView(r.value, inbox), 201);
+  });
+}
+
+function tooLarge(): Response {
+  return jsonError(413, 'request_too_large', `The body is larger than ${String(MAX_BODY_BYTES)} bytes.`);
+}
+
+function draftError(e: DraftError): Response {
+  switch (e.code) {
+    case 'invalid_draft':
+      return jsonError(400, 'draft_failed', e.message);
+    case 'provider_error':
+      return jsonError(502, 'draft_failed', e.message);
+    case 'inbox_not_found':
+      return jsonError(
+        404,
+        'inbox_not_found',
+        'No inbox with this id on this account. GET /api/inboxes lists them.',
+      );
+    case 'inbox_paused':
+      return jsonError(
+        409,
+        'inbox_paused',
+        'The person paused this inbox; they can resume it on the Inboxes page.',
+      );
+    case 'not_connected':
+    case 'needs_reconnect':
+      return jsonError(
+        409,
+        'not_connected',
+        'The inbox has no working credential; the person connects it on the Inboxes page first.',
+      );
+    default:
+      return jsonError(400, 'invalid_request', e.message);
+  }
+}
