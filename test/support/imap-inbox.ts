@@ -1,0 +1,59 @@
+import { ImapFlow } from 'imapflow';
+import type { App } from '../../src/app.ts';
+import type { Dovecot } from '../rig/index.ts';
+import type { toolCaller } from './tool-caller.ts';
+
+/**
+ * Adds an IMAP inbox on a rig Dovecot through the tools (add_inbox, start_imap_secret_capture), completes the
+ * password capture the way the form does (the browser path has its own test), and syncs it once.
+ */
+export async function connectImapInbox(
+  app: App,
+  call: ReturnType<typeof toolCaller>,
+  o: { dovecot: Dovecot; user: string; password: string; smtpPort?: number; label?: string },
+): Promise<string> {
+  const added = await call('add_inbox', {
+    label: o.label ?? `${o.user} on Dovecot`,
+    provider: 'imap',
+    email: `${o.user}@example.test`,
+    imapHost: '127.0.0.1',
+    imapPort: o.dovecot.port,
+    imapUser: o.user,
+    ...(o.smtpPort !== undefined && { smtpHost: '127.0.0.1', smtpPort: o.smtpPort }),
+  });
+  if (added.isError) throw new Error(`add_inbox: ${JSON.stringify(added.body)}`);
+  const inboxId = (added.body['inbox'] as { id: string }).id;
+  const link = await call('start_imap_secret_capture', { inboxId });
+  const token = new URL(link.body['url'] as string).searchParams.get('token') ?? '';
+  const done = await app.services.tools.inboxes.completeSecretCapture(token, '', o.password);
+  if (!done.ok) throw new Error(`capture: ${JSON.stringify(done.error)}`);
+  const synced = await call('sync_inbox', { inboxId });
+  if (synced.isError) throw new Error(`sync_inbox: ${JSON.stringify(synced.body)}`);
+  return inboxId;
+}
+
+/** A direct IMAP client on the rig Dovecot, to compare mailbox state with what the tools claim. */
+export async function imapClient(dovecot: Dovecot, user: string, password: string): Promise<ImapFlow> {
+  const c = new ImapFlow({ host: '127.0.0.1', port: dovecot.port, secure: false, auth: { user, pass: password }, logger: false });
+  await c.connect();
+  return c;
+}
+
+/** Every message in every folder as `folder | Message-ID | sorted flags`, sorted: equal listings mean equal mailboxes. */
+export async function mailboxState(c: ImapFlow): Promise<string[]> {
+  const rows: string[] = [];
+  for (const box of await c.list()) {
+    const status = await c.status(box.path, { messages: true });
+    if (status === false || status.messages === 0) continue;
+    const lock = await c.getMailboxLock(box.path);
+    try {
+      for await (const m of c.fetch('1:*', { envelope: true, flags: true })) {
+        const flags = [...(m.flags ?? new Set<string>())].filter((f) => f !== '\\Recent').sort().join(' ');
+        rows.push(`${box.path} | ${m.envelope?.messageId ?? '?'} | ${flags}`);
+      }
+    } finally {
+      lock.release();
+    }
+  }
+  return rows.sort();
+}
