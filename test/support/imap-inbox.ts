@@ -34,13 +34,31 @@ export async function connectImapInbox(
 
 /** A direct IMAP client on the rig Dovecot, to compare mailbox state with what the tools claim. */
 export async function imapClient(dovecot: Dovecot, user: string, password: string): Promise<ImapFlow> {
-  const c = new ImapFlow({ host: '127.0.0.1', port: dovecot.port, secure: false, auth: { user, pass: password }, logger: false });
+  const c = new ImapFlow({
+    host: '127.0.0.1',
+    port: dovecot.port,
+    secure: false,
+    auth: { user, pass: password },
+    logger: false,
+  });
   await c.connect();
   return c;
 }
 
-/** Every message in every folder as `folder | Message-ID | sorted flags`, sorted: equal listings mean equal mailboxes. */
-export async function mailboxState(c: ImapFlow): Promise<string[]> {
+/**
+ * Every message in every folder as `folder | Message-ID | sorted flags`, sorted: equal listings mean equal mailboxes.
+ * A fresh connection each time: a session that keeps a folder selected may not have been told of others' expunges.
+ */
+export async function mailboxState(dovecot: Dovecot, user: string, password: string): Promise<string[]> {
+  const c = await imapClient(dovecot, user, password);
+  try {
+    return await listing(c);
+  } finally {
+    await c.logout();
+  }
+}
+
+async function listing(c: ImapFlow): Promise<string[]> {
   const rows: string[] = [];
   for (const box of await c.list()) {
     const status = await c.status(box.path, { messages: true });
@@ -48,7 +66,10 @@ export async function mailboxState(c: ImapFlow): Promise<string[]> {
     const lock = await c.getMailboxLock(box.path);
     try {
       for await (const m of c.fetch('1:*', { envelope: true, flags: true })) {
-        const flags = [...(m.flags ?? new Set<string>())].filter((f) => f !== '\\Recent').sort().join(' ');
+        const flags = [...(m.flags ?? new Set<string>())]
+          .filter((f) => f !== '\\Recent')
+          .sort()
+          .join(' ');
         rows.push(`${box.path} | ${m.envelope?.messageId ?? '?'} | ${flags}`);
       }
     } finally {
