@@ -90,7 +90,17 @@ export function deepMerge(base: unknown, patch: unknown): unknown {
     typeof base === 'object' && base !== null && !Array.isArray(base)
       ? { ...(base as Record<string, Json>) }
       : {};
-  for (const [k, v] of Object.entries(patch)) out[k] = v === undefined ? out[k] : deepMerge(out[k], v);
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === undefined) continue;
+    // defineProperty, not assignment: a key named __proto__ stays an own (and so unknown, refused) field instead of
+    // replacing the object's prototype.
+    Object.defineProperty(out, k, {
+      value: deepMerge(Object.hasOwn(out, k) ? out[k] : undefined, v),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
   return out;
 }
 

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { checkSubject, checkText, formatRecipients, parseRecipients } from './draft-input.ts';
+
+describe('draft input', () => {
+  it('parses bare and named recipients, commas inside quotes included, and normalises the domain', () => {
+    const r = parseRecipients('ana@Example.COM, "Doe, John" <john@x.test>; Zoë <zoe@y.test>');
+    expect(r).toEqual({
+      ok: true,
+      value: [
+        { address: 'ana@example.com', name: null },
+        { address: 'john@x.test', name: 'Doe, John' },
+        { address: 'zoe@y.test', name: 'Zoë' },
+      ],
+    });
+    expect(formatRecipients(r.ok ? r.value : [])).toBe(
+      'ana@example.com, "Doe, John" <john@x.test>, "Zoë" <zoe@y.test>',
+    );
+  });
+
+  it.each([
+    'a@b.test\r\nBcc: evil@x.test',
+    'a@b.test\nBcc: evil@x.test',
+    'a@b.test\rBcc: evil@x.test',
+    'a@b.test\u0000',
+    '"Name\r\n" <a@b.test>',
+    'a@b.test\u0085',
+  ])('refuses a line break or control character in To: %j', (to) => {
+    const r = parseRecipients(to);
+    expect(r.ok).toBe(false);
+    expect(r.ok ? '' : r.error).toMatch(/line break or control character/);
+  });
+
+  it.each([
+    '',
+    ' , ',
+    'not-an-address',
+    'a@b',
+    'a@@b.test',
+    '<a@b.test',
+    'x <a@b.test> y',
+    'a b@c.test',
+    '"x<y" <a@b.test>',
+  ])('refuses %j', (to) => {
+    expect(parseRecipients(to).ok).toBe(false);
+  });
+
+  it('limits recipients and length', () => {
+    const list = (n: number) => Array.from({ length: n }, (_, i) => `p${String(i)}@x.test`).join(', ');
+    expect(parseRecipients(list(50)).ok).toBe(true);
+    expect(parseRecipients(list(51))).toEqual({ ok: false, error: 'To has more than 50 recipients.' });
+    expect(parseRecipients(`${'a'.repeat(4000)}@x.test`).ok).toBe(false);
+  });
+
+  it('checks subject and text', () => {
+    expect(checkSubject('Grüße — plain subject')).toBeUndefined();
+    expect(checkSubject('Hi\r\nBcc: evil@x.test')).toMatch(/line break/);
+    expect(checkSubject('tab\tis fine')).toBeUndefined();
+    expect(checkSubject('x'.repeat(901))).toMatch(/longer/);
+    expect(checkText('lines\r\nare fine\n')).toBeUndefined();
+    expect(checkText('nul\u0000')).toMatch(/NUL/);
+    expect(checkText('x'.repeat(200_001))).toMatch(/longer/);
+  });
+});
