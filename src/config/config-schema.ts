@@ -213,7 +213,7 @@ export const SETTINGS = {
           .filter((o) => o !== ''),
       ),
     description:
-      'IMAP hosts allowed without TLS and on private addresses (a LAN mail server). Leave empty on the internet.',
+      'IMAP and SMTP hosts allowed without TLS and on private addresses (a LAN mail server). Leave empty on the internet.',
   },
   configFile: {
     env: 'CONFIG_FILE',

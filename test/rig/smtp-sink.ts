@@ -19,7 +19,24 @@ export interface SmtpSink {
   received: ReceivedMail[];
   /** Resolves once at least `count` messages have arrived; rejects after timeoutMs. */
   waitFor(count: number, timeoutMs?: number): Promise<void>;
+  /**
+   * With `holdReplies`: answers every DATA held so far with 250 and stops holding. A client that went away in the
+   * meantime gets nothing (its message stays recorded).
+   */
+  release(): void;
   stop(): Promise<void>;
+}
+
+export interface SmtpSinkOptions {
+  /** Accounts for AUTH; with them AUTH is mandatory and checked, without anything goes. */
+  users?: Record<string, string>;
+  /** Listen on this port (default: any free one) — to bring a sink back where a stopped one was. */
+  port?: number;
+  /**
+   * Record each message as soon as its data has arrived, but hold the reply to DATA until release(): the client
+   * is left waiting after the server already has the message (the window in which a sender can die mid-send).
+   */
+  holdReplies?: boolean;
 }
 
 const MAX_SIZE = 25 * 1024 * 1024; // like common submission servers
@@ -29,10 +46,22 @@ const MAX_SIZE = 25 * 1024 * 1024; // like common submission servers
  * Plaintext only: STARTTLS is disabled so clients never try to upgrade. With
  * `users`, AUTH (PLAIN/LOGIN) is mandatory and checked; without, anything goes.
  */
-export async function startSmtpSink(opts: { users?: Record<string, string> } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const users = opts.users;
   const received: ReceivedMail[] = [];
   const events = new EventEmitter();
+  let holding = opts.holdReplies === true;
+  const held: (() => void)[] = [];
+  const release = (): void => {
+    holding = false;
+    for (const reply of held.splice(0)) {
+      try {
+        reply();
+      } catch {
+        // the client is gone; nothing to answer
+      }
+    }
+  };
   const server = new SMTPServer({
     logger: false,
     disabledCommands: ['STARTTLS'],
@@ -63,7 +92,8 @@ export async function startSmtpSink(opts: { users?: Record<string, string> } = {
         };
         received.push(mail);
         events.emit('received');
-        callback(null, 'queued');
+        if (holding) held.push(() => callback(null, 'queued'));
+        else callback(null, 'queued');
       });
     },
   });
@@ -74,7 +104,7 @@ export async function startSmtpSink(opts: { users?: Record<string, string> } = {
 
   await new Promise<void>((resolve, reject) => {
     server.server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
       server.server.off('error', reject);
       resolve();
     });
@@ -109,7 +139,9 @@ export async function startSmtpSink(opts: { users?: Record<string, string> } = {
         check();
       });
     },
+    release,
     stop() {
+      release();
       stopped ??= new Promise<void>((resolve) => server.close(() => resolve()));
       return stopped;
     },
