@@ -55,6 +55,12 @@ describe('draft input', () => {
     expect(checkSubject('Grüße — plain subject')).toBeUndefined();
     expect(checkSubject('Hi\r\nBcc: evil@x.test')).toMatch(/line break/);
     expect(checkSubject('tab\tis fine')).toBeUndefined();
+    expect(checkSubject('=?utf-8?b?SGkKQmNjOiBldmlsQHgudGVzdA==?=')).toMatch(/encoded word/);
+    expect(checkSubject('Price =? maybe ?=')).toBeUndefined();
+    expect(parseRecipients('"=?utf-8?q?A=0ABcc:_x@y.test?=" <a@b.test>')).toEqual({
+      ok: false,
+      error: 'A name in To is written as a MIME encoded word; write the name itself.',
+    });
     expect(checkSubject('x'.repeat(901))).toMatch(/longer/);
     expect(checkText('lines\r\nare fine\n')).toBeUndefined();
     expect(checkText('nul\u0000')).toMatch(/NUL/);

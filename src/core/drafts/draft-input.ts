@@ -18,6 +18,10 @@ const ADDRESS =
 // C0 controls except TAB, DEL and C1 controls: never valid in a header, and CR/LF would start a new one.
 const HEADER_FORBIDDEN = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
 
+// RFC 2047 encoded-word syntax. Written literally it would be decoded by every reader — into a line break, say — so
+// a header value that already looks encoded is refused: the composer encodes real text itself.
+const ENCODED_WORD = /=\?[^?\s]+\?[bBqQ]\?[^?\s]*\?=/;
+
 export function isEmailAddress(s: string): boolean {
   return ADDRESS.test(s);
 }
@@ -47,6 +51,8 @@ export function parseRecipients(to: string): Result<Recipient[], string> {
       .trim();
     if (!isEmailAddress(address)) return err(`“${truncate(address)}” is not a valid email address.`);
     if (/[<>]/.test(name)) return err(`The name “${truncate(name)}” contains < or >.`);
+    if (ENCODED_WORD.test(name))
+      return err('A name in To is written as a MIME encoded word; write the name itself.');
     const at = address.lastIndexOf('@');
     out.push({
       address: address.slice(0, at) + address.slice(at).toLowerCase(),
@@ -58,6 +64,7 @@ export function parseRecipients(to: string): Result<Recipient[], string> {
 
 export function checkSubject(subject: string): string | undefined {
   if (HEADER_FORBIDDEN.test(subject)) return 'Subject contains a line break or control character.';
+  if (ENCODED_WORD.test(subject)) return 'Subject is written as a MIME encoded word; write the text itself.';
   if (subject.length > DRAFT_LIMITS.subjectChars)
     return `Subject is longer than ${String(DRAFT_LIMITS.subjectChars)} characters.`;
   return undefined;

@@ -22,10 +22,8 @@ export function registerDraftRoute(
     if (!/^application\/json\s*(;|$)/i.test(type)) {
       return jsonError(400, 'invalid_request', 'Send the draft as JSON with Content-Type: application/json.');
     }
-    const declared = Number(c.req.header('content-length') ?? '0');
-    if (declared > MAX_BODY_BYTES) return tooLarge();
-    const bytes = await c.req.arrayBuffer();
-    if (bytes.byteLength > MAX_BODY_BYTES) return tooLarge();
+    const bytes = await readLimited(c.req.raw, MAX_BODY_BYTES);
+    if (bytes === undefined) return tooLarge();
     let body: unknown;
     try {
       body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
@@ -63,6 +61,39 @@ export function registerDraftRoute(
   });
 }
 
+/** Past the limit, this much more is read and dropped so the client can still read the 413; then we hang up. */
+const DRAIN_BYTES = 4_000_000;
+
+/**
+ * The body, or undefined when it is larger than `max`. The limit holds while the body streams in, with or without a
+ * Content-Length: nothing beyond `max` bytes is ever kept in memory.
+ */
+async function readLimited(req: Request, max: number): Promise<Uint8Array | undefined> {
+  if (Number(req.headers.get('content-length') ?? '0') > max) return undefined;
+  if (req.body === null) return new Uint8Array();
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total <= max) chunks.push(value);
+    else if (total > max + DRAIN_BYTES) {
+      await reader.cancel();
+      break;
+    }
+  }
+  if (total > max) return undefined;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
 function tooLarge(): Response {
   return jsonError(413, 'request_too_large', `The body is larger than ${String(MAX_BODY_BYTES)} bytes.`);
 }
@@ -72,7 +103,8 @@ function draftError(e: DraftError): Response {
     case 'invalid_draft':
       return jsonError(400, 'draft_failed', e.message);
     case 'provider_error':
-      return jsonError(502, 'draft_failed', e.message);
+      // Contract §7 has one code for a refused draft, with status 400; the description says the mailbox refused.
+      return jsonError(400, 'draft_failed', e.message);
     case 'inbox_not_found':
       return jsonError(
         404,
