@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 /** One accepted message, exactly as the client sent it. */
@@ -24,6 +24,8 @@ export interface SmtpSink {
    * meantime gets nothing (its message stays recorded).
    */
   release(): void;
+  /** Cuts every open client connection without a reply (held replies are dropped, not sent). */
+  disconnect(): void;
   stop(): Promise<void>;
 }
 
@@ -101,6 +103,11 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
   // smtp-server emits 'error' for client-side socket errors (a test dropping a
   // connection mid-session); unhandled, that event would crash the worker.
   server.on('error', () => undefined);
+  const sockets = new Set<Socket>();
+  server.server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.server.once('error', reject);
@@ -140,6 +147,10 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
       });
     },
     release,
+    disconnect() {
+      held.length = 0;
+      for (const socket of sockets) socket.destroy();
+    },
     stop() {
       release();
       stopped ??= new Promise<void>((resolve) => server.close(() => resolve()));

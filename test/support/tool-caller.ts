@@ -8,14 +8,23 @@ export interface ToolResult {
 
 /** Calls MCP tools over the real /mcp endpoint in-process (2026-07-28 wire), as an agent with an API key. */
 export function toolCaller(app: App, key: string) {
+  return callerVia((req) => Promise.resolve(app.fetch(req)), app.config.baseUrl, key);
+}
+
+/** The same over real HTTP, for a service running as a separate process. */
+export function httpToolCaller(baseUrl: string, key: string): ReturnType<typeof toolCaller> {
+  return callerVia((req) => fetch(req), baseUrl, key);
+}
+
+function callerVia(send: (req: Request) => Promise<Response>, baseUrl: string, key: string) {
   let id = 0;
   return async function callTool(name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
     const META = {
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',
       'io.modelcontextprotocol/clientCapabilities': {},
     };
-    const res = await app.fetch(
-      new Request(new URL('/mcp', app.config.baseUrl), {
+    const res = await send(
+      new Request(new URL('/mcp', baseUrl), {
         method: 'POST',
         headers: {
           authorization: `Bearer ${key}`,
