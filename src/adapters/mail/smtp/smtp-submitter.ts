@@ -85,17 +85,32 @@ export class SmtpSubmitter implements MailSubmitter {
       allowInternalNetworkInterfaces: insecure,
       logger: false,
     });
-    conn.on('error', () => undefined); // every failure also reaches the callbacks below
+    // nodemailer reports a failure while connecting or logging in only as an 'error' (or 'end') event, never to the
+    // callback; during a send it also calls the send callback. Whichever comes first settles the step in progress.
+    let step: { phase: 'before' | 'send'; reject: (e: Error) => void } | undefined;
+    const broken = (e: SmtpError | undefined) => {
+      const reason = e === undefined ? 'the mail server closed the connection' : describe(e);
+      step?.reject(step.phase === 'send' ? new SubmitUncertainError(reason) : new SubmitRefusedError(reason));
+    };
+    conn.on('error', (e: SmtpError) => {
+      broken(e);
+    });
+    conn.on('end', () => {
+      broken(undefined);
+    });
     try {
       await new Promise<void>((resolve, reject) => {
+        step = { phase: 'before', reject };
         conn.connect((e) => (e ? reject(refused(e)) : resolve()));
       });
       await new Promise<void>((resolve, reject) => {
+        step = { phase: 'before', reject };
         conn.login({ user: credential.username, pass: credential.password }, (e) =>
           e ? reject(refused(e, e.code === 'EAUTH' || e.code === 'ENOAUTH')) : resolve(),
         );
       });
       await new Promise<void>((resolve, reject) => {
+        step = { phase: 'send', reject };
         conn.send({ from: s.envelopeFrom, to: [...s.recipients] }, Buffer.from(s.raw), (e, info) => {
           if (e) {
             const err = e as SmtpError;
@@ -112,6 +127,7 @@ export class SmtpSubmitter implements MailSubmitter {
           }
         });
       });
+      step = undefined;
     } finally {
       conn.quit();
     }
