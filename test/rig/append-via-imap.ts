@@ -1,5 +1,5 @@
 import { ImapFlow } from 'imapflow';
-import type { SeedMessage } from './seed-maildir.ts';
+import type { SeedMessage } from './seed-message.ts';
 
 export interface AppendOptions {
   host: string;

@@ -30,8 +30,10 @@ export type {
   MessageKind,
   MessageSpec,
 } from './message-factory.ts';
-export { appendViaImap, modifiedUtf7, seedMaildir } from './seed-maildir.ts';
-export type { AppendOptions, SeedMessage, SeedOptions } from './seed-maildir.ts';
+export { appendViaImap } from './append-via-imap.ts';
+export type { AppendOptions } from './append-via-imap.ts';
+export { modifiedUtf7, seedMaildir } from './seed-maildir.ts';
+export type { SeedMessage, SeedOptions } from './seed-maildir.ts';
 export { startSmtpSink } from './smtp-sink.ts';
 export type { ReceivedMail, SmtpSink } from './smtp-sink.ts';
 export { artifactPath, ARTIFACTS_DIR, launchBrowser } from './browser.ts';

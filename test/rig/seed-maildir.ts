@@ -13,9 +13,9 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { dovecotAccount } from './dovecot.ts';
+import type { SeedMessage } from './seed-message.ts';
 
-export { appendViaImap } from './append-via-imap.ts';
-export type { AppendOptions } from './append-via-imap.ts';
+export type { SeedMessage } from './seed-message.ts';
 
 /**
  * Puts messages into a Dovecot mailbox. seedMaildir writes Maildir files
@@ -23,13 +23,6 @@ export type { AppendOptions } from './append-via-imap.ts';
  * access); appendViaImap goes through IMAP APPEND for the few cases where a
  * test needs the server to assign UIDs while it watches.
  */
-
-export interface SeedMessage {
-  raw: Buffer;
-  flags?: readonly string[];
-  /** becomes INTERNALDATE (Dovecot's maildir uses the file mtime) */
-  internalDate?: Date;
-}
 
 export interface SeedOptions {
   /** the user's ~/Maildir (Dovecot.maildirOf(user)) */

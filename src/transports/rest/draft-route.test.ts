@@ -1,5 +1,4 @@
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
-import type { ImapFlow } from 'imapflow';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DemoMailbox } from '../../adapters/mail/demo/demo-mailbox.ts';
 import type { App } from '../../app.ts';
@@ -648,7 +647,7 @@ describe('an IMAP inbox on Dovecot', () => {
     expect(after.filter((r) => !before.includes(r))).toHaveLength(1);
     expect(after.filter((r) => !before.includes(r))[0]).toMatch(/^Drafts \| /);
 
-    const imap: ImapFlow = await imapClient(dovecot, USER, PASSWORD);
+    const imap = await imapClient(dovecot, USER, PASSWORD);
     const lock = await imap.getMailboxLock('Drafts');
     try {
       const m = await imap.fetchOne(
