@@ -31,6 +31,7 @@ import { SyncService } from '../core/sync/sync-service.ts';
 import { SyncScheduler } from '../jobs/sync-scheduler.ts';
 import { aead } from '../lib/aead.ts';
 import type { Clock } from '../lib/clock.ts';
+import { KeyedMutex } from '../lib/keyed-mutex.ts';
 import type { Logger } from '../lib/logger.ts';
 import { SCOPE_MCP_TOOLS } from '../oauth/oauth-config.ts';
 import { OAuthProvider } from '../oauth/oauth-provider.ts';
@@ -120,6 +121,7 @@ export function buildServices(c: {
     leases,
     undo: stores.undo,
     clock,
+    serial: new KeyedMutex(),
   };
   const actions = new ActionService({ ...mailWork, vips });
   const undo = new UndoService(mailWork);

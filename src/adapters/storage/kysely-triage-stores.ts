@@ -42,25 +42,37 @@ export class KyselyUndoStore implements UndoStore {
       .selectAll()
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
-    return {
-      id: r.id,
-      accountId: r.account_id as AccountId,
-      action: r.action,
-      entries: JSON.parse(r.entries_json) as UndoEntry[],
-      createdAt: toDate(r.created_at),
-      expiresAt: toDate(r.expires_at),
-    };
+    return toUndoRecord(r);
   }
 
-  async release(accountId: AccountId, id: string): Promise<void> {
-    await this.db
-      .updateTable('undo_records')
-      .set({ used_at: null })
+  async find(accountId: AccountId, id: string, now: Date): Promise<UndoRecord | undefined> {
+    const r = await this.db
+      .selectFrom('undo_records')
+      .selectAll()
       .where('id', '=', id)
       .where('account_id', '=', accountId)
-      .execute();
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now.getTime())
+      .executeTakeFirst();
+    return r === undefined ? undefined : toUndoRecord(r);
   }
 }
+
+const toUndoRecord = (r: {
+  id: string;
+  account_id: string;
+  action: string;
+  entries_json: string;
+  created_at: number;
+  expires_at: number;
+}): UndoRecord => ({
+  id: r.id,
+  accountId: r.account_id as AccountId,
+  action: r.action,
+  entries: JSON.parse(r.entries_json) as UndoEntry[],
+  createdAt: toDate(r.created_at),
+  expiresAt: toDate(r.expires_at),
+});
 
 const toLease = (r: {
   inbox_id: string;

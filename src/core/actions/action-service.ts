@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.ts';
+import type { KeyedMutex } from '../../lib/keyed-mutex.ts';
 import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -36,6 +37,8 @@ export interface ActionServiceDeps {
   readonly vips: VipService;
   readonly undo: UndoStore;
   readonly clock: Clock;
+  /** Changes to one inbox (actions and undos) run one at a time, so two agents never move one message twice. */
+  readonly serial: KeyedMutex;
 }
 
 const UNDO_TTL_MS = 7 * 86_400_000;
@@ -53,6 +56,12 @@ export class ActionService {
   }
 
   async act(req: ActRequest): Promise<Result<ActOutcome, ActError>> {
+    const inboxIds =
+      'sender' in req.targets ? [req.targets.sender.inboxId] : req.targets.items.map((t) => t.inboxId);
+    return this.deps.serial.run(inboxIds, () => this.actNow(req));
+  }
+
+  private async actNow(req: ActRequest): Promise<Result<ActOutcome, ActError>> {
     const groups = await this.resolve(req);
     if (!groups.ok) return groups;
     const changed: ActOutcome['changed'][number][] = [];
@@ -129,9 +138,7 @@ export class ActionService {
     return id;
   }
 
-  private async resolve(
-    req: ActRequest,
-  ): Promise<
+  private async resolve(req: ActRequest): Promise<
     Result<
       {
         inboxes: { inbox: Inbox; messages: MessageSummary[] }[];

@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.ts';
+import type { KeyedMutex } from '../../lib/keyed-mutex.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
@@ -41,6 +42,8 @@ export interface UndoServiceDeps {
   readonly leases: LeaseService;
   readonly undo: UndoStore;
   readonly clock: Clock;
+  /** Shared with ActionService: changes to one inbox run one at a time. */
+  readonly serial: KeyedMutex;
 }
 
 const FLAGGED = '\\Flagged';
@@ -57,21 +60,20 @@ export class UndoService {
   }
 
   async undo(principal: Principal, undoId: string): Promise<Result<UndoOutcome, UndoError>> {
-    const record = /^undo_[a-z0-9]{20}$/.test(undoId)
-      ? await this.deps.undo.consume(principal.accountId, undoId, this.deps.clock.now())
+    const unavailable = err({
+      code: 'undo_unavailable' as const,
+      message: 'This undoId is unknown, was already used, or is older than 7 days.',
+    });
+    // Look before taking: an agent refused for another's lease must not hold the handle even for a moment, or
+    // the lease holder's own undo at that instant would find it taken.
+    const seen = /^undo_[a-z0-9]{20}$/.test(undoId)
+      ? await this.deps.undo.find(principal.accountId, undoId, this.deps.clock.now())
       : undefined;
-    if (record === undefined) {
-      return err({
-        code: 'undo_unavailable',
-        message: 'This undoId is unknown, was already used, or is older than 7 days.',
-      });
-    }
-    const byInbox = new Map<string, UndoEntry[]>();
-    for (const e of record.entries) byInbox.set(e.inboxId, [...(byInbox.get(e.inboxId) ?? []), e]);
-    for (const inboxId of byInbox.keys()) {
+    if (seen === undefined) return unavailable;
+    const inboxIds = [...new Set(seen.entries.map((e) => e.inboxId))];
+    for (const inboxId of inboxIds) {
       const held = await this.deps.leases.heldByOther(principal, inboxId);
       if (held !== undefined) {
-        await this.deps.undo.release(principal.accountId, undoId);
         return err({
           code: 'lease_held',
           message: `“${held.agentLabel}” holds the triage lease on this inbox until ${held.expiresAt.toISOString()}; undo after it ends.`,
@@ -80,18 +82,24 @@ export class UndoService {
         });
       }
     }
-    const restored: UndoOutcome['restored'][number][] = [];
-    const notRestored: UndoOutcome['notRestored'][number][] = [];
-    for (const [inboxId, entries] of byInbox) {
-      const inbox = await this.deps.inboxes.usable(principal.accountId, inboxId);
-      if (!inbox.ok) {
-        for (const e of entries)
-          notRestored.push({ inboxId, messageId: e.messageId, reason: 'inbox_unavailable' });
-        continue;
+    return this.deps.serial.run(inboxIds, async () => {
+      const record = await this.deps.undo.consume(principal.accountId, undoId, this.deps.clock.now());
+      if (record === undefined) return unavailable;
+      const byInbox = new Map<string, UndoEntry[]>();
+      for (const e of record.entries) byInbox.set(e.inboxId, [...(byInbox.get(e.inboxId) ?? []), e]);
+      const restored: UndoOutcome['restored'][number][] = [];
+      const notRestored: UndoOutcome['notRestored'][number][] = [];
+      for (const [inboxId, entries] of byInbox) {
+        const inbox = await this.deps.inboxes.usable(principal.accountId, inboxId);
+        if (!inbox.ok) {
+          for (const e of entries)
+            notRestored.push({ inboxId, messageId: e.messageId, reason: 'inbox_unavailable' });
+          continue;
+        }
+        await this.undoInInbox(inbox.value, entries, restored, notRestored);
       }
-      await this.undoInInbox(inbox.value, entries, restored, notRestored);
-    }
-    return ok({ action: record.action, restored, notRestored });
+      return ok({ action: record.action, restored, notRestored });
+    });
   }
 
   private async undoInInbox(

@@ -42,16 +42,16 @@ export function undoStoreContract(h: () => { accounts: AccountStore; undo: UndoS
       expect(await h().undo.consume(acct, r.id, t(168))).toBeUndefined();
     });
 
-    it('a released handle can be consumed again, once', async () => {
+    it('can be looked at without being taken; a used or expired one is not found', async () => {
       const acct = await seedAccount(h().accounts);
       const other = await seedAccount(h().accounts);
       const r = record(acct);
       await h().undo.save(r);
+      expect(await h().undo.find(acct, r.id, t(1))).toEqual(r);
+      expect(await h().undo.find(other, r.id, t(1))).toBeUndefined();
+      expect(await h().undo.find(acct, r.id, t(168))).toBeUndefined();
       expect(await h().undo.consume(acct, r.id, t(1))).toEqual(r);
-      await h().undo.release(other, r.id);
-      expect(await h().undo.consume(acct, r.id, t(1))).toBeUndefined();
-      await h().undo.release(acct, r.id);
-      expect(await h().undo.consume(acct, r.id, t(2))).toEqual(r);
+      expect(await h().undo.find(acct, r.id, t(1))).toBeUndefined();
       expect(await h().undo.consume(acct, r.id, t(2))).toBeUndefined();
     });
   });

@@ -30,6 +30,6 @@ export interface UndoStore {
   save(record: UndoRecord): Promise<void>;
   /** Takes a live handle of this account; exactly one of concurrent callers gets it. */
   consume(accountId: AccountId, id: string, now: Date): Promise<UndoRecord | undefined>;
-  /** Gives a consumed handle back when the undo could not start (another agent's lease); it stays single-use. */
-  release(accountId: AccountId, id: string): Promise<void>;
+  /** A live, unused handle of this account, without taking it (to check what it covers before consuming). */
+  find(accountId: AccountId, id: string, now: Date): Promise<UndoRecord | undefined>;
 }

@@ -1,5 +1,7 @@
+import type { Transaction } from 'kysely';
 import type { CanonicalFolder } from '../../../core/messages/folder.ts';
 import type { Db } from '../../storage/database.ts';
+import type { Database } from '../../storage/schema.ts';
 import type { DemoMessage } from './demo-message.ts';
 
 /** The demo mailbox's folders: Gmail-like names, every canonical role present. */
@@ -140,34 +142,42 @@ export class DemoMailbox {
 
   /** Appends a message; returns its new UID (UIDPLUS-like). */
   async append(path: string, doc: StoredDemoMessage, flags: readonly string[], date: Date): Promise<number> {
-    return this.db.transaction().execute(async (tx) => {
-      const f = await tx
-        .selectFrom('demo_folders')
-        .selectAll()
-        .where('inbox_id', '=', this.inboxId)
-        .where('path', '=', path)
-        .executeTakeFirstOrThrow();
-      const modseq = f.modseq + 1;
-      await tx
-        .insertInto('demo_messages')
-        .values({
-          inbox_id: this.inboxId,
-          folder_path: path,
-          uid: f.uid_next,
-          flags_json: JSON.stringify(flags),
-          internal_date: date.getTime(),
-          doc_json: JSON.stringify(doc),
-          modseq,
-        })
-        .execute();
-      await tx
-        .updateTable('demo_folders')
-        .set({ uid_next: f.uid_next + 1, modseq })
-        .where('inbox_id', '=', this.inboxId)
-        .where('path', '=', path)
-        .execute();
-      return f.uid_next;
-    });
+    return this.db.transaction().execute((tx) => this.appendIn(tx, path, doc, flags, date));
+  }
+
+  private async appendIn(
+    tx: Transaction<Database>,
+    path: string,
+    doc: StoredDemoMessage,
+    flags: readonly string[],
+    date: Date,
+  ): Promise<number> {
+    const f = await tx
+      .selectFrom('demo_folders')
+      .selectAll()
+      .where('inbox_id', '=', this.inboxId)
+      .where('path', '=', path)
+      .executeTakeFirstOrThrow();
+    const modseq = f.modseq + 1;
+    await tx
+      .insertInto('demo_messages')
+      .values({
+        inbox_id: this.inboxId,
+        folder_path: path,
+        uid: f.uid_next,
+        flags_json: JSON.stringify(flags),
+        internal_date: date.getTime(),
+        doc_json: JSON.stringify(doc),
+        modseq,
+      })
+      .execute();
+    await tx
+      .updateTable('demo_folders')
+      .set({ uid_next: f.uid_next + 1, modseq })
+      .where('inbox_id', '=', this.inboxId)
+      .where('path', '=', path)
+      .execute();
+    return f.uid_next;
   }
 
   async setFlags(path: string, uid: number, flags: readonly string[]): Promise<boolean> {
@@ -205,13 +215,29 @@ export class DemoMailbox {
     return r.numDeletedRows === 1n;
   }
 
-  /** MOVE: append to the target, expunge from the source; returns the new UID. */
+  /**
+   * MOVE, atomic as on an IMAP server: the message leaves the source and appears in the target in one transaction,
+   * and of two concurrent moves of one UID only the first finds it (the other gets undefined, as UID MOVE of an
+   * expunged UID moves nothing).
+   */
   async move(path: string, uid: number, to: string): Promise<number | undefined> {
-    const [row] = await this.rows(path, { uids: [uid] });
-    if (row === undefined) return undefined;
-    const newUid = await this.append(to, row.doc, row.flags, row.date);
-    await this.expunge(path, uid);
-    return newUid;
+    return this.db.transaction().execute(async (tx) => {
+      const row = await tx
+        .deleteFrom('demo_messages')
+        .where('inbox_id', '=', this.inboxId)
+        .where('folder_path', '=', path)
+        .where('uid', '=', uid)
+        .returningAll()
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      return this.appendIn(
+        tx,
+        to,
+        JSON.parse(row.doc_json) as StoredDemoMessage,
+        JSON.parse(row.flags_json) as string[],
+        new Date(row.internal_date),
+      );
+    });
   }
 
   /** Tests: a new UIDVALIDITY (as when a server rebuilds a folder), keeping the messages under new UIDs. */
