@@ -14,6 +14,8 @@ import { fromUidSet } from './uid-set.ts';
 export interface ChangeOptions {
   readonly windowSize: number;
   readonly knownRefs: readonly string[];
+  /** The mailbox lock was taken by a SELECT issued after this sync began, so its UIDNEXT/MODSEQ are current. */
+  readonly justSelected?: boolean;
 }
 
 /** UIDs matching a search, ascending. ESEARCH (RFC 4731) answers with ranges, which matters at 100k results. */
@@ -47,8 +49,11 @@ export async function folderChanges(
   cursor: SyncCursor | null,
   opts: ChangeOptions,
 ): Promise<FolderChanges> {
-  // Re-select even when the folder is already open: UIDNEXT and HIGHESTMODSEQ are only fresh from SELECT/EXAMINE.
-  const mailbox = await client.mailboxOpen(path, { readOnly: true });
+  // Re-select when the folder was already open: UIDNEXT and HIGHESTMODSEQ are only fresh from SELECT/EXAMINE.
+  const mailbox =
+    opts.justSelected === true && client.mailbox !== false && client.mailbox.path === path
+      ? client.mailbox
+      : await client.mailboxOpen(path, { readOnly: true });
   const uidValidity = mailbox.uidValidity.toString(); // a BigInt; JSON and the database want a string
   const modseq = modseqOf(client, mailbox);
   if (cursor?.uidValidity !== uidValidity) return freshWindow(client, mailbox, modseq, opts.windowSize);
