@@ -13,6 +13,8 @@ export interface SyncRow {
   readonly window: number;
   readonly oursMs: number;
   readonly rawMs: number;
+  /** The median of the per-run ratios (each run times ours right after its own raw baseline). */
+  readonly ratio: number;
   readonly incrementalMs: number;
 }
 
@@ -29,6 +31,9 @@ export interface SyncResults {
 }
 
 const PASSWORD = 'bench-password';
+/** Runs per window, alternating ours and raw; the median is reported (single runs vary by ±30% here). */
+export const SYNC_RUNS = 7;
+const collectGarbage = () => (globalThis as { gc?: () => void }).gc?.();
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 async function appWith(window: number): Promise<App> {
@@ -127,9 +132,13 @@ export async function syncBench(opts: {
         const raws: number[] = [];
         const ours: number[] = [];
         const incr: number[] = [];
-        for (let run = 0; run < 3; run++) {
+        for (let run = 0; run < SYNC_RUNS; run++) {
+          // A full GC before each timed part, so neither side pays for the other's garbage (without it single
+          // runs vary by ±30%).
+          collectGarbage();
           raws.push(await rawFetch(dovecot, 'bench', window));
           const inbox = await connectedInbox(app, dovecot, 'bench');
+          collectGarbage();
           let t = performance.now();
           const r = await app.services.tools.sync.sync(inbox);
           ours.push(performance.now() - t);
@@ -138,7 +147,13 @@ export async function syncBench(opts: {
           await app.services.tools.sync.sync(inbox);
           incr.push(performance.now() - t);
         }
-        rows.push({ window, oursMs: median(ours), rawMs: median(raws), incrementalMs: median(incr) });
+        rows.push({
+          window,
+          oursMs: median(ours),
+          rawMs: median(raws),
+          ratio: median(ours.map((o, i) => o / (raws[i] ?? o))),
+          incrementalMs: median(incr),
+        });
       } finally {
         await app.close();
       }
