@@ -6,6 +6,7 @@ import { audit } from './0003-audit.ts';
 import { oauth } from './0004-oauth.ts';
 import { inboxes } from './0005-inboxes.ts';
 import { triage } from './0006-triage.ts';
+import { inboxOrder } from './0007-inbox-order.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -19,5 +20,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0004-oauth': oauth(dialect),
     '0005-inboxes': inboxes(dialect),
     '0006-triage': triage(dialect),
+    '0007-inbox-order': inboxOrder(),
   };
 }
