@@ -84,6 +84,7 @@ export class KyselyGrantStore implements GrantStore {
         expires_at: c.expiresAt.getTime(),
         used_at: null,
         grant_id: null,
+        replayed_at: null,
       })
       .execute();
   }
@@ -103,8 +104,23 @@ export class KyselyGrantStore implements GrantStore {
       .where('code_hash', '=', codeHash)
       .executeTakeFirst();
     if (r === undefined) return { status: 'invalid' };
-    if (claimed.numUpdatedRows !== 1n)
-      return r.used_at === null ? { status: 'invalid' } : { status: 'replayed', grantId: r.grant_id };
+    if (claimed.numUpdatedRows !== 1n) {
+      if (r.used_at === null) return { status: 'invalid' };
+      // Mark the replay first, then read which grant the code produced: if the first redemption has not created
+      // its grant yet, the mark stops it (createGrant), so there is never a grant the replay could not name.
+      await this.db
+        .updateTable('oauth_codes')
+        .set({ replayed_at: now.getTime() })
+        .where('code_hash', '=', codeHash)
+        .where('replayed_at', 'is', null)
+        .execute();
+      const after = await this.db
+        .selectFrom('oauth_codes')
+        .select('grant_id')
+        .where('code_hash', '=', codeHash)
+        .executeTakeFirst();
+      return { status: 'replayed', grantId: after?.grant_id ?? null };
+    }
     return {
       status: 'ok',
       code: {
@@ -121,8 +137,17 @@ export class KyselyGrantStore implements GrantStore {
     };
   }
 
-  async createGrant(g: Grant, tokens: readonly TokenRecord[], fromCodeHash: string): Promise<void> {
-    await this.db.transaction().execute(async (tx) => {
+  async createGrant(g: Grant, tokens: readonly TokenRecord[], fromCodeHash: string): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      // Claim the code for this grant first: a replay that got in after the redemption has marked it.
+      const linked = await tx
+        .updateTable('oauth_codes')
+        .set({ grant_id: g.id })
+        .where('code_hash', '=', fromCodeHash)
+        .where('replayed_at', 'is', null)
+        .where('grant_id', 'is', null)
+        .executeTakeFirst();
+      if (linked.numUpdatedRows !== 1n) return false;
       await tx
         .insertInto('oauth_grants')
         .values({
@@ -137,11 +162,7 @@ export class KyselyGrantStore implements GrantStore {
         })
         .execute();
       if (tokens.length > 0) await tx.insertInto('oauth_tokens').values(tokens.map(toTokenRow)).execute();
-      await tx
-        .updateTable('oauth_codes')
-        .set({ grant_id: g.id })
-        .where('code_hash', '=', fromCodeHash)
-        .execute();
+      return true;
     });
   }
 

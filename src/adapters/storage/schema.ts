@@ -170,6 +170,7 @@ export interface OAuthCodesTable {
   expires_at: number;
   used_at: number | null;
   grant_id: string | null;
+  replayed_at: number | null;
 }
 
 export interface OAuthTokensTable {

@@ -42,9 +42,43 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
         Array.from({ length: 8 }, () => h().grants.redeemCode(c.codeHash, t(0))),
       );
       expect(results.filter((r) => r.status === 'ok')).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'replayed')).toHaveLength(7);
+      // The seven replays came before the grant: it is never created.
+      expect(await h().grants.createGrant(grant(acct), [], c.codeHash)).toBe(false);
+
+      const later = code(acct);
+      await h().grants.saveCode(later);
+      expect((await h().grants.redeemCode(later.codeHash, t(0))).status).toBe('ok');
       const g = grant(acct);
-      await h().grants.createGrant(g, tokens(g), c.codeHash);
-      expect(await h().grants.redeemCode(c.codeHash, t(0))).toEqual({ status: 'replayed', grantId: g.id });
+      expect(await h().grants.createGrant(g, tokens(g), later.codeHash)).toBe(true);
+      expect(await h().grants.redeemCode(later.codeHash, t(0))).toEqual({ status: 'replayed', grantId: g.id });
+    });
+
+    it('creates no grant when the code is replayed between its redemption and the grant', async () => {
+      const acct = await seedAccount(h().accounts);
+      const c = code(acct);
+      await h().grants.saveCode(c);
+      expect((await h().grants.redeemCode(c.codeHash, t(0))).status).toBe('ok');
+      expect(await h().grants.redeemCode(c.codeHash, t(0))).toEqual({ status: 'replayed', grantId: null });
+      const g = grant(acct);
+      const issued = tokens(g);
+      expect(await h().grants.createGrant(g, issued, c.codeHash)).toBe(false);
+      expect(await h().grants.listGrants(acct)).toEqual([]);
+      for (const tk of issued) expect(await h().grants.findLiveToken(tk.hash, tk.kind, t(0))).toBeUndefined();
+      // Later replays still find nothing to name, and the code never yields a grant.
+      expect(await h().grants.redeemCode(c.codeHash, t(0))).toEqual({ status: 'replayed', grantId: null });
+      expect(await h().grants.createGrant(grant(acct), [], c.codeHash)).toBe(false);
+    });
+
+    it('links a code to one grant only', async () => {
+      const acct = await seedAccount(h().accounts);
+      const c = code(acct);
+      await h().grants.saveCode(c);
+      expect((await h().grants.redeemCode(c.codeHash, t(0))).status).toBe('ok');
+      const g = grant(acct);
+      expect(await h().grants.createGrant(g, tokens(g), c.codeHash)).toBe(true);
+      expect(await h().grants.createGrant(grant(acct), [], c.codeHash)).toBe(false);
+      expect((await h().grants.listGrants(acct)).map((x) => x.id)).toEqual([g.id]);
     });
 
     it('refuses an expired or unknown code', async () => {

@@ -51,8 +51,11 @@ export type RefreshRotation =
 export interface GrantStore {
   saveCode(code: AuthorizationCode): Promise<void>;
   redeemCode(codeHash: string, now: Date): Promise<CodeRedemption>;
-  /** Creates the grant with its first tokens and remembers which code produced it. */
-  createGrant(grant: Grant, tokens: readonly TokenRecord[], fromCodeHash: string): Promise<void>;
+  /**
+   * Creates the grant with its first tokens and remembers which code produced it — unless the code was replayed
+   * since it was redeemed, in which case nothing is created and the answer is false.
+   */
+  createGrant(grant: Grant, tokens: readonly TokenRecord[], fromCodeHash: string): Promise<boolean>;
   /** Revokes `oldRefreshHash` and adds `next` in one step, if the old token is live and its grant is not revoked. */
   rotateRefresh(oldRefreshHash: string, next: readonly TokenRecord[], now: Date): Promise<RefreshRotation>;
   /** A live (unexpired, unrevoked) token of a live grant. */

@@ -79,7 +79,8 @@ export class TokenManager implements BearerVerifier {
       revokedAt: null,
     };
     const { records, response } = this.mint(grant, now);
-    await this.deps.grants.createGrant(grant, records, sha256Hex(p.code));
+    if (!(await this.deps.grants.createGrant(grant, records, sha256Hex(p.code))))
+      throw new InvalidGrantError('This authorization code was used twice; no tokens were issued for it.');
     return response;
   }
 

@@ -266,6 +266,37 @@ describe('token endpoint', () => {
     expect(refresh.body['error']).toBe('invalid_grant');
   });
 
+  it('a code sent twice at the same moment leaves no working token, whichever request finishes first', async () => {
+    app = await createTestApp();
+    const browser = await setUpOwner(app);
+    const id = await publicClient(app);
+    const seen: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      const code = await getCode(browser, id);
+      const both = await Promise.all([token(app, exchange(id, code)), token(app, exchange(id, code))]);
+      seen.push(both.map((r) => r.status).join('+'));
+      // At most one got tokens; whatever it got no longer works.
+      expect(both.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
+      for (const r of both) {
+        if (r.status !== 200) {
+          expect(r.body['error']).toBe('invalid_grant');
+          continue;
+        }
+        const mcp = await call(app, '/mcp', {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${r.body['access_token']!}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        });
+        expect(mcp.status).toBe(401);
+      }
+    }
+    expect(seen.length).toBe(10);
+  });
+
   it('an expired access token → 401 with the challenge; an expired code → invalid_grant', async () => {
     const clock = fixedClock(new Date('2030-01-01T00:00:00Z'));
     app = await createTestApp({ overrides: { clock } });

@@ -7,6 +7,7 @@ import { oauth } from './0004-oauth.ts';
 import { inboxes } from './0005-inboxes.ts';
 import { triage } from './0006-triage.ts';
 import { inboxOrder } from './0007-inbox-order.ts';
+import { codeReplay } from './0008-code-replay.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -21,5 +22,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0005-inboxes': inboxes(dialect),
     '0006-triage': triage(dialect),
     '0007-inbox-order': inboxOrder(),
+    '0008-code-replay': codeReplay(dialect),
   };
 }
