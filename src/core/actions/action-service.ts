@@ -121,7 +121,7 @@ export class ActionService {
       }
     }
     const undoId = undo.length > 0 ? await this.saveUndo(req, undo) : null;
-    return ok({ changed, skipped, undoId, withoutLease });
+    return ok({ changed, skipped, undoId, withoutLease, more: groups.value.more === true });
   }
 
   private async saveUndo(req: ActRequest, entries: UndoEntry[]): Promise<string> {
@@ -144,6 +144,8 @@ export class ActionService {
         inboxes: { inbox: Inbox; messages: MessageSummary[] }[];
         missing: (Target & { reason: 'not_found' })[];
         count: number;
+        /** Sender-wide: the limit cut the list short. */
+        more?: boolean;
       },
       ActError
     >
@@ -169,17 +171,19 @@ export class ActionService {
           code: 'invalid_arguments',
           message: 'The inbox folder is not synced yet: call sync_inbox first.',
         });
-      group.messages.push(
-        ...(
-          await this.deps.messages.list(group.inbox.id, {
-            folderId: inboxFolder.id,
-            fromAddress: sender.address,
-            limit: SENDER_LIMIT,
-            offset: 0,
-          })
-        ).items,
-      );
-      return ok({ inboxes: [group], missing, count: group.messages.length });
+      const page = await this.deps.messages.list(group.inbox.id, {
+        folderId: inboxFolder.id,
+        fromAddress: sender.address,
+        limit: SENDER_LIMIT,
+        offset: 0,
+      });
+      group.messages.push(...page.items);
+      return ok({
+        inboxes: [group],
+        missing,
+        count: group.messages.length,
+        more: page.total > page.items.length,
+      });
     }
     for (const t of targets) {
       const group = byInbox.get(t.inboxId);

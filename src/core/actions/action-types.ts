@@ -21,6 +21,8 @@ export interface ActOutcome {
   readonly undoId: string | null;
   /** The caller changed mail without holding the inbox's lease (allowed for single changes; a pass takes it). */
   readonly withoutLease: boolean;
+  /** A sender-wide action stopped at its limit (500 messages): more from that sender remain; call again. */
+  readonly more: boolean;
 }
 
 export type ActError =

@@ -36,6 +36,12 @@ export function actResult(action: ActionKind, o: ActOutcome): ToolOutcome {
     agentOnly.push(
       'Skipped VIP messages: show each to the person; act on one only after they confirm it, with vipConfirmed: true (act_on_messages) or confirmed: true (trash_message, mark_as_spam).',
     );
+  if (o.more) {
+    parts.push('There are more messages from this sender; I can continue.');
+    agentOnly.push(
+      'This sender-wide action stops at 500 messages and more remain: call act_on_messages again with the same sender to continue.',
+    );
+  }
   if (o.withoutLease)
     agentOnly.push(
       'You do not hold the triage lease on this inbox. Before a pass that changes many messages, call begin_triage.',
@@ -45,6 +51,7 @@ export function actResult(action: ActionKind, o: ActOutcome): ToolOutcome {
     changed: o.changed,
     skipped: o.skipped,
     undoId: o.undoId,
+    ...(o.more && { more: true }),
     sayToHuman: parts.join(' '),
     agentOnly,
   });
