@@ -27,23 +27,32 @@ const toKey = (r: Selectable<ApiKeysTable>): ApiKey => ({
   revokedAt: toDateOrNull(r.revoked_at),
 });
 
-// Every authenticated request runs this: compiled once (hot-query.ts).
+// Every authenticated request runs this: compiled once (hot-query.ts). The account's columns come from correlated
+// subqueries, not a join: on SQLite a two-table join costs ~28 µs per run here against ~6 µs for the same lookups
+// as subqueries (measured; the join's per-run setup dominates on tables this small). The foreign key guarantees
+// the account row exists.
 const activeKeyByHash = (db: Kysely<Database>) =>
-  hotQuery<ActiveKeyRow, 'hash'>(db, (p) =>
-    db
-      .selectFrom('api_keys')
-      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .selectAll('api_keys')
-      .select([
-        'accounts.email as a_email',
-        'accounts.plan as a_plan',
-        'accounts.trial_ends_at as a_trial_ends_at',
-        'accounts.payment_state as a_payment_state',
-        'accounts.created_at as a_created_at',
-      ])
-      .where('api_keys.hash', '=', p('hash'))
-      .where('api_keys.revoked_at', 'is', null)
-      .limit(1),
+  hotQuery<ActiveKeyRow, 'hash'>(
+    db,
+    (p) =>
+      db
+        .selectFrom('api_keys')
+        .selectAll('api_keys')
+        .select((eb) => {
+          const account = <C extends 'email' | 'plan' | 'trial_ends_at' | 'payment_state' | 'created_at'>(
+            column: C,
+          ) => eb.selectFrom('accounts').select(column).whereRef('accounts.id', '=', 'api_keys.account_id');
+          return [
+            account('email').as('a_email'),
+            account('plan').as('a_plan'),
+            account('trial_ends_at').as('a_trial_ends_at'),
+            account('payment_state').as('a_payment_state'),
+            account('created_at').as('a_created_at'),
+          ];
+        })
+        .where('api_keys.hash', '=', p('hash'))
+        .where('api_keys.revoked_at', 'is', null)
+        .limit(1),
   );
 
 export class KyselyApiKeyStore implements ApiKeyStore {
