@@ -126,6 +126,22 @@ describe('decodePartPreview', () => {
     ).toBe('x');
   });
 
+  it('decodes quoted-printable as RFC 2045 says, keeping malformed escapes literally', () => {
+    const qp = (s: string) =>
+      decodePartPreview(Buffer.from(s, 'latin1'), {
+        contentType: 'text/plain',
+        charset: 'utf-8',
+        encoding: 'quoted-printable',
+      });
+    expect(qp('caf=C3=A9 d=c3=a9j=C3=A0')).toBe('café déjà'); // upper- and lower-case hex
+    expect(qp('soft=\r\nbreak, bare=\nLF')).toBe('softbreak, bareLF');
+    expect(qp('2+2=4, x=ZZ, y==3D')).toBe('2+2=4, x=ZZ, y==');
+    expect(qp('a=\rb')).toBe('a=\rb');
+    expect(qp('cut=')).toBe('cut');
+    expect(qp('cut=4')).toBe('cut');
+    expect(qp('=')).toBe('');
+  });
+
   it('turns cut HTML into text without leaking CSS', () => {
     const html = Buffer.from('<html><head><style>p { color: red } .a{');
     expect(decodePartPreview(html, { contentType: 'text/html' })).toBe('');

@@ -39,25 +39,43 @@ function decodeTransfer(bytes: Buffer, encoding: string | undefined): Buffer {
 
 const EQUALS = 0x3d;
 
+/** The value of an ASCII hex digit, or -1. */
+function hexValue(b: number): number {
+  if (b >= 0x30 && b <= 0x39) return b - 0x30;
+  if (b >= 0x41 && b <= 0x46) return b - 0x37;
+  if (b >= 0x61 && b <= 0x66) return b - 0x57;
+  return -1;
+}
+
 /** RFC 2045 §6.7; malformed escapes are kept literally, as most readers do. */
 function decodeQuotedPrintable(bytes: Buffer): Buffer {
-  const out = Buffer.alloc(bytes.length);
+  const out = Buffer.allocUnsafe(bytes.length);
   let n = 0;
-  for (let i = 0; i < bytes.length; i++) {
+  const end = bytes.length;
+  for (let i = 0; i < end; i++) {
     const b = bytes[i] ?? 0;
     if (b !== EQUALS) {
       out[n++] = b;
       continue;
     }
-    const rest = bytes.subarray(i + 1, i + 3).toString('latin1');
-    if (rest.startsWith('\r\n')) i += 2;
-    else if (rest.startsWith('\n')) i += 1;
-    else if (/^[0-9A-Fa-f]{2}$/.test(rest)) {
-      out[n++] = Number.parseInt(rest, 16);
+    if (i + 1 >= end) break; // cut right after "=" at the end of the fetched bytes
+    const c1 = bytes[i + 1] ?? 0;
+    if (c1 === 0x0a) {
+      i += 1; // soft line break (bare LF)
+      continue;
+    }
+    if (i + 2 >= end) break; // cut mid-escape
+    const c2 = bytes[i + 2] ?? 0;
+    if (c1 === 0x0d && c2 === 0x0a) {
+      i += 2; // soft line break
+      continue;
+    }
+    const hi = hexValue(c1);
+    const lo = hexValue(c2);
+    if (hi >= 0 && lo >= 0) {
+      out[n++] = hi * 16 + lo;
       i += 2;
-    } else if (rest.length < 2)
-      break; // cut mid-escape at the end of the fetched bytes
-    else out[n++] = b;
+    } else out[n++] = b;
   }
   return out.subarray(0, n);
 }
