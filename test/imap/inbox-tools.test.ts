@@ -124,11 +124,15 @@ describe('an IMAP inbox, from connecting to reading', () => {
     expect(await page.getAttribute('#password', 'type')).toBe('password');
     await page.fill('#password', 'wrong-password');
     await page.click('button[type=submit]');
-    await expect.poll(() => page.textContent('main')).toContain('refused this user name and password');
+    // Dovecot delays the login after a failed one (its auth penalty, ~4 s), and the first sync starts right after
+    // the form succeeds: give the page as long as Playwright's own waits rather than expect.poll's 1 s.
+    await expect
+      .poll(() => page.textContent('main'), { timeout: 15_000 })
+      .toContain('refused this user name and password');
     await page.fill('#password', PASSWORD);
     await page.screenshot({ path: artifactPath('imap-capture-form.png'), fullPage: true });
     await page.click('button[type=submit]');
-    await expect.poll(() => page.textContent('main')).toContain('is connected');
+    await expect.poll(() => page.textContent('main'), { timeout: 15_000 }).toContain('is connected');
     await page.goto(link);
     expect(await page.textContent('main')).toContain('expired or was used'); // single use
     await page.close();

@@ -74,6 +74,9 @@ export class KyselyMessageStore implements MessageStore {
 
   async upsertMany(messages: readonly MessageSummary[]): Promise<void> {
     for (let i = 0; i < messages.length; i += UPSERT_CHUNK) {
+      // better-sqlite3 is synchronous, so a 10,000-message first sync would hold the event loop for its whole
+      // write; between chunks, let waiting requests run.
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const rows = messages.slice(i, i + UPSERT_CHUNK).map(toRow);
       await this.db
         .insertInto('messages')
