@@ -1,8 +1,13 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import type { LookupFunction } from 'node:net';
-import { isPublicAddress } from '../../lib/ip-address.ts';
+import { isIP, type LookupFunction } from 'node:net';
+import {
+  HostNotFoundError,
+  HostRefusedError,
+  isPublicHostAddress,
+  type VettedHost,
+  vetHost,
+} from '../net/host-guard.ts';
 
 export interface GuardedFetchOptions {
   readonly timeoutMs: number;
@@ -45,18 +50,17 @@ export async function guardedRequest(
   if (u.username !== '' || u.password !== '')
     throw new GuardedFetchError('URLs with credentials are refused');
   const host = u.hostname.replace(/^\[|\]$/g, '');
-  let addresses: { address: string; family: number }[];
-  try {
-    addresses = await dnsLookup(host, { all: true, order: 'verbatim' });
-  } catch {
-    throw new GuardedFetchError(`cannot resolve ${host}`);
-  }
   const allowPrivate = opts.allowPrivateHosts?.includes(host) === true;
-  if (addresses.length === 0 || (!allowPrivate && !addresses.every((a) => isPublicAddress(a.address)))) {
-    throw new GuardedFetchError(`${host} resolves to a private or reserved address`);
+  let vetted: VettedHost;
+  try {
+    vetted = await vetHost(host, allowPrivate ? () => true : isPublicHostAddress);
+  } catch (e) {
+    if (e instanceof HostNotFoundError) throw new GuardedFetchError(`cannot resolve ${host}`);
+    if (e instanceof HostRefusedError)
+      throw new GuardedFetchError(`${host} resolves to a private or reserved address`);
+    throw e;
   }
-  const chosen = addresses[0];
-  if (chosen === undefined) throw new GuardedFetchError(`cannot resolve ${host}`);
+  const chosen = { address: vetted.address, family: isIP(vetted.address) };
   const pinned: LookupFunction = (_h, options, cb) => {
     if ((options as { all?: boolean }).all === true)
       cb(null, [{ address: chosen.address, family: chosen.family }]);

@@ -74,21 +74,23 @@ export class KyselyAccountStore implements AccountStore {
   }
 
   async setPlan(id: AccountId, plan: Plan, trialEndsAt: Date | null): Promise<Account | undefined> {
-    await this.db
+    const r = await this.db
       .updateTable('accounts')
       .set({ plan, trial_ends_at: trialEndsAt?.getTime() ?? null, updated_at: Date.now() })
       .where('id', '=', id)
-      .execute();
-    return this.get(id);
+      .returningAll()
+      .executeTakeFirst();
+    return r && toAccount(r);
   }
 
   async setPaymentState(id: AccountId, state: PaymentState): Promise<Account | undefined> {
-    await this.db
+    const r = await this.db
       .updateTable('accounts')
       .set({ payment_state: state, updated_at: Date.now() })
       .where('id', '=', id)
-      .execute();
-    return this.get(id);
+      .returningAll()
+      .executeTakeFirst();
+    return r && toAccount(r);
   }
 
   async getPasswordHash(id: AccountId): Promise<string | null | undefined> {

@@ -97,15 +97,16 @@ export class KyselyGrantStore implements GrantStore {
       .where('code_hash', '=', codeHash)
       .where('used_at', 'is', null)
       .where('expires_at', '>', now.getTime())
+      .returningAll()
       .executeTakeFirst();
-    const r = await this.db
-      .selectFrom('oauth_codes')
-      .selectAll()
-      .where('code_hash', '=', codeHash)
-      .executeTakeFirst();
-    if (r === undefined) return { status: 'invalid' };
-    if (claimed.numUpdatedRows !== 1n) {
-      if (r.used_at === null) return { status: 'invalid' };
+    if (claimed === undefined) {
+      // Nothing claimed: unknown or expired (invalid), or already used (a replay).
+      const r = await this.db
+        .selectFrom('oauth_codes')
+        .select('used_at')
+        .where('code_hash', '=', codeHash)
+        .executeTakeFirst();
+      if (r === undefined || r.used_at === null) return { status: 'invalid' };
       // Mark the replay first, then read which grant the code produced: if the first redemption has not created
       // its grant yet, the mark stops it (createGrant), so there is never a grant the replay could not name.
       await this.db
@@ -124,15 +125,15 @@ export class KyselyGrantStore implements GrantStore {
     return {
       status: 'ok',
       code: {
-        codeHash: r.code_hash,
-        clientId: r.client_id,
-        accountId: r.account_id as AccountId,
-        redirectUri: r.redirect_uri,
-        codeChallenge: r.code_challenge,
-        scope: r.scope.split(' '),
-        resource: r.resource,
-        createdAt: toDate(r.created_at),
-        expiresAt: toDate(r.expires_at),
+        codeHash: claimed.code_hash,
+        clientId: claimed.client_id,
+        accountId: claimed.account_id as AccountId,
+        redirectUri: claimed.redirect_uri,
+        codeChallenge: claimed.code_challenge,
+        scope: claimed.scope.split(' '),
+        resource: claimed.resource,
+        createdAt: toDate(claimed.created_at),
+        expiresAt: toDate(claimed.expires_at),
       },
     };
   }
@@ -179,20 +180,24 @@ export class KyselyGrantStore implements GrantStore {
         .where('grant_id', 'in', (eb) =>
           eb.selectFrom('oauth_grants').select('id').where('revoked_at', 'is', null),
         )
+        .returning('grant_id')
         .executeTakeFirst();
-      const row = await tx
-        .selectFrom('oauth_tokens')
-        .select(['grant_id', 'revoked_at', 'kind'])
-        .where('hash', '=', oldHash)
-        .executeTakeFirst();
-      if (row === undefined || row.kind !== 'refresh') return { status: 'invalid' };
-      if (revoked.numUpdatedRows !== 1n)
-        return row.revoked_at === null ? { status: 'invalid' } : { status: 'reused', grantId: row.grant_id };
+      if (revoked === undefined) {
+        // Nothing revoked: unknown, not a refresh token, expired or of a revoked grant (invalid), or reused.
+        const row = await tx
+          .selectFrom('oauth_tokens')
+          .select(['grant_id', 'revoked_at', 'kind'])
+          .where('hash', '=', oldHash)
+          .executeTakeFirst();
+        if (row === undefined || row.kind !== 'refresh' || row.revoked_at === null)
+          return { status: 'invalid' };
+        return { status: 'reused', grantId: row.grant_id };
+      }
       if (next.length > 0) await tx.insertInto('oauth_tokens').values(next.map(toTokenRow)).execute();
       const grant = await tx
         .selectFrom('oauth_grants')
         .selectAll()
-        .where('id', '=', row.grant_id)
+        .where('id', '=', revoked.grant_id)
         .executeTakeFirstOrThrow();
       return { status: 'rotated', grant: toGrant(grant) };
     });

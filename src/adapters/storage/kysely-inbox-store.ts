@@ -94,7 +94,7 @@ export class KyselyInboxStore implements InboxStore {
   }
 
   async update(accountId: AccountId, id: InboxId, patch: InboxPatch, now: Date): Promise<Inbox | undefined> {
-    await this.db
+    const r = await this.db
       .updateTable('inboxes')
       .set({
         ...(patch.label !== undefined && { label: patch.label }),
@@ -105,8 +105,9 @@ export class KyselyInboxStore implements InboxStore {
       })
       .where('id', '=', id)
       .where('account_id', '=', accountId)
-      .execute();
-    return this.get(accountId, id);
+      .returningAll()
+      .executeTakeFirst();
+    return r && toInbox(r);
   }
 
   async delete(accountId: AccountId, id: InboxId): Promise<boolean> {

@@ -63,6 +63,8 @@ const toRow = (m: MessageSummary): Selectable<MessagesTable> => ({
   list_unsubscribe_post: bit(m.listUnsubscribePost),
 });
 
+type FlagColumns = Pick<Selectable<MessagesTable>, 'unread' | 'starred' | 'labels_json'>;
+
 /** LIKE pattern for a literal substring: %, _ and the escape character itself are escaped. */
 const likeContains = (s: string): string => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -188,14 +190,34 @@ export class KyselyMessageStore implements MessageStore {
     states: readonly { ref: string; unread: boolean; starred: boolean; labels: readonly string[] }[],
   ): Promise<void> {
     if (states.length === 0) return;
+    // One UPDATE per distinct flag state (most changes share a few), not one per message. A ref listed twice
+    // keeps its last state, as applying them in order would.
+    const lastByRef = new Map<string, FlagColumns>();
+    for (const s of states) {
+      lastByRef.set(s.ref, {
+        unread: bit(s.unread),
+        starred: bit(s.starred),
+        labels_json: JSON.stringify(s.labels),
+      });
+    }
+    const groups = new Map<string, { set: FlagColumns; refs: string[] }>();
+    for (const [ref, set] of lastByRef) {
+      // unread and starred are single digits, so the key is unambiguous.
+      const key = `${String(set.unread)}${String(set.starred)}${set.labels_json}`;
+      const g = groups.get(key);
+      if (g === undefined) groups.set(key, { set, refs: [ref] });
+      else g.refs.push(ref);
+    }
     await this.db.transaction().execute(async (tx) => {
-      for (const s of states) {
-        await tx
-          .updateTable('messages')
-          .set({ unread: bit(s.unread), starred: bit(s.starred), labels_json: JSON.stringify(s.labels) })
-          .where('folder_id', '=', folderId)
-          .where('provider_ref', '=', s.ref)
-          .execute();
+      for (const { set, refs } of groups.values()) {
+        for (let i = 0; i < refs.length; i += UPSERT_CHUNK) {
+          await tx
+            .updateTable('messages')
+            .set(set)
+            .where('folder_id', '=', folderId)
+            .where('provider_ref', 'in', refs.slice(i, i + UPSERT_CHUNK))
+            .execute();
+        }
       }
     });
   }

@@ -55,15 +55,11 @@ export class KyselySecretLinkStore implements SecretLinkStore {
   }
 
   async countAttempt(idHash: string): Promise<number> {
-    await this.db
+    const r = await this.db
       .updateTable('secret_links')
       .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
       .where('id_hash', '=', idHash)
-      .execute();
-    const r = await this.db
-      .selectFrom('secret_links')
-      .select('attempts')
-      .where('id_hash', '=', idHash)
+      .returning('attempts')
       .executeTakeFirst();
     return r?.attempts ?? 0;
   }

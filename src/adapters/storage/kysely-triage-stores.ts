@@ -1,8 +1,10 @@
+import type { Selectable } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { UndoEntry, UndoRecord, UndoStore } from '../../core/actions/undo-store.ts';
 import type { Lease, LeaseStore, TriagePass } from '../../core/leases/lease-store.ts';
 import type { VipEntry, VipStore } from '../../core/vips/vip-store.ts';
 import type { Db } from './database.ts';
+import type { LeasesTable, UndoRecordsTable } from './schema.ts';
 import { toDate } from './sql-errors.ts';
 
 export class KyselyUndoStore implements UndoStore {
@@ -35,14 +37,9 @@ export class KyselyUndoStore implements UndoStore {
       .where('account_id', '=', accountId)
       .where('used_at', 'is', null)
       .where('expires_at', '>', now.getTime())
+      .returningAll()
       .executeTakeFirst();
-    if (taken.numUpdatedRows !== 1n) return undefined;
-    const r = await this.db
-      .selectFrom('undo_records')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    return toUndoRecord(r);
+    return taken && toUndoRecord(taken);
   }
 
   async find(accountId: AccountId, id: string, now: Date): Promise<UndoRecord | undefined> {
@@ -58,14 +55,7 @@ export class KyselyUndoStore implements UndoStore {
   }
 }
 
-const toUndoRecord = (r: {
-  id: string;
-  account_id: string;
-  action: string;
-  entries_json: string;
-  created_at: number;
-  expires_at: number;
-}): UndoRecord => ({
+const toUndoRecord = (r: Selectable<UndoRecordsTable>): UndoRecord => ({
   id: r.id,
   accountId: r.account_id as AccountId,
   action: r.action,
@@ -74,13 +64,7 @@ const toUndoRecord = (r: {
   expiresAt: toDate(r.expires_at),
 });
 
-const toLease = (r: {
-  inbox_id: string;
-  holder: string;
-  agent_label: string;
-  started_at: number;
-  expires_at: number;
-}): Lease => ({
+const toLease = (r: Selectable<LeasesTable>): Lease => ({
   inboxId: r.inbox_id,
   holder: r.holder,
   agentLabel: r.agent_label,
@@ -96,7 +80,7 @@ export class KyselyLeaseStore implements LeaseStore {
 
   async acquire(c: Lease, now: Date): Promise<{ acquired: boolean; lease: Lease }> {
     // One statement: insert, or take over an expired lease, or extend our own. Otherwise the row is left alone.
-    await this.db
+    const written = await this.db
       .insertInto('leases')
       .values({
         inbox_id: c.inboxId,
@@ -135,20 +119,16 @@ export class KyselyLeaseStore implements LeaseStore {
             ]),
           ),
       )
-      .execute();
+      .returningAll()
+      .executeTakeFirst();
+    // A returned row means this statement inserted or updated it: the lease is ours.
+    if (written !== undefined) return { acquired: true, lease: toLease(written) };
     const row = await this.db
       .selectFrom('leases')
       .selectAll()
       .where('inbox_id', '=', c.inboxId)
       .executeTakeFirstOrThrow();
-    const lease = toLease(row);
-    return {
-      acquired:
-        lease.holder === c.holder &&
-        lease.agentLabel === c.agentLabel &&
-        lease.expiresAt.getTime() === c.expiresAt.getTime(),
-      lease,
-    };
+    return { acquired: false, lease: toLease(row) };
   }
 
   async extend(
@@ -165,8 +145,10 @@ export class KyselyLeaseStore implements LeaseStore {
       .where('holder', '=', holder)
       .where('agent_label', '=', agentLabel)
       .where('expires_at', '>', now.getTime())
+      .returningAll()
       .executeTakeFirst();
-    return r.numUpdatedRows === 1n ? this.current(inboxId, now) : undefined;
+    // Like `current`: a lease extended to no later than `now` is not live.
+    return r !== undefined && r.expires_at > now.getTime() ? toLease(r) : undefined;
   }
 
   async release(
@@ -178,20 +160,15 @@ export class KyselyLeaseStore implements LeaseStore {
     passId: string,
   ): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
+      // Only the release whose DELETE removed the row records the pass; concurrent ones get nothing back.
       const lease = await tx
-        .selectFrom('leases')
-        .selectAll()
-        .where('inbox_id', '=', inboxId)
-        .where('holder', '=', holder)
-        .where('agent_label', '=', agentLabel)
-        .executeTakeFirst();
-      if (lease === undefined) return false;
-      await tx
         .deleteFrom('leases')
         .where('inbox_id', '=', inboxId)
         .where('holder', '=', holder)
         .where('agent_label', '=', agentLabel)
-        .execute();
+        .returning('started_at')
+        .executeTakeFirst();
+      if (lease === undefined) return false;
       await tx
         .insertInto('triage_passes')
         .values({

@@ -28,6 +28,15 @@ export function leaseStoreContract(
       expect(results.every((r) => r.lease.holder === winner)).toBe(true);
     });
 
+    it('the same holder and label acquiring concurrently at different times is told acquired every time', async () => {
+      const inbox = await seedInbox(h());
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => h().leases.acquire(lease(inbox, 'a', 'agent', i), t(i))),
+      );
+      expect(results.map((r) => r.acquired)).toEqual(Array.from({ length: 6 }, () => true));
+      expect(results.every((r) => r.lease.holder === 'a' && r.lease.agentLabel === 'agent')).toBe(true);
+    });
+
     it('the same holder and label re-acquires (extends); another waits until expiry, then takes over', async () => {
       const inbox = await seedInbox(h());
       expect((await h().leases.acquire(lease(inbox, 'a'), t(0))).acquired).toBe(true);
@@ -57,6 +66,33 @@ export function leaseStoreContract(
         summary: 'Archived 12 newsletters',
       });
       expect(await h().leases.extend(inbox, 'a', 'agent', t(9), t(500))).toBeUndefined();
+    });
+
+    it('of concurrent releases of one lease exactly one succeeds and records the only pass', async () => {
+      const inbox = await seedInbox(h());
+      await h().leases.acquire(lease(inbox, 'a'), t(0));
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          h().leases.release(
+            inbox,
+            'a',
+            'agent',
+            t(10 + i),
+            `summary ${String(i)}`,
+            `pass_${inbox}_${String(i)}`,
+          ),
+        ),
+      );
+      expect(results.filter((r) => r)).toHaveLength(1);
+      const winner = results.indexOf(true);
+      // Every loser ends later than the winner would, so a stray pass from one of them would show up here.
+      expect(await h().leases.lastPass(inbox)).toEqual({
+        inboxId: inbox,
+        agentLabel: 'agent',
+        startedAt: t(0),
+        endedAt: t(10 + winner),
+        summary: `summary ${String(winner)}`,
+      });
     });
   });
 }

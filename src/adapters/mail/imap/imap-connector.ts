@@ -2,7 +2,7 @@ import { MailAuthError, MailProviderError } from '../../../core/mail/mail-ports.
 import type { LoginFailure, MailConnector, MailSession } from '../../../core/mail/mail-ports.ts';
 import type { ImapEndpoint, MailCredential } from '../../../core/mail/mail-types.ts';
 import { type Logger, silentLogger } from '../../../lib/logger.ts';
-import { type AddressPolicy, isPublicHostAddress, normalizeHost } from './host-guard.ts';
+import { type AddressPolicy, isPublicHostAddress, normalizeHost } from '../../net/host-guard.ts';
 import { ConnectionSemaphore } from './host-semaphore.ts';
 import type { WatchConnection } from './idle-watcher.ts';
 import { IdleWatcher } from './idle-watcher.ts';

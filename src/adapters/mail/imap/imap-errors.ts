@@ -2,7 +2,7 @@ import { MailAuthError, MailProviderError } from '../../../core/mail/mail-ports.
 import type { LoginFailure } from '../../../core/mail/mail-ports.ts';
 import type { ImapEndpoint } from '../../../core/mail/mail-types.ts';
 import type { Logger } from '../../../lib/logger.ts';
-import { HostNotFoundError, HostRefusedError } from './host-guard.ts';
+import { HostNotFoundError, HostRefusedError } from '../../net/host-guard.ts';
 
 /**
  * Maps imapflow and socket errors to what a person may see. Server text is never passed through whole: it can

@@ -3,7 +3,7 @@ import type { ImapFlowOptions } from 'imapflow';
 import type { LoginFailure } from '../../../core/mail/mail-ports.ts';
 import type { ImapEndpoint, MailCredential } from '../../../core/mail/mail-types.ts';
 import type { Logger } from '../../../lib/logger.ts';
-import { type AddressPolicy, normalizeHost, vetHost } from './host-guard.ts';
+import { type AddressPolicy, normalizeHost, vetHost } from '../../net/host-guard.ts';
 import { classifyConnectError } from './imap-errors.ts';
 
 /** How the connector dials: which hosts may skip TLS and the SSRF guard, and how long to wait. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalAddress } from '../../../lib/ip-address.ts';
-import { isPublicHostAddress } from './host-guard.ts';
+import { isPublicHostAddress } from '../../net/host-guard.ts';
 import { fromUidSet, toUidSet } from './uid-set.ts';
 
 describe('UID sets', () => {

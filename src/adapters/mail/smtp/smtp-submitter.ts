@@ -15,7 +15,7 @@ import {
   isPublicHostAddress,
   normalizeHost,
   vetHost,
-} from '../imap/host-guard.ts';
+} from '../../net/host-guard.ts';
 
 export interface SmtpSubmitterOptions {
   readonly vault: CredentialVault;

@@ -1,11 +1,12 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { canonicalAddress, isPublicAddress } from '../../../lib/ip-address.ts';
+import { canonicalAddress, isPublicAddress } from '../../lib/ip-address.ts';
 
 /**
- * The SSRF guard for IMAP: a person types the server name, so without a check the service would dial its own
- * loopback, the LAN or the cloud metadata address on their behalf. The name is resolved once, every address
- * must pass, and the connection goes to the vetted address (a second DNS answer cannot rebind it).
+ * The SSRF guard for hosts named from outside (IMAP and SMTP servers a person types, URLs a client hands us): without
+ * a check the service would dial its own loopback, the LAN or the cloud metadata address on their behalf. The name is
+ * resolved once, every address must pass, and the connection goes to the vetted address (a second DNS answer cannot
+ * rebind it).
  */
 
 /** Which resolved addresses may be dialled. */
