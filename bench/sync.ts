@@ -1,4 +1,3 @@
-import { ImapFlow } from 'imapflow';
 import { SUMMARY_QUERY } from '../src/adapters/mail/imap/summary-fetch.ts';
 import { createApp, type App } from '../src/app.ts';
 import { readConfiguration } from '../src/config/index.ts';
@@ -7,6 +6,7 @@ import type { Inbox, InboxId } from '../src/core/inboxes/inbox.ts';
 import { silentLogger } from '../src/lib/logger.ts';
 import { newId } from '../src/lib/random.ts';
 import { generateMessages, seedMaildir, startDovecot, type Dovecot } from '../test/rig/index.ts';
+import { imapClient } from '../test/support/imap-inbox.ts';
 import { tempDir } from '../test/support/temp-dir.ts';
 
 export interface SyncRow {
@@ -90,14 +90,7 @@ async function connectedInbox(app: App, dovecot: Dovecot, user: string): Promise
 /** The baseline: connect, log in, select and FETCH the same fields for the same UIDs with imapflow, nothing else. */
 async function rawFetch(dovecot: Dovecot, user: string, window: number): Promise<number> {
   const t = performance.now();
-  const c = new ImapFlow({
-    host: '127.0.0.1',
-    port: dovecot.port,
-    secure: false,
-    auth: { user, pass: PASSWORD },
-    logger: false,
-  });
-  await c.connect();
+  const c = await imapClient(dovecot, user, PASSWORD);
   const lock = await c.getMailboxLock('INBOX');
   let n = 0;
   try {
@@ -167,14 +160,7 @@ export async function syncBench(opts: {
       await app.services.tools.sync.sync(inbox);
       app.startBackground();
       await new Promise((r) => setTimeout(r, 2000));
-      const c = new ImapFlow({
-        host: '127.0.0.1',
-        port: dovecot.port,
-        secure: false,
-        auth: { user: 'bench', pass: PASSWORD },
-        logger: false,
-      });
-      await c.connect();
+      const c = await imapClient(dovecot, 'bench', PASSWORD);
       for (const [i, m] of generateMessages(5, { seed: 7, startDate: new Date() }).entries()) {
         const subject = `bench-new-mail-${String(i)}-${newId('x')}`;
         const raw = Buffer.from(

@@ -10,7 +10,13 @@ import { connectImapInbox, imapClient } from '../support/imap-inbox.ts';
 import { startService, type ServiceProcess } from '../support/spawn-service.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { testConfig } from '../support/test-app.ts';
-import { agentOn, httpToolCaller, toolCaller, type ToolResult } from '../support/tool-caller.ts';
+import {
+  agentOn,
+  expectToolError,
+  expectToolOk,
+  httpToolCaller,
+  toolCaller,
+} from '../support/tool-caller.ts';
 
 // Exactly once across a crash: the real service (a child process) is killed with SIGKILL after the SMTP server has
 // the message but before it answered. The approval must never send a second email — not from the restarted
@@ -19,16 +25,6 @@ import { agentOn, httpToolCaller, toolCaller, type ToolResult } from '../support
 const USER = 'erin';
 const PASSWORD = 'erin-imap-password';
 const STRANDED_AFTER_MS = 10 * 60_000;
-
-const ok = (r: ToolResult) => {
-  expect(r.isError, JSON.stringify(r.body)).toBe(false);
-  return r.body;
-};
-const failed = (r: ToolResult, code: string) => {
-  expect(r.isError, JSON.stringify(r.body)).toBe(true);
-  expect(r.body['error']).toBe(code);
-  return r.body;
-};
 
 describe('the process dies in the middle of a send', () => {
   let dovecot: Dovecot;
@@ -65,8 +61,8 @@ describe('the process dies in the middle of a send', () => {
         password: PASSWORD,
         smtpPort: sink.port,
       });
-      ok(await agent.call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
-      const created = ok(
+      expectToolOk(await agent.call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
+      const created = expectToolOk(
         await agent.call('create_draft', {
           inboxId,
           to: 'frank@example.org',
@@ -124,11 +120,11 @@ describe('the process dies in the middle of a send', () => {
     const second = await startService(env());
     running.push(second);
     const agent = httpToolCaller(second.baseUrl, apiKey);
-    const again = failed(await agent('send_draft', approval), 'approval_used');
+    const again = expectToolError(await agent('send_draft', approval), 'approval_used');
     expect(again['details']).toEqual({ status: 'sending' });
     expect(again['sayToHuman']).toMatch(/check your Sent folder/);
     // A wrong code is still wrong, and says nothing about the send.
-    const wrong = failed(
+    const wrong = expectToolError(
       await agent('send_draft', { ...approval, approvalCode: 'z'.repeat(approval.approvalCode.length) }),
       'approval_invalid',
     );
@@ -172,12 +168,12 @@ describe('the process dies in the middle of a send', () => {
       });
 
       const call = toolCaller(app, apiKey);
-      const used = failed(await call('send_draft', approval), 'approval_used');
+      const used = expectToolError(await call('send_draft', approval), 'approval_used');
       expect(used['details']).toEqual({ status: 'unknown' });
       expect(used['sayToHuman']).toMatch(/check your Sent folder/);
       // The draft is still a draft: only the person can decide to send it again, with a new approval.
       expect(
-        ok(await call('show_draft', { inboxId: await inboxIdOf(call), draftId }))['draft'],
+        expectToolOk(await call('show_draft', { inboxId: await inboxIdOf(call), draftId }))['draft'],
       ).toMatchObject({
         status: 'draft',
       });
@@ -189,7 +185,7 @@ describe('the process dies in the middle of a send', () => {
 });
 
 async function inboxIdOf(call: ReturnType<typeof toolCaller>): Promise<string> {
-  const list = ok(await call('list_inboxes'))['inboxes'] as { id: string; isDemo?: boolean }[];
+  const list = expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string; isDemo?: boolean }[];
   const real = list.filter((i) => i.isDemo !== true);
   expect(real).toHaveLength(1);
   return real[0]!.id;

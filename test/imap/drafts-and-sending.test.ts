@@ -13,7 +13,7 @@ import {
 } from '../rig/index.ts';
 import { connectImapInbox, imapClient, mailboxState } from '../support/imap-inbox.ts';
 import { createTestApp } from '../support/test-app.ts';
-import { agentOn, toolCaller, type ToolResult } from '../support/tool-caller.ts';
+import { agentOn, expectToolError, expectToolOk, toolCaller } from '../support/tool-caller.ts';
 import { createKeyViaPage, invitedAccount } from '../support/web-client.ts';
 
 // Issue 7 against real servers: drafts written into Dovecot's Drafts folder, approved sends submitted to an SMTP
@@ -80,16 +80,6 @@ function header(raw: Buffer, name: string): string {
   return values[0]!;
 }
 
-const ok = (r: ToolResult) => {
-  expect(r.isError, JSON.stringify(r.body)).toBe(false);
-  return r.body;
-};
-const failed = (r: ToolResult, code: string) => {
-  expect(r.isError, JSON.stringify(r.body)).toBe(true);
-  expect(r.body['error']).toBe(code);
-  return r.body;
-};
-
 interface Created {
   draft: Record<string, unknown>;
   pendingSendId: string;
@@ -98,7 +88,7 @@ interface Created {
 
 /** create_draft with sending on: the draft and its approval. */
 async function draftWithApproval(call: Call, args: Record<string, unknown>): Promise<Created> {
-  const body = ok(await call('create_draft', args));
+  const body = expectToolOk(await call('create_draft', args));
   expect(body['sendAvailable']).toBe(true);
   return {
     draft: body['draft'] as Record<string, unknown>,
@@ -213,7 +203,7 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
 
   it('create_draft writes the draft into Drafts (\\Draft, headers, Message-ID) and offers no send while sending is off', async () => {
     const before = await drafts();
-    const body = ok(
+    const body = expectToolOk(
       await call('create_draft', {
         inboxId,
         to: '"Zoë Müller" <zoe@example.org>, bob@Example.ORG',
@@ -273,22 +263,24 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
     ]);
     expect(parsed.text?.replace(/\r\n/g, '\n').trim()).toBe('Hello Zoë,\nsee you Thursday.\n\nAlice');
 
-    const shown = ok(await call('show_draft', { inboxId, draftId: draft['id'] }));
+    const shown = expectToolOk(await call('show_draft', { inboxId, draftId: draft['id'] }));
     expect(shown['draft']).toEqual({ ...draft, status: 'draft' });
     expect(await app.db.kysely.selectFrom('pending_sends').selectAll().execute()).toEqual([]);
   });
 
   it('a draft with a threadId from get_message replies in that thread (In-Reply-To, References)', async () => {
-    const list = ok(await call('list_messages', { inboxId, folder: 'inbox', limit: 50 }))['messages'] as {
+    const list = expectToolOk(await call('list_messages', { inboxId, folder: 'inbox', limit: 50 }))[
+      'messages'
+    ] as {
       messageId: string;
       subject: string;
     }[];
     const last = list.find((m) => m.subject === 'Re: Re: Quarterly plan')!;
-    const message = ok(await call('get_message', { inboxId, messageId: last.messageId }));
+    const message = expectToolOk(await call('get_message', { inboxId, messageId: last.messageId }));
     const threadId = message['threadId'] as string;
     expect(threadId).toEqual(expect.any(String));
 
-    const draft = ok(
+    const draft = expectToolOk(
       await call('create_draft', {
         inboxId,
         to: 'planner@corp.test',
@@ -304,7 +296,7 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
 
     // A thread id that is not one of this inbox's threads is refused, and nothing is written.
     const before = await drafts();
-    failed(
+    expectToolError(
       await call('create_draft', {
         inboxId,
         to: 'planner@corp.test',
@@ -361,14 +353,14 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
   it('accepts input exactly at the limits: 50 recipients, a 4,000-character To, 900-character subject, 200,000-character text', async () => {
     const before = (await drafts()).length;
     const fifty = Array.from({ length: 50 }, (_, i) => `r${String(i)}@example.org`).join(', ');
-    ok(
+    expectToolOk(
       await call('create_draft', { inboxId, to: fifty, subject: 'S'.repeat(900), text: 't'.repeat(200_000) }),
     );
     const longTo = `"${'N'.repeat(3987)}" <a@b.test>`;
     expect(longTo).toHaveLength(4000);
-    const d = ok(await call('create_draft', { inboxId, to: longTo, subject: 'Long name', text: 'x' }))[
-      'draft'
-    ] as {
+    const d = expectToolOk(
+      await call('create_draft', { inboxId, to: longTo, subject: 'Long name', text: 'x' }),
+    )['draft'] as {
       providerDraftId: string;
     };
     const after = await drafts();
@@ -378,21 +370,23 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
   });
 
   it('set_send_enabled needs humanConfirmedInChat; once on, create_draft returns a pending send and an approval code', async () => {
-    failed(await call('set_send_enabled', { enabled: true }), 'confirmation_required');
-    failed(
+    expectToolError(await call('set_send_enabled', { enabled: true }), 'confirmation_required');
+    expectToolError(
       await call('set_send_enabled', { enabled: true, humanConfirmedInChat: false }),
       'confirmation_required',
     );
     expect(
-      ok(await call('create_draft', { inboxId, to: 'bob@example.org', subject: 's', text: 't' })),
+      expectToolOk(await call('create_draft', { inboxId, to: 'bob@example.org', subject: 's', text: 't' })),
     ).toMatchObject({
       sendAvailable: false,
     });
 
-    expect(ok(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }))).toMatchObject({
+    expect(
+      expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true })),
+    ).toMatchObject({
       sendEnabled: true,
     });
-    const body = ok(
+    const body = expectToolOk(
       await call('create_draft', { inboxId, to: 'bob@example.org', subject: 'On', text: 'now' }),
     );
     expect(Object.keys(body).sort()).toEqual(
@@ -416,11 +410,11 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
       text: 'never sent',
     });
     const count = sink.received.length;
-    failed(
+    expectToolError(
       await call('send_draft', { pendingSendId: d.pendingSendId, approvalCode: d.approvalCode }),
       'human_approval_required',
     );
-    failed(
+    expectToolError(
       await call('send_draft', {
         pendingSendId: d.pendingSendId,
         approvalCode: d.approvalCode,
@@ -432,11 +426,14 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
       ? `b${d.approvalCode.slice(1)}`
       : `a${d.approvalCode.slice(1)}`;
     for (const left of [4, 3, 2, 1, 0]) {
-      const r = failed(await call('send_draft', approved(d, { approvalCode: wrong })), 'approval_invalid');
+      const r = expectToolError(
+        await call('send_draft', approved(d, { approvalCode: wrong })),
+        'approval_invalid',
+      );
       expect(r['details']).toEqual({ attemptsLeft: left });
     }
     // Locked: even the right code no longer works.
-    const locked = failed(await call('send_draft', approved(d)), 'approval_invalid');
+    const locked = expectToolError(await call('send_draft', approved(d)), 'approval_invalid');
     expect(locked['details']).toEqual({ attemptsLeft: 0 });
     expect((await pendingSend(d.pendingSendId)).status).toBe('locked');
 
@@ -453,7 +450,7 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
       { confirmSubject: 'Mismatch!' },
       { confirmTo: 'carl@example.org, bob@example.org', confirmSubject: 'Other' },
     ]) {
-      failed(await call('send_draft', approved(e, extra)), 'confirm_mismatch');
+      expectToolError(await call('send_draft', approved(e, extra)), 'confirm_mismatch');
     }
     // Mismatches do not count as wrong codes and do not use the approval.
     expect(await pendingSend(e.pendingSendId)).toMatchObject({ status: 'pending', attempts: 0 });
@@ -474,7 +471,7 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
     const draftCopy = (await drafts()).find((m) => String(m.uid) === d.draft['providerDraftId'])!;
     const messageId = header(draftCopy.raw, 'Message-ID');
     const count = sink.received.length;
-    const r = ok(
+    const r = expectToolOk(
       await call(
         'send_draft',
         approved(d, {
@@ -509,12 +506,14 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
     const left = await drafts();
     expect(left.map((m) => String(m.uid))).not.toContain(d.draft['providerDraftId']);
     expect(left.filter((m) => header(m.raw, 'Message-ID') === messageId)).toEqual([]);
-    expect(ok(await call('show_draft', { inboxId, draftId: d.draft['id'] }))['draft']).toMatchObject({
+    expect(
+      expectToolOk(await call('show_draft', { inboxId, draftId: d.draft['id'] }))['draft'],
+    ).toMatchObject({
       status: 'sent',
     });
 
     // The code is single-use.
-    const again = failed(await call('send_draft', approved(d)), 'approval_used');
+    const again = expectToolError(await call('send_draft', approved(d)), 'approval_used');
     expect(again['details']).toEqual({ status: 'sent' });
     expect(again['sayToHuman']).toBeUndefined();
     expect(sink.received).toHaveLength(count + 1);
@@ -527,19 +526,22 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
       subject: 'Mine',
       text: 'only mine',
     });
-    ok(await otherAccount('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
-    const foreign = failed(await otherAccount('send_draft', approved(d)), 'approval_invalid');
+    expectToolOk(await otherAccount('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
+    const foreign = expectToolError(await otherAccount('send_draft', approved(d)), 'approval_invalid');
     expect(foreign['details']).toBeUndefined();
-    failed(
+    expectToolError(
       await call('send_draft', approved(d, { pendingSendId: 'ps_aaaaaaaaaaaaaaaaaaaa' })),
       'approval_invalid',
     );
-    failed(await call('send_draft', approved(d, { pendingSendId: 'ps_short' })), 'approval_invalid');
-    failed(await call('send_draft', approved(d, { pendingSendId: d.draft['id'] })), 'approval_invalid');
+    expectToolError(await call('send_draft', approved(d, { pendingSendId: 'ps_short' })), 'approval_invalid');
+    expectToolError(
+      await call('send_draft', approved(d, { pendingSendId: d.draft['id'] })),
+      'approval_invalid',
+    );
     // None of that touched the real approval: the owner still sends with it.
     expect(await pendingSend(d.pendingSendId)).toMatchObject({ status: 'pending', attempts: 0 });
     const count = sink.received.length;
-    ok(await call('send_draft', approved(d)));
+    expectToolOk(await call('send_draft', approved(d)));
     expect(sink.received).toHaveLength(count + 1);
     expect(sink.received[count]!.to).toEqual(['bob@example.org']);
   });
@@ -559,11 +561,11 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
     });
     const count = sink.received.length;
     clock.advance(DAY_MS - 1);
-    ok(await call('send_draft', approved(early)));
+    expectToolOk(await call('send_draft', approved(early)));
     clock.advance(1);
-    failed(await call('send_draft', approved(late)), 'approval_expired');
+    expectToolError(await call('send_draft', approved(late)), 'approval_expired');
     clock.advance(DAY_MS);
-    failed(await call('send_draft', approved(late)), 'approval_expired');
+    expectToolError(await call('send_draft', approved(late)), 'approval_expired');
     expect(sink.received).toHaveLength(count + 1);
     expect(header(sink.received[count]!.raw, 'Subject')).toBe('Early');
     expect((await pendingSend(late.pendingSendId)).status).toBe('pending');
@@ -571,37 +573,37 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
 
   it('with sending turned off again, send_draft is send_disabled and sends nothing; the approval survives', async () => {
     const d = await draftWithApproval(call, { inboxId, to: 'bob@example.org', subject: 'Paused', text: 'p' });
-    ok(await call('set_send_enabled', { enabled: false, humanConfirmedInChat: true }));
+    expectToolOk(await call('set_send_enabled', { enabled: false, humanConfirmedInChat: true }));
     const count = sink.received.length;
-    const r = failed(await call('send_draft', approved(d)), 'send_disabled');
+    const r = expectToolError(await call('send_draft', approved(d)), 'send_disabled');
     expect(r['sayToHuman']).toMatch(/turned off/);
     expect(
-      ok(await call('create_draft', { inboxId, to: 'bob@example.org', subject: 'Off', text: 'o' }))[
+      expectToolOk(await call('create_draft', { inboxId, to: 'bob@example.org', subject: 'Off', text: 'o' }))[
         'sendAvailable'
       ],
     ).toBe(false);
     expect(sink.received).toHaveLength(count);
-    ok(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
-    ok(await call('send_draft', approved(d)));
+    expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
+    expectToolOk(await call('send_draft', approved(d)));
     expect(sink.received).toHaveLength(count + 1);
   });
 
   it('the profile setting requireInAppConfirmation refuses approval in chat', async () => {
     const d = await draftWithApproval(call, { inboxId, to: 'bob@example.org', subject: 'In app', text: 'a' });
-    ok(
+    expectToolOk(
       await call('update_triage_profile', {
         patch: { defaults: { sending: { requireInAppConfirmation: true } } },
       }),
     );
     const count = sink.received.length;
-    failed(await call('send_draft', approved(d)), 'human_approval_required');
+    expectToolError(await call('send_draft', approved(d)), 'human_approval_required');
     expect(await pendingSend(d.pendingSendId)).toMatchObject({ status: 'pending', attempts: 0 });
-    ok(
+    expectToolOk(
       await call('update_triage_profile', {
         patch: { defaults: { sending: { requireInAppConfirmation: false } } },
       }),
     );
-    ok(await call('send_draft', approved(d)));
+    expectToolOk(await call('send_draft', approved(d)));
     expect(sink.received).toHaveLength(count + 1);
   });
 
@@ -631,32 +633,34 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
         text: 'c',
       });
 
-      const refused = failed(await call('send_draft', approved(d)), 'provider_error');
+      const refused = expectToolError(await call('send_draft', approved(d)), 'provider_error');
       expect(refused['details']).toEqual({ status: 'not_sent' });
       expect(refused['message']).toMatch(/refused the login/);
       expect(refused['message']).not.toContain(CAROL_PW);
       expect(refusing.received).toEqual([]);
       expect(await pendingSend(d.pendingSendId)).toMatchObject({ status: 'pending', attempts: 0 });
       // The stored credential was refused: the inbox needs reconnecting before anything else.
-      expect(ok(await call('get_connection_status', { inboxId: carolInbox }))).toMatchObject({
+      expect(expectToolOk(await call('get_connection_status', { inboxId: carolInbox }))).toMatchObject({
         connectionStatus: 'needs_reconnect',
         needsReconnect: true,
       });
-      failed(await call('send_draft', approved(d)), 'needs_reconnect');
+      expectToolError(await call('send_draft', approved(d)), 'needs_reconnect');
       await refusing.stop();
 
-      const link = ok(await call('start_imap_secret_capture', { inboxId: carolInbox }))['url'] as string;
+      const link = expectToolOk(await call('start_imap_secret_capture', { inboxId: carolInbox }))[
+        'url'
+      ] as string;
       const token = new URL(link).searchParams.get('token') ?? '';
       expect((await app.services.tools.inboxes.completeSecretCapture(token, '', CAROL_PW)).ok).toBe(true);
       working = await startSmtpSink({ users: { [CAROL]: CAROL_PW }, port });
-      ok(await call('send_draft', approved(d)));
+      expectToolOk(await call('send_draft', approved(d)));
       expect(working.received).toHaveLength(1);
       expect(working.received[0]).toMatchObject({
         auth: CAROL,
         from: 'carol@example.test',
         to: ['dan@example.org'],
       });
-      failed(await call('send_draft', approved(d)), 'approval_used');
+      expectToolError(await call('send_draft', approved(d)), 'approval_used');
       expect(working.received).toHaveLength(1);
       const inSent = await folderMessages(dovecot, CAROL, CAROL_PW, 'Sent');
       expect(inSent.map((m) => header(m.raw, 'Subject'))).toEqual(['From Carol']);
@@ -672,19 +676,19 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
         subject: 'While down',
         text: 'd',
       });
-      const down = failed(await call('send_draft', approved(d)), 'provider_error');
+      const down = expectToolError(await call('send_draft', approved(d)), 'provider_error');
       expect(down['details']).toEqual({ status: 'not_sent' });
       expect(await pendingSend(d.pendingSendId)).toMatchObject({ status: 'pending', attempts: 0 });
       // Nothing about the credential: the inbox stays connected.
-      expect(ok(await call('get_connection_status', { inboxId: carolInbox }))).toMatchObject({
+      expect(expectToolOk(await call('get_connection_status', { inboxId: carolInbox }))).toMatchObject({
         connectionStatus: 'connected',
       });
 
       working = await startSmtpSink({ users: { [CAROL]: CAROL_PW }, port });
-      ok(await call('send_draft', approved(d)));
+      expectToolOk(await call('send_draft', approved(d)));
       expect(working.received).toHaveLength(1);
       expect(header(working.received[0]!.raw, 'Subject')).toBe('While down');
-      failed(await call('send_draft', approved(d)), 'approval_used');
+      expectToolError(await call('send_draft', approved(d)), 'approval_used');
       expect(working.received).toHaveLength(1);
     }, 20_000);
 
@@ -703,13 +707,13 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
         await holding.waitFor(1);
         expect(await pendingSend(d.pendingSendId)).toMatchObject({ status: 'sending' });
         holding.disconnect();
-        const r = failed(await inFlight, 'provider_error');
+        const r = expectToolError(await inFlight, 'provider_error');
         expect(r['details']).toEqual({ status: 'unknown' });
         expect(r['sayToHuman']).toMatch(/check your Sent folder/);
         expect(await pendingSend(d.pendingSendId)).toMatchObject({ status: 'unknown' });
 
         holding.release(); // from here on the sink would accept a second submission at once
-        const again = failed(await call('send_draft', approved(d)), 'approval_used');
+        const again = expectToolError(await call('send_draft', approved(d)), 'approval_used');
         expect(again['details']).toEqual({ status: 'unknown' });
         expect(holding.received).toHaveLength(1);
         const inSent = await folderMessages(dovecot, CAROL, CAROL_PW, 'Sent');
@@ -751,7 +755,7 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
         password: DAVE_PW,
         smtpPort: pgSink.port,
       });
-      ok(await pgCall('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
+      expectToolOk(await pgCall('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
     }, 120_000);
 
     afterAll(async () => {

@@ -1,4 +1,3 @@
-import { ImapFlow } from 'imapflow';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
@@ -13,6 +12,7 @@ import {
   type Dovecot,
   type GeneratedMessage,
 } from '../rig/index.ts';
+import { imapClient } from '../support/imap-inbox.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, type toolCaller } from '../support/tool-caller.ts';
 import type { App } from '../../src/app.ts';
@@ -52,17 +52,7 @@ describe('an IMAP inbox, from connecting to reading', () => {
     await dovecot.stop();
   });
 
-  const client = async () => {
-    const c = new ImapFlow({
-      host: '127.0.0.1',
-      port: dovecot.port,
-      secure: false,
-      auth: { user: USER, pass: PASSWORD },
-      logger: false,
-    });
-    await c.connect();
-    return c;
-  };
+  const client = () => imapClient(dovecot, USER, PASSWORD);
 
   it('proposes, adds, and refuses what it must', async () => {
     expect((await call('propose_connection', { email: 'me@gmail.com' })).body).toMatchObject({

@@ -3,7 +3,7 @@ import type { App } from '../../src/app.ts';
 import { buildMessage, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
 import { connectImapInbox, mailboxState } from '../support/imap-inbox.ts';
 import { createTestApp } from '../support/test-app.ts';
-import { agentOn, type toolCaller, type ToolResult } from '../support/tool-caller.ts';
+import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
 
 // A sender-wide action covers at most 500 messages per call; past that it says `more: true`, and calling again
 // continues. Each call's undo handle reverses exactly what that call moved.
@@ -51,10 +51,6 @@ describe('act_on_messages { sender } past its 500-message limit', () => {
     await dovecot.stop();
   });
 
-  const ok = (r: ToolResult) => {
-    expect(r.isError, JSON.stringify(r.body)).toBe(false);
-    return r.body;
-  };
   const folderCounts = async () => {
     const counts: Record<string, number> = {};
     for (const row of await mailboxState(dovecot, USER, PASSWORD)) {
@@ -72,17 +68,23 @@ describe('act_on_messages { sender } past its 500-message limit', () => {
     const friends = before['INBOX:friend'];
     expect(friends).toBeGreaterThan(0);
 
-    const first = ok(await call('act_on_messages', { action: 'archive', sender: { inboxId, email: BULK } }));
+    const first = expectToolOk(
+      await call('act_on_messages', { action: 'archive', sender: { inboxId, email: BULK } }),
+    );
     expect((first['changed'] as unknown[]).length).toBe(500);
     expect(first['more']).toBe(true);
     expect(first['sayToHuman']).toMatch(/more messages from this sender/);
     expect(JSON.stringify(first['agentOnly'])).toMatch(/call act_on_messages again with the same sender/);
 
-    const second = ok(await call('act_on_messages', { action: 'archive', sender: { inboxId, email: BULK } }));
+    const second = expectToolOk(
+      await call('act_on_messages', { action: 'archive', sender: { inboxId, email: BULK } }),
+    );
     expect((second['changed'] as unknown[]).length).toBe(COUNT - 500);
     expect(second['more']).toBeUndefined();
 
-    const third = ok(await call('act_on_messages', { action: 'archive', sender: { inboxId, email: BULK } }));
+    const third = expectToolOk(
+      await call('act_on_messages', { action: 'archive', sender: { inboxId, email: BULK } }),
+    );
     expect(third['changed']).toEqual([]);
     expect(third['undoId']).toBeNull();
 
@@ -91,9 +93,9 @@ describe('act_on_messages { sender } past its 500-message limit', () => {
     expect(after['INBOX:bulk']).toBeUndefined();
     expect(after['INBOX:friend']).toBe(friends); // the other sender's messages stay
 
-    ok(await call('undo_action', { undoId: second['undoId'] }));
+    expectToolOk(await call('undo_action', { undoId: second['undoId'] }));
     expect((await folderCounts())['Archive:bulk']).toBe(500);
-    const undone = ok(await call('undo_action', { undoId: first['undoId'] }));
+    const undone = expectToolOk(await call('undo_action', { undoId: first['undoId'] }));
     expect(undone['notRestored']).toEqual([]);
     expect(await folderCounts()).toEqual(before);
   });

@@ -4,7 +4,13 @@ import { fixedClock } from '../../src/lib/clock.ts';
 import { buildMessage, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
 import { connectImapInbox, imapClient, mailboxState } from '../support/imap-inbox.ts';
 import { createTestApp } from '../support/test-app.ts';
-import { agentOn, toolCaller, type ToolResult } from '../support/tool-caller.ts';
+import {
+  agentOn,
+  expectToolError,
+  expectToolOk,
+  toolCaller,
+  type ToolResult,
+} from '../support/tool-caller.ts';
 import { createKeyViaPage } from '../support/web-client.ts';
 
 // Issue 7 against a real IMAP server: every mail-changing tool, the mailbox state after it (read with a direct IMAP
@@ -70,33 +76,23 @@ describe('changing mail on IMAP, and undoing it', () => {
 
   const state = () => mailboxState(dovecot, USER, PASSWORD);
 
-  const ok = (r: ToolResult) => {
-    expect(r.isError, JSON.stringify(r.body)).toBe(false);
-    return r.body;
-  };
-  const failed = (r: ToolResult, code: string) => {
-    expect(r.isError, JSON.stringify(r.body)).toBe(true);
-    expect(r.body['error']).toBe(code);
-    return r.body;
-  };
-
   /** Runs a change, checks what it did to the mailbox, undoes it, and checks the mailbox is as it was. */
   async function changeAndUndo(
     change: () => Promise<ToolResult>,
     expectDiff: (removed: string[], added: string[]) => void,
   ) {
     const before = await state();
-    const result = ok(await change());
+    const result = expectToolOk(await change());
     const after = await state();
     expectDiff(
       before.filter((r) => !after.includes(r)),
       after.filter((r) => !before.includes(r)),
     );
     expect(result['undoId']).toMatch(/^undo_[a-z0-9]{20}$/);
-    const undone = ok(await call('undo_action', { undoId: result['undoId'] }));
+    const undone = expectToolOk(await call('undo_action', { undoId: result['undoId'] }));
     expect(undone['notRestored']).toEqual([]);
     expect(await state()).toEqual(before);
-    failed(await call('undo_action', { undoId: result['undoId'] }), 'undo_unavailable');
+    expectToolError(await call('undo_action', { undoId: result['undoId'] }), 'undo_unavailable');
     return result;
   }
 
@@ -127,12 +123,12 @@ describe('changing mail on IMAP, and undoing it', () => {
   it('a VIP message needs confirmed: true, asked for one message at a time', async () => {
     const [m] = await inboxMessages(VIP);
     const before = await state();
-    const refused = failed(
+    const refused = expectToolError(
       await call('trash_message', { inboxId, messageId: m!.messageId }),
       'vip_confirmation_required',
     );
     expect(refused['sayToHuman']).toMatch(/VIP/);
-    failed(
+    expectToolError(
       await call('mark_as_spam', { inboxId, messageId: m!.messageId, confirmed: false }),
       'vip_confirmation_required',
     );
@@ -175,12 +171,14 @@ describe('changing mail on IMAP, and undoing it', () => {
 
   it('a bulk move of a VIP sender changes nothing and has no undo handle', async () => {
     const before = await state();
-    const r = ok(await call('act_on_messages', { action: 'spam', sender: { inboxId, email: VIP } }));
+    const r = expectToolOk(
+      await call('act_on_messages', { action: 'spam', sender: { inboxId, email: VIP } }),
+    );
     expect(r['changed']).toEqual([]);
     expect(r['undoId']).toBeNull();
     expect((r['skipped'] as unknown[]).length).toBe(6);
     expect(await state()).toEqual(before);
-    failed(
+    expectToolError(
       await call('act_on_messages', {
         action: 'trash',
         items: [
@@ -217,7 +215,7 @@ describe('changing mail on IMAP, and undoing it', () => {
   it('undo keeps what the person changed since: only the star it added goes', async () => {
     const [m] = await inboxMessages('person8@example.org');
     const before = await state();
-    const r = ok(
+    const r = expectToolOk(
       await call('act_on_messages', { action: 'star', items: [{ inboxId, messageId: m!.messageId }] }),
     );
     // The person adds a keyword in their own mail app meanwhile.
@@ -228,7 +226,7 @@ describe('changing mail on IMAP, and undoing it', () => {
     } finally {
       lock.release();
     }
-    ok(await call('undo_action', { undoId: r['undoId'] }));
+    expectToolOk(await call('undo_action', { undoId: r['undoId'] }));
     const after = await state();
     expect(after).toEqual(
       before.map((row) =>
@@ -248,12 +246,15 @@ describe('changing mail on IMAP, and undoing it', () => {
     const three = (await inboxMessages()).filter((m) => m.from.address.startsWith('person')).slice(3, 6);
     const ids = three.map((m) => m.messageId);
     const before = await state();
-    failed(
+    expectToolError(
       await call('apply_labels', { inboxId, messageIds: ids, labelIds: ['Later'] }),
       'confirmation_required',
     );
-    failed(await call('star_messages', { inboxId, messageIds: ids, starred: true }), 'confirmation_required');
-    failed(
+    expectToolError(
+      await call('star_messages', { inboxId, messageIds: ids, starred: true }),
+      'confirmation_required',
+    );
+    expectToolError(
       await call('remove_labels', { inboxId, messageIds: ids, labelIds: ['existing'], confirmed: false }),
       'confirmation_required',
     );
@@ -297,12 +298,15 @@ describe('changing mail on IMAP, and undoing it', () => {
   it('archive_messages is for google inboxes; on IMAP it points to act_on_messages', async () => {
     const [m] = await inboxMessages('person9@example.org');
     const before = await state();
-    const r = failed(
+    const r = expectToolError(
       await call('archive_messages', { inboxId, messageIds: [m!.messageId], confirmed: true }),
       'not_supported',
     );
     expect(r['message']).toContain('act_on_messages');
-    failed(await call('archive_messages', { inboxId, messageIds: [m!.messageId] }), 'confirmation_required');
+    expectToolError(
+      await call('archive_messages', { inboxId, messageIds: [m!.messageId] }),
+      'confirmation_required',
+    );
     expect(await state()).toEqual(before);
   });
 
@@ -312,7 +316,7 @@ describe('changing mail on IMAP, and undoing it', () => {
     const demo = ((await call('list_inboxes')).body['inboxes'] as { id: string; isDemo: boolean }[]).find(
       (i) => i.isDemo,
     )!;
-    ok(await call('sync_inbox', { inboxId: demo.id }));
+    expectToolOk(await call('sync_inbox', { inboxId: demo.id }));
     const demoMessage = (
       (await call('list_messages', { inboxId: demo.id, limit: 1 })).body['messages'] as {
         messageId: string;
@@ -323,7 +327,11 @@ describe('changing mail on IMAP, and undoing it', () => {
       ['trash_message', { inboxId, messageId: 'msg_aaaaaaaaaaaaaaaaaaaa' }, 'message_not_found'],
       ['trash_message', { inboxId, messageId: 'not-an-id' }, 'message_not_found'],
       ['trash_message', { inboxId, messageId: demoMessage.messageId }, 'message_not_found'],
-      ['trash_message', { inboxId: demo.id.replace(/.$/, '0'), messageId: m!.messageId }, 'inbox_not_found'],
+      [
+        'trash_message',
+        { inboxId: 'inbox_aaaaaaaaaaaaaaaaaaaa', messageId: m!.messageId },
+        'inbox_not_found',
+      ],
       ['trash_message', { inboxId, messageId: m!.messageId, extra: 1 }, 'invalid_arguments'],
       ['mark_as_spam', { inboxId, messageId: 'x'.repeat(100_000) }, 'message_not_found'],
       ['apply_labels', { inboxId, messageIds: many, labelIds: ['L'], confirmed: true }, 'invalid_arguments'],
@@ -368,9 +376,9 @@ describe('changing mail on IMAP, and undoing it', () => {
       ['undo_action', { undoId: 'undo_aaaaaaaaaaaaaaaaaaaa' }, 'undo_unavailable'],
       ['undo_action', { undoId: "'; DROP TABLE undo_records; --" }, 'undo_unavailable'],
     ];
-    for (const [tool, args, code] of cases) failed(await call(tool, args), code);
+    for (const [tool, args, code] of cases) expectToolError(await call(tool, args), code);
     // A batch with one unknown id still works for the rest and reports the unknown one.
-    const mixed = ok(
+    const mixed = expectToolOk(
       await call('act_on_messages', {
         action: 'star',
         items: [
@@ -382,7 +390,7 @@ describe('changing mail on IMAP, and undoing it', () => {
     expect(mixed['skipped']).toEqual([
       { inboxId, messageId: 'msg_bbbbbbbbbbbbbbbbbbbb', reason: 'not_found' },
     ]);
-    ok(await call('undo_action', { undoId: mixed['undoId'] }));
+    expectToolOk(await call('undo_action', { undoId: mixed['undoId'] }));
     expect(await state()).toEqual(before);
   });
 
@@ -406,32 +414,35 @@ describe('changing mail on IMAP, and undoing it', () => {
       winner === 'agent-a' ? [call, other, 'agent-a', 'agent-b'] : [other, call, 'agent-b', 'agent-a'];
     expect(started).toHaveLength(5);
 
-    const activity = ok(await loser('get_triage_activity', { inboxId }));
+    const activity = expectToolOk(await loser('get_triage_activity', { inboxId }));
     expect(activity['inboxes']).toMatchObject([{ inboxId, lease: { agentLabel: holderLabel } }]);
     const [m] = await inboxMessages('person11@example.org');
     const before = await state();
-    const refused = failed(await loser('trash_message', { inboxId, messageId: m!.messageId }), 'lease_held');
+    const refused = expectToolError(
+      await loser('trash_message', { inboxId, messageId: m!.messageId }),
+      'lease_held',
+    );
     expect(refused['details']).toMatchObject({ holder: holderLabel });
-    failed(
+    expectToolError(
       await loser('act_on_messages', { action: 'star', items: [{ inboxId, messageId: m!.messageId }] }),
       'lease_held',
     );
-    failed(await loser('heartbeat_triage', { inboxId, agentLabel: loserLabel }), 'lease_held');
+    expectToolError(await loser('heartbeat_triage', { inboxId, agentLabel: loserLabel }), 'lease_held');
     expect(await state()).toEqual(before);
 
     // The holder changes mail, and the other agent cannot undo it while the lease lives.
-    const own = ok(
+    const own = expectToolOk(
       await holder('act_on_messages', { action: 'star', items: [{ inboxId, messageId: m!.messageId }] }),
     );
     expect(own['agentOnly']).not.toContainEqual(expect.stringContaining('begin_triage'));
-    ok(await holder('heartbeat_triage', { inboxId, agentLabel: holderLabel }));
+    expectToolOk(await holder('heartbeat_triage', { inboxId, agentLabel: holderLabel }));
 
     // Five minutes without a heartbeat: the lease lapses and the other agent may take over.
     clock.advance(5 * 60_000 + 1);
-    const taken = ok(await loser('begin_triage', { inboxId, agentLabel: loserLabel }));
+    const taken = expectToolOk(await loser('begin_triage', { inboxId, agentLabel: loserLabel }));
     expect(taken).toMatchObject({ started: true, resumed: false });
-    failed(await holder('undo_action', { undoId: own['undoId'] }), 'lease_held');
-    ok(
+    expectToolError(await holder('undo_action', { undoId: own['undoId'] }), 'lease_held');
+    expectToolOk(
       await loser('end_triage', {
         inboxId,
         agentLabel: loserLabel,
@@ -439,29 +450,31 @@ describe('changing mail on IMAP, and undoing it', () => {
       }),
     );
     // The undo handle survived the refusal.
-    ok(await holder('undo_action', { undoId: own['undoId'] }));
+    expectToolOk(await holder('undo_action', { undoId: own['undoId'] }));
     expect(await state()).toEqual(before);
 
-    const after = ok(await call('get_triage_activity', {}));
+    const after = expectToolOk(await call('get_triage_activity', {}));
     const row = (
       after['inboxes'] as { inboxId: string; lease: unknown; lastPass: { summary: string } | null }[]
     ).find((x) => x.inboxId === inboxId)!;
     expect(row.lease).toBeNull();
     expect(row.lastPass?.summary).toBe('Looked around, changed nothing.');
     // Without a lease, single changes work and say to take the lease for a pass.
-    const single = ok(
+    const single = expectToolOk(
       await call('act_on_messages', { action: 'star', items: [{ inboxId, messageId: m!.messageId }] }),
     );
     expect(single['agentOnly']).toContainEqual(expect.stringContaining('begin_triage'));
-    ok(await call('undo_action', { undoId: single['undoId'] }));
+    expectToolOk(await call('undo_action', { undoId: single['undoId'] }));
   });
 
   it('cadence and quiet hours: begin_triage answers started: false with the reason, force goes ahead', async () => {
-    ok(await call('update_triage_profile', { patch: { defaults: { cadence: { everyHours: 4 } } } }));
-    const r = ok(await call('begin_triage', { inboxId, agentLabel: 'agent-a' }));
+    expectToolOk(
+      await call('update_triage_profile', { patch: { defaults: { cadence: { everyHours: 4 } } } }),
+    );
+    const r = expectToolOk(await call('begin_triage', { inboxId, agentLabel: 'agent-a' }));
     expect(r).toMatchObject({ started: false, reason: 'too_soon' });
     expect(Date.parse(r['nextDueAt'] as string)).toBeGreaterThan(clock.now().getTime());
-    ok(
+    expectToolOk(
       await call('update_triage_profile', {
         patch: {
           defaults: { cadence: { everyHours: null } },
@@ -469,15 +482,19 @@ describe('changing mail on IMAP, and undoing it', () => {
         },
       }),
     );
-    expect(ok(await call('begin_triage', { inboxId, agentLabel: 'agent-a' }))).toMatchObject({
+    expect(expectToolOk(await call('begin_triage', { inboxId, agentLabel: 'agent-a' }))).toMatchObject({
       started: false,
       reason: 'quiet_hours',
     });
-    expect(ok(await call('begin_triage', { inboxId, agentLabel: 'agent-a', force: true }))).toMatchObject({
+    expect(
+      expectToolOk(await call('begin_triage', { inboxId, agentLabel: 'agent-a', force: true })),
+    ).toMatchObject({
       started: true,
     });
-    ok(await call('end_triage', { inboxId, agentLabel: 'agent-a' }));
-    ok(await call('update_triage_profile', { patch: { inboxes: { [inboxId]: { quietHours: null } } } }));
+    expectToolOk(await call('end_triage', { inboxId, agentLabel: 'agent-a' }));
+    expectToolOk(
+      await call('update_triage_profile', { patch: { inboxes: { [inboxId]: { quietHours: null } } } }),
+    );
   });
 });
 

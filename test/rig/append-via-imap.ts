@@ -1,7 +1,7 @@
 import { ImapFlow } from 'imapflow';
 import type { SeedMessage } from './seed-message.ts';
 
-export interface AppendOptions {
+interface AppendOptions {
   host: string;
   port: number;
   user: string;

@@ -33,7 +33,7 @@ export function launchBrowser(overrides: LaunchOptions = {}): Promise<Browser> {
 }
 
 /** Repo-root test-artifacts/ (git-ignored), where screenshots and traces go. */
-export const ARTIFACTS_DIR = resolve(import.meta.dirname, '..', '..', 'test-artifacts');
+const ARTIFACTS_DIR = resolve(import.meta.dirname, '..', '..', 'test-artifacts');
 
 /** A path under test-artifacts/ for `name` (sanitised to one file name); creates the dir. */
 export function artifactPath(name: string): string {

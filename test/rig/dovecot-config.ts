@@ -4,7 +4,7 @@
  *
  * Dovecot 2.3 rejects one-line `{ … }` blocks, so every block is multi-line.
  */
-export interface DovecotConfigInput {
+interface DovecotConfigInput {
   dir: string;
   port: number;
   /** account every Dovecot process runs as, and the mail owner */

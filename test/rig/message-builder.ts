@@ -9,8 +9,6 @@ import {
   rfc5322Date,
 } from './mime-encoding.ts';
 
-export type { Charset } from './mime-encoding.ts';
-
 /**
  * RFC 5322 / MIME message builder for tests. Written by hand rather than with
  * nodemailer's MailComposer so the rig controls the exact bytes: legacy

@@ -20,7 +20,7 @@ export const PEOPLE: readonly Mailbox[] = [
   { name: 'Søren Kierkegaard', address: 'soren@eksempel.dk' },
 ];
 
-export interface Newsletter {
+interface Newsletter {
   sender: Mailbox;
   listId: string;
   listName: string;

@@ -11,9 +11,8 @@ import { createPrng } from './prng.ts';
  */
 
 export { buildMessage } from './message-builder.ts';
-export type { AttachmentSpec, Charset, ListSpec, Mailbox, MessageSpec } from './message-builder.ts';
+export type { MessageSpec } from './message-builder.ts';
 export { MESSAGE_KINDS } from './message-kinds.ts';
-export type { MessageKind } from './message-kinds.ts';
 
 export interface GeneratedMessage {
   raw: Buffer;
@@ -35,7 +34,7 @@ export interface GeneratedMessage {
   listId?: string;
 }
 
-export interface GenerateOptions {
+interface GenerateOptions {
   seed: number;
   /** internal date of the first message (default 2025-01-06T08:00:00Z) */
   startDate?: Date;

@@ -85,7 +85,7 @@ export function isAscii(text: string): boolean {
  * whole characters (a multi-byte character must not straddle two words).
  * UTF-8 and ISO-2022-JP use B encoding, the Latin charsets Q encoding.
  */
-export function encodeWords(text: string, charset: Charset): string[] {
+function encodeWords(text: string, charset: Charset): string[] {
   const useQ = charset === 'iso-8859-1' || charset === 'windows-1252';
   const prefix = `=?${charset.toUpperCase()}?${useQ ? 'Q' : 'B'}?`;
   const budget = 75 - prefix.length - 2;

@@ -15,7 +15,7 @@ const PG_BIN = '/usr/lib/postgresql/15/bin';
 const APP_ROLE = 'app';
 const execFileAsync = promisify(execFile);
 
-export interface PgCluster {
+interface PgCluster {
   /** postgres:// url of the app role (LOGIN CREATEDB) on its own database */
   url: string;
   port: number;

@@ -20,8 +20,6 @@ import { notifyReaper } from './reaper.ts';
  * processes Dovecot and PostgreSQL fork, even if the leader died first.
  */
 
-export type { AfterKill } from './reaper.ts';
-
 interface Entry {
   /** kill the whole process group (-pid) rather than only the pid */
   group: boolean;
@@ -138,7 +136,7 @@ export function removeTempDir(dir: string): void {
 }
 
 /** Synchronous last-resort cleanup; safe to call from an 'exit' handler. */
-export function killTracked(): void {
+function killTracked(): void {
   const reg = registry();
   for (const [pid, entry] of reg.children) {
     try {

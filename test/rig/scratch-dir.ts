@@ -17,7 +17,7 @@ let root: string | undefined;
  * 10–20× slower (seeding 10k messages: 0.4 s on tmpfs, 3–6 s on /tmp). Docker's
  * default 64 MiB /dev/shm is too small for big seeds, hence the free-space check.
  */
-export function scratchRoot(): string {
+function scratchRoot(): string {
   if (root) return root;
   const fromEnv = process.env['RIG_TMPDIR'];
   if (fromEnv) return (root = fromEnv);

@@ -15,8 +15,6 @@ import { dirname, join } from 'node:path';
 import { dovecotAccount } from './dovecot.ts';
 import type { SeedMessage } from './seed-message.ts';
 
-export type { SeedMessage } from './seed-message.ts';
-
 /**
  * Puts messages into a Dovecot mailbox. seedMaildir writes Maildir files
  * directly (thousands per second, UIDs assigned lazily by Dovecot on first
@@ -24,7 +22,7 @@ export type { SeedMessage } from './seed-message.ts';
  * test needs the server to assign UIDs while it watches.
  */
 
-export interface SeedOptions {
+interface SeedOptions {
   /** the user's ~/Maildir (Dovecot.maildirOf(user)) */
   maildir: string;
   /** 'INBOX' (default) or a folder path using '/' as separator, e.g. 'Archive/2024' */
@@ -95,7 +93,7 @@ function folderPath(maildir: string, folder: string): string {
 }
 
 /** RFC 3501 §5.1.3 modified UTF-7, which Dovecot uses for folder names on disk. */
-export function modifiedUtf7(name: string): string {
+function modifiedUtf7(name: string): string {
   return name.replace(/&/g, '&-').replace(/[^\x20-\x7e]+/g, (run) => {
     const utf16be = Buffer.from(run, 'utf16le').swap16();
     return `&${utf16be.toString('base64').replace(/=+$/, '').replace(/\//g, ',')}-`;

@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 /** One accepted message, exactly as the client sent it. */
-export interface ReceivedMail {
+interface ReceivedMail {
   /** envelope MAIL FROM ('' for a null sender) */
   from: string;
   /** envelope RCPT TO, in order */
@@ -29,7 +29,7 @@ export interface SmtpSink {
   stop(): Promise<void>;
 }
 
-export interface SmtpSinkOptions {
+interface SmtpSinkOptions {
   /** Accounts for AUTH; with them AUTH is mandatory and checked, without anything goes. */
   users?: Record<string, string>;
   /** Listen on this port (default: any free one) — to bring a sink back where a stopped one was. */

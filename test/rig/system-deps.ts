@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 
 /** A binary the rig needs, by absolute path, and the Debian package that ships it. */
-export interface SystemPackage {
+interface SystemPackage {
   bin: string;
   pkg: string;
 }

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { createApp, type App, type AppOverrides } from '../../src/app.ts';
 import type { Config, Secrets } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
@@ -32,6 +33,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
+/** Rate limits no test run reaches on /api or /mcp (anonymous and sign-in limits as usual). */
+export const NO_RATE_LIMITS: Config['rateLimits'] = {
+  apiPerMinute: 1_000_000,
+  mcpPerMinute: 1_000_000,
+  anonymousPerMinute: 60,
+  signinFailures: 5,
+};
+
 export async function createTestApp(
   opts: { config?: Partial<Config>; pgUrl?: string; overrides?: AppOverrides } = {},
 ): Promise<App> {
@@ -48,4 +57,20 @@ export async function createTestApp(
 /** Calls the app in-process with a real Request, as Hono's own tests do. */
 export function call(app: App, path: string, init: RequestInit = {}): Promise<Response> {
   return Promise.resolve(app.fetch(new Request(new URL(path, app.config.baseUrl), init)));
+}
+
+/** Request options carrying an API key (or any bearer token). */
+export const bearer = (token: string): { headers: { authorization: string } } => ({
+  headers: { authorization: `Bearer ${token}` },
+});
+
+/** Expects a REST error response: the status, a JSON body of exactly `error` and `error_description`; returns the description. */
+export async function expectError(res: Response, status: number, error: string): Promise<string> {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  const body = (await res.json()) as Record<string, unknown>;
+  expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
+  expect(body['error']).toBe(error);
+  expect(typeof body['error_description']).toBe('string');
+  return body['error_description'] as string;
 }

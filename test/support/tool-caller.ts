@@ -1,9 +1,23 @@
+import { expect } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { createKeyViaPage, setUpOwner, type WebClient } from './web-client.ts';
 
 export interface ToolResult {
   readonly isError: boolean;
   readonly body: Record<string, unknown>;
+}
+
+/** Expects a tool call to have succeeded; returns its result. */
+export function expectToolOk(r: ToolResult): Record<string, unknown> {
+  expect(r.isError, JSON.stringify(r.body)).toBe(false);
+  return r.body;
+}
+
+/** Expects a tool call to have failed with the given error code; returns its result. */
+export function expectToolError(r: ToolResult, code: string): Record<string, unknown> {
+  expect(r.isError, JSON.stringify(r.body)).toBe(true);
+  expect(r.body['error']).toBe(code);
+  return r.body;
 }
 
 /** Calls MCP tools over the real /mcp endpoint in-process (2026-07-28 wire), as an agent with an API key. */

@@ -96,15 +96,17 @@ function parse(text: string, contentType: string | null): unknown {
   return JSON.parse(text);
 }
 
-describe('the MCP fast path against the SDK', () => {
-  let app: App;
-  let caller: Caller;
-  let registry: ToolRegistry;
+/**
+ * For the enclosing describe: an app with an owner, that owner as an API-key caller, and the tool registry. Set in
+ * beforeAll, closed in afterAll.
+ */
+function ownerFixture(): { app: App; caller: Caller; registry: ToolRegistry } {
+  const f = {} as { app: App; caller: Caller; registry: ToolRegistry };
   beforeAll(async () => {
-    app = await createTestApp();
-    await setUpOwner(app);
-    const account = (await app.stores.accounts.findByEmail('owner@example.test'))!;
-    caller = {
+    f.app = await createTestApp();
+    await setUpOwner(f.app);
+    const account = (await f.app.stores.accounts.findByEmail('owner@example.test'))!;
+    f.caller = {
       principal: {
         accountId: account.id,
         credential: { kind: 'api_key', id: 'key_test' },
@@ -114,13 +116,19 @@ describe('the MCP fast path against the SDK', () => {
       account,
       log: silentLogger,
     };
-    registry = new ToolRegistry(ALL_TOOLS, { audit: app.stores.audit, maxResultChars: 100_000 });
+    f.registry = new ToolRegistry(ALL_TOOLS, { audit: f.app.stores.audit, maxResultChars: 100_000 });
   });
   afterAll(async () => {
-    await app.close();
+    await f.app.close();
   });
+  return f;
+}
+
+describe('the MCP fast path against the SDK', () => {
+  const fixture = ownerFixture();
 
   it.each(CASES)('%s', async (_name, { headers, body }, fast) => {
+    const { app, caller, registry } = fixture;
     const deps = { registry, services: app.services.tools, clock: app.clock };
     const make = () =>
       new Request('http://127.0.0.1:8787/mcp', {
@@ -149,30 +157,10 @@ describe('the MCP fast path against the SDK', () => {
 });
 
 describe('the MCP fast path under random header and envelope mutations', () => {
-  let app: App;
-  let caller: Caller;
-  let registry: ToolRegistry;
-  beforeAll(async () => {
-    app = await createTestApp();
-    await setUpOwner(app);
-    const account = (await app.stores.accounts.findByEmail('owner@example.test'))!;
-    caller = {
-      principal: {
-        accountId: account.id,
-        credential: { kind: 'api_key', id: 'key_test' },
-        scopes: ['mcp:tools'],
-        expiresAt: null,
-      },
-      account,
-      log: silentLogger,
-    };
-    registry = new ToolRegistry(ALL_TOOLS, { audit: app.stores.audit, maxResultChars: 100_000 });
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const fixture = ownerFixture();
 
   it('whenever it answers, it answers exactly as the SDK does', async () => {
+    const { app, caller, registry } = fixture;
     const fc = await import('fast-check');
     const deps = { registry, services: app.services.tools, clock: app.clock };
     const sdk = createSdkHandler({ ...deps, onerror: () => undefined });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../app.ts';
-import { call, createTestApp } from '../../../test/support/test-app.ts';
+import { call, createTestApp, NO_RATE_LIMITS } from '../../../test/support/test-app.ts';
 import { createKeyViaPage, setUpOwner } from '../../../test/support/web-client.ts';
 
 // Random JSON-RPC-ish bodies, wrong types, huge and deeply nested inputs: the endpoint must always answer with
@@ -11,14 +11,7 @@ describe('/mcp under random input', () => {
   let key: string;
   beforeAll(async () => {
     app = await createTestApp({
-      config: {
-        rateLimits: {
-          apiPerMinute: 1_000_000,
-          mcpPerMinute: 1_000_000,
-          anonymousPerMinute: 60,
-          signinFailures: 5,
-        },
-      },
+      config: { rateLimits: NO_RATE_LIMITS },
     });
     key = await createKeyViaPage(await setUpOwner(app));
   });

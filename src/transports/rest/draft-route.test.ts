@@ -11,7 +11,7 @@ import { freePort, startDovecot, type Dovecot } from '../../../test/rig/index.ts
 import { inProcessFetch } from '../../../test/support/mcp-clients.ts';
 import { TestOAuthProvider } from '../../../test/support/oauth-client.ts';
 import { connectImapInbox, imapClient, mailboxState } from '../../../test/support/imap-inbox.ts';
-import { call, createTestApp } from '../../../test/support/test-app.ts';
+import { bearer, call, createTestApp, expectError } from '../../../test/support/test-app.ts';
 import { agentOn, toolCaller } from '../../../test/support/tool-caller.ts';
 import {
   createKeyViaPage,
@@ -46,18 +46,6 @@ const VALID = {
   subject: 'Lunch on Friday?',
   text: 'Hi Sam,\nare you free on Friday?',
 };
-
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
-
-async function expectError(res: Response, status: number, error: string): Promise<string> {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  const body = (await res.json()) as Record<string, unknown>;
-  expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
-  expect(body['error']).toBe(error);
-  expect(typeof body['error_description']).toBe('string');
-  return body['error_description'] as string;
-}
 
 /** Posts a draft. `body` is JSON-encoded unless `raw` is given; `contentType: null` sends no Content-Type at all. */
 function postDraft(

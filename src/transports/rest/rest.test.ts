@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../app.ts';
 import { fixedClock } from '../../lib/clock.ts';
-import { call, createTestApp } from '../../../test/support/test-app.ts';
+import { bearer, call, createTestApp, expectError } from '../../../test/support/test-app.ts';
 import { createKeyViaPage, setUpOwner } from '../../../test/support/web-client.ts';
 
 let app: App | undefined;
@@ -9,18 +9,6 @@ afterEach(async () => {
   await app?.close();
   app = undefined;
 });
-
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
-
-async function expectError(res: Response, status: number, error: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  const body = (await res.json()) as Record<string, unknown>;
-  expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
-  expect(body['error']).toBe(error);
-  expect(typeof body['error_description']).toBe('string');
-  return body['error_description'] as string;
-}
 
 describe('REST authentication (contract §5, §7)', () => {
   it('no key → 401 missing_api_key', async () => {
