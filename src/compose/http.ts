@@ -55,7 +55,7 @@ export function buildHttp(c: {
   });
   registerRestApi(http, {
     verifier: prefixVerifier({ itk_: services.apiKeys }),
-    inboxes: stores.inboxes,
+    inboxes: services.tools.inboxes,
     drafts: services.tools.drafts,
     limiter: services.limiter,
     clock,

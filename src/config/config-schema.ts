@@ -30,6 +30,18 @@ const positiveInt = (what: string) =>
     .int(`expected ${what}`)
     .positive(`expected ${what}`);
 
+/** A comma-separated list: items trimmed (and lowercased if asked), empty items dropped; unset reads as empty. */
+const commaList = (opts: { lowercase?: boolean } = {}) =>
+  z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => (opts.lowercase === true ? o.trim().toLowerCase() : o.trim()))
+        .filter((o) => o !== ''),
+    );
+
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'expected an absolute http(s) URL such as https://triage.example.com' })
   .refine((u) => !u.endsWith('/'), 'expected no trailing slash')
@@ -152,38 +164,20 @@ export const SETTINGS = {
   },
   mcpAllowedOrigins: {
     env: 'MCP_ALLOWED_ORIGINS',
-    schema: z
-      .string()
-      .default('')
-      .transform((v) =>
-        v
-          .split(',')
-          .map((o) => o.trim())
-          .filter((o) => o !== ''),
-      )
-      .refine(
-        (list) => list.every((o) => /^https?:\/\/[^/\s]+$/.test(o)),
-        'expected comma-separated origins such as https://app.example.com',
-      ),
+    schema: commaList().refine(
+      (list) => list.every((o) => /^https?:\/\/[^/\s]+$/.test(o)),
+      'expected comma-separated origins such as https://app.example.com',
+    ),
     defaultText: 'the origin of BASE_URL',
     description:
       'Browser origins allowed to call /mcp (besides BASE_URL). Requests without an Origin header are allowed.',
   },
   oauthRedirectUris: {
     env: 'OAUTH_REDIRECT_URIS',
-    schema: z
-      .string()
-      .default('')
-      .transform((v) =>
-        v
-          .split(',')
-          .map((o) => o.trim())
-          .filter((o) => o !== ''),
-      )
-      .refine(
-        (list) => list.every((u) => URL.canParse(u)),
-        'expected comma-separated absolute redirect URIs',
-      ),
+    schema: commaList().refine(
+      (list) => list.every((u) => URL.canParse(u)),
+      'expected comma-separated absolute redirect URIs',
+    ),
     defaultText: 'known MCP hosts (see README)',
     description:
       'Extra redirect URIs MCP clients may register, besides the built-in hosts and loopback /callback URIs.',
@@ -203,15 +197,7 @@ export const SETTINGS = {
   },
   imapInsecureHosts: {
     env: 'IMAP_INSECURE_HOSTS',
-    schema: z
-      .string()
-      .default('')
-      .transform((v) =>
-        v
-          .split(',')
-          .map((o) => o.trim().toLowerCase())
-          .filter((o) => o !== ''),
-      ),
+    schema: commaList({ lowercase: true }),
     description:
       'IMAP and SMTP hosts allowed without TLS and on private addresses (a LAN mail server). Leave empty on the internet.',
   },

@@ -18,23 +18,14 @@ export class InvalidClientError extends OAuthError {
 export class InvalidGrantError extends OAuthError {
   readonly code = 'invalid_grant';
 }
-export class UnauthorizedClientError extends OAuthError {
-  readonly code = 'unauthorized_client';
-}
 export class UnsupportedGrantTypeError extends OAuthError {
   readonly code = 'unsupported_grant_type';
-}
-export class UnsupportedResponseTypeError extends OAuthError {
-  readonly code = 'unsupported_response_type';
 }
 export class InvalidScopeError extends OAuthError {
   readonly code = 'invalid_scope';
 }
 export class InvalidTargetError extends OAuthError {
   readonly code = 'invalid_target';
-}
-export class AccessDeniedError extends OAuthError {
-  readonly code = 'access_denied';
 }
 export class InvalidRedirectUriError extends OAuthError {
   readonly code = 'invalid_redirect_uri';

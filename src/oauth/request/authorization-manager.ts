@@ -15,7 +15,8 @@ export type AuthorizeOutcome =
   | { readonly kind: 'redirect'; readonly url: string }
   | { readonly kind: 'consent'; readonly request: AuthorizationRequest; readonly client: OAuthClient };
 
-const VERIFIER_CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/;
+/** RFC 7636 §4.1: 43 to 128 unreserved characters — a code_verifier, and also the shape of an S256 code_challenge. */
+export const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
 
 /** `/oauth/authorize`: validates the request, holds it while the person decides, then issues a code. */
 export class AuthorizationManager {
@@ -71,7 +72,7 @@ export class AuthorizationManager {
       );
     if (q['code_challenge_method'] !== 'S256')
       return fail('invalid_request', 'Only code_challenge_method=S256 is supported; plain is not.');
-    if (!VERIFIER_CHALLENGE.test(challenge)) return fail('invalid_request', 'code_challenge is malformed.');
+    if (!PKCE_VALUE.test(challenge)) return fail('invalid_request', 'code_challenge is malformed.');
     const resource = q['resource'];
     if (resource === undefined || resource === '')
       return fail('invalid_target', `resource is required: ${config.resource}`);

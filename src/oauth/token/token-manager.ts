@@ -13,7 +13,7 @@ import {
   InvalidTargetError,
   PaymentRequiredError,
 } from '../oauth-error.ts';
-import { sameResource } from '../request/authorization-manager.ts';
+import { PKCE_VALUE, sameResource } from '../request/authorization-manager.ts';
 import type { Grant, GrantStore, TokenRecord } from './grant.ts';
 
 export interface TokenResponse {
@@ -23,8 +23,6 @@ export interface TokenResponse {
   readonly refresh_token: string;
   readonly scope: string;
 }
-
-const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 
 /**
  * The token endpoint's grants (OAuth 2.1 §4.1.3, §4.3), revocation (RFC 7009) and access-token verification for
@@ -42,7 +40,7 @@ export class TokenManager implements BearerVerifier {
     p: { code?: string; codeVerifier?: string; redirectUri?: string; resource?: string },
   ): Promise<TokenResponse> {
     if (p.code === undefined || p.code === '') throw new InvalidRequestError('code is required.');
-    if (p.codeVerifier === undefined || !VERIFIER.test(p.codeVerifier))
+    if (p.codeVerifier === undefined || !PKCE_VALUE.test(p.codeVerifier))
       throw new InvalidRequestError('A valid code_verifier is required (PKCE).');
     if (p.redirectUri === undefined) throw new InvalidRequestError('redirect_uri is required.');
     if (p.resource === undefined || p.resource === '')

@@ -19,6 +19,14 @@ export function fromInboxError(e: InboxError) {
   return toolError(e.code, e.message, sayToHuman === undefined ? {} : { sayToHuman });
 }
 
+/** The inbox named by a tool argument, checked against the caller's account only (it may be paused or disconnected). */
+export async function ownedInbox(ctx: ToolContext, inboxId: string) {
+  const r = await ctx.services.inboxes.owned(ctx.principal.accountId, inboxId);
+  return r.ok
+    ? ({ ok: true, inbox: r.value } as const)
+    : ({ ok: false, error: fromInboxError(r.error) } as const);
+}
+
 /** The inbox named by a tool argument, checked against the caller's account; ready to reach the provider. */
 export async function usableInbox(ctx: ToolContext, inboxId: string) {
   const r = await ctx.services.inboxes.usable(ctx.principal.accountId, inboxId);

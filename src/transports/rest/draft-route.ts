@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import type { DraftError, DraftService } from '../../core/drafts/draft-service.ts';
 import { draftView } from '../../core/drafts/draft-view.ts';
-import type { InboxStore } from '../../core/inboxes/inbox-store.ts';
+import type { InboxService } from '../../core/inboxes/inbox-service.ts';
 import type { AgentEnv } from '../http/agent-gate.ts';
 import { jsonError } from '../http/json-error.ts';
 
@@ -15,7 +15,7 @@ const MAX_BODY_BYTES = 1_000_000;
  */
 export function registerDraftRoute(
   app: Hono<AgentEnv>,
-  deps: { drafts: DraftService; inboxes: InboxStore },
+  deps: { drafts: DraftService; inboxes: InboxService },
 ): void {
   app.post('/api/inboxes/:id/draft', async (c) => {
     const type = c.req.header('content-type') ?? '';
@@ -55,9 +55,9 @@ export function registerDraftRoute(
       threadId: b['threadId'],
     });
     if (!r.ok) return draftError(r.error);
-    const inbox = await deps.inboxes.get(accountId, r.value.inboxId);
-    if (inbox === undefined) return jsonError(404, 'inbox_not_found', 'The inbox was removed.');
-    return c.json(draftView(r.value, inbox), 201);
+    const inbox = await deps.inboxes.owned(accountId, r.value.inboxId);
+    if (!inbox.ok) return jsonError(404, 'inbox_not_found', 'The inbox was removed.');
+    return c.json(draftView(r.value, inbox.value), 201);
   });
 }
 

@@ -5,15 +5,11 @@ import type { SessionService } from '../../core/sessions/session-service.ts';
 import { jsonError } from '../http/json-error.ts';
 import { csrfProtection } from '../web/csrf.ts';
 import type { CookiePolicy } from '../web/cookies.ts';
-import { loadSession } from '../web/session.ts';
+import { loadSession, signedInAccount } from '../web/session.ts';
 import type { WebEnv } from '../web/web-env.ts';
 
 /** Set by the guard above for every handler here. */
-const ownerId = (c: Context<WebEnv>) => {
-  const account = c.get('account');
-  if (account === undefined) throw new Error('key routes reached without an owner session');
-  return account.id;
-};
+const ownerId = (c: Context<WebEnv>) => signedInAccount(c).id;
 
 const view = (k: ApiKey) => ({
   id: k.id,
@@ -33,30 +29,29 @@ export function registerKeyRoutes(
   app: Hono<WebEnv>,
   deps: { apiKeys: ApiKeyService; sessions: SessionService; cookies: CookiePolicy; baseUrl: string },
 ): void {
-  for (const path of ['/api/keys/*']) {
-    app.use(path, async (c, next) => {
-      if (c.req.header('authorization') !== undefined) {
-        return jsonError(
-          403,
-          'owner_session_required',
-          'API keys are created and revoked only by the signed-in account owner, in Settings > Advanced.',
-        );
-      }
+  const path = '/api/keys/*';
+  app.use(path, async (c, next) => {
+    if (c.req.header('authorization') !== undefined) {
+      return jsonError(
+        403,
+        'owner_session_required',
+        'API keys are created and revoked only by the signed-in account owner, in Settings > Advanced.',
+      );
+    }
+    await next();
+    return undefined;
+  });
+  app.use(
+    path,
+    csrfProtection({ ...deps.cookies, origin: new URL(deps.baseUrl).origin }),
+    loadSession(deps.sessions, deps.cookies),
+    async (c, next) => {
+      if (c.get('account') === undefined)
+        return jsonError(401, 'owner_session_required', 'Sign in as the account owner first.');
       await next();
       return undefined;
-    });
-    app.use(
-      path,
-      csrfProtection({ ...deps.cookies, origin: new URL(deps.baseUrl).origin }),
-      loadSession(deps.sessions, deps.cookies),
-      async (c, next) => {
-        if (c.get('account') === undefined)
-          return jsonError(401, 'owner_session_required', 'Sign in as the account owner first.');
-        await next();
-        return undefined;
-      },
-    );
-  }
+    },
+  );
 
   app.get('/api/keys', async (c) => c.json({ keys: (await deps.apiKeys.list(ownerId(c))).map(view) }));
 

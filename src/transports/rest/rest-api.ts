@@ -1,8 +1,7 @@
 import type { Hono } from 'hono';
 import type { BearerVerifier } from '../../core/auth/principal.ts';
 import type { DraftService } from '../../core/drafts/draft-service.ts';
-import type { InboxStore } from '../../core/inboxes/inbox-store.ts';
-import { inboxView } from '../../core/inboxes/inbox-view.ts';
+import type { InboxService } from '../../core/inboxes/inbox-service.ts';
 import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { agentGate, type AgentEnv } from '../http/agent-gate.ts';
@@ -13,7 +12,7 @@ import { registerDraftRoute } from './draft-route.ts';
 
 export interface RestDeps {
   readonly verifier: BearerVerifier;
-  readonly inboxes: InboxStore;
+  readonly inboxes: InboxService;
   readonly drafts: DraftService;
   readonly limiter: RateLimiter;
   readonly clock: Clock;
@@ -39,8 +38,7 @@ export function registerRestApi(root: Hono<HttpEnv>, deps: RestDeps): void {
 
   /** The account's inboxes, to pick an id for the draft endpoint. */
   app.get('/api/inboxes', async (c) => {
-    const inboxes = await deps.inboxes.list(c.get('principal').accountId);
-    return c.json({ inboxes: inboxes.map(inboxView) });
+    return c.json({ inboxes: await deps.inboxes.list(c.get('principal').accountId) });
   });
 
   registerDraftRoute(app, deps);

@@ -22,6 +22,10 @@ table{width:100%;border-collapse:collapse;margin:.5rem 0}th,td{text-align:left;p
 td form{margin:0}td button{margin:0;padding:.3rem .6rem}.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem}
 @media (max-width:36rem){th:nth-child(3),td:nth-child(3){display:none}}`;
 
+/** A timestamp to the minute, in UTC ("never" for none), for the tables of keys and agents. */
+export const when = (d: Date | null): string =>
+  d === null ? 'never' : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
 export function page(opts: {
   title: string;
   account?: Account | undefined;

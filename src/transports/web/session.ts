@@ -1,4 +1,5 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Account } from '../../core/accounts/account.ts';
 import type { SessionService } from '../../core/sessions/session-service.ts';
 import { readCookie, sessionCookieName, type CookiePolicy } from './cookies.ts';
 import type { WebEnv } from './web-env.ts';
@@ -23,3 +24,10 @@ export const requireSignIn: MiddlewareHandler<WebEnv> = async (c, next) => {
   await next();
   return undefined;
 };
+
+/** The signed-in account, in a handler behind a guard (requireSignIn) that already turned away anyone signed out. */
+export function signedInAccount(c: Context<WebEnv>): Account {
+  const account = c.get('account');
+  if (account === undefined) throw new Error('a sign-in-only route was reached without a session');
+  return account;
+}

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { actResult, fromActError } from '../action-results.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError } from '../tool-error.ts';
-import { fromInboxError } from '../tool-helpers.ts';
+import { ownedInbox } from '../tool-helpers.ts';
 
 export const archiveMessages = defineTool({
   name: 'archive_messages',
@@ -18,12 +18,12 @@ export const archiveMessages = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ inboxId, messageIds }, ctx) {
-    const owned = await ctx.services.inboxes.owned(ctx.principal.accountId, inboxId);
-    if (!owned.ok) return fromInboxError(owned.error);
-    if (owned.value.provider !== 'google') {
+    const owned = await ownedInbox(ctx, inboxId);
+    if (!owned.ok) return owned.error;
+    if (owned.inbox.provider !== 'google') {
       return toolError(
         'not_supported',
-        `archive_messages works on google inboxes; this one is ${owned.value.provider}. Use act_on_messages with action "archive" instead.`,
+        `archive_messages works on google inboxes; this one is ${owned.inbox.provider}. Use act_on_messages with action "archive" instead.`,
       );
     }
     const r = await ctx.services.actions.act({

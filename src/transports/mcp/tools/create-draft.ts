@@ -4,7 +4,7 @@ import { draftView } from '../../../core/drafts/draft-view.ts';
 import type { ToolOutcome } from '../tool-definition.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
-import { fromInboxError } from '../tool-helpers.ts';
+import { fromInboxError, ownedInbox } from '../tool-helpers.ts';
 
 export function fromDraftError(e: DraftError): ToolOutcome {
   if (e.code === 'invalid_draft')
@@ -37,10 +37,10 @@ export const createDraft = defineTool({
       threadId,
     });
     if (!r.ok) return fromDraftError(r.error);
-    const inbox = await ctx.services.inboxes.owned(ctx.principal.accountId, r.value.inboxId);
-    if (!inbox.ok) return fromInboxError(inbox.error);
-    const offer = await ctx.services.sending.offer(r.value, inbox.value);
-    const draft = draftView(r.value, inbox.value);
+    const inbox = await ownedInbox(ctx, r.value.inboxId);
+    if (!inbox.ok) return inbox.error;
+    const offer = await ctx.services.sending.offer(r.value, inbox.inbox);
+    const draft = draftView(r.value, inbox.inbox);
     if (!offer.sendAvailable) {
       return toolOk({
         draft,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { inboxView } from '../../../core/inboxes/inbox-view.ts';
-import { fromInboxError } from '../tool-helpers.ts';
+import { ownedInbox } from '../tool-helpers.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolOk } from '../tool-error.ts';
 
@@ -12,21 +12,22 @@ export const getConnectionStatus = defineTool({
   input: z.strictObject({ inboxId: z.string() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId }, ctx) {
-    const r = await ctx.services.inboxes.owned(ctx.principal.accountId, inboxId);
-    if (!r.ok) return fromInboxError(r.error);
-    const v = inboxView(r.value);
-    const canSyncNow = v.connectionStatus === 'connected' || (r.value.isDemo && !r.value.paused);
+    const r = await ownedInbox(ctx, inboxId);
+    if (!r.ok) return r.error;
+    const inbox = r.inbox;
+    const v = inboxView(inbox);
+    const canSyncNow = v.connectionStatus === 'connected' || (inbox.isDemo && !inbox.paused);
     return toolOk({
       ...v,
       canSyncNow,
-      lastError: r.value.lastError,
+      lastError: inbox.lastError,
       sayToHuman: canSyncNow
-        ? `${r.value.label} is connected.`
+        ? `${inbox.label} is connected.`
         : v.connectionStatus === 'paused'
-          ? `${r.value.label} is paused; resume it on the Inboxes page.`
+          ? `${inbox.label} is paused; resume it on the Inboxes page.`
           : v.needsReconnect
-            ? `${r.value.label} needs to be reconnected${r.value.lastError === null ? '' : `: ${r.value.lastError}`}.`
-            : `${r.value.label} is not connected yet.`,
+            ? `${inbox.label} needs to be reconnected${inbox.lastError === null ? '' : `: ${inbox.lastError}`}.`
+            : `${inbox.label} is not connected yet.`,
     });
   },
 });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { usableInbox } from '../tool-helpers.ts';
+import { demoNote, usableInbox } from '../tool-helpers.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -17,6 +17,6 @@ export const getMessage = defineTool({
     if (!inbox.ok) return inbox.error;
     const r = await ctx.services.read.getMessage(inbox.inbox, messageId);
     if (!r.ok) return toolError(r.error.code, r.error.message);
-    return toolOk({ ...r.value, ...(inbox.inbox.isDemo && { isDemo: true }) });
+    return toolOk({ ...r.value, ...demoNote(inbox.inbox) });
   },
 });

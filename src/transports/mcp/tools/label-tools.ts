@@ -7,6 +7,13 @@ import { LABEL_ID } from '../tool-helpers.ts';
 
 const ids = z.array(z.string()).min(1).max(25);
 const labelIds = z.array(z.string().regex(LABEL_ID, 'a label id from list_labels')).min(1).max(20);
+/** The arguments of apply_labels and remove_labels. */
+const labelChange = z.strictObject({
+  inboxId: z.string(),
+  messageIds: ids,
+  labelIds,
+  confirmed: z.literal(true).optional(),
+});
 
 /** apply_labels, remove_labels and star_messages share their limits: ≤ 25 ids, `confirmed: true` for more than one. */
 async function flagTool(
@@ -36,12 +43,7 @@ export const applyLabels = defineTool({
   description:
     'Adds labels (ids from list_labels; IMAP keywords on icloud/imap) to up to 25 messages. With more than one message id, ask the ' +
     'person first and pass confirmed: true. Returns an undoId.',
-  input: z.strictObject({
-    inboxId: z.string(),
-    messageIds: ids,
-    labelIds,
-    confirmed: z.literal(true).optional(),
-  }),
+  input: labelChange,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   run: (a, ctx) => flagTool(ctx, 'label', { ...a, labels: a.labelIds }),
 });
@@ -52,12 +54,7 @@ export const removeLabels = defineTool({
   description:
     'Removes labels from up to 25 messages. With more than one message id, ask the person first and pass confirmed: true. ' +
     'Returns an undoId.',
-  input: z.strictObject({
-    inboxId: z.string(),
-    messageIds: ids,
-    labelIds,
-    confirmed: z.literal(true).optional(),
-  }),
+  input: labelChange,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   run: (a, ctx) => flagTool(ctx, 'unlabel', { ...a, labels: a.labelIds }),
 });

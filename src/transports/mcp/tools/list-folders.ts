@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { usableInbox } from '../tool-helpers.ts';
+import { demoNote, usableInbox } from '../tool-helpers.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolOk } from '../tool-error.ts';
 
@@ -24,7 +24,7 @@ export const listFolders = defineTool({
         selected: f.selected,
         syncedAt: f.sync.syncedAt?.toISOString() ?? null,
       })),
-      ...(inbox.inbox.isDemo && { isDemo: true }),
+      ...demoNote(inbox.inbox),
       ...(folders.length === 0 && { agentOnly: ['No folders are known yet: call sync_inbox first.'] }),
     });
   },

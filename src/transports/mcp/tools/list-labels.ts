@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { usableInbox } from '../tool-helpers.ts';
+import { demoNote, usableInbox } from '../tool-helpers.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolOk } from '../tool-error.ts';
 
@@ -17,7 +17,7 @@ export const listLabels = defineTool({
     const labels = await ctx.services.read.labels(inbox.inbox);
     return toolOk({
       labels: labels.map((name) => ({ id: name, name })),
-      ...(inbox.inbox.isDemo && { isDemo: true }),
+      ...demoNote(inbox.inbox),
     });
   },
 });

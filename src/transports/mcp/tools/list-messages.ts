@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { clamp, usableInbox } from '../tool-helpers.ts';
+import { clamp, demoNote, usableInbox } from '../tool-helpers.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -33,7 +33,7 @@ export const listMessages = defineTool({
     if (!r.ok) return toolError(r.error.code, r.error.message);
     return toolOk({
       ...r.value,
-      ...(inbox.inbox.isDemo && { isDemo: true }),
+      ...demoNote(inbox.inbox),
       ...(r.value.total === 0 &&
         r.value.folders.length === 0 && { agentOnly: ['Nothing synced yet: call sync_inbox first.'] }),
     });

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
+import { ownedInbox } from '../tool-helpers.ts';
 
 export const getTriageProfile = defineTool({
   name: 'get_triage_profile',
@@ -13,11 +14,11 @@ export const getTriageProfile = defineTool({
   async run({ inboxId }, ctx) {
     const triageProfile = await ctx.services.profiles.get(ctx.principal.accountId);
     if (inboxId === undefined) return toolOk({ triageProfile });
-    const inbox = await ctx.services.inboxes.owned(ctx.principal.accountId, inboxId);
-    if (!inbox.ok) return toolError(inbox.error.code, inbox.error.message);
+    const inbox = await ownedInbox(ctx, inboxId);
+    if (!inbox.ok) return inbox.error;
     return toolOk({
       triageProfile,
-      effective: await ctx.services.profiles.effective(ctx.principal.accountId, inbox.value.id),
+      effective: await ctx.services.profiles.effective(ctx.principal.accountId, inbox.inbox.id),
     });
   },
 });
@@ -38,7 +39,7 @@ export const updateTriageProfile = defineTool({
         ? Object.keys(overrides)
         : [];
     for (const id of inboxIds) {
-      const owned = await ctx.services.inboxes.owned(ctx.principal.accountId, id);
+      const owned = await ownedInbox(ctx, id);
       if (!owned.ok)
         return toolError('inbox_not_found', `inboxes.${id.slice(0, 40)}: no such inbox on this account.`);
     }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { clamp, usableInbox } from '../tool-helpers.ts';
+import { clamp, demoNote, usableInbox } from '../tool-helpers.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -24,6 +24,6 @@ export const searchMailbox = defineTool({
     if (!inbox.ok) return inbox.error;
     const r = await ctx.services.read.search(inbox.inbox, query.trim(), folder, clamp(limit, 1, 50, 20));
     if (!r.ok) return toolError(r.error.code, r.error.message);
-    return toolOk({ ...r.value, ...(inbox.inbox.isDemo && { isDemo: true }) });
+    return toolOk({ ...r.value, ...demoNote(inbox.inbox) });
   },
 });

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { draftView } from '../../../core/drafts/draft-view.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
-import { fromInboxError } from '../tool-helpers.ts';
+import { fromInboxError, ownedInbox } from '../tool-helpers.ts';
 
 export const sendDraft = defineTool({
   name: 'send_draft',
@@ -28,11 +28,11 @@ export const sendDraft = defineTool({
       confirmSubject: args.confirmSubject,
     });
     if (r.ok) {
-      const inbox = await ctx.services.inboxes.owned(ctx.principal.accountId, r.value.draft.inboxId);
+      const inbox = await ownedInbox(ctx, r.value.draft.inboxId);
       return toolOk({
         sent: true,
         sentAt: r.value.sentAt.toISOString(),
-        ...(inbox.ok && { draft: draftView(r.value.draft, inbox.value) }),
+        ...(inbox.ok && { draft: draftView(r.value.draft, inbox.inbox) }),
         ...(r.value.warnings.length > 0 && { warnings: r.value.warnings }),
         sayToHuman: 'Sent.',
       });

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { draftView } from '../../../core/drafts/draft-view.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
-import { fromInboxError } from '../tool-helpers.ts';
+import { ownedInbox } from '../tool-helpers.ts';
 
 export const showDraft = defineTool({
   name: 'show_draft',
@@ -13,16 +13,16 @@ export const showDraft = defineTool({
   input: z.strictObject({ inboxId: z.string(), draftId: z.string().max(64) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId, draftId }, ctx) {
-    const inbox = await ctx.services.inboxes.owned(ctx.principal.accountId, inboxId);
-    if (!inbox.ok) return fromInboxError(inbox.error);
+    const inbox = await ownedInbox(ctx, inboxId);
+    if (!inbox.ok) return inbox.error;
     const draft = await ctx.services.drafts.get(ctx.principal.accountId, draftId);
-    if (draft?.inboxId !== inbox.value.id) {
+    if (draft?.inboxId !== inbox.inbox.id) {
       return toolError(
         'invalid_arguments',
         'No draft with this id in this inbox: use the draft id create_draft returned.',
       );
     }
-    const view = draftView(draft, inbox.value);
+    const view = draftView(draft, inbox.inbox);
     return toolOk({
       draft: { ...view, status: draft.status },
       text: `To: ${view.to}\nSubject: ${view.subject}\n\n${view.text}`,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { fromInboxError } from '../tool-helpers.ts';
+import { ownedInbox } from '../tool-helpers.ts';
 import { defineTool, type ToolDefinition } from '../tool-definition.ts';
 import { toolError } from '../tool-error.ts';
 
@@ -12,8 +12,8 @@ function startOAuth(provider: 'google' | 'microsoft'): ToolDefinition {
     input: z.strictObject({ inboxId: z.string() }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     async run({ inboxId }, ctx) {
-      const r = await ctx.services.inboxes.owned(ctx.principal.accountId, inboxId);
-      if (!r.ok) return fromInboxError(r.error);
+      const r = await ownedInbox(ctx, inboxId);
+      if (!r.ok) return r.error;
       return toolError('not_supported', `${brand} sign-in is not available on this server yet.`, {
         sayToHuman: `Connecting ${brand} mailboxes is not available here yet. An IMAP connection works in the meantime where ${brand} allows it.`,
       });

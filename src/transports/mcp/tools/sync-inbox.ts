@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { usableInbox } from '../tool-helpers.ts';
+import { demoNote, usableInbox } from '../tool-helpers.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -31,7 +31,7 @@ export const syncInbox = defineTool({
     const added = r.folders.reduce((n, f) => n + f.added, 0);
     return toolOk({
       folders: r.folders,
-      ...(inbox.inbox.isDemo && { isDemo: true }),
+      ...demoNote(inbox.inbox),
       sayToHuman: `Synced ${r.folders.map((f) => f.name).join(', ')}: ${String(added)} new message${added === 1 ? '' : 's'}.`,
     });
   },

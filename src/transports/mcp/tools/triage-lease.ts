@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { Lease } from '../../../core/leases/lease-store.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
-import { usableInbox } from '../tool-helpers.ts';
+import { ownedInbox, usableInbox } from '../tool-helpers.ts';
 
 const agentLabel = z
   .string()
@@ -93,9 +93,9 @@ export const endTriage = defineTool({
   input: z.strictObject({ inboxId: z.string(), agentLabel, summary: z.string().max(2000).optional() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId, agentLabel: label, summary }, ctx) {
-    const inbox = await ctx.services.inboxes.owned(ctx.principal.accountId, inboxId);
-    if (!inbox.ok) return toolError(inbox.error.code, inbox.error.message);
-    const ended = await ctx.services.leases.end(ctx.principal, inbox.value, label, summary?.trim() || null);
+    const inbox = await ownedInbox(ctx, inboxId);
+    if (!inbox.ok) return inbox.error;
+    const ended = await ctx.services.leases.end(ctx.principal, inbox.inbox, label, summary?.trim() || null);
     return toolOk(
       ended
         ? { ended: true }
@@ -121,9 +121,9 @@ export const getTriageActivity = defineTool({
     let inboxes;
     if (inboxId === undefined) inboxes = await ctx.services.inboxes.all(ctx.principal.accountId);
     else {
-      const one = await ctx.services.inboxes.owned(ctx.principal.accountId, inboxId);
-      if (!one.ok) return toolError(one.error.code, one.error.message);
-      inboxes = [one.value];
+      const one = await ownedInbox(ctx, inboxId);
+      if (!one.ok) return one.error;
+      inboxes = [one.inbox];
     }
     const activity = await Promise.all(
       inboxes.map(async (inbox) => {

@@ -2,7 +2,7 @@ import { html } from 'hono/html';
 import type { Hono } from 'hono';
 import type { AuditLog } from '../../../core/audit/audit-log.ts';
 import { page } from '../layout.ts';
-import { requireSignIn } from '../session.ts';
+import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 
@@ -11,8 +11,7 @@ const when = (d: Date) => `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC
 /** Settings → Activity: what agents did, newest first — the audit log, never message content. */
 export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps & { audit: AuditLog }): void {
   app.get('/settings/activity', requireSignIn, async (c) => {
-    const account = c.get('account');
-    if (account === undefined) return c.redirect('/signin', 303);
+    const account = signedInAccount(c);
     const [entries, keys] = await Promise.all([
       deps.audit.recent(account.id, 200),
       deps.apiKeys.list(account.id),

@@ -4,15 +4,13 @@ import { PLAN_LIMITS } from '../../../core/accounts/plan.ts';
 import { parseApiKeyId, type ApiKey } from '../../../core/api-keys/api-key.ts';
 import { clearCookie, readCookie, setHttpOnlyCookie } from '../cookies.ts';
 import { formFields } from '../form.ts';
-import { csrfField, notice, page } from '../layout.ts';
-import { requireSignIn } from '../session.ts';
+import { csrfField, notice, page, when } from '../layout.ts';
+import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 
 const PATH = '/settings/advanced';
 const FLASH = 'it_new_key';
-const when = (d: Date | null) =>
-  d === null ? 'never' : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /**
  * Settings → Advanced → API keys. A new key travels to the page that shows it inside a sealed, HttpOnly cookie
@@ -20,8 +18,7 @@ const when = (d: Date | null) =>
  */
 export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.get(PATH, requireSignIn, async (c) => {
-    const account = c.get('account');
-    if (account === undefined) return c.redirect('/signin', 303);
+    const account = signedInAccount(c);
     const sealed = readCookie(c, FLASH);
     let fresh: { id: string; secret: string } | undefined;
     if (sealed !== undefined) {
@@ -69,8 +66,7 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
   });
 
   app.post(`${PATH}/keys`, requireSignIn, async (c) => {
-    const account = c.get('account');
-    if (account === undefined) return c.redirect('/signin', 303);
+    const account = signedInAccount(c);
     const { name } = await formFields(c, 'name');
     const created = await deps.apiKeys.create(account.id, name);
     if (!created.ok)
@@ -84,9 +80,9 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
   });
 
   app.post(`${PATH}/keys/:id/revoke`, requireSignIn, async (c) => {
-    const account = c.get('account');
+    const account = signedInAccount(c);
     const id = parseApiKeyId(c.req.param('id'));
-    if (account !== undefined && id !== undefined) await deps.apiKeys.revoke(account.id, id);
+    if (id !== undefined) await deps.apiKeys.revoke(account.id, id);
     return c.redirect(PATH, 303);
   });
 }

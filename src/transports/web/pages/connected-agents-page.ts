@@ -3,13 +3,10 @@ import type { Hono } from 'hono';
 import type { OAuthProvider } from '../../../oauth/oauth-provider.ts';
 import type { Grant } from '../../../oauth/token/grant.ts';
 import { formFields } from '../form.ts';
-import { csrfField, notice, page } from '../layout.ts';
-import { requireSignIn } from '../session.ts';
+import { csrfField, notice, page, when } from '../layout.ts';
+import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
-
-const when = (d: Date | null) =>
-  d === null ? 'never' : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /**
  * Settings → Connected agents: every OAuth client with its sign-ins, last use and scope. Disconnect one agent
@@ -21,8 +18,7 @@ export function registerConnectedAgentsPage(
   deps: WebDeps & { oauth: OAuthProvider },
 ): void {
   app.get('/settings/agents', requireSignIn, async (c) => {
-    const account = c.get('account');
-    if (account === undefined) return c.redirect('/signin', 303);
+    const account = signedInAccount(c);
     const grants = await deps.oauth.grants.listGrants(account.id);
     const byClient = new Map<string, Grant[]>();
     for (const g of grants) byClient.set(g.clientId, [...(byClient.get(g.clientId) ?? []), g]);
@@ -93,20 +89,17 @@ export function registerConnectedAgentsPage(
   });
 
   app.post('/settings/agents/disconnect', requireSignIn, async (c) => {
-    const account = c.get('account');
+    const account = signedInAccount(c);
     const { client_id } = await formFields(c, 'client_id');
-    if (account !== undefined && client_id !== '')
-      await deps.oauth.grants.revokeClientGrants(account.id, client_id, deps.clock.now());
+    if (client_id !== '') await deps.oauth.grants.revokeClientGrants(account.id, client_id, deps.clock.now());
     return c.redirect('/settings/agents?done=one', 303);
   });
 
   app.post('/settings/agents/disconnect-all', requireSignIn, async (c) => {
-    const account = c.get('account');
-    if (account !== undefined) {
-      const now = deps.clock.now();
-      await deps.oauth.grants.revokeAllGrants(account.id, now);
-      await deps.apiKeys.revokeAll(account.id);
-    }
+    const account = signedInAccount(c);
+    const now = deps.clock.now();
+    await deps.oauth.grants.revokeAllGrants(account.id, now);
+    await deps.apiKeys.revokeAll(account.id);
     return c.redirect('/settings/agents?done=all', 303);
   });
 }

@@ -4,7 +4,7 @@ import { isLoopbackOnly } from '../../../oauth/client/redirect-policy.ts';
 import type { OAuthProvider } from '../../../oauth/oauth-provider.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
-import { requireSignIn } from '../session.ts';
+import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebEnv } from '../web-env.ts';
 
 /**
@@ -20,9 +20,9 @@ export function registerConsentPage(app: Hono<WebEnv>, oauth: OAuthProvider): vo
   });
 
   app.get('/oauth/consent', requireSignIn, async (c) => {
-    const account = c.get('account');
+    const account = signedInAccount(c);
     const found = await oauth.authorization.pending(c.req.query('request') ?? '');
-    if (account === undefined || found === undefined) return c.html(gone, 410);
+    if (found === undefined) return c.html(gone, 410);
     const { request, client } = found;
     const redirectHost = new URL(request.redirectUri).host || new URL(request.redirectUri).protocol;
     // Chrome applies form-action to the redirect after the POST, so the client's origin must be allowed here.
@@ -69,9 +69,8 @@ export function registerConsentPage(app: Hono<WebEnv>, oauth: OAuthProvider): vo
   });
 
   app.post('/oauth/consent', requireSignIn, async (c) => {
-    const account = c.get('account');
+    const account = signedInAccount(c);
     const f = await formFields(c, 'request', 'decision');
-    if (account === undefined) return c.redirect('/signin', 303);
     const url = await oauth.authorization.decide(f.request, account.id, f.decision === 'approve');
     if (url === undefined) return c.html(gone, 410);
     c.set('formActionTarget', cspSource(url));

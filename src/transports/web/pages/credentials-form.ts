@@ -1,6 +1,12 @@
 import { html } from 'hono/html';
+import type { Context } from 'hono';
+import type { Account } from '../../../core/accounts/account.ts';
+import type { RegisterError } from '../../../core/accounts/account-service.ts';
 import { PASSWORD_MIN } from '../../../core/accounts/password-hasher.ts';
 import { csrfField, type Html } from '../layout.ts';
+import { setSessionCookie } from '../sign-in-cookie.ts';
+import type { WebDeps } from '../web-deps.ts';
+import type { WebEnv } from '../web-env.ts';
 
 /** The email + password form shared by setup, sign-up, invitations and sign-in. */
 export function credentialsForm(opts: {
@@ -54,4 +60,18 @@ export function registerErrorText(code: string, message?: string): string {
     default:
       return 'This link is invalid, expired or already used.';
   }
+}
+
+/** The text for a refused setup, sign-up or invitation. */
+export const registerErrorFor = (e: RegisterError): string =>
+  registerErrorText(e.code, 'message' in e ? e.message : undefined);
+
+/** A new account is signed in at once and lands on Settings with the welcome note. */
+export async function welcomeNewAccount(
+  c: Context<WebEnv>,
+  deps: WebDeps,
+  account: Account,
+): Promise<Response> {
+  setSessionCookie(c, deps, await deps.sessions.start(account, c.req.header('user-agent') ?? null));
+  return c.redirect('/settings?welcome=1', 303);
 }

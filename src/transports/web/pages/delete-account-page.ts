@@ -2,7 +2,7 @@ import { html } from 'hono/html';
 import type { Hono } from 'hono';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
-import { requireSignIn } from '../session.ts';
+import { requireSignIn, signedInAccount } from '../session.ts';
 import { clearSessionCookie } from '../sign-in-cookie.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
@@ -32,11 +32,10 @@ export function registerDeleteAccountPage(app: Hono<WebEnv>, deps: WebDeps): voi
         </form>`,
     });
 
-  app.get('/settings/delete', requireSignIn, (c) => c.html(render(c, c.get('account')?.email ?? '')));
+  app.get('/settings/delete', requireSignIn, (c) => c.html(render(c, signedInAccount(c).email)));
 
   app.post('/settings/delete', requireSignIn, async (c) => {
-    const account = c.get('account');
-    if (account === undefined) return c.redirect('/signin', 303);
+    const account = signedInAccount(c);
     const f = await formFields(c, 'password', 'confirm');
     if (f.confirm.trim().toLowerCase() !== CONFIRM_WORD)
       return c.html(render(c, account.email, `Type "${CONFIRM_WORD}" to confirm.`), 400);

@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import type { InboxService } from '../../../core/inboxes/inbox-service.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
-import { requireSignIn } from '../session.ts';
+import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebEnv } from '../web-env.ts';
 
 const STATUS: Record<string, string> = {
@@ -16,8 +16,7 @@ const STATUS: Record<string, string> = {
 /** Inboxes: status of each, pause/resume, connect or reconnect (a password link), remove. */
 export function registerInboxesPage(app: Hono<WebEnv>, inboxes: InboxService): void {
   app.get('/inboxes', requireSignIn, async (c) => {
-    const account = c.get('account');
-    if (account === undefined) return c.redirect('/signin', 303);
+    const account = signedInAccount(c);
     const list = await inboxes.list(account.id);
     const csrf = c.get('csrf');
     const done = c.req.query('done');
@@ -66,15 +65,14 @@ export function registerInboxesPage(app: Hono<WebEnv>, inboxes: InboxService): v
 
   for (const action of ['pause', 'resume'] as const) {
     app.post(`/inboxes/:id/${action}`, requireSignIn, async (c) => {
-      const account = c.get('account');
-      if (account !== undefined) await inboxes.setPaused(account.id, c.req.param('id'), action === 'pause');
+      const account = signedInAccount(c);
+      await inboxes.setPaused(account.id, c.req.param('id'), action === 'pause');
       return c.redirect('/inboxes', 303);
     });
   }
 
   app.post('/inboxes/:id/connect', requireSignIn, async (c) => {
-    const account = c.get('account');
-    if (account === undefined) return c.redirect('/signin', 303);
+    const account = signedInAccount(c);
     const link = await inboxes.startSecretCapture(account.id, c.req.param('id'));
     return link.ok
       ? c.redirect(new URL(link.value.url).pathname + new URL(link.value.url).search, 303)
@@ -82,9 +80,9 @@ export function registerInboxesPage(app: Hono<WebEnv>, inboxes: InboxService): v
   });
 
   app.post('/inboxes/:id/remove', requireSignIn, async (c) => {
-    const account = c.get('account');
+    const account = signedInAccount(c);
     await formFields(c);
-    if (account !== undefined) await inboxes.remove(account.id, c.req.param('id'));
+    await inboxes.remove(account.id, c.req.param('id'));
     return c.redirect('/inboxes?done=removed', 303);
   });
 }

@@ -2,7 +2,7 @@ import { html } from 'hono/html';
 import type { Hono } from 'hono';
 import { agentAccess, PLAN_LIMITS } from '../../../core/accounts/plan.ts';
 import { notice, page } from '../layout.ts';
-import { requireSignIn } from '../session.ts';
+import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 
@@ -13,8 +13,7 @@ export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.get('/', (c) => c.redirect(c.get('account') === undefined ? '/signin' : '/settings', 303));
 
   app.get('/settings', requireSignIn, (c) => {
-    const account = c.get('account');
-    if (account === undefined) return c.redirect('/signin', 303);
+    const account = signedInAccount(c);
     const access = agentAccess(account, deps.clock.now());
     const planText =
       account.plan === 'pro'

@@ -2,10 +2,9 @@ import { html } from 'hono/html';
 import type { Hono } from 'hono';
 import { notice, page } from '../layout.ts';
 import { formFields } from '../form.ts';
-import { setSessionCookie } from '../sign-in-cookie.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
-import { credentialsForm, registerErrorText } from './credentials-form.ts';
+import { credentialsForm, registerErrorFor, welcomeNewAccount } from './credentials-form.ts';
 
 /** First run: the one-time link printed on the console creates the owner account. */
 export function registerSetupPage(app: Hono<WebEnv>, deps: WebDeps): void {
@@ -47,19 +46,8 @@ export function registerSetupPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const problem = await unavailable(f.token);
     if (problem !== undefined) return c.html(gone(problem), 410);
     const created = await deps.accounts.completeSetup(f.token, f.email, f.password);
-    if (!created.ok) {
-      const e = created.error;
-      return c.html(
-        render(
-          c.get('csrf'),
-          f.token,
-          registerErrorText(e.code, 'message' in e ? e.message : undefined),
-          f.email,
-        ),
-        400,
-      );
-    }
-    setSessionCookie(c, deps, await deps.sessions.start(created.value, c.req.header('user-agent') ?? null));
-    return c.redirect('/settings?welcome=1', 303);
+    if (!created.ok)
+      return c.html(render(c.get('csrf'), f.token, registerErrorFor(created.error), f.email), 400);
+    return welcomeNewAccount(c, deps, created.value);
   });
 }
