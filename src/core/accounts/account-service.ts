@@ -135,9 +135,10 @@ export class AccountService {
       plan === 'trial'
         ? new Date(this.deps.clock.now().getTime() + (opts.trialDays ?? this.deps.policy.trialDays) * DAY_MS)
         : null;
-    await this.deps.accounts.setPlan(account.id, plan, trialEndsAt);
-    if (opts.payment !== undefined) await this.deps.accounts.setPaymentState(account.id, opts.payment);
-    return this.deps.accounts.get(account.id);
+    const updated = await this.deps.accounts.setPlan(account.id, plan, trialEndsAt);
+    return opts.payment === undefined
+      ? updated
+      : this.deps.accounts.setPaymentState(account.id, opts.payment);
   }
 
   /** Deletes the account and, by cascade, every inbox, credential, key, session and token it owns. */

@@ -14,9 +14,3 @@ export interface Account {
   readonly paymentState: PaymentState;
   readonly createdAt: Date;
 }
-
-export const ACCOUNT_ID_PREFIX = 'acct';
-
-export function parseAccountId(raw: string): AccountId | undefined {
-  return /^acct_[a-z0-9]{20}$/.test(raw) ? (raw as AccountId) : undefined;
-}

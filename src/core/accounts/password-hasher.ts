@@ -14,9 +14,10 @@ export function passwordProblem(password: string): string | undefined {
   return undefined;
 }
 
-const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+/** A plausible email address (no spaces, one `@`, a dot in the domain); shared by every email check in core. */
+export const EMAIL_PATTERN = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 
 export function normaliseEmail(raw: string): string | undefined {
   const email = raw.trim().toLowerCase();
-  return email.length <= 254 && EMAIL.test(email) ? email : undefined;
+  return email.length <= 254 && EMAIL_PATTERN.test(email) ? email : undefined;
 }

@@ -10,10 +10,18 @@ import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { Folder, FolderId } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
-import type { MessageId, MessageSummary } from '../messages/message.ts';
+import { parseMessageId, type MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import type { VipService } from '../vips/vip-service.ts';
-import { MOVES, type ActError, type ActionKind, type ActOutcome, type Target } from './action-types.ts';
+import {
+  applyFlagChange,
+  FLAGGED,
+  MOVES,
+  type ActError,
+  type ActionKind,
+  type ActOutcome,
+  type Target,
+} from './action-types.ts';
 import type { UndoEntry, UndoStore } from './undo-store.ts';
 
 export interface ActRequest {
@@ -39,6 +47,21 @@ export interface ActionServiceDeps {
   readonly clock: Clock;
   /** Changes to one inbox (actions and undos) run one at a time, so two agents never move one message twice. */
   readonly serial: KeyedMutex;
+}
+
+/** One inbox's share of an action: the inbox, its folder list (read once per act), and the messages to change. */
+interface InboxGroup {
+  readonly inbox: Inbox;
+  readonly folders: readonly Folder[];
+  readonly messages: MessageSummary[];
+}
+
+interface Resolution {
+  readonly inboxes: InboxGroup[];
+  readonly missing: (Target & { reason: 'not_found' })[];
+  readonly count: number;
+  /** Sender-wide: the limit cut the list short. */
+  readonly more?: boolean;
 }
 
 const UNDO_TTL_MS = 7 * 86_400_000;
@@ -69,9 +92,9 @@ export class ActionService {
     const undo: UndoEntry[] = [];
     const bulk = groups.value.count > 1 || 'sender' in req.targets;
     // Every check for every inbox first, so a refusal never leaves a half-done change behind.
-    const plans: { inbox: Inbox; messages: MessageSummary[] }[] = [];
+    const plans: InboxGroup[] = [];
     let withoutLease = false;
-    for (const { inbox, messages } of groups.value.inboxes) {
+    for (const { inbox, folders, messages } of groups.value.inboxes) {
       const { mine, other: held } = await this.deps.leases.standing(req.principal, inbox.id);
       if (!mine) withoutLease = true;
       if (held !== undefined) {
@@ -83,10 +106,7 @@ export class ActionService {
         });
       }
       const canonical = MOVES[req.action];
-      if (
-        canonical !== undefined &&
-        !(await this.deps.folders.list(inbox.id)).some((f) => f.canonical === canonical)
-      ) {
+      if (canonical !== undefined && !folders.some((f) => f.canonical === canonical)) {
         return err({
           code: 'not_supported',
           message: `This mailbox has no ${canonical} folder, so ${req.action} is not possible here.`,
@@ -108,10 +128,10 @@ export class ActionService {
           else skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'vip', from: m.from.address });
         }
       }
-      if (allowed.length > 0) plans.push({ inbox, messages: allowed });
+      if (allowed.length > 0) plans.push({ inbox, folders, messages: allowed });
     }
-    for (const { inbox, messages } of plans) {
-      const done = await this.apply(inbox, messages, req, skipped);
+    for (const plan of plans) {
+      const done = await this.apply(plan, req, skipped);
       changed.push(...done.changed);
       undo.push(...done.undo);
       if (done.error !== undefined) {
@@ -138,58 +158,22 @@ export class ActionService {
     return id;
   }
 
-  private async resolve(req: ActRequest): Promise<
-    Result<
-      {
-        inboxes: { inbox: Inbox; messages: MessageSummary[] }[];
-        missing: (Target & { reason: 'not_found' })[];
-        count: number;
-        /** Sender-wide: the limit cut the list short. */
-        more?: boolean;
-      },
-      ActError
-    >
-  > {
-    const byInbox = new Map<string, { inbox: Inbox; messages: MessageSummary[] }>();
+  private async resolve(req: ActRequest): Promise<Result<Resolution, ActError>> {
+    if ('sender' in req.targets) return this.resolveSender(req.principal, req.targets.sender);
+    const targets = req.targets.items;
+    const byInbox = new Map<string, InboxGroup>();
     const missing: (Target & { reason: 'not_found' })[] = [];
-    const targets = 'items' in req.targets ? req.targets.items : undefined;
-    const sender = 'sender' in req.targets ? req.targets.sender : undefined;
-    const inboxIds =
-      sender !== undefined ? [sender.inboxId] : [...new Set((targets ?? []).map((t) => t.inboxId))];
-    for (const id of inboxIds) {
-      const r = await this.deps.inboxes.usable(req.principal.accountId, id);
-      if (!r.ok) return err(r.error);
-      byInbox.set(id, { inbox: r.value, messages: [] });
-    }
-    if (sender !== undefined || targets === undefined) {
-      if (sender === undefined) return err({ code: 'invalid_arguments', message: 'Give items or sender.' });
-      const group = byInbox.get(sender.inboxId);
-      const inboxFolder =
-        group && (await this.deps.folders.list(group.inbox.id)).find((f) => f.canonical === 'inbox');
-      if (group === undefined || inboxFolder === undefined)
-        return err({
-          code: 'invalid_arguments',
-          message: 'The inbox folder is not synced yet: call sync_inbox first.',
-        });
-      const page = await this.deps.messages.list(group.inbox.id, {
-        folderId: inboxFolder.id,
-        fromAddress: sender.address,
-        limit: SENDER_LIMIT,
-        offset: 0,
-      });
-      group.messages.push(...page.items);
-      return ok({
-        inboxes: [group],
-        missing,
-        count: group.messages.length,
-        more: page.total > page.items.length,
-      });
+    for (const id of new Set(targets.map((t) => t.inboxId))) {
+      const group = await this.group(req.principal, id);
+      if (!group.ok) return group;
+      byInbox.set(id, group.value);
     }
     for (const t of targets) {
       const group = byInbox.get(t.inboxId);
+      const messageId = parseMessageId(t.messageId);
       const m =
-        group && /^msg_[a-z0-9]{20}$/.test(t.messageId)
-          ? await this.deps.messages.get(group.inbox.id, t.messageId as MessageId)
+        group && messageId !== undefined
+          ? await this.deps.messages.get(group.inbox.id, messageId)
           : undefined;
       if (group === undefined || m === undefined) missing.push({ ...t, reason: 'not_found' });
       else if (!group.messages.some((x) => x.id === m.id)) group.messages.push(m);
@@ -206,9 +190,43 @@ export class ActionService {
     });
   }
 
+  /** Every message from one sender still in the inbox folder, up to the limit. */
+  private async resolveSender(
+    principal: Principal,
+    sender: { readonly inboxId: string; readonly address: string },
+  ): Promise<Result<Resolution, ActError>> {
+    const group = await this.group(principal, sender.inboxId);
+    if (!group.ok) return group;
+    const inboxFolder = group.value.folders.find((f) => f.canonical === 'inbox');
+    if (inboxFolder === undefined)
+      return err({
+        code: 'invalid_arguments',
+        message: 'The inbox folder is not synced yet: call sync_inbox first.',
+      });
+    const page = await this.deps.messages.list(group.value.inbox.id, {
+      folderId: inboxFolder.id,
+      fromAddress: sender.address,
+      limit: SENDER_LIMIT,
+      offset: 0,
+    });
+    group.value.messages.push(...page.items);
+    return ok({
+      inboxes: [group.value],
+      missing: [],
+      count: group.value.messages.length,
+      more: page.total > page.items.length,
+    });
+  }
+
+  /** A usable inbox with its folder list, ready to collect messages. */
+  private async group(principal: Principal, inboxId: string): Promise<Result<InboxGroup, ActError>> {
+    const r = await this.deps.inboxes.usable(principal.accountId, inboxId);
+    if (!r.ok) return err(r.error);
+    return ok({ inbox: r.value, folders: await this.deps.folders.list(r.value.id), messages: [] });
+  }
+
   private async apply(
-    inbox: Inbox,
-    messages: readonly MessageSummary[],
+    { inbox, folders, messages }: InboxGroup,
     req: ActRequest,
     skipped: ActOutcome['skipped'][number][],
   ): Promise<{
@@ -216,7 +234,6 @@ export class ActionService {
     undo: UndoEntry[];
     error?: { code: 'provider_error'; message: string };
   }> {
-    const folders = await this.deps.folders.list(inbox.id);
     const byId = new Map(folders.map((f) => [f.id, f]));
     const canonical = MOVES[req.action];
     const target = canonical === undefined ? undefined : folders.find((f) => f.canonical === canonical);
@@ -257,13 +274,8 @@ export class ActionService {
           const { add, remove } = flagChange(req.action, req.labels ?? []);
           await session.setFlags(folder.path, refs, add, remove);
           for (const m of list) {
-            const labels =
-              req.action === 'label'
-                ? [...new Set([...m.labels, ...add])]
-                : req.action === 'unlabel'
-                  ? m.labels.filter((l) => !remove.includes(l))
-                  : m.labels;
-            const starred = req.action === 'star' ? true : req.action === 'unstar' ? false : m.starred;
+            // A request may name a label twice; the message keeps it once.
+            const { labels, starred } = applyFlagChange(m, [...new Set(add)], remove);
             await this.deps.messages.updateFlags(inbox.id, m.id, { unread: m.unread, starred, labels });
             changed.push({ inboxId: inbox.id, messageId: m.id, subject: m.subject });
             undo.push({
@@ -295,9 +307,9 @@ export class ActionService {
 function flagChange(action: ActionKind, labels: readonly string[]): { add: string[]; remove: string[] } {
   switch (action) {
     case 'star':
-      return { add: ['\\Flagged'], remove: [] };
+      return { add: [FLAGGED], remove: [] };
     case 'unstar':
-      return { add: [], remove: ['\\Flagged'] };
+      return { add: [], remove: [FLAGGED] };
     case 'label':
       return { add: [...labels], remove: [] };
     case 'unlabel':

@@ -50,3 +50,23 @@ export type ActError =
       /** What was changed before the failure, still undoable with this handle. */
       readonly partial?: { readonly changed: ActOutcome['changed']; readonly undoId: string | null };
     };
+
+/** The IMAP flag that is the star; every other flag an action sets or clears is a label. */
+export const FLAGGED = '\\Flagged';
+
+/**
+ * A message's labels and star after adding and removing IMAP flags (`\Flagged` is the star, the rest are labels).
+ * Kept labels keep their order; new ones follow in the order given.
+ */
+export function applyFlagChange(
+  m: { readonly labels: readonly string[]; readonly starred: boolean },
+  add: readonly string[],
+  remove: readonly string[],
+): { labels: string[]; starred: boolean } {
+  return {
+    labels: m.labels
+      .filter((l) => !remove.includes(l))
+      .concat(add.filter((f) => f !== FLAGGED && !m.labels.includes(f))),
+    starred: add.includes(FLAGGED) ? true : remove.includes(FLAGGED) ? false : m.starred,
+  };
+}

@@ -11,6 +11,7 @@ import type { FolderId } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageId, MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
+import { applyFlagChange, FLAGGED } from './action-types.ts';
 import type { UndoEntry, UndoStore } from './undo-store.ts';
 
 export type NotRestoredReason = 'gone' | 'moved_since' | 'inbox_unavailable' | 'provider_error';
@@ -45,8 +46,6 @@ export interface UndoServiceDeps {
   /** Shared with ActionService: changes to one inbox run one at a time. */
   readonly serial: KeyedMutex;
 }
-
-const FLAGGED = '\\Flagged';
 
 /**
  * Reverses one recorded change against the live mailbox (DESIGN.md §4): moves go back where they came from,
@@ -165,10 +164,7 @@ export class UndoService {
         if (folder === undefined) continue;
         const { add, remove } = reversal(entry);
         await session.setFlags(folder.path, [now.providerRef], add, remove);
-        const labels = now.labels
-          .filter((l) => !remove.includes(l))
-          .concat(add.filter((f) => f !== FLAGGED && !now.labels.includes(f)));
-        const starred = add.includes(FLAGGED) ? true : remove.includes(FLAGGED) ? false : now.starred;
+        const { labels, starred } = applyFlagChange(now, add, remove);
         await this.deps.messages.updateFlags(inbox.id, now.id, {
           unread: now.unread,
           starred,

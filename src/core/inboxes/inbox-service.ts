@@ -9,7 +9,7 @@ import type { CredentialVault } from './credential-vault.ts';
 import { inboxError, type InboxError } from './inbox-errors.ts';
 import type { InboxStore } from './inbox-store.ts';
 import { inboxView, type InboxView } from './inbox-view.ts';
-import type { Inbox, InboxId, Provider } from './inbox.ts';
+import { parseInboxId, type Inbox, type InboxId, type Provider } from './inbox.ts';
 import {
   defaultSmtpHost,
   detectProvider,
@@ -64,9 +64,8 @@ export class InboxService {
 
   /** The inbox if it belongs to the account; the tenant check every tool goes through. */
   async owned(accountId: AccountId, inboxId: string): Promise<Result<Inbox, InboxError>> {
-    const inbox = /^inbox_[a-z0-9]{20}$/.test(inboxId)
-      ? await this.deps.inboxes.get(accountId, inboxId as InboxId)
-      : undefined;
+    const id = parseInboxId(inboxId);
+    const inbox = id !== undefined ? await this.deps.inboxes.get(accountId, id) : undefined;
     return inbox === undefined
       ? err(
           inboxError(

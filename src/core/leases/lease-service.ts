@@ -41,16 +41,7 @@ export class LeaseService {
         if (due > now) return { kind: 'not_started', reason: 'too_soon', nextDueAt: due };
       }
     }
-    const { acquired, lease } = await this.deps.leases.acquire(
-      {
-        inboxId: inbox.id,
-        holder,
-        agentLabel,
-        startedAt: now,
-        expiresAt: new Date(now.getTime() + LEASE_TTL_MS),
-      },
-      now,
-    );
+    const { acquired, lease } = await this.acquire(inbox, holder, agentLabel, now);
     return acquired ? { kind: 'started', lease, resumed: resuming } : { kind: 'held', lease };
   }
 
@@ -70,7 +61,18 @@ export class LeaseService {
       new Date(now.getTime() + LEASE_TTL_MS),
     );
     if (extended !== undefined) return { ok: true, lease: extended };
-    const retaken = await this.deps.leases.acquire(
+    const retaken = await this.acquire(inbox, holder, agentLabel, now);
+    return retaken.acquired ? { ok: true, lease: retaken.lease } : { ok: false, lease: retaken.lease };
+  }
+
+  /** Takes (or re-takes) the inbox's lease from now for one lease length. */
+  private acquire(
+    inbox: Inbox,
+    holder: string,
+    agentLabel: string,
+    now: Date,
+  ): Promise<{ acquired: boolean; lease: Lease }> {
+    return this.deps.leases.acquire(
       {
         inboxId: inbox.id,
         holder,
@@ -80,7 +82,6 @@ export class LeaseService {
       },
       now,
     );
-    return retaken.acquired ? { ok: true, lease: retaken.lease } : { ok: false, lease: retaken.lease };
   }
 
   async end(

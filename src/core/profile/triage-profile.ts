@@ -1,8 +1,9 @@
 import * as z from 'zod';
+import { EMAIL_PATTERN } from '../accounts/password-hasher.ts';
 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
-const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+/** A bare, lower-case domain such as example.com; shared with the VIP list. */
+export const DOMAIN_PATTERN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 const isTimeZone = (tz: string) => {
   try {
@@ -34,9 +35,11 @@ export const TRIAGE_PREFS = z.strictObject({
     /** Screen mail from senders who are neither VIP nor known-good. */
     screenUnknownSenders: z.boolean(),
     blockedDomains: z
-      .array(z.string().toLowerCase().regex(DOMAIN, 'expected a bare domain such as example.com'))
+      .array(z.string().toLowerCase().regex(DOMAIN_PATTERN, 'expected a bare domain such as example.com'))
       .max(1000),
-    knownGoodSenders: z.array(z.string().toLowerCase().regex(EMAIL, 'expected an email address')).max(5000),
+    knownGoodSenders: z
+      .array(z.string().toLowerCase().regex(EMAIL_PATTERN, 'expected an email address'))
+      .max(5000),
     /** Extra guidance for the screening rubric, in the person's words. */
     notes: z.string().max(2000),
   }),

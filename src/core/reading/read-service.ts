@@ -9,7 +9,7 @@ import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { AttachmentContent, AttachmentInfo } from '../mail/mail-types.ts';
 import type { Folder } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
-import type { MessageId, MessageSummary } from '../messages/message.ts';
+import { parseMessageId, type MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import { cleanText, fenceUntrusted } from '../messages/untrusted-content.ts';
 import { resolveFolder } from '../sync/folder-names.ts';
@@ -201,6 +201,11 @@ export class ReadService {
 
   /** Extends one selected folder's window past its oldest synced message. */
   async loadOlder(inbox: Inbox, folderName: string, count: number) {
+    if (inbox.provider === 'microsoft' && !inbox.isDemo)
+      return err<ReadError>({
+        code: 'not_supported',
+        message: 'Loading older mail is not available for Microsoft inboxes yet.',
+      });
     const folders = await this.deps.folders.list(inbox.id);
     const folder = resolveFolder(folders, folderName);
     if (folder === undefined)
@@ -302,9 +307,8 @@ export class ReadService {
     inbox: Inbox,
     messageId: string,
   ): Promise<Result<{ message: MessageSummary; folder: Folder }, ReadError>> {
-    const message = /^msg_[a-z0-9]{20}$/.test(messageId)
-      ? await this.deps.messages.get(inbox.id, messageId as MessageId)
-      : undefined;
+    const id = parseMessageId(messageId);
+    const message = id !== undefined ? await this.deps.messages.get(inbox.id, id) : undefined;
     if (message === undefined)
       return err({
         code: 'message_not_found',

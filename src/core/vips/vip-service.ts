@@ -2,9 +2,8 @@ import type { Clock } from '../../lib/clock.ts';
 import type { AccountId } from '../accounts/account.ts';
 import { normaliseEmail } from '../accounts/password-hasher.ts';
 import type { ProfileService } from '../profile/profile-service.ts';
+import { DOMAIN_PATTERN } from '../profile/triage-profile.ts';
 import type { VipEntry, VipStore } from './vip-store.ts';
-
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 export interface VipInput {
   readonly emails?: readonly string[] | undefined;
@@ -29,7 +28,7 @@ export class VipService {
     }
     for (const raw of input.domains ?? []) {
       const d = raw.trim().toLowerCase().replace(/^@/, '').replace(/\.$/, '');
-      if (!DOMAIN.test(d)) invalid.push(raw);
+      if (!DOMAIN_PATTERN.test(d)) invalid.push(raw);
       else entries.push({ kind: 'domain', value: d });
     }
     return { entries, invalid };
@@ -47,13 +46,10 @@ export class VipService {
     return this.deps.vips.remove(accountId, entries);
   }
 
-  /** A matcher for one account: the VIP list plus the profile's `vip.people` (addresses or domains). */
-  async matcher(accountId: AccountId, inboxId?: string): Promise<(address: string) => boolean> {
+  /** A matcher for one inbox: the account's VIP list plus the inbox's effective `vip.people` (addresses or domains). */
+  async matcher(accountId: AccountId, inboxId: string): Promise<(address: string) => boolean> {
     const list = await this.deps.vips.list(accountId);
-    const prefs =
-      inboxId === undefined
-        ? (await this.deps.profiles.get(accountId)).defaults
-        : await this.deps.profiles.effective(accountId, inboxId);
+    const prefs = await this.deps.profiles.effective(accountId, inboxId);
     const emails = new Set([
       ...list.filter((v) => v.kind === 'email').map((v) => v.value),
       ...prefs.vip.people.filter((p) => p.includes('@')),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { clamp, usableInbox } from '../tool-helpers.ts';
+import { clamp, demoNote, usableInbox } from '../tool-helpers.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -14,10 +14,8 @@ export const loadOlderMessages = defineTool({
   async run({ inboxId, folder, count }, ctx) {
     const inbox = await usableInbox(ctx, inboxId);
     if (!inbox.ok) return inbox.error;
-    if (inbox.inbox.provider === 'microsoft' && !inbox.inbox.isDemo)
-      return toolError('not_supported', 'Loading older mail is not available for Microsoft inboxes yet.');
     const r = await ctx.services.read.loadOlder(inbox.inbox, folder, clamp(count, 1, 200, 50));
     if (!r.ok) return toolError(r.error.code, r.error.message);
-    return toolOk({ ...r.value, ...(inbox.inbox.isDemo && { isDemo: true }) });
+    return toolOk({ ...r.value, ...demoNote(inbox.inbox) });
   },
 });
