@@ -1,13 +1,11 @@
-import type { CanonicalFolder } from '../messages/folder.ts';
+import type { DiscoveredFolder } from '../messages/folder.ts';
 import type { Address } from '../messages/message.ts';
 
-/** A folder (mailbox, label, Graph folder) as the provider lists it. */
-export interface RemoteFolder {
-  /** The provider's own id or path (IMAP path in Unicode; Gmail label id; Graph folder id). */
-  readonly path: string;
-  readonly name: string;
-  readonly canonical: CanonicalFolder | null;
-}
+/**
+ * A folder (mailbox, label, Graph folder) as the provider lists it: its `path` is the provider's own id or path
+ * (IMAP path in Unicode; Gmail label id; Graph folder id). The folder store takes these as they come.
+ */
+export type RemoteFolder = DiscoveredFolder;
 
 /** Where a folder's sync stands at the provider (RFC 3501 UIDVALIDITY/UIDNEXT, RFC 7162 HIGHESTMODSEQ). */
 export interface SyncCursor {

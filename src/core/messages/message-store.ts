@@ -1,3 +1,4 @@
+import type { FlagState } from '../mail/mail-types.ts';
 import type { InboxId } from '../inboxes/inbox.ts';
 import type { FolderId } from './folder.ts';
 import type { MessageId, MessageSummary } from './message.ts';
@@ -46,10 +47,7 @@ export interface MessageStore {
   /** Expunged or moved away by someone else. Returns how many rows went. */
   removeByRefs(folderId: FolderId, providerRefs: readonly string[]): Promise<number>;
   /** Applies new flag states by provider ref (a sync's flag changes); unknown refs are ignored. */
-  updateFlagsByRefs(
-    folderId: FolderId,
-    states: readonly { ref: string; unread: boolean; starred: boolean; labels: readonly string[] }[],
-  ): Promise<void>;
+  updateFlagsByRefs(folderId: FolderId, states: readonly FlagState[]): Promise<void>;
   /** Distinct labels on the inbox's indexed messages, sorted. */
   labelsInUse(inboxId: InboxId): Promise<string[]>;
   /** All refs currently indexed in a folder, for a full flags diff. */
