@@ -50,9 +50,9 @@ const activeKeyByHash = (db: Kysely<Database>) =>
             account('created_at').as('a_created_at'),
           ];
         })
+        // The hash is unique: no LIMIT (a bound LIMIT re-prepares the statement on every run, see hot-query.ts).
         .where('api_keys.hash', '=', p('hash'))
-        .where('api_keys.revoked_at', 'is', null)
-        .limit(1),
+        .where('api_keys.revoked_at', 'is', null),
   );
 
 export class KyselyApiKeyStore implements ApiKeyStore {
