@@ -13,6 +13,7 @@ import { buildServices, type Services } from './compose/services.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 import type { HttpEnv } from './transports/http/http-env.ts';
+import type { NodeLane } from './transports/http/serve.ts';
 
 export type { Services } from './compose/services.ts';
 export type { AppOverrides } from './compose/overrides.ts';
@@ -22,6 +23,8 @@ export interface App {
   readonly config: Config;
   readonly http: Hono<HttpEnv>;
   readonly fetch: (req: Request) => Response | Promise<Response>;
+  /** `POST /mcp` served on `node:http` ahead of `fetch` (see mcp-node-lane.ts); pass it to `listen`. */
+  readonly lane: NodeLane;
   readonly stores: Stores;
   readonly services: Services;
   readonly db: Db;
@@ -57,13 +60,24 @@ export async function createApp(
   }
   const stores = createStores(db);
   const services = buildServices({ config, secrets, stores, db, clock, log, overrides });
-  const http = buildHttp({ config, secrets, stores, db, clock, log, accessLog, services, overrides });
+  const { http, lane } = buildHttp({
+    config,
+    secrets,
+    stores,
+    db,
+    clock,
+    log,
+    accessLog,
+    services,
+    overrides,
+  });
   let sweeper: NodeJS.Timeout | undefined;
 
   return {
     config,
     http,
     fetch: (req) => http.fetch(req),
+    lane,
     stores,
     services,
     db,

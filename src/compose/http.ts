@@ -8,8 +8,11 @@ import type { Logger } from '../lib/logger.ts';
 import { prefixVerifier } from '../transports/http/agent-gate.ts';
 import { registerAttachmentRoute } from '../transports/http/attachment-route.ts';
 import type { HttpEnv } from '../transports/http/http-env.ts';
+import type { NodeLane } from '../transports/http/serve.ts';
 import { createRootApp } from '../transports/http/root-app.ts';
+import { createMcpEndpoint } from '../transports/mcp/mcp-endpoint.ts';
 import { registerMcpRoute } from '../transports/mcp/mcp-route.ts';
+import { mcpNodeLane } from '../transports/mcp/mcp-node-lane.ts';
 import { ToolRegistry } from '../transports/mcp/tool-registry.ts';
 import { ALL_TOOLS } from '../transports/mcp/tools/index.ts';
 import { registerOAuthRoutes } from '../transports/oauth/oauth-routes.ts';
@@ -30,7 +33,7 @@ export function buildHttp(c: {
   accessLog: Logger;
   services: Services;
   overrides: AppOverrides;
-}): Hono<HttpEnv> {
+}): { http: Hono<HttpEnv>; lane: NodeLane } {
   const { config, secrets, stores, db, clock, log, services, overrides } = c;
   const http = createRootApp({
     log,
@@ -62,7 +65,7 @@ export function buildHttp(c: {
     trustProxy: config.trustProxy,
     perMinute: config.rateLimits.apiPerMinute,
   });
-  registerMcpRoute(http, {
+  const mcp = createMcpEndpoint({
     registry: new ToolRegistry(ALL_TOOLS, {
       audit: stores.audit,
       maxResultChars: overrides.maxToolResultChars ?? 100_000,
@@ -80,6 +83,8 @@ export function buildHttp(c: {
       unauthenticatedAs: overrides.mcpUnauthenticatedAs,
     }),
   });
+  registerMcpRoute(http, mcp, { trustProxy: config.trustProxy });
+  const lane = mcpNodeLane(mcp, { trustProxy: config.trustProxy, log, accessLog: c.accessLog });
   registerWebApp(http, {
     accounts: services.accounts,
     accountStore: stores.accounts,
@@ -98,5 +103,5 @@ export function buildHttp(c: {
     sessionTtlSeconds: config.sessionDays * 86_400,
     anonymousPerMinute: config.rateLimits.anonymousPerMinute,
   });
-  return http;
+  return { http, lane };
 }

@@ -41,7 +41,12 @@ export async function startMcpTestServer(opts: { anonymous?: boolean } = {}): Pr
           }
         : {},
   });
-  const server: RunningServer = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
+  const server: RunningServer = await listen(app.fetch, {
+    host: '127.0.0.1',
+    port,
+    log: silentLogger,
+    lane: app.lane,
+  });
   return {
     app,
     url: `${baseUrl}/mcp`,

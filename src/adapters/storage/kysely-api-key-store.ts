@@ -32,27 +32,25 @@ const toKey = (r: Selectable<ApiKeysTable>): ApiKey => ({
 // as subqueries (measured; the join's per-run setup dominates on tables this small). The foreign key guarantees
 // the account row exists.
 const activeKeyByHash = (db: Kysely<Database>) =>
-  hotQuery<ActiveKeyRow, 'hash'>(
-    db,
-    (p) =>
-      db
-        .selectFrom('api_keys')
-        .selectAll('api_keys')
-        .select((eb) => {
-          const account = <C extends 'email' | 'plan' | 'trial_ends_at' | 'payment_state' | 'created_at'>(
-            column: C,
-          ) => eb.selectFrom('accounts').select(column).whereRef('accounts.id', '=', 'api_keys.account_id');
-          return [
-            account('email').as('a_email'),
-            account('plan').as('a_plan'),
-            account('trial_ends_at').as('a_trial_ends_at'),
-            account('payment_state').as('a_payment_state'),
-            account('created_at').as('a_created_at'),
-          ];
-        })
-        // The hash is unique: no LIMIT (a bound LIMIT re-prepares the statement on every run, see hot-query.ts).
-        .where('api_keys.hash', '=', p('hash'))
-        .where('api_keys.revoked_at', 'is', null),
+  hotQuery<ActiveKeyRow, 'hash'>(db, (p) =>
+    db
+      .selectFrom('api_keys')
+      .selectAll('api_keys')
+      .select((eb) => {
+        const account = <C extends 'email' | 'plan' | 'trial_ends_at' | 'payment_state' | 'created_at'>(
+          column: C,
+        ) => eb.selectFrom('accounts').select(column).whereRef('accounts.id', '=', 'api_keys.account_id');
+        return [
+          account('email').as('a_email'),
+          account('plan').as('a_plan'),
+          account('trial_ends_at').as('a_trial_ends_at'),
+          account('payment_state').as('a_payment_state'),
+          account('created_at').as('a_created_at'),
+        ];
+      })
+      // The hash is unique: no LIMIT (a bound LIMIT re-prepares the statement on every run, see hot-query.ts).
+      .where('api_keys.hash', '=', p('hash'))
+      .where('api_keys.revoked_at', 'is', null),
   );
 
 export class KyselyApiKeyStore implements ApiKeyStore {

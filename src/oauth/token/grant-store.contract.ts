@@ -51,7 +51,10 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
       expect((await h().grants.redeemCode(later.codeHash, t(0))).status).toBe('ok');
       const g = grant(acct);
       expect(await h().grants.createGrant(g, tokens(g), later.codeHash)).toBe(true);
-      expect(await h().grants.redeemCode(later.codeHash, t(0))).toEqual({ status: 'replayed', grantId: g.id });
+      expect(await h().grants.redeemCode(later.codeHash, t(0))).toEqual({
+        status: 'replayed',
+        grantId: g.id,
+      });
     });
 
     it('creates no grant when the code is replayed between its redemption and the grant', async () => {

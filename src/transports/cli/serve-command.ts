@@ -7,7 +7,12 @@ import { EXIT, type CliIo } from './cli-io.ts';
 export async function serveCommand(io: CliIo): Promise<number> {
   const { config, secrets } = readConfiguration(io.env, io.cwd);
   const app = await createApp(config, secrets);
-  const server = await listen(app.fetch, { host: config.host, port: config.port, log: app.log });
+  const server = await listen(app.fetch, {
+    host: config.host,
+    port: config.port,
+    log: app.log,
+    lane: app.lane,
+  });
   app.startBackground();
   app.log.info(
     { url: config.baseUrl, bind: `${config.host}:${String(server.port)}`, database: config.database.kind },

@@ -25,33 +25,47 @@ export interface AgentGateOptions {
   readonly unauthenticated: (reason: 'missing' | 'invalid') => Response;
 }
 
+/** Who an admitted request acts as. */
+export interface Admitted {
+  readonly principal: Principal;
+  readonly account: Account;
+}
+
 /**
  * The one door to agent-facing routes (/api, /mcp): authenticate the bearer, then 402 when the account's plan
  * does not allow agents, then 429 per credential. Order matters: an unknown caller learns nothing about plans.
+ * Framework-free, so the raw `node:http` lane for `POST /mcp` and the Hono routes share it; a refusal is the
+ * response to send.
  */
+export async function admitAgent(
+  o: AgentGateOptions,
+  authorization: string | undefined,
+  clientAddress: () => string,
+): Promise<Admitted | Response> {
+  const token = authorization === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  if (token === undefined) return o.unauthenticated(authorization === undefined ? 'missing' : 'invalid');
+  const verified = await o.verifier.verify(token);
+  if (verified === undefined) {
+    // Only failures are counted and limited per address: guessing keys from one place ends in 429s.
+    const spent = await o.limiter.consume(o.failureRule, clientAddress());
+    if (!spent.allowed) return tooManyRequests(spent.retryAfterSeconds);
+    return o.unauthenticated('invalid');
+  }
+  const { principal, account } = verified;
+  const access = agentAccess(account, o.clock.now());
+  if (!access.allowed) return jsonError(402, 'payment_required', access.description);
+  const budget = await o.limiter.consume(o.rule, credentialKey(principal));
+  if (!budget.allowed) return tooManyRequests(budget.retryAfterSeconds);
+  return { principal, account };
+}
+
+/** `admitAgent` as Hono middleware: sets `principal` and `account` for the handler. */
 export function agentGate(o: AgentGateOptions): MiddlewareHandler<AgentEnv> {
   return async (c, next) => {
-    const header = c.req.header('authorization');
-    const token = header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-    if (token === undefined) {
-      if (header !== undefined) return o.unauthenticated('invalid');
-      return o.unauthenticated('missing');
-    }
-    const verified = await o.verifier.verify(token);
-    if (verified === undefined) {
-      // Only failures are counted and limited per address: guessing keys from one place ends in 429s.
-      const ip = clientIp(c, o.trustProxy);
-      const spent = await o.limiter.consume(o.failureRule, ip);
-      if (!spent.allowed) return tooManyRequests(spent.retryAfterSeconds);
-      return o.unauthenticated('invalid');
-    }
-    const { principal, account } = verified;
-    const access = agentAccess(account, o.clock.now());
-    if (!access.allowed) return jsonError(402, 'payment_required', access.description);
-    const budget = await o.limiter.consume(o.rule, credentialKey(principal));
-    if (!budget.allowed) return tooManyRequests(budget.retryAfterSeconds);
-    c.set('principal', principal);
-    c.set('account', account);
+    const admitted = await admitAgent(o, c.req.header('authorization'), () => clientIp(c, o.trustProxy));
+    if (!('principal' in admitted)) return admitted;
+    c.set('principal', admitted.principal);
+    c.set('account', admitted.account);
     await next();
     return undefined;
   };

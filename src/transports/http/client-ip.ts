@@ -6,14 +6,24 @@ import { getConnInfo } from '@hono/node-server/conninfo';
  * X-Forwarded-For entry is the one that proxy added; earlier entries are client-controlled and ignored.
  */
 export function clientIp(c: Context, trustProxy: boolean): string {
+  return clientAddress(c.req.header('x-forwarded-for'), trustProxy, () => {
+    try {
+      return getConnInfo(c).remote.address;
+    } catch {
+      return undefined; // in-process requests (tests) have no socket
+    }
+  });
+}
+
+/** The same rule, framework-free: the forwarded-for header, whether to trust it, and the socket's address. */
+export function clientAddress(
+  forwardedFor: string | undefined,
+  trustProxy: boolean,
+  socketAddress: () => string | undefined,
+): string {
   if (trustProxy) {
-    const forwarded = c.req.header('x-forwarded-for');
-    const last = forwarded?.split(',').at(-1)?.trim();
+    const last = forwardedFor?.split(',').at(-1)?.trim();
     if (last !== undefined && last !== '') return last;
   }
-  try {
-    return getConnInfo(c).remote.address ?? 'unknown';
-  } catch {
-    return 'unknown'; // in-process requests (tests) have no socket
-  }
+  return socketAddress() ?? 'unknown';
 }

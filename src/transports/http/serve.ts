@@ -1,7 +1,13 @@
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import type { Logger } from '../../lib/logger.ts';
+
+/**
+ * A route served straight on `node:http`, ahead of the web-standard `fetch` handler: returns true when it took
+ * the request (and will answer it), false to let `fetch` have it.
+ */
+export type NodeLane = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export interface RunningServer {
   readonly port: number;
@@ -14,13 +20,23 @@ export interface RunningServer {
 
 export async function listen(
   fetch: (req: Request) => Response | Promise<Response>,
-  opts: { host: string; port: number; log: Logger },
+  opts: { host: string; port: number; log: Logger; lane?: NodeLane },
 ): Promise<RunningServer> {
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch, hostname: opts.host, port: opts.port }, () => {
-      resolve(s);
-    }) as Server;
-    s.once('error', reject);
+  const viaFetch = getRequestListener(fetch, { hostname: opts.host });
+  const lane = opts.lane;
+  const server = createServer(
+    lane === undefined
+      ? viaFetch
+      : (req, res) => {
+          if (!lane(req, res)) void viaFetch(req, res);
+        },
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   server.on('error', (e) => {
     opts.log.error({ err: e }, 'http server error');

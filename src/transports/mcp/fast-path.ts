@@ -14,6 +14,16 @@ const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS
 /** The per-request-envelope revisions this fast path knows; a newer SDK revision simply goes to the SDK. */
 const MODERN_VERSIONS: ReadonlySet<string> = new Set(['2026-07-28']);
 
+/** A request header by lower-case name. */
+export type HeaderOf = (name: string) => string | undefined;
+
+/** A complete 200 answer, kept as plain data so the raw `node:http` lane can write it without a web `Response`. */
+export interface FastReply {
+  readonly status: 200;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
 export interface FastPathDeps {
   readonly registry: ToolRegistry;
   readonly services: ToolServices;
@@ -28,14 +38,14 @@ export interface FastPathDeps {
  * The responses are the SDK's, byte-shape for byte-shape: a differential test sends the same requests both ways.
  */
 export async function fastPath(
-  request: Request,
+  header: HeaderOf,
   body: string,
   caller: Caller,
   deps: FastPathDeps,
-): Promise<Response | undefined> {
-  const accept = request.headers.get('accept') ?? '';
+): Promise<FastReply | undefined> {
+  const accept = header('accept') ?? '';
   if (
-    !isJsonContentType(request.headers.get('content-type')) ||
+    !isJsonContentType(header('content-type') ?? null) ||
     !accept.includes('application/json') ||
     !accept.includes('text/event-stream')
   ) {
@@ -47,18 +57,18 @@ export async function fastPath(
   } catch {
     return undefined;
   }
-  const protocolVersionHeader = request.headers.get('mcp-protocol-version') ?? undefined;
+  const protocolVersionHeader = header('mcp-protocol-version');
   const outcome = classifyInboundRequest({
     httpMethod: 'POST',
     body: message,
     ...(protocolVersionHeader !== undefined && { protocolVersionHeader }),
-    ...optionalHeader('mcpMethodHeader', request.headers.get('mcp-method')),
-    ...optionalHeader('mcpNameHeader', request.headers.get('mcp-name')),
+    ...optionalHeader('mcpMethodHeader', header('mcp-method')),
+    ...optionalHeader('mcpNameHeader', header('mcp-name')),
   });
 
   if (outcome.kind === 'modern' && outcome.messageKind === 'request') {
     const { id, method, params } = outcome.message;
-    if (!modernHeadersAgree(request.headers, method, params)) return undefined;
+    if (!modernHeadersAgree(header, method, params)) return undefined;
     const result = await dispatch(method, params, caller, deps);
     if (result === undefined) return undefined;
     const modern =
@@ -109,37 +119,41 @@ async function dispatch(
  * complete envelope. The SDK entry runs a more tolerant ladder after classification (whitespace, Base64
  * sentinels, error replies); any request we are not sure about is left to it.
  */
-function modernHeadersAgree(headers: Headers, method: string, params: unknown): boolean {
-  const version = headers.get('mcp-protocol-version');
+function modernHeadersAgree(header: HeaderOf, method: string, params: unknown): boolean {
+  const version = header('mcp-protocol-version');
   const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
-  if (version === null || !MODERN_VERSIONS.has(version) || meta === undefined) return false;
+  if (version === undefined || !MODERN_VERSIONS.has(version) || meta === undefined) return false;
   if (meta['io.modelcontextprotocol/protocolVersion'] !== version) return false;
   const caps = meta['io.modelcontextprotocol/clientCapabilities'];
   if (typeof caps !== 'object' || caps === null || Array.isArray(caps)) return false;
-  if (headers.get('mcp-method') !== method) return false;
-  if (method === 'tools/call') return headers.get('mcp-name') === (params as { name?: unknown }).name;
-  return headers.get('mcp-name') === null;
+  if (header('mcp-method') !== method) return false;
+  if (method === 'tools/call') return header('mcp-name') === (params as { name?: unknown }).name;
+  return header('mcp-name') === undefined;
 }
 
-function optionalHeader<K extends string>(key: K, value: string | null): Partial<Record<K, string>> {
-  return value === null ? {} : ({ [key]: value } as Record<K, string>);
+function optionalHeader<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }
 
-function json(payload: unknown): Response {
-  return new Response(JSON.stringify(payload), {
-    status: 200,
-    headers: { 'content-type': 'application/json' },
-  });
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+};
+
+function json(payload: unknown): FastReply {
+  return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(payload) };
 }
 
 /** The 2025-era transport answers requests as a one-event SSE stream; so do we. */
-function sse(payload: unknown): Response {
-  return new Response(`event: message\ndata: ${JSON.stringify(payload)}\n\n`, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-    },
-  });
+function sse(payload: unknown): FastReply {
+  return { status: 200, headers: SSE_HEADERS, body: `event: message\ndata: ${JSON.stringify(payload)}\n\n` };
+}
+
+export const isFastReply = (r: Response | FastReply): r is FastReply => typeof r.body === 'string';
+
+/** A fast reply as a web `Response`, for the Hono route. */
+export function toResponse(reply: FastReply): Response {
+  return new Response(reply.body, { status: reply.status, headers: reply.headers });
 }
