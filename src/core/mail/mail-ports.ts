@@ -25,11 +25,7 @@ export interface MailboxReader {
  * A UIDVALIDITY change returns `reset: true` with a fresh window (RFC 3501 §2.3.1.1).
  */
 export interface ChangeFeed {
-  changes(
-    path: string,
-    cursor: SyncCursor | null,
-    opts: { windowSize: number; knownRefs: readonly string[] },
-  ): Promise<FolderChanges>;
+  changes(path: string, cursor: SyncCursor | null, opts: ChangeOptions): Promise<FolderChanges>;
   /** Current flags of these refs (for a targeted re-check after our own change). */
   flagsOf(path: string, refs: readonly string[]): Promise<FlagState[]>;
   /**
@@ -37,6 +33,27 @@ export interface ChangeFeed {
    * Providers without push may poll.
    */
   watch(path: string, onChange: () => void): Promise<() => Promise<void>>;
+}
+
+export interface ChangeOptions {
+  readonly windowSize: number;
+  readonly knownRefs: readonly string[];
+  /**
+   * When given, added messages are handed over here in batches as they are fetched (`reset` is the same value
+   * the result will carry), and the result's `added` is empty: a large first sync then never holds the whole
+   * window in memory. Batches come in no particular order; each is awaited before the next is handed over.
+   */
+  readonly onAdded?: (batch: readonly RemoteSummary[], reset: boolean) => Promise<void>;
+}
+
+/** For adapters that fetch everything at once: honours `onAdded` by handing the whole `added` over in one batch. */
+export async function handOverAdded(
+  changes: FolderChanges,
+  onAdded: ChangeOptions['onAdded'],
+): Promise<FolderChanges> {
+  if (onAdded === undefined) return changes;
+  if (changes.added.length > 0) await onAdded(changes.added, changes.reset);
+  return { ...changes, added: [] };
 }
 
 /** Searches the whole mailbox at the provider, not only the synced window. */

@@ -149,6 +149,43 @@ export function mailSessionContract(name: string, makeHarness: () => Promise<Mai
       expect(next.added[0]!.position).toBeGreaterThan(Math.max(...initial.added.map((m) => m.position)));
     });
 
+    it('hands added mail to onAdded instead of returning it, the same messages and cursor', async () => {
+      await deliver(h, [spec(1), spec(2), spec(3), spec(4, { html: '<p>Only <b>HTML</b> here</p>' })]);
+      const collected = await first(3);
+      const batches: { refs: string[]; reset: boolean }[] = [];
+      const handed: RemoteSummary[] = [];
+      const streamed = await s.changes(h.inboxPath, null, {
+        windowSize: 3,
+        knownRefs: [],
+        onAdded: (batch, reset) => {
+          batches.push({ refs: batch.map((m) => m.ref), reset });
+          handed.push(...batch);
+          return Promise.resolve();
+        },
+      });
+      expect(streamed.added).toEqual([]);
+      expect(streamed.cursor).toEqual(collected.cursor);
+      expect(batches.length).toBeGreaterThan(0);
+      expect(batches.every((b) => b.reset)).toBe(true);
+      const byRef = (list: readonly RemoteSummary[]) => [...list].sort((a, b) => a.position - b.position);
+      expect(byRef(handed)).toEqual(byRef(collected.added));
+
+      const [fresh] = await deliver(h, [spec(5, { subject: 'Streamed news' })]);
+      const next: { subject: string; reset: boolean }[] = [];
+      const incremental = await s.changes(h.inboxPath, streamed.cursor, {
+        windowSize: 3,
+        knownRefs: handed.map((m) => m.ref),
+        onAdded: (batch, reset) => {
+          next.push(...batch.map((m) => ({ subject: m.subject, reset })));
+          return Promise.resolve();
+        },
+      });
+      expect(fresh).toBeDefined();
+      expect(next).toEqual([{ subject: 'Streamed news', reset: false }]);
+      expect(incremental.added).toEqual([]);
+      expect(incremental.cursor.uidNext).toBeGreaterThan(streamed.cursor.uidNext);
+    });
+
     it('reports flag changes made elsewhere', async () => {
       const [, second] = await deliver(h, [spec(1), spec(2), spec(3)]);
       const initial = await first();

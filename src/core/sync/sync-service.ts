@@ -131,12 +131,25 @@ export class SyncService {
             windowLow: s.windowLow,
           };
     const knownRefs = await messages.listRefs(folder.id);
+    // On a reset the old refs go before anything new is indexed: the new UIDVALIDITY may reuse their numbers.
+    let cleared = false;
+    const clearOnReset = async (reset: boolean) => {
+      if (!reset || cleared) return;
+      cleared = true;
+      if (knownRefs.length > 0) await messages.removeByRefs(folder.id, knownRefs);
+    };
+    let added = 0;
+    // New messages are indexed batch by batch as the provider delivers them, never all held at once.
     const changes = await session.changes(folder.path, cursor, {
       windowSize: this.deps.windowSize,
       knownRefs,
+      onAdded: async (batch, reset) => {
+        await clearOnReset(reset);
+        await messages.upsertMany(batch.map((m) => toSummary(inbox.id, folder.id, m)));
+        added += batch.length;
+      },
     });
-    if (changes.reset && knownRefs.length > 0) await messages.removeByRefs(folder.id, knownRefs);
-    await messages.upsertMany(changes.added.map((m) => toSummary(inbox.id, folder.id, m)));
+    await clearOnReset(changes.reset);
     await messages.updateFlagsByRefs(folder.id, changes.flags);
     const removed =
       changes.removed.length === 0 ? 0 : await messages.removeByRefs(folder.id, changes.removed);
@@ -156,7 +169,7 @@ export class SyncService {
     return {
       folderId: folder.id,
       name: folder.name,
-      added: changes.added.length,
+      added,
       flagsChanged: changes.flags.length,
       removed,
       reset: changes.reset,

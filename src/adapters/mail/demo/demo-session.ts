@@ -1,4 +1,9 @@
-import type { MailSession, Placed } from '../../../core/mail/mail-ports.ts';
+import {
+  handOverAdded,
+  type ChangeOptions,
+  type MailSession,
+  type Placed,
+} from '../../../core/mail/mail-ports.ts';
 import { docFromRaw } from './doc-from-raw.ts';
 import type {
   AttachmentContent,
@@ -29,10 +34,14 @@ export class DemoSession implements MailSession {
     }));
   }
 
-  async changes(
+  async changes(path: string, cursor: SyncCursor | null, opts: ChangeOptions): Promise<FolderChanges> {
+    return handOverAdded(await this.allChanges(path, cursor, opts), opts.onAdded);
+  }
+
+  private async allChanges(
     path: string,
     cursor: SyncCursor | null,
-    opts: { windowSize: number; knownRefs: readonly string[] },
+    opts: ChangeOptions,
   ): Promise<FolderChanges> {
     const f = await this.box.folder(path);
     if (f === undefined) throw new Error(`no folder ${path}`);

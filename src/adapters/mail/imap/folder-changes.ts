@@ -1,5 +1,5 @@
 import type { ImapFlow, MailboxObject, SearchObject } from 'imapflow';
-import { MailProviderError } from '../../../core/mail/mail-ports.ts';
+import { MailProviderError, type ChangeOptions as PortChangeOptions } from '../../../core/mail/mail-ports.ts';
 import type { FlagState, FolderChanges, RemoteSummary, SyncCursor } from '../../../core/mail/mail-types.ts';
 import { fetchSummaries, flagState } from './summary-fetch.ts';
 import { fromUidSet } from './uid-set.ts';
@@ -11,9 +11,7 @@ import { fromUidSet } from './uid-set.ts';
  * known UIDs a `UID SEARCH` no longer finds. Every function here expects the folder's mailbox lock to be held.
  */
 
-export interface ChangeOptions {
-  readonly windowSize: number;
-  readonly knownRefs: readonly string[];
+export interface ChangeOptions extends PortChangeOptions {
   /** The mailbox lock was taken by a SELECT issued after this sync began, so its UIDNEXT/MODSEQ are current. */
   readonly justSelected?: boolean;
 }
@@ -56,8 +54,41 @@ export async function folderChanges(
       : await client.mailboxOpen(path, { readOnly: true });
   const uidValidity = mailbox.uidValidity.toString(); // a BigInt; JSON and the database want a string
   const modseq = modseqOf(client, mailbox);
-  if (cursor?.uidValidity !== uidValidity) return freshWindow(client, mailbox, modseq, opts.windowSize);
-  return incremental(client, mailbox, modseq, cursor, opts.knownRefs);
+  if (cursor?.uidValidity !== uidValidity) return freshWindow(client, mailbox, modseq, opts);
+  return incremental(client, mailbox, modseq, cursor, opts);
+}
+
+/**
+ * Fetches summaries of `uids`, either collected or handed to `onAdded` batch by batch; either way it reports the
+ * lowest and highest position fetched (the cursor needs them).
+ */
+async function fetchAdded(
+  client: ImapFlow,
+  uids: readonly number[],
+  reset: boolean,
+  onAdded: PortChangeOptions['onAdded'],
+): Promise<{ added: RemoteSummary[]; low: number | undefined; high: number }> {
+  let low: number | undefined;
+  let high = 0;
+  const seen = (batch: readonly RemoteSummary[]) => {
+    for (const m of batch) {
+      low = Math.min(low ?? m.position, m.position);
+      high = Math.max(high, m.position);
+    }
+  };
+  if (uids.length === 0) return { added: [], low, high };
+  const added = await fetchSummaries(
+    client,
+    uids,
+    onAdded === undefined
+      ? undefined
+      : async (batch) => {
+          seen(batch);
+          await onAdded(batch, reset);
+        },
+  );
+  seen(added);
+  return { added, low, high };
 }
 
 /** First sync, or UIDVALIDITY changed: the newest `windowSize` messages, by sequence number from the end. */
@@ -65,20 +96,20 @@ async function freshWindow(
   client: ImapFlow,
   mailbox: MailboxObject,
   modseq: string | null,
-  windowSize: number,
+  opts: ChangeOptions,
 ): Promise<FolderChanges> {
   const uidValidity = mailbox.uidValidity.toString();
-  let added: RemoteSummary[] = [];
+  const { windowSize } = opts;
+  let uids: number[] = [];
   if (mailbox.exists > 0 && windowSize > 0) {
     const from = Math.max(1, mailbox.exists - Math.floor(windowSize) + 1);
-    const uids = await searchUids(client, { seq: `${from}:*` });
-    added = await fetchSummaries(client, uids.slice(-windowSize));
+    uids = (await searchUids(client, { seq: `${from}:*` })).slice(-windowSize);
   }
-  const highest = added.at(-1)?.position ?? 0;
+  const { added, low, high } = await fetchAdded(client, uids, true, opts.onAdded);
   // Mail that arrived between EXAMINE and the FETCH is already in `added`: start the next sync after it.
-  const uidNext = Math.max(uidNextOf(mailbox), highest + 1);
+  const uidNext = Math.max(uidNextOf(mailbox), high + 1);
   return {
-    cursor: { uidValidity, uidNext, highestModseq: modseq, windowLow: added[0]?.position ?? uidNext },
+    cursor: { uidValidity, uidNext, highestModseq: modseq, windowLow: low ?? uidNext },
     reset: true,
     added,
     flags: [],
@@ -91,9 +122,9 @@ async function incremental(
   mailbox: MailboxObject,
   modseq: string | null,
   cursor: SyncCursor,
-  knownRefs: readonly string[],
+  opts: ChangeOptions,
 ): Promise<FolderChanges> {
-  const known = knownRefs.map(Number).filter(validUid);
+  const known = opts.knownRefs.map(Number).filter(validUid);
   const knownSet = new Set(known);
   // Known refs can reach below windowLow after load_older_messages; diff those too.
   const lowest = Math.max(
@@ -103,13 +134,13 @@ async function incremental(
 
   const serverNext = uidNextOf(mailbox);
   const since = Math.max(1, cursor.uidNext);
-  let added: RemoteSummary[] = [];
+  let fresh: number[] = [];
   // Without UIDNEXT from the server, ask anyway.
   if (mailbox.exists > 0 && (serverNext === 0 || serverNext > since)) {
     // `n:*` with n above every UID still matches the newest message (RFC 3501 §6.4.8), hence the filter.
-    const fresh = (await searchUids(client, { uid: `${since}:*` })).filter((u) => u >= since);
-    added = await fetchSummaries(client, fresh);
+    fresh = (await searchUids(client, { uid: `${since}:*` })).filter((u) => u >= since);
   }
+  const { added, high: highest } = await fetchAdded(client, fresh, false, opts.onAdded);
 
   const before = parseModseq(cursor.highestModseq);
   const now = parseModseq(modseq);
@@ -137,7 +168,6 @@ async function incremental(
     removed = known.filter((u) => !present.has(u)).map(String);
   }
 
-  const highest = added.at(-1)?.position ?? 0;
   return {
     cursor: {
       uidValidity: cursor.uidValidity,

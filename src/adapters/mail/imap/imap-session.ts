@@ -1,5 +1,10 @@
 import type { ImapFlow, MailboxLockObject } from 'imapflow';
-import { MailProviderError, type MailSession, type Placed } from '../../../core/mail/mail-ports.ts';
+import {
+  MailProviderError,
+  type ChangeOptions,
+  type MailSession,
+  type Placed,
+} from '../../../core/mail/mail-ports.ts';
 import type {
   AttachmentContent,
   FlagState,
@@ -58,11 +63,7 @@ export class ImapSession implements MailSession {
     }
   }
 
-  changes(
-    path: string,
-    cursor: SyncCursor | null,
-    opts: { windowSize: number; knownRefs: readonly string[] },
-  ): Promise<FolderChanges> {
+  changes(path: string, cursor: SyncCursor | null, opts: ChangeOptions): Promise<FolderChanges> {
     // If taking the lock selected the folder, that SELECT is fresh enough: skip a second one (on a large Maildir
     // each costs Dovecot a directory scan, ~85 ms at 100k messages).
     const before = this.deps.client.mailbox;

@@ -35,42 +35,66 @@ export const SUMMARY_QUERY: FetchQueryObject = {
 };
 
 const BATCH = 1000;
+/** With a consumer, summaries are handed over in groups this size while the FETCH still streams. */
+const HANDOVER = 250;
 
-/** Summaries of these UIDs in the selected mailbox, ascending by UID; missing UIDs are skipped. Hold the lock. */
-export async function fetchSummaries(client: ImapFlow, uids: readonly number[]): Promise<RemoteSummary[]> {
+/**
+ * Summaries of these UIDs in the selected mailbox, ascending by UID; missing UIDs are skipped. Hold the lock.
+ * With `onBatch`, summaries are handed over in groups of up to 250 as they are parsed and nothing is collected:
+ * a 10k first sync then never holds more than a few hundred, which keeps them out of the garbage collector's
+ * old generation. Each group is ascending; groups are not ordered among themselves.
+ */
+export async function fetchSummaries(
+  client: ImapFlow,
+  uids: readonly number[],
+  onBatch?: (batch: RemoteSummary[]) => Promise<void>,
+): Promise<RemoteSummary[]> {
   const sorted = [...new Set(uids)].sort((a, b) => a - b);
   const out: RemoteSummary[] = [];
+  let done: RemoteSummary[] = [];
+  const flush = async (min: number) => {
+    if (done.length < min || done.length === 0) return;
+    const group = done.sort((a, b) => a.position - b.position);
+    done = [];
+    if (onBatch === undefined) out.push(...group);
+    else await onBatch(group);
+  };
   for (const batch of chunk(sorted, BATCH)) {
-    const metas: FetchMessageObject[] = [];
-    // Only collect inside the loop: a command issued while a FETCH streams would wait for itself.
-    for await (const m of client.fetch(toUidSet(batch), SUMMARY_QUERY, { uid: true })) metas.push(m);
-    const previews = await fetchPreviews(client, metas);
-    for (const m of metas.sort((a, b) => a.uid - b.uid))
-      out.push(toRemoteSummary(m, previews.get(m.uid) ?? ''));
+    const pending: { meta: FetchMessageObject; part: TextPart }[] = [];
+    // Each message becomes a summary as it arrives, unless its text is not part 1 (then it waits for the second
+    // round trip). Handing summaries over mid-stream is fine (the consumer issues no IMAP command); fetching
+    // previews is not: a command issued while a FETCH streams would wait for itself.
+    for await (const m of client.fetch(toUidSet(batch), SUMMARY_QUERY, { uid: true })) {
+      const part = snippetPart(m.bodyStructure);
+      const early = m.bodyParts?.get('1');
+      if (part === undefined) done.push(toRemoteSummary(m, ''));
+      else if (part.part === '1' && part.contentType === 'text/plain' && early !== undefined)
+        done.push(toRemoteSummary(m, snippet(decodePartPreview(early, part))));
+      else pending.push({ meta: m, part });
+      if (onBatch !== undefined) await flush(HANDOVER);
+    }
+    const previews = await fetchPreviews(client, pending);
+    for (const { meta } of pending) done.push(toRemoteSummary(meta, previews.get(meta.uid) ?? ''));
+    if (onBatch !== undefined) await flush(1);
   }
-  return out;
+  await flush(1);
+  return out.sort((a, b) => a.position - b.position);
 }
 
+/** The start of the text part of messages whose text is not part 1, one FETCH per (part, type) group. */
 async function fetchPreviews(
   client: ImapFlow,
-  metas: readonly FetchMessageObject[],
+  pending: readonly { meta: FetchMessageObject; part: TextPart }[],
 ): Promise<Map<number, string>> {
   const parts = new Map<number, TextPart>();
   const groups = new Map<string, number[]>();
   const previews = new Map<number, string>();
-  for (const m of metas) {
-    const part = snippetPart(m.bodyStructure);
-    if (part === undefined) continue;
-    const early = m.bodyParts?.get('1');
-    if (part.part === '1' && part.contentType === 'text/plain' && early !== undefined) {
-      previews.set(m.uid, snippet(decodePartPreview(early, part)));
-      continue;
-    }
-    parts.set(m.uid, part);
+  for (const { meta, part } of pending) {
+    parts.set(meta.uid, part);
     const key = `${part.part} ${part.contentType}`;
     const group = groups.get(key);
-    if (group === undefined) groups.set(key, [m.uid]);
-    else group.push(m.uid);
+    if (group === undefined) groups.set(key, [meta.uid]);
+    else group.push(meta.uid);
   }
   for (const [key, uids] of groups) {
     const [partId = '1', contentType = 'text/plain'] = key.split(' ');
