@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type CompiledQuery, type Selectable } from 'kysely';
 import type { InboxId } from '../../core/inboxes/inbox.ts';
 import type { FolderId } from '../../core/messages/folder.ts';
 import type { Address, MessageId, MessageSummary } from '../../core/messages/message.ts';
@@ -63,6 +63,32 @@ const toRow = (m: MessageSummary): Selectable<MessagesTable> => ({
   list_unsubscribe_post: bit(m.listUnsubscribePost),
 });
 
+/** The inserted columns, in the order their parameters appear in the compiled statement. */
+const UPSERT_COLUMNS = Object.keys(
+  toRow({
+    id: '' as MessageId,
+    inboxId: '' as InboxId,
+    folderId: '' as FolderId,
+    providerRef: '',
+    position: 0,
+    threadId: null,
+    internetMessageId: null,
+    subject: '',
+    from: { address: '', name: '' },
+    to: [],
+    snippet: '',
+    date: new Date(0),
+    unread: false,
+    starred: false,
+    labels: [],
+    hasAttachments: false,
+    size: 0,
+    listId: null,
+    listUnsubscribe: null,
+    listUnsubscribePost: false,
+  }),
+) as (keyof Selectable<MessagesTable>)[];
+
 type FlagColumns = Pick<Selectable<MessagesTable>, 'unread' | 'starred' | 'labels_json'>;
 
 /** LIKE pattern for a literal substring: %, _ and the escape character itself are escaped. */
@@ -80,9 +106,24 @@ export class KyselyMessageStore implements MessageStore {
       // write; between chunks, let waiting requests run.
       if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const rows = messages.slice(i, i + UPSERT_CHUNK).map(toRow);
-      await this.db
+      const compiled = this.compiledUpsert(rows);
+      // Every value is a parameter, row after row in column order, so the SQL for n rows never changes: build
+      // it once per row count (Kysely would rebuild and recompile the 22-column statement for every chunk).
+      await this.db.executeQuery({
+        ...compiled,
+        parameters: rows.flatMap((r) => UPSERT_COLUMNS.map((c) => r[c])),
+      });
+    }
+  }
+
+  private readonly upserts = new Map<number, CompiledQuery>();
+
+  private compiledUpsert(rows: readonly Selectable<MessagesTable>[]): CompiledQuery {
+    let compiled = this.upserts.get(rows.length);
+    if (compiled === undefined) {
+      compiled = this.db
         .insertInto('messages')
-        .values(rows)
+        .values(rows.map((r) => Object.fromEntries(UPSERT_COLUMNS.map((c) => [c, r[c]])) as typeof r))
         .onConflict((oc) =>
           oc.columns(['folder_id', 'provider_ref']).doUpdateSet((eb) => ({
             position: eb.ref('excluded.position'),
@@ -95,8 +136,13 @@ export class KyselyMessageStore implements MessageStore {
             search_text: eb.ref('excluded.search_text'),
           })),
         )
-        .execute();
+        .compile();
+      if (compiled.parameters.length !== rows.length * UPSERT_COLUMNS.length)
+        throw new Error('message upsert: unexpected parameter layout');
+      if (this.upserts.size > 64) this.upserts.clear();
+      this.upserts.set(rows.length, compiled);
     }
+    return compiled;
   }
 
   async get(inboxId: InboxId, id: MessageId): Promise<MessageSummary | undefined> {
