@@ -21,3 +21,9 @@ export function tooManyRequests(retryAfterSeconds: number): Response {
     },
   );
 }
+
+/** The last-resort 500 body: names the request id, never the error (the stack goes to the log only). */
+export const internalErrorBody = (requestId: string) => ({
+  error: 'internal_error',
+  error_description: `Something went wrong on our side (request ${requestId}).`,
+});

@@ -1,8 +1,9 @@
 import { Hono } from 'hono';
-import { requestId } from 'hono/request-id';
 import type { Logger } from '../../lib/logger.ts';
 import { healthRoutes, type Readiness } from './health-routes.ts';
 import type { HttpEnv } from './http-env.ts';
+import { internalErrorBody } from './json-error.ts';
+import { requestIdOf } from './request-id.ts';
 import { requestLog } from './request-log.ts';
 
 export interface RootAppDeps {
@@ -18,7 +19,12 @@ export interface RootAppDeps {
  */
 export function createRootApp(deps: RootAppDeps): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
-  app.use(requestId({ headerName: 'X-Request-Id' }));
+  app.use(async (c, next) => {
+    const id = requestIdOf(c.req.header('x-request-id'));
+    c.set('requestId', id);
+    c.header('X-Request-Id', id);
+    await next();
+  });
   app.use(requestLog(deps.log, deps.accessLog));
   app.route('/', healthRoutes(deps.readiness));
   app.get('/favicon.ico', (c) => c.body(null, 204));
@@ -27,10 +33,7 @@ export function createRootApp(deps: RootAppDeps): Hono<HttpEnv> {
   app.onError((e, c) => {
     const id = c.get('requestId');
     c.get('log').error({ err: e }, 'unhandled error');
-    return c.json(
-      { error: 'internal_error', error_description: `Something went wrong on our side (request ${id}).` },
-      500,
-    );
+    return c.json(internalErrorBody(id), 500);
   });
   return app;
 }

@@ -54,6 +54,12 @@ export const jsonRpcError = (status: number, code: number, message: string, head
     headers: { 'content-type': 'application/json', ...headers },
   });
 
+export const methodNotAllowed = () => jsonRpcError(405, -32000, 'Method not allowed.', { allow: 'POST' });
+
+/** The rest of an oversized body is never read, so the connection cannot carry another request. */
+export const bodyTooLarge = () =>
+  jsonRpcError(413, -32000, 'Request body too large.', { connection: 'close' });
+
 /**
  * `POST /mcp` without the HTTP framework: both the Hono route (`mcp-route.ts`) and the raw `node:http` lane
  * (`mcp-node-lane.ts`) call this, so the two cannot drift apart.

@@ -1,14 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Logger } from '../../lib/logger.ts';
 import { clientAddress } from '../http/client-ip.ts';
+import { internalErrorBody } from '../http/json-error.ts';
+import { requestIdOf } from '../http/request-id.ts';
 import type { NodeLane } from '../http/serve.ts';
 import { isFastReply, type FastReply } from './fast-path.ts';
-import type { McpEndpoint } from './mcp-endpoint.ts';
-import { bodyTooLarge } from './mcp-route.ts';
+import { bodyTooLarge, type McpEndpoint } from './mcp-endpoint.ts';
 import { MAX_MCP_BODY_BYTES } from './sdk-server.ts';
 
 /**
@@ -66,10 +66,7 @@ async function serve(
     status = 500;
     opts.log.child({ reqId }).error({ err: e }, 'unhandled error');
     if (!res.headersSent) {
-      const body = JSON.stringify({
-        error: 'internal_error',
-        error_description: `Something went wrong on our side (request ${reqId}).`,
-      });
+      const body = JSON.stringify(internalErrorBody(reqId));
       res.writeHead(500, { 'content-type': 'application/json', 'x-request-id': reqId });
       res.end(body);
     } else res.destroy();
@@ -90,13 +87,6 @@ function headerMap(raw: readonly string[]): Map<string, string> {
     m.set(name, seen === undefined ? value : `${seen}, ${value}`);
   }
   return m;
-}
-
-/** As Hono's `requestId` middleware: the caller's X-Request-Id when short and plain, else a fresh UUID. */
-function requestIdOf(given: string | undefined): string {
-  return given === undefined || given === '' || given.length > 255 || /[^\w\-=]/.test(given)
-    ? randomUUID()
-    : given;
 }
 
 /** The body as text, or `undefined` once it exceeds `max` bytes (declared or actually sent). */

@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { clientIp } from '../http/client-ip.ts';
 import type { HttpEnv } from '../http/http-env.ts';
 import { isFastReply, toResponse } from './fast-path.ts';
-import { jsonRpcError, type McpEndpoint } from './mcp-endpoint.ts';
+import { bodyTooLarge, methodNotAllowed, type McpEndpoint } from './mcp-endpoint.ts';
 import { MAX_MCP_BODY_BYTES } from './sdk-server.ts';
 
 /**
@@ -43,9 +43,3 @@ export function registerMcpRoute(
     },
   );
 }
-
-export const methodNotAllowed = () => jsonRpcError(405, -32000, 'Method not allowed.', { allow: 'POST' });
-
-/** The rest of an oversized body is never read, so the connection cannot carry another request. */
-export const bodyTooLarge = () =>
-  jsonRpcError(413, -32000, 'Request body too large.', { connection: 'close' });
