@@ -12,6 +12,8 @@ export interface Db {
   readonly dialect: Dialect;
   /** The raw pool, for adapters that bring their own SQL (the PostgreSQL rate-limit store). */
   readonly pgPool?: pg.Pool;
+  /** The SQLite handle itself, for statements run without Kysely's per-query overhead (`hot-query.ts`). */
+  readonly sqlite?: BetterSqlite3.Database;
   close(): Promise<void>;
 }
 
@@ -35,7 +37,7 @@ export function openDatabase(target: DbTarget): Db {
     const kysely = new Kysely<Database>({
       dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
     });
-    return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+    return { kysely, dialect: 'sqlite', sqlite, close: () => kysely.destroy() };
   }
   // Epoch-millisecond columns are bigint; they fit a JS number exactly until the year 287396.
   const types = new pg.TypeOverrides();

@@ -1,7 +1,10 @@
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { AuditEntry, AuditLog } from '../../core/audit/audit-log.ts';
 import type { Db } from './database.ts';
+import { hotBatch } from './hot-query.ts';
 import { toDate } from './sql-errors.ts';
+
+type AuditRow = ReturnType<typeof toRow>;
 
 const toRow = (e: AuditEntry) => ({
   at: e.at.getTime(),
@@ -16,10 +19,32 @@ const toRow = (e: AuditEntry) => ({
   duration_ms: e.durationMs,
 });
 
+const COLUMNS = Object.keys(
+  toRow({
+    at: new Date(0),
+    accountId: '' as AccountId,
+    credentialKind: 'api_key',
+    credentialId: '',
+    clientId: null,
+    tool: '',
+    inboxId: null,
+    outcome: '',
+    undoId: null,
+    durationMs: 0,
+  }),
+) as (keyof AuditRow)[];
+
+// Every tool call writes a row; the batched decorator groups them, so the statement is compiled once per group
+// size rather than for every group (hot-query.ts).
+const insertStatement = (db: Db) =>
+  hotBatch<AuditRow>(db, COLUMNS, (rows) => db.kysely.insertInto('audit_log').values([...rows]));
+
 export class KyselyAuditLog implements AuditLog {
   private readonly db: Db['kysely'];
+  private readonly insert: ReturnType<typeof insertStatement>;
   constructor(db: Db) {
     this.db = db.kysely;
+    this.insert = insertStatement(db);
   }
 
   record(e: AuditEntry): Promise<void> {
@@ -29,10 +54,7 @@ export class KyselyAuditLog implements AuditLog {
   /** One statement for many rows (the batched decorator's group commit); chunked under parameter limits. */
   async recordMany(entries: readonly AuditEntry[]): Promise<void> {
     for (let i = 0; i < entries.length; i += 500) {
-      await this.db
-        .insertInto('audit_log')
-        .values(entries.slice(i, i + 500).map(toRow))
-        .execute();
+      await this.insert(entries.slice(i, i + 500).map(toRow));
     }
   }
 

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
 import type {
   AuthorizationCode,
@@ -10,7 +10,7 @@ import type {
 } from '../../oauth/token/grant.ts';
 import type { Db } from './database.ts';
 import { hotQuery } from './hot-query.ts';
-import type { Database, OAuthGrantsTable } from './schema.ts';
+import type { OAuthGrantsTable } from './schema.ts';
 import { toDate, toDateOrNull } from './sql-errors.ts';
 
 const toGrant = (r: Selectable<OAuthGrantsTable>): Grant => ({
@@ -41,9 +41,9 @@ type LiveRow = Selectable<OAuthGrantsTable> & {
 };
 
 // Every /mcp request with an access token runs this: compiled once (hot-query.ts).
-const liveTokenQuery = (db: Kysely<Database>) =>
+const liveTokenQuery = (db: Db) =>
   hotQuery<LiveRow, 'hash' | 'kind' | 'now'>(db, (p) =>
-    db
+    db.kysely
       .selectFrom('oauth_tokens')
       .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_tokens.grant_id')
       .selectAll('oauth_grants')
@@ -57,8 +57,8 @@ const liveTokenQuery = (db: Kysely<Database>) =>
       .where('oauth_tokens.kind', '=', p('kind'))
       .where('oauth_tokens.revoked_at', 'is', null)
       .where('oauth_tokens.expires_at', '>', p('now') as unknown as number)
-      .where('oauth_grants.revoked_at', 'is', null)
-      .limit(1),
+      // The hash is the primary key: no LIMIT (a bound LIMIT re-prepares the statement on every run).
+      .where('oauth_grants.revoked_at', 'is', null),
   );
 
 export class KyselyGrantStore implements GrantStore {
@@ -66,7 +66,7 @@ export class KyselyGrantStore implements GrantStore {
   private readonly live: ReturnType<typeof liveTokenQuery>;
   constructor(db: Db) {
     this.db = db.kysely;
-    this.live = liveTokenQuery(db.kysely);
+    this.live = liveTokenQuery(db);
   }
 
   async saveCode(c: AuthorizationCode): Promise<void> {

@@ -1,9 +1,9 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { ConnectionStatus, Inbox, InboxId, Provider } from '../../core/inboxes/inbox.ts';
 import type { InboxPatch, InboxStore, NewInbox } from '../../core/inboxes/inbox-store.ts';
 import type { Db } from './database.ts';
-import type { Database, InboxesTable } from './schema.ts';
+import type { InboxesTable } from './schema.ts';
 import { hotQuery } from './hot-query.ts';
 import { bit, toDate } from './sql-errors.ts';
 
@@ -27,9 +27,9 @@ const toInbox = (r: Selectable<InboxesTable>): Inbox => ({
 });
 
 // Runs on every list_inboxes call: compiled once, and `in (?)` rather than `= ?` (hot-query.ts explains why).
-const inboxesOf = (db: Kysely<Database>) =>
+const inboxesOf = (db: Db) =>
   hotQuery<Selectable<InboxesTable>, 'accountId'>(db, (p) =>
-    db
+    db.kysely
       .selectFrom('inboxes')
       .selectAll()
       .where('account_id', 'in', [p('accountId')])
@@ -42,7 +42,7 @@ export class KyselyInboxStore implements InboxStore {
   private readonly listQuery: ReturnType<typeof inboxesOf>;
   constructor(db: Db) {
     this.db = db.kysely;
-    this.listQuery = inboxesOf(db.kysely);
+    this.listQuery = inboxesOf(db);
   }
 
   async create(i: NewInbox): Promise<Inbox> {

@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { InboxId } from '../../core/inboxes/inbox.ts';
 import type { FolderId } from '../../core/messages/folder.ts';
 import type { Address, MessageId, MessageSummary } from '../../core/messages/message.ts';
@@ -9,6 +9,7 @@ import type {
   MessageStore,
 } from '../../core/messages/message-store.ts';
 import type { Db } from './database.ts';
+import { hotBatch } from './hot-query.ts';
 import type { MessagesTable } from './schema.ts';
 import { bit, toDate } from './sql-errors.ts';
 
@@ -89,6 +90,26 @@ const UPSERT_COLUMNS = Object.keys(
   }),
 ) as (keyof Selectable<MessagesTable>)[];
 
+// Compiled once per row count (hot-query.ts): Kysely would rebuild the 22-column statement for every chunk.
+const upsertStatement = (db: Db) =>
+  hotBatch<Selectable<MessagesTable>>(db, UPSERT_COLUMNS, (rows) =>
+    db.kysely
+      .insertInto('messages')
+      .values(rows.map((r) => Object.fromEntries(UPSERT_COLUMNS.map((c) => [c, r[c]])) as typeof r))
+      .onConflict((oc) =>
+        oc.columns(['folder_id', 'provider_ref']).doUpdateSet((eb) => ({
+          position: eb.ref('excluded.position'),
+          thread_id: eb.ref('excluded.thread_id'),
+          unread: eb.ref('excluded.unread'),
+          starred: eb.ref('excluded.starred'),
+          labels_json: eb.ref('excluded.labels_json'),
+          subject: eb.ref('excluded.subject'),
+          snippet: eb.ref('excluded.snippet'),
+          search_text: eb.ref('excluded.search_text'),
+        })),
+      ),
+  );
+
 type FlagColumns = Pick<Selectable<MessagesTable>, 'unread' | 'starred' | 'labels_json'>;
 
 /** LIKE pattern for a literal substring: %, _ and the escape character itself are escaped. */
@@ -96,8 +117,10 @@ const likeContains = (s: string): string => `%${s.toLowerCase().replace(/[\\%_]/
 
 export class KyselyMessageStore implements MessageStore {
   private readonly db: Db['kysely'];
+  private readonly upsert: ReturnType<typeof upsertStatement>;
   constructor(db: Db) {
     this.db = db.kysely;
+    this.upsert = upsertStatement(db);
   }
 
   async upsertMany(messages: readonly MessageSummary[]): Promise<void> {
@@ -105,44 +128,8 @@ export class KyselyMessageStore implements MessageStore {
       // better-sqlite3 is synchronous, so a 10,000-message first sync would hold the event loop for its whole
       // write; between chunks, let waiting requests run.
       if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      const rows = messages.slice(i, i + UPSERT_CHUNK).map(toRow);
-      const compiled = this.compiledUpsert(rows);
-      // Every value is a parameter, row after row in column order, so the SQL for n rows never changes: build
-      // it once per row count (Kysely would rebuild and recompile the 22-column statement for every chunk).
-      await this.db.executeQuery({
-        ...compiled,
-        parameters: rows.flatMap((r) => UPSERT_COLUMNS.map((c) => r[c])),
-      });
+      await this.upsert(messages.slice(i, i + UPSERT_CHUNK).map(toRow));
     }
-  }
-
-  private readonly upserts = new Map<number, CompiledQuery>();
-
-  private compiledUpsert(rows: readonly Selectable<MessagesTable>[]): CompiledQuery {
-    let compiled = this.upserts.get(rows.length);
-    if (compiled === undefined) {
-      compiled = this.db
-        .insertInto('messages')
-        .values(rows.map((r) => Object.fromEntries(UPSERT_COLUMNS.map((c) => [c, r[c]])) as typeof r))
-        .onConflict((oc) =>
-          oc.columns(['folder_id', 'provider_ref']).doUpdateSet((eb) => ({
-            position: eb.ref('excluded.position'),
-            thread_id: eb.ref('excluded.thread_id'),
-            unread: eb.ref('excluded.unread'),
-            starred: eb.ref('excluded.starred'),
-            labels_json: eb.ref('excluded.labels_json'),
-            subject: eb.ref('excluded.subject'),
-            snippet: eb.ref('excluded.snippet'),
-            search_text: eb.ref('excluded.search_text'),
-          })),
-        )
-        .compile();
-      if (compiled.parameters.length !== rows.length * UPSERT_COLUMNS.length)
-        throw new Error('message upsert: unexpected parameter layout');
-      if (this.upserts.size > 64) this.upserts.clear();
-      this.upserts.set(rows.length, compiled);
-    }
-    return compiled;
   }
 
   async get(inboxId: InboxId, id: MessageId): Promise<MessageSummary | undefined> {
