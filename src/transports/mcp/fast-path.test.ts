@@ -168,6 +168,8 @@ describe('the MCP fast path under random header and envelope mutations', () => {
     const sdk = createSdkHandler({ ...deps, onerror: () => undefined });
     let answered = 0;
     const maybe = <T>(a: Arbitrary<T>) => fc.option(a, { nil: undefined });
+    const rarely = <T>(a: Arbitrary<T>) =>
+      fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: a });
     // Weighted toward valid values so that a good share of samples reaches the fast path (asserted below).
     const likely = <T>(valid: T, ...others: T[]) =>
       fc.oneof(
@@ -192,23 +194,64 @@ describe('the MCP fast path under random header and envelope mutations', () => {
         fc.oneof({ weight: 5, arbitrary: methodName }, { weight: 1, arbitrary: fc.constant(' tools/call') }),
       ),
       hName: maybe(toolName),
-      id: fc.oneof(fc.integer(), fc.string({ maxLength: 5 }), fc.constant(null)),
+      id: fc.oneof(
+        fc.integer(),
+        fc.string({ maxLength: 5 }),
+        fc.constantFrom<unknown>(null, 1.5, -0, 2 ** 53, 1e300, true, [], {}),
+      ),
+      // Envelope members beyond the required two, valid and not.
+      metaExtra: rarely(
+        fc.constantFrom<Record<string, unknown>>(
+          { 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' } },
+          { 'io.modelcontextprotocol/clientInfo': 5 },
+          { 'io.modelcontextprotocol/logLevel': 'debug' },
+          { 'io.modelcontextprotocol/logLevel': 'loud' },
+          { progressToken: 3 },
+          { progressToken: {} },
+          { 'io.modelcontextprotocol/related-task': { taskId: 't' } },
+          { 'example.com/x': 1 },
+        ),
+      ),
+      // The JSON-RPC shape around it.
+      shape: rarely(
+        fc.constantFrom(
+          'extra-member',
+          'no-jsonrpc',
+          'jsonrpc-1',
+          'params-array',
+          'params-null',
+          'meta-array',
+          'no-id',
+          'result',
+          'method-number',
+        ),
+      ),
     });
     await fc.assert(
       fc.asyncProperty(sample, async (s) => {
         const meta =
-          s.metaVersion === undefined
+          s.metaVersion === undefined && s.metaExtra === undefined
             ? undefined
             : {
-                'io.modelcontextprotocol/protocolVersion': s.metaVersion,
+                ...(s.metaVersion !== undefined && { 'io.modelcontextprotocol/protocolVersion': s.metaVersion }),
                 ...(s.caps !== undefined && { 'io.modelcontextprotocol/clientCapabilities': s.caps }),
+                ...s.metaExtra,
               };
         const params = {
           ...(s.name !== undefined && { name: s.name }),
           ...(s.args !== undefined && { arguments: s.args }),
-          ...(meta !== undefined && { _meta: meta }),
+          ...(meta !== undefined && { _meta: s.shape === 'meta-array' ? [meta] : meta }),
         };
-        const body = JSON.stringify({ jsonrpc: '2.0', id: s.id, method: s.method, params });
+        const message: Record<string, unknown> = { jsonrpc: '2.0', id: s.id, method: s.method, params };
+        if (s.shape === 'extra-member') message['extra'] = 1;
+        if (s.shape === 'no-jsonrpc') delete message['jsonrpc'];
+        if (s.shape === 'jsonrpc-1') message['jsonrpc'] = '1.0';
+        if (s.shape === 'params-array') message['params'] = [params];
+        if (s.shape === 'params-null') message['params'] = null;
+        if (s.shape === 'no-id') delete message['id'];
+        if (s.shape === 'result') message['result'] = {};
+        if (s.shape === 'method-number') message['method'] = 5;
+        const body = JSON.stringify(message);
         const headers: Record<string, string> = {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
@@ -226,7 +269,7 @@ describe('the MCP fast path under random header and envelope mutations', () => {
           parse(await viaSdk.text(), viaSdk.headers.get('content-type')),
         );
       }),
-      { numRuns: 2000 },
+      { numRuns: 3000 },
     );
     expect(answered).toBeGreaterThan(40);
   });

@@ -1,9 +1,10 @@
 import {
-  classifyInboundRequest,
   isJsonContentType,
+  PROTOCOL_VERSION_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import type { Clock } from '../../lib/clock.ts';
+import { claimsEnvelope, envelopeJudge, plainRequest } from './envelope.ts';
 import { SERVER_INFO } from './instructions.ts';
 import { toolContext, type Caller } from './tool-context.ts';
 import type { ToolRegistry } from './tool-registry.ts';
@@ -13,6 +14,7 @@ const SERVER_INFO_META = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO };
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 /** The per-request-envelope revisions this fast path knows; a newer SDK revision simply goes to the SDK. */
 const MODERN_VERSIONS: ReadonlySet<string> = new Set(['2026-07-28']);
+const validEnvelope = envelopeJudge();
 
 /** A request header by lower-case name. */
 export type HeaderOf = (name: string) => string | undefined;
@@ -32,10 +34,11 @@ export interface FastPathDeps {
 
 /**
  * The hot methods — `tools/call` of a known tool and `tools/list` — answered without building a per-request SDK
- * server (perf-notes.md: that costs ~90% of throughput). It only takes requests that are fully valid: the SDK's
- * own classifier (`classifyInboundRequest`, the same validation ladder `createMcpHandler` runs) must route the
- * request cleanly; anything else returns `undefined` and goes to the SDK, which answers every error case.
- * The responses are the SDK's, byte-shape for byte-shape: a differential test sends the same requests both ways.
+ * server (perf-notes.md: that costs ~90% of throughput). It only takes requests it is sure are valid: the exact
+ * JSON-RPC request shape (`envelope.ts`, by hand), headers that agree with the body exactly, and an envelope the
+ * SDK's own classifier accepts; anything else returns `undefined` and goes to the SDK, which answers every error
+ * case. The responses are the SDK's, byte-shape for byte-shape: a differential test (examples and a property
+ * over random envelopes) sends the same requests both ways.
  */
 export async function fastPath(
   header: HeaderOf,
@@ -57,18 +60,14 @@ export async function fastPath(
   } catch {
     return undefined;
   }
-  const protocolVersionHeader = header('mcp-protocol-version');
-  const outcome = classifyInboundRequest({
-    httpMethod: 'POST',
-    body: message,
-    ...(protocolVersionHeader !== undefined && { protocolVersionHeader }),
-    ...optionalHeader('mcpMethodHeader', header('mcp-method')),
-    ...optionalHeader('mcpNameHeader', header('mcp-name')),
-  });
+  const request = plainRequest(message);
+  if (request === undefined) return undefined;
+  const { id, method, params, meta } = request;
 
-  if (outcome.kind === 'modern' && outcome.messageKind === 'request') {
-    const { id, method, params } = outcome.message;
-    if (!modernHeadersAgree(header, method, params)) return undefined;
+  if (meta !== undefined && claimsEnvelope(meta)) {
+    const version = header('mcp-protocol-version');
+    if (version === undefined || !modernHeadersAgree(header, version, method, params, meta)) return undefined;
+    if (!validEnvelope(meta, version)) return undefined;
     const result = await dispatch(method, params, caller, deps);
     if (result === undefined) return undefined;
     const modern =
@@ -78,20 +77,13 @@ export async function fastPath(
     return json({ result: { ...modern, _meta: SERVER_INFO_META }, jsonrpc: '2.0', id });
   }
 
-  if (outcome.kind === 'legacy' && outcome.reason === 'no-claim') {
-    if (protocolVersionHeader !== undefined && !LEGACY_VERSIONS.has(protocolVersionHeader)) return undefined;
-    const m = message as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
-    if (
-      m.jsonrpc !== '2.0' ||
-      typeof m.method !== 'string' ||
-      !(typeof m.id === 'string' || Number.isInteger(m.id))
-    )
-      return undefined;
-    const result = await dispatch(m.method, m.params, caller, deps);
-    if (result === undefined) return undefined;
-    return sse({ result, jsonrpc: '2.0', id: m.id });
-  }
-  return undefined;
+  // The 2025 era: no envelope. A `_meta` of any other kind (progress tokens…) is left to the SDK to validate.
+  if (meta !== undefined) return undefined;
+  const version = header('mcp-protocol-version');
+  if (version !== undefined && !LEGACY_VERSIONS.has(version)) return undefined;
+  const result = await dispatch(method, params, caller, deps);
+  if (result === undefined) return undefined;
+  return sse({ result, jsonrpc: '2.0', id });
 }
 
 async function dispatch(
@@ -119,20 +111,17 @@ async function dispatch(
  * complete envelope. The SDK entry runs a more tolerant ladder after classification (whitespace, Base64
  * sentinels, error replies); any request we are not sure about is left to it.
  */
-function modernHeadersAgree(header: HeaderOf, method: string, params: unknown): boolean {
-  const version = header('mcp-protocol-version');
-  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
-  if (version === undefined || !MODERN_VERSIONS.has(version) || meta === undefined) return false;
-  if (meta['io.modelcontextprotocol/protocolVersion'] !== version) return false;
-  const caps = meta['io.modelcontextprotocol/clientCapabilities'];
-  if (typeof caps !== 'object' || caps === null || Array.isArray(caps)) return false;
+function modernHeadersAgree(
+  header: HeaderOf,
+  version: string,
+  method: string,
+  params: Readonly<Record<string, unknown>> | undefined,
+  meta: Readonly<Record<string, unknown>>,
+): boolean {
+  if (!MODERN_VERSIONS.has(version) || meta[PROTOCOL_VERSION_META_KEY] !== version) return false;
   if (header('mcp-method') !== method) return false;
-  if (method === 'tools/call') return header('mcp-name') === (params as { name?: unknown }).name;
+  if (method === 'tools/call') return header('mcp-name') === params?.['name'];
   return header('mcp-name') === undefined;
-}
-
-function optionalHeader<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
