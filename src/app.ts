@@ -8,8 +8,10 @@ import {
   type Db,
   type Stores,
 } from './adapters/storage/index.ts';
+import { reportCredentialChanges } from './compose/credential-changes.ts';
 import { buildHttp } from './compose/http.ts';
 import { buildServices, type Services } from './compose/services.ts';
+import { VerifiedCache } from './core/auth/verified-cache.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 import type { HttpEnv } from './transports/http/http-env.ts';
@@ -58,7 +60,11 @@ export async function createApp(
     if (overrides.db === undefined) await db.close();
     throw e;
   }
-  const stores = createStores(db);
+  // Verified credentials are believed for a few seconds; every write that changes one clears them (decision 0009).
+  const credentials = new VerifiedCache({ ttlMs: config.credentialCacheSeconds * 1000, clock });
+  const stores = reportCredentialChanges(createStores(db), () => {
+    credentials.clear();
+  });
   const services = buildServices({ config, secrets, stores, db, clock, log, overrides });
   const { http, lane } = buildHttp({
     config,
@@ -69,6 +75,7 @@ export async function createApp(
     log,
     accessLog,
     services,
+    credentials,
     overrides,
   });
   let sweeper: NodeJS.Timeout | undefined;

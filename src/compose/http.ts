@@ -5,6 +5,7 @@ import { pendingMigrations, type Db, type Stores } from '../adapters/storage/ind
 import { aead } from '../lib/aead.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { VerifiedCache } from '../core/auth/verified-cache.ts';
 import { prefixVerifier } from '../transports/http/agent-gate.ts';
 import { registerAttachmentRoute } from '../transports/http/attachment-route.ts';
 import type { HttpEnv } from '../transports/http/http-env.ts';
@@ -31,10 +32,12 @@ export function buildHttp(c: {
   clock: Clock;
   log: Logger;
   accessLog: Logger;
+  /** Puts the verified-credential cache in front of the agent-facing verifiers. */
+  credentials: VerifiedCache;
   services: Services;
   overrides: AppOverrides;
 }): { http: Hono<HttpEnv>; lane: NodeLane } {
-  const { config, secrets, stores, db, clock, log, services, overrides } = c;
+  const { config, secrets, stores, db, clock, log, services, credentials, overrides } = c;
   const http = createRootApp({
     log,
     accessLog: c.accessLog,
@@ -57,7 +60,7 @@ export function buildHttp(c: {
     baseUrl: config.baseUrl,
   });
   registerRestApi(http, {
-    verifier: prefixVerifier({ itk_: services.apiKeys }),
+    verifier: credentials.wrap(prefixVerifier({ itk_: services.apiKeys })),
     inboxes: services.tools.inboxes,
     drafts: services.tools.drafts,
     limiter: services.limiter,
@@ -71,7 +74,7 @@ export function buildHttp(c: {
       maxResultChars: overrides.maxToolResultChars ?? 100_000,
     }),
     services: services.tools,
-    verifier: prefixVerifier({ itk_: services.apiKeys, ita_: services.oauth.tokens }),
+    verifier: credentials.wrap(prefixVerifier({ itk_: services.apiKeys, ita_: services.oauth.tokens })),
     accounts: stores.accounts,
     limiter: services.limiter,
     clock,

@@ -148,6 +148,18 @@ export const SETTINGS = {
     defaultText: '600',
     description: 'MCP requests per minute per credential (API key or access token).',
   },
+  credentialCacheSeconds: {
+    env: 'CREDENTIAL_CACHE_SECONDS',
+    schema: z.coerce
+      .number({ error: 'expected a number of seconds from 0 to 60' })
+      .int('expected a number of seconds from 0 to 60')
+      .min(0, 'expected a number of seconds from 0 to 60')
+      .max(60, 'expected a number of seconds from 0 to 60')
+      .default(5),
+    defaultText: '5',
+    description:
+      'How long a verified API key or access token is trusted without a database lookup. Revocations and plan changes made through this process apply at once; made by another process (the CLI, a second replica), within this time. 0 looks up every request.',
+  },
   rateLimitAnonymous: {
     env: 'RATE_LIMIT_ANONYMOUS_PER_MINUTE',
     schema: positiveInt('a positive number of requests').default(60),
