@@ -60,7 +60,7 @@ export async function createApp(
     if (overrides.db === undefined) await db.close();
     throw e;
   }
-  // Verified credentials are believed for a few seconds; every write that changes one clears them (decision 0009).
+  // Verified credentials are believed for a few seconds; every write that changes one clears them (decision 0010).
   const credentials = new VerifiedCache({ ttlMs: config.credentialCacheSeconds * 1000, clock });
   const stores = reportCredentialChanges(createStores(db), () => {
     credentials.clear();

@@ -3,7 +3,7 @@ import type { App } from '../app.ts';
 import { createTestApp, NO_RATE_LIMITS } from '../../test/support/test-app.ts';
 import { createKeyViaPage, setUpOwner, type WebClient } from '../../test/support/web-client.ts';
 
-// Verified credentials are cached for a few seconds (core/auth/verified-cache.ts, decision 0009). Whatever the
+// Verified credentials are cached for a few seconds (core/auth/verified-cache.ts, decision 0010). Whatever the
 // person does to a credential or an account must still apply to the very next agent request.
 describe('a change to what a credential proves applies to the next agent request', () => {
   let app: App;

@@ -21,7 +21,7 @@ interface Entry {
  * starts with a credential lookup, and on a busy connection the answer is the same each time; asking the
  * database (hash, lookup, account row) was a fifth of an MCP call's CPU (docs/benchmarks.md).
  *
- * What keeps it safe (decision 0009):
+ * What keeps it safe (decision 0010):
  * - Only successes are kept: an unknown or revoked credential is looked up every time, and a new key works at once.
  * - `clear()` forgets everything and is called whenever this process revokes a key, token or grant, changes a
  *   plan or payment state, or deletes an account (the composition root wires it to those store writes), so such a
