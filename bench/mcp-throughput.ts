@@ -6,7 +6,7 @@ import { silentLogger } from '../src/lib/logger.ts';
 import { freePort } from '../test/rig/free-port.ts';
 import { tempDir } from '../test/support/temp-dir.ts';
 import { createKeyViaPage, setUpOwner } from '../test/support/web-client.ts';
-import { load, type LoadResult } from './load.ts';
+import { compare, type Comparison } from './load.ts';
 import { startProcess, stopProcess } from './processes.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -15,10 +15,8 @@ const META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-export interface ThroughputRow {
+export interface ThroughputRow extends Comparison {
   readonly name: string;
-  readonly ours: LoadResult;
-  readonly bare: LoadResult;
 }
 
 /**
@@ -28,6 +26,7 @@ export interface ThroughputRow {
 export async function mcpThroughput(opts: {
   connections: number;
   seconds: number;
+  rounds: number;
 }): Promise<ThroughputRow[]> {
   const dataDir = tempDir('bench-');
   const { config, secrets } = readConfiguration({ DATA_DIR: dataDir }, ROOT);
@@ -90,8 +89,6 @@ export async function mcpThroughput(opts: {
         throw new Error(`service answered ${String(sample.status)}: ${await sample.text()}`);
       const bytesPath = join(dataDir, 'response.bin');
       writeFileSync(bytesPath, Buffer.from(await sample.arrayBuffer()));
-      const ours = await load(url, { ...opts, headers, body });
-
       const barePort = await freePort();
       const bare = await startProcess(
         [
@@ -103,10 +100,10 @@ export async function mcpThroughput(opts: {
         {},
       );
       try {
+        const bareUrl = `http://127.0.0.1:${String(barePort)}/mcp`;
         rows.push({
           name: c.name,
-          ours,
-          bare: await load(`http://127.0.0.1:${String(barePort)}/mcp`, { ...opts, headers, body }),
+          ...(await compare({ url, headers, body }, { url: bareUrl, headers, body }, opts)),
         });
       } finally {
         await stopProcess(bare);

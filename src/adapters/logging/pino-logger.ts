@@ -42,7 +42,7 @@ export const REDACT_PATHS = [
  */
 export function createPinoLogger(
   level: Level | 'silent',
-  destination?: DestinationStream,
+  destination: DestinationStream = standardOutput(),
   opts: { redact?: boolean } = {},
 ): Logger {
   return pino(
@@ -55,4 +55,18 @@ export function createPinoLogger(
     },
     destination,
   );
+}
+
+let stdout: DestinationStream | undefined;
+
+/**
+ * Standard output, written asynchronously and shared by every logger of the process. pino's default writes each
+ * line with its own synchronous write(2): under load (one access line per request) that was ~10% of an MCP
+ * call. Asynchronous, a line is handed to the kernel as soon as the previous write finishes — lines that arrive
+ * meanwhile go out together, never held back waiting for a buffer to fill. pino flushes it synchronously on exit,
+ * so lines are lost only if the process is killed outright. One stream for all loggers keeps lines whole.
+ */
+function standardOutput(): DestinationStream {
+  stdout ??= pino.destination({ dest: 1, sync: false });
+  return stdout;
 }
