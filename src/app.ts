@@ -32,7 +32,10 @@ export interface App {
   readonly db: Db;
   readonly log: Logger;
   readonly clock: Clock;
-  /** Starts background sync (the `serve` command does; tests call it when they need it). */
+  /**
+   * Starts background work — sync, the stranded-send sweep, WAL checkpoints in a worker thread (SQLite) — as the
+   * `serve` command does; tests call it when they need it.
+   */
   startBackground(): void;
   close(): Promise<void>;
 }
@@ -91,6 +94,7 @@ export async function createApp(
     log,
     clock,
     startBackground: () => {
+      db.checkpointInBackground?.();
       services.scheduler.start();
       // Sends left half-done by a process that died are marked unknown (never resent); see SendService.
       const sweep = () => {

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -14,6 +15,11 @@ export interface Db {
   readonly pgPool?: pg.Pool;
   /** The SQLite handle itself, for statements run without Kysely's per-query overhead (`hot-query.ts`). */
   readonly sqlite?: BetterSqlite3.Database;
+  /**
+   * File-backed SQLite only: checkpoint the WAL from a worker thread from now on (wal-checkpointer.ts). The
+   * running service starts it with its background work; `close()` stops it.
+   */
+  readonly checkpointInBackground?: () => WalCheckpointer;
   close(): Promise<void>;
 }
 
@@ -37,7 +43,19 @@ export function openDatabase(target: DbTarget): Db {
     const kysely = new Kysely<Database>({
       dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
     });
-    return { kysely, dialect: 'sqlite', sqlite, close: () => kysely.destroy() };
+    let checkpointer: WalCheckpointer | undefined;
+    return {
+      kysely,
+      dialect: 'sqlite',
+      sqlite,
+      ...(target.path !== ':memory:' && {
+        checkpointInBackground: () => (checkpointer ??= startWalCheckpointer(sqlite, target.path)),
+      }),
+      close: async () => {
+        await checkpointer?.stop();
+        await kysely.destroy();
+      },
+    };
   }
   // Epoch-millisecond columns are bigint; they fit a JS number exactly until the year 287396.
   const types = new pg.TypeOverrides();

@@ -1,0 +1,41 @@
+import { statSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../../test/support/temp-dir.ts';
+import { migrateToLatest, openDatabase } from './index.ts';
+
+describe('WAL checkpoints in a worker thread', () => {
+  it('copies the WAL into the database off the service’s thread, and stops with close()', async () => {
+    const path = `${tempDir('wal-')}/test.db`;
+    const db = openDatabase({ kind: 'sqlite', path });
+    await migrateToLatest(db);
+    const checkpointer = db.checkpointInBackground!();
+    expect(db.checkpointInBackground!()).toBe(checkpointer); // one worker per database
+    // The service's own connection no longer checkpoints at SQLite's default of 1000 pages.
+    expect(db.sqlite!.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
+
+    const insert = db.sqlite!.prepare(
+      'insert into settings (scope, key, value_json, updated_at) values (?, ?, ?, ?)',
+    );
+    db.sqlite!.transaction(() => {
+      for (let i = 0; i < 5000; i++) insert.run('s', `k${String(i)}`, JSON.stringify('x'.repeat(200)), i);
+    })();
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(1_000_000);
+
+    let r = await checkpointer.checkpointNow();
+    for (let i = 0; i < 20 && r.checkpointed < r.log; i++) r = await checkpointer.checkpointNow();
+    expect(r.log).toBeGreaterThan(100);
+    expect(r.checkpointed).toBe(r.log);
+
+    await db.close();
+    const reopened = openDatabase({ kind: 'sqlite', path });
+    const { n } = reopened.sqlite!.prepare('select count(*) as n from settings').get() as { n: number };
+    expect(n).toBe(5000);
+    await reopened.close();
+  });
+
+  it('is not offered for an in-memory database', async () => {
+    const db = openDatabase({ kind: 'sqlite', path: ':memory:' });
+    expect(db.checkpointInBackground).toBeUndefined();
+    await db.close();
+  });
+});
