@@ -94,7 +94,12 @@ export async function createApp(
     log,
     clock,
     startBackground: () => {
-      db.checkpointInBackground?.();
+      db.checkpointInBackground?.((e) => {
+        log.warn(
+          { err: e.message },
+          'background WAL checkpoints failing; the service checkpoints itself instead',
+        );
+      });
       services.scheduler.start();
       // Sends left half-done by a process that died are marked unknown (never resent); see SendService.
       const sweep = () => {

@@ -19,7 +19,7 @@ export interface Db {
    * File-backed SQLite only: checkpoint the WAL from a worker thread from now on (wal-checkpointer.ts). The
    * running service starts it with its background work; `close()` stops it.
    */
-  readonly checkpointInBackground?: () => WalCheckpointer;
+  readonly checkpointInBackground?: (onError?: (e: Error) => void) => WalCheckpointer;
   close(): Promise<void>;
 }
 
@@ -49,7 +49,8 @@ export function openDatabase(target: DbTarget): Db {
       dialect: 'sqlite',
       sqlite,
       ...(target.path !== ':memory:' && {
-        checkpointInBackground: () => (checkpointer ??= startWalCheckpointer(sqlite, target.path)),
+        checkpointInBackground: (onError?: (e: Error) => void) =>
+          (checkpointer ??= startWalCheckpointer(sqlite, target.path, { ...(onError && { onError }) })),
       }),
       close: async () => {
         await checkpointer?.stop();

@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../../test/support/temp-dir.ts';
 import { migrateToLatest, openDatabase } from './index.ts';
+import { startWalCheckpointer } from './wal-checkpointer.ts';
 
 describe('WAL checkpoints in a worker thread', () => {
   it('copies the WAL into the database off the service’s thread, and stops with close()', async () => {
@@ -31,6 +32,21 @@ describe('WAL checkpoints in a worker thread', () => {
     const { n } = reopened.sqlite!.prepare('select count(*) as n from settings').get() as { n: number };
     expect(n).toBe(5000);
     await reopened.close();
+  });
+
+  it('reports a worker that cannot work, and leaves the WAL to the service’s own backstop', async () => {
+    const db = openDatabase({ kind: 'sqlite', path: `${tempDir('wal-')}/test.db` });
+    const errors: Error[] = [];
+    const broken = startWalCheckpointer(db.sqlite!, `${tempDir('wal-')}/missing/dir/x.db`, {
+      onError: (e) => errors.push(e),
+    });
+    await expect(broken.checkpointNow()).rejects.toThrow();
+    await vi.waitFor(() => {
+      expect(errors.length).toBeGreaterThan(0);
+    });
+    expect(db.sqlite!.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
+    await broken.stop();
+    await db.close();
   });
 
   it('is not offered for an in-memory database', async () => {

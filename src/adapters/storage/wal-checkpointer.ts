@@ -20,7 +20,7 @@ export interface WalCheckpointer {
 export function startWalCheckpointer(
   sqlite: BetterSqlite3.Database,
   path: string,
-  opts: { intervalMs?: number } = {},
+  opts: { intervalMs?: number; onError?: (e: Error) => void } = {},
 ): WalCheckpointer {
   sqlite.pragma(`wal_autocheckpoint = ${String(BACKSTOP_PAGES)}`);
   const worker = new Worker(new URL('./wal-checkpoint-worker.ts', import.meta.url), {
@@ -28,23 +28,40 @@ export function startWalCheckpointer(
   });
   worker.unref();
   let failed: Error | undefined;
+  let exited = false;
+  worker.once('exit', () => {
+    exited = true;
+  });
   worker.on('error', (e: Error) => {
-    // Without the worker the backstop still bounds the WAL; nothing is lost.
+    // Without the worker the backstop still bounds the WAL and nothing is lost, but the operator should know.
     failed = e;
+    opts.onError?.(e);
+  });
+  worker.on('message', (m: { error?: string }) => {
+    if (m.error !== undefined) opts.onError?.(new Error(`WAL checkpoint failed: ${m.error}`));
   });
   return {
     checkpointNow: () =>
       new Promise((resolve, reject) => {
-        if (failed !== undefined) {
-          reject(failed);
+        if (failed !== undefined || exited) {
+          reject(failed ?? new Error('the WAL checkpoint worker has stopped'));
           return;
         }
-        const onMessage = (m: { log?: number; checkpointed?: number; error?: string }) => {
+        const done = () => {
           worker.off('message', onMessage);
+          worker.off('exit', onExit);
+        };
+        const onMessage = (m: { log?: number; checkpointed?: number; error?: string }) => {
+          done();
           if (m.error !== undefined) reject(new Error(m.error));
           else resolve({ log: m.log ?? 0, checkpointed: m.checkpointed ?? 0 });
         };
+        const onExit = () => {
+          done();
+          reject(failed ?? new Error('the WAL checkpoint worker has stopped'));
+        };
         worker.on('message', onMessage);
+        worker.once('exit', onExit);
         worker.postMessage('checkpoint');
       }),
     stop: async () => {
