@@ -62,8 +62,7 @@ export async function compare(
     a.push(await load(ours, opts));
     b.push(await load(bare, opts));
   }
-  const median = (xs: readonly LoadResult[]) =>
-    [...xs].sort((x, y) => x.requestsPerSecond - y.requestsPerSecond)[Math.floor(xs.length / 2)]!;
+  const median = (xs: readonly LoadResult[]) => medianBy(xs, (x) => x.requestsPerSecond);
   const total = (xs: readonly LoadResult[], k: 'non2xx' | 'errors') => xs.reduce((n, x) => n + x[k], 0);
   return {
     ours: { ...median(a), non2xx: total(a, 'non2xx'), errors: total(a, 'errors') },
@@ -72,5 +71,7 @@ export async function compare(
   };
 }
 
-export const medianOf = (xs: readonly number[]): number =>
-  [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+const medianBy = <T>(xs: readonly T[], key: (x: T) => number): T =>
+  [...xs].sort((x, y) => key(x) - key(y))[Math.floor(xs.length / 2)]!;
+
+export const medianOf = (xs: readonly number[]): number => medianBy(xs, (x) => x);

@@ -24,12 +24,13 @@ describe('hot statements on SQLite', () => {
   const row = (key: string, value: string): Row => ({ scope: 's', key, value_json: value, updated_at: 1 });
   const settingsOf = (d: Db) =>
     hotQuery<{ key: string; value_json: string }, 'key'>(d, (p) =>
-      d.kysely.selectFrom('settings').select(['key', 'value_json']).where('key', 'in', [p('key')]),
+      d.kysely
+        .selectFrom('settings')
+        .select(['key', 'value_json'])
+        .where('key', 'in', [p('key')]),
     );
   const insertSettings = (d: Db) =>
-    hotBatch<Row>(d, ['scope', 'key', 'value_json', 'updated_at'], (rows) =>
-      d.kysely.insertInto('settings').values([...rows]),
-    );
+    hotBatch<Row>(d, (rows) => d.kysely.insertInto('settings').values([...rows]));
 
   it('runs on the raw handle and answers what Kysely answers', async () => {
     expect(db.sqlite).toBeDefined();

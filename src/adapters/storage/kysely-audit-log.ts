@@ -19,25 +19,10 @@ const toRow = (e: AuditEntry) => ({
   duration_ms: e.durationMs,
 });
 
-const COLUMNS = Object.keys(
-  toRow({
-    at: new Date(0),
-    accountId: '' as AccountId,
-    credentialKind: 'api_key',
-    credentialId: '',
-    clientId: null,
-    tool: '',
-    inboxId: null,
-    outcome: '',
-    undoId: null,
-    durationMs: 0,
-  }),
-) as (keyof AuditRow)[];
-
 // Every tool call writes a row; the batched decorator groups them, so the statement is compiled once per group
 // size rather than for every group (hot-query.ts).
 const insertStatement = (db: Db) =>
-  hotBatch<AuditRow>(db, COLUMNS, (rows) => db.kysely.insertInto('audit_log').values([...rows]));
+  hotBatch<AuditRow>(db, (rows) => db.kysely.insertInto('audit_log').values([...rows]));
 
 export class KyselyAuditLog implements AuditLog {
   private readonly db: Db['kysely'];

@@ -65,37 +65,13 @@ const toRow = (m: MessageSummary): Selectable<MessagesTable> => ({
 });
 
 /** The inserted columns, in the order their parameters appear in the compiled statement. */
-const UPSERT_COLUMNS = Object.keys(
-  toRow({
-    id: '' as MessageId,
-    inboxId: '' as InboxId,
-    folderId: '' as FolderId,
-    providerRef: '',
-    position: 0,
-    threadId: null,
-    internetMessageId: null,
-    subject: '',
-    from: { address: '', name: '' },
-    to: [],
-    snippet: '',
-    date: new Date(0),
-    unread: false,
-    starred: false,
-    labels: [],
-    hasAttachments: false,
-    size: 0,
-    listId: null,
-    listUnsubscribe: null,
-    listUnsubscribePost: false,
-  }),
-) as (keyof Selectable<MessagesTable>)[];
 
 // Compiled once per row count (hot-query.ts): Kysely would rebuild the 22-column statement for every chunk.
 const upsertStatement = (db: Db) =>
-  hotBatch<Selectable<MessagesTable>>(db, UPSERT_COLUMNS, (rows) =>
+  hotBatch<Selectable<MessagesTable>>(db, (rows) =>
     db.kysely
       .insertInto('messages')
-      .values(rows.map((r) => Object.fromEntries(UPSERT_COLUMNS.map((c) => [c, r[c]])) as typeof r))
+      .values([...rows])
       .onConflict((oc) =>
         oc.columns(['folder_id', 'provider_ref']).doUpdateSet((eb) => ({
           position: eb.ref('excluded.position'),

@@ -7,16 +7,19 @@ const { path, intervalMs } = workerData as { path: string; intervalMs: number };
 const db = new BetterSqlite3(path);
 db.pragma('busy_timeout = 1000');
 
-const checkpoint = () => {
+/** Reports the outcome when asked; otherwise only failures. */
+const checkpoint = (asked: boolean) => {
   try {
     // PASSIVE: copies what no reader still needs, never waits for or blocks readers and writers.
     const [r] = db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
-    parentPort?.postMessage({ log: r?.log ?? 0, checkpointed: r?.checkpointed ?? 0 });
+    if (asked) parentPort?.postMessage({ log: r?.log ?? 0, checkpointed: r?.checkpointed ?? 0 });
   } catch (e) {
     parentPort?.postMessage({ error: e instanceof Error ? e.message : String(e) });
   }
 };
-setInterval(checkpoint, intervalMs);
+setInterval(() => {
+  checkpoint(false);
+}, intervalMs);
 parentPort?.on('message', (m: unknown) => {
-  if (m === 'checkpoint') checkpoint();
+  if (m === 'checkpoint') checkpoint(true);
 });
