@@ -1,6 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createPinoLogger } from './pino-logger.ts';
+import { createPinoLogger, TurnBatchedLines } from './pino-logger.ts';
 
 function capture() {
   const lines: string[] = [];
@@ -32,5 +33,64 @@ describe('pino logger redaction', () => {
     }
     expect(text).toContain('[redacted]');
     expect(text).toContain('"reqId":"r1"');
+  });
+});
+
+describe('standard output lines', () => {
+  function sink() {
+    const writes: string[] = [];
+    let flushed = 0;
+    return {
+      writes,
+      flushes: () => flushed,
+      write: (s: string) => {
+        writes.push(s);
+      },
+      flushSync: () => {
+        flushed++;
+      },
+    };
+  }
+
+  it('hands the lines of one turn of the event loop to the writer together, in order, at its end', async () => {
+    const s = sink();
+    const out = new TurnBatchedLines(s);
+    out.write('a\n');
+    out.write('b\n');
+    out.write('c\n');
+    expect(s.writes).toEqual([]);
+    await new Promise((r) => setImmediate(r));
+    expect(s.writes).toEqual(['a\nb\nc\n']);
+    out.write('d\n');
+    await new Promise((r) => setImmediate(r));
+    expect(s.writes).toEqual(['a\nb\nc\n', 'd\n']);
+  });
+
+  it('writes what is pending when flushed synchronously', () => {
+    const s = sink();
+    const out = new TurnBatchedLines(s);
+    out.write('last words\n');
+    out.flushSync();
+    expect(s.writes).toEqual(['last words\n']);
+    expect(s.flushes()).toBe(1);
+  });
+
+  it('loses no line when the process exits in the same turn it logged', () => {
+    const module = new URL('./pino-logger.ts', import.meta.url).href;
+    const script = `
+      const { createPinoLogger } = await import(${JSON.stringify(module)});
+      const log = createPinoLogger('info');
+      for (let i = 0; i < 500; i++) log.info({ i }, 'line');
+      log.info({}, 'stopped');
+      process.exit(0);`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string; i?: number });
+    expect(lines).toHaveLength(501);
+    expect(lines.slice(0, 500).map((l) => l.i)).toEqual([...Array(500).keys()]);
+    expect(lines.at(-1)?.msg).toBe('stopped');
   });
 });

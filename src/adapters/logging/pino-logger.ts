@@ -60,13 +60,52 @@ export function createPinoLogger(
 let stdout: DestinationStream | undefined;
 
 /**
- * Standard output, written asynchronously and shared by every logger of the process. pino's default writes each
- * line with its own synchronous write(2): under load (one access line per request) that was ~10% of an MCP
- * call. Asynchronous, a line is handed to the kernel as soon as the previous write finishes — lines that arrive
- * meanwhile go out together, never held back waiting for a buffer to fill. pino flushes it synchronously on exit,
- * so lines are lost only if the process is killed outright. One stream for all loggers keeps lines whole.
+ * Standard output, written asynchronously and shared by every logger of the process (one stream keeps lines
+ * whole). pino's default writes each line with its own synchronous write(2): under load (one access line per
+ * request) that was ~10% of an MCP call. Lines logged during one turn of the event loop are joined and handed
+ * to pino's asynchronous writer together at the end of the turn — never held back longer, never waiting for a
+ * buffer to fill. (Handed one by one, the writer measured the pending text on every line: ~3 µs a line under
+ * load.) On exit, whatever is pending is written synchronously, so lines are lost only if the process is
+ * killed outright.
  */
 function standardOutput(): DestinationStream {
-  stdout ??= pino.destination({ dest: 1, sync: false });
+  stdout ??= new TurnBatchedLines(pino.destination({ dest: 1, sync: false }));
   return stdout;
+}
+
+type Sink = DestinationStream & { flushSync(): void };
+
+export class TurnBatchedLines implements DestinationStream {
+  private readonly sink: Sink;
+  private lines: string[] = [];
+  private scheduled = false;
+
+  constructor(sink: Sink) {
+    this.sink = sink;
+    process.once('exit', () => {
+      this.flushSync();
+    });
+  }
+
+  write(line: string): void {
+    this.lines.push(line);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.drain);
+    }
+  }
+
+  /** Everything logged so far reaches the file descriptor before this returns. */
+  flushSync(): void {
+    this.drain();
+    this.sink.flushSync();
+  }
+
+  private readonly drain = (): void => {
+    this.scheduled = false;
+    if (this.lines.length === 0) return;
+    const text = this.lines.length === 1 ? (this.lines[0] ?? '') : this.lines.join('');
+    this.lines = [];
+    this.sink.write(text);
+  };
 }

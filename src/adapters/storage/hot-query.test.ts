@@ -84,4 +84,39 @@ describe('hot statements on SQLite', () => {
     expect(thrown).toBeUndefined();
     await expect(pending).rejects.toThrow(/UNIQUE/);
   });
+
+  it('inserts a batch of any size whole, in order, in slices that share a few statements', async () => {
+    const insert = insertSettings(db);
+    const keys = (n: number, tag: string) =>
+      Array.from({ length: n }, (_, i) => `${tag}${String(i).padStart(4, '0')}`);
+    for (const [n, tag] of [
+      [300, 'a'],
+      [48, 'b'],
+      [1, 'c'],
+      [255, 'd'],
+    ] as const)
+      await insert(keys(n, tag).map((k) => row(k, k)));
+    const rows = await db.kysely
+      .selectFrom('settings')
+      .select(['key', 'value_json'])
+      .orderBy('key')
+      .execute();
+    expect(rows.map((r) => r.key)).toEqual([
+      ...keys(300, 'a'),
+      ...keys(48, 'b'),
+      ...keys(1, 'c'),
+      ...keys(255, 'd'),
+    ]);
+    expect(rows.every((r) => r.key === r.value_json)).toBe(true);
+  });
+
+  it('is one transaction: a row refused in a later slice leaves none of the batch behind', async () => {
+    const insert = insertSettings(db);
+    await insert([row('taken', '0')]);
+    // 256 rows go in as the first slice, then 8; the clash is in the second.
+    const batch = Array.from({ length: 263 }, (_, i) => row(`k${String(i)}`, '1'));
+    await expect(insert([...batch, row('taken', '1')])).rejects.toThrow(/UNIQUE/);
+    const left = await db.kysely.selectFrom('settings').select('key').execute();
+    expect(left.map((r) => r.key)).toEqual(['taken']);
+  });
 });

@@ -8,9 +8,10 @@ import { claimsEnvelope, envelopeJudge, plainRequest } from './envelope.ts';
 import { SERVER_INFO } from './instructions.ts';
 import { toolContext, type Caller } from './tool-context.ts';
 import type { ToolRegistry } from './tool-registry.ts';
+import { resultMembersJson } from './tool-result.ts';
 import type { ToolServices } from './tool-services.ts';
 
-const SERVER_INFO_META = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO };
+const SERVER_INFO_META_JSON = JSON.stringify({ 'io.modelcontextprotocol/serverInfo': SERVER_INFO });
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 /** The per-request-envelope revisions this fast path knows; a newer SDK revision simply goes to the SDK. */
 const MODERN_VERSIONS: ReadonlySet<string> = new Set(['2026-07-28']);
@@ -68,22 +69,30 @@ export async function fastPath(
     const version = header('mcp-protocol-version');
     if (version === undefined || !modernHeadersAgree(header, version, method, params, meta)) return undefined;
     if (!validEnvelope(meta, version)) return undefined;
-    const result = await dispatch(method, params, caller, deps);
-    if (result === undefined) return undefined;
-    const modern =
-      method === 'tools/list'
-        ? { ...result, resultType: 'complete', ttlMs: 0, cacheScope: 'private' }
-        : { ...result, resultType: 'complete' };
-    return json({ result: { ...modern, _meta: SERVER_INFO_META }, jsonrpc: '2.0', id });
+    const answer = await dispatch(method, params, caller, deps);
+    if (answer === undefined) return undefined;
+    const members =
+      answer.kind === 'tools'
+        ? `${answer.members},"resultType":"complete","ttlMs":0,"cacheScope":"private"`
+        : `${answer.members},"resultType":"complete"`;
+    return json(
+      `{"result":{${members},"_meta":${SERVER_INFO_META_JSON}},"jsonrpc":"2.0","id":${idJson(id)}}`,
+    );
   }
 
   // The 2025 era: no envelope. A `_meta` of any other kind (progress tokens…) is left to the SDK to validate.
   if (meta !== undefined) return undefined;
   const version = header('mcp-protocol-version');
   if (version !== undefined && !LEGACY_VERSIONS.has(version)) return undefined;
-  const result = await dispatch(method, params, caller, deps);
-  if (result === undefined) return undefined;
-  return sse({ result, jsonrpc: '2.0', id });
+  const answer = await dispatch(method, params, caller, deps);
+  if (answer === undefined) return undefined;
+  return sse(`{"result":{${answer.members}},"jsonrpc":"2.0","id":${idJson(id)}}`);
+}
+
+/** A result's members as JSON text, without the braces: the reply is written around them by hand. */
+interface Answer {
+  readonly kind: 'tools' | 'call';
+  readonly members: string;
 }
 
 async function dispatch(
@@ -91,11 +100,11 @@ async function dispatch(
   params: unknown,
   caller: Caller,
   deps: FastPathDeps,
-): Promise<Record<string, unknown> | undefined> {
+): Promise<Answer | undefined> {
   if (method === 'tools/list') {
     if (params !== undefined && (typeof params !== 'object' || params === null || 'cursor' in params))
       return undefined;
-    return { tools: deps.registry.listed };
+    return { kind: 'tools', members: `"tools":${deps.registry.listedJson}` };
   }
   if (method !== 'tools/call' || typeof params !== 'object' || params === null) return undefined;
   const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
@@ -103,8 +112,11 @@ async function dispatch(
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
     return undefined;
   const result = await deps.registry.call(name, args, toolContext(caller, deps.services, deps.clock));
-  return result === undefined ? undefined : { ...result };
+  return result === undefined ? undefined : { kind: 'call', members: resultMembersJson(result) };
 }
+
+/** `plainRequest` admits only string and integer ids, whose JSON is their `JSON.stringify`. */
+const idJson = (id: string | number): string => JSON.stringify(id);
 
 /**
  * SEP-2243 standard headers, checked strictly: present, exactly equal to the body, a version we serve, and a
@@ -131,13 +143,13 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
-function json(payload: unknown): FastReply {
-  return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(payload) };
+function json(body: string): FastReply {
+  return { status: 200, headers: JSON_HEADERS, body };
 }
 
 /** The 2025-era transport answers requests as a one-event SSE stream; so do we. */
-function sse(payload: unknown): FastReply {
-  return { status: 200, headers: SSE_HEADERS, body: `event: message\ndata: ${JSON.stringify(payload)}\n\n` };
+function sse(data: string): FastReply {
+  return { status: 200, headers: SSE_HEADERS, body: `event: message\ndata: ${data}\n\n` };
 }
 
 export const isFastReply = (r: Response | FastReply): r is FastReply => typeof r.body === 'string';

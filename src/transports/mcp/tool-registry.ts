@@ -23,6 +23,8 @@ const INBOX_ID = /^inbox_[a-z0-9]{20}$/;
  */
 export class ToolRegistry {
   readonly listed: readonly ListedTool[];
+  /** `listed` as JSON, serialized once for the fast path's `tools/list`. */
+  readonly listedJson: string;
   private readonly byName: ReadonlyMap<string, ToolDefinition>;
   private readonly audit: AuditLog;
   private readonly maxResultChars: number;
@@ -35,6 +37,7 @@ export class ToolRegistry {
     }
     this.byName = new Map(tools.map((t) => [t.name, t]));
     this.listed = tools.map(listTool);
+    this.listedJson = JSON.stringify(this.listed);
     this.audit = opts.audit;
     this.maxResultChars = opts.maxResultChars;
   }

@@ -8,15 +8,43 @@ export type CallToolResultWire = {
   isError?: true;
 };
 
+/**
+ * The JSON text of each result built here, which is both its text item and the serialization of its
+ * `structuredContent`: `resultMembersJson` writes it out once instead of serializing the payload again.
+ */
+const payloadJson = new WeakMap<CallToolResultWire, string>();
+
 /** One text item holding the JSON, and the same object as `structuredContent` (DESIGN.md §4). */
 export function successResult(payload: ToolPayload, maxChars: number): CallToolResultWire {
-  const fitted = fitToLimit(payload, maxChars);
-  return { content: [{ type: 'text', text: JSON.stringify(fitted) }], structuredContent: fitted };
+  let text = JSON.stringify(payload);
+  let fitted: Record<string, unknown> = payload;
+  if (text.length > maxChars) {
+    fitted = fitToLimit(payload, maxChars, text.length);
+    text = JSON.stringify(fitted);
+  }
+  return remember({ content: [{ type: 'text', text }], structuredContent: fitted }, text);
 }
 
 export function errorResult(error: ToolError): CallToolResultWire {
   const body = { ...error };
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
+  const text = JSON.stringify(body);
+  return remember({ content: [{ type: 'text', text }], structuredContent: body, isError: true }, text);
+}
+
+function remember(result: CallToolResultWire, text: string): CallToolResultWire {
+  payloadJson.set(result, text);
+  return result;
+}
+
+/**
+ * The members of a tool result as JSON (`"content":…,"structuredContent":…[,"isError":true]`, no braces), the
+ * same text `JSON.stringify` would give them, for answers written by hand: the payload is serialized once and
+ * only its escaped copy in the text item is new.
+ */
+export function resultMembersJson(result: CallToolResultWire): string {
+  const structured = payloadJson.get(result) ?? JSON.stringify(result.structuredContent);
+  const content = JSON.stringify(result.content);
+  return `"content":${content},"structuredContent":${structured}${result.isError === true ? ',"isError":true' : ''}`;
 }
 
 const MARKER = '…[truncated]';
@@ -26,8 +54,11 @@ const MARKER = '…[truncated]';
  * shortened, repeatedly — and say so in `truncated`, so the agent knows to page or narrow its request instead
  * of trusting a partial answer. Tools page their own lists; this is the safety net.
  */
-export function fitToLimit(payload: Record<string, unknown>, maxChars: number): Record<string, unknown> {
-  const originalChars = JSON.stringify(payload).length;
+export function fitToLimit(
+  payload: Record<string, unknown>,
+  maxChars: number,
+  originalChars = JSON.stringify(payload).length,
+): Record<string, unknown> {
   if (originalChars <= maxChars) return payload;
   const copy = structuredClone(payload);
   const cut: string[] = [];
