@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { isPlainRead, TurnSnapshot } from './turn-snapshot.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -15,6 +16,8 @@ export interface Db {
   readonly pgPool?: pg.Pool;
   /** The SQLite handle itself, for statements run without Kysely's per-query overhead (`hot-query.ts`). */
   readonly sqlite?: BetterSqlite3.Database;
+  /** SQLite: the read transaction this turn's reads share (turn-snapshot.ts); statements on `sqlite` consult it. */
+  readonly snapshot?: TurnSnapshot;
   /**
    * File-backed SQLite only: checkpoint the WAL from a worker thread from now on (wal-checkpointer.ts). The
    * running service starts it with its background work; `close()` stops it.
@@ -40,20 +43,23 @@ export function openDatabase(target: DbTarget): Db {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = NORMAL');
+    const snapshot = new TurnSnapshot(sqlite);
     const kysely = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+      dialect: new SqliteDialect({ database: withStatementCache(sqlite, snapshot) }),
     });
     let checkpointer: WalCheckpointer | undefined;
     return {
       kysely,
       dialect: 'sqlite',
       sqlite,
+      snapshot,
       ...(target.path !== ':memory:' && {
         checkpointInBackground: (onError?: (e: Error) => void) =>
           (checkpointer ??= startWalCheckpointer(sqlite, target.path, { ...(onError && { onError }) })),
       }),
       close: async () => {
         await checkpointer?.stop();
+        snapshot.end();
         await kysely.destroy();
       },
     };
@@ -73,21 +79,26 @@ export function openDatabase(target: DbTarget): Db {
  * Kysely's SQLite driver prepares every statement anew; preparing costs more than running most of our queries
  * (measured: ~12% of a request). Statements are keyed by their SQL text, which Kysely emits with placeholders,
  * so the cache holds one entry per query shape. Bounded in case some caller builds SQL with inlined values.
+ * Kysely runs each statement right after preparing it, so this is also where its reads join the turn's
+ * snapshot and everything else (its BEGIN included) ends it first.
  */
-function withStatementCache(db: BetterSqlite3.Database): BetterSqlite3.Database {
-  const cache = new Map<string, BetterSqlite3.Statement>();
+function withStatementCache(db: BetterSqlite3.Database, snapshot: TurnSnapshot): BetterSqlite3.Database {
+  const cache = new Map<string, { statement: BetterSqlite3.Statement; plainRead: boolean }>();
   const prepare = db.prepare.bind(db);
   return new Proxy(db, {
     get(target, prop, receiver) {
       if (prop !== 'prepare') return Reflect.get(target, prop, receiver) as unknown;
       return (sql: string) => {
-        let stmt = cache.get(sql);
-        if (stmt === undefined) {
-          stmt = prepare(sql);
+        let entry = cache.get(sql);
+        if (entry === undefined) {
+          const statement = prepare(sql);
+          entry = { statement, plainRead: isPlainRead(sql, statement) };
           if (cache.size >= 500) cache.clear();
-          cache.set(sql, stmt);
+          cache.set(sql, entry);
         }
-        return stmt;
+        if (entry.plainRead) snapshot.beforeRead();
+        else snapshot.end();
+        return entry.statement;
       };
     },
   });

@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
+import { isPlainRead } from './turn-snapshot.ts';
 
 const MARK = '\u0000hot:';
 
@@ -78,6 +79,7 @@ export function hotBatch<R extends object>(
     const [first] = rows;
     if (first === undefined) return;
     const cols = (columns ??= Object.keys(first) as (keyof R)[]);
+    db.snapshot?.end(); // a write starts from the latest data
     if (inSlices !== undefined && sqlite?.inTransaction === false) {
       try {
         inSlices(rows, cols);
@@ -109,8 +111,8 @@ interface HotStatement<O = unknown> {
 function hotStatement<O>(db: Db, compiled: CompiledQuery<O>): HotStatement<O> {
   const viaKysely = async (parameters: readonly unknown[]) =>
     (await db.kysely.executeQuery<O>({ ...compiled, parameters })).rows;
-  const sqlite = db.sqlite;
-  if (sqlite === undefined)
+  const { sqlite, snapshot } = db;
+  if (sqlite === undefined || snapshot === undefined)
     return {
       compiled,
       run: viaKysely,
@@ -118,17 +120,24 @@ function hotStatement<O>(db: Db, compiled: CompiledQuery<O>): HotStatement<O> {
         throw new Error('hot statements run at once only on SQLite');
       },
     };
-  let prepared: BetterSqlite3.Statement | undefined; // on first use: migrations may not have run yet
+  let prepared: { statement: BetterSqlite3.Statement; plainRead: boolean } | undefined; // on first use: migrations may not have run yet
   const runNow = (parameters: readonly unknown[]): O[] => {
-    prepared ??= sqlite.prepare(compiled.sql);
-    if (prepared.reader) return prepared.all(parameters) as O[];
-    prepared.run(parameters);
+    if (prepared === undefined) {
+      const statement = sqlite.prepare(compiled.sql);
+      prepared = { statement, plainRead: isPlainRead(compiled.sql, statement) };
+    }
+    const { statement, plainRead } = prepared;
+    if (plainRead) snapshot.beforeRead();
+    else snapshot.end();
+    if (statement.reader) return statement.all(parameters) as O[];
+    statement.run(parameters);
     return [];
   };
   return {
     compiled,
     run(parameters) {
-      if (sqlite.inTransaction) return viaKysely(parameters);
+      // A transaction of Kysely's is open: joining it would tie this statement to its fate.
+      if (sqlite.inTransaction && !snapshot.isOpen) return viaKysely(parameters);
       try {
         return Promise.resolve(runNow(parameters));
       } catch (e) {
