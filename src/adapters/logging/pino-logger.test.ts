@@ -88,7 +88,10 @@ describe('standard output lines', () => {
     const lines = r.stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { msg: string; i?: number });
+      .map((l) => JSON.parse(l) as { msg: string; time: string; i?: number });
+    const started = Date.now() - 60_000;
+    expect(lines.every((l) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(l.time))).toBe(true);
+    expect(Date.parse(lines.at(-1)?.time ?? '')).toBeGreaterThan(started);
     expect(lines).toHaveLength(501);
     expect(lines.slice(0, 500).map((l) => l.i)).toEqual([...Array(500).keys()]);
     expect(lines.at(-1)?.msg).toBe('stopped');

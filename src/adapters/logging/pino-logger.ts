@@ -50,11 +50,24 @@ export function createPinoLogger(
       level,
       base: { service: 'inbox-triage' },
       ...(opts.redact !== false && { redact: { paths: REDACT_PATHS, censor: '[redacted]' } }),
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
     destination,
   );
+}
+
+let lastMs = Number.NaN;
+let lastTime = '';
+
+/** pino's `isoTime`, formatted once per millisecond: under load, many lines share one. */
+function isoTime(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return lastTime;
 }
 
 let stdout: DestinationStream | undefined;

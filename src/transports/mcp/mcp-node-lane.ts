@@ -77,12 +77,15 @@ async function serve(
   else opts.accessLog.info(line, 'request');
 }
 
-/** Request headers as a web `Headers` object would read them: lower-case names, repeated values joined. */
+/**
+ * Request headers as a web `Headers` object would read them: lower-case names, repeated values joined (llhttp
+ * has already stripped the whitespace around values).
+ */
 function headerMap(raw: readonly string[]): Map<string, string> {
   const m = new Map<string, string>();
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = (raw[i] ?? '').toLowerCase();
-    const value = (raw[i + 1] ?? '').trim();
+    const value = raw[i + 1] ?? '';
     const seen = m.get(name);
     m.set(name, seen === undefined ? value : `${seen}, ${value}`);
   }

@@ -9,10 +9,12 @@ export type CallToolResultWire = {
 };
 
 /**
- * The JSON text of each result built here, which is both its text item and the serialization of its
- * `structuredContent`: `resultMembersJson` writes it out once instead of serializing the payload again.
+ * The JSON text of a result built here, which is both its text item and the serialization of its
+ * `structuredContent`: `resultMembersJson` writes it out instead of serializing the payload again. A symbol key,
+ * so neither `JSON.stringify` nor the SDK's result schema sees it.
  */
-const payloadJson = new WeakMap<CallToolResultWire, string>();
+const PAYLOAD_JSON = Symbol('payloadJson');
+type BuiltResult = CallToolResultWire & { readonly [PAYLOAD_JSON]?: string };
 
 /** One text item holding the JSON, and the same object as `structuredContent` (DESIGN.md §4). */
 export function successResult(payload: ToolPayload, maxChars: number): CallToolResultWire {
@@ -22,17 +24,23 @@ export function successResult(payload: ToolPayload, maxChars: number): CallToolR
     fitted = fitToLimit(payload, maxChars, text.length);
     text = JSON.stringify(fitted);
   }
-  return remember({ content: [{ type: 'text', text }], structuredContent: fitted }, text);
+  const result: BuiltResult = {
+    content: [{ type: 'text', text }],
+    structuredContent: fitted,
+    [PAYLOAD_JSON]: text,
+  };
+  return result;
 }
 
 export function errorResult(error: ToolError): CallToolResultWire {
   const body = { ...error };
   const text = JSON.stringify(body);
-  return remember({ content: [{ type: 'text', text }], structuredContent: body, isError: true }, text);
-}
-
-function remember(result: CallToolResultWire, text: string): CallToolResultWire {
-  payloadJson.set(result, text);
+  const result: BuiltResult = {
+    content: [{ type: 'text', text }],
+    structuredContent: body,
+    isError: true,
+    [PAYLOAD_JSON]: text,
+  };
   return result;
 }
 
@@ -42,7 +50,7 @@ function remember(result: CallToolResultWire, text: string): CallToolResultWire 
  * only its escaped copy in the text item is new.
  */
 export function resultMembersJson(result: CallToolResultWire): string {
-  const structured = payloadJson.get(result) ?? JSON.stringify(result.structuredContent);
+  const structured = (result as BuiltResult)[PAYLOAD_JSON] ?? JSON.stringify(result.structuredContent);
   const content = JSON.stringify(result.content);
   return `"content":${content},"structuredContent":${structured}${result.isError === true ? ',"isError":true' : ''}`;
 }
