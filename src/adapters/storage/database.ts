@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { SqliteFileAuditLog } from './audit-file.ts';
 import { isPlainRead, TurnSnapshot } from './turn-snapshot.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
@@ -18,6 +19,8 @@ export interface Db {
   readonly sqlite?: BetterSqlite3.Database;
   /** SQLite: the read transaction this turn's reads share (turn-snapshot.ts); statements on `sqlite` consult it. */
   readonly snapshot?: TurnSnapshot;
+  /** File-backed SQLite: the audit log, in a file of its own written by a worker thread (audit-file.ts). */
+  readonly auditFile?: SqliteFileAuditLog;
   /**
    * File-backed SQLite only: checkpoint the WAL from a worker thread from now on (wal-checkpointer.ts). The
    * running service starts it with its background work; `close()` stops it.
@@ -48,17 +51,20 @@ export function openDatabase(target: DbTarget): Db {
       dialect: new SqliteDialect({ database: withStatementCache(sqlite, snapshot) }),
     });
     let checkpointer: WalCheckpointer | undefined;
+    const auditFile = target.path === ':memory:' ? undefined : new SqliteFileAuditLog(target.path);
     return {
       kysely,
       dialect: 'sqlite',
       sqlite,
       snapshot,
+      ...(auditFile !== undefined && { auditFile }),
       ...(target.path !== ':memory:' && {
         checkpointInBackground: (onError?: (e: Error) => void) =>
           (checkpointer ??= startWalCheckpointer(sqlite, target.path, { ...(onError && { onError }) })),
       }),
       close: async () => {
         await checkpointer?.stop();
+        await auditFile?.close();
         snapshot.end();
         await kysely.destroy();
       },

@@ -271,6 +271,8 @@ describe('the MCP fast path under random header and envelope mutations', () => {
       }),
       { numRuns: 3000 },
     );
-    expect(answered).toBeGreaterThan(40);
+    // About 1.6% of samples are requests the fast path takes (48 ± 7 of 3000): enough to compare many answers.
+    // The bound only proves the property reaches that branch, far enough below the mean never to fail by chance.
+    expect(answered).toBeGreaterThan(15);
   });
 });
