@@ -64,7 +64,7 @@ export async function createApp(
     throw e;
   }
   db.auditFile?.reportProblemsTo((e) => {
-    log.warn({ err: e.message }, 'audit file: rows from an older version stay in the main database for now');
+    log.warn({ err: e.message }, 'audit file');
   });
   // Verified credentials are believed for a few seconds; every write that changes one clears them (decision 0010).
   const credentials = new VerifiedCache({ ttlMs: config.credentialCacheSeconds * 1000, clock });

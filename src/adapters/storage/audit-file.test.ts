@@ -110,12 +110,27 @@ describe('the SQLite audit file', () => {
     expect((await stores.audit.recent(a, 2)).map((e) => e.durationMs)).toEqual([9, 8]);
 
     // A crash after the copy and before the delete: the rows are in both files on the next start.
-    await db.kysely.insertInto('audit_log').values([legacy(a, 7), legacy(a, 8)]).execute();
+    await db.kysely
+      .insertInto('audit_log')
+      .values([legacy(a, 7), legacy(a, 8)])
+      .execute();
     await db.close();
     db = openDatabase({ kind: 'sqlite', path });
     stores = createStores(db);
     await stores.audit.record(entry(a, 10));
     expect(committed(a)).toEqual([7, 8, 9, 10]);
+  });
+
+  it('starts a new writer when one dies, and says so', async () => {
+    const a = await seedAccount(stores.accounts);
+    const problems: string[] = [];
+    db.auditFile?.reportProblemsTo((e) => problems.push(e.message));
+    await stores.audit.record(entry(a, 1));
+    const writer = (db.auditFile as unknown as { writer: { terminate(): Promise<number> } }).writer;
+    await writer.terminate();
+    await stores.audit.record(entry(a, 2));
+    expect(committed(a)).toEqual([1, 2]);
+    expect(problems).toEqual([expect.stringMatching(/audit writer stopped/)]);
   });
 
   it('finishes what was handed over when closed, and refuses rows after', async () => {

@@ -135,10 +135,19 @@ export class SqliteFileAuditLog implements AuditLog {
       if (m.error === undefined) w?.resolve();
       else w?.reject(new Error(`audit write failed: ${m.error}`));
     });
+    // A writer that dies (an exception outside a request, out of memory) fails what it was handed, which the
+    // callers log; the next rows start a new one, which adopts and sweeps again. Closing stops it for good.
+    let reported = false;
     const stop = (e: Error) => {
-      this.failed ??= e;
+      if (this.writer === writer) this.writer = undefined;
       for (const w of this.waiting.values()) w.reject(e);
       this.waiting.clear();
+      if (this.failed === undefined && !reported) {
+        reported = true;
+        this.report(
+          new Error(`the audit writer stopped (${e.message}); a new one starts with the next rows`),
+        );
+      }
     };
     writer.on('error', stop);
     writer.once('exit', () => {
