@@ -3,14 +3,14 @@ import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { AuditEntry, AuditLog } from '../../core/audit/audit-log.ts';
-import { prepareAuditFile, type AUDIT_COLUMNS } from './audit-file-schema.ts';
-import { toDate } from './sql-errors.ts';
+import type { Selectable } from 'kysely';
+import { AUDIT_COLUMNS, prepareAuditFile } from './audit-file-schema.ts';
+import { fromAuditRow, toAuditRow } from './audit-rows.ts';
+import type { AuditLogTable } from './schema.ts';
 
 /** The audit file beside a SQLite database: `inbox-triage.db` → `inbox-triage-audit.db`. */
 export const auditFilePath = (databasePath: string): string =>
   `${databasePath.replace(/\.(db|sqlite3?)$/, '')}-audit.db`;
-
-type Row = Record<(typeof AUDIT_COLUMNS)[number] | 'id', unknown>;
 
 /**
  * The audit log of a file-backed SQLite service, in a database file of its own written by a worker thread
@@ -48,18 +48,10 @@ export class SqliteFileAuditLog implements AuditLog {
 
   /** Resolves once the rows are committed. */
   recordMany(entries: readonly AuditEntry[]): Promise<void> {
-    const rows = entries.map((e) => [
-      e.at.getTime(),
-      e.accountId,
-      e.credentialKind,
-      e.credentialId,
-      e.clientId,
-      e.tool,
-      e.inboxId,
-      e.outcome,
-      e.undoId,
-      e.durationMs,
-    ]);
+    const rows = entries.map((e) => {
+      const row = toAuditRow(e);
+      return AUDIT_COLUMNS.map((c) => row[c]);
+    });
     return this.send({ op: 'insert', rows });
   }
 
@@ -71,21 +63,8 @@ export class SqliteFileAuditLog implements AuditLog {
   recent(accountId: AccountId, limit: number): Promise<AuditEntry[]> {
     const rows = this.reader
       .prepare('select * from audit_log where account_id = ? order by at desc, id desc limit ?')
-      .all(accountId, limit) as Row[];
-    return Promise.resolve(
-      rows.map((r) => ({
-        at: toDate(r.at as number),
-        accountId: r.account_id as AccountId,
-        credentialKind: r.credential_kind as AuditEntry['credentialKind'],
-        credentialId: r.credential_id as string,
-        clientId: r.client_id as string | null,
-        tool: r.tool as string,
-        inboxId: r.inbox_id as string | null,
-        outcome: r.outcome as string,
-        undoId: r.undo_id as string | null,
-        durationMs: r.duration_ms as number,
-      })),
-    );
+      .all(accountId, limit) as Selectable<AuditLogTable>[];
+    return Promise.resolve(rows.map(fromAuditRow));
   }
 
   /** Where a failure no caller sees goes (moving rows from an older version): the service logs it. */

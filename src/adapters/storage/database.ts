@@ -17,8 +17,13 @@ export interface Db {
   readonly pgPool?: pg.Pool;
   /** The SQLite handle itself, for statements run without Kysely's per-query overhead (`hot-query.ts`). */
   readonly sqlite?: BetterSqlite3.Database;
-  /** SQLite: the read transaction this turn's reads share (turn-snapshot.ts); statements on `sqlite` consult it. */
+  /** SQLite: the read transaction this turn's reads share (turn-snapshot.ts). */
   readonly snapshot?: TurnSnapshot;
+  /**
+   * SQLite: the prepared statement for `sql`, from the cache Kysely uses too, with this turn's snapshot joined
+   * (a plain read) or ended (anything else). Call it right before running the statement.
+   */
+  readonly statement?: (sql: string) => BetterSqlite3.Statement;
   /** File-backed SQLite: the audit log, in a file of its own written by a worker thread (audit-file.ts). */
   readonly auditFile?: SqliteFileAuditLog;
   /**
@@ -47,8 +52,9 @@ export function openDatabase(target: DbTarget): Db {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('synchronous = NORMAL');
     const snapshot = new TurnSnapshot(sqlite);
+    const statement = cachedStatements(sqlite, snapshot);
     const kysely = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: withStatementCache(sqlite, snapshot) }),
+      dialect: new SqliteDialect({ database: preparingFrom(sqlite, statement) }),
     });
     let checkpointer: WalCheckpointer | undefined;
     const auditFile = target.path === ':memory:' ? undefined : new SqliteFileAuditLog(target.path);
@@ -57,6 +63,7 @@ export function openDatabase(target: DbTarget): Db {
       dialect: 'sqlite',
       sqlite,
       snapshot,
+      statement,
       ...(auditFile !== undefined && { auditFile }),
       ...(target.path !== ':memory:' && {
         checkpointInBackground: (onError?: (e: Error) => void) =>
@@ -85,27 +92,36 @@ export function openDatabase(target: DbTarget): Db {
  * Kysely's SQLite driver prepares every statement anew; preparing costs more than running most of our queries
  * (measured: ~12% of a request). Statements are keyed by their SQL text, which Kysely emits with placeholders,
  * so the cache holds one entry per query shape. Bounded in case some caller builds SQL with inlined values.
- * Kysely runs each statement right after preparing it, so this is also where its reads join the turn's
- * snapshot and everything else (its BEGIN included) ends it first.
+ * Every statement is asked for right before it runs, so this is also where reads join the turn's snapshot and
+ * everything else (Kysely's BEGIN included) ends it first.
  */
-function withStatementCache(db: BetterSqlite3.Database, snapshot: TurnSnapshot): BetterSqlite3.Database {
+function cachedStatements(
+  db: BetterSqlite3.Database,
+  snapshot: TurnSnapshot,
+): (sql: string) => BetterSqlite3.Statement {
   const cache = new Map<string, { statement: BetterSqlite3.Statement; plainRead: boolean }>();
-  const prepare = db.prepare.bind(db);
+  return (sql) => {
+    let entry = cache.get(sql);
+    if (entry === undefined) {
+      const statement = db.prepare(sql);
+      entry = { statement, plainRead: isPlainRead(sql, statement) };
+      if (cache.size >= 500) cache.clear();
+      cache.set(sql, entry);
+    }
+    if (entry.plainRead) snapshot.beforeRead();
+    else snapshot.end();
+    return entry.statement;
+  };
+}
+
+/** The handle as Kysely's driver sees it: its `prepare` is `statement`. */
+function preparingFrom(
+  db: BetterSqlite3.Database,
+  statement: (sql: string) => BetterSqlite3.Statement,
+): BetterSqlite3.Database {
   return new Proxy(db, {
     get(target, prop, receiver) {
-      if (prop !== 'prepare') return Reflect.get(target, prop, receiver) as unknown;
-      return (sql: string) => {
-        let entry = cache.get(sql);
-        if (entry === undefined) {
-          const statement = prepare(sql);
-          entry = { statement, plainRead: isPlainRead(sql, statement) };
-          if (cache.size >= 500) cache.clear();
-          cache.set(sql, entry);
-        }
-        if (entry.plainRead) snapshot.beforeRead();
-        else snapshot.end();
-        return entry.statement;
-      };
+      return prop === 'prepare' ? statement : (Reflect.get(target, prop, receiver) as unknown);
     },
   });
 }

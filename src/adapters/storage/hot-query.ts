@@ -1,7 +1,5 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database.ts';
-import { isPlainRead } from './turn-snapshot.ts';
 
 const MARK = '\u0000hot:';
 
@@ -75,36 +73,27 @@ interface HotStatement<O = unknown> {
 }
 
 /**
- * Runs one compiled statement with fresh parameters. On SQLite, which runs in this thread, a statement outside a
- * transaction is one synchronous call on a statement prepared once; Kysely's driver would add a connection mutex
- * and a dozen promise hops around it (~7 µs a query under load). While a transaction is open on the single
- * connection a statement run directly would join it, so then it waits its turn through Kysely like any other.
+ * Runs one compiled statement with fresh parameters. On SQLite, which runs in this thread, it is one synchronous
+ * call on a statement prepared once (`Db.statement`, which also joins or ends the turn's snapshot); Kysely's driver
+ * would add a connection mutex and a dozen promise hops around it (~7 µs a query under load). While a transaction
+ * of Kysely's is open a statement run directly would join it, so then it waits its turn through Kysely.
  */
 function hotStatement<O>(db: Db, compiled: CompiledQuery<O>): HotStatement<O> {
   const viaKysely = async (parameters: readonly unknown[]) =>
     (await db.kysely.executeQuery<O>({ ...compiled, parameters })).rows;
-  const { sqlite, snapshot } = db;
-  if (sqlite === undefined || snapshot === undefined) return { compiled, run: viaKysely };
-  let prepared: { statement: BetterSqlite3.Statement; plainRead: boolean } | undefined; // on first use: migrations may not have run yet
-  const runNow = (parameters: readonly unknown[]): O[] => {
-    if (prepared === undefined) {
-      const statement = sqlite.prepare(compiled.sql);
-      prepared = { statement, plainRead: isPlainRead(compiled.sql, statement) };
-    }
-    const { statement, plainRead } = prepared;
-    if (plainRead) snapshot.beforeRead();
-    else snapshot.end();
-    if (statement.reader) return statement.all(parameters) as O[];
-    statement.run(parameters);
-    return [];
-  };
+  const { sqlite, snapshot, statement } = db;
+  if (sqlite === undefined || snapshot === undefined || statement === undefined)
+    return { compiled, run: viaKysely };
   return {
     compiled,
     run(parameters) {
       // A transaction of Kysely's is open: joining it would tie this statement to its fate.
       if (sqlite.inTransaction && !snapshot.isOpen) return viaKysely(parameters);
       try {
-        return Promise.resolve(runNow(parameters));
+        const prepared = statement(compiled.sql);
+        if (prepared.reader) return Promise.resolve(prepared.all(parameters) as O[]);
+        prepared.run(parameters);
+        return Promise.resolve([]);
       } catch (e) {
         return Promise.reject(e instanceof Error ? e : new Error(String(e)));
       }

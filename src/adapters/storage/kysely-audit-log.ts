@@ -2,22 +2,9 @@ import type { AccountId } from '../../core/accounts/account.ts';
 import type { AuditEntry, AuditLog } from '../../core/audit/audit-log.ts';
 import type { Db } from './database.ts';
 import { hotBatch } from './hot-query.ts';
-import { toDate } from './sql-errors.ts';
+import { fromAuditRow, toAuditRow } from './audit-rows.ts';
 
-type AuditRow = ReturnType<typeof toRow>;
-
-const toRow = (e: AuditEntry) => ({
-  at: e.at.getTime(),
-  account_id: e.accountId,
-  credential_kind: e.credentialKind,
-  credential_id: e.credentialId,
-  client_id: e.clientId,
-  tool: e.tool,
-  inbox_id: e.inboxId,
-  outcome: e.outcome,
-  undo_id: e.undoId,
-  duration_ms: e.durationMs,
-});
+type AuditRow = ReturnType<typeof toAuditRow>;
 
 // Every tool call writes a row; the batched decorator groups them, so the statement is compiled once per group
 // size rather than for every group (hot-query.ts).
@@ -39,7 +26,7 @@ export class KyselyAuditLog implements AuditLog {
   /** One statement for many rows (the batched decorator's group commit); chunked under parameter limits. */
   async recordMany(entries: readonly AuditEntry[]): Promise<void> {
     for (let i = 0; i < entries.length; i += 500) {
-      await this.insert(entries.slice(i, i + 500).map(toRow));
+      await this.insert(entries.slice(i, i + 500).map(toAuditRow));
     }
   }
 
@@ -52,17 +39,6 @@ export class KyselyAuditLog implements AuditLog {
       .orderBy('id', 'desc')
       .limit(limit)
       .execute();
-    return rows.map((r) => ({
-      at: toDate(r.at),
-      accountId: r.account_id as AccountId,
-      credentialKind: r.credential_kind as AuditEntry['credentialKind'],
-      credentialId: r.credential_id,
-      clientId: r.client_id,
-      tool: r.tool,
-      inboxId: r.inbox_id,
-      outcome: r.outcome,
-      undoId: r.undo_id,
-      durationMs: r.duration_ms,
-    }));
+    return rows.map(fromAuditRow);
   }
 }
