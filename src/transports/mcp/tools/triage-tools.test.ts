@@ -111,8 +111,11 @@ describe('triage tools on the demo inbox', () => {
       await call('update_triage_profile', { patch: { defaults: { cadance: { everyHours: 2 } } } }),
       'invalid_arguments',
     );
-    expect(unknown['message']).toContain('unknown field: cadance');
-    expect(unknown['details']).toEqual({ issues: [{ path: 'defaults', message: 'unknown field: cadance' }] });
+    // Refused by the published patch schema now, before ProfileService checks the merged profile as well.
+    expect(unknown['message']).toContain('patch.defaults: Unrecognized key: "cadance"');
+    expect(unknown['details']).toEqual({
+      issues: [{ path: 'patch.defaults', message: 'Unrecognized key: "cadance"' }],
+    });
     expectToolError(
       await call('update_triage_profile', {
         patch: { defaults: { quietHours: { start: '9am', end: '17:00', timezone: 'UTC' } } },
