@@ -31,7 +31,7 @@ export function httpToolCaller(baseUrl: string, key: string): ReturnType<typeof 
   return callerVia((req) => fetch(req), baseUrl, key);
 }
 
-export interface ListedTool {
+interface ListedTool {
   readonly name: string;
   readonly inputSchema: Record<string, unknown>;
   readonly outputSchema?: Record<string, unknown>;
