@@ -36,11 +36,11 @@ type Frozen<T> = T extends readonly (infer E)[]
     ? { readonly [K in keyof T]: Frozen<T[K]> }
     : T;
 
-/** What `run` returns on success for an output schema: its input type, so TypeScript checks the payload. */
-export type PayloadOf<O extends OutputSchema> = Frozen<z.input<O>>;
-
 /** An output schema: a JSON object at the root (the 2025 wire requires it; `z.never()` also fits). */
 export type OutputSchema = z.ZodType<ToolPayload, ToolPayload>;
+
+/** What `run` returns on success for an output schema: its input type, so TypeScript checks the payload. */
+export type PayloadOf<O extends OutputSchema> = Frozen<z.input<O>>;
 
 export interface ToolDefinition<S extends z.ZodType = z.ZodType, O extends OutputSchema = OutputSchema> {
   readonly name: string;
@@ -48,7 +48,7 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType, O extends Outpu
   /** Written for a model: what it does, when to use it, what to ask the person first. */
   readonly description: string;
   readonly input: S;
-  /** The success payload (`z.never()` for a tool that cannot succeed yet); published with the error shape as `outputSchema`. */
+  /** The success payload (`z.never()` if it cannot succeed yet); published with the error shape as `outputSchema`. */
   readonly output: O;
   readonly annotations: ToolAnnotations;
   /** `['app']` hides the tool from the model; views call it (MCP Apps). Authorised like any other tool. */
