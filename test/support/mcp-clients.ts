@@ -12,7 +12,14 @@ export function inProcessFetch(app: App): (url: string | URL, init?: RequestInit
 
 export interface ConnectedClient {
   readonly kind: ClientKind;
-  listTools(): Promise<{ tools: { name: string; annotations?: Record<string, unknown> }[] }>;
+  listTools(): Promise<{
+    tools: {
+      name: string;
+      annotations?: Record<string, unknown>;
+      inputSchema: Record<string, unknown>;
+      outputSchema?: Record<string, unknown>;
+    }[];
+  }>;
   callTool(
     name: string,
     args?: Record<string, unknown>,

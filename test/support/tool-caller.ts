@@ -1,3 +1,4 @@
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { expect } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { createKeyViaPage, setUpOwner, type WebClient } from './web-client.ts';
@@ -30,13 +31,33 @@ export function httpToolCaller(baseUrl: string, key: string): ReturnType<typeof 
   return callerVia((req) => fetch(req), baseUrl, key);
 }
 
+interface ListedTool {
+  readonly name: string;
+  readonly inputSchema: Record<string, unknown>;
+  readonly outputSchema?: Record<string, unknown>;
+}
+
+type Check = (structuredContent: unknown) => { valid: boolean; errorMessage?: string | undefined };
+
+/** Validators for every tool's published `outputSchema`, compiled as the v1 SDK client compiles them. */
+export function outputValidators(tools: readonly ListedTool[]): ReadonlyMap<string, Check> {
+  const ajv = new AjvJsonSchemaValidator();
+  return new Map(
+    tools.flatMap((t) => (t.outputSchema === undefined ? [] : [[t.name, ajv.getValidator(t.outputSchema)]])),
+  );
+}
+
+/**
+ * Every call checks its `structuredContent` (success or error) against the tool's `outputSchema` from
+ * `tools/list`, so every test that calls tools also proves the published schemas describe the real results.
+ */
 function callerVia(send: (req: Request) => Promise<Response>, baseUrl: string, key: string) {
   let id = 0;
-  return async function callTool(name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
-    const META = {
-      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-      'io.modelcontextprotocol/clientCapabilities': {},
-    };
+  const META = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  async function rpc(method: string, params: Record<string, unknown>, name?: string) {
     const res = await send(
       new Request(new URL('/mcp', baseUrl), {
         method: 'POST',
@@ -45,24 +66,29 @@ function callerVia(send: (req: Request) => Promise<Response>, baseUrl: string, k
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
           'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': name,
+          'mcp-method': method,
+          ...(name !== undefined && { 'mcp-name': name }),
         },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: ++id,
-          method: 'tools/call',
-          params: { name, arguments: args, _meta: META },
-        }),
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: { ...params, _meta: META } }),
       }),
     );
-    const msg = (await res.json()) as {
-      result?: { isError?: boolean; structuredContent: Record<string, unknown> };
-      error?: unknown;
-    };
+    const msg = (await res.json()) as { result?: unknown; error?: unknown };
     if (msg.result === undefined)
-      throw new Error(`tools/call ${name} failed: ${res.status} ${JSON.stringify(msg.error)}`);
-    return { isError: msg.result.isError === true, body: msg.result.structuredContent };
+      throw new Error(`${method} ${name ?? ''} failed: ${res.status} ${JSON.stringify(msg.error)}`);
+    return msg.result;
+  }
+  let validators: Promise<ReadonlyMap<string, Check>> | undefined;
+  return async function callTool(name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+    validators ??= rpc('tools/list', {}).then((r) => outputValidators((r as { tools: ListedTool[] }).tools));
+    const result = (await rpc('tools/call', { name, arguments: args }, name)) as {
+      isError?: boolean;
+      structuredContent: Record<string, unknown>;
+    };
+    const check = (await validators).get(name);
+    expect(check, `${name} publishes no outputSchema`).toBeDefined();
+    const verdict = check?.(result.structuredContent);
+    expect(verdict?.valid, `${name}: ${verdict?.errorMessage ?? ''} in ${JSON.stringify(result)}`).toBe(true);
+    return { isError: result.isError === true, body: result.structuredContent };
   };
 }
 

@@ -1,5 +1,6 @@
 import type { ActError, ActionKind, ActOutcome } from '../../core/actions/action-types.ts';
-import type { ToolOutcome } from './tool-definition.ts';
+import type { ACT_RESULT } from './output-shapes.ts';
+import type { PayloadOf, ToolFailure, ToolOutcome } from './tool-definition.ts';
 import { toolError, toolOk } from './tool-error.ts';
 import { fromInboxError } from './tool-helpers.ts';
 
@@ -19,7 +20,7 @@ const count = (n: number, one: string) => `${String(n)} ${one}${n === 1 ? '' : '
  * The result of a mail change, for every action tool alike. `sayToHuman` holds counts only: subjects and sender
  * names are data from strangers and stay in the structured fields.
  */
-export function actResult(action: ActionKind, o: ActOutcome): ToolOutcome {
+export function actResult(action: ActionKind, o: ActOutcome): ToolOutcome<PayloadOf<typeof ACT_RESULT>> {
   const vip = o.skipped.filter((s) => s.reason === 'vip').length;
   const missing = o.skipped.filter((s) => s.reason === 'not_found').length;
   const parts = [`I ${DONE[action]} ${count(o.changed.length, 'message')}.`];
@@ -57,7 +58,7 @@ export function actResult(action: ActionKind, o: ActOutcome): ToolOutcome {
   });
 }
 
-export function fromActError(e: ActError): ToolOutcome {
+export function fromActError(e: ActError): ToolFailure {
   switch (e.code) {
     case 'lease_held':
       return toolError('lease_held', e.message, {

@@ -23,27 +23,44 @@ export interface ToolContext {
   readonly log: Logger;
 }
 
-/** A success payload: any JSON object; `sayToHuman` is for the person, `agentOnly` for the agent only. */
-export type ToolPayload = Record<string, unknown> & { sayToHuman?: string; agentOnly?: string[] };
+/** A success payload: a JSON object of the shape the tool's `output` declares (common members: output-shapes.ts). */
+export type ToolPayload = Record<string, unknown>;
 
-export type ToolOutcome =
-  { readonly ok: true; readonly value: ToolPayload } | { readonly ok: false; readonly error: ToolError };
+export type ToolFailure = { readonly ok: false; readonly error: ToolError };
+export type ToolOutcome<T = ToolPayload> = { readonly ok: true; readonly value: T } | ToolFailure;
 
-export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+/** JSON data as `run` may hand it over: core types are readonly, and a readonly array is as good as a mutable one. */
+type Frozen<T> = T extends readonly (infer E)[]
+  ? readonly Frozen<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: Frozen<T[K]> }
+    : T;
+
+/** An output schema: a JSON object at the root (the 2025 wire requires it; `z.never()` also fits). */
+export type OutputSchema = z.ZodType<ToolPayload, ToolPayload>;
+
+/** What `run` returns on success for an output schema: its input type, so TypeScript checks the payload. */
+export type PayloadOf<O extends OutputSchema> = Frozen<z.input<O>>;
+
+export interface ToolDefinition<S extends z.ZodType = z.ZodType, O extends OutputSchema = OutputSchema> {
   readonly name: string;
   readonly title: string;
   /** Written for a model: what it does, when to use it, what to ask the person first. */
   readonly description: string;
   readonly input: S;
+  /** The success payload (`z.never()` if it cannot succeed yet); published with the error shape as `outputSchema`. */
+  readonly output: O;
   readonly annotations: ToolAnnotations;
   /** `['app']` hides the tool from the model; views call it (MCP Apps). Authorised like any other tool. */
   readonly visibility?: readonly ('model' | 'app')[];
   /** The MCP Apps view this tool renders into. */
   readonly resourceUri?: string;
-  run(args: z.output<S>, ctx: ToolContext): Promise<ToolOutcome>;
+  run(args: z.output<S>, ctx: ToolContext): Promise<ToolOutcome<PayloadOf<O>>>;
 }
 
-/** Keeps the argument type of `run` tied to the schema. */
-export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDefinition {
+/** Keeps the argument type of `run` tied to the input schema, and its result to the output schema. */
+export function defineTool<S extends z.ZodType, O extends OutputSchema>(
+  def: ToolDefinition<S, O>,
+): ToolDefinition {
   return def;
 }

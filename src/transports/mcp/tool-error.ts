@@ -44,4 +44,5 @@ export const toolError = (
   extra: Omit<ToolError, 'error' | 'message'> = {},
 ) => ({ ok: false, error: { error, message, ...extra } }) as const;
 
-export const toolOk = <T extends Record<string, unknown>>(value: T) => ({ ok: true, value }) as const;
+// `const`: literal members (`started: false`) keep their literal type, so they can match an output schema's union.
+export const toolOk = <const T extends Record<string, unknown>>(value: T) => ({ ok: true, value }) as const;

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
+import { TOOL_ERROR } from './output-shapes.ts';
 import { errorResult, successResult, type CallToolResultWire } from './tool-result.ts';
 import type { ToolContext, ToolDefinition } from './tool-definition.ts';
 import type { ToolError } from './tool-error.ts';
@@ -10,6 +11,7 @@ export type ListedTool = {
   title: string;
   description: string;
   inputSchema: { type: 'object'; [k: string]: unknown };
+  outputSchema: { type: 'object'; [k: string]: unknown };
   annotations: Record<string, unknown>;
   _meta?: Record<string, unknown>;
 };
@@ -118,9 +120,25 @@ function listTool(t: ToolDefinition): ListedTool {
     title: t.title,
     description: t.description,
     inputSchema,
+    outputSchema: outputSchema(t),
     annotations: { title: t.title, ...t.annotations },
     ...(Object.keys(meta).length > 0 && { _meta: meta }),
   };
+}
+
+/**
+ * The success shapes and the error shape, as one schema: a client may check the `structuredContent` of an `isError`
+ * result too (the v1 SDK client does, decision 0015). The root says `type: object`, or the SDK would wrap the
+ * schema and the results under `result` for 2025-era clients.
+ */
+function outputSchema(t: ToolDefinition): ListedTool['outputSchema'] {
+  const out = t.output;
+  const successes = out instanceof z.ZodNever ? [] : out instanceof z.ZodUnion ? [...out.options] : [out];
+  const { $schema, ...rest } = z.toJSONSchema(z.union([...successes, TOOL_ERROR]), {
+    target: 'draft-2020-12',
+    io: 'output',
+  });
+  return { $schema, ...rest, type: 'object' };
 }
 
 /**

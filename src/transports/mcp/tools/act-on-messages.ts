@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { actResult, fromActError } from '../action-results.ts';
+import { ACT_RESULT } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError } from '../tool-error.ts';
 import { LABEL_ID } from '../tool-helpers.ts';
@@ -26,6 +27,7 @@ export const actOnMessages = defineTool({
     labelIds: z.array(z.string().regex(LABEL_ID, 'a label id from list_labels')).min(1).max(20).optional(),
     vipConfirmed: z.boolean().optional(),
   }),
+  output: ACT_RESULT,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run(args, ctx) {
     if ((args.items === undefined) === (args.sender === undefined)) {

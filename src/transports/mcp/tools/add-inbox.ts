@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { inboxView } from '../../../core/inboxes/inbox-view.ts';
 import { PROVIDERS } from '../../../core/inboxes/inbox.ts';
 import { fromInboxError } from '../tool-helpers.ts';
+import { INBOX_VIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolOk } from '../tool-error.ts';
 
@@ -23,6 +24,7 @@ export const addInbox = defineTool({
     smtpHost: z.string().max(253).optional(),
     smtpPort: z.number().int().optional(),
   }),
+  output: payload({ inbox: INBOX_VIEW }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
     const r = await ctx.services.inboxes.add(ctx.principal.accountId, args);

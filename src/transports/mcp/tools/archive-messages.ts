@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { actResult, fromActError } from '../action-results.ts';
+import { ACT_RESULT } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError } from '../tool-error.ts';
 import { ownedInbox } from '../tool-helpers.ts';
@@ -16,6 +17,7 @@ export const archiveMessages = defineTool({
     messageIds: z.array(z.string()).min(1).max(25),
     confirmed: z.literal(true),
   }),
+  output: ACT_RESULT,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ inboxId, messageIds }, ctx) {
     const owned = await ownedInbox(ctx, inboxId);

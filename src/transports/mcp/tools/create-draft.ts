@@ -1,12 +1,13 @@
 import * as z from 'zod';
 import type { DraftError } from '../../../core/drafts/draft-service.ts';
 import { draftView } from '../../../core/drafts/draft-view.ts';
-import type { ToolOutcome } from '../tool-definition.ts';
+import { DRAFT_VIEW, payload } from '../output-shapes.ts';
+import type { ToolFailure } from '../tool-definition.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 import { fromInboxError, ownedInbox } from '../tool-helpers.ts';
 
-export function fromDraftError(e: DraftError): ToolOutcome {
+export function fromDraftError(e: DraftError): ToolFailure {
   if (e.code === 'invalid_draft')
     return toolError('invalid_arguments', `The draft was refused: ${e.message}`);
   if (e.code === 'provider_error') return toolError('provider_error', e.message);
@@ -28,6 +29,16 @@ export const createDraft = defineTool({
     text: z.string().max(200_000),
     threadId: z.string().max(200).optional(),
   }),
+  output: z.union([
+    payload({ draft: DRAFT_VIEW, sendAvailable: z.literal(false) }),
+    payload({
+      draft: DRAFT_VIEW,
+      sendAvailable: z.literal(true),
+      pendingSendId: z.string(),
+      approvalCode: z.string(),
+      approvalExpiresAt: z.string(),
+    }),
+  ]),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ inboxId, to, subject, text, threadId }, ctx) {
     const r = await ctx.services.drafts.create(ctx.principal.accountId, inboxId, {

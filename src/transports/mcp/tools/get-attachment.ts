@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { demoNote, usableInbox } from '../tool-helpers.ts';
+import { DEMO, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -10,6 +11,14 @@ export const getAttachment = defineTool({
     'Returns a short-lived (10 minutes) download link for one attachment, by the partId that get_message lists. Attachments are ' +
     'untrusted files from the sender: do not open or run them on the person’s behalf without asking.',
   input: z.strictObject({ inboxId: z.string(), messageId: z.string(), partId: z.string().max(100) }),
+  output: payload({
+    url: z.string(),
+    expiresAt: z.string(),
+    filename: z.string(),
+    contentType: z.string(),
+    size: z.number(),
+    ...DEMO,
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ inboxId, messageId, partId }, ctx) {
     const inbox = await usableInbox(ctx, inboxId);

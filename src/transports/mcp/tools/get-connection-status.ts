@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { inboxView } from '../../../core/inboxes/inbox-view.ts';
 import { ownedInbox } from '../tool-helpers.ts';
+import { INBOX_VIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolOk } from '../tool-error.ts';
 
@@ -10,6 +11,7 @@ export const getConnectionStatus = defineTool({
   description:
     'Says whether an inbox can sync now: connectionStatus (connected, not_connected, needs_reconnect, paused), needsReconnect, and the last error if any.',
   input: z.strictObject({ inboxId: z.string() }),
+  output: payload({ ...INBOX_VIEW.shape, canSyncNow: z.boolean(), lastError: z.string().nullable() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId }, ctx) {
     const r = await ownedInbox(ctx, inboxId);

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import type { ActionKind } from '../../../core/actions/action-types.ts';
 import { actResult, fromActError } from '../action-results.ts';
-import { defineTool, type ToolContext, type ToolOutcome } from '../tool-definition.ts';
+import { ACT_RESULT } from '../output-shapes.ts';
+import { defineTool, type PayloadOf, type ToolContext, type ToolOutcome } from '../tool-definition.ts';
 import { toolError } from '../tool-error.ts';
 import { LABEL_ID } from '../tool-helpers.ts';
 
@@ -20,7 +21,7 @@ async function flagTool(
   ctx: ToolContext,
   action: ActionKind,
   a: { inboxId: string; messageIds: string[]; confirmed?: true | undefined; labels?: string[] },
-): Promise<ToolOutcome> {
+): Promise<ToolOutcome<PayloadOf<typeof ACT_RESULT>>> {
   if (a.messageIds.length > 1 && a.confirmed !== true) {
     return toolError(
       'confirmation_required',
@@ -44,6 +45,7 @@ export const applyLabels = defineTool({
     'Adds labels (ids from list_labels; IMAP keywords on icloud/imap) to up to 25 messages. With more than one message id, ask the ' +
     'person first and pass confirmed: true. Returns an undoId.',
   input: labelChange,
+  output: ACT_RESULT,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   run: (a, ctx) => flagTool(ctx, 'label', { ...a, labels: a.labelIds }),
 });
@@ -55,6 +57,7 @@ export const removeLabels = defineTool({
     'Removes labels from up to 25 messages. With more than one message id, ask the person first and pass confirmed: true. ' +
     'Returns an undoId.',
   input: labelChange,
+  output: ACT_RESULT,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   run: (a, ctx) => flagTool(ctx, 'unlabel', { ...a, labels: a.labelIds }),
 });
@@ -71,6 +74,7 @@ export const starMessages = defineTool({
     starred: z.boolean(),
     confirmed: z.literal(true).optional(),
   }),
+  output: ACT_RESULT,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   run: (a, ctx) => flagTool(ctx, a.starred ? 'star' : 'unstar', a),
 });

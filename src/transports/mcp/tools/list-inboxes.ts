@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { INBOX_VIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolOk } from '../tool-error.ts';
 
@@ -10,6 +11,7 @@ export const listInboxes = defineTool({
     '(`connectionStatus`, `needsReconnect`, `paused`) and whether it is the demo inbox. Call this first: other tools ' +
     'take an `inboxId` from here. Read-only.',
   input: z.strictObject({}),
+  output: payload({ inboxes: z.array(INBOX_VIEW) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
     const inboxes = await ctx.services.inboxes.list(ctx.principal.accountId);

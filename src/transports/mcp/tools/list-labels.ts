@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { demoNote, usableInbox } from '../tool-helpers.ts';
+import { DEMO, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolOk } from '../tool-error.ts';
 
@@ -10,6 +11,7 @@ export const listLabels = defineTool({
     'Labels of an inbox with their ids, for apply_labels/remove_labels and act_on_messages { action: "label" }. Gmail labels for ' +
     'google inboxes; IMAP keywords for icloud/imap (the ones present on synced mail).',
   input: z.strictObject({ inboxId: z.string() }),
+  output: payload({ labels: z.array(z.object({ id: z.string(), name: z.string() })), ...DEMO }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId }, ctx) {
     const inbox = await usableInbox(ctx, inboxId);

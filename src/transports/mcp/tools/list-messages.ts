@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { clamp, demoNote, usableInbox } from '../tool-helpers.ts';
+import { DEMO, MESSAGE_PREVIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -18,6 +19,13 @@ export const listMessages = defineTool({
     folder: z.string().max(300).optional(),
     limit: z.number().optional(),
     offset: z.number().optional(),
+  }),
+  output: payload({
+    messages: z.array(MESSAGE_PREVIEW),
+    total: z.number(),
+    nextOffset: z.number().nullable(),
+    folders: z.array(z.string()),
+    ...DEMO,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {

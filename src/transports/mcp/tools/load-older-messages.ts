@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { clamp, demoNote, usableInbox } from '../tool-helpers.ts';
+import { DEMO, MESSAGE_PREVIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -10,6 +11,12 @@ export const loadOlderMessages = defineTool({
     'Extends one selected folder past its synced window: loads up to count (clamped 1..200, default 50) older messages into the ' +
     'index so list_messages shows them. Not available for microsoft inboxes yet.',
   input: z.strictObject({ inboxId: z.string(), folder: z.string().max(300), count: z.number().optional() }),
+  output: payload({
+    loaded: z.array(MESSAGE_PREVIEW),
+    folder: z.string(),
+    moreAvailable: z.boolean(),
+    ...DEMO,
+  }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ inboxId, folder, count }, ctx) {
     const inbox = await usableInbox(ctx, inboxId);

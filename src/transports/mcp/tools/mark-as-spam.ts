@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { actResult, fromActError } from '../action-results.ts';
+import { ACT_RESULT } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 
 export const markAsSpam = defineTool({
@@ -9,6 +10,7 @@ export const markAsSpam = defineTool({
     'Moves one message to the Spam (Junk) folder; the result has an undoId for undo_action. A VIP sender is refused with ' +
     'vip_confirmation_required: ask the person about that message, and only after they agree call again with confirmed: true.',
   input: z.strictObject({ inboxId: z.string(), messageId: z.string(), confirmed: z.boolean().optional() }),
+  output: ACT_RESULT,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   async run({ inboxId, messageId, confirmed }, ctx) {
     const r = await ctx.services.actions.act({

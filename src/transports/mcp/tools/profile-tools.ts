@@ -1,7 +1,30 @@
 import * as z from 'zod';
+import { TRIAGE_PREFS, TRIAGE_PROFILE } from '../../../core/profile/triage-profile.ts';
+import { payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 import { ownedInbox } from '../tool-helpers.ts';
+
+/**
+ * A patch of the preferences: every field optional at every depth (objects merge; arrays and scalars replace), so
+ * `tools/list` shows what can be set. ProfileService still validates the merged profile as a whole.
+ */
+const PREFS_PATCH = z
+  .strictObject({
+    cadence: TRIAGE_PREFS.shape.cadence.partial(),
+    quietHours: TRIAGE_PREFS.shape.quietHours.unwrap().partial().nullable(),
+    junk: TRIAGE_PREFS.shape.junk.partial(),
+    vip: TRIAGE_PREFS.shape.vip.partial(),
+    sending: TRIAGE_PREFS.shape.sending.partial(),
+  } satisfies Record<keyof typeof TRIAGE_PREFS.shape, z.ZodType>)
+  .partial();
+
+const PROFILE_PATCH = z
+  .strictObject({
+    defaults: PREFS_PATCH,
+    inboxes: z.record(TRIAGE_PROFILE.shape.inboxes.keyType, PREFS_PATCH),
+  } satisfies Record<keyof typeof TRIAGE_PROFILE.shape, z.ZodType>)
+  .partial();
 
 export const getTriageProfile = defineTool({
   name: 'get_triage_profile',
@@ -10,6 +33,7 @@ export const getTriageProfile = defineTool({
     'The person’s triageProfile: defaults (cadence, quiet hours, junk rules, vip.people, sending) and per-inbox overrides. With ' +
     'inboxId it adds effective: the defaults with that inbox’s override merged in — follow those for that inbox.',
   input: z.strictObject({ inboxId: z.string().optional() }),
+  output: payload({ triageProfile: TRIAGE_PROFILE, effective: TRIAGE_PREFS.optional() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId }, ctx) {
     const triageProfile = await ctx.services.profiles.get(ctx.principal.accountId);
@@ -30,15 +54,11 @@ export const updateTriageProfile = defineTool({
     'Deep-merges patch onto the stored triageProfile: include only the fields to change, e.g. { "defaults": { "cadence": ' +
     '{ "everyHours": 4 } } } or { "inboxes": { "<inboxId>": { "quietHours": null } } }. Unknown fields and invalid values ' +
     'are refused with their paths and nothing is saved. Change it only when the person asks.',
-  input: z.strictObject({ patch: z.record(z.string(), z.unknown()) }),
+  input: z.strictObject({ patch: PROFILE_PATCH }),
+  output: payload({ triageProfile: TRIAGE_PROFILE }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ patch }, ctx) {
-    const overrides = patch['inboxes'];
-    const inboxIds =
-      typeof overrides === 'object' && overrides !== null && !Array.isArray(overrides)
-        ? Object.keys(overrides)
-        : [];
-    for (const id of inboxIds) {
+    for (const id of Object.keys(patch.inboxes ?? {})) {
       const owned = await ownedInbox(ctx, id);
       if (!owned.ok)
         return toolError('inbox_not_found', `inboxes.${id.slice(0, 40)}: no such inbox on this account.`);

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { PROVIDERS } from '../../../core/inboxes/inbox.ts';
+import { payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -9,6 +11,12 @@ export const proposeConnection = defineTool({
     'Works out which provider an email address uses (Gmail, Microsoft/Outlook, iCloud, or another IMAP server) and what the ' +
     'person will need. Creates nothing. Use it before add_inbox, then tell the person the sayToHuman text. Never ask the person for a password in chat.',
   input: z.strictObject({ email: z.string().max(254) }),
+  output: payload({
+    email: z.string(),
+    provider: z.enum(PROVIDERS),
+    imapHost: z.string().optional(),
+    imapPort: z.number().nullable().optional(),
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run({ email }, ctx) {
     const guess = ctx.services.inboxes.guess(email);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { clamp, demoNote, usableInbox } from '../tool-helpers.ts';
+import { DEMO, MESSAGE_PREVIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -16,6 +17,7 @@ export const searchMailbox = defineTool({
     folder: z.string().max(300).optional(),
     limit: z.number().optional(),
   }),
+  output: payload({ messages: z.array(MESSAGE_PREVIEW), searched: z.array(z.string()), ...DEMO }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ inboxId, query, folder, limit }, ctx) {
     if (query.trim() === '')

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { draftView } from '../../../core/drafts/draft-view.ts';
+import { DRAFT_VIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 import { fromInboxError, ownedInbox } from '../tool-helpers.ts';
@@ -17,6 +18,12 @@ export const sendDraft = defineTool({
     humanApprovedInChat: z.literal(true).optional(),
     confirmTo: z.string().max(4000).optional(),
     confirmSubject: z.string().max(900).optional(),
+  }),
+  output: payload({
+    sent: z.literal(true),
+    sentAt: z.string(),
+    draft: DRAFT_VIEW.optional(),
+    warnings: z.array(z.string()).optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run(args, ctx) {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolOk } from '../tool-error.ts';
 
@@ -9,6 +10,7 @@ export const setSendEnabled = defineTool({
     'enabled: true lets send_draft send drafts the person approved in chat; false blocks all sending. Off by default. Use only ' +
     'when the person asks, with humanConfirmedInChat: true after they confirmed in chat.',
   input: z.strictObject({ enabled: z.boolean(), humanConfirmedInChat: z.literal(true) }),
+  output: payload({ sendEnabled: z.boolean() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ enabled }, ctx) {
     await ctx.services.sending.setEnabled(ctx.principal.accountId, enabled);

@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { draftView } from '../../../core/drafts/draft-view.ts';
+import { DRAFT_STATUSES } from '../../../core/drafts/draft.ts';
+import { DRAFT_VIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 import { ownedInbox } from '../tool-helpers.ts';
@@ -11,6 +13,7 @@ export const showDraft = defineTool({
     'Shows a draft create_draft wrote (draftId is the draft id it returned) so the person can read it before deciding to send. ' +
     'Hosts without MCP Apps get the draft as text: show it to the person as it is.',
   input: z.strictObject({ inboxId: z.string(), draftId: z.string().max(64) }),
+  output: payload({ draft: DRAFT_VIEW.extend({ status: z.enum(DRAFT_STATUSES) }), text: z.string() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId, draftId }, ctx) {
     const inbox = await ownedInbox(ctx, inboxId);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { fromInboxError } from '../tool-helpers.ts';
+import { payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolOk } from '../tool-error.ts';
 
@@ -11,6 +12,7 @@ export const startImapSecretCapture = defineTool({
     'password (an app-specific password for iCloud). The page tests the login before saving. Give the person the link; never ' +
     'ask them to paste a password into chat. Afterwards, get_connection_status tells whether it worked.',
   input: z.strictObject({ inboxId: z.string() }),
+  output: payload({ url: z.string(), expiresAt: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run({ inboxId }, ctx) {
     const r = await ctx.services.inboxes.startSecretCapture(ctx.principal.accountId, inboxId);

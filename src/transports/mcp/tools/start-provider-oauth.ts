@@ -10,6 +10,8 @@ function startOAuth(provider: 'google' | 'microsoft'): ToolDefinition {
     title: `Get a ${brand} sign-in link`,
     description: `For ${provider} inboxes: returns a ${brand} sign-in link for the person. Not available on this server yet: it answers not_supported.`,
     input: z.strictObject({ inboxId: z.string() }),
+    // Not available yet: it always answers an error.
+    output: z.never(),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     async run({ inboxId }, ctx) {
       const r = await ownedInbox(ctx, inboxId);

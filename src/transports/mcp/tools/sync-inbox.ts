@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { demoNote, usableInbox } from '../tool-helpers.ts';
+import { DEMO, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -12,6 +13,19 @@ export const syncInbox = defineTool({
   input: z.strictObject({
     inboxId: z.string(),
     folders: z.array(z.string().max(300)).min(1).max(20).optional(),
+  }),
+  output: payload({
+    folders: z.array(
+      z.object({
+        folderId: z.string(),
+        name: z.string(),
+        added: z.number(),
+        flagsChanged: z.number(),
+        removed: z.number(),
+        reset: z.boolean(),
+      }),
+    ),
+    ...DEMO,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ inboxId, folders }, ctx) {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { actResult, fromActError } from '../action-results.ts';
+import { ACT_RESULT } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 
 export const trashMessage = defineTool({
@@ -10,6 +11,7 @@ export const trashMessage = defineTool({
     'the call is refused with vip_confirmation_required: show the person that message, and only after they agree in chat call ' +
     'again with confirmed: true. Never set confirmed on your own.',
   input: z.strictObject({ inboxId: z.string(), messageId: z.string(), confirmed: z.boolean().optional() }),
+  output: ACT_RESULT,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   async run({ inboxId, messageId, confirmed }, ctx) {
     const r = await ctx.services.actions.act({

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Lease } from '../../../core/leases/lease-store.ts';
+import { payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 import { ownedInbox, usableInbox } from '../tool-helpers.ts';
@@ -16,6 +17,8 @@ const leaseView = (l: Lease) => ({
   startedAt: l.startedAt.toISOString(),
   expiresAt: l.expiresAt.toISOString(),
 });
+
+const LEASE = z.object({ agentLabel: z.string(), startedAt: z.string(), expiresAt: z.string() });
 
 const heldError = (l: Lease) =>
   toolError(
@@ -37,6 +40,14 @@ export const beginTriage = defineTool({
     'person’s cadence or in their quiet hours it answers started: false with the reason and nextDueAt — tell the person, and only ' +
     'if they explicitly ask to triage now, call again with force: true.',
   input: z.strictObject({ inboxId: z.string(), agentLabel, force: z.boolean().optional() }),
+  output: z.union([
+    payload({ started: z.literal(true), resumed: z.boolean(), lease: LEASE }),
+    payload({
+      started: z.literal(false),
+      reason: z.enum(['too_soon', 'quiet_hours']),
+      nextDueAt: z.string(),
+    }),
+  ]),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId, agentLabel: label, force }, ctx) {
     const inbox = await usableInbox(ctx, inboxId);
@@ -72,6 +83,7 @@ export const heartbeatTriage = defineTool({
   description:
     'Extends your lease on the inbox by 5 minutes; call about every 2 minutes during a pass, with the agentLabel of begin_triage.',
   input: z.strictObject({ inboxId: z.string(), agentLabel }),
+  output: payload({ lease: LEASE }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId, agentLabel: label }, ctx) {
     const inbox = await usableInbox(ctx, inboxId);
@@ -91,6 +103,10 @@ export const endTriage = defineTool({
   description:
     'Releases your lease on the inbox and records the pass with an optional summary (what you did, in a sentence or two).',
   input: z.strictObject({ inboxId: z.string(), agentLabel, summary: z.string().max(2000).optional() }),
+  output: z.union([
+    payload({ ended: z.literal(true) }),
+    payload({ ended: z.literal(false), reason: z.literal('not_held') }),
+  ]),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId, agentLabel: label, summary }, ctx) {
     const inbox = await ownedInbox(ctx, inboxId);
@@ -116,6 +132,23 @@ export const getTriageActivity = defineTool({
   description:
     'The current lease and the last finished pass (with its summary) for one inbox, or for every inbox when inboxId is omitted.',
   input: z.strictObject({ inboxId: z.string().optional() }),
+  output: payload({
+    inboxes: z.array(
+      z.object({
+        inboxId: z.string(),
+        label: z.string(),
+        lease: LEASE.nullable(),
+        lastPass: z
+          .object({
+            agentLabel: z.string(),
+            startedAt: z.string(),
+            endedAt: z.string(),
+            summary: z.string().nullable(),
+          })
+          .nullable(),
+      }),
+    ),
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId }, ctx) {
     let inboxes;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../app.ts';
+import { connectClient } from '../../../../test/support/mcp-clients.ts';
 import {
   agentOn,
   expectToolError,
@@ -12,11 +13,12 @@ import { createTestApp } from '../../../../test/support/test-app.ts';
 describe('triage tools on the demo inbox', () => {
   let app: App;
   let call: ReturnType<typeof toolCaller>;
+  let key: string;
   let inboxId: string;
 
   beforeAll(async () => {
     app = await createTestApp({ config: { syncWindow: 300 } });
-    ({ call } = await agentOn(app));
+    ({ call, key } = await agentOn(app));
     const list = await call('list_inboxes');
     inboxId = (list.body['inboxes'] as { id: string; isDemo: boolean }[]).find((i) => i.isDemo)!.id;
     expectToolOk(await call('sync_inbox', { inboxId }));
@@ -111,8 +113,11 @@ describe('triage tools on the demo inbox', () => {
       await call('update_triage_profile', { patch: { defaults: { cadance: { everyHours: 2 } } } }),
       'invalid_arguments',
     );
-    expect(unknown['message']).toContain('unknown field: cadance');
-    expect(unknown['details']).toEqual({ issues: [{ path: 'defaults', message: 'unknown field: cadance' }] });
+    // Refused by the published patch schema now, before ProfileService checks the merged profile as well.
+    expect(unknown['message']).toContain('patch.defaults: Unrecognized key: "cadance"');
+    expect(unknown['details']).toEqual({
+      issues: [{ path: 'patch.defaults', message: 'Unrecognized key: "cadance"' }],
+    });
     expectToolError(
       await call('update_triage_profile', {
         patch: { defaults: { quietHours: { start: '9am', end: '17:00', timezone: 'UTC' } } },
@@ -131,6 +136,44 @@ describe('triage tools on the demo inbox', () => {
     // Nothing of the refused patches was saved.
     expect(expectToolOk(await call('get_triage_profile', { inboxId }))).toEqual(withInbox);
     expectToolOk(await call('update_triage_profile', { patch: { inboxes: {} } }));
+  });
+
+  it('update_triage_profile publishes the profile’s fields in tools/list, each optional at every depth', async () => {
+    const client = await connectClient(app, 'v2-modern', key);
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'update_triage_profile');
+    await client.close();
+    const patch = (tool?.inputSchema as { properties: { patch: unknown } }).properties.patch;
+    const time = { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$' };
+    const prefs = {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        cadence: { properties: { everyHours: { anyOf: [{ type: 'number' }, { type: 'null' }] } } },
+        quietHours: {
+          anyOf: [{ properties: { start: time, end: time, timezone: { type: 'string' } } }, { type: 'null' }],
+        },
+        junk: {
+          properties: {
+            screenUnknownSenders: { type: 'boolean' },
+            blockedDomains: { type: 'array' },
+            knownGoodSenders: { type: 'array' },
+            notes: { type: 'string' },
+          },
+        },
+        vip: { properties: { people: { type: 'array' } } },
+        sending: { properties: { requireInAppConfirmation: { type: 'boolean' } } },
+      },
+    };
+    expect(patch).toMatchObject({
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        defaults: prefs,
+        inboxes: { propertyNames: { pattern: '^inbox_[a-z0-9]{20}$' }, additionalProperties: prefs },
+      },
+    });
+    // Nothing is required at any depth: a patch names only what changes.
+    expect(JSON.stringify(patch)).not.toContain('"required"');
   });
 
   it('archive_messages on a google inbox: confirmed: true required, VIP skipped, undoable', async () => {

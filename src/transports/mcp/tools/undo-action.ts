@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -9,6 +10,17 @@ export const undoAction = defineTool({
     'Reverses one change by its undoId (from any tool that changed mail): moves go back to their folder, stars and labels are ' +
     'restored — only what that change did. Works once, for 7 days. Reports what could not be restored and why (gone, moved since).',
   input: z.strictObject({ undoId: z.string().max(64) }),
+  output: payload({
+    undone: z.string(),
+    restored: z.array(z.object({ inboxId: z.string(), messageId: z.string() })),
+    notRestored: z.array(
+      z.object({
+        inboxId: z.string(),
+        messageId: z.string(),
+        reason: z.enum(['gone', 'moved_since', 'inbox_unavailable', 'provider_error']),
+      }),
+    ),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ undoId }, ctx) {
     const r = await ctx.services.undo.undo(ctx.principal, undoId);

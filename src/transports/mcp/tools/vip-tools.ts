@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { VipEntry } from '../../../core/vips/vip-store.ts';
+import { payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -7,6 +8,8 @@ const lists = {
   emails: z.array(z.string().max(254)).max(100).optional(),
   domains: z.array(z.string().max(253)).max(100).optional(),
 };
+
+const GROUPED = z.object({ emails: z.array(z.string()), domains: z.array(z.string()) });
 
 const grouped = (entries: readonly VipEntry[]) => ({
   emails: entries.filter((e) => e.kind === 'email').map((e) => e.value),
@@ -19,6 +22,7 @@ export const listVips = defineTool({
   description:
     'The account’s VIP people (addresses) and domains. VIP mail is never moved in bulk and always gets the person’s look.',
   input: z.strictObject({}),
+  output: payload(GROUPED.shape),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
     return toolOk(grouped(await ctx.services.vips.list(ctx.principal.accountId)));
@@ -31,6 +35,7 @@ export const addVip = defineTool({
   description:
     'Adds VIP addresses (emails) and bare domains (domains, e.g. example.com — it covers subdomains). Entries are normalised; an invalid one refuses the whole call.',
   input: z.strictObject(lists),
+  output: payload({ added: GROUPED, vips: GROUPED }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
     const { entries, invalid } = ctx.services.vips.parse(args);
@@ -60,6 +65,10 @@ export const removeVip = defineTool({
     'Without confirmed: true it changes nothing and lists what would be removed — show that to the person. Call again with ' +
     'confirmed: true only after they agreed to remove exactly those entries.',
   input: z.strictObject({ ...lists, confirmed: z.boolean().optional() }),
+  output: z.union([
+    payload({ removed: z.literal(false), wouldRemove: GROUPED, notOnList: GROUPED }),
+    payload({ removed: z.literal(true), removedEntries: GROUPED, notOnList: GROUPED, vips: GROUPED }),
+  ]),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
     const { entries, invalid } = ctx.services.vips.parse(args);
