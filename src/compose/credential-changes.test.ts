@@ -80,7 +80,10 @@ describe('a change to what a credential proves applies to the next agent request
   it('deleting the account', async () => {
     expect(await mcp(key)).toBe(200);
     await web.get('/settings/delete');
-    const deleted = await web.post('/settings/delete', { password: 'correct horse battery', confirm: 'delete' });
+    const deleted = await web.post('/settings/delete', {
+      password: 'correct horse battery',
+      confirm: 'delete',
+    });
     expect(deleted.status).toBe(200);
     expect(await mcp(key)).toBe(401);
   });

@@ -1,3 +1,5 @@
+import type { DnsResolver } from '../adapters/mail/dkim/mailauth-dkim-verifier.ts';
+import type { HostLookup } from '../adapters/net/host-guard.ts';
 import type { Db } from '../adapters/storage/index.ts';
 import type { PasswordHasher } from '../core/accounts/password-hasher.ts';
 import type { Principal } from '../core/auth/principal.ts';
@@ -22,6 +24,11 @@ export interface AppOverrides {
   /** Tests: serve Client ID Metadata Documents from a local server instead of the SSRF-guarded fetcher. */
   readonly clientMetadataFetcher?: ClientMetadataFetcher;
   readonly imapConnector?: MailConnector;
+  /** Tests: DNS for DKIM key lookups (mailauth's resolver shape). */
+  readonly dkimResolver?: DnsResolver;
+  /** Tests: DNS answers and a CA for the one-click unsubscribe request (a local https sink). */
+  readonly unsubscribeLookup?: HostLookup;
+  readonly unsubscribeCa?: string;
   /** Result size cap for tools (characters of JSON). */
   readonly maxToolResultChars?: number;
 }

@@ -7,6 +7,9 @@ import { ImapConnector } from '../adapters/mail/imap/imap-connector.ts';
 import { mailComposer } from '../adapters/mail/mime/compose-message.ts';
 import { ProviderSessionFactory } from '../adapters/mail/session-factory.ts';
 import { SmtpSubmitter } from '../adapters/mail/smtp/smtp-submitter.ts';
+import { mailauthDkimVerifier } from '../adapters/mail/dkim/mailauth-dkim-verifier.ts';
+import { demoPoster } from '../adapters/mail/demo/demo-poster.ts';
+import { oneClickPoster } from '../adapters/http/one-click-poster.ts';
 import { ProviderSubmitter } from '../adapters/mail/submitter.ts';
 import { flexibleRateLimiter } from '../adapters/rate-limits/flexible-rate-limiter.ts';
 import type { Db, Stores } from '../adapters/storage/index.ts';
@@ -22,6 +25,7 @@ import { LeaseService } from '../core/leases/lease-service.ts';
 import { ProfileService } from '../core/profile/profile-service.ts';
 import { SendService } from '../core/sending/send-service.ts';
 import { VipService } from '../core/vips/vip-service.ts';
+import { UnsubscribeService } from '../core/unsubscribe/unsubscribe-service.ts';
 import type { JobQueue } from '../core/jobs/job-queue.ts';
 import { AttachmentLinks } from '../core/reading/attachment-links.ts';
 import { ReadService } from '../core/reading/read-service.ts';
@@ -150,6 +154,27 @@ export function buildServices(c: {
     clock,
     log,
   });
+  const unsubscribe = new UnsubscribeService({
+    pending: stores.pendingUnsubscribes,
+    lists: stores.mailingLists,
+    messages: stores.messages,
+    folders: stores.folders,
+    sessions,
+    inboxes,
+    vips,
+    profiles,
+    dkim: mailauthDkimVerifier(o.dkimResolver === undefined ? {} : { resolver: o.dkimResolver }),
+    posters: {
+      real: oneClickPoster({
+        allowPrivateHosts: config.unsubscribeAllowedHosts,
+        ...(o.unsubscribeLookup !== undefined && { lookup: o.unsubscribeLookup }),
+        ...(o.unsubscribeCa !== undefined && { ca: o.unsubscribeCa }),
+      }),
+      demo: demoPoster,
+    },
+    clock,
+    log,
+  });
   const scheduler = new SyncScheduler({
     queue,
     sync,
@@ -226,6 +251,7 @@ export function buildServices(c: {
       profiles,
       drafts,
       sending,
+      unsubscribe,
     },
   };
 }

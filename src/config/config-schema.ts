@@ -213,6 +213,12 @@ export const SETTINGS = {
     description:
       'IMAP and SMTP hosts allowed without TLS and on private addresses (a LAN mail server). Leave empty on the internet.',
   },
+  unsubscribeAllowedHosts: {
+    env: 'UNSUBSCRIBE_ALLOWED_HOSTS',
+    schema: commaList({ lowercase: true }),
+    description:
+      'Host names one-click unsubscribe links may reach although they resolve to private addresses (an intranet list server). Leave empty on the internet.',
+  },
   configFile: {
     env: 'CONFIG_FILE',
     schema: z.string().min(1).optional(),

@@ -23,6 +23,8 @@ export interface Config {
   readonly syncWindow: number;
   readonly syncIntervalSeconds: number;
   readonly imapInsecureHosts: readonly string[];
+  /** One-click unsubscribe hosts allowed on private addresses (the SSRF guard's operator allowlist). */
+  readonly unsubscribeAllowedHosts: readonly string[];
   /** How long a verified credential is believed without a lookup (core/auth/verified-cache.ts); 0 = never. */
   readonly credentialCacheSeconds: number;
   readonly rateLimits: {

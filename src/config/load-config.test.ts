@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       syncWindow: 1000,
       syncIntervalSeconds: 300,
       imapInsecureHosts: [],
+      unsubscribeAllowedHosts: [],
       credentialCacheSeconds: 5,
       rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
     });

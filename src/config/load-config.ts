@@ -49,6 +49,7 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
     syncWindow: settings.syncWindow,
     syncIntervalSeconds: settings.syncIntervalSeconds,
     imapInsecureHosts: settings.imapInsecureHosts,
+    unsubscribeAllowedHosts: settings.unsubscribeAllowedHosts,
     credentialCacheSeconds: settings.credentialCacheSeconds,
     rateLimits: {
       apiPerMinute: settings.rateLimitApi,

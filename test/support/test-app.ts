@@ -28,6 +28,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     syncWindow: 1000,
     syncIntervalSeconds: 300,
     imapInsecureHosts: ['127.0.0.1', 'localhost'],
+    unsubscribeAllowedHosts: [],
     credentialCacheSeconds: 5, // as in production: tests exercise the verified-credential cache
     rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
     ...overrides,

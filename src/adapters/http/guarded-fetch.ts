@@ -2,6 +2,7 @@ import { request as httpsRequest } from 'node:https';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
 import {
+  type HostLookup,
   HostNotFoundError,
   HostRefusedError,
   isPublicHostAddress,
@@ -16,10 +17,20 @@ export interface GuardedFetchOptions {
   readonly allowPrivateHosts?: readonly string[];
   /** Tests only: permit http:// (a loopback test server). */
   readonly allowHttp?: boolean;
+  /** A body past `maxBytes` is cut there (the answer keeps its status) instead of failing the request. */
+  readonly truncateBody?: boolean;
+  /** Tests only: DNS answers, and a CA to trust for a local https server. */
+  readonly lookup?: HostLookup;
+  readonly ca?: string;
 }
 
 export class GuardedFetchError extends Error {
-  override readonly name = 'GuardedFetchError';
+  override readonly name: string = 'GuardedFetchError';
+}
+
+/** Refused before any connection was attempted: the URL, its scheme or its address is not allowed. */
+export class GuardedRefusedError extends GuardedFetchError {
+  override readonly name = 'GuardedRefusedError';
 }
 
 export interface GuardedResponse {
@@ -43,21 +54,21 @@ export async function guardedRequest(
   try {
     u = new URL(url);
   } catch {
-    throw new GuardedFetchError('not a valid URL');
+    throw new GuardedRefusedError('not a valid URL');
   }
   if (u.protocol !== 'https:' && !(opts.allowHttp === true && u.protocol === 'http:'))
-    throw new GuardedFetchError('only https URLs are fetched');
+    throw new GuardedRefusedError('only https URLs are fetched');
   if (u.username !== '' || u.password !== '')
-    throw new GuardedFetchError('URLs with credentials are refused');
+    throw new GuardedRefusedError('URLs with credentials are refused');
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const allowPrivate = opts.allowPrivateHosts?.includes(host) === true;
   let vetted: VettedHost;
   try {
-    vetted = await vetHost(host, allowPrivate ? () => true : isPublicHostAddress);
+    vetted = await vetHost(host, allowPrivate ? () => true : isPublicHostAddress, opts.lookup);
   } catch (e) {
-    if (e instanceof HostNotFoundError) throw new GuardedFetchError(`cannot resolve ${host}`);
+    if (e instanceof HostNotFoundError) throw new GuardedRefusedError(`cannot resolve ${host}`);
     if (e instanceof HostRefusedError)
-      throw new GuardedFetchError(`${host} resolves to a private or reserved address`);
+      throw new GuardedRefusedError(`${host} resolves to a private or reserved address`);
     throw e;
   }
   const chosen = { address: vetted.address, family: isIP(vetted.address) };
@@ -75,6 +86,9 @@ export async function guardedRequest(
         headers: { 'user-agent': 'InboxTriage/0.1', ...init.headers },
         lookup: pinned,
         timeout: opts.timeoutMs,
+        ...(opts.ca !== undefined && { ca: opts.ca }),
+        // No cookie jar, no credentials, no proxy: the request carries only what the caller put in it.
+        agent: false,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -82,6 +96,12 @@ export async function guardedRequest(
         res.on('data', (c: Buffer) => {
           size += c.length;
           if (size > opts.maxBytes) {
+            if (opts.truncateBody === true) {
+              chunks.push(c.subarray(0, c.length - (size - opts.maxBytes)));
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
+              req.destroy();
+              return;
+            }
             req.destroy(new GuardedFetchError(`response larger than ${String(opts.maxBytes)} bytes`));
             return;
           }

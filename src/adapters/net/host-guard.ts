@@ -36,11 +36,22 @@ export function normalizeHost(host: string): string {
     .replace(/\.$/, '');
 }
 
-export async function vetHost(host: string, allowed: AddressPolicy): Promise<VettedHost> {
+/** Every address a name resolves to (tests replace DNS with their own answers). */
+export type HostLookup = (name: string) => Promise<string[]>;
+
+const systemLookup: HostLookup = async (name) =>
+  (await lookup(name, { all: true, order: 'verbatim' })).map((a) => a.address);
+
+export async function vetHost(
+  host: string,
+  allowed: AddressPolicy,
+  resolve: HostLookup = systemLookup,
+): Promise<VettedHost> {
   const name = normalizeHost(host);
   let addresses: string[];
   try {
-    addresses = (await lookup(name, { all: true, order: 'verbatim' })).map((a) => a.address);
+    // An IP literal is its own answer: checked like any resolved address, never looked up.
+    addresses = isIP(name) === 0 ? await resolve(name) : [name];
   } catch {
     throw new HostNotFoundError(`cannot resolve ${name}`);
   }

@@ -20,6 +20,9 @@ import type { VipStore } from '../../core/vips/vip-store.ts';
 import type { DraftStore, PendingSendStore } from '../../core/drafts/draft-store.ts';
 import { KyselyLeaseStore, KyselyUndoStore, KyselyVipStore } from './kysely-triage-stores.ts';
 import { KyselyDraftStore, KyselyPendingSendStore } from './kysely-draft-stores.ts';
+import { KyselyMailingListIndex, KyselyPendingUnsubscribeStore } from './kysely-unsubscribe-stores.ts';
+import type { PendingUnsubscribeStore } from '../../core/unsubscribe/pending-unsubscribe-store.ts';
+import type { MailingListIndex } from '../../core/unsubscribe/mailing-list-index.ts';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
 import { KyselyInvitationStore } from './kysely-invitation-store.ts';
 import { KyselyApiKeyStore } from './kysely-api-key-store.ts';
@@ -50,6 +53,8 @@ export interface Stores {
   readonly vips: VipStore;
   readonly drafts: DraftStore;
   readonly pendingSends: PendingSendStore;
+  readonly pendingUnsubscribes: PendingUnsubscribeStore;
+  readonly mailingLists: MailingListIndex;
 }
 
 /** One implementation per port; the dialect only changes column types in the migrations. */
@@ -76,6 +81,8 @@ export function createStores(db: Db): Stores {
     vips: new KyselyVipStore(db),
     drafts: new KyselyDraftStore(db),
     pendingSends: new KyselyPendingSendStore(db),
+    pendingUnsubscribes: new KyselyPendingUnsubscribeStore(db),
+    mailingLists: new KyselyMailingListIndex(db),
   };
 }
 

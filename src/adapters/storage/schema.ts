@@ -288,6 +288,25 @@ export interface PendingSendsTable {
   error: string | null;
 }
 
+export interface PendingUnsubscribesTable {
+  id: string;
+  account_id: string;
+  inbox_id: string;
+  message_id: string;
+  sender_key: string;
+  sender_address: string;
+  url: string;
+  code_hash: string;
+  attempts: number;
+  status: string;
+  created_at: number;
+  expires_at: number;
+  claimed_at: number | null;
+  finished_at: number | null;
+  http_status: number | null;
+  error: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   inboxes: InboxesTable;
@@ -313,4 +332,5 @@ export interface Database {
   vips: VipsTable;
   drafts: DraftsTable;
   pending_sends: PendingSendsTable;
+  pending_unsubscribes: PendingUnsubscribesTable;
 }

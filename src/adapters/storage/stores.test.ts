@@ -13,6 +13,10 @@ import { undoStoreContract } from '../../core/actions/undo-store.contract.ts';
 import { vipStoreContract } from '../../core/vips/vip-store.contract.ts';
 import { draftStoreContract, pendingSendStoreContract } from '../../core/drafts/draft-store.contract.ts';
 import { invitationStoreContract } from '../../core/accounts/invitation-store.contract.ts';
+import {
+  mailingListIndexContract,
+  pendingUnsubscribeStoreContract,
+} from '../../core/unsubscribe/unsubscribe-stores.contract.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
 import { tempDir } from '../../../test/support/temp-dir.ts';
 import { KyselyAuditLog } from './kysely-audit-log.ts';
@@ -54,6 +58,8 @@ for (const { name, target } of targets) {
     vipStoreContract(() => stores);
     draftStoreContract(() => stores);
     pendingSendStoreContract(() => stores);
+    pendingUnsubscribeStoreContract(() => stores);
+    mailingListIndexContract(() => stores);
     auditLogContract(() => ({ accounts: stores.accounts, audit: new KyselyAuditLog(db) }));
   });
 }

@@ -17,7 +17,15 @@ export interface MailboxReader {
   /** Up to `count` messages with position < `below`, newest first (loading older mail past the window). */
   fetchOlder(path: string, below: number, count: number): Promise<RemoteSummary[]>;
   fetchMessage(path: string, ref: string): Promise<FullMessage | undefined>;
+  /**
+   * The message's RFC 5322 bytes exactly as the provider holds them (a DKIM signature covers them), up to
+   * `MAX_RAW_BYTES`; undefined when the ref is not in the folder or the message is larger.
+   */
+  fetchRaw(path: string, ref: string): Promise<Uint8Array | undefined>;
 }
+
+/** Raw messages are read whole (DKIM hashes the body): newsletters are far below this. */
+export const MAX_RAW_BYTES = 10 * 1024 * 1024;
 
 /**
  * Changes in one folder since a cursor, within a window of the newest `windowSize` messages on first sync.

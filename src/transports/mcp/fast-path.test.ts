@@ -233,7 +233,9 @@ describe('the MCP fast path under random header and envelope mutations', () => {
           s.metaVersion === undefined && s.metaExtra === undefined
             ? undefined
             : {
-                ...(s.metaVersion !== undefined && { 'io.modelcontextprotocol/protocolVersion': s.metaVersion }),
+                ...(s.metaVersion !== undefined && {
+                  'io.modelcontextprotocol/protocolVersion': s.metaVersion,
+                }),
                 ...(s.caps !== undefined && { 'io.modelcontextprotocol/clientCapabilities': s.caps }),
                 ...s.metaExtra,
               };

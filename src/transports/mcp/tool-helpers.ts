@@ -42,3 +42,29 @@ export const demoNote = (inbox: Inbox) => (inbox.isDemo ? { isDemo: true as cons
  * percent, asterisk or bracket, no control character, and not a system flag).
  */
 export const LABEL_ID = /^(?!\\)[^\s(){}"\\%*\]\u0000-\u001f\u007f]{1,100}$/;
+
+/**
+ * The inboxes a tool's optional `inbox` argument names: one by id or label (case-insensitive), or every inbox of
+ * the account that is not paused when it is empty. A named inbox that is paused is refused as usual.
+ */
+export async function namedInboxes(ctx: ToolContext, inbox: string | undefined) {
+  const all = await ctx.services.inboxes.all(ctx.principal.accountId);
+  const wanted = inbox?.trim() ?? '';
+  if (wanted === '') return { ok: true, inboxes: all.filter((i) => !i.paused) } as const;
+  const found =
+    all.find((i) => i.id === wanted) ?? all.find((i) => i.label.toLowerCase() === wanted.toLowerCase());
+  if (found === undefined)
+    return {
+      ok: false,
+      error: toolError(
+        'inbox_not_found',
+        'No inbox with this id or name on this account. Call list_inboxes.',
+      ),
+    } as const;
+  if (found.paused)
+    return {
+      ok: false,
+      error: fromInboxError({ code: 'inbox_paused', message: 'The person paused this inbox.' }),
+    } as const;
+  return { ok: true, inboxes: [found] } as const;
+}

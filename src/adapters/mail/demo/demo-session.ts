@@ -5,6 +5,7 @@ import {
   type Placed,
 } from '../../../core/mail/mail-ports.ts';
 import { docFromRaw } from './doc-from-raw.ts';
+import { demoRaw } from './demo-raw.ts';
 import type {
   AttachmentContent,
   FlagState,
@@ -100,6 +101,11 @@ export class DemoSession implements MailSession {
         inline: a.inline === true,
       })),
     };
+  }
+
+  async fetchRaw(path: string, ref: string): Promise<Uint8Array | undefined> {
+    const [row] = await this.box.rows(path, { uids: [Number(ref)] });
+    return row === undefined ? undefined : demoRaw(row.doc);
   }
 
   async search(query: string, paths: readonly string[], limit: number): Promise<SearchHit[]> {

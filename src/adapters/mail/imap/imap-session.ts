@@ -1,5 +1,6 @@
 import type { ImapFlow, MailboxLockObject } from 'imapflow';
 import {
+  MAX_RAW_BYTES,
   MailProviderError,
   type ChangeOptions,
   type MailSession,
@@ -21,7 +22,7 @@ import { toRemoteFolders } from './folder-list.ts';
 import { IdleWatcher, type WatchConnection } from './idle-watcher.ts';
 import { appendMessage, changeFlags, moveMessages, uidsOf } from './imap-writer.ts';
 import { FolderMissingError, sessionError } from './imap-errors.ts';
-import { openPart, readFullMessage } from './message-reader.ts';
+import { openPart, readFullMessage, readRawMessage } from './message-reader.ts';
 import { fetchSummaries, flagState } from './summary-fetch.ts';
 import { toUidSet } from './uid-set.ts';
 
@@ -100,6 +101,12 @@ export class ImapSession implements MailSession {
     const uid = parseUid(ref);
     if (uid === undefined) return undefined;
     return this.inFolder(path, 'read the message', () => readFullMessage(this.deps.client, uid));
+  }
+
+  async fetchRaw(path: string, ref: string): Promise<Uint8Array | undefined> {
+    const uid = parseUid(ref);
+    if (uid === undefined) return undefined;
+    return this.inFolder(path, 'read the message', () => readRawMessage(this.deps.client, uid, MAX_RAW_BYTES));
   }
 
   /**

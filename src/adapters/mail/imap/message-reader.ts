@@ -26,6 +26,18 @@ export async function readFullMessage(client: ImapFlow, uid: number): Promise<Fu
   };
 }
 
+/** The message's bytes as stored; undefined when the UID is not in the folder or the message is too large. */
+export async function readRawMessage(
+  client: ImapFlow,
+  uid: number,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
+  const sized = await client.fetchOne(String(uid), { uid: true, size: true }, { uid: true });
+  if (sized === false || sized === undefined || (sized.size ?? 0) > maxBytes) return undefined;
+  const m = await client.fetchOne(String(uid), { uid: true, source: true }, { uid: true });
+  return m === false || m === undefined ? undefined : m.source;
+}
+
 /** A stream the consumer never reads must not hold the folder lock forever. */
 const ABANDONED_AFTER_MS = 60_000;
 

@@ -12,6 +12,9 @@ import { showDraft } from './show-draft.ts';
 import { trashMessage } from './trash-message.ts';
 import { beginTriage, endTriage, getTriageActivity, heartbeatTriage } from './triage-lease.ts';
 import { undoAction } from './undo-action.ts';
+import { confirmUnsubscribe } from './confirm-unsubscribe.ts';
+import { proposeUnsubscribe } from './propose-unsubscribe.ts';
+import { reviewUnsubscribes } from './review-unsubscribes.ts';
 import { addVip, listVips, removeVip } from './vip-tools.ts';
 import { getAttachment } from './get-attachment.ts';
 import { getConnectionStatus } from './get-connection-status.ts';
@@ -65,4 +68,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   showDraft,
   setSendEnabled,
   sendDraft,
+  reviewUnsubscribes,
+  proposeUnsubscribe,
+  confirmUnsubscribe,
 ];

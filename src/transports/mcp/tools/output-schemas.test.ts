@@ -153,6 +153,18 @@ describe('output schemas: published once, and true of every tool’s real result
       confirmSubject: draft.subject,
     });
     await ok('set_send_enabled', { enabled: false, humanConfirmedInChat: true });
+
+    // Unsubscribing: a one-click list sender of the demo inbox, proposed and confirmed.
+    type Row = { inboxId: string; messageId: string; oneClickAdvertised: boolean };
+    const rows = (await ok('review_unsubscribes', { inbox: inboxId, limit: 100 }))['senders'] as Row[];
+    const list = rows.find((r) => r.oneClickAdvertised)!;
+    const proposed = await ok('propose_unsubscribe', { inboxId, messageId: list.messageId });
+    await ok('confirm_unsubscribe', {
+      pendingUnsubscribeId: proposed['pendingUnsubscribeId'],
+      approvalCode: proposed['approvalCode'],
+      humanApprovedInChat: true,
+    });
+    await ok('review_unsubscribes');
   });
 
   it('covered every tool of ALL_TOOLS: a success, or the error of a tool that cannot succeed yet', () => {

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { oneClickVerdict } from '../../../core/unsubscribe/one-click-policy.ts';
+import { buildMessage, type ListSpec } from '../../../../test/rig/message-builder.ts';
+import { dkimSigner, ONE_CLICK_HEADERS } from '../../../../test/rig/dkim-fixtures.ts';
+import { demoRaw } from '../demo/demo-raw.ts';
+import { mailauthDkimVerifier } from './mailauth-dkim-verifier.ts';
+
+// RFC 8058 one-click decided on real DKIM signatures (mailauth), with a key the test publishes itself.
+const signer = dkimSigner('news.example.test');
+const verifier = mailauthDkimVerifier({ resolver: signer.resolver });
+
+const ONE_CLICK: ListSpec = {
+  id: 'weekly.news.example.test',
+  unsubscribeHttps: 'https://news.example.test/u/abc',
+  unsubscribeMailto: 'mailto:leave@news.example.test?subject=unsubscribe',
+  oneClick: true,
+};
+
+const message = (list: ListSpec | undefined, headers: Record<string, string> = {}) =>
+  buildMessage({
+    from: { name: 'Weekly News', address: 'weekly@news.example.test' },
+    to: [{ address: 'me@example.test' }],
+    subject: 'This week',
+    date: new Date(Date.UTC(2030, 0, 1)),
+    messageId: '<n1@news.example.test>',
+    ...(list !== undefined && { list }),
+    headers,
+    text: 'Hello',
+  });
+
+async function verdict(raw: Buffer, demo = false) {
+  return oneClickVerdict(raw, await verifier.verify(raw, { demo }));
+}
+
+describe('one-click unsubscribe on DKIM-verified headers', () => {
+  it('a signature covering both headers allows one-click to the https link', async () => {
+    const v = await verdict(await signer.sign(message(ONE_CLICK), ONE_CLICK_HEADERS));
+    expect(v).toEqual({
+      oneClick: true,
+      url: 'https://news.example.test/u/abc',
+      signedBy: 'news.example.test',
+    });
+  });
+
+  it('refuses an unsigned message, naming the fallbacks', async () => {
+    const v = await verdict(message(ONE_CLICK));
+    expect(v).toEqual({
+      oneClick: false,
+      reason: 'unsigned',
+      fallback: {
+        mailto: { to: 'leave@news.example.test', subject: 'unsubscribe', body: null },
+        link: 'https://news.example.test/u/abc',
+      },
+    });
+  });
+
+  it('refuses a signature that does not cover List-Unsubscribe-Post', async () => {
+    const raw = await signer.sign(
+      message(ONE_CLICK),
+      ONE_CLICK_HEADERS.filter((h) => h !== 'List-Unsubscribe-Post'),
+    );
+    expect(await verdict(raw)).toMatchObject({ oneClick: false, reason: 'signature_not_covering' });
+  });
+
+  it('refuses when the link was changed after signing (the signature fails)', async () => {
+    const signed = await signer.sign(message(ONE_CLICK), ONE_CLICK_HEADERS);
+    const tampered = Buffer.from(signed.toString('latin1').replace('/u/abc', '/u/xyz'), 'latin1');
+    expect(await verdict(tampered)).toMatchObject({ oneClick: false, reason: 'unsigned' });
+  });
+
+  it('refuses a second List-Unsubscribe added above the signed one (the signature still passes)', async () => {
+    const signed = await signer.sign(message(ONE_CLICK), ONE_CLICK_HEADERS);
+    const forged = Buffer.concat([Buffer.from('List-Unsubscribe: <https://evil.example/u>\r\n'), signed]);
+    expect((await verifier.verify(forged, { demo: false })).map((s) => s.result)).toEqual(['pass']);
+    expect(oneClickVerdict(forged, await verifier.verify(forged, { demo: false }))).toMatchObject({
+      oneClick: false,
+      reason: 'duplicated_header',
+    });
+  });
+
+  it('refuses http: links, mailto-only lists and lists without the POST header', async () => {
+    const http = { ...ONE_CLICK, unsubscribeHttps: 'http://news.example.test/u/abc' };
+    expect(await verdict(await signer.sign(message(http), ONE_CLICK_HEADERS))).toMatchObject({
+      reason: 'not_https',
+      fallback: { link: 'http://news.example.test/u/abc' },
+    });
+    const { unsubscribeHttps: _drop, ...mailtoOnly } = ONE_CLICK;
+    expect(await verdict(await signer.sign(message(mailtoOnly), ONE_CLICK_HEADERS))).toMatchObject({
+      reason: 'mailto_only',
+      fallback: { link: null, mailto: { to: 'leave@news.example.test' } },
+    });
+    const noPost = { ...ONE_CLICK, oneClick: false };
+    expect(await verdict(await signer.sign(message(noPost), ONE_CLICK_HEADERS))).toMatchObject({
+      reason: 'no_one_click_post',
+    });
+    expect(await verdict(await signer.sign(message(undefined), ONE_CLICK_HEADERS))).toMatchObject({
+      reason: 'no_list_unsubscribe',
+    });
+  });
+
+  it('trusts the demo key only for demo mail', async () => {
+    const raw = await demoRaw({
+      messageId: '<d1@demo.test>',
+      from: { name: 'Demo News', address: 'news@lists.demo.test' },
+      to: [{ name: '', address: 'me@demo.test' }],
+      subject: 'Demo',
+      text: 'Hi',
+      listId: 'demo.lists.demo.test',
+      listUnsubscribe: '<https://lists.demo.test/u/1>',
+      listUnsubscribePost: true,
+      unread: true,
+      date: new Date(Date.UTC(2030, 0, 1)).toISOString(),
+    });
+    expect(await verdict(Buffer.from(raw), true)).toMatchObject({
+      oneClick: true,
+      url: 'https://lists.demo.test/u/1',
+    });
+    expect(await verdict(Buffer.from(raw), false)).toMatchObject({ oneClick: false, reason: 'unsigned' });
+  });
+});

@@ -1,0 +1,219 @@
+import { sql, type Selectable } from 'kysely';
+import type { AccountId } from '../../core/accounts/account.ts';
+import type { InboxId } from '../../core/inboxes/inbox.ts';
+import type { MessageId } from '../../core/messages/message.ts';
+import type { ListSender, MailingListIndex } from '../../core/unsubscribe/mailing-list-index.ts';
+import type { PendingUnsubscribeStore } from '../../core/unsubscribe/pending-unsubscribe-store.ts';
+import type {
+  PendingUnsubscribe,
+  PendingUnsubscribeStatus,
+  UnsubscribeResult,
+} from '../../core/unsubscribe/pending-unsubscribe.ts';
+import type { Db } from './database.ts';
+import type { PendingUnsubscribesTable } from './schema.ts';
+import { toDate } from './sql-errors.ts';
+
+const toPending = (r: Selectable<PendingUnsubscribesTable>): PendingUnsubscribe => ({
+  id: r.id,
+  accountId: r.account_id as AccountId,
+  inboxId: r.inbox_id as InboxId,
+  messageId: r.message_id as MessageId,
+  senderKey: r.sender_key,
+  senderAddress: r.sender_address,
+  url: r.url,
+  codeHash: r.code_hash,
+  attempts: r.attempts,
+  status: r.status as PendingUnsubscribeStatus,
+  createdAt: toDate(r.created_at),
+  expiresAt: toDate(r.expires_at),
+  claimedAt: r.claimed_at === null ? null : toDate(r.claimed_at),
+  finishedAt: r.finished_at === null ? null : toDate(r.finished_at),
+  httpStatus: r.http_status,
+  error: r.error,
+});
+
+const FINAL = ['done', 'rejected', 'refused', 'unknown'] as const;
+
+export class KyselyPendingUnsubscribeStore implements PendingUnsubscribeStore {
+  private readonly db: Db['kysely'];
+  constructor(db: Db) {
+    this.db = db.kysely;
+  }
+
+  async create(p: PendingUnsubscribe): Promise<void> {
+    await this.db
+      .insertInto('pending_unsubscribes')
+      .values({
+        id: p.id,
+        account_id: p.accountId,
+        inbox_id: p.inboxId,
+        message_id: p.messageId,
+        sender_key: p.senderKey,
+        sender_address: p.senderAddress,
+        url: p.url,
+        code_hash: p.codeHash,
+        attempts: p.attempts,
+        status: p.status,
+        created_at: p.createdAt.getTime(),
+        expires_at: p.expiresAt.getTime(),
+        claimed_at: p.claimedAt?.getTime() ?? null,
+        finished_at: p.finishedAt?.getTime() ?? null,
+        http_status: p.httpStatus,
+        error: p.error,
+      })
+      .execute();
+  }
+
+  async get(accountId: AccountId, id: string): Promise<PendingUnsubscribe | undefined> {
+    const r = await this.db
+      .selectFrom('pending_unsubscribes')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return r && toPending(r);
+  }
+
+  async recordFailure(id: string, lockAfter: number): Promise<number> {
+    // The right-hand sides read the row as it was, so `attempts + 1` is the new count in both places.
+    const r = await this.db
+      .updateTable('pending_unsubscribes')
+      .set((eb) => ({
+        attempts: eb('attempts', '+', 1),
+        status: eb
+          .case()
+          .when(eb.and([eb(eb('attempts', '+', 1), '>=', lockAfter), eb('status', '=', 'pending')]))
+          .then('locked')
+          .else(eb.ref('status'))
+          .end(),
+      }))
+      .where('id', '=', id)
+      .returning('attempts')
+      .executeTakeFirst();
+    return r?.attempts ?? 0;
+  }
+
+  async claim(id: string, now: Date): Promise<boolean> {
+    const r = await this.db
+      .updateTable('pending_unsubscribes')
+      .set({ status: 'posting', claimed_at: now.getTime() })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where('expires_at', '>', now.getTime())
+      .executeTakeFirst();
+    return r.numUpdatedRows === 1n;
+  }
+
+  async finish(
+    id: string,
+    status: (typeof FINAL)[number],
+    now: Date,
+    outcome: { httpStatus: number | null; error: string | null },
+  ): Promise<void> {
+    await this.db
+      .updateTable('pending_unsubscribes')
+      .set({ status, finished_at: now.getTime(), http_status: outcome.httpStatus, error: outcome.error })
+      .where('id', '=', id)
+      .where('status', '=', 'posting')
+      .execute();
+  }
+
+  async results(accountId: AccountId, inboxIds: readonly InboxId[]): Promise<UnsubscribeResult[]> {
+    if (inboxIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('pending_unsubscribes')
+      .select(['inbox_id', 'sender_key', 'status', 'finished_at'])
+      .where('account_id', '=', accountId)
+      .where('inbox_id', 'in', [...inboxIds])
+      .where('status', 'in', [...FINAL])
+      .orderBy('finished_at', 'asc')
+      .orderBy('id', 'asc')
+      .execute();
+    // Later rows overwrite earlier ones: the latest finished request per sender wins.
+    const latest = new Map<string, UnsubscribeResult>();
+    for (const r of rows) {
+      latest.set(`${r.inbox_id}\u0000${r.sender_key}`, {
+        inboxId: r.inbox_id as InboxId,
+        senderKey: r.sender_key,
+        status: r.status as UnsubscribeResult['status'],
+        finishedAt: toDate(r.finished_at ?? 0),
+      });
+    }
+    return [...latest.values()];
+  }
+}
+
+/**
+ * List mail grouped per (inbox, sender key), where the key is the List-Id or else the From address. One grouped
+ * statement for the page and its total, one for the latest message of each sender on the page (the one to check
+ * and propose from, and whose From line the row shows).
+ */
+export class KyselyMailingListIndex implements MailingListIndex {
+  private readonly db: Db['kysely'];
+  constructor(db: Db) {
+    this.db = db.kysely;
+  }
+
+  async senders(
+    inboxIds: readonly InboxId[],
+    page: { limit: number; offset: number },
+  ): Promise<{ rows: ListSender[]; total: number }> {
+    if (inboxIds.length === 0) return { rows: [], total: 0 };
+    const key = sql<string>`coalesce(list_id, from_address)`;
+    const grouped = this.db
+      .selectFrom('messages')
+      .where('inbox_id', 'in', [...inboxIds])
+      .where((eb) => eb.or([eb('list_id', 'is not', null), eb('list_unsubscribe', 'is not', null)]))
+      .groupBy(['inbox_id', key]);
+    const [counted, groups] = await Promise.all([
+      this.db
+        .selectFrom(grouped.select(sql<number>`1`.as('one')).as('g'))
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow(),
+      grouped
+        .select([
+          'inbox_id',
+          key.as('sender_key'),
+          sql<number>`count(*)`.as('messages'),
+          sql<number>`sum(unread)`.as('unread'),
+          sql<number>`max(date)`.as('last_seen'),
+          sql<number>`max(case when list_unsubscribe like '%<https:%' and list_unsubscribe_post = 1 then 1 else 0 end)`.as(
+            'one_click',
+          ),
+        ])
+        .orderBy('last_seen', 'desc')
+        .orderBy('inbox_id')
+        .orderBy('sender_key')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute(),
+    ]);
+    const rows: ListSender[] = [];
+    for (const g of groups) {
+      const latest = await this.db
+        .selectFrom('messages')
+        .select(['id', 'from_address', 'from_name', 'list_id'])
+        .where('inbox_id', '=', g.inbox_id)
+        .where(key, '=', g.sender_key)
+        .where((eb) => eb.or([eb('list_id', 'is not', null), eb('list_unsubscribe', 'is not', null)]))
+        .orderBy(sql`case when list_unsubscribe is null then 1 else 0 end`)
+        .orderBy('date', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirstOrThrow();
+      rows.push({
+        inboxId: g.inbox_id as InboxId,
+        senderKey: g.sender_key,
+        listId: latest.list_id,
+        address: latest.from_address,
+        name: latest.from_name,
+        messages: g.messages,
+        unread: g.unread,
+        lastSeen: toDate(g.last_seen),
+        oneClickAdvertised: g.one_click === 1,
+        latestMessageId: latest.id as MessageId,
+      });
+    }
+    return { rows, total: counted.n };
+  }
+}

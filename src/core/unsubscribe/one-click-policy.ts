@@ -1,0 +1,74 @@
+import {
+  headerFields,
+  isOneClickPost,
+  occurrences,
+  parseMailto,
+  unsubscribeUris,
+  type MailtoTarget,
+} from './list-headers.ts';
+
+/** One DKIM signature of a message, as a verifier reports it. */
+export interface DkimSignature {
+  /** RFC 8601 result keyword: only `pass` counts. */
+  readonly result: string;
+  /** The signing domain (d=). */
+  readonly domain: string;
+  /** The h= tag's field names, lower-case, in order, repeats kept (a name listed twice signs two copies). */
+  readonly signedHeaders: readonly string[];
+}
+
+/** Why a message offers no one-click unsubscribe we will use. */
+export type NoOneClickReason =
+  | 'no_list_unsubscribe'
+  | 'duplicated_header'
+  | 'mailto_only'
+  | 'not_https'
+  | 'several_https_links'
+  | 'no_one_click_post'
+  | 'unsigned'
+  | 'signature_not_covering';
+
+/** What the person can still do by hand when one-click is not available. */
+export interface UnsubscribeFallback {
+  readonly mailto: MailtoTarget | null;
+  /** An http(s) link from the header, for the person to open themselves; we never fetch it. */
+  readonly link: string | null;
+}
+
+export type OneClickVerdict =
+  | { readonly oneClick: true; readonly url: string; readonly signedBy: string }
+  | { readonly oneClick: false; readonly reason: NoOneClickReason; readonly fallback: UnsubscribeFallback };
+
+const LU = 'list-unsubscribe';
+const LUP = 'list-unsubscribe-post';
+
+/**
+ * RFC 8058 one-click, strictly: the message has exactly one List-Unsubscribe field with exactly one https URI,
+ * exactly one `List-Unsubscribe-Post: List-Unsubscribe=One-Click`, and a DKIM signature that passes and covers
+ * both (§4). A second copy of either field is refused even when a signature covers one of them: a verifier
+ * checks the bottom-most copy, and a copy added above it in transit would be the one a reader sees.
+ */
+export function oneClickVerdict(raw: Uint8Array, signatures: readonly DkimSignature[]): OneClickVerdict {
+  const fields = headerFields(raw);
+  const lists = occurrences(fields, LU);
+  const posts = occurrences(fields, LUP);
+  const uris = lists.flatMap((f) => unsubscribeUris(f.value));
+  const fallback: UnsubscribeFallback = {
+    mailto: uris.map(parseMailto).find((m) => m !== undefined) ?? null,
+    link: uris.find((u) => /^https?:\/\//i.test(u)) ?? null,
+  };
+  const no = (reason: NoOneClickReason): OneClickVerdict => ({ oneClick: false, reason, fallback });
+
+  if (lists.length === 0 || uris.length === 0) return no('no_list_unsubscribe');
+  if (lists.length > 1 || posts.length > 1) return no('duplicated_header');
+  const https = uris.filter((u) => /^https:\/\//i.test(u));
+  if (https.length === 0) return no(uris.some((u) => /^http:\/\//i.test(u)) ? 'not_https' : 'mailto_only');
+  if (https.length > 1) return no('several_https_links');
+  const [post] = posts;
+  if (post === undefined || !isOneClickPost(post.value)) return no('no_one_click_post');
+  const passing = signatures.filter((s) => s.result === 'pass');
+  if (passing.length === 0) return no('unsigned');
+  const covering = passing.find((s) => s.signedHeaders.includes(LU) && s.signedHeaders.includes(LUP));
+  if (covering === undefined) return no('signature_not_covering');
+  return { oneClick: true, url: https[0] ?? '', signedBy: covering.domain };
+}

@@ -1,0 +1,30 @@
+import type { AccountId } from '../accounts/account.ts';
+import type { InboxId } from '../inboxes/inbox.ts';
+import type {
+  PendingUnsubscribe,
+  PendingUnsubscribeStatus,
+  UnsubscribeResult,
+} from './pending-unsubscribe.ts';
+
+/**
+ * Approvals to unsubscribe. As for sends, every transition is one conditional statement: of any number of
+ * racing `claim`s exactly one returns true, so one approval makes at most one request.
+ */
+export interface PendingUnsubscribeStore {
+  create(p: PendingUnsubscribe): Promise<void>;
+  /** Scoped by account: another account's id is not found. */
+  get(accountId: AccountId, id: string): Promise<PendingUnsubscribe | undefined>;
+  /** Counts a wrong code; at `lockAfter` wrong codes a pending approval becomes `locked`. Returns the new count. */
+  recordFailure(id: string, lockAfter: number): Promise<number>;
+  /** `pending` and not expired → `posting`; true for exactly one caller. */
+  claim(id: string, now: Date): Promise<boolean>;
+  /** `posting` → a final status, with what the server answered. */
+  finish(
+    id: string,
+    status: Extract<PendingUnsubscribeStatus, 'done' | 'rejected' | 'refused' | 'unknown'>,
+    now: Date,
+    outcome: { httpStatus: number | null; error: string | null },
+  ): Promise<void>;
+  /** The latest finished request per (inbox, sender) of these inboxes. */
+  results(accountId: AccountId, inboxIds: readonly InboxId[]): Promise<UnsubscribeResult[]>;
+}
