@@ -63,9 +63,6 @@ export async function createApp(
     if (overrides.db === undefined) await db.close();
     throw e;
   }
-  db.auditFile?.reportProblemsTo((e) => {
-    log.warn({ err: e.message }, 'audit file');
-  });
   // Verified credentials are believed for a few seconds; every write that changes one clears them (decision 0010).
   const credentials = new VerifiedCache({ ttlMs: config.credentialCacheSeconds * 1000, clock });
   const stores = reportCredentialChanges(createStores(db), () => {
@@ -97,7 +94,7 @@ export async function createApp(
     log,
     clock,
     startBackground: () => {
-      db.checkpointInBackground?.((e) => {
+      db.startBackground((e) => {
         log.warn(
           { err: e.message },
           'background WAL checkpoints failing; the service checkpoints itself instead',

@@ -71,9 +71,9 @@ export function buildServices(c: {
   const { config, secrets, stores, db, clock, log, overrides: o } = c;
   const limiter =
     o.limiter ??
-    (db.pgPool === undefined
-      ? flexibleRateLimiter({ kind: 'memory' })
-      : flexibleRateLimiter({ kind: 'postgres', pool: db.pgPool }));
+    (db.dialect === 'postgres'
+      ? flexibleRateLimiter({ kind: 'postgres', pool: db.pool })
+      : flexibleRateLimiter({ kind: 'memory' }));
   const hasher = o.hasher ?? argon2PasswordHasher();
   const failures = config.rateLimits.signinFailures;
 

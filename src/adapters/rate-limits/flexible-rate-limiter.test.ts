@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { rateLimiterContract } from '../../core/rate-limits/rate-limiter.contract.ts';
 import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
-import { migrateToLatest, openDatabase, type Db } from '../storage/index.ts';
+import { migrateToLatest, openPostgres, type PostgresDb } from '../storage/index.ts';
 import { flexibleRateLimiter } from './flexible-rate-limiter.ts';
 
 describe('rate limiter in memory', () => {
@@ -15,17 +15,17 @@ describe('rate limiter in memory', () => {
 });
 
 describe('rate limiter on PostgreSQL (two pools: two processes)', () => {
-  let a: Db;
-  let b: Db;
+  let a: PostgresDb;
+  let b: PostgresDb;
   let first: RateLimiter;
   let second: RateLimiter;
   beforeAll(async () => {
     const url = await freshPgDatabase();
-    a = openDatabase({ kind: 'postgres', url });
-    b = openDatabase({ kind: 'postgres', url });
+    a = openPostgres(url);
+    b = openPostgres(url);
     await migrateToLatest(a);
-    first = flexibleRateLimiter({ kind: 'postgres', pool: a.pgPool! });
-    second = flexibleRateLimiter({ kind: 'postgres', pool: b.pgPool! });
+    first = flexibleRateLimiter({ kind: 'postgres', pool: a.pool });
+    second = flexibleRateLimiter({ kind: 'postgres', pool: b.pool });
   });
   afterAll(async () => {
     await a.close();

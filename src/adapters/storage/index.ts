@@ -27,8 +27,6 @@ import type { AuditLog } from '../../core/audit/audit-log.ts';
 import { KyselyInvitationStore } from './kysely-invitation-store.ts';
 import { KyselyApiKeyStore } from './kysely-api-key-store.ts';
 import type { Db } from './database.ts';
-import type { SqliteFileAuditLog } from './audit-file.ts';
-import type { AccountId } from '../../core/accounts/account.ts';
 import { KyselyAccountStore } from './kysely-account-store.ts';
 import { KyselyFolderStore } from './kysely-folder-store.ts';
 import { KyselyInboxStore } from './kysely-inbox-store.ts';
@@ -59,12 +57,8 @@ export interface Stores {
 
 /** One implementation per port; the dialect only changes column types in the migrations. */
 export function createStores(db: Db): Stores {
-  const auditFile = db.auditFile;
   return {
-    accounts:
-      auditFile === undefined
-        ? new KyselyAccountStore(db)
-        : forgettingActivity(new KyselyAccountStore(db), auditFile),
+    accounts: new KyselyAccountStore(db),
     inboxes: new KyselyInboxStore(db),
     folders: new KyselyFolderStore(db),
     messages: new KyselyMessageStore(db),
@@ -72,7 +66,7 @@ export function createStores(db: Db): Stores {
     sessions: new KyselySessionStore(db),
     invitations: new KyselyInvitationStore(db),
     apiKeys: new KyselyApiKeyStore(db),
-    audit: new BatchedAuditLog(auditFile ?? new KyselyAuditLog(db)),
+    audit: new BatchedAuditLog(new KyselyAuditLog(db)),
     oauthClients: new KyselyOAuthClientStore(db),
     oauthRequests: new KyselyOAuthRequestStore(db),
     grants: new KyselyGrantStore(db),
@@ -86,19 +80,14 @@ export function createStores(db: Db): Stores {
   };
 }
 
-/**
- * Deleting an account deletes its activity too. In one database a foreign key does it; the SQLite audit file is
- * another database, so its rows go right after the account (and the audit writer's start sweeps any a crash left).
- */
-function forgettingActivity(accounts: AccountStore, audit: SqliteFileAuditLog): AccountStore {
-  return Object.assign(Object.create(accounts) as AccountStore, {
-    delete: async (id: AccountId) => {
-      const deleted = await accounts.delete(id);
-      await audit.forget(id);
-      return deleted;
-    },
-  });
-}
-
-export { openDatabase, type Db, type DbTarget, type Dialect } from './database.ts';
+export {
+  openDatabase,
+  openPostgres,
+  openSqlite,
+  type Db,
+  type DbTarget,
+  type Dialect,
+  type PostgresDb,
+  type SqliteDb,
+} from './database.ts';
 export { migrateToLatest, pendingMigrations, MigrationError } from './migrator.ts';

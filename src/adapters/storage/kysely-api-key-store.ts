@@ -5,7 +5,6 @@ import type { ApiKeyStore, NewApiKey } from '../../core/api-keys/api-key-store.t
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { Db } from './database.ts';
 import type { ApiKeysTable } from './schema.ts';
-import { hotQuery } from './hot-query.ts';
 import { toDate, toDateOrNull } from './sql-errors.ts';
 
 type ActiveKeyRow = Selectable<ApiKeysTable> & {
@@ -26,38 +25,34 @@ const toKey = (r: Selectable<ApiKeysTable>): ApiKey => ({
   revokedAt: toDateOrNull(r.revoked_at),
 });
 
-// Every authenticated request runs this: compiled once (hot-query.ts). The account's columns come from correlated
-// subqueries, not a join: on SQLite a two-table join costs ~28 µs per run here against ~6 µs for the same lookups
-// as subqueries (measured; the join's per-run setup dominates on tables this small). The foreign key guarantees
-// the account row exists.
-const activeKeyByHash = (db: Db) =>
-  hotQuery<ActiveKeyRow, 'hash'>(db, (p) =>
-    db.kysely
-      .selectFrom('api_keys')
-      .selectAll('api_keys')
-      .select((eb) => {
-        const account = <C extends 'email' | 'plan' | 'trial_ends_at' | 'payment_state' | 'created_at'>(
-          column: C,
-        ) => eb.selectFrom('accounts').select(column).whereRef('accounts.id', '=', 'api_keys.account_id');
-        return [
-          account('email').as('a_email'),
-          account('plan').as('a_plan'),
-          account('trial_ends_at').as('a_trial_ends_at'),
-          account('payment_state').as('a_payment_state'),
-          account('created_at').as('a_created_at'),
-        ];
-      })
-      // The hash is unique: no LIMIT (a bound LIMIT re-prepares the statement on every run, see hot-query.ts).
-      .where('api_keys.hash', '=', p('hash'))
-      .where('api_keys.revoked_at', 'is', null),
-  );
+// The account's columns come from correlated subqueries, not a join: on SQLite a two-table join cost ~28 µs per
+// run here against ~6 µs for the same lookups as subqueries (measured; the join's per-run setup dominates on tables
+// this small). The foreign key guarantees the account row exists. Verified credentials are then believed for a few
+// seconds (decision 0010), so this runs about once per key per CREDENTIAL_CACHE_SECONDS, not on every request.
+const activeKeyByHash = (db: Db, hash: string) =>
+  db.kysely
+    .selectFrom('api_keys')
+    .selectAll('api_keys')
+    .select((eb) => {
+      const account = <C extends 'email' | 'plan' | 'trial_ends_at' | 'payment_state' | 'created_at'>(
+        column: C,
+      ) => eb.selectFrom('accounts').select(column).whereRef('accounts.id', '=', 'api_keys.account_id');
+      return [
+        account('email').as('a_email'),
+        account('plan').as('a_plan'),
+        account('trial_ends_at').as('a_trial_ends_at'),
+        account('payment_state').as('a_payment_state'),
+        account('created_at').as('a_created_at'),
+      ];
+    })
+    .where('api_keys.hash', '=', hash)
+    .where('api_keys.revoked_at', 'is', null)
+    .$castTo<ActiveKeyRow>();
 
 export class KyselyApiKeyStore implements ApiKeyStore {
   private readonly db: Db;
-  private readonly byHash: ReturnType<typeof activeKeyByHash>;
   constructor(db: Db) {
     this.db = db;
-    this.byHash = activeKeyByHash(db);
   }
 
   async createWithinLimit(k: NewApiKey, maxActive: number): Promise<Result<ApiKey, 'limit_reached'>> {
@@ -122,7 +117,7 @@ export class KyselyApiKeyStore implements ApiKeyStore {
   }
 
   async findActiveByHash(hash: string): Promise<{ key: ApiKey; account: Account } | undefined> {
-    const [r] = await this.byHash({ hash });
+    const r = await activeKeyByHash(this.db, hash).executeTakeFirst();
     if (r === undefined) return undefined;
     return {
       key: toKey(r),

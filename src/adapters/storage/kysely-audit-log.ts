@@ -1,8 +1,36 @@
+import type { Selectable } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { AuditEntry, AuditLog } from '../../core/audit/audit-log.ts';
 import type { Db } from './database.ts';
-import { hotBatch } from './hot-query.ts';
-import { fromAuditRow, toAuditRow } from './audit-rows.ts';
+import type { AuditLogTable } from './schema.ts';
+import { hotBatch } from './sqlite/hot-query.ts';
+import { toDate } from './sql-errors.ts';
+
+const toAuditRow = (e: AuditEntry) => ({
+  at: e.at.getTime(),
+  account_id: e.accountId,
+  credential_kind: e.credentialKind,
+  credential_id: e.credentialId,
+  client_id: e.clientId,
+  tool: e.tool,
+  inbox_id: e.inboxId,
+  outcome: e.outcome,
+  undo_id: e.undoId,
+  duration_ms: e.durationMs,
+});
+
+const fromAuditRow = (r: Selectable<AuditLogTable>): AuditEntry => ({
+  at: toDate(r.at),
+  accountId: r.account_id as AccountId,
+  credentialKind: r.credential_kind as AuditEntry['credentialKind'],
+  credentialId: r.credential_id,
+  clientId: r.client_id,
+  tool: r.tool,
+  inboxId: r.inbox_id,
+  outcome: r.outcome,
+  undoId: r.undo_id,
+  durationMs: r.duration_ms,
+});
 
 type AuditRow = ReturnType<typeof toAuditRow>;
 
@@ -11,6 +39,7 @@ type AuditRow = ReturnType<typeof toAuditRow>;
 const insertStatement = (db: Db) =>
   hotBatch<AuditRow>(db, (rows) => db.kysely.insertInto('audit_log').values([...rows]));
 
+/** The audit log in the main database (decision 0013); deleting an account deletes its rows (foreign key). */
 export class KyselyAuditLog implements AuditLog {
   private readonly db: Db['kysely'];
   private readonly insert: ReturnType<typeof insertStatement>;

@@ -9,7 +9,6 @@ import type {
   TokenRecord,
 } from '../../oauth/token/grant.ts';
 import type { Db } from './database.ts';
-import { hotQuery } from './hot-query.ts';
 import type { OAuthGrantsTable } from './schema.ts';
 import { toDate, toDateOrNull } from './sql-errors.ts';
 
@@ -40,33 +39,30 @@ type LiveRow = Selectable<OAuthGrantsTable> & {
   t_expires_at: number;
 };
 
-// Every /mcp request with an access token runs this: compiled once (hot-query.ts).
-const liveTokenQuery = (db: Db) =>
-  hotQuery<LiveRow, 'hash' | 'kind' | 'now'>(db, (p) =>
-    db.kysely
-      .selectFrom('oauth_tokens')
-      .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_tokens.grant_id')
-      .selectAll('oauth_grants')
-      .select([
-        'oauth_tokens.hash as t_hash',
-        'oauth_tokens.kind as t_kind',
-        'oauth_tokens.created_at as t_created_at',
-        'oauth_tokens.expires_at as t_expires_at',
-      ])
-      .where('oauth_tokens.hash', '=', p('hash'))
-      .where('oauth_tokens.kind', '=', p('kind'))
-      .where('oauth_tokens.revoked_at', 'is', null)
-      .where('oauth_tokens.expires_at', '>', p('now') as unknown as number)
-      // The hash is the primary key: no LIMIT (a bound LIMIT re-prepares the statement on every run).
-      .where('oauth_grants.revoked_at', 'is', null),
-  );
+// Verified credentials are believed for a few seconds (decision 0010): this runs about once per access token per
+// CREDENTIAL_CACHE_SECONDS, not on every request, so plain Kysely is fast enough.
+const liveToken = (db: Db['kysely'], hash: string, kind: string, now: number) =>
+  db
+    .selectFrom('oauth_tokens')
+    .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_tokens.grant_id')
+    .selectAll('oauth_grants')
+    .select([
+      'oauth_tokens.hash as t_hash',
+      'oauth_tokens.kind as t_kind',
+      'oauth_tokens.created_at as t_created_at',
+      'oauth_tokens.expires_at as t_expires_at',
+    ])
+    .where('oauth_tokens.hash', '=', hash)
+    .where('oauth_tokens.kind', '=', kind)
+    .where('oauth_tokens.revoked_at', 'is', null)
+    .where('oauth_tokens.expires_at', '>', now)
+    .where('oauth_grants.revoked_at', 'is', null)
+    .$castTo<LiveRow>();
 
 export class KyselyGrantStore implements GrantStore {
   private readonly db: Db['kysely'];
-  private readonly live: ReturnType<typeof liveTokenQuery>;
   constructor(db: Db) {
     this.db = db.kysely;
-    this.live = liveTokenQuery(db);
   }
 
   async saveCode(c: AuthorizationCode): Promise<void> {
@@ -208,7 +204,7 @@ export class KyselyGrantStore implements GrantStore {
     kind: TokenRecord['kind'],
     now: Date,
   ): Promise<{ token: TokenRecord; grant: Grant } | undefined> {
-    const [r] = await this.live({ hash, kind, now: now.getTime() });
+    const r = await liveToken(this.db, hash, kind, now.getTime()).executeTakeFirst();
     if (r === undefined) return undefined;
     return {
       token: {

@@ -4,7 +4,7 @@ import type { ConnectionStatus, Inbox, InboxId, Provider } from '../../core/inbo
 import type { InboxPatch, InboxStore, NewInbox } from '../../core/inboxes/inbox-store.ts';
 import type { Db } from './database.ts';
 import type { InboxesTable } from './schema.ts';
-import { hotQuery } from './hot-query.ts';
+import { hotQuery } from './sqlite/hot-query.ts';
 import { bit, toDate } from './sql-errors.ts';
 
 const toInbox = (r: Selectable<InboxesTable>): Inbox => ({
@@ -28,7 +28,7 @@ const toInbox = (r: Selectable<InboxesTable>): Inbox => ({
 
 // Runs on every list_inboxes call: compiled once, and `in (?)` rather than `= ?` (hot-query.ts explains why).
 const inboxesOf = (db: Db) =>
-  hotQuery<Selectable<InboxesTable>, 'accountId'>(db, (p) =>
+  hotQuery<Selectable<InboxesTable>, { accountId: string }>(db, (p) =>
     db.kysely
       .selectFrom('inboxes')
       .selectAll()

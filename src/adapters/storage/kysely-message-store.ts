@@ -9,7 +9,7 @@ import type {
   MessageStore,
 } from '../../core/messages/message-store.ts';
 import type { Db } from './database.ts';
-import { hotBatch } from './hot-query.ts';
+import { hotBatch } from './sqlite/hot-query.ts';
 import type { MessagesTable } from './schema.ts';
 import { bit, toDate } from './sql-errors.ts';
 

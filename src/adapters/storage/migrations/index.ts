@@ -8,6 +8,7 @@ import { inboxes } from './0005-inboxes.ts';
 import { triage } from './0006-triage.ts';
 import { inboxOrder } from './0007-inbox-order.ts';
 import { codeReplay } from './0008-code-replay.ts';
+import { auditHome } from './0009-audit-home.ts';
 import { unsubscribes } from './0010-unsubscribes.ts';
 
 /**
@@ -24,6 +25,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0006-triage': triage(dialect),
     '0007-inbox-order': inboxOrder(),
     '0008-code-replay': codeReplay(dialect),
+    '0009-audit-home': auditHome(dialect),
     '0010-unsubscribes': unsubscribes(dialect),
   };
 }

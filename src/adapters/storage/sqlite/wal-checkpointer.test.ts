@@ -1,23 +1,24 @@
 import { statSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { tempDir } from '../../../test/support/temp-dir.ts';
-import { migrateToLatest, openDatabase } from './index.ts';
+import { tempDir } from '../../../../test/support/temp-dir.ts';
+import { migrateToLatest } from '../index.ts';
+import { openSqlite } from './open-sqlite.ts';
 import { startWalCheckpointer } from './wal-checkpointer.ts';
 
 describe('WAL checkpoints in a worker thread', () => {
   it('copies the WAL into the database off the service’s thread, and stops with close()', async () => {
     const path = `${tempDir('wal-')}/test.db`;
-    const db = openDatabase({ kind: 'sqlite', path });
+    const db = openSqlite(path);
     await migrateToLatest(db);
-    const checkpointer = db.checkpointInBackground!();
-    expect(db.checkpointInBackground!()).toBe(checkpointer); // one worker per database
+    const checkpointer = db.startBackground()!;
+    expect(db.startBackground()!).toBe(checkpointer); // one worker per database
     // The service's own connection no longer checkpoints at SQLite's default of 1000 pages.
-    expect(db.sqlite!.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
+    expect(db.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
 
-    const insert = db.sqlite!.prepare(
+    const insert = db.sqlite.prepare(
       'insert into settings (scope, key, value_json, updated_at) values (?, ?, ?, ?)',
     );
-    db.sqlite!.transaction(() => {
+    db.sqlite.transaction(() => {
       for (let i = 0; i < 5000; i++) insert.run('s', `k${String(i)}`, JSON.stringify('x'.repeat(200)), i);
     })();
     expect(statSync(`${path}-wal`).size).toBeGreaterThan(1_000_000);
@@ -28,30 +29,30 @@ describe('WAL checkpoints in a worker thread', () => {
     expect(r.checkpointed).toBe(r.log);
 
     await db.close();
-    const reopened = openDatabase({ kind: 'sqlite', path });
-    const { n } = reopened.sqlite!.prepare('select count(*) as n from settings').get() as { n: number };
+    const reopened = openSqlite(path);
+    const { n } = reopened.sqlite.prepare('select count(*) as n from settings').get() as { n: number };
     expect(n).toBe(5000);
     await reopened.close();
   });
 
   it('reports a worker that cannot work, and leaves the WAL to the service’s own backstop', async () => {
-    const db = openDatabase({ kind: 'sqlite', path: `${tempDir('wal-')}/test.db` });
+    const db = openSqlite(`${tempDir('wal-')}/test.db`);
     const errors: Error[] = [];
-    const broken = startWalCheckpointer(db.sqlite!, `${tempDir('wal-')}/missing/dir/x.db`, {
+    const broken = startWalCheckpointer(db.sqlite, `${tempDir('wal-')}/missing/dir/x.db`, {
       onError: (e) => errors.push(e),
     });
     await expect(broken.checkpointNow()).rejects.toThrow();
     await vi.waitFor(() => {
       expect(errors.length).toBeGreaterThan(0);
     });
-    expect(db.sqlite!.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
+    expect(db.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(10_000);
     await broken.stop();
     await db.close();
   });
 
-  it('is not offered for an in-memory database', async () => {
-    const db = openDatabase({ kind: 'sqlite', path: ':memory:' });
-    expect(db.checkpointInBackground).toBeUndefined();
+  it('does not start for an in-memory database', async () => {
+    const db = openSqlite(':memory:');
+    expect(db.startBackground()).toBeUndefined();
     await db.close();
   });
 });

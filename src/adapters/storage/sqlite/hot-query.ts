@@ -1,16 +1,21 @@
 import type { Compilable, CompiledQuery } from 'kysely';
-import type { Db } from './database.ts';
+import type { Db } from '../database.ts';
 
 const MARK = '\u0000hot:';
 
-/** A placeholder value for `hotQuery`: stands for the named parameter when the query is compiled once. */
-export const param = (name: string): string => `${MARK}${name}`;
+/** Stands for the named value of type `V[K]` when the query is compiled once (a marker string at run time). */
+export type Param<V> = <K extends keyof V & string>(name: K) => V[K];
+
+export class HotQueryError extends Error {
+  override readonly name = 'HotQueryError';
+}
 
 /**
- * Builds and compiles a query once, then executes the compiled SQL with fresh parameters. Kysely compiles a
- * query builder on every call, which costs more than running a small indexed query on SQLite (measured: a
- * two-table lookup 69 µs compiled each time, ~12 µs precompiled). Use it only on hot paths, with `param()`
- * standing in for every value that varies.
+ * Builds and compiles a query once, then executes the compiled SQL with fresh values. Kysely compiles a query
+ * builder on every call, which costs more than running a small indexed query on SQLite (measured: a two-table
+ * lookup 69 µs compiled each time, ~12 µs precompiled). Use it only on hot paths, with `p(name)` standing in for
+ * every value that varies: a value written without it would be frozen into the statement, so compiling refuses
+ * any parameter that is not a `p(name)` (write a constant as `sql.lit`).
  *
  * SQLite (3.54) re-prepares a statement on every run, costing 5–40 µs, when a bound parameter appears as
  * `column = ?` in a statement that also has ORDER BY or GROUP BY, or when LIMIT is a bound parameter: the query
@@ -18,21 +23,20 @@ export const param = (name: string): string => `${MARK}${name}`;
  * equalities as `column in (?)` (same meaning and the same index use, without the dependency), and leave out
  * LIMITs they do not need. `bench/sqlite-reprepare.ts` shows the effect.
  */
-export function hotQuery<O, P extends string>(
+export function hotQuery<O, V extends Record<string, unknown>>(
   db: Db,
-  build: (p: (name: P) => string) => Compilable<O>,
-): (values: Record<P, unknown>) => Promise<O[]> {
-  const statement = hotStatement<O>(db, build(param).compile());
-  const slots = statement.compiled.parameters.map((v) =>
-    typeof v === 'string' && v.startsWith(MARK) ? v.slice(MARK.length) : undefined,
-  );
-  return (values) =>
-    statement.run(
-      statement.compiled.parameters.map((v, i) => {
-        const slot = slots[i];
-        return slot === undefined ? v : values[slot as P];
-      }),
-    );
+  build: (p: Param<V>) => Compilable<O>,
+): (values: V) => Promise<O[]> {
+  const marker = ((name: string) => `${MARK}${name}`) as Param<V>;
+  const statement = hotStatement<O>(db, build(marker).compile());
+  const slots = statement.compiled.parameters.map((v) => {
+    if (typeof v !== 'string' || !v.startsWith(MARK))
+      throw new HotQueryError(
+        `hotQuery: parameter ${JSON.stringify(v)} is not a p(name); it would never change`,
+      );
+    return v.slice(MARK.length);
+  });
+  return (values) => statement.run(slots.map((slot) => values[slot]));
 }
 
 /**
@@ -58,7 +62,7 @@ export function hotBatch<R extends object>(
     if (statement === undefined) {
       const compiled = build(rows).compile();
       if (compiled.parameters.length !== rows.length * cols.length)
-        throw new Error('hotBatch: the statement does not take one parameter per column and row');
+        throw new HotQueryError('hotBatch: the statement does not take one parameter per column and row');
       if (bySize.size >= 64) bySize.clear();
       statement = hotStatement(db, compiled);
       bySize.set(rows.length, statement);
@@ -74,16 +78,16 @@ interface HotStatement<O = unknown> {
 
 /**
  * Runs one compiled statement with fresh parameters. On SQLite, which runs in this thread, it is one synchronous
- * call on a statement prepared once (`Db.statement`, which also joins or ends the turn's snapshot); Kysely's driver
- * would add a connection mutex and a dozen promise hops around it (~7 µs a query under load). While a transaction
- * of Kysely's is open a statement run directly would join it, so then it waits its turn through Kysely.
+ * call on a statement prepared once (`SqliteDb.statement`, which also joins or ends the turn's snapshot); Kysely's
+ * driver would add a connection mutex and a dozen promise hops around it (~7 µs a query under load). While a
+ * transaction of Kysely's is open a statement run directly would join it, so then it waits its turn through Kysely.
+ * PostgreSQL runs it through Kysely (compiled once all the same).
  */
 function hotStatement<O>(db: Db, compiled: CompiledQuery<O>): HotStatement<O> {
   const viaKysely = async (parameters: readonly unknown[]) =>
     (await db.kysely.executeQuery<O>({ ...compiled, parameters })).rows;
+  if (db.dialect !== 'sqlite') return { compiled, run: viaKysely };
   const { sqlite, snapshot, statement } = db;
-  if (sqlite === undefined || snapshot === undefined || statement === undefined)
-    return { compiled, run: viaKysely };
   return {
     compiled,
     run(parameters) {

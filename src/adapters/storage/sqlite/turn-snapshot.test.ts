@@ -1,19 +1,20 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../test/support/temp-dir.ts';
+import { tempDir } from '../../../../test/support/temp-dir.ts';
 import { hotBatch, hotQuery } from './hot-query.ts';
-import { migrateToLatest, openDatabase, type Db } from './index.ts';
+import { migrateToLatest } from '../index.ts';
+import { openSqlite, type SqliteDb } from './open-sqlite.ts';
 
 // The service's SQLite reads share one read transaction per event-loop turn (turn-snapshot.ts). These pin what
 // that may and may not change: another process's write shows from the next turn; this connection's own writes,
 // transactions and shutdown behave exactly as without it.
 describe('reads sharing a snapshot per turn', () => {
   let path: string;
-  let db: Db;
+  let db: SqliteDb;
   let other: BetterSqlite3.Database;
   beforeEach(async () => {
     path = `${tempDir('snap-')}/test.db`;
-    db = openDatabase({ kind: 'sqlite', path });
+    db = openSqlite(path);
     await migrateToLatest(db);
     other = new BetterSqlite3(path); // stands for the CLI or another process on the same file
     other.pragma('busy_timeout = 1000');
@@ -27,7 +28,7 @@ describe('reads sharing a snapshot per turn', () => {
   const put = (key: string) =>
     db.kysely.insertInto('settings').values({ scope: 's', key, value_json: '1', updated_at: 1 }).execute();
   const hotKeys = () =>
-    hotQuery<{ key: string }, 'scope'>(db, (p) =>
+    hotQuery<{ key: string }, { scope: string }>(db, (p) =>
       db.kysely
         .selectFrom('settings')
         .select('key')
@@ -90,19 +91,19 @@ describe('reads sharing a snapshot per turn', () => {
   it('never holds up another process writing, and ends with the turn', async () => {
     const read = hotKeys();
     await read({ scope: 's' });
-    expect(db.sqlite?.inTransaction).toBe(true); // the snapshot
+    expect(db.sqlite.inTransaction).toBe(true); // the snapshot
     other
       .prepare("insert into settings (scope, key, value_json, updated_at) values ('s', 'x', '1', 1)")
       .run();
     await nextTurn();
-    expect(db.sqlite?.inTransaction).toBe(false);
+    expect(db.sqlite.inTransaction).toBe(false);
   });
 
   it('closes cleanly with a snapshot open', async () => {
     await hotKeys()({ scope: 's' });
-    expect(db.sqlite?.inTransaction).toBe(true);
+    expect(db.sqlite.inTransaction).toBe(true);
     await db.close();
-    db = openDatabase({ kind: 'sqlite', path });
+    db = openSqlite(path);
     expect(await keysViaKysely()).toEqual([]);
   });
 });

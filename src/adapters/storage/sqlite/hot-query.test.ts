@@ -1,14 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../test/support/temp-dir.ts';
-import { hotBatch, hotQuery } from './hot-query.ts';
-import { migrateToLatest, openDatabase, type Db } from './index.ts';
+import { tempDir } from '../../../../test/support/temp-dir.ts';
+import { sql } from 'kysely';
+import { hotBatch, hotQuery, HotQueryError } from './hot-query.ts';
+import { migrateToLatest } from '../index.ts';
+import { openSqlite, type SqliteDb } from './open-sqlite.ts';
 
 // SQLite hot statements run on the raw handle, beside Kysely's single connection. These pin what must not
 // change because of that: the rows are Kysely's, and an open transaction is neither joined nor bypassed.
 describe('hot statements on SQLite', () => {
-  let db: Db;
+  let db: SqliteDb;
   beforeEach(async () => {
-    db = openDatabase({ kind: 'sqlite', path: `${tempDir('hot-')}/test.db` });
+    db = openSqlite(`${tempDir('hot-')}/test.db`);
     await migrateToLatest(db);
   });
   afterEach(async () => {
@@ -22,14 +24,14 @@ describe('hot statements on SQLite', () => {
     updated_at: number;
   }
   const row = (key: string, value: string): Row => ({ scope: 's', key, value_json: value, updated_at: 1 });
-  const settingsOf = (d: Db) =>
-    hotQuery<{ key: string; value_json: string }, 'key'>(d, (p) =>
+  const settingsOf = (d: SqliteDb) =>
+    hotQuery<{ key: string; value_json: string }, { key: string }>(d, (p) =>
       d.kysely
         .selectFrom('settings')
         .select(['key', 'value_json'])
         .where('key', 'in', [p('key')]),
     );
-  const insertSettings = (d: Db) =>
+  const insertSettings = (d: SqliteDb) =>
     hotBatch<Row>(d, (rows) => d.kysely.insertInto('settings').values([...rows]));
 
   it('runs on the raw handle and answers what Kysely answers', async () => {
@@ -117,5 +119,26 @@ describe('hot statements on SQLite', () => {
     await expect(insert([...batch, row('taken', '1')])).rejects.toThrow(/UNIQUE/);
     const left = await db.kysely.selectFrom('settings').select('key').execute();
     expect(left.map((r) => r.key)).toEqual(['taken']);
+  });
+
+  it('refuses to compile a value not written as p(name): it would be frozen into the statement', () => {
+    expect(() =>
+      hotQuery<{ key: string }, { key: string }>(db, (p) =>
+        db.kysely
+          .selectFrom('settings')
+          .select('key')
+          .where('key', 'in', [p('key')])
+          .where('scope', '=', 's'),
+      ),
+    ).toThrow(HotQueryError);
+    expect(() =>
+      hotQuery<{ key: string }, { key: string }>(db, (p) =>
+        db.kysely
+          .selectFrom('settings')
+          .select('key')
+          .where('key', 'in', [p('key')])
+          .where('scope', '=', sql.lit('s')),
+      ),
+    ).not.toThrow();
   });
 });
