@@ -24,8 +24,9 @@ import type { AppOverrides } from './compose/overrides.ts';
 export interface App {
   readonly config: Config;
   readonly http: Hono<HttpEnv>;
+  /** Every route for a web Request: `/mcp` through the same code as `lane` (mcp-http.ts), the rest through Hono. */
   readonly fetch: (req: Request) => Response | Promise<Response>;
-  /** `POST /mcp` served on `node:http` ahead of `fetch` (see mcp-node-lane.ts); pass it to `listen`. */
+  /** `/mcp` served on `node:http` ahead of Hono (mcp-node-adapter.ts); pass it to `listen`. */
   readonly lane: NodeLane;
   readonly stores: Stores;
   readonly services: Services;
@@ -69,7 +70,7 @@ export async function createApp(
     credentials.clear();
   });
   const services = buildServices({ config, secrets, stores, db, clock, log, overrides });
-  const { http, lane } = buildHttp({
+  const { http, lane, mcpFetch } = buildHttp({
     config,
     secrets,
     stores,
@@ -86,7 +87,7 @@ export async function createApp(
   return {
     config,
     http,
-    fetch: (req) => http.fetch(req),
+    fetch: (req) => mcpFetch(req) ?? http.fetch(req),
     lane,
     stores,
     services,

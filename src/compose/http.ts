@@ -12,8 +12,9 @@ import type { HttpEnv } from '../transports/http/http-env.ts';
 import type { NodeLane } from '../transports/http/serve.ts';
 import { createRootApp } from '../transports/http/root-app.ts';
 import { createMcpEndpoint } from '../transports/mcp/mcp-endpoint.ts';
-import { registerMcpRoute } from '../transports/mcp/mcp-route.ts';
-import { mcpNodeLane } from '../transports/mcp/mcp-node-lane.ts';
+import { mcpHttp } from '../transports/mcp/mcp-http.ts';
+import { mcpNodeAdapter } from '../transports/mcp/mcp-node-adapter.ts';
+import { mcpWebAdapter } from '../transports/mcp/mcp-web-adapter.ts';
 import { ToolRegistry } from '../transports/mcp/tool-registry.ts';
 import { ALL_TOOLS } from '../transports/mcp/tools/index.ts';
 import { registerOAuthRoutes } from '../transports/oauth/oauth-routes.ts';
@@ -36,7 +37,12 @@ export function buildHttp(c: {
   credentials: VerifiedCache;
   services: Services;
   overrides: AppOverrides;
-}): { http: Hono<HttpEnv>; lane: NodeLane } {
+}): {
+  http: Hono<HttpEnv>;
+  /** `/mcp` on node:http (production), and the same for a web Request (`App.fetch`); undefined off /mcp. */
+  lane: NodeLane;
+  mcpFetch: (req: Request) => Promise<Response> | undefined;
+} {
   const { config, secrets, stores, db, clock, log, services, credentials, overrides } = c;
   const http = createRootApp({
     log,
@@ -86,8 +92,9 @@ export function buildHttp(c: {
       unauthenticatedAs: overrides.mcpUnauthenticatedAs,
     }),
   });
-  registerMcpRoute(http, mcp, { trustProxy: config.trustProxy });
-  const lane = mcpNodeLane(mcp, { trustProxy: config.trustProxy, log, accessLog: c.accessLog });
+  const serveMcp = mcpHttp(mcp, { log, accessLog: c.accessLog });
+  const lane = mcpNodeAdapter(serveMcp, { trustProxy: config.trustProxy });
+  const mcpFetch = mcpWebAdapter(serveMcp, { trustProxy: config.trustProxy });
   registerWebApp(http, {
     accounts: services.accounts,
     accountStore: stores.accounts,
@@ -106,5 +113,5 @@ export function buildHttp(c: {
     sessionTtlSeconds: config.sessionDays * 86_400,
     anonymousPerMinute: config.rateLimits.anonymousPerMinute,
   });
-  return { http, lane };
+  return { http, lane, mcpFetch };
 }

@@ -1,28 +1,25 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from '../../lib/logger.ts';
 import type { HttpEnv } from './http-env.ts';
+import { beginRequest, endRequest } from './request-frame.ts';
 
-/**
- * One line per request: method, path (never the query string, which can hold one-time tokens), status and
- * time, and the request id on every answer. Each request gets a child logger bound to its id so handlers' lines can be correlated.
- */
+/** The request frame (request-frame.ts) as Hono middleware: id, bound logger, access line, id on every answer. */
 export function requestLog(log: Logger, accessLog: Logger = log): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
-    const started = performance.now();
-    const reqId = c.get('requestId');
-    c.set('log', log.child({ reqId }));
+    const frame = beginRequest(c.req.header('x-request-id'), log);
+    c.set('requestId', frame.reqId);
+    c.set('log', frame.log);
+    c.set('frame', frame);
+    c.header('X-Request-Id', frame.reqId);
     await next();
     // Handlers that return their own Response bypass the context's headers; every answer names its request.
     if (!c.res.headers.has('x-request-id')) {
       try {
-        c.res.headers.set('x-request-id', reqId);
+        c.res.headers.set('x-request-id', frame.reqId);
       } catch {
         // an immutable Response (one passed through from fetch) keeps its own headers
       }
     }
-    const ms = Math.round((performance.now() - started) * 10) / 10;
-    const line = { reqId, method: c.req.method, path: c.req.path, status: c.res.status, ms };
-    if (c.res.status >= 500) accessLog.error(line, 'request failed');
-    else accessLog.info(line, 'request');
+    endRequest(frame, accessLog, { method: c.req.method, path: c.req.path, status: c.res.status });
   };
 }

@@ -61,8 +61,8 @@ export const bodyTooLarge = () =>
   jsonRpcError(413, -32000, 'Request body too large.', { connection: 'close' });
 
 /**
- * `POST /mcp` without the HTTP framework: both the Hono route (`mcp-route.ts`) and the raw `node:http` lane
- * (`mcp-node-lane.ts`) call this, so the two cannot drift apart.
+ * `POST /mcp` without the HTTP framework, behind `mcpHttp` (mcp-http.ts), which both the node:http adapter and
+ * the web adapter call: one implementation of /mcp.
  */
 export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
   const sdk = createSdkHandler({

@@ -1,4 +1,3 @@
-import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import type { DkimVerifier } from '../../../core/unsubscribe/dkim-verifier.ts';
 import type { DkimSignature } from '../../../core/unsubscribe/one-click-policy.ts';
 import { DEMO_DKIM_SELECTOR, demoDkimRecord } from './demo-dkim-key.ts';
@@ -23,6 +22,8 @@ export function mailauthDkimVerifier(opts: { resolver?: DnsResolver } = {}): Dki
   return {
     async verify(raw, { demo }) {
       const resolver = demo ? demoResolver : opts.resolver;
+      // Loaded on first use: mailauth costs ~190 ms to import, which every start (and CLI command) would pay.
+      const { dkimVerify } = await import('mailauth/lib/dkim/verify.js');
       let result;
       try {
         result = await dkimVerify(Buffer.from(raw), resolver === undefined ? {} : { resolver });

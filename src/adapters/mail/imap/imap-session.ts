@@ -106,7 +106,9 @@ export class ImapSession implements MailSession {
   async fetchRaw(path: string, ref: string): Promise<Uint8Array | undefined> {
     const uid = parseUid(ref);
     if (uid === undefined) return undefined;
-    return this.inFolder(path, 'read the message', () => readRawMessage(this.deps.client, uid, MAX_RAW_BYTES));
+    return this.inFolder(path, 'read the message', () =>
+      readRawMessage(this.deps.client, uid, MAX_RAW_BYTES),
+    );
   }
 
   /**

@@ -8,8 +8,9 @@ import { createKeyViaPage, setUpOwner } from '../../../test/support/web-client.t
 import { listen, type RunningServer } from '../http/serve.ts';
 import { MAX_MCP_BODY_BYTES } from './sdk-server.ts';
 
-// The raw node:http lane for POST /mcp must answer exactly what the Hono route answers. Two servers share one
-// app: one with the lane, one without (every request through Hono). Each case goes to both.
+// /mcp has one implementation (mcp-http.ts) and two thin adapters: node:http (production, over a socket) and the
+// web Request of App.fetch (in-process tests). Each case goes both ways and must get the same answer; the frame's
+// rules (request ids, one access line, 413 for a body over the limit however it is sent) are checked on the socket.
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
@@ -82,14 +83,14 @@ const CASES: [string, Case][] = [
     },
   ],
   ['a body over the limit', { body: 'x'.repeat(MAX_MCP_BODY_BYTES + 1) }],
-  ['GET (Hono in both)', { method: 'GET' }],
+  ['GET', { method: 'GET' }],
+  ['DELETE', { method: 'DELETE' }],
 ];
 
-describe('the node:http lane for POST /mcp against the Hono route', () => {
+describe('/mcp: one implementation, reached the same way over a socket and in-process', () => {
   let app: App;
   let key: string;
   let withLane: RunningServer;
-  let honoOnly: RunningServer;
   const lines: { level: string; obj: object }[] = [];
   const capture =
     (level: string): ((obj: object) => void) =>
@@ -116,39 +117,49 @@ describe('the node:http lane for POST /mcp against the Hono route', () => {
       log: accessLog,
       lane: app.lane,
     });
-    honoOnly = await listen(app.fetch, { host: '127.0.0.1', port: await freePort(), log: accessLog });
   });
   afterAll(async () => {
     await withLane.close(1000);
-    await honoOnly.close(1000);
     await app.close();
   });
 
-  const send = async (server: RunningServer, c: Case) => {
+  const request = (base: string, c: Case) => {
     const auth = c.auth === 'none' ? {} : { authorization: `Bearer ${c.auth === 'bad' ? 'itk_wrong' : key}` };
     const body =
       c.body === undefined ? undefined : typeof c.body === 'string' ? c.body : JSON.stringify(c.body);
-    const res = await fetch(`http://127.0.0.1:${String(server.port)}/mcp`, {
+    return new Request(`${base}/mcp`, {
       method: c.method ?? 'POST',
       headers: { ...BASE, ...auth, ...c.headers },
       ...(body !== undefined && { body }),
     });
+  };
+  const overSocket = (server: RunningServer, c: Case) =>
+    read(fetch(request(`http://127.0.0.1:${String(server.port)}`, c)));
+  const inProcess = (c: Case) => read(Promise.resolve(app.fetch(request(app.config.baseUrl, c))));
+  const read = async (pending: Promise<Response>) => {
+    const res = await pending;
     const text = await res.text();
     const headers = Object.fromEntries(COMPARED_HEADERS.map((h) => [h, res.headers.get(h)]));
     return { status: res.status, headers, text, requestId: res.headers.get('x-request-id') };
   };
 
   it.each(CASES)('%s', async (_name, c) => {
-    const viaLane = await send(withLane, c);
-    const viaHono = await send(honoOnly, c);
-    expect(viaLane.status).toBe(viaHono.status);
-    expect(viaLane.headers).toEqual(viaHono.headers);
-    expect(viaLane.text).toBe(viaHono.text);
-    expect(viaLane.requestId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(viaHono.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    const viaSocket = await overSocket(withLane, c);
+    const viaFetch = await inProcess(c);
+    expect(viaSocket.status).toBe(viaFetch.status);
+    expect(viaSocket.headers).toEqual(viaFetch.headers);
+    expect(viaSocket.text).toBe(viaFetch.text);
+    expect(viaSocket.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(viaFetch.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('echoes a plain X-Request-Id and replaces an unsafe one, as Hono does', async () => {
+  it('answers the contract’s statuses: 405 for GET, 413 over the limit, 401 without a token', async () => {
+    expect((await inProcess({ method: 'GET' })).status).toBe(405);
+    expect((await overSocket(withLane, { body: 'x'.repeat(MAX_MCP_BODY_BYTES + 1) })).status).toBe(413);
+    expect((await overSocket(withLane, { ...modernCall('list_inboxes'), auth: 'none' })).status).toBe(401);
+  });
+
+  it('echoes a plain X-Request-Id and replaces an unsafe one, as every other route does', async () => {
     const plain = await fetch(`http://127.0.0.1:${String(withLane.port)}/mcp`, {
       method: 'POST',
       headers: { ...BASE, 'x-request-id': 'trace-42' },
@@ -181,8 +192,12 @@ describe('the node:http lane for POST /mcp against the Hono route', () => {
   });
 
   it('writes one access line per request with method, path, status and time, and never the token', async () => {
+    // In-process too: the frame is the same code.
     lines.length = 0;
-    const res = await send(withLane, modernCall('list_inboxes'));
+    await inProcess(modernCall('list_inboxes'));
+    expect(lines.filter((l) => (l.obj as { path?: string }).path === '/mcp')).toHaveLength(1);
+    lines.length = 0;
+    const res = await overSocket(withLane, modernCall('list_inboxes'));
     expect(res.status).toBe(200);
     const access = lines.filter((l) => (l.obj as { path?: string }).path === '/mcp');
     expect(access).toHaveLength(1);

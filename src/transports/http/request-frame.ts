@@ -1,0 +1,66 @@
+import type { Logger } from '../../lib/logger.ts';
+import { internalErrorBody } from './json-error.ts';
+import { requestIdOf } from './request-id.ts';
+
+/**
+ * What every HTTP request gets, whichever way it came in (Hono for pages, REST and OAuth; the node:http adapter
+ * for /mcp): a request id, a logger bound to it, one access line when it ends, and a last-resort 500 that names the
+ * request id and never the error. One framework-free place, so something added here (a metric, a trace) reaches
+ * every route alike.
+ */
+export interface RequestFrame {
+  readonly reqId: string;
+  /** Bound to the request id; created on first use (most requests log nothing but the access line). */
+  readonly log: Logger;
+  readonly started: number;
+}
+
+export function beginRequest(givenRequestId: string | undefined, log: Logger): RequestFrame {
+  const reqId = requestIdOf(givenRequestId);
+  return { reqId, log: lazyChild(log, { reqId }), started: performance.now() };
+}
+
+/** One line per request: method, path (never the query string, which can hold one-time tokens), status, time. */
+export function endRequest(
+  frame: RequestFrame,
+  accessLog: Logger,
+  r: { method: string; path: string; status: number },
+): void {
+  const ms = Math.round((performance.now() - frame.started) * 10) / 10;
+  const line = { reqId: frame.reqId, method: r.method, path: r.path, status: r.status, ms };
+  if (r.status >= 500) accessLog.error(line, 'request failed');
+  else accessLog.info(line, 'request');
+}
+
+/** Something nobody expected: the stack to the log, a JSON 500 naming the request id to the client. */
+export function failedRequest(
+  frame: RequestFrame,
+  e: unknown,
+): { status: 500; headers: Record<string, string>; body: string } {
+  frame.log.error({ err: e }, 'unhandled error');
+  return {
+    status: 500,
+    headers: { 'content-type': 'application/json', 'x-request-id': frame.reqId },
+    body: JSON.stringify(internalErrorBody(frame.reqId)),
+  };
+}
+
+function lazyChild(log: Logger, bindings: Record<string, unknown>): Logger {
+  let child: Logger | undefined;
+  const get = () => (child ??= log.child(bindings));
+  return {
+    error: (o, m) => {
+      get().error(o, m);
+    },
+    warn: (o, m) => {
+      get().warn(o, m);
+    },
+    info: (o, m) => {
+      get().info(o, m);
+    },
+    debug: (o, m) => {
+      get().debug(o, m);
+    },
+    child: (b) => get().child(b),
+  };
+}
