@@ -1,11 +1,16 @@
-/** The dependency rule of DESIGN.md §3, checked by `npm run lint`. */
+/** The dependency rule of DESIGN.md §3, checked by `npm run lint`; test/lint/dependency-rule.test.ts plants a probe for each rule. */
+const DRIVERS =
+  'node_modules/(kysely|better-sqlite3|pg|pg-boss|imapflow|nodemailer|mailauth|postal-mime|@googleapis|@microsoft|google-auth-library)/';
+const NOT_TESTS = '\\.(test|contract)\\.ts$';
+
 module.exports = {
   forbidden: [
     {
       name: 'core-is-pure',
-      comment: 'core/ imports only core/, lib/ and zod (pure validation): no drivers, frameworks, node: I/O or adapters.',
+      comment:
+        'core/ imports only core/, lib/ and zod (pure validation): no drivers, frameworks, node: I/O or adapters.',
       severity: 'error',
-      from: { path: '^src/core/', pathNot: '\\.(test|contract)\\.ts$' },
+      from: { path: '^src/core/', pathNot: NOT_TESTS },
       to: { pathNot: ['^src/core/', '^src/lib/', 'node_modules/zod/'] },
     },
     {
@@ -17,30 +22,49 @@ module.exports = {
     },
     {
       name: 'oauth-core-is-pure',
-      comment: 'src/oauth/ is the authorization server core: no transports, no storage adapters.',
+      comment: 'src/oauth/ is the authorization server core: no transports, no storage adapters, no drivers.',
       severity: 'error',
-      from: { path: '^src/oauth/', pathNot: '\\.(test|contract)\\.ts$' },
-      to: { path: '^src/(transports|adapters|jobs)/' },
+      from: { path: '^src/oauth/', pathNot: NOT_TESTS },
+      to: { path: ['^src/(transports|adapters|jobs|compose)/', DRIVERS] },
+    },
+    {
+      name: 'adapters-only-from-composition',
+      comment:
+        'Adapters are chosen in one place: the composition root (app.ts, compose/) and the CLI that opens the database. Transports, jobs and cores reach them through ports.',
+      severity: 'error',
+      from: {
+        path: '^src/',
+        pathNot: ['^src/adapters/', '^src/compose/', '^src/app\\.ts$', '^src/transports/cli/', NOT_TESTS],
+      },
+      to: { path: '^src/adapters/' },
+    },
+    {
+      name: 'compose-only-from-app',
+      comment: 'compose/ is the composition root split in two files; only app.ts builds the service with it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/compose/', '^src/app\\.ts$', NOT_TESTS] },
+      to: { path: '^src/compose/' },
     },
     {
       name: 'adapters-not-transports',
-      comment: 'Adapters implement ports; they never reach up into transports or jobs.',
+      comment: 'Adapters implement ports; they never reach up into transports, jobs or the composition root.',
       severity: 'error',
       from: { path: '^src/adapters/' },
-      to: { path: '^src/(transports|jobs)/' },
+      to: { path: '^src/(transports|jobs|compose)/' },
     },
     {
       name: 'transports-use-core-not-drivers',
-      comment: 'Transports call use-cases; drivers (SQL, IMAP, provider SDKs) live only in adapters.',
+      comment:
+        'Transports call use-cases; drivers (SQL, IMAP, MIME, DKIM, provider SDKs) live only in adapters.',
       severity: 'error',
       from: { path: '^src/(transports|jobs)/' },
-      to: { path: 'node_modules/(kysely|better-sqlite3|pg|imapflow|nodemailer|@googleapis|@microsoft)/' },
+      to: { path: DRIVERS },
     },
     {
       name: 'no-test-code-in-src',
       severity: 'error',
-      from: { path: '^src/', pathNot: '\\.(test|contract)\\.ts$' },
-      to: { path: ['^test/', '\\.(test|contract)\\.ts$'] },
+      from: { path: '^src/', pathNot: NOT_TESTS },
+      to: { path: ['^test/', NOT_TESTS] },
     },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],

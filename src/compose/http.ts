@@ -97,7 +97,6 @@ export function buildHttp(c: {
   const mcpFetch = mcpWebAdapter(serveMcp, { trustProxy: config.trustProxy });
   registerWebApp(http, {
     accounts: services.accounts,
-    accountStore: stores.accounts,
     sessions: services.sessions,
     apiKeys: services.apiKeys,
     audit: stores.audit,

@@ -243,7 +243,6 @@ export function buildServices(c: {
       inboxes,
       sync,
       read,
-      audit: stores.audit,
       actions,
       undo,
       leases,

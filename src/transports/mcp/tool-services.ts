@@ -1,6 +1,5 @@
 import type { ActionService } from '../../core/actions/action-service.ts';
 import type { UndoService } from '../../core/actions/undo-service.ts';
-import type { AuditLog } from '../../core/audit/audit-log.ts';
 import type { DraftService } from '../../core/drafts/draft-service.ts';
 import type { InboxService } from '../../core/inboxes/inbox-service.ts';
 import type { LeaseService } from '../../core/leases/lease-service.ts';
@@ -16,7 +15,6 @@ export interface ToolServices {
   readonly inboxes: InboxService;
   readonly sync: SyncService;
   readonly read: ReadService;
-  readonly audit: AuditLog;
   readonly actions: ActionService;
   readonly undo: UndoService;
   readonly leases: LeaseService;

@@ -1,4 +1,3 @@
-import type { AccountStore } from '../../core/accounts/account-store.ts';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
 import type { AccountService } from '../../core/accounts/account-service.ts';
 import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
@@ -12,7 +11,6 @@ import type { CookiePolicy } from './cookies.ts';
 
 export interface WebDeps {
   readonly accounts: AccountService;
-  readonly accountStore: AccountStore;
   readonly sessions: SessionService;
   readonly apiKeys: ApiKeyService;
   readonly audit: AuditLog;
