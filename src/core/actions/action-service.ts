@@ -27,13 +27,13 @@ import type { UndoEntry, UndoStore } from './undo-store.ts';
 export interface ActRequest {
   readonly principal: Principal;
   readonly action: ActionKind;
-  /** Named messages, or every message from one sender still in the inbox (`act_on_messages { sender }`). */
+  /** Named messages, or every message from one sender still in the inbox. */
   readonly targets:
     | { readonly items: readonly Target[] }
     | { readonly sender: { readonly inboxId: string; readonly address: string } };
   readonly labels?: readonly string[];
-  /** The person confirmed in chat for this one VIP message (`vipConfirmed` / `confirmed` on single tools). */
-  readonly vipConfirmed: boolean;
+  /** The person confirmed, for this one message, acting on it although its sender is a VIP. */
+  readonly confirmedForVip: boolean;
 }
 
 export interface ActionServiceDeps {
@@ -118,7 +118,7 @@ export class ActionService {
         allowed = [];
         for (const m of messages) {
           if (!isVip(m.from.address)) allowed.push(m);
-          else if (!bulk && req.vipConfirmed) allowed.push(m);
+          else if (!bulk && req.confirmedForVip) allowed.push(m);
           else if (!bulk)
             return err({
               code: 'vip_confirmation_required',
@@ -181,7 +181,8 @@ export class ActionService {
     if (targets.length === 1 && missing.length === 1)
       return err({
         code: 'message_not_found',
-        message: 'No message with this id in this inbox. Use ids from list_messages or search_mailbox.',
+        message: 'No message with this id in this inbox.',
+        next: 'use_listed_message_ids',
       });
     return ok({
       inboxes: [...byInbox.values()].filter((g) => g.messages.length > 0),
@@ -201,7 +202,8 @@ export class ActionService {
     if (inboxFolder === undefined)
       return err({
         code: 'invalid_arguments',
-        message: 'The inbox folder is not synced yet: call sync_inbox first.',
+        message: 'The inbox folder is not synced yet.',
+        next: 'sync_first',
       });
     const page = await this.deps.messages.list(group.value.inbox.id, {
       folderId: inboxFolder.id,

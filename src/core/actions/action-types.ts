@@ -1,3 +1,4 @@
+import type { NextStep } from '../next-step.ts';
 export const ACTIONS = ['archive', 'trash', 'spam', 'star', 'unstar', 'label', 'unlabel'] as const;
 export type ActionKind = (typeof ACTIONS)[number];
 
@@ -36,6 +37,7 @@ export type ActError =
         | 'not_supported'
         | 'message_not_found';
       readonly message: string;
+      readonly next?: NextStep;
     }
   | {
       readonly code: 'lease_held';

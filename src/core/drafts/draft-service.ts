@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.ts';
+import type { NextStep } from '../next-step.ts';
 import { newId, randomToken } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
@@ -25,7 +26,7 @@ export interface DraftInput {
 export type DraftError =
   | InboxError
   /** The draft itself is refused (a line break in To or Subject, an invalid address, an unknown thread). */
-  | { readonly code: 'invalid_draft'; readonly message: string }
+  | { readonly code: 'invalid_draft'; readonly message: string; readonly next?: NextStep }
   | { readonly code: 'provider_error'; readonly message: string };
 
 export interface DraftServiceDeps {
@@ -57,7 +58,11 @@ export class DraftService {
     const problem = checkSubject(input.subject) ?? checkText(input.text);
     if (problem !== undefined) return err({ code: 'invalid_draft', message: problem });
     if (input.threadId !== undefined && !/^[\x21-\x7e]{1,200}$/.test(input.threadId)) {
-      return err({ code: 'invalid_draft', message: 'threadId is not a thread id from get_message.' });
+      return err({
+        code: 'invalid_draft',
+        message: 'threadId is not a thread id.',
+        next: 'use_thread_from_message',
+      });
     }
     return ok({ to: formatRecipients(to.value) });
   }
@@ -74,7 +79,8 @@ export class DraftService {
     if (thread === undefined) {
       return err({
         code: 'invalid_draft',
-        message: 'threadId is not a thread in this inbox: use the threadId get_message returned.',
+        message: 'threadId is not a thread in this inbox.',
+        next: 'use_thread_from_message',
       });
     }
     const now = this.deps.clock.now();

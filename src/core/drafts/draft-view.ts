@@ -1,7 +1,7 @@
 import type { Inbox } from '../inboxes/inbox.ts';
 import type { Draft } from './draft.ts';
 
-/** The draft object of contract §2, as REST returns it (HTTP 201) and create_draft embeds it. */
+/** The draft object of contract §2, as REST returns it (HTTP 201) and the MCP draft tools embed it. */
 export interface DraftView {
   readonly id: string;
   readonly to: string;

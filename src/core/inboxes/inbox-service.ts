@@ -67,12 +67,7 @@ export class InboxService {
     const id = parseInboxId(inboxId);
     const inbox = id !== undefined ? await this.deps.inboxes.get(accountId, id) : undefined;
     return inbox === undefined
-      ? err(
-          inboxError(
-            'inbox_not_found',
-            'No inbox with this id on this account. Call list_inboxes for valid ids.',
-          ),
-        )
+      ? err(inboxError('inbox_not_found', 'No inbox with this id on this account.', 'pick_listed_inbox'))
       : ok(inbox);
   }
 
@@ -87,18 +82,14 @@ export class InboxService {
       );
     if (inbox.isDemo) return owned;
     if (inbox.connectionStatus === 'not_connected') {
-      return err(
-        inboxError(
-          'not_connected',
-          'This inbox has no working credential yet. Start the connection (start_imap_secret_capture) and let the person finish it.',
-        ),
-      );
+      return err(inboxError('not_connected', 'This inbox has no working credential yet.', 'connect_inbox'));
     }
     if (inbox.connectionStatus === 'needs_reconnect') {
       return err(
         inboxError(
           'needs_reconnect',
           `The mailbox refused the stored credential${inbox.lastError === null ? '' : ` (${inbox.lastError})`}. The person must reconnect it.`,
+          'connect_inbox',
         ),
       );
     }

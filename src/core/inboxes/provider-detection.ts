@@ -11,7 +11,7 @@ const MICROSOFT = /^(outlook|hotmail|live|msn|passport)\.[a-z.]+$/;
 const ICLOUD = new Set(['icloud.com', 'me.com', 'mac.com']);
 
 /**
- * The provider behind an address, from its domain (contract §4.5 propose_connection). Custom domains cannot be
+ * The provider behind an address, from its domain (contract §4.5, proposing a connection). Custom domains cannot be
  * told apart without DNS, so they are IMAP with the conventional host as a suggestion the person confirms.
  */
 export function detectProvider(email: string): ProviderGuess {

@@ -70,7 +70,7 @@ export interface AttachmentInfo {
   readonly inline: boolean;
 }
 
-/** A full message, parsed, for `get_message`. Text is untrusted data; the caller fences it. */
+/** A full message, parsed, for reading it whole. Text is untrusted data; the caller fences it. */
 export interface FullMessage {
   readonly summary: RemoteSummary;
   readonly cc: readonly Address[];

@@ -25,7 +25,7 @@ export interface FolderSyncState {
   readonly uidNext: number | null;
   readonly highestModseq: string | null;
   readonly cursor: string | null;
-  /** Lowest provider position inside the synced window; `load_older_messages` lowers it. */
+  /** Lowest provider position inside the synced window; loading older mail lowers it. */
   readonly windowLow: number | null;
   readonly syncedAt: Date | null;
   readonly version: number;

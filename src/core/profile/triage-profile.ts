@@ -17,7 +17,7 @@ const isTimeZone = (tz: string) => {
 /** Preferences that apply to all inboxes (`defaults`) and can be overridden per inbox. */
 export const TRIAGE_PREFS = z.strictObject({
   cadence: z.strictObject({
-    /** Minimum time between triage passes; `begin_triage` without force answers `too_soon` before it. Null: no limit. */
+    /** Minimum time between triage passes; a pass asked for sooner (without force) is answered `too_soon`. Null: no limit. */
     everyHours: z
       .number()
       .min(0.25)
@@ -66,7 +66,7 @@ export const INBOX_OVERRIDE = z.strictObject({
 export const TRIAGE_PROFILE = z.strictObject({
   defaults: TRIAGE_PREFS,
   inboxes: z.record(
-    z.string().regex(/^inbox_[a-z0-9]{20}$/, 'expected an inbox id from list_inboxes'),
+    z.string().regex(/^inbox_[a-z0-9]{20}$/, 'expected an inbox id (inbox_ and 20 letters or digits)'),
     INBOX_OVERRIDE,
   ),
 });

@@ -5,7 +5,7 @@ import type { SecretLinkStore } from '../inboxes/secret-link-store.ts';
 import type { AttachmentContent } from '../mail/mail-types.ts';
 import type { ReadService } from './read-service.ts';
 
-/** Redeems `get_attachment` links: one account's one attachment, while the link lives. */
+/** Redeems attachment download links: one account's one attachment, while the link lives. */
 export class AttachmentLinks {
   private readonly deps: { links: SecretLinkStore; inboxes: InboxStore; read: ReadService; clock: Clock };
   constructor(deps: { links: SecretLinkStore; inboxes: InboxStore; read: ReadService; clock: Clock }) {

@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.ts';
+import type { NextStep } from '../next-step.ts';
 import { htmlToText } from '../../lib/html-to-text.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
@@ -18,6 +19,7 @@ import { toSummary } from '../sync/sync-service.ts';
 export type ReadError = {
   readonly code: 'message_not_found' | 'invalid_arguments' | 'not_supported';
   readonly message: string;
+  readonly next?: NextStep;
 };
 
 export interface MessagePreview {
@@ -86,12 +88,14 @@ export class ReadService {
       if (f === undefined)
         return err({
           code: 'invalid_arguments',
-          message: `No folder named "${q.folder.slice(0, 100)}". Call list_folders.`,
+          message: `No folder named "${q.folder.slice(0, 100)}".`,
+          next: 'pick_listed_folder',
         });
       if (!f.selected)
         return err({
           code: 'invalid_arguments',
-          message: `Folder "${f.name}" is not synced. Add it with sync_inbox { folders: [...] } first.`,
+          message: `Folder "${f.name}" is not synced.`,
+          next: 'select_folder',
         });
       scope = [f];
     } else {
@@ -162,12 +166,14 @@ export class ReadService {
       if (f === undefined)
         return err<ReadError>({
           code: 'invalid_arguments',
-          message: `No folder named "${folderName.slice(0, 100)}". Call list_folders.`,
+          message: `No folder named "${folderName.slice(0, 100)}".`,
+          next: 'pick_listed_folder',
         });
       if (!f.selected)
         return err<ReadError>({
           code: 'invalid_arguments',
-          message: `Folder "${f.name}" is not among the inbox's selected folders; search it after adding it with sync_inbox.`,
+          message: `Folder "${f.name}" is not among the inbox's selected folders.`,
+          next: 'select_folder',
         });
       scope = [f];
     } else {
@@ -178,7 +184,8 @@ export class ReadService {
     if (scope.length === 0)
       return err<ReadError>({
         code: 'invalid_arguments',
-        message: 'No folders known yet: call sync_inbox first.',
+        message: 'No folders known yet.',
+        next: 'sync_first',
       });
     const byPath = new Map(scope.map((f) => [f.path, f]));
     return this.withSession(inbox, async (session) => {
@@ -212,17 +219,20 @@ export class ReadService {
       return err<ReadError>({
         code: 'invalid_arguments',
         message: `No folder named "${folderName.slice(0, 100)}".`,
+        next: 'pick_listed_folder',
       });
     if (!folder.selected)
       return err<ReadError>({
         code: 'invalid_arguments',
         message: `Folder "${folder.name}" is not among the inbox's selected folders.`,
+        next: 'select_folder',
       });
     const low = folder.sync.windowLow;
     if (low === null)
       return err<ReadError>({
         code: 'invalid_arguments',
-        message: 'This folder has not been synced yet: call sync_inbox first.',
+        message: 'This folder has not been synced yet.',
+        next: 'sync_first',
       });
     return this.withSession(inbox, async (session) => {
       const older = await session.fetchOlder(folder.path, low, count);
@@ -253,7 +263,8 @@ export class ReadService {
       if (part === undefined)
         return err<ReadError>({
           code: 'invalid_arguments',
-          message: 'No attachment with this partId on the message. Use a partId from get_message.',
+          message: 'No attachment with this part id on the message.',
+          next: 'use_part_from_message',
         });
       const token = newSecret('att_', 40);
       const now = this.deps.clock.now();
@@ -312,11 +323,12 @@ export class ReadService {
     if (message === undefined)
       return err({
         code: 'message_not_found',
-        message: 'No message with this id in this inbox. Use ids from list_messages or search_mailbox.',
+        message: 'No message with this id in this inbox.',
+        next: 'use_listed_message_ids',
       });
     const folder = await this.deps.folders.get(inbox.id, message.folderId);
     if (folder === undefined)
-      return err({ code: 'message_not_found', message: 'The message’s folder is gone; sync the inbox.' });
+      return err({ code: 'message_not_found', message: 'The message’s folder is gone.', next: 'sync_first' });
     return ok({ message, folder });
   }
 

@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.ts';
+import type { NextStep } from '../next-step.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
@@ -38,7 +39,8 @@ export type Offer =
 export interface SendRequest {
   readonly pendingSendId: string;
   readonly approvalCode: string;
-  readonly humanApprovedInChat: boolean;
+  /** The person approved this exact send in the chat (as the agent reports it). */
+  readonly approvedInChat: boolean;
   readonly confirmTo?: string | undefined;
   readonly confirmSubject?: string | undefined;
 }
@@ -55,8 +57,14 @@ export type SendError =
   | {
       readonly code: 'send_disabled' | 'human_approval_required' | 'approval_expired' | 'confirm_mismatch';
       readonly message: string;
+      readonly next?: NextStep;
     }
-  | { readonly code: 'approval_invalid'; readonly message: string; readonly attemptsLeft?: number }
+  | {
+      readonly code: 'approval_invalid';
+      readonly message: string;
+      readonly attemptsLeft?: number;
+      readonly next?: NextStep;
+    }
   | { readonly code: 'approval_used'; readonly message: string; readonly status: string }
   | { readonly code: 'provider_error'; readonly message: string; readonly status: 'not_sent' | 'unknown' };
 
@@ -125,15 +133,15 @@ export class SendService {
     if (!(await this.isEnabled(accountId))) {
       return err({
         code: 'send_disabled',
-        message:
-          'Sending is turned off for this account. Only the person can turn it on (set_send_enabled, when they ask).',
+        message: 'Sending is turned off for this account.',
+        next: 'ask_person_to_enable_sending',
       });
     }
-    if (!req.humanApprovedInChat) {
+    if (!req.approvedInChat) {
       return err({
         code: 'human_approval_required',
-        message:
-          'Show the person the draft (to, subject, text), ask whether to send it, and only after they say yes call again with humanApprovedInChat: true.',
+        message: 'The person has not approved this send.',
+        next: 'ask_person_to_approve_send',
       });
     }
     const ps = /^ps_[a-z0-9]{20}$/.test(req.pendingSendId)
@@ -142,7 +150,8 @@ export class SendService {
     if (ps === undefined)
       return err({
         code: 'approval_invalid',
-        message: 'No pending send with this id: use the pendingSendId create_draft returned.',
+        message: 'No pending send with this id.',
+        next: 'use_offered_approval',
       });
     if (ps.status === 'locked') {
       return err({
@@ -156,7 +165,8 @@ export class SendService {
       const attemptsLeft = Math.max(0, SEND_MAX_WRONG_CODES - attempts);
       return err({
         code: 'approval_invalid',
-        message: `The approvalCode does not match this pending send (${String(attemptsLeft)} attempts left). Use the code create_draft returned; never guess.`,
+        message: `The approval code does not match this pending send (${String(attemptsLeft)} attempts left).`,
+        next: 'use_offered_approval',
         attemptsLeft,
       });
     }

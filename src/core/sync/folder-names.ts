@@ -27,7 +27,7 @@ export function resolveFolders(
     if (f === undefined)
       return {
         ok: false,
-        message: `No folder named "${name.slice(0, 100)}". Call list_folders for the names.`,
+        message: `No folder named "${name.slice(0, 100)}".`,
       };
     if (!out.includes(f)) out.push(f);
   }

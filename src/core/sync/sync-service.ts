@@ -153,7 +153,7 @@ export class SyncService {
     await messages.updateFlagsByRefs(folder.id, changes.flags);
     const removed =
       changes.removed.length === 0 ? 0 : await messages.removeByRefs(folder.id, changes.removed);
-    // Keep a window extended by load_older_messages: never raise windowLow on an incremental sync.
+    // Keep a window extended by loading older mail: never raise windowLow on an incremental sync.
     const windowLow =
       changes.reset || s.windowLow === null
         ? changes.cursor.windowLow

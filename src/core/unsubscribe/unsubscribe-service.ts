@@ -80,7 +80,8 @@ export type UnsubscribeError =
 export interface ConfirmRequest {
   readonly pendingUnsubscribeId: string;
   readonly approvalCode: string;
-  readonly humanApprovedInChat: boolean;
+  /** The person approved this request in the chat (as the agent reports it). */
+  readonly approvedInChat: boolean;
   /** The person confirmed in the app itself (a view's button), not only in chat. */
   readonly confirmedInApp: boolean;
 }
@@ -205,7 +206,7 @@ export class UnsubscribeService {
 
   /** Redeems an approval: exactly one request per approval, whatever the number of concurrent callers. */
   async confirm(accountId: AccountId, req: ConfirmRequest): Promise<Result<Confirmation, UnsubscribeError>> {
-    if (!req.confirmedInApp && !req.humanApprovedInChat)
+    if (!req.confirmedInApp && !req.approvedInChat)
       return err({ code: 'human_approval_required', inAppRequired: false });
     const p = /^pu_[a-z0-9]{20}$/.test(req.pendingUnsubscribeId)
       ? await this.deps.pending.get(accountId, req.pendingUnsubscribeId)

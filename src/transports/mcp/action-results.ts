@@ -1,6 +1,7 @@
 import type { ActError, ActionKind, ActOutcome } from '../../core/actions/action-types.ts';
 import type { ACT_RESULT } from './output-shapes.ts';
 import type { PayloadOf, ToolFailure, ToolOutcome } from './tool-definition.ts';
+import { agentMessage } from './next-steps.ts';
 import { toolError, toolOk } from './tool-error.ts';
 import { fromInboxError } from './tool-helpers.ts';
 
@@ -77,10 +78,10 @@ export function fromActError(e: ActError): ToolFailure {
         e.partial === undefined ? {} : { details: { changed: e.partial.changed, undoId: e.partial.undoId } },
       );
     case 'message_not_found':
-      return toolError(e.code, e.message);
+      return toolError(e.code, agentMessage(e));
     default: {
       const code = e.code;
-      return fromInboxError({ code, message: e.message });
+      return fromInboxError({ code, message: e.message, ...(e.next !== undefined && { next: e.next }) });
     }
   }
 }

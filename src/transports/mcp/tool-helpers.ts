@@ -1,6 +1,7 @@
 import type { InboxError } from '../../core/inboxes/inbox-errors.ts';
 import type { Inbox } from '../../core/inboxes/inbox.ts';
 import type { ToolContext } from './tool-definition.ts';
+import { agentMessage } from './next-steps.ts';
 import { toolError } from './tool-error.ts';
 
 /** Contract §8 limits are clamped, not refused: 0 → min, 500 → max, 3.7 → 3. */
@@ -16,7 +17,7 @@ export function fromInboxError(e: InboxError) {
       : e.code === 'not_connected' || e.code === 'needs_reconnect'
         ? 'This inbox needs you to connect it (enter its password or sign in) before I can read it.'
         : undefined;
-  return toolError(e.code, e.message, sayToHuman === undefined ? {} : { sayToHuman });
+  return toolError(e.code, agentMessage(e), sayToHuman === undefined ? {} : { sayToHuman });
 }
 
 /** The inbox named by a tool argument, checked against the caller's account only (it may be paused or disconnected). */

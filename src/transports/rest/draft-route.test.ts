@@ -365,7 +365,7 @@ describe('400 invalid_request and 400 draft_failed (contract §7): nothing is wr
     [
       'a threadId that is no thread of this inbox',
       { ...VALID, threadId: 'no-such-thread@example.test' },
-      'threadId is not a thread in this inbox: use the threadId get_message returned.',
+      'threadId is not a thread in this inbox. Use the threadId of a message in this inbox.',
     ],
   ])('%s → 400 draft_failed with the reason', async (_name, body, reason) => {
     const { app: a, key, inboxId } = shared;

@@ -101,7 +101,14 @@ function tooLarge(): Response {
 function draftError(e: DraftError): Response {
   switch (e.code) {
     case 'invalid_draft':
-      return jsonError(400, 'draft_failed', e.message);
+      return jsonError(
+        400,
+        'draft_failed',
+        // REST words its own next step (decision 0014): no MCP tool to point at here.
+        e.next === 'use_thread_from_message'
+          ? `${e.message} Use the threadId of a message in this inbox.`
+          : e.message,
+      );
     case 'provider_error':
       // Contract §7 has one code for a refused draft, with status 400; the description says the mailbox refused.
       return jsonError(400, 'draft_failed', e.message);

@@ -53,7 +53,7 @@ export const actOnMessages = defineTool({
           ? { items: args.items ?? [] }
           : { sender: { inboxId: args.sender.inboxId, address: args.sender.email } },
       ...(args.labelIds !== undefined && { labels: args.labelIds }),
-      vipConfirmed: args.vipConfirmed === true,
+      confirmedForVip: args.vipConfirmed === true,
     });
     return r.ok ? actResult(args.action, r.value) : fromActError(r.error);
   },

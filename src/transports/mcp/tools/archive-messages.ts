@@ -32,7 +32,7 @@ export const archiveMessages = defineTool({
       principal: ctx.principal,
       action: 'archive',
       targets: { items: messageIds.map((messageId) => ({ inboxId, messageId })) },
-      vipConfirmed: false,
+      confirmedForVip: false,
     });
     return r.ok ? actResult('archive', r.value) : fromActError(r.error);
   },

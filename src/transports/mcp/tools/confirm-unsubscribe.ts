@@ -38,7 +38,7 @@ export const confirmUnsubscribe = defineTool({
     const r = await ctx.services.unsubscribe.confirm(ctx.principal.accountId, {
       pendingUnsubscribeId: args.pendingUnsubscribeId,
       approvalCode: args.approvalCode,
-      humanApprovedInChat: args.humanApprovedInChat === true,
+      approvedInChat: args.humanApprovedInChat === true,
       confirmedInApp: false,
     });
     if (!r.ok) return fromUnsubscribeError(r.error);

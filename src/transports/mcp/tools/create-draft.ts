@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { DraftError } from '../../../core/drafts/draft-service.ts';
 import { draftView } from '../../../core/drafts/draft-view.ts';
+import { agentMessage } from '../next-steps.ts';
 import { DRAFT_VIEW, payload } from '../output-shapes.ts';
 import type { ToolFailure } from '../tool-definition.ts';
 import { defineTool } from '../tool-definition.ts';
@@ -9,7 +10,7 @@ import { fromInboxError, ownedInbox } from '../tool-helpers.ts';
 
 export function fromDraftError(e: DraftError): ToolFailure {
   if (e.code === 'invalid_draft')
-    return toolError('invalid_arguments', `The draft was refused: ${e.message}`);
+    return toolError('invalid_arguments', `The draft was refused: ${agentMessage(e)}`);
   if (e.code === 'provider_error') return toolError('provider_error', e.message);
   return fromInboxError(e);
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { agentMessage } from '../next-steps.ts';
 import { demoNote, usableInbox } from '../tool-helpers.ts';
 import { DEMO, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
@@ -24,7 +25,7 @@ export const getAttachment = defineTool({
     const inbox = await usableInbox(ctx, inboxId);
     if (!inbox.ok) return inbox.error;
     const r = await ctx.services.read.attachmentLink(inbox.inbox, messageId, partId);
-    if (!r.ok) return toolError(r.error.code, r.error.message);
+    if (!r.ok) return toolError(r.error.code, agentMessage(r.error));
     return toolOk({ ...r.value, ...demoNote(inbox.inbox) });
   },
 });

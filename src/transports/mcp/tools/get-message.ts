@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { agentMessage } from '../next-steps.ts';
 import { demoNote, usableInbox } from '../tool-helpers.ts';
 import { ADDRESS, DEMO, MESSAGE_PREVIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
@@ -41,7 +42,7 @@ export const getMessage = defineTool({
     const inbox = await usableInbox(ctx, inboxId);
     if (!inbox.ok) return inbox.error;
     const r = await ctx.services.read.getMessage(inbox.inbox, messageId);
-    if (!r.ok) return toolError(r.error.code, r.error.message);
+    if (!r.ok) return toolError(r.error.code, agentMessage(r.error));
     return toolOk({ ...r.value, ...demoNote(inbox.inbox) });
   },
 });

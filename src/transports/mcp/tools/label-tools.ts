@@ -33,7 +33,7 @@ async function flagTool(
     action,
     targets: { items: a.messageIds.map((messageId) => ({ inboxId: a.inboxId, messageId })) },
     ...(a.labels !== undefined && { labels: a.labels }),
-    vipConfirmed: false,
+    confirmedForVip: false,
   });
   return r.ok ? actResult(action, r.value) : fromActError(r.error);
 }

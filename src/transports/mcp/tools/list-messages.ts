@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { agentMessage } from '../next-steps.ts';
 import { clamp, demoNote, usableInbox } from '../tool-helpers.ts';
 import { DEMO, MESSAGE_PREVIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
@@ -38,7 +39,7 @@ export const listMessages = defineTool({
       limit: clamp(args.limit, 1, 200, 50),
       offset: clamp(args.offset, 0, Number.MAX_SAFE_INTEGER, 0),
     });
-    if (!r.ok) return toolError(r.error.code, r.error.message);
+    if (!r.ok) return toolError(r.error.code, agentMessage(r.error));
     return toolOk({
       ...r.value,
       ...demoNote(inbox.inbox),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { agentMessage } from '../next-steps.ts';
 import { clamp, demoNote, usableInbox } from '../tool-helpers.ts';
 import { DEMO, MESSAGE_PREVIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
@@ -22,7 +23,7 @@ export const loadOlderMessages = defineTool({
     const inbox = await usableInbox(ctx, inboxId);
     if (!inbox.ok) return inbox.error;
     const r = await ctx.services.read.loadOlder(inbox.inbox, folder, clamp(count, 1, 200, 50));
-    if (!r.ok) return toolError(r.error.code, r.error.message);
+    if (!r.ok) return toolError(r.error.code, agentMessage(r.error));
     return toolOk({ ...r.value, ...demoNote(inbox.inbox) });
   },
 });

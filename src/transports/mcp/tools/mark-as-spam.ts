@@ -17,7 +17,7 @@ export const markAsSpam = defineTool({
       principal: ctx.principal,
       action: 'spam',
       targets: { items: [{ inboxId, messageId }] },
-      vipConfirmed: confirmed === true,
+      confirmedForVip: confirmed === true,
     });
     return r.ok ? actResult('spam', r.value) : fromActError(r.error);
   },

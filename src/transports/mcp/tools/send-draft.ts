@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { draftView } from '../../../core/drafts/draft-view.ts';
+import { agentMessage } from '../next-steps.ts';
 import { DRAFT_VIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
@@ -30,7 +31,7 @@ export const sendDraft = defineTool({
     const r = await ctx.services.sending.send(ctx.principal, {
       pendingSendId: args.pendingSendId,
       approvalCode: args.approvalCode,
-      humanApprovedInChat: args.humanApprovedInChat === true,
+      approvedInChat: args.humanApprovedInChat === true,
       confirmTo: args.confirmTo,
       confirmSubject: args.confirmSubject,
     });
@@ -47,15 +48,15 @@ export const sendDraft = defineTool({
     const e = r.error;
     switch (e.code) {
       case 'send_disabled':
-        return toolError(e.code, e.message, {
+        return toolError(e.code, agentMessage(e), {
           sayToHuman: 'Sending from chat is turned off. Tell me if you want it on.',
         });
       case 'human_approval_required':
-        return toolError(e.code, e.message);
+        return toolError(e.code, agentMessage(e));
       case 'approval_invalid':
         return toolError(
           e.code,
-          e.message,
+          agentMessage(e),
           e.attemptsLeft === undefined ? {} : { details: { attemptsLeft: e.attemptsLeft } },
         );
       case 'approval_used':
@@ -79,7 +80,7 @@ export const sendDraft = defineTool({
         });
       default: {
         const code = e.code;
-        return fromInboxError({ code, message: e.message });
+        return fromInboxError({ code, message: e.message, ...(e.next !== undefined && { next: e.next }) });
       }
     }
   },

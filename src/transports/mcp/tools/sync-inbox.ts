@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { agentMessage } from '../next-steps.ts';
 import { demoNote, usableInbox } from '../tool-helpers.ts';
 import { DEMO, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
@@ -33,7 +34,11 @@ export const syncInbox = defineTool({
     if (!inbox.ok) return inbox.error;
     const r = await ctx.services.sync.sync(inbox.inbox, folders === undefined ? {} : { folders });
     if (!r.ok) {
-      if (r.code === 'unknown_folder') return toolError('invalid_arguments', r.message);
+      if (r.code === 'unknown_folder')
+        return toolError(
+          'invalid_arguments',
+          agentMessage({ message: r.message, next: 'pick_listed_folder' }),
+        );
       return toolError(
         r.code,
         r.message,

@@ -18,7 +18,7 @@ export const trashMessage = defineTool({
       principal: ctx.principal,
       action: 'trash',
       targets: { items: [{ inboxId, messageId }] },
-      vipConfirmed: confirmed === true,
+      confirmedForVip: confirmed === true,
     });
     return r.ok ? actResult('trash', r.value) : fromActError(r.error);
   },
