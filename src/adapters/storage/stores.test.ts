@@ -19,7 +19,15 @@ import {
 } from '../../core/unsubscribe/unsubscribe-stores.contract.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
 import { tempDir } from '../../../test/support/temp-dir.ts';
+import { clientStoreContract } from '../../oauth/client/client-store.contract.ts';
+import { requestStoreContract } from '../../oauth/request/request-store.contract.ts';
+import { secretLinkStoreContract } from '../../core/inboxes/secret-link-store.contract.ts';
+import { credentialVaultContract } from '../../core/inboxes/credential-vault.contract.ts';
+import type { InboxId } from '../../core/inboxes/inbox.ts';
+import { aead } from '../../lib/aead.ts';
 import { KyselyAuditLog } from './kysely-audit-log.ts';
+import { KyselyCredentialVault } from './kysely-credential-vault.ts';
+import { KyselySecretLinkStore } from './kysely-secret-link-store.ts';
 import { createStores, migrateToLatest, openDatabase, type Db, type DbTarget, type Stores } from './index.ts';
 
 // Every store contract, run unchanged against a SQLite file and a real PostgreSQL server.
@@ -61,5 +69,32 @@ for (const { name, target } of targets) {
     pendingUnsubscribeStoreContract(() => stores);
     mailingListIndexContract(() => stores);
     auditLogContract(() => ({ accounts: stores.accounts, audit: new KyselyAuditLog(db) }));
+    clientStoreContract(() => stores.oauthClients);
+    requestStoreContract(() => ({ clients: stores.oauthClients, requests: stores.oauthRequests }));
+    secretLinkStoreContract(() => ({ ...stores, links: new KyselySecretLinkStore(db) }));
+    credentialVaultContract(() => ({
+      ...stores,
+      vault: new KyselyCredentialVault(db, aead(Buffer.alloc(32, 7), 'credential')),
+      stored: async (inboxId: InboxId) =>
+        (
+          await db.kysely
+            .selectFrom('inbox_credentials')
+            .select('sealed')
+            .where('inbox_id', '=', inboxId)
+            .executeTakeFirst()
+        )?.sealed,
+      copyStored: async (from: InboxId, to: InboxId) => {
+        const r = await db.kysely
+          .selectFrom('inbox_credentials')
+          .select('sealed')
+          .where('inbox_id', '=', from)
+          .executeTakeFirstOrThrow();
+        await db.kysely
+          .updateTable('inbox_credentials')
+          .set({ sealed: r.sealed })
+          .where('inbox_id', '=', to)
+          .execute();
+      },
+    }));
   });
 }
