@@ -278,3 +278,105 @@ describe('the MCP fast path under random header and envelope mutations', () => {
     expect(answered).toBeGreaterThan(15);
   });
 });
+
+describe('the MCP fast path on mostly valid requests', () => {
+  const fixture = ownerFixture();
+
+  // Tools whose answer does not change between the two calls of a sample (the fast path's, then the SDK's), with
+  // valid arguments; every other tool is called with arguments its schema refuses (answered before it runs).
+  const STEADY: Readonly<Record<string, (inboxId: string) => Record<string, unknown>>> = {
+    list_inboxes: () => ({}),
+    get_connection_status: (inboxId) => ({ inboxId }),
+    list_folders: (inboxId) => ({ inboxId }),
+    list_messages: (inboxId) => ({ inboxId, limit: 3 }),
+    list_labels: (inboxId) => ({ inboxId }),
+    get_triage_profile: () => ({}),
+    list_vips: () => ({}),
+    propose_connection: () => ({ email: 'dana@gmail.com' }),
+    review_unsubscribes: () => ({ limit: 2 }),
+  };
+
+  it('compares at least 1,000 answers with the SDK’s per run, all equal', async () => {
+    const { app, caller, registry } = fixture;
+    const fc = await import('fast-check');
+    const deps = { registry, services: app.services.tools, clock: app.clock };
+    const sdk = createSdkHandler({ ...deps, onerror: () => undefined });
+    const [demo] = await app.services.tools.inboxes.all(caller.principal.accountId);
+    const inboxId = demo?.id ?? '';
+    const names = ALL_TOOLS.map((t) => t.name);
+    let answered = 0;
+    const call = fc.oneof(
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom(...Object.keys(STEADY)).map((name) => ({ name, valid: true })),
+      },
+      { weight: 2, arbitrary: fc.constantFrom(...names).map((name) => ({ name, valid: false })) },
+    );
+    const badArgs = fc.constantFrom<Record<string, unknown>>(
+      { unknownMember: 1 },
+      { inboxId: 5 },
+      { inboxId: [], messageId: {} },
+      { limit: 'ten', inboxId: null },
+    );
+    const sample = fc.record({
+      era: fc.constantFrom('2026-07-28', '2026-07-28', '2025-11-25', '2025-06-18', 'none'),
+      list: fc.oneof(
+        { weight: 6, arbitrary: fc.constant(false) },
+        { weight: 1, arbitrary: fc.constant(true) },
+      ),
+      call,
+      badArgs,
+      id: fc.oneof(fc.integer({ min: -1e6, max: 1e6 }), fc.string({ minLength: 1, maxLength: 8 })),
+      // One mutation in five: the fast path must then decline or still agree with the SDK.
+      mutation: fc.oneof(
+        { weight: 16, arbitrary: fc.constant('none') },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom('header-name', 'header-method', 'extra-member', 'meta-extra'),
+        },
+      ),
+    });
+    await fc.assert(
+      fc.asyncProperty(sample, async (s) => {
+        const method = s.list ? 'tools/list' : 'tools/call';
+        const modern = s.era === '2026-07-28';
+        const args = s.call.valid ? (STEADY[s.call.name]?.(inboxId) ?? {}) : s.badArgs;
+        const meta: Record<string, unknown> = modern
+          ? {
+              'io.modelcontextprotocol/protocolVersion': s.era,
+              'io.modelcontextprotocol/clientCapabilities': {},
+              ...(s.mutation === 'meta-extra' && { 'io.modelcontextprotocol/logLevel': 'loud' }),
+            }
+          : {};
+        const params = s.list
+          ? modern
+            ? { _meta: meta }
+            : {}
+          : { name: s.call.name, arguments: args, ...(modern && { _meta: meta }) };
+        const message: Record<string, unknown> = { jsonrpc: '2.0', id: s.id, method, params };
+        if (s.mutation === 'extra-member') message['extra'] = 1;
+        const headers: Record<string, string> = {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        };
+        if (s.era !== 'none') headers['mcp-protocol-version'] = s.era;
+        if (modern) {
+          headers['mcp-method'] = s.mutation === 'header-method' ? 'tools/lis' : method;
+          if (!s.list) headers['mcp-name'] = s.mutation === 'header-name' ? 'other' : s.call.name;
+        }
+        const body = JSON.stringify(message);
+        const make = () => new Request('http://127.0.0.1:8787/mcp', { method: 'POST', headers, body });
+        const viaFast = await fastPath(headerOf(make()), body, caller, deps);
+        if (viaFast === undefined) return;
+        answered++;
+        const viaSdk = await sdk.fetch(make(), { authInfo: toAuthInfo(caller) });
+        expect(viaFast.status).toBe(viaSdk.status);
+        expect(parse(viaFast.body, viaFast.headers['content-type'] ?? null)).toEqual(
+          parse(await viaSdk.text(), viaSdk.headers.get('content-type')),
+        );
+      }),
+      { numRuns: 1400 },
+    );
+    expect(answered).toBeGreaterThanOrEqual(1000);
+  }, 120_000);
+});
