@@ -35,7 +35,7 @@ export interface FastPathDeps {
 
 /**
  * The hot methods — `tools/call` of a known tool and `tools/list` — answered without building a per-request SDK
- * server (perf-notes.md: that costs ~90% of throughput). It only takes requests it is sure are valid: the exact
+ * server (docs/benchmarks.md: that costs ~90% of throughput). It only takes requests it is sure are valid: the exact
  * JSON-RPC request shape (`envelope.ts`, by hand), headers that agree with the body exactly, and an envelope the
  * SDK's own classifier accepts; anything else returns `undefined` and goes to the SDK, which answers every error
  * case. The responses are the SDK's, byte-shape for byte-shape: a differential test (examples and a property
