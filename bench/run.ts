@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { medianOf } from './load.ts';
 import { mcpThroughput } from './mcp-throughput.ts';
 import { machine, writeSection } from './report.ts';
+import { payloadSize } from './payload.ts';
 import { SYNC_RUNS, syncBench } from './sync.ts';
 
 const { values } = parseArgs({
@@ -41,6 +42,22 @@ if (values.only === undefined || values.only === 'mcp') {
       );
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'mcp', lines.join('\n'));
+}
+
+if (values.only === undefined || values.only === 'payload') {
+  const p = await payloadSize();
+  const per = (n: number) => (n / p.previews).toFixed(0);
+  const lines = [
+    `Measured ${today}: \`list_messages\` of ${String(p.previews)} demo previews, the JSON result as sent against the same result without the marks on sender-written text and the \`untrusted\` notice (decision 0017).`,
+    '',
+    '| list_messages, 50 previews | bytes | per preview |',
+    '|---|---|---|',
+    `| without marks | ${String(p.plainBytes)} | ${per(p.plainBytes)} |`,
+    `| with marks (as sent) | ${String(p.markedBytes)} | ${per(p.markedBytes)} |`,
+    `| cost | +${String(p.markedBytes - p.plainBytes)} (${pct(p.markedBytes - p.plainBytes, p.plainBytes)}) | +${per(p.markedBytes - p.plainBytes)} |`,
+  ];
+  console.log(lines.join('\n'));
+  if (values['no-write'] !== true) writeSection(DOC, 'payload', lines.join('\n'));
 }
 
 if (values.only === undefined || values.only === 'sync') {

@@ -5,7 +5,25 @@ import { createKeyViaPage, setUpOwner, type WebClient } from './web-client.ts';
 
 export interface ToolResult {
   readonly isError: boolean;
+  /** The result as an agent's code would use it: sender-written text without its markers, no `untrusted` notice. */
   readonly body: Record<string, unknown>;
+  /** The result exactly as sent (`structuredContent`), markers and all. */
+  readonly raw: Record<string, unknown>;
+}
+
+const MARKED = /\u27e6([a-z0-9]{6})\u27e7([\s\S]*?)\u27e6\/\1\u27e7/g;
+
+/** A result with its untrusted-text markers taken off (decision 0017), for tests that compare values. */
+export function unmarked(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(MARKED, '$2');
+  if (Array.isArray(value)) return value.map(unmarked);
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => k !== 'untrusted')
+        .map(([k, v]) => [k, unmarked(v)]),
+    );
+  return value;
 }
 
 /** Expects a tool call to have succeeded; returns its result. */
@@ -88,7 +106,11 @@ function callerVia(send: (req: Request) => Promise<Response>, baseUrl: string, k
     expect(check, `${name} publishes no outputSchema`).toBeDefined();
     const verdict = check?.(result.structuredContent);
     expect(verdict?.valid, `${name}: ${verdict?.errorMessage ?? ''} in ${JSON.stringify(result)}`).toBe(true);
-    return { isError: result.isError === true, body: result.structuredContent };
+    return {
+      isError: result.isError === true,
+      body: unmarked(result.structuredContent) as Record<string, unknown>,
+      raw: result.structuredContent,
+    };
   };
 }
 

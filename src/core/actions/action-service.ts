@@ -122,7 +122,7 @@ export class ActionService {
           else if (!bulk)
             return err({
               code: 'vip_confirmation_required',
-              message: `${m.from.address} is a VIP. Ask the person to confirm this message specifically, then call again with the confirmation flag.`,
+              message: 'The sender is a VIP: the person must confirm this message specifically.',
               from: m.from.address,
             });
           else skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'vip', from: m.from.address });

@@ -8,9 +8,18 @@ const INVISIBLE =
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const MARKER = /<<<\s*(END_)?UNTRUSTED_EMAIL_BODY/gi;
 
-/** Plain data from an email (subject, names): no invisible or control characters. */
+// The brackets that mark untrusted text for agents: a sender may not write them (so cannot close or fake a mark).
+const MARK_BRACKETS = /[\u27e6\u27e7]/g;
+
+/**
+ * Plain data from an email (subject, names, filenames, header values): no invisible, bidi or control characters,
+ * and no ⟦ ⟧ (they mark untrusted text for agents; an email's own become [ ]).
+ */
 export function cleanText(s: string): string {
-  return s.replace(INVISIBLE, '').replace(CONTROLS, ' ');
+  return s
+    .replace(INVISIBLE, '')
+    .replace(CONTROLS, ' ')
+    .replace(MARK_BRACKETS, (c) => (c === '\u27e6' ? '[' : ']'));
 }
 
 export interface FencedBody {

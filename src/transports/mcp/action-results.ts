@@ -3,6 +3,7 @@ import type { ACT_RESULT } from './output-shapes.ts';
 import type { PayloadOf, ToolFailure, ToolOutcome } from './tool-definition.ts';
 import { agentMessage } from './next-steps.ts';
 import { toolError, toolOk } from './tool-error.ts';
+import type { Marker } from './untrusted-marks.ts';
 import { fromInboxError } from './tool-helpers.ts';
 
 const DONE: Readonly<Record<ActionKind, string>> = {
@@ -59,7 +60,7 @@ export function actResult(action: ActionKind, o: ActOutcome): ToolOutcome<Payloa
   });
 }
 
-export function fromActError(e: ActError): ToolFailure {
+export function fromActError(e: ActError, marker: Marker): ToolFailure {
   switch (e.code) {
     case 'lease_held':
       return toolError('lease_held', e.message, {
@@ -67,10 +68,14 @@ export function fromActError(e: ActError): ToolFailure {
         sayToHuman: 'Another agent is tidying this inbox right now, so I will wait until it is done.',
       });
     case 'vip_confirmation_required':
-      return toolError('vip_confirmation_required', e.message, {
-        details: { from: e.from },
-        sayToHuman: 'This message is from one of your VIPs. Do you want me to go ahead with it anyway?',
-      });
+      return toolError(
+        'vip_confirmation_required',
+        `${e.message} Show the person that message; only after they agree call again with confirmed: true (trash_message, mark_as_spam) or vipConfirmed: true and that one item (act_on_messages).`,
+        {
+          details: { from: marker.wrap(e.from) },
+          sayToHuman: 'This message is from one of your VIPs. Do you want me to go ahead with it anyway?',
+        },
+      );
     case 'provider_error':
       return toolError(
         'provider_error',

@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { ToolContext } from './tool-definition.ts';
 import type { ToolServices } from './tool-services.ts';
+import { newMarker } from './untrusted-marks.ts';
 
 /** Who is calling, carried through the SDK as `AuthInfo.extra` so both dispatch paths see the same identity. */
 export interface Caller {
@@ -31,6 +32,14 @@ export function callerFrom(authInfo: AuthInfo | undefined): Caller | undefined {
   return caller === undefined ? undefined : (caller as Caller);
 }
 
+/** The caller's context for one call; the registry gives each call markers of its own. */
 export function toolContext(caller: Caller, services: ToolServices, clock: Clock): ToolContext {
-  return { principal: caller.principal, account: caller.account, services, clock, log: caller.log };
+  return {
+    principal: caller.principal,
+    account: caller.account,
+    services,
+    clock,
+    log: caller.log,
+    marker: newMarker(),
+  };
 }

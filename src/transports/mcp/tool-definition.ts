@@ -4,6 +4,7 @@ import type { Principal } from '../../core/auth/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { ToolError } from './tool-error.ts';
+import type { Marker } from './untrusted-marks.ts';
 import type { ToolServices } from './tool-services.ts';
 
 /** What the MCP spec calls tool annotations; every tool states all four truthfully. */
@@ -16,6 +17,8 @@ export interface ToolAnnotations {
 }
 
 export interface ToolContext {
+  /** This call's markers for sender-written text (untrusted-marks.ts): for text a tool writes into a sentence. */
+  readonly marker: Marker;
   readonly principal: Principal;
   readonly account: Account;
   readonly services: ToolServices;

@@ -36,6 +36,8 @@ export interface ToolError {
   readonly sayToHuman?: string;
   readonly retryAfterSeconds?: number;
   readonly details?: Record<string, unknown>;
+  /** Present when the failure quotes sender-written text: what its markers are (untrusted-marks.ts). */
+  readonly untrusted?: string;
 }
 
 export const toolError = (

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
 import { TOOL_ERROR } from './output-shapes.ts';
 import { errorResult, successResult, type CallToolResultWire } from './tool-result.ts';
+import { mark, markPlan, newMarker, notice, unwrapArguments, type MarkPlan } from './untrusted-marks.ts';
 import type { ToolContext, ToolDefinition } from './tool-definition.ts';
 import type { ToolError } from './tool-error.ts';
 
@@ -28,6 +29,8 @@ export class ToolRegistry {
   /** `listed` as JSON, serialized once for the fast path's `tools/list`. */
   readonly listedJson: string;
   private readonly byName: ReadonlyMap<string, ToolDefinition>;
+  /** Where each tool's results hold sender-written text, read from its output schema once. */
+  private readonly marks: ReadonlyMap<string, MarkPlan>;
   private readonly audit: AuditLog;
   private readonly maxResultChars: number;
 
@@ -39,6 +42,12 @@ export class ToolRegistry {
     }
     this.byName = new Map(tools.map((t) => [t.name, t]));
     this.listed = tools.map(listTool);
+    this.marks = new Map(
+      this.listed.flatMap((t) => {
+        const plan = markPlan(t.outputSchema);
+        return plan === undefined ? [] : [[t.name, plan] as const];
+      }),
+    );
     this.listedJson = JSON.stringify(this.listed);
     this.audit = opts.audit;
     this.maxResultChars = opts.maxResultChars;
@@ -56,19 +65,29 @@ export class ToolRegistry {
     let outcome = 'internal_error';
     let undoId: string | null = null;
     try {
-      const parsed = tool.input.safeParse(rawArgs ?? {});
+      const parsed = tool.input.safeParse(unwrapArguments(rawArgs ?? {}));
       if (!parsed.success) {
         outcome = 'invalid_arguments';
         return errorResult(invalidArguments(parsed.error));
       }
-      const result = await tool.run(parsed.data, ctx);
+      const marker = newMarker();
+      const result = await tool.run(parsed.data, { ...ctx, marker });
       if (!result.ok) {
         outcome = result.error.error;
-        return errorResult(result.error);
+        // A failure may quote the sender too (a VIP's address, an unsubscribe fallback), marked by the tool.
+        return errorResult(marker.used ? { ...result.error, untrusted: notice(marker) } : result.error);
       }
       outcome = 'ok';
       undoId = typeof result.value['undoId'] === 'string' ? result.value['undoId'] : null;
-      return successResult(result.value, this.maxResultChars);
+      const plan = this.marks.get(name);
+      const marked = (plan === undefined ? result.value : mark(result.value, plan, marker)) as Record<
+        string,
+        unknown
+      >;
+      return successResult(
+        marker.used ? { ...marked, untrusted: notice(marker) } : marked,
+        this.maxResultChars,
+      );
     } catch (e) {
       ctx.log.error({ err: e, tool: name }, 'tool failed');
       return errorResult({

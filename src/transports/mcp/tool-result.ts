@@ -56,6 +56,15 @@ export function resultMembersJson(result: CallToolResultWire): string {
 }
 
 const MARKER = '…[truncated]';
+const MARKED = /^(\u27e6[a-z0-9]{6}\u27e7)([\s\S]*)(\u27e6\/[a-z0-9]{6}\u27e7)$/;
+
+/** Half a string; a marked sender text (untrusted-marks.ts) is cut inside its marks, which stay whole. */
+function halve(value: string): string {
+  const m = MARKED.exec(value);
+  if (m === null) return value.slice(0, Math.floor(value.length / 2)) + MARKER;
+  const [, open = '', inner = '', close = ''] = m;
+  return `${open}${inner.slice(0, Math.floor(inner.length / 2))}${MARKER}${close}`;
+}
 
 /**
  * Results over the limit are cut where it hurts least — the biggest array is halved or the longest string
@@ -77,7 +86,7 @@ export function fitToLimit(
     if (Array.isArray(value)) {
       (holder as Record<string, unknown>)[key] = value.slice(0, Math.floor(value.length / 2));
     } else {
-      (holder as Record<string, unknown>)[key] = value.slice(0, Math.floor(value.length / 2)) + MARKER;
+      (holder as Record<string, unknown>)[key] = halve(value);
     }
     if (!cut.includes(path)) cut.push(path);
   }

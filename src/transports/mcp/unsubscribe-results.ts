@@ -3,6 +3,7 @@ import type { UnsubscribeError } from '../../core/unsubscribe/unsubscribe-servic
 import type { ToolFailure } from './tool-definition.ts';
 import { toolError } from './tool-error.ts';
 import { fromInboxError } from './tool-helpers.ts';
+import type { Marker } from './untrusted-marks.ts';
 
 /** Why no one-click request is offered, in words for the agent and the person (core gives only the code). */
 const WHY: Readonly<Record<NoOneClickReason, string>> = {
@@ -19,11 +20,11 @@ const WHY: Readonly<Record<NoOneClickReason, string>> = {
     'The sender’s DKIM signature does not cover both unsubscribe headers, so they are not trusted.',
 };
 
-function fallbackSteps(f: UnsubscribeFallback): string[] {
+function fallbackSteps(f: UnsubscribeFallback, m: Marker): string[] {
   const steps: string[] = [];
   if (f.mailto !== null)
     steps.push(
-      `To unsubscribe by email: create_draft to ${f.mailto.to} with subject "${f.mailto.subject ?? 'unsubscribe'}"` +
+      `To unsubscribe by email: create_draft to ${m.wrap(f.mailto.to)} with subject ${f.mailto.subject === null ? '"unsubscribe"' : m.wrap(f.mailto.subject)}` +
         `${f.mailto.body === null ? '' : ' and the body the sender asks for'}, then ask the person to approve sending it.`,
     );
   if (f.link !== null)
@@ -36,8 +37,21 @@ function fallbackSteps(f: UnsubscribeFallback): string[] {
   return steps;
 }
 
+/** The fallback's strings are the sender's: marked. */
+const markedFallback = (f: UnsubscribeFallback, m: Marker) => ({
+  mailto:
+    f.mailto === null
+      ? null
+      : {
+          to: m.wrap(f.mailto.to),
+          subject: f.mailto.subject === null ? null : m.wrap(f.mailto.subject),
+          body: f.mailto.body === null ? null : m.wrap(f.mailto.body),
+        },
+  link: f.link === null ? null : m.wrap(f.link),
+});
+
 /** Core unsubscribe outcomes as tool errors: the words live here, the core speaks in codes and data. */
-export function fromUnsubscribeError(e: UnsubscribeError): ToolFailure {
+export function fromUnsubscribeError(e: UnsubscribeError, m: Marker): ToolFailure {
   switch (e.code) {
     case 'message_not_found':
       return toolError(
@@ -49,18 +63,18 @@ export function fromUnsubscribeError(e: UnsubscribeError): ToolFailure {
         e.code,
         'The sender is on the VIP list. Ask the person whether to unsubscribe from this sender, and call again with confirmed: true only after they agree.',
         {
-          details: { from: e.sender },
+          details: { from: m.wrap(e.sender) },
           sayToHuman: 'This sender is one of your VIPs. Do you really want to unsubscribe from them?',
         },
       );
     case 'unsubscribe_unavailable':
       return toolError(
         e.code,
-        [`${WHY[e.reason]} No unsubscribe request can be sent for it.`, ...fallbackSteps(e.fallback)].join(
+        [`${WHY[e.reason]} No unsubscribe request can be sent for it.`, ...fallbackSteps(e.fallback, m)].join(
           ' ',
         ),
         {
-          details: { reason: e.reason, fallback: e.fallback },
+          details: { reason: e.reason, fallback: markedFallback(e.fallback, m) },
           sayToHuman: `${WHY[e.reason]} I can’t unsubscribe with one click here${e.fallback.mailto !== null ? ', but I can draft the unsubscribe email for you to send' : ''}.`,
         },
       );

@@ -55,6 +55,6 @@ export const actOnMessages = defineTool({
       ...(args.labelIds !== undefined && { labels: args.labelIds }),
       confirmedForVip: args.vipConfirmed === true,
     });
-    return r.ok ? actResult(args.action, r.value) : fromActError(r.error);
+    return r.ok ? actResult(args.action, r.value) : fromActError(r.error, ctx.marker);
   },
 });

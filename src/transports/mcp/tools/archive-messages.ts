@@ -34,6 +34,6 @@ export const archiveMessages = defineTool({
       targets: { items: messageIds.map((messageId) => ({ inboxId, messageId })) },
       confirmedForVip: false,
     });
-    return r.ok ? actResult('archive', r.value) : fromActError(r.error);
+    return r.ok ? actResult('archive', r.value) : fromActError(r.error, ctx.marker);
   },
 });

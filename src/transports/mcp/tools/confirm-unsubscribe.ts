@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { DEMO, payload } from '../output-shapes.ts';
+import { DEMO, payload, SENDER_TEXT } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolOk } from '../tool-error.ts';
 import { fromUnsubscribeError } from '../unsubscribe-results.ts';
@@ -30,7 +30,7 @@ export const confirmUnsubscribe = defineTool({
     unsubscribed: z.boolean(),
     result: z.enum(['done', 'rejected', 'refused', 'unknown']),
     httpStatus: z.number().nullable(),
-    sender: z.string(),
+    sender: SENDER_TEXT,
     ...DEMO,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -41,7 +41,7 @@ export const confirmUnsubscribe = defineTool({
       approvedInChat: args.humanApprovedInChat === true,
       confirmedInApp: false,
     });
-    if (!r.ok) return fromUnsubscribeError(r.error);
+    if (!r.ok) return fromUnsubscribeError(r.error, ctx.marker);
     const { pending, isDemo } = r.value;
     const result =
       pending.status === 'done' || pending.status === 'rejected' || pending.status === 'refused'

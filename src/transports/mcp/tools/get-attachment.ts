@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { agentMessage } from '../next-steps.ts';
 import { demoNote, usableInbox } from '../tool-helpers.ts';
-import { DEMO, payload } from '../output-shapes.ts';
+import { DEMO, payload, SENDER_TEXT } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -15,7 +15,7 @@ export const getAttachment = defineTool({
   output: payload({
     url: z.string(),
     expiresAt: z.string(),
-    filename: z.string(),
+    filename: SENDER_TEXT,
     contentType: z.string(),
     size: z.number(),
     ...DEMO,

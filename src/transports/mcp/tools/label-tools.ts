@@ -35,7 +35,7 @@ async function flagTool(
     ...(a.labels !== undefined && { labels: a.labels }),
     confirmedForVip: false,
   });
-  return r.ok ? actResult(action, r.value) : fromActError(r.error);
+  return r.ok ? actResult(action, r.value) : fromActError(r.error, ctx.marker);
 }
 
 export const applyLabels = defineTool({

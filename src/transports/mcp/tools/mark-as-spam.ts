@@ -19,6 +19,6 @@ export const markAsSpam = defineTool({
       targets: { items: [{ inboxId, messageId }] },
       confirmedForVip: confirmed === true,
     });
-    return r.ok ? actResult('spam', r.value) : fromActError(r.error);
+    return r.ok ? actResult('spam', r.value) : fromActError(r.error, ctx.marker);
   },
 });

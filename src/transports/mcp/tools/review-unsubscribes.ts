@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ADDRESS, payload } from '../output-shapes.ts';
+import { ADDRESS, payload, SENDER_TEXT } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolOk } from '../tool-error.ts';
 import { clamp, namedInboxes } from '../tool-helpers.ts';
@@ -9,7 +9,7 @@ const SENDER_ROW = z.object({
   /** The latest message with an unsubscribe header: pass it to propose_unsubscribe. */
   messageId: z.string(),
   sender: ADDRESS,
-  listId: z.string().nullable(),
+  listId: SENDER_TEXT.nullable(),
   messages: z.number(),
   read: z.number(),
   unread: z.number(),

@@ -20,6 +20,6 @@ export const trashMessage = defineTool({
       targets: { items: [{ inboxId, messageId }] },
       confirmedForVip: confirmed === true,
     });
-    return r.ok ? actResult('trash', r.value) : fromActError(r.error);
+    return r.ok ? actResult('trash', r.value) : fromActError(r.error, ctx.marker);
   },
 });

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { VipEntry } from '../../../core/vips/vip-store.ts';
-import { payload } from '../output-shapes.ts';
+import { payload, SENDER_TEXT } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
@@ -9,7 +9,8 @@ const lists = {
   domains: z.array(z.string().max(253)).max(100).optional(),
 };
 
-const GROUPED = z.object({ emails: z.array(z.string()), domains: z.array(z.string()) });
+// An address's words are its owner's, whoever put it on the list: marked like every address (decision 0017).
+const GROUPED = z.object({ emails: z.array(SENDER_TEXT), domains: z.array(z.string()) });
 
 const grouped = (entries: readonly VipEntry[]) => ({
   emails: entries.filter((e) => e.kind === 'email').map((e) => e.value),
