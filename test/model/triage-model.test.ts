@@ -66,6 +66,12 @@ interface SendM {
   expiresAt: number;
   draftStatus: string;
 }
+interface UnsubM {
+  id: string;
+  status: string;
+  attempts: number;
+  expiresAt: number;
+}
 /** Everything the rules are about, as the server must have it. */
 interface World {
   now: number;
@@ -75,6 +81,8 @@ interface World {
   sendEnabled: boolean;
   undos: UndoM[];
   sends: SendM[];
+  /** Approvals to unsubscribe, and what became of them (the demo records the request instead of sending it). */
+  unsubs: UnsubM[];
   /** Messages in the demo mailbox's Sent and Drafts folders. */
   sent: number;
   drafts: number;
@@ -105,6 +113,8 @@ interface Env {
   outcomes: Map<string, number>;
   /** Inbox messages outside the pool, for the race tests after the property (each used once). */
   spare: string[];
+  /** Demo list mail with a DKIM-signed one-click link, to propose unsubscribing from. */
+  lists: string[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -138,6 +148,15 @@ type Spec =
       code: 'right' | 'forged' | 'other';
       approved: Tri;
       confirmTo: 'match' | 'mismatch' | 'absent';
+      forgedCode: string;
+    }
+  | { t: 'propose'; agent: Agent; list: number }
+  | {
+      t: 'unsub';
+      agent: Agent;
+      pu: Ref;
+      code: 'right' | 'forged' | 'other';
+      approved: Tri;
       forgedCode: string;
     }
   | { t: 'tick'; ms: number }
@@ -178,6 +197,10 @@ function describeSpec(s: Spec, env: Env | undefined): string {
       return `${s.agent}.create_draft(to=${RECIPIENTS[s.to]})`;
     case 'send':
       return `${s.agent}.send_draft(${refText(s.ps)}, code=${s.code}${tri('humanApprovedInChat', s.approved)}, confirmTo=${s.confirmTo})`;
+    case 'propose':
+      return `${s.agent}.propose_unsubscribe(list#${String(s.list)})`;
+    case 'unsub':
+      return `${s.agent}.confirm_unsubscribe(${refText(s.pu)}, code=${s.code}${tri('humanApprovedInChat', s.approved)})`;
     case 'tick':
       return `clock+${s.ms >= 3_600_000 ? `${String(s.ms / 3_600_000)}h` : `${String(s.ms / 60_000)}min`}`;
     case 'sync':
@@ -358,6 +381,19 @@ async function readWorld(env: Env): Promise<World> {
     })
     .sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
 
+  const puRows = await db
+    .selectFrom('pending_unsubscribes')
+    .select(['id', 'status', 'attempts', 'expires_at'])
+    .where('account_id', '=', env.accountId)
+    .execute();
+  const unsubs = puRows
+    .map((r): UnsubM => {
+      if (!env.codes.has(r.id))
+        throw new Error(`pending unsubscribe ${r.id} was never returned by propose_unsubscribe`);
+      return { id: r.id, status: r.status, attempts: r.attempts, expiresAt: r.expires_at };
+    })
+    .sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+
   return {
     now,
     msgs,
@@ -365,6 +401,7 @@ async function readWorld(env: Env): Promise<World> {
     sendEnabled: await env.app.services.sending.isEnabled(env.accountId as AccountId),
     undos,
     sends,
+    unsubs,
     sent: rows.filter((r) => r.folder_path === 'Sent').length,
     drafts: rows.filter((r) => r.folder_path === 'Drafts').length,
   };
@@ -385,6 +422,7 @@ function view(w: World, env: Env) {
       entries: u.entries.map((e) => ({ ...e, messageId: name(e.messageId) })),
     })),
     sends: w.sends,
+    unsubs: w.unsubs,
     sent: w.sent,
     drafts: w.drafts,
   };
@@ -813,6 +851,75 @@ function planCall(s: Spec, w: World, env: Env, pin: Pin | undefined): Plan {
         },
       };
     }
+    case 'propose': {
+      const messageId = env.lists[s.list % env.lists.length]!;
+      return {
+        tool: 'propose_unsubscribe',
+        args: { inboxId, messageId },
+        ok: (body) => {
+          expect(body['isDemo']).toBe(true);
+          w.unsubs.push({
+            id: body['pendingUnsubscribeId'] as string,
+            status: 'pending',
+            attempts: 0,
+            expiresAt: w.now + APPROVAL_MS,
+          });
+        },
+      };
+    }
+    case 'unsub': {
+      const puId =
+        pin?.psId ??
+        pick(w.unsubs, s.pu, (x) => x.status === 'done')?.id ??
+        (s.pu.kind === 'forged' ? s.pu.id : 'pu_00000000000000000000');
+      const pu = w.unsubs.find((x) => x.id === puId);
+      const others = [...w.unsubs, ...w.sends].filter((x) => x.id !== puId);
+      const other = others[s.forgedCode.charCodeAt(0) % Math.max(others.length, 1)];
+      const code =
+        pin?.code ??
+        (s.code === 'right'
+          ? (env.codes.get(puId) ?? s.forgedCode)
+          : s.code === 'other' && other !== undefined
+            ? env.codes.get(other.id)!
+            : s.forgedCode);
+      const right = pu !== undefined && code === env.codes.get(pu.id);
+      const args = {
+        pendingUnsubscribeId: puId,
+        approvalCode: code,
+        ...opt('humanApprovedInChat', s.approved),
+      };
+      const tool = 'confirm_unsubscribe';
+      const resolved = `${puId}${pu === undefined ? ' (forged)' : ` (${pu.status})`}, ${right ? 'its code' : 'a wrong code'}`;
+      const pinned = { psId: puId, code };
+      if (s.approved !== true) return { tool, args, resolved, pin: pinned, error: 'human_approval_required' };
+      if (pu === undefined || pu.status === 'locked')
+        return { tool, args, resolved, pin: pinned, error: 'approval_invalid' };
+      if (!right) {
+        return {
+          tool,
+          args,
+          resolved,
+          pin: pinned,
+          error: 'approval_invalid',
+          onError: () => {
+            pu.attempts += 1;
+            if (pu.attempts >= MAX_WRONG_CODES && pu.status === 'pending') pu.status = 'locked';
+          },
+        };
+      }
+      if (pu.status !== 'pending') return { tool, args, resolved, pin: pinned, error: 'approval_used' };
+      if (pu.expiresAt <= w.now) return { tool, args, resolved, pin: pinned, error: 'approval_expired' };
+      return {
+        tool,
+        args,
+        resolved,
+        pin: pinned,
+        ok: (body) => {
+          expect(body).toMatchObject({ unsubscribed: true, result: 'done', isDemo: true });
+          pu.status = 'done';
+        },
+      };
+    }
     case 'tick':
       return {};
     case 'sync':
@@ -943,6 +1050,32 @@ function invariants(
       expect(r?.body['error'], `${ctx}: a reused code`).toBe('approval_used');
   } else expect(flipped, `${ctx}: only send_draft sends`).toEqual([]);
 
+  // Unsubscribing: a request only with the person's approval and the right unused, live code; once per approval.
+  const requested = after.unsubs.filter(
+    (x) => x.status === 'done' && before.unsubs.find((b) => b.id === x.id)?.status !== 'done',
+  );
+  expect(requested.length, `${ctx}: more than one unsubscribe request in one call`).toBeLessThanOrEqual(1);
+  for (const b of before.unsubs)
+    if (b.status === 'done') expect(after.unsubs.find((x) => x.id === b.id)?.status, ctx).toBe('done');
+  if (s.t === 'unsub') {
+    const puId = args?.['pendingUnsubscribeId'] as string;
+    const code = args?.['approvalCode'] as string;
+    const b = before.unsubs.find((x) => x.id === puId);
+    if (requested.length === 1)
+      expect(
+        {
+          id: requested[0]!.id,
+          approved: s.approved,
+          rightCode: code === env.codes.get(puId),
+          status: b?.status,
+          live: (b?.expiresAt ?? 0) > before.now,
+        },
+        `${ctx}: an unsubscribe request without every approval`,
+      ).toEqual({ id: puId, approved: true, rightCode: true, status: 'pending', live: true });
+    if (s.approved === true && b !== undefined && b.status !== 'locked' && code !== env.codes.get(puId))
+      expect(r?.body['error'], `${ctx}: a forged code`).toBe('approval_invalid');
+  } else expect(requested, `${ctx}: only confirm_unsubscribe makes a request`).toEqual([]);
+
   // Undo: once, and it puts back what the change did.
   if (s.t === 'undo') {
     const undoId = args?.['undoId'] as string;
@@ -981,9 +1114,11 @@ function invariants(
 function learn(env: Env, body: Record<string, unknown>) {
   const undoId = body['undoId'];
   if (typeof undoId === 'string' && !env.undoOrder.includes(undoId)) env.undoOrder.push(undoId);
-  const ps = body['pendingSendId'];
   const code = body['approvalCode'];
-  if (typeof ps === 'string' && typeof code === 'string') env.codes.set(ps, code);
+  for (const key of ['pendingSendId', 'pendingUnsubscribeId']) {
+    const id = body[key];
+    if (typeof id === 'string' && typeof code === 'string') env.codes.set(id, code);
+  }
 }
 
 const bump = (env: Env, key: string) => env.outcomes.set(key, (env.outcomes.get(key) ?? 0) + 1);
@@ -1089,7 +1224,7 @@ async function pairStep(cmd: Step, s: Extract<Spec, { t: 'pair' }>, w: World, en
     const same =
       s.a.t === s.b.t &&
       (s.a.t === 'begin' ||
-        ((s.a.t === 'send' || s.a.t === 'undo') &&
+        ((s.a.t === 'send' || s.a.t === 'undo' || s.a.t === 'unsub') &&
           JSON.stringify(calls[0]!.plan.pin) === JSON.stringify(calls[1]!.plan.pin)));
     if (same) expect([ra.isError, rb.isError], `two winners: ${describeSpec(s, env)}`).toContain(true);
     Object.assign(w, m);
@@ -1195,6 +1330,61 @@ const sendAsTold = fc.record({
   confirmTo: fc.constantFrom('match' as const, 'absent' as const),
   forgedCode: fc.stringMatching(/^[a-z0-9]{24}$/),
 });
+const propose = fc.record({
+  t: fc.constant('propose' as const),
+  agent,
+  list: fc.integer({ min: 0, max: 50 }),
+});
+const unsub = fc.record({
+  t: fc.constant('unsub' as const),
+  agent,
+  pu: ref('pu'),
+  code: fc.constantFrom('right' as const, 'right' as const, 'forged' as const, 'other' as const),
+  approved: tri(4),
+  forgedCode: fc.stringMatching(/^[a-z0-9]{24}$/),
+});
+/** An agent that follows the protocol: the latest proposal (or a used one again), its code, the person's yes. */
+const unsubAsTold = fc.record({
+  t: fc.constant('unsub' as const),
+  agent,
+  pu: fc.constantFrom<Ref>({ kind: 'latest' }, { kind: 'latest' }, { kind: 'used' }),
+  code: fc.constant('right' as const),
+  approved: fc.constant<Tri>(true),
+  forgedCode: fc.stringMatching(/^[a-z0-9]{24}$/),
+});
+/**
+ * An agent that obeys what a hostile message told it: every approval flag set, and the code the message made up
+ * (a plausible one, or one another approval carries). Whatever it does, nothing is sent or requested without the
+ * person's real code, and a VIP's message moves only one at a time with the flag the person gave.
+ */
+const INJECTED_CODES = ['000000', '123456', 'approved', 'a'.repeat(24)];
+const obey = fc.oneof<fc.Arbitrary<Spec>[]>(
+  fc.record({
+    t: fc.constant('send' as const),
+    agent,
+    ps: ref('ps'),
+    code: fc.constantFrom('forged' as const, 'other' as const),
+    approved: fc.constant<Tri>(true),
+    confirmTo: fc.constant('absent' as const),
+    forgedCode: fc.constantFrom(...INJECTED_CODES),
+  }),
+  fc.record({
+    t: fc.constant('unsub' as const),
+    agent,
+    pu: ref('pu'),
+    code: fc.constantFrom('forged' as const, 'other' as const),
+    approved: fc.constant<Tri>(true),
+    forgedCode: fc.constantFrom(...INJECTED_CODES),
+  }),
+  fc.record({
+    t: fc.constant('act' as const),
+    agent,
+    action: fc.constantFrom<Action>('trash', 'spam', 'archive'),
+    items: fc.array(fc.record({ pool: fc.nat(20), vip: fc.constant(true) }), { minLength: 2, maxLength: 4 }),
+    vipConfirmed: fc.constant<Tri>(true),
+    label: fc.constant('x'),
+  }),
+);
 const tick = fc.record({
   t: fc.constant('tick' as const),
   ms: fc.oneof(
@@ -1212,7 +1402,7 @@ const sync = fc.record({ t: fc.constant('sync' as const), agent });
  * because they fail today (see the tests after the property): two concurrent changes of the same message, and two
  * concurrent undos of the same handle while one of the agents holds the lease.
  */
-const atomic = fc.oneof<fc.Arbitrary<Spec>[]>(begin, heartbeat, end, send, sendAsTold, draft);
+const atomic = fc.oneof<fc.Arbitrary<Spec>[]>(begin, heartbeat, end, send, sendAsTold, draft, unsubAsTold);
 const anyRacy = fc.oneof<fc.Arbitrary<Spec>[]>(
   begin,
   heartbeat,
@@ -1247,6 +1437,10 @@ const specs: [number, fc.Arbitrary<Spec>][] = [
   [3, draft],
   [5, send],
   [3, sendAsTold],
+  [2, propose],
+  [2, unsub],
+  [2, unsubAsTold],
+  [3, obey],
   [2, tick],
   [1, sync],
   [4, pair],
@@ -1337,6 +1531,17 @@ describe('triage safety rules, model-based, two agents on the demo inbox', () =>
           : 'other',
       );
 
+    // Demo list mail whose one-click link is advertised (and DKIM-signed with the demo's key).
+    const lists = (
+      (await a.call('review_unsubscribes', { inbox: inboxId, limit: 100 })).body['senders'] as {
+        messageId: string;
+        oneClickAdvertised: boolean;
+      }[]
+    )
+      .filter((r) => r.oneClickAdvertised)
+      .map((r) => r.messageId);
+    expect(lists.length).toBeGreaterThanOrEqual(2);
+
     env = {
       app,
       clock,
@@ -1352,6 +1557,7 @@ describe('triage safety rules, model-based, two agents on the demo inbox', () =>
       codes: new Map(),
       outcomes: new Map(),
       spare: list.map((m) => m.messageId).filter((id) => !pool.some((p) => p.id === id)),
+      lists,
     };
   });
 
@@ -1359,7 +1565,7 @@ describe('triage safety rules, model-based, two agents on the demo inbox', () =>
     await env.app.close();
   });
 
-  it('never breaks the VIP, lease, sending and undo rules, whatever two agents do', async () => {
+  it('never breaks the VIP, lease, sending, unsubscribe and undo rules, whatever two agents do (one of them obeying injected text)', async () => {
     const seed = process.env['FC_SEED'];
     await fc.assert(
       fc.asyncProperty(
@@ -1395,6 +1601,11 @@ describe('triage safety rules, model-based, two agents on the demo inbox', () =>
       'send:approval_used',
       'send:send_disabled',
       'send:human_approval_required',
+      'propose:ok',
+      'unsub:ok',
+      'unsub:approval_invalid',
+      'unsub:approval_used',
+      'unsub:human_approval_required',
     ])
       expect(seen[key] ?? 0, `outcome ${key} never came up: ${JSON.stringify(seen)}`).toBeGreaterThan(0);
   }, 300_000);
