@@ -149,7 +149,8 @@ describe('an IMAP inbox, from connecting to reading', () => {
       offset = r.body['nextOffset'] as number | null;
       pages++;
     }
-    expect(pages).toBe(50);
+    // 50 pages of 200, or more when a page is shortened to fit one result (page-fit.ts): never a gap.
+    expect(pages).toBeGreaterThanOrEqual(50);
     expect(seen.size).toBe(10_000);
   }, 120_000);
 
@@ -168,7 +169,8 @@ describe('an IMAP inbox, from connecting to reading', () => {
 
   it('loads older messages past the window', async () => {
     const r = await call('load_older_messages', { inboxId, folder: 'inbox', count: 201 });
-    expect((r.body['loaded'] as unknown[]).length).toBe(200);
+    expect(r.body['loadedCount']).toBe(200);
+    expect((r.body['loaded'] as unknown[]).length).toBeGreaterThan(0);
     expect(r.body['moreAvailable']).toBe(true);
   });
 

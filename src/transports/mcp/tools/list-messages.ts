@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { agentMessage } from '../next-steps.ts';
 import { clamp, demoNote, usableInbox } from '../tool-helpers.ts';
+import { fitItems } from '../page-fit.ts';
 import { DEMO, MESSAGE_PREVIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
@@ -32,16 +33,22 @@ export const listMessages = defineTool({
   async run(args, ctx) {
     const inbox = await usableInbox(ctx, args.inboxId);
     if (!inbox.ok) return inbox.error;
+    const offset = clamp(args.offset, 0, Number.MAX_SAFE_INTEGER, 0);
     const r = await ctx.services.read.listMessages(inbox.inbox, {
       unreadOnly: args.unreadOnly,
       query: args.query,
       folder: args.folder,
       limit: clamp(args.limit, 1, 200, 50),
-      offset: clamp(args.offset, 0, Number.MAX_SAFE_INTEGER, 0),
+      offset,
     });
     if (!r.ok) return toolError(r.error.code, agentMessage(r.error));
+    // A page too long for one result ends early; nextOffset continues exactly where it stopped.
+    const messages = fitItems(r.value.messages);
+    const shortened = messages.length < r.value.messages.length;
     return toolOk({
       ...r.value,
+      messages,
+      nextOffset: shortened ? offset + messages.length : r.value.nextOffset,
       ...demoNote(inbox.inbox),
       ...(r.value.total === 0 &&
         r.value.folders.length === 0 && { agentOnly: ['Nothing synced yet: call sync_inbox first.'] }),
