@@ -145,10 +145,29 @@ describe('registration', () => {
         })
       ).status,
     ).toBe(201);
+    // The loopback callbacks real hosts use by default (redirect-policy.ts names each host).
+    for (const uri of [
+      'http://localhost:51234/oauth/callback', // mcp-remote
+      'http://127.0.0.1:6276/oauth/callback', // Inspector CLI
+      'http://localhost:6274/oauth/callback', // Inspector web
+      'http://127.0.0.1:33418/', // VS Code
+      'http://127.0.0.1/', // VS Code, any port
+      'http://[::1]:8123/callback',
+      'http://localhost:9/callback',
+    ])
+      expect(
+        (await register(app, { redirect_uris: [uri], token_endpoint_auth_method: 'none' })).status,
+        uri,
+      ).toBe(201);
     for (const uri of [
       'https://evil.example/cb',
       'http://127.0.0.1:5/other',
       'http://10.0.0.1:5/callback',
+      'http://evil.example/oauth/callback',
+      'http://localhost.evil.example/callback',
+      'http://127.0.0.1:5/callback?next=https://evil.example',
+      'http://user@127.0.0.1:5/callback',
+      'https://127.0.0.1:5/oauth/callback/extra',
       'javascript:alert(1)',
     ]) {
       const r = await register(app, { redirect_uris: [uri], token_endpoint_auth_method: 'none' });
