@@ -26,6 +26,7 @@ import { ProfileService } from '../core/profile/profile-service.ts';
 import { SendService } from '../core/sending/send-service.ts';
 import { VipService } from '../core/vips/vip-service.ts';
 import { UnsubscribeService } from '../core/unsubscribe/unsubscribe-service.ts';
+import { ScreeningService } from '../core/screening/screening-service.ts';
 import type { JobQueue } from '../core/jobs/job-queue.ts';
 import { AttachmentLinks } from '../core/reading/attachment-links.ts';
 import { ReadService } from '../core/reading/read-service.ts';
@@ -95,16 +96,6 @@ export function buildServices(c: {
       scheduler.syncSoon(inbox);
     },
   });
-  const sync = new SyncService({
-    folders: stores.folders,
-    messages: stores.messages,
-    sessions,
-    clock,
-    log,
-    windowSize: config.syncWindow,
-    onAuthFailure: (inbox, reason) => inboxes.markNeedsReconnect(inbox, reason),
-    onSynced: (inbox, error) => inboxes.recordError(inbox, error),
-  });
   const read = new ReadService({
     folders: stores.folders,
     messages: stores.messages,
@@ -129,6 +120,30 @@ export function buildServices(c: {
   };
   const actions = new ActionService({ ...mailWork, vips });
   const undo = new UndoService(mailWork);
+  const screening = new ScreeningService({
+    store: stores.screenings,
+    messages: stores.messages,
+    folders: stores.folders,
+    sessions,
+    inboxes,
+    vips,
+    profiles,
+    actions,
+    clock,
+    log,
+  });
+  const sync = new SyncService({
+    folders: stores.folders,
+    messages: stores.messages,
+    sessions,
+    clock,
+    log,
+    windowSize: config.syncWindow,
+    onAuthFailure: (inbox, reason) => inboxes.markNeedsReconnect(inbox, reason),
+    onSynced: (inbox, error) => inboxes.recordError(inbox, error),
+    arrivals: screening,
+  });
+
   const drafts = new DraftService({
     inboxes,
     folders: stores.folders,
@@ -251,6 +266,7 @@ export function buildServices(c: {
       drafts,
       sending,
       unsubscribe,
+      screening,
     },
   };
 }

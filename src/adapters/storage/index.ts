@@ -21,6 +21,8 @@ import type { DraftStore, PendingSendStore } from '../../core/drafts/draft-store
 import { KyselyLeaseStore, KyselyUndoStore, KyselyVipStore } from './kysely-triage-stores.ts';
 import { KyselyDraftStore, KyselyPendingSendStore } from './kysely-draft-stores.ts';
 import { KyselyMailingListIndex, KyselyPendingUnsubscribeStore } from './kysely-unsubscribe-stores.ts';
+import { KyselyScreeningStore } from './kysely-screening-store.ts';
+import type { ScreeningStore } from '../../core/screening/screening-store.ts';
 import type { PendingUnsubscribeStore } from '../../core/unsubscribe/pending-unsubscribe-store.ts';
 import type { MailingListIndex } from '../../core/unsubscribe/mailing-list-index.ts';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
@@ -52,6 +54,7 @@ export interface Stores {
   readonly drafts: DraftStore;
   readonly pendingSends: PendingSendStore;
   readonly pendingUnsubscribes: PendingUnsubscribeStore;
+  readonly screenings: ScreeningStore;
   readonly mailingLists: MailingListIndex;
 }
 
@@ -76,6 +79,7 @@ export function createStores(db: Db): Stores {
     drafts: new KyselyDraftStore(db),
     pendingSends: new KyselyPendingSendStore(db),
     pendingUnsubscribes: new KyselyPendingUnsubscribeStore(db),
+    screenings: new KyselyScreeningStore(db),
     mailingLists: new KyselyMailingListIndex(db),
   };
 }

@@ -16,7 +16,8 @@ import { bit, toDate } from './sql-errors.ts';
 // 23 columns a row: 500 rows stay far below SQLite's and PostgreSQL's bound-parameter limits.
 const UPSERT_CHUNK = 500;
 
-const toSummary = (r: Selectable<MessagesTable>): MessageSummary => ({
+/** A messages row as the core sees it; other stores that join messages use it too. */
+export const toSummary = (r: Selectable<MessagesTable>): MessageSummary => ({
   id: r.id as MessageId,
   inboxId: r.inbox_id as InboxId,
   folderId: r.folder_id as FolderId,

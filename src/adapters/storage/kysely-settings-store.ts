@@ -42,6 +42,25 @@ export class KyselySettingsStore implements SettingsStore {
     }
   }
 
+  async replace(
+    scope: string,
+    key: string,
+    expected: JsonValue | undefined,
+    next: JsonValue,
+    now: Date,
+  ): Promise<boolean> {
+    if (expected === undefined) return this.setIfAbsent(scope, key, next, now);
+    // Values are written by JSON.stringify and read by JSON.parse, so the text of what was read is the stored text.
+    const r = await this.db
+      .updateTable('settings')
+      .set({ value_json: JSON.stringify(next), updated_at: now.getTime() })
+      .where('scope', '=', scope)
+      .where('key', '=', key)
+      .where('value_json', '=', JSON.stringify(expected))
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  }
+
   async delete(scope: string, key: string): Promise<boolean> {
     const r = await this.db
       .deleteFrom('settings')

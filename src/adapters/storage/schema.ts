@@ -307,6 +307,23 @@ export interface PendingUnsubscribesTable {
   error: string | null;
 }
 
+export interface ScreeningsTable {
+  id: string;
+  account_id: string;
+  inbox_id: string;
+  message_id: string;
+  sender_address: string;
+  offered_at: number | null;
+  offer_expires_at: number | null;
+  verdict: string | null;
+  reason: string | null;
+  source: string;
+  decided_at: number | null;
+  resolution: string | null;
+  resolved_at: number | null;
+  undo_id: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   inboxes: InboxesTable;
@@ -333,4 +350,5 @@ export interface Database {
   drafts: DraftsTable;
   pending_sends: PendingSendsTable;
   pending_unsubscribes: PendingUnsubscribesTable;
+  screenings: ScreeningsTable;
 }

@@ -2,6 +2,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { KeyedMutex } from '../../lib/keyed-mutex.ts';
 import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
+import type { AccountId } from '../accounts/account.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
@@ -17,6 +18,7 @@ import {
   applyFlagChange,
   FLAGGED,
   MOVES,
+  PROTECTED_MOVES,
   type ActError,
   type ActionKind,
   type ActOutcome,
@@ -24,14 +26,20 @@ import {
 } from './action-types.ts';
 import type { UndoEntry, UndoStore } from './undo-store.ts';
 
-export interface ActRequest {
-  readonly principal: Principal;
+/** Who changes mail: an agent, or the service itself applying the person's own rules (the blocklist on sync). */
+export type Actor = Principal | { readonly service: 'sync'; readonly accountId: AccountId };
+
+/** One change: an action on named messages, or on every message from one sender still in the inbox. */
+export interface ActStep {
   readonly action: ActionKind;
-  /** Named messages, or every message from one sender still in the inbox. */
   readonly targets:
     | { readonly items: readonly Target[] }
     | { readonly sender: { readonly inboxId: string; readonly address: string } };
   readonly labels?: readonly string[];
+}
+
+export interface ActRequest extends ActStep {
+  readonly principal: Actor;
   /** The person confirmed, for this one message, acting on it although its sender is a VIP. */
   readonly confirmedForVip: boolean;
 }
@@ -79,23 +87,72 @@ export class ActionService {
   }
 
   async act(req: ActRequest): Promise<Result<ActOutcome, ActError>> {
-    const inboxIds =
-      'sender' in req.targets ? [req.targets.sender.inboxId] : req.targets.items.map((t) => t.inboxId);
-    return this.deps.serial.run(inboxIds, () => this.actNow(req));
+    return this.actMany(req.principal, [req], req.action, req.confirmedForVip);
   }
 
-  private async actNow(req: ActRequest): Promise<Result<ActOutcome, ActError>> {
-    const groups = await this.resolve(req);
+  /**
+   * Several changes as one: every check of every step first, then the changes, under one undo handle named
+   * `undoAction` (junk screening moves some messages and marks others in one call).
+   */
+  async actMany(
+    actor: Actor,
+    steps: readonly ActStep[],
+    undoAction: string,
+    confirmedForVip = false,
+  ): Promise<Result<ActOutcome, ActError>> {
+    const inboxIds = steps.flatMap((s) =>
+      'sender' in s.targets ? [s.targets.sender.inboxId] : s.targets.items.map((t) => t.inboxId),
+    );
+    return this.deps.serial.run(inboxIds, async () => {
+      const planned: { step: ActStep; plans: InboxGroup[] }[] = [];
+      const skipped: ActOutcome['skipped'][number][] = [];
+      let withoutLease = false;
+      let more = false;
+      // Every check for every step and inbox first, so a refusal never leaves a half-done change behind.
+      for (const step of steps) {
+        const checked = await this.check(actor, step, confirmedForVip, skipped);
+        if (!checked.ok) return checked;
+        planned.push({ step, plans: checked.value.plans });
+        withoutLease ||= checked.value.withoutLease;
+        more ||= checked.value.more;
+      }
+      const changed: ActOutcome['changed'][number][] = [];
+      const undo: UndoEntry[] = [];
+      for (const { step, plans } of planned) {
+        for (const plan of plans) {
+          const done = await this.apply(plan, step, skipped);
+          changed.push(...done.changed);
+          undo.push(...done.undo);
+          if (done.error !== undefined) {
+            // Whatever was changed before the failure stays undoable, and the error says so.
+            const undoId = undo.length > 0 ? await this.saveUndo(actor, undoAction, undo) : null;
+            return err({ ...done.error, partial: { changed, undoId } });
+          }
+        }
+      }
+      const undoId = undo.length > 0 ? await this.saveUndo(actor, undoAction, undo) : null;
+      return ok({ changed, skipped, undoId, withoutLease, more });
+    });
+  }
+
+  /** Resolves one step's messages and checks the lease, the folder and the VIP rule; changes nothing. */
+  private async check(
+    actor: Actor,
+    req: ActStep,
+    confirmedForVip: boolean,
+    skipped: ActOutcome['skipped'][number][],
+  ): Promise<Result<{ plans: InboxGroup[]; withoutLease: boolean; more: boolean }, ActError>> {
+    const groups = await this.resolve(actor.accountId, req);
     if (!groups.ok) return groups;
-    const changed: ActOutcome['changed'][number][] = [];
-    const skipped: ActOutcome['skipped'][number][] = [...groups.value.missing];
-    const undo: UndoEntry[] = [];
+    skipped.push(...groups.value.missing);
     const bulk = groups.value.count > 1 || 'sender' in req.targets;
-    // Every check for every inbox first, so a refusal never leaves a half-done change behind.
     const plans: InboxGroup[] = [];
     let withoutLease = false;
     for (const { inbox, folders, messages } of groups.value.inboxes) {
-      const { mine, other: held } = await this.deps.leases.standing(req.principal, inbox.id);
+      const { mine, other: held } =
+        'service' in actor
+          ? { mine: true, other: undefined }
+          : await this.deps.leases.standing(actor, inbox.id);
       if (!mine) withoutLease = true;
       if (held !== undefined) {
         return err({
@@ -113,12 +170,12 @@ export class ActionService {
         });
       }
       let allowed = messages;
-      if (canonical !== undefined) {
+      if (PROTECTED_MOVES.has(req.action)) {
         const isVip = await this.deps.vips.matcher(inbox.accountId, inbox.id);
         allowed = [];
         for (const m of messages) {
           if (!isVip(m.from.address)) allowed.push(m);
-          else if (!bulk && req.confirmedForVip) allowed.push(m);
+          else if (!bulk && confirmedForVip) allowed.push(m);
           else if (!bulk)
             return err({
               code: 'vip_confirmation_required',
@@ -130,27 +187,16 @@ export class ActionService {
       }
       if (allowed.length > 0) plans.push({ inbox, folders, messages: allowed });
     }
-    for (const plan of plans) {
-      const done = await this.apply(plan, req, skipped);
-      changed.push(...done.changed);
-      undo.push(...done.undo);
-      if (done.error !== undefined) {
-        // Whatever was changed before the failure stays undoable, and the error says so.
-        const undoId = undo.length > 0 ? await this.saveUndo(req, undo) : null;
-        return err({ ...done.error, partial: { changed, undoId } });
-      }
-    }
-    const undoId = undo.length > 0 ? await this.saveUndo(req, undo) : null;
-    return ok({ changed, skipped, undoId, withoutLease, more: groups.value.more === true });
+    return ok({ plans, withoutLease, more: groups.value.more === true });
   }
 
-  private async saveUndo(req: ActRequest, entries: UndoEntry[]): Promise<string> {
+  private async saveUndo(actor: Actor, action: string, entries: UndoEntry[]): Promise<string> {
     const id = newId('undo');
     const now = this.deps.clock.now();
     await this.deps.undo.save({
       id,
-      accountId: req.principal.accountId,
-      action: req.action,
+      accountId: actor.accountId,
+      action,
       entries,
       createdAt: now,
       expiresAt: new Date(now.getTime() + UNDO_TTL_MS),
@@ -158,13 +204,13 @@ export class ActionService {
     return id;
   }
 
-  private async resolve(req: ActRequest): Promise<Result<Resolution, ActError>> {
-    if ('sender' in req.targets) return this.resolveSender(req.principal, req.targets.sender);
+  private async resolve(accountId: AccountId, req: ActStep): Promise<Result<Resolution, ActError>> {
+    if ('sender' in req.targets) return this.resolveSender(accountId, req.targets.sender);
     const targets = req.targets.items;
     const byInbox = new Map<string, InboxGroup>();
     const missing: (Target & { reason: 'not_found' })[] = [];
     for (const id of new Set(targets.map((t) => t.inboxId))) {
-      const group = await this.group(req.principal, id);
+      const group = await this.group(accountId, id);
       if (!group.ok) return group;
       byInbox.set(id, group.value);
     }
@@ -193,10 +239,10 @@ export class ActionService {
 
   /** Every message from one sender still in the inbox folder, up to the limit. */
   private async resolveSender(
-    principal: Principal,
+    accountId: AccountId,
     sender: { readonly inboxId: string; readonly address: string },
   ): Promise<Result<Resolution, ActError>> {
-    const group = await this.group(principal, sender.inboxId);
+    const group = await this.group(accountId, sender.inboxId);
     if (!group.ok) return group;
     const inboxFolder = group.value.folders.find((f) => f.canonical === 'inbox');
     if (inboxFolder === undefined)
@@ -221,15 +267,15 @@ export class ActionService {
   }
 
   /** A usable inbox with its folder list, ready to collect messages. */
-  private async group(principal: Principal, inboxId: string): Promise<Result<InboxGroup, ActError>> {
-    const r = await this.deps.inboxes.usable(principal.accountId, inboxId);
+  private async group(accountId: AccountId, inboxId: string): Promise<Result<InboxGroup, ActError>> {
+    const r = await this.deps.inboxes.usable(accountId, inboxId);
     if (!r.ok) return err(r.error);
     return ok({ inbox: r.value, folders: await this.deps.folders.list(r.value.id), messages: [] });
   }
 
   private async apply(
     { inbox, folders, messages }: InboxGroup,
-    req: ActRequest,
+    req: ActStep,
     skipped: ActOutcome['skipped'][number][],
   ): Promise<{
     changed: ActOutcome['changed'][number][];

@@ -1,13 +1,30 @@
+import type { CanonicalFolder } from '../messages/folder.ts';
 import type { NextStep } from '../next-step.ts';
-export const ACTIONS = ['archive', 'trash', 'spam', 'star', 'unstar', 'label', 'unlabel'] as const;
+/** Changes agents ask for by name, and the two junk screening makes (into Screened, and back to the inbox). */
+export const ACTIONS = [
+  'archive',
+  'trash',
+  'spam',
+  'star',
+  'unstar',
+  'label',
+  'unlabel',
+  'screen',
+  'rescue',
+] as const;
 export type ActionKind = (typeof ACTIONS)[number];
 
-/** Moves take mail out of the inbox; these are the ones a VIP's mail is protected from in bulk. */
-export const MOVES: Readonly<Record<string, 'archive' | 'trash' | 'spam'>> = {
+/** The actions that move mail, and the canonical folder each moves it to. */
+export const MOVES: Readonly<Partial<Record<ActionKind, CanonicalFolder>>> = {
   archive: 'archive',
   trash: 'trash',
   spam: 'spam',
+  screen: 'screened',
+  rescue: 'inbox',
 };
+
+/** Moves that take mail out of the inbox: a VIP's mail is protected from these (skipped in bulk, confirmed singly). */
+export const PROTECTED_MOVES: ReadonlySet<ActionKind> = new Set(['archive', 'trash', 'spam', 'screen']);
 
 export interface Target {
   readonly inboxId: string;

@@ -97,6 +97,11 @@ export interface MailboxWriter {
   /** Appends an RFC 5322 message (a draft, a sent copy). */
   append(path: string, raw: Uint8Array, flags: readonly string[], date: Date): Promise<Placed | undefined>;
   deleteOwnDraft(path: string, ref: string): Promise<void>;
+  /**
+   * Creates a top-level folder with this name, or does nothing when one exists (IMAP CREATE, a Gmail label, a
+   * Graph mail folder). The next `listFolders` lists it.
+   */
+  createFolder(name: string): Promise<void>;
 }
 
 /** A logged-in connection to one mailbox with every capability. */

@@ -81,6 +81,11 @@ export interface FullMessage {
   /** The HTML part, when there is one (already decoded; the caller turns it into text). */
   readonly html: string | null;
   readonly attachments: readonly AttachmentInfo[];
+  /**
+   * The topmost `Authentication-Results` header (RFC 8601), unfolded: the one the receiving server added; null
+   * when there is none. Sender text: parsed into result keywords, never shown as it is.
+   */
+  readonly authenticationResults: string | null;
 }
 
 export interface AttachmentContent {

@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.ts';
+import type * as z from 'zod';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
 import type { JsonValue, SettingsStore } from '../settings/settings-store.ts';
@@ -26,10 +27,7 @@ export class ProfileService {
   }
 
   async get(accountId: AccountId): Promise<TriageProfile> {
-    const stored = await this.deps.settings.get(accountId, KEY);
-    // A stored profile from an older schema still parses: missing parts come from the defaults.
-    const parsed = TRIAGE_PROFILE.safeParse(deepMerge(DEFAULT_PROFILE, stored ?? {}));
-    return parsed.success ? parsed.data : DEFAULT_PROFILE;
+    return readable(await this.deps.settings.get(accountId, KEY));
   }
 
   async effective(accountId: AccountId, inboxId: string): Promise<TriagePrefs> {
@@ -41,22 +39,44 @@ export class ProfileService {
     if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
       return err({ message: 'patch must be an object with only the fields to change.', issues: [] });
     }
-    const merged = deepMerge(await this.get(accountId), patch);
-    const parsed = TRIAGE_PROFILE.safeParse(merged);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.slice(0, 10).map((i) => ({
-        path: i.path.join('.') || '(patch)',
-        message:
-          i.code === 'unrecognized_keys'
-            ? `unknown field${i.keys.length === 1 ? '' : 's'}: ${i.keys.join(', ')}`
-            : i.message,
-      }));
-      return err({
-        message: `The patch does not fit the profile: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
-        issues,
-      });
-    }
-    await this.deps.settings.set(accountId, KEY, parsed.data as unknown as JsonValue, this.deps.clock.now());
-    return ok(parsed.data);
+    return this.amend(accountId, (current) => deepMerge(current, patch));
   }
+
+  /**
+   * Changes the profile by a function of its current value, atomically: the write is a compare-and-set on what
+   * was read, retried on a race, so two changes at once (a rescue and a report, on two nodes) both land.
+   */
+  async amend(
+    accountId: AccountId,
+    change: (current: TriageProfile) => unknown,
+  ): Promise<Result<TriageProfile, ProfileProblem>> {
+    for (;;) {
+      const stored = await this.deps.settings.get(accountId, KEY);
+      const parsed = TRIAGE_PROFILE.safeParse(change(readable(stored)));
+      if (!parsed.success) return err(problem(parsed.error.issues));
+      const next = parsed.data as unknown as JsonValue;
+      if (await this.deps.settings.replace(accountId, KEY, stored, next, this.deps.clock.now()))
+        return ok(parsed.data);
+    }
+  }
+}
+
+/** A stored profile from an older schema still parses: missing parts come from the defaults. */
+function readable(stored: JsonValue | undefined): TriageProfile {
+  const parsed = TRIAGE_PROFILE.safeParse(deepMerge(DEFAULT_PROFILE, stored ?? {}));
+  return parsed.success ? parsed.data : DEFAULT_PROFILE;
+}
+
+function problem(all: readonly z.core.$ZodIssue[]): ProfileProblem {
+  const issues = all.slice(0, 10).map((i) => ({
+    path: i.path.join('.') || '(patch)',
+    message:
+      i.code === 'unrecognized_keys'
+        ? `unknown field${i.keys.length === 1 ? '' : 's'}: ${i.keys.join(', ')}`
+        : i.message,
+  }));
+  return {
+    message: `The patch does not fit the profile: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+    issues,
+  };
 }

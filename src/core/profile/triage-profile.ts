@@ -34,9 +34,14 @@ export const TRIAGE_PREFS = z.strictObject({
   junk: z.strictObject({
     /** Screen mail from senders who are neither VIP nor known-good. */
     screenUnknownSenders: z.boolean(),
+    /** Mail from these domains (and their subdomains) is moved to Screened by the sync. */
     blockedDomains: z
       .array(z.string().toLowerCase().regex(DOMAIN_PATTERN, 'expected a bare domain such as example.com'))
       .max(1000),
+    /** Single addresses blocked the same way (a reported sender at a free-mail domain). */
+    blockedSenders: z
+      .array(z.string().toLowerCase().regex(EMAIL_PATTERN, 'expected an email address'))
+      .max(5000),
     knownGoodSenders: z
       .array(z.string().toLowerCase().regex(EMAIL_PATTERN, 'expected an email address'))
       .max(5000),
@@ -77,7 +82,13 @@ export const DEFAULT_PROFILE: TriageProfile = {
   defaults: {
     cadence: { everyHours: 4 },
     quietHours: null,
-    junk: { screenUnknownSenders: true, blockedDomains: [], knownGoodSenders: [], notes: '' },
+    junk: {
+      screenUnknownSenders: true,
+      blockedDomains: [],
+      blockedSenders: [],
+      knownGoodSenders: [],
+      notes: '',
+    },
     vip: { people: [] },
     sending: { requireInAppConfirmation: false },
   },

@@ -33,5 +33,22 @@ export function settingsStoreContract(store: () => SettingsStore): void {
       expect(wins.filter(Boolean)).toHaveLength(1);
       expect(await store().get(scope, 'once')).toBe(wins.indexOf(true));
     });
+
+    it('replace: compare-and-set on the value read, so of racing read-modify-writes none is lost', async () => {
+      const scope = newId('scope');
+      expect(await store().replace(scope, 'k', { n: 1 }, { n: 2 }, now)).toBe(false); // absent
+      expect(await store().replace(scope, 'k', undefined, { n: 1 }, now)).toBe(true);
+      expect(await store().replace(scope, 'k', undefined, { n: 9 }, now)).toBe(false); // present
+      expect(await store().replace(scope, 'k', { n: 2 }, { n: 9 }, now)).toBe(false); // stale
+      expect(await store().get(scope, 'k')).toEqual({ n: 1 });
+      const bump = async () => {
+        for (;;) {
+          const seen = (await store().get(scope, 'k')) as { n: number };
+          if (await store().replace(scope, 'k', seen, { n: seen.n + 1 }, now)) return;
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, bump));
+      expect(await store().get(scope, 'k')).toEqual({ n: 9 });
+    });
   });
 }

@@ -9,5 +9,10 @@ export interface SettingsStore {
   set(scope: string, key: string, value: JsonValue, now: Date): Promise<void>;
   /** Atomic insert-if-absent: of concurrent callers exactly one gets true. */
   setIfAbsent(scope: string, key: string, value: JsonValue, now: Date): Promise<boolean>;
+  /**
+   * Compare-and-set: writes `next` only if the stored value still equals `expected` as read by `get` (undefined:
+   * only if absent). Of concurrent read-modify-writes exactly one lands per round; the others re-read.
+   */
+  replace(scope: string, key: string, expected: JsonValue | undefined, next: JsonValue, now: Date): Promise<boolean>;
   delete(scope: string, key: string): Promise<boolean>;
 }

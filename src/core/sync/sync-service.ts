@@ -29,6 +29,16 @@ export type SyncOutcome =
       readonly message: string;
     };
 
+/**
+ * Screens arriving mail by the person's blocklist (implemented by junk screening): a rule checked on each new
+ * message of the inbox folder while it is indexed, and the screening itself after the sync, on its own session.
+ */
+export interface ArrivalScreen {
+  /** A test of sender addresses whose new mail is screened; undefined when nothing is blocked. */
+  arrivalRule(inbox: Inbox): Promise<((address: string) => boolean) | undefined>;
+  screenArrivals(inbox: Inbox, folderId: FolderId, refs: readonly string[]): Promise<void>;
+}
+
 export interface SyncServiceDeps {
   readonly folders: FolderStore;
   readonly messages: MessageStore;
@@ -38,6 +48,8 @@ export interface SyncServiceDeps {
   readonly windowSize: number;
   readonly onAuthFailure: (inbox: Inbox, reason: string) => Promise<void>;
   readonly onSynced: (inbox: Inbox, error: string | null) => Promise<void>;
+  /** Junk screening's blocklist, applied to new mail of the inbox folder. */
+  readonly arrivals?: ArrivalScreen;
 }
 
 /**
@@ -59,7 +71,7 @@ export class SyncService {
     const current = this.running.get(inbox.id);
     if (current !== undefined && opts.folders === undefined) return current;
     const run = (current ?? Promise.resolve())
-      .then(() => this.run(inbox, opts))
+      .then(() => this.runAndScreen(inbox, opts))
       .finally(() => {
         if (this.running.get(inbox.id) === run) this.running.delete(inbox.id);
       });
@@ -67,7 +79,26 @@ export class SyncService {
     return run;
   }
 
-  private async run(inbox: Inbox, opts: { folders?: readonly string[] }): Promise<SyncOutcome> {
+  /** A sync, then the blocklist on what arrived in the inbox folder; a failed screening never fails the sync. */
+  private async runAndScreen(inbox: Inbox, opts: { folders?: readonly string[] }): Promise<SyncOutcome> {
+    const caught: Caught[] = [];
+    const outcome = await this.run(inbox, opts, caught);
+    const arrivals = this.deps.arrivals;
+    if (arrivals !== undefined)
+      for (const { folderId, refs } of caught) {
+        if (refs.length === 0) continue;
+        await arrivals.screenArrivals(inbox, folderId, refs).catch((e: unknown) => {
+          this.deps.log.warn({ inboxId: inbox.id, err: e }, 'screening arrivals failed');
+        });
+      }
+    return outcome;
+  }
+
+  private async run(
+    inbox: Inbox,
+    opts: { folders?: readonly string[] },
+    caught: Caught[],
+  ): Promise<SyncOutcome> {
     let session: MailSession | undefined;
     try {
       session = await this.deps.sessions.open(inbox);
@@ -93,7 +124,7 @@ export class SyncService {
         );
       }
       const reports: FolderReport[] = [];
-      for (const folder of selected) reports.push(await this.syncFolder(session, inbox, folder));
+      for (const folder of selected) reports.push(await this.syncFolder(session, inbox, folder, caught));
       await this.deps.onSynced(inbox, null);
       return { ok: true, folders: reports };
     } catch (e) {
@@ -118,8 +149,19 @@ export class SyncService {
     }
   }
 
-  private async syncFolder(session: MailSession, inbox: Inbox, folder: Folder): Promise<FolderReport> {
+  private async syncFolder(
+    session: MailSession,
+    inbox: Inbox,
+    folder: Folder,
+    caught: Caught[],
+  ): Promise<FolderReport> {
     const { messages, folders } = this.deps;
+    const rule =
+      folder.canonical === 'inbox' && this.deps.arrivals !== undefined
+        ? await this.deps.arrivals.arrivalRule(inbox)
+        : undefined;
+    const blocked: string[] = [];
+    if (rule !== undefined) caught.push({ folderId: folder.id, refs: blocked });
     const s = folder.sync;
     const cursor =
       s.uidValidity === null || s.uidNext === null || s.windowLow === null
@@ -146,6 +188,7 @@ export class SyncService {
       onAdded: async (batch, reset) => {
         await clearOnReset(reset);
         await messages.upsertMany(batch.map((m) => toSummary(inbox.id, folder.id, m)));
+        if (rule !== undefined) for (const m of batch) if (rule(m.from.address)) blocked.push(m.ref);
         added += batch.length;
       },
     });
@@ -175,6 +218,12 @@ export class SyncService {
       reset: changes.reset,
     };
   }
+}
+
+/** New messages of one folder that the blocklist caught while they were indexed. */
+interface Caught {
+  readonly folderId: FolderId;
+  readonly refs: string[];
 }
 
 /** A provider summary as the index stores it; display strings are cleaned of invisible characters. */

@@ -14,6 +14,8 @@ const DONE: Readonly<Record<ActionKind, string>> = {
   unstar: 'unstarred',
   label: 'labelled',
   unlabel: 'unlabelled',
+  screen: 'moved to Screened',
+  rescue: 'moved back to the inbox',
 };
 
 const count = (n: number, one: string) => `${String(n)} ${one}${n === 1 ? '' : 's'}`;

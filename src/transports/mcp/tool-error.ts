@@ -21,6 +21,7 @@ export const TOOL_ERROR_CODES = [
   'confirm_mismatch',
   'unsubscribe_unavailable',
   'undo_unavailable',
+  'screened_not_found',
   'provider_error',
   'provider_rate_limited',
   'payment_required',

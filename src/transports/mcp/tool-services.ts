@@ -8,6 +8,7 @@ import type { ReadService } from '../../core/reading/read-service.ts';
 import type { SendService } from '../../core/sending/send-service.ts';
 import type { SyncService } from '../../core/sync/sync-service.ts';
 import type { UnsubscribeService } from '../../core/unsubscribe/unsubscribe-service.ts';
+import type { ScreeningService } from '../../core/screening/screening-service.ts';
 import type { VipService } from '../../core/vips/vip-service.ts';
 
 /** The core use-cases tools may call. Tools never see stores, SQL or provider clients. */
@@ -23,4 +24,5 @@ export interface ToolServices {
   readonly drafts: DraftService;
   readonly sending: SendService;
   readonly unsubscribe: UnsubscribeService;
+  readonly screening: ScreeningService;
 }

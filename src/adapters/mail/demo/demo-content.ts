@@ -327,6 +327,18 @@ interface Spec {
   readonly parent?: DemoMessage;
   /** The domain of the Message-ID; defaults to the sender's. */
   readonly idDomain?: string;
+  /** What the receiving server concluded; defaults to SPF, DKIM and DMARC passing for the sender's domain. */
+  readonly auth?: { readonly spf: string; readonly dkim: string; readonly dmarc: string };
+}
+
+/** The demo's receiving server, as the authserv-id of its Authentication-Results headers (RFC 8601). */
+const AUTHSERV = 'mx.demo.inbox-triage.test';
+
+function authenticationResults(domain: string, auth: NonNullable<Spec['auth']>): string {
+  return (
+    `${AUTHSERV}; spf=${auth.spf} smtp.mailfrom=${domain}; dkim=${auth.dkim} header.d=${domain}; ` +
+    `dmarc=${auth.dmarc} header.from=${domain}`
+  );
 }
 
 type ReplySpec = Omit<Spec, 'subject' | 'parent'> & { readonly subject?: string };
@@ -416,6 +428,14 @@ class DemoMailbox {
       unread: spec.unread ?? this.#defaultUnread(folder, spec.minutesAgo, list !== undefined),
       ...(spec.starred === true ? { starred: true } : {}),
       ...(spec.labels === undefined ? {} : { labels: spec.labels }),
+      ...(fromAlex || folder === 'sent' || folder === 'drafts'
+        ? {}
+        : {
+            authenticationResults: authenticationResults(
+              spec.from.address.slice(spec.from.address.indexOf('@') + 1),
+              spec.auth ?? { spf: 'pass', dkim: 'pass', dmarc: 'pass' },
+            ),
+          }),
     };
     this.messages.push(message);
     return message;
@@ -4399,6 +4419,47 @@ interface Junk {
   readonly to?: readonly DemoAddress[];
 }
 
+/**
+ * How junk fares at the demo's receiving server, in turn: look-alike domains fail, throwaway domains often have
+ * no DKIM or DMARC, and some scams pass everything from infrastructure they own — signals, never proof.
+ */
+const JUNK_AUTH: readonly NonNullable<Spec['auth']>[] = [
+  { spf: 'softfail', dkim: 'none', dmarc: 'fail' },
+  { spf: 'pass', dkim: 'none', dmarc: 'none' },
+  { spf: 'fail', dkim: 'fail', dmarc: 'fail' },
+  { spf: 'pass', dkim: 'pass', dmarc: 'pass' },
+];
+
+/** First-time senders with a plausible reason to write: the mail screening should call unsure, not junk. */
+function borderlineMail(mb: DemoMailbox): void {
+  mb.add({
+    minutesAgo: ago(1, 3, 10),
+    from: person('Priya Natarajan', 'priya@brightpath-analytics.test'),
+    subject: 'Idea for Northwind’s onboarding funnel',
+    text: `Hi Alex,
+
+I lead growth at BrightPath Analytics. I saw your talk on activation metrics and noticed Northwind's trial sign-up asks for a credit card on step two: teams like yours usually see 20–30% more activations when that moves to the end.
+
+Would a 20-minute call next week be useful? No deck, just the numbers from two similar teams.
+
+Priya`,
+    auth: { spf: 'pass', dkim: 'pass', dmarc: 'none' },
+  });
+  mb.add({
+    minutesAgo: ago(2, 7, 40),
+    from: person('Jordan Ellis', 'jordan.ellis@talentbridge-search.test'),
+    subject: 'Head of Product role — confidential',
+    text: `Hello Alex,
+
+I'm retained by a Series B company in Munich looking for a Head of Product. Your background at Northwind Labs matches what they describe closely. Happy to share details if you're open to a confidential chat.
+
+Best regards,
+Jordan Ellis
+TalentBridge Executive Search`,
+    auth: { spf: 'pass', dkim: 'none', dmarc: 'none' },
+  });
+}
+
 function junkMail(mb: DemoMailbox): void {
   const inbox: readonly Junk[] = [
     {
@@ -4666,8 +4727,9 @@ Renew now for $89: https://domain-registry-services.test/renew`,
 Pay now: https://parcel-customs.test/pay`,
     },
   ];
-  for (const j of inbox) {
+  for (const [i, j] of inbox.entries()) {
     mb.add({
+      auth: JUNK_AUTH[i % JUNK_AUTH.length] ?? { spf: 'none', dkim: 'none', dmarc: 'none' },
       minutesAgo: Math.round(j.days * DAY) + mb.int(0, 90),
       from: j.from,
       ...(j.to === undefined ? {} : { to: j.to }),
@@ -4726,8 +4788,9 @@ https://sakura-store-security.test/verify`,
       text: 'Save 80% on all prescriptions. No doctor needed, discreet shipping. https://rx-discount.test/',
     },
   ];
-  for (const j of spam) {
+  for (const [i, j] of spam.entries()) {
     mb.add({
+      auth: JUNK_AUTH[i % JUNK_AUTH.length] ?? { spf: 'none', dkim: 'none', dmarc: 'none' },
       minutesAgo: Math.round(j.days * DAY) + mb.int(0, 90),
       folder: 'spam',
       from: j.from,
@@ -4785,5 +4848,6 @@ export function demoMessages(): DemoMessage[] {
   appNotifications(mb);
   shoppingAndTravelPromos(mb);
   junkMail(mb);
+  borderlineMail(mb);
   return mb.messages.slice().sort((a, b) => a.minutesAgo - b.minutesAgo);
 }

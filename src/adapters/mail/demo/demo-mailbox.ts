@@ -82,6 +82,22 @@ export class DemoMailbox {
     });
   }
 
+  /** A folder like IMAP CREATE makes: empty, its role read from its name as the IMAP adapter does. */
+  async createFolder(path: string): Promise<void> {
+    await this.db
+      .insertInto('demo_folders')
+      .values({
+        inbox_id: this.inboxId,
+        path,
+        canonical: path.toLowerCase() === 'screened' ? 'screened' : null,
+        uid_validity: String(Math.floor(Date.now() / 1000)),
+        uid_next: 1,
+        modseq: 1,
+      })
+      .onConflict((oc) => oc.columns(['inbox_id', 'path']).doNothing())
+      .execute();
+  }
+
   async folders() {
     return this.db.selectFrom('demo_folders').selectAll().where('inbox_id', '=', this.inboxId).execute();
   }

@@ -35,6 +35,8 @@ export interface DemoMessage {
   readonly starred?: boolean;
   /** Gmail-style labels on the message (the demo behaves like a google inbox). */
   readonly labels?: readonly string[];
+  /** What the demo's receiving server concluded (RFC 8601 Authentication-Results). */
+  readonly authenticationResults?: string;
 }
 
 /** The person the demo mailbox belongs to. */

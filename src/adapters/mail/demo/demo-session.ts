@@ -100,6 +100,7 @@ export class DemoSession implements MailSession {
         size: Buffer.from(a.base64, 'base64').length,
         inline: a.inline === true,
       })),
+      authenticationResults: d.authenticationResults ?? null,
     };
   }
 
@@ -138,6 +139,10 @@ export class DemoSession implements MailSession {
         yield new Uint8Array(bytes);
       })(),
     };
+  }
+
+  async createFolder(name: string): Promise<void> {
+    await this.box.createFolder(name);
   }
 
   async move(path: string, refs: readonly string[], toPath: string): Promise<Map<string, Placed>> {

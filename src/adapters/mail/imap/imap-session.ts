@@ -220,6 +220,16 @@ export class ImapSession implements MailSession {
     );
   }
 
+  async createFolder(name: string): Promise<void> {
+    this.assertOpen();
+    try {
+      // imapflow answers ALREADYEXISTS (RFC 5530) with created: false, and subscribes to a new folder.
+      await this.deps.client.mailboxCreate(name);
+    } catch (err) {
+      throw sessionError(err, 'create the folder', this.log);
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -23,6 +23,7 @@ export async function readFullMessage(client: ImapFlow, uid: number): Promise<Fu
     text: parsed.text,
     html: parsed.html,
     attachments: attachmentsOf(m.bodyStructure),
+    authenticationResults: parsed.authenticationResults,
   };
 }
 

@@ -41,6 +41,8 @@ export interface ParsedMessage {
   /** RFC 8058 one-click is announced. */
   readonly listUnsubscribePost: boolean;
   readonly attachments: readonly ParsedAttachment[];
+  /** The first (topmost) Authentication-Results header, unfolded. */
+  readonly authenticationResults: string | null;
 }
 
 const NO_ADDRESS: Address = { address: '', name: '' };
@@ -68,6 +70,7 @@ export async function parseMessage(raw: Uint8Array | ArrayBuffer | string): Prom
     listUnsubscribe: header('list-unsubscribe'),
     listUnsubscribePost: isOneClick(header('list-unsubscribe-post')),
     attachments: attachments(email),
+    authenticationResults: header('authentication-results'),
   };
 }
 

@@ -10,6 +10,7 @@ import { inboxOrder } from './0007-inbox-order.ts';
 import { codeReplay } from './0008-code-replay.ts';
 import { auditHome } from './0009-audit-home.ts';
 import { unsubscribes } from './0010-unsubscribes.ts';
+import { screenings } from './0011-screenings.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -27,5 +28,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0008-code-replay': codeReplay(dialect),
     '0009-audit-home': auditHome(dialect),
     '0010-unsubscribes': unsubscribes(dialect),
+    '0011-screenings': screenings(dialect),
   };
 }

@@ -15,6 +15,12 @@ import { undoAction } from './undo-action.ts';
 import { confirmUnsubscribe } from './confirm-unsubscribe.ts';
 import { proposeUnsubscribe } from './propose-unsubscribe.ts';
 import { reviewUnsubscribes } from './review-unsubscribes.ts';
+import { confirmScreening } from './confirm-screening.ts';
+import { reportScreened } from './report-screened.ts';
+import { rescueScreened } from './rescue-screened.ts';
+import { reviewScreened } from './review-screened.ts';
+import { screenJunk } from './screen-junk.ts';
+import { showScreened } from './show-screened.ts';
 import { addVip, listVips, removeVip } from './vip-tools.ts';
 import { getAttachment } from './get-attachment.ts';
 import { getConnectionStatus } from './get-connection-status.ts';
@@ -71,4 +77,10 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   reviewUnsubscribes,
   proposeUnsubscribe,
   confirmUnsubscribe,
+  screenJunk,
+  confirmScreening,
+  reviewScreened,
+  showScreened,
+  rescueScreened,
+  reportScreened,
 ];

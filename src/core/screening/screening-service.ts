@@ -1,0 +1,604 @@
+import type { Clock } from '../../lib/clock.ts';
+import { htmlToText } from '../../lib/html-to-text.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { newId } from '../../lib/random.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
+import type { AccountId } from '../accounts/account.ts';
+import type { ActionService, Actor, ActStep } from '../actions/action-service.ts';
+import type { ActError } from '../actions/action-types.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { InboxErrorCode } from '../inboxes/inbox-errors.ts';
+import type { InboxService } from '../inboxes/inbox-service.ts';
+import type { Inbox } from '../inboxes/inbox.ts';
+import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
+import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
+import type { Folder, FolderId } from '../messages/folder.ts';
+import type { FolderStore } from '../messages/folder-store.ts';
+import { parseMessageId, type Address, type MessageSummary } from '../messages/message.ts';
+import type { MessageStore } from '../messages/message-store.ts';
+import { fenceUntrusted, type FencedBody } from '../messages/untrusted-content.ts';
+import type { ProfileService } from '../profile/profile-service.ts';
+import type { TriagePrefs } from '../profile/triage-profile.ts';
+import type { ArrivalScreen } from '../sync/sync-service.ts';
+import type { VipService } from '../vips/vip-service.ts';
+import { NO_SIGNALS, parseAuthResults, type AuthSignals } from './auth-results.ts';
+import {
+  OFFER_TTL_MS,
+  SCREEN_BATCH,
+  UNSURE_LABEL,
+  type ScreenedDigest,
+  type ScreenedRow,
+  type Screening,
+  type Verdict,
+} from './screening.ts';
+import type { ScreeningStore } from './screening-store.ts';
+import { blockTarget, domainOf, isBlocked, isKnownGood, type BlockTarget } from './sender-rules.ts';
+
+/** The folder junk goes to when a mailbox has none with the screened role. */
+export const SCREENED_FOLDER_NAME = 'Screened';
+/** Characters of each message's text handed out for judging. */
+const EXCERPT_CHARS = 600;
+/** Unscreened messages read per round while looking for ones to hand out. */
+const CANDIDATE_PAGE = 200;
+const CANDIDATE_ROUNDS = 10;
+
+export interface ScreeningServiceDeps {
+  readonly store: ScreeningStore;
+  readonly messages: MessageStore;
+  readonly folders: FolderStore;
+  readonly sessions: MailSessionFactory;
+  readonly inboxes: InboxService;
+  readonly vips: VipService;
+  readonly profiles: ProfileService;
+  readonly actions: ActionService;
+  readonly clock: Clock;
+  readonly log: Logger;
+}
+
+/** One message handed out for a verdict, with what helps judge it. */
+export interface Candidate {
+  readonly message: MessageSummary;
+  readonly signals: AuthSignals;
+  /** No other message from this address is indexed in the inbox. */
+  readonly firstTimeSender: boolean;
+  /** The start of the text, fenced; null when the provider could not give it now. */
+  readonly body: FencedBody | null;
+  /** Reply-To addresses (a reply going elsewhere than the sender is a phishing sign). */
+  readonly replyTo: readonly Address[];
+}
+
+export type SkippedInboxReason = 'screening_off' | 'not_synced' | InboxErrorCode;
+
+export interface ScreenBatch {
+  readonly candidates: readonly Candidate[];
+  readonly offerExpiresAt: Date;
+  readonly skippedInboxes: readonly { readonly inboxId: string; readonly reason: SkippedInboxReason }[];
+  /** More unscreened messages wait after this batch. */
+  readonly more: boolean;
+}
+
+export interface VerdictInput {
+  readonly inboxId: string;
+  readonly messageId: string;
+  readonly verdict: Verdict;
+  readonly reason?: string | undefined;
+}
+
+export type VerdictSkip = 'not_offered' | 'duplicate' | 'vip' | 'known_good' | 'not_found';
+
+export interface ConfirmOutcome {
+  readonly applied: readonly {
+    readonly inboxId: string;
+    readonly messageId: string;
+    readonly verdict: Verdict;
+    readonly id: string;
+  }[];
+  readonly skipped: readonly {
+    readonly inboxId: string;
+    readonly messageId: string;
+    readonly reason: VerdictSkip;
+  }[];
+  readonly undoId: string | null;
+  readonly withoutLease: boolean;
+}
+
+export type ScreeningError = ActError | { readonly code: 'screened_not_found'; readonly message: string };
+
+export interface Review {
+  readonly rows: readonly ScreenedRow[];
+  readonly total: number;
+  readonly nextOffset: number | null;
+  readonly digest: ScreenedDigest;
+  readonly since: Date;
+}
+
+export interface Resolved {
+  readonly undoId: string | null;
+  readonly sender: string;
+}
+
+/**
+ * Junk screening (contract §4.9, DESIGN.md §4): agents judge messages handed out here, junk moves to the Screened
+ * folder through the ActionService (lease, VIP and undo rules as for every change), and the person's rescues and
+ * reports teach the profile's known-good list and blocklist, which the sync then applies to arriving mail.
+ * VIP and known-good senders are never handed out, never judged and never screened by the blocklist.
+ */
+export class ScreeningService implements ArrivalScreen {
+  private readonly deps: ScreeningServiceDeps;
+  constructor(deps: ScreeningServiceDeps) {
+    this.deps = deps;
+  }
+
+  /** Up to 50 unscreened messages of these inboxes, newest first, handed out for an hour. */
+  async screen(accountId: AccountId, inboxes: readonly Inbox[]): Promise<ScreenBatch> {
+    const now = this.deps.clock.now();
+    const skippedInboxes: { inboxId: string; reason: SkippedInboxReason }[] = [];
+    const found: { inbox: Inbox; folder: Folder; message: MessageSummary }[] = [];
+    let more = false;
+    for (const named of inboxes) {
+      const usable = await this.deps.inboxes.usable(accountId, named.id);
+      if (!usable.ok) {
+        skippedInboxes.push({ inboxId: named.id, reason: usable.error.code });
+        continue;
+      }
+      const inbox = usable.value;
+      const prefs = await this.deps.profiles.effective(accountId, inbox.id);
+      if (!prefs.junk.screenUnknownSenders) {
+        skippedInboxes.push({ inboxId: inbox.id, reason: 'screening_off' });
+        continue;
+      }
+      const folder = (await this.deps.folders.list(inbox.id)).find((f) => f.canonical === 'inbox');
+      if (folder === undefined) {
+        skippedInboxes.push({ inboxId: inbox.id, reason: 'not_synced' });
+        continue;
+      }
+      const exempt = await this.exemption(accountId, inbox.id, prefs);
+      const picked = await this.pick(inbox, folder, exempt);
+      more ||= picked.more;
+      for (const message of picked.messages) found.push({ inbox, folder, message });
+    }
+    found.sort((a, b) => b.message.date.getTime() - a.message.date.getTime());
+    if (found.length > SCREEN_BATCH) more = true;
+    const batch = found.slice(0, SCREEN_BATCH);
+    const expiresAt = new Date(now.getTime() + OFFER_TTL_MS);
+    await this.deps.store.offer(
+      batch.map(({ inbox, message }) => ({
+        accountId,
+        inboxId: inbox.id,
+        messageId: message.id,
+        senderAddress: message.from.address,
+      })),
+      now,
+      expiresAt,
+    );
+    const candidates: Candidate[] = [];
+    for (const inbox of new Map(batch.map((b) => [b.inbox.id, b.inbox])).values()) {
+      const mine = batch.filter((b) => b.inbox.id === inbox.id);
+      const details = await this.details(inbox, mine);
+      candidates.push(...details);
+    }
+    candidates.sort((a, b) => b.message.date.getTime() - a.message.date.getTime());
+    return { candidates, offerExpiresAt: expiresAt, skippedInboxes, more };
+  }
+
+  /** Applies verdicts on handed-out messages: junk to Screened, unsure marked, fine remembered. */
+  async confirm(
+    principal: Principal,
+    verdicts: readonly VerdictInput[],
+  ): Promise<Result<ConfirmOutcome, ScreeningError>> {
+    const { accountId } = principal;
+    const now = this.deps.clock.now();
+    const skipped: { inboxId: string; messageId: string; reason: VerdictSkip }[] = [];
+    const claimed: { input: VerdictInput; row: Screening }[] = [];
+    const seen = new Set<string>();
+    const inboxes = new Map<string, Inbox | undefined>();
+    const rules = new Map<string, (address: string) => VerdictSkip | undefined>();
+    for (const v of verdicts) {
+      const key = `${v.inboxId}\u0000${v.messageId}`;
+      const skip = (reason: VerdictSkip) =>
+        skipped.push({ inboxId: v.inboxId, messageId: v.messageId, reason });
+      if (seen.has(key)) {
+        skip('duplicate');
+        continue;
+      }
+      seen.add(key);
+      if (!inboxes.has(v.inboxId)) {
+        const owned = await this.deps.inboxes.owned(accountId, v.inboxId);
+        inboxes.set(v.inboxId, owned.ok ? owned.value : undefined);
+      }
+      const inbox = inboxes.get(v.inboxId);
+      const id = parseMessageId(v.messageId);
+      const message =
+        inbox === undefined || id === undefined ? undefined : await this.deps.messages.get(inbox.id, id);
+      if (inbox === undefined || message === undefined) {
+        skip('not_offered');
+        continue;
+      }
+      let rule = rules.get(inbox.id);
+      if (rule === undefined) {
+        const prefs = await this.deps.profiles.effective(accountId, inbox.id);
+        const isVip = await this.deps.vips.matcher(accountId, inbox.id);
+        rule = (address) =>
+          isVip(address) ? 'vip' : isKnownGood(address, prefs.junk) ? 'known_good' : undefined;
+        rules.set(inbox.id, rule);
+      }
+      const exempt = rule(message.from.address);
+      if (exempt !== undefined) {
+        skip(exempt);
+        continue;
+      }
+      const row = await this.deps.store.decide(
+        accountId,
+        inbox.id,
+        message.id,
+        v.verdict,
+        v.reason?.trim() === '' ? null : (v.reason?.trim() ?? null),
+        now,
+      );
+      if (row === undefined) skip('not_offered');
+      else claimed.push({ input: v, row });
+    }
+    const items = (verdict: Verdict) =>
+      claimed
+        .filter((c) => c.input.verdict === verdict)
+        .map((c) => ({ inboxId: c.row.inboxId, messageId: c.row.messageId }));
+    const junk = items('junk');
+    const steps: ActStep[] = [];
+    if (junk.length > 0) {
+      for (const inboxId of new Set(junk.map((j) => j.inboxId))) {
+        const inbox = inboxes.get(inboxId);
+        const ready = inbox === undefined ? undefined : await this.ensureScreenedFolder(inbox);
+        if (ready !== undefined && !ready.ok) {
+          await this.release(claimed.map((c) => c.row));
+          return ready;
+        }
+      }
+      steps.push({ action: 'screen', targets: { items: junk } });
+    }
+    const unsure = items('unsure');
+    if (unsure.length > 0)
+      steps.push({ action: 'label', targets: { items: unsure }, labels: [UNSURE_LABEL] });
+    const acted =
+      steps.length === 0
+        ? ok({ changed: [], skipped: [], undoId: null, withoutLease: false, more: false })
+        : await this.deps.actions.actMany(principal, steps, 'screen');
+    if (!acted.ok) {
+      const kept = new Set(
+        acted.error.code === 'provider_error'
+          ? (acted.error.partial?.changed ?? []).map((c) => c.messageId)
+          : [],
+      );
+      await this.release(claimed.filter((c) => !kept.has(c.row.messageId)).map((c) => c.row));
+      return acted;
+    }
+    const gone = new Set(acted.value.skipped.filter((s) => s.reason === 'not_found').map((s) => s.messageId));
+    const applied: ConfirmOutcome['applied'][number][] = [];
+    const lost: Screening[] = [];
+    for (const { input, row } of claimed) {
+      if (gone.has(row.messageId)) {
+        lost.push(row);
+        skipped.push({ inboxId: row.inboxId, messageId: row.messageId, reason: 'not_found' });
+      } else
+        applied.push({ inboxId: row.inboxId, messageId: row.messageId, verdict: input.verdict, id: row.id });
+    }
+    await this.release(lost);
+    if (acted.value.undoId !== null)
+      await this.deps.store.setUndo(
+        applied.filter((a) => a.verdict !== 'fine').map((a) => a.id),
+        acted.value.undoId,
+      );
+    return ok({ applied, skipped, undoId: acted.value.undoId, withoutLease: acted.value.withoutLease });
+  }
+
+  /** Junk still in Screened from a window, with counts for the digest. */
+  async review(
+    inboxes: readonly Inbox[],
+    q: { readonly since: Date; readonly limit: number; readonly offset: number },
+  ): Promise<Review> {
+    const ids = inboxes.map((i) => i.id);
+    const [page, digest] = await Promise.all([
+      this.deps.store.screened(ids, q.since, { limit: q.limit, offset: q.offset }),
+      this.deps.store.digest(ids, q.since),
+    ]);
+    const next = q.offset + page.rows.length;
+    return { ...page, nextOffset: next < page.total ? next : null, digest, since: q.since };
+  }
+
+  /** Moves a screened message back to the inbox and marks its sender known-good. */
+  async rescue(
+    principal: Principal,
+    inboxId: string,
+    id: string,
+  ): Promise<Result<Resolved & { readonly knownGood: boolean }, ScreeningError>> {
+    const found = await this.screenedMessage(principal.accountId, inboxId, id);
+    if (!found.ok) return found;
+    const { screening, message } = found.value;
+    const moved = await this.moveOne(principal, 'rescue', screening, message);
+    if (!moved.ok) return moved;
+    await this.deps.store.resolve(screening.id, 'rescued', this.deps.clock.now());
+    const address = message.from.address.toLowerCase();
+    const saved = await this.deps.profiles.amend(principal.accountId, (p) => ({
+      ...p,
+      defaults: {
+        ...p.defaults,
+        junk: {
+          ...p.defaults.junk,
+          knownGoodSenders: appendCapped(p.defaults.junk.knownGoodSenders, address, 5000),
+          blockedSenders: p.defaults.junk.blockedSenders.filter((a) => a !== address),
+        },
+      },
+    }));
+    // An address the profile cannot hold (not a plain address) stays out of the list; the move stands.
+    return ok({ undoId: moved.value, sender: address, knownGood: saved.ok });
+  }
+
+  /** Reports a screened message as spam and blocks its sender's domain (or only the address, and says why). */
+  async report(
+    principal: Principal,
+    inboxId: string,
+    id: string,
+  ): Promise<Result<Resolved & { readonly blocked: BlockTarget | null }, ScreeningError>> {
+    const { accountId } = principal;
+    const found = await this.screenedMessage(accountId, inboxId, id);
+    if (!found.ok) return found;
+    const { screening, message } = found.value;
+    const moved = await this.moveOne(principal, 'spam', screening, message);
+    if (!moved.ok) return moved;
+    await this.deps.store.resolve(screening.id, 'reported', this.deps.clock.now());
+    const prefs = await this.deps.profiles.effective(accountId, screening.inboxId);
+    const target = blockTarget(message.from.address, {
+      vipEntries: [...(await this.deps.vips.list(accountId)).map((v) => v.value), ...prefs.vip.people],
+      ownAddresses: (await this.deps.inboxes.all(accountId)).map((i) => i.email),
+      knownGood: prefs.junk.knownGoodSenders,
+    });
+    const saved = await this.deps.profiles.amend(accountId, (p) => {
+      const junk = p.defaults.junk;
+      return {
+        ...p,
+        defaults: {
+          ...p.defaults,
+          junk:
+            target.kind === 'domain'
+              ? { ...junk, blockedDomains: appendCapped(junk.blockedDomains, target.value, 1000) }
+              : { ...junk, blockedSenders: appendCapped(junk.blockedSenders, target.value, 5000) },
+        },
+      };
+    });
+    return ok({
+      undoId: moved.value,
+      sender: message.from.address.toLowerCase(),
+      blocked: saved.ok ? target : null,
+    });
+  }
+
+  async arrivalRule(inbox: Inbox): Promise<((address: string) => boolean) | undefined> {
+    const prefs = await this.deps.profiles.effective(inbox.accountId, inbox.id);
+    if (prefs.junk.blockedDomains.length === 0 && prefs.junk.blockedSenders.length === 0) return undefined;
+    const isVip = await this.deps.vips.matcher(inbox.accountId, inbox.id);
+    return (address) =>
+      isBlocked(address, prefs.junk) && !isVip(address) && !isKnownGood(address, prefs.junk);
+  }
+
+  async screenArrivals(inbox: Inbox, folderId: FolderId, refs: readonly string[]): Promise<void> {
+    const prefs = await this.deps.profiles.effective(inbox.accountId, inbox.id);
+    const arrived: MessageSummary[] = [];
+    for (const ref of refs) {
+      const m = await this.deps.messages.findByRef(folderId, ref);
+      if (m !== undefined && !m.starred && m.labels.length === 0) arrived.push(m);
+    }
+    if (arrived.length === 0) return;
+    const ready = await this.ensureScreenedFolder(inbox);
+    if (!ready.ok) {
+      this.deps.log.warn({ inboxId: inbox.id, code: ready.error.code }, 'blocklist: no Screened folder');
+      return;
+    }
+    const recorded = await this.deps.store.recordBlocked(
+      arrived.map((m) => ({
+        accountId: inbox.accountId,
+        inboxId: inbox.id,
+        messageId: m.id,
+        senderAddress: m.from.address,
+        reason: blockReason(m.from.address, prefs.junk),
+      })),
+      this.deps.clock.now(),
+    );
+    if (recorded.length === 0) return;
+    const actor: Actor = { service: 'sync', accountId: inbox.accountId };
+    const acted = await this.deps.actions.actMany(
+      actor,
+      [
+        {
+          action: 'screen',
+          targets: { items: recorded.map((r) => ({ inboxId: r.inboxId, messageId: r.messageId })) },
+        },
+      ],
+      'screen',
+    );
+    const moved = new Set(
+      acted.ok
+        ? acted.value.changed.map((c) => c.messageId)
+        : acted.error.code === 'provider_error'
+          ? (acted.error.partial?.changed ?? []).map((c) => c.messageId)
+          : [],
+    );
+    await this.release(recorded.filter((r) => !moved.has(r.messageId)));
+    const undoId = acted.ok
+      ? acted.value.undoId
+      : acted.error.code === 'provider_error'
+        ? acted.error.partial?.undoId
+        : null;
+    if (undoId !== null && undoId !== undefined)
+      await this.deps.store.setUndo(
+        recorded.filter((r) => moved.has(r.messageId)).map((r) => r.id),
+        undoId,
+      );
+    if (!acted.ok) this.deps.log.warn({ inboxId: inbox.id, code: acted.error.code }, 'blocklist: not moved');
+    else this.deps.log.info({ inboxId: inbox.id, screened: moved.size }, 'blocklist: screened on arrival');
+  }
+
+  /** The screened row and its message, which must still be in Screened. */
+  private async screenedMessage(
+    accountId: AccountId,
+    inboxId: string,
+    id: string,
+  ): Promise<Result<{ screening: Screening; message: MessageSummary }, ScreeningError>> {
+    const inbox = await this.deps.inboxes.usable(accountId, inboxId);
+    if (!inbox.ok) return err(inbox.error);
+    const notFound = err({
+      code: 'screened_not_found' as const,
+      message: 'No screened message with this id in this inbox, or it is no longer in Screened.',
+    });
+    const screening = /^scr_[a-z0-9]{20}$/.test(id)
+      ? await this.deps.store.get(accountId, inbox.value.id, id)
+      : undefined;
+    if (screening === undefined || screening.verdict !== 'junk') return notFound;
+    const messageId = parseMessageId(screening.messageId);
+    const message =
+      messageId === undefined ? undefined : await this.deps.messages.get(inbox.value.id, messageId);
+    if (message === undefined) return notFound;
+    const folder = await this.deps.folders.get(inbox.value.id, message.folderId);
+    if (folder?.canonical !== 'screened') return notFound;
+    return ok({ screening, message });
+  }
+
+  private async moveOne(
+    principal: Principal,
+    action: 'rescue' | 'spam',
+    screening: Screening,
+    message: MessageSummary,
+  ): Promise<Result<string | null, ScreeningError>> {
+    const r = await this.deps.actions.act({
+      principal,
+      action,
+      targets: { items: [{ inboxId: screening.inboxId, messageId: message.id }] },
+      confirmedForVip: false,
+    });
+    if (!r.ok) return r;
+    if (r.value.changed.length === 0)
+      return err({ code: 'screened_not_found', message: 'The message is no longer in the mailbox.' });
+    return ok(r.value.undoId);
+  }
+
+  /** The inbox has a folder with the screened role, created at the provider when missing. */
+  private async ensureScreenedFolder(inbox: Inbox): Promise<Result<Folder, ScreeningError>> {
+    const have = (await this.deps.folders.list(inbox.id)).find((f) => f.canonical === 'screened');
+    if (have !== undefined) return ok(have);
+    let session: MailSession | undefined;
+    try {
+      session = await this.deps.sessions.open(inbox);
+      await session.createFolder(SCREENED_FOLDER_NAME);
+      const folders = await this.deps.folders.replaceAll(
+        inbox.id,
+        await session.listFolders(),
+        () => newId('fld') as FolderId,
+      );
+      const made = folders.find((f) => f.canonical === 'screened');
+      return made !== undefined
+        ? ok(made)
+        : err({ code: 'not_supported', message: 'This mailbox did not accept a Screened folder.' });
+    } catch (e) {
+      if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
+      return err({
+        code: 'provider_error',
+        message: `The mailbox refused the Screened folder: ${e.message}`,
+      });
+    } finally {
+      await session?.close().catch(() => undefined);
+    }
+  }
+
+  private async release(rows: readonly Screening[]): Promise<void> {
+    for (const r of rows) await this.deps.store.undecide(r.id);
+  }
+
+  /** VIP and known-good senders of this inbox, never handed out. */
+  private async exemption(
+    accountId: AccountId,
+    inboxId: string,
+    prefs: TriagePrefs,
+  ): Promise<(address: string) => boolean> {
+    const isVip = await this.deps.vips.matcher(accountId, inboxId);
+    return (address) => isVip(address) || isKnownGood(address, prefs.junk);
+  }
+
+  /** Unscreened messages of the inbox folder from senders that may be judged, up to one batch. */
+  private async pick(
+    inbox: Inbox,
+    folder: Folder,
+    exempt: (address: string) => boolean,
+  ): Promise<{ messages: MessageSummary[]; more: boolean }> {
+    const out: MessageSummary[] = [];
+    for (let round = 0; round < CANDIDATE_ROUNDS; round++) {
+      const page = await this.deps.store.unscreened(inbox.id, folder.id, {
+        limit: CANDIDATE_PAGE,
+        offset: round * CANDIDATE_PAGE,
+      });
+      for (const m of page) {
+        if (exempt(m.from.address)) continue;
+        if (out.length === SCREEN_BATCH) return { messages: out, more: true };
+        out.push(m);
+      }
+      if (page.length < CANDIDATE_PAGE) return { messages: out, more: false };
+    }
+    return { messages: out, more: true };
+  }
+
+  /** Authentication signals, first-time sender and the start of the text, read in one session per inbox. */
+  private async details(
+    inbox: Inbox,
+    batch: readonly { folder: Folder; message: MessageSummary }[],
+  ): Promise<Candidate[]> {
+    const out: Candidate[] = [];
+    let session: MailSession | undefined;
+    try {
+      session = await this.deps.sessions.open(inbox);
+    } catch (e) {
+      if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
+    }
+    try {
+      for (const { folder, message } of batch) {
+        const earlier = await this.deps.messages.list(inbox.id, {
+          fromAddress: message.from.address,
+          limit: 1,
+          offset: 0,
+        });
+        let body: FencedBody | null = null;
+        let signals = NO_SIGNALS;
+        let replyTo: readonly Address[] = [];
+        if (session !== undefined) {
+          try {
+            const full = await session.fetchMessage(folder.path, message.providerRef);
+            if (full !== undefined) {
+              const text =
+                full.text.trim() !== '' ? full.text : full.html === null ? '' : htmlToText(full.html);
+              body = fenceUntrusted(text, EXCERPT_CHARS);
+              signals = parseAuthResults(full.authenticationResults);
+              replyTo = full.replyTo;
+            }
+          } catch (e) {
+            if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
+          }
+        }
+        out.push({ message, signals, firstTimeSender: earlier.total <= 1, body, replyTo });
+      }
+    } finally {
+      await session?.close().catch(() => undefined);
+    }
+    return out;
+  }
+}
+
+/** Adds a value at the end unless present; the oldest entries give way when the list is full. */
+function appendCapped(list: readonly string[], value: string, max: number): string[] {
+  if (list.includes(value)) return [...list];
+  return [...list, value].slice(-max);
+}
+
+/** Why the blocklist screened a sender: the rule that matched, in the profile's own terms. */
+function blockReason(address: string, junk: TriagePrefs['junk']): string {
+  const a = address.toLowerCase();
+  if (junk.blockedSenders.includes(a)) return `blockedSenders: ${a}`;
+  const domain = domainOf(a);
+  const rule = junk.blockedDomains.find((d) => domain === d || domain.endsWith(`.${d}`));
+  return `blockedDomains: ${rule ?? domain}`;
+}

@@ -1,0 +1,109 @@
+import type { TriagePrefs } from '../profile/triage-profile.ts';
+
+/**
+ * Big free-mail and consumer domains: blocking one would block millions of strangers and every friend who uses
+ * it, so a report of such a sender blocks the address instead. Lower case; subdomains are not listed (they are
+ * not where people's addresses live).
+ */
+export const FREE_MAIL_DOMAINS: ReadonlySet<string> = new Set([
+  'gmail.com',
+  'googlemail.com',
+  'outlook.com',
+  'hotmail.com',
+  'hotmail.co.uk',
+  'live.com',
+  'msn.com',
+  'yahoo.com',
+  'yahoo.co.uk',
+  'yahoo.co.jp',
+  'yahoo.fr',
+  'yahoo.de',
+  'ymail.com',
+  'rocketmail.com',
+  'aol.com',
+  'icloud.com',
+  'me.com',
+  'mac.com',
+  'proton.me',
+  'protonmail.com',
+  'pm.me',
+  'gmx.com',
+  'gmx.de',
+  'gmx.net',
+  'web.de',
+  'mail.com',
+  'yandex.ru',
+  'yandex.com',
+  'mail.ru',
+  'zoho.com',
+  'fastmail.com',
+  'hey.com',
+  'tutanota.com',
+  'qq.com',
+  '163.com',
+  '126.com',
+  'naver.com',
+  't-online.de',
+  'orange.fr',
+  'free.fr',
+  'laposte.net',
+  'libero.it',
+  'comcast.net',
+  'verizon.net',
+  'att.net',
+]);
+
+export function domainOf(address: string): string {
+  const a = address.trim().toLowerCase();
+  return a.slice(a.lastIndexOf('@') + 1);
+}
+
+/** `domain` is `parent` or one of its subdomains. */
+export function withinDomain(domain: string, parent: string): boolean {
+  return domain === parent || domain.endsWith(`.${parent}`);
+}
+
+/** The sender is on the person's blocklist: its address, or its domain or a parent domain of it. */
+export function isBlocked(address: string, junk: TriagePrefs['junk']): boolean {
+  const a = address.trim().toLowerCase();
+  if (junk.blockedSenders.includes(a)) return true;
+  const domain = domainOf(a);
+  return junk.blockedDomains.some((d) => withinDomain(domain, d));
+}
+
+export function isKnownGood(address: string, junk: TriagePrefs['junk']): boolean {
+  return junk.knownGoodSenders.includes(address.trim().toLowerCase());
+}
+
+/** Why a report blocks the sender's address rather than its whole domain. */
+export type AddressOnlyReason = 'free_mail' | 'vip_domain' | 'own_domain' | 'known_good_domain';
+
+export type BlockTarget =
+  | { readonly kind: 'domain'; readonly value: string }
+  | { readonly kind: 'address'; readonly value: string; readonly because: AddressOnlyReason };
+
+/**
+ * What reporting this sender blocks: its domain, unless the domain is a big free-mail one, holds a VIP (an
+ * address at it, the domain itself or a parent), is the person's own, or holds a sender the person marked good.
+ */
+export function blockTarget(
+  address: string,
+  context: {
+    readonly vipEntries: readonly string[];
+    readonly ownAddresses: readonly string[];
+    readonly knownGood: readonly string[];
+  },
+): BlockTarget {
+  const a = address.trim().toLowerCase();
+  const domain = domainOf(a);
+  const only = (because: AddressOnlyReason): BlockTarget => ({ kind: 'address', value: a, because });
+  if (FREE_MAIL_DOMAINS.has(domain)) return only('free_mail');
+  const touches = (entry: string) => {
+    const d = entry.includes('@') ? domainOf(entry) : entry.toLowerCase();
+    return withinDomain(d, domain) || withinDomain(domain, d);
+  };
+  if (context.vipEntries.some(touches)) return only('vip_domain');
+  if (context.ownAddresses.some(touches)) return only('own_domain');
+  if (context.knownGood.some(touches)) return only('known_good_domain');
+  return { kind: 'domain', value: domain };
+}

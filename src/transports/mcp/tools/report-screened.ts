@@ -1,0 +1,63 @@
+import * as z from 'zod';
+import type { AddressOnlyReason } from '../../../core/screening/sender-rules.ts';
+import { payload, SENDER_TEXT } from '../output-shapes.ts';
+import { fromScreeningError } from '../screening-results.ts';
+import { defineTool } from '../tool-definition.ts';
+import { toolOk } from '../tool-error.ts';
+
+const WHY_ADDRESS: Readonly<Record<AddressOnlyReason, string>> = {
+  free_mail: 'it is a big free-mail domain shared by millions of people',
+  vip_domain: 'one of your VIPs uses that domain',
+  own_domain: 'it is the domain of one of your own inboxes',
+  known_good_domain: 'you marked a sender at that domain as good',
+};
+
+export const reportScreened = defineTool({
+  name: 'report_screened',
+  title: 'Report a screened message',
+  description:
+    'Moves a message from Screened to Spam and blocks its sender’s domain, so new mail from it goes to Screened on arrival. ' +
+    'For a big free-mail domain (gmail.com, outlook.com…), a domain a VIP or a known-good sender uses, or the person’s own ' +
+    'domain, only the address is blocked; the result says which and why. id is a row id from review_screened. Returns an ' +
+    'undoId for the move (the block stays; it is in the triage profile).',
+  input: z.strictObject({ inboxId: z.string(), id: z.string().max(64) }),
+  output: payload({
+    id: z.string(),
+    sender: SENDER_TEXT,
+    blocked: z
+      .object({
+        kind: z.enum(['domain', 'address']),
+        value: SENDER_TEXT,
+        because: z.enum(['free_mail', 'vip_domain', 'own_domain', 'known_good_domain']).optional(),
+      })
+      .nullable(),
+    undoId: z.string().nullable(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run(args, ctx) {
+    const r = await ctx.services.screening.report(ctx.principal, args.inboxId, args.id);
+    if (!r.ok) return fromScreeningError(r.error, ctx.marker);
+    const b = r.value.blocked;
+    const sayToHuman =
+      b === null
+        ? 'I moved the message to Spam. Its sender address is not an ordinary one, so I could not block it.'
+        : b.kind === 'domain'
+          ? 'I moved the message to Spam and blocked its sender’s domain: new mail from it will go to Screened.'
+          : `I moved the message to Spam and blocked only this sender’s address, not the whole domain, because ${WHY_ADDRESS[b.because]}.`;
+    return toolOk({
+      id: args.id,
+      sender: r.value.sender,
+      blocked:
+        b === null
+          ? null
+          : { kind: b.kind, value: b.value, ...(b.kind === 'address' && { because: b.because }) },
+      undoId: r.value.undoId,
+      sayToHuman,
+      ...(r.value.undoId !== null && {
+        agentOnly: [
+          `undo_action with undoId ${r.value.undoId} moves it back to Screened; the block stays (update_triage_profile removes it).`,
+        ],
+      }),
+    });
+  },
+});

@@ -1,0 +1,32 @@
+import * as z from 'zod';
+import { REVIEW_PAYLOAD, reviewPayload, reviewText, reviewWindow } from '../screening-results.ts';
+import { defineTool } from '../tool-definition.ts';
+import { toolOk } from '../tool-error.ts';
+import { clamp, namedInboxes } from '../tool-helpers.ts';
+import { REVIEW_INPUT } from './review-screened.ts';
+
+export const showScreened = defineTool({
+  name: 'show_screened',
+  title: 'Show screened mail',
+  description:
+    'Shows the person the mail in Screened so they can rescue or report it. Until hosts get the interactive view, the result ' +
+    'is the same data as review_screened plus `text`, a numbered list to show the person as it is; act on their choice with ' +
+    'rescue_screened or report_screened and the row’s id. inbox, days (default 7), offset and limit (1 to 100, default 25) ' +
+    'as in review_screened.',
+  input: z.strictObject(REVIEW_INPUT),
+  output: REVIEW_PAYLOAD.extend({ text: z.string() }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run(args, ctx) {
+    const named = await namedInboxes(ctx, args.inbox);
+    if (!named.ok) return named.error;
+    const window = reviewWindow(args, ctx.clock.now());
+    if (!window.ok) return window.error;
+    const review = await ctx.services.screening.review(named.inboxes, {
+      since: window.since,
+      limit: clamp(args.limit, 1, 100, 25),
+      offset: clamp(args.offset, 0, Number.MAX_SAFE_INTEGER, 0),
+    });
+    const p = reviewPayload(review, window.days);
+    return toolOk({ ...p, text: reviewText(p, ctx.marker), sayToHuman: p.digest });
+  },
+});
