@@ -174,6 +174,27 @@ describe.each(['sqlite', 'postgres'] as const)(
         humanApprovedInChat: true,
       });
       await ok('review_unsubscribes');
+
+      // Junk screening: hand out, judge each kind, review, rescue one, report one.
+      type Offered = { inboxId: string; messageId: string };
+      const batch = (await ok('screen_junk', { inbox: inboxId }))['messages'] as Offered[];
+      expect(batch.length).toBeGreaterThanOrEqual(4);
+      const [a, b, c, d] = batch.map((m) => ({ inboxId: m.inboxId, messageId: m.messageId }));
+      const done = await ok('confirm_screening', {
+        verdicts: [
+          { ...a, verdict: 'junk', reason: 'look-alike domain' },
+          { ...b, verdict: 'junk' },
+          { ...c, verdict: 'unsure' },
+          { ...d, verdict: 'fine' },
+        ],
+      });
+      expect(done['applied']).toHaveLength(4);
+      type Screened = { id: string; inboxId: string };
+      const screened = (await ok('review_screened', { inbox: inboxId }))['rows'] as Screened[];
+      expect(screened).toHaveLength(2);
+      await ok('show_screened', { days: 30 });
+      await ok('rescue_screened', { inboxId, id: screened[0]!.id });
+      await ok('report_screened', { inboxId, id: screened[1]!.id });
     });
 
     it('covered every tool of ALL_TOOLS: a success, or the error of a tool that cannot succeed yet', () => {
