@@ -1,3 +1,4 @@
+import { screeningStoreContract } from '../../core/screening/screening-store.contract.ts';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { accountStoreContract } from '../../core/accounts/account-store.contract.ts';
 import { inboxStoreContract } from '../../core/inboxes/inbox-store.contract.ts';
@@ -68,6 +69,7 @@ for (const { name, target } of targets) {
     pendingSendStoreContract(() => stores);
     pendingUnsubscribeStoreContract(() => stores);
     mailingListIndexContract(() => stores);
+    screeningStoreContract(() => stores);
     auditLogContract(() => ({ accounts: stores.accounts, audit: new KyselyAuditLog(db) }));
     clientStoreContract(() => stores.oauthClients);
     requestStoreContract(() => ({ clients: stores.oauthClients, requests: stores.oauthRequests }));

@@ -26,7 +26,7 @@ export interface AuthSignals {
 
 export const NO_SIGNALS: AuthSignals = { spf: null, dkim: null, dmarc: null };
 
-const METHOD = /(?:^|;)\s*(spf|dkim|dmarc)\s*=\s*([a-z]+)/g;
+const METHOD = /;\s*(spf|dkim|dmarc)\s*=\s*([a-z]+)(?=[\s;]|$)/g;
 
 /** Parses one header value; a method named twice (two DKIM signatures) reports a pass if any passed. */
 export function parseAuthResults(value: string | null): AuthSignals {
@@ -35,7 +35,10 @@ export function parseAuthResults(value: string | null): AuthSignals {
   let text = value.toLowerCase().replace(/\r?\n[ \t]+/g, ' ');
   for (let i = 0; i < 5 && /\([^()]*\)/.test(text); i++) text = text.replace(/\([^()]*\)/g, ' ');
   const found: Record<'spf' | 'dkim' | 'dmarc', AuthResult | null> = { spf: null, dkim: null, dmarc: null };
-  for (const m of text.matchAll(METHOD)) {
+  // The first segment is the authserv-id (the server's name), never a result: start at the first ';'.
+  const start = text.indexOf(';');
+  if (start < 0) return NO_SIGNALS;
+  for (const m of text.slice(start).matchAll(METHOD)) {
     const method = m[1] as 'spf' | 'dkim' | 'dmarc';
     const result = m[2] as AuthResult;
     if (!(AUTH_RESULTS as readonly string[]).includes(result)) continue;

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { parseAuthResults } from './auth-results.ts';
+
+describe('Authentication-Results (RFC 8601) reduced to result keywords', () => {
+  it('reads spf, dkim and dmarc after the authserv-id', () => {
+    expect(
+      parseAuthResults(
+        'mx.google.com;\r\n dkim=pass header.i=@example.com header.s=s1;\r\n spf=pass (google.com: domain of a@example.com) smtp.mailfrom=a@example.com;\r\n dmarc=pass (p=REJECT) header.from=example.com',
+      ),
+    ).toEqual({ spf: 'pass', dkim: 'pass', dmarc: 'pass' });
+  });
+
+  it('ignores results written inside comments, nested ones too', () => {
+    expect(
+      parseAuthResults('mx.example; spf=fail (looks like spf=pass (or dkim=pass)) smtp.mailfrom=x'),
+    ).toEqual({
+      spf: 'fail',
+      dkim: null,
+      dmarc: null,
+    });
+  });
+
+  it('a pass of any of several signatures counts; unknown keywords and methods are dropped', () => {
+    expect(parseAuthResults('mx; dkim=fail header.d=a; dkim=pass header.d=b; arc=pass; dmarc=bogus')).toEqual(
+      {
+        spf: null,
+        dkim: 'pass',
+        dmarc: null,
+      },
+    );
+  });
+
+  it('no header, or none of the methods: nothing known', () => {
+    expect(parseAuthResults(null)).toEqual({ spf: null, dkim: null, dmarc: null });
+    expect(parseAuthResults('mx.example; none')).toEqual({ spf: null, dkim: null, dmarc: null });
+  });
+
+  it('a value that is only an authserv-id with a method-like name is not a result', () => {
+    expect(parseAuthResults('spf=pass.example')).toEqual({ spf: null, dkim: null, dmarc: null });
+  });
+});
