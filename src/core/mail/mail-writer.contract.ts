@@ -34,6 +34,29 @@ export function mailWriterContract(name: string, makeHarness: () => Promise<Mail
       });
     });
 
+    it('creates a Screened folder once: listed with the screened role, a second create is no error, mail moves in', async () => {
+      await withHarness(async (h) => {
+        const [a] = await deliver(h, [spec(1)]);
+        const s = await h.session();
+        try {
+          await s.createFolder('Screened');
+          await s.createFolder('Screened');
+          const screened = (await s.listFolders()).filter((f) => f.canonical === 'screened');
+          expect(screened).toHaveLength(1);
+          const ref = byId(
+            (await s.changes(h.inboxPath, null, { windowSize: 10, knownRefs: [] })).added,
+            a!,
+          ).ref;
+          const moved = await s.move(h.inboxPath, [ref], screened[0]!.path);
+          expect(moved.size).toBe(1);
+          const inside = await s.changes(screened[0]!.path, null, { windowSize: 10, knownRefs: [] });
+          expect(inside.added.map((m) => m.internetMessageId)).toEqual([a!.messageId]);
+        } finally {
+          await s.close();
+        }
+      });
+    });
+
     it('adds and removes flags and keywords', async () => {
       await withHarness(async (h) => {
         const [a] = await deliver(h, [spec(1)], { flags: () => ['\\Seen'] });
