@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../../app.ts';
+import { createTestApp } from '../../../../test/support/test-app.ts';
+import { agentOn, expectToolOk, type toolCaller } from '../../../../test/support/tool-caller.ts';
+
+// The whole screening loop on the demo inbox through /mcp: what a new user can try at once, offline.
+describe('junk screening on the demo inbox', () => {
+  let app: App;
+  let call: ReturnType<typeof toolCaller>;
+  let inboxId: string;
+  type Offered = {
+    inboxId: string;
+    messageId: string;
+    from: { address: string };
+    subject: string;
+    authentication: { spf: string | null; dkim: string | null; dmarc: string | null };
+    bodyUntrusted: string | null;
+  };
+  let offered: Offered[] = [];
+  const target = (m: Offered) => ({ inboxId: m.inboxId, messageId: m.messageId });
+
+  beforeAll(async () => {
+    app = await createTestApp({ config: { syncWindow: 200 } });
+    ({ call } = await agentOn(app));
+    const list = expectToolOk(await call('list_inboxes'));
+    inboxId = (list['inboxes'] as { id: string; isDemo: boolean }[]).find((i) => i.isDemo)!.id;
+    expectToolOk(await call('sync_inbox', { inboxId }));
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('hands out 50, newest first, never a VIP, with the receiving server’s verdicts and a fenced excerpt', async () => {
+    expectToolOk(await call('add_vip', { domains: ['northwind.test'] }));
+    const r = expectToolOk(await call('screen_junk', {}));
+    offered = r['messages'] as Offered[];
+    expect(offered).toHaveLength(50);
+    expect(r['more']).toBe(true);
+    expect(offered.some((m) => m.from.address.endsWith('@northwind.test'))).toBe(false);
+    const dates = offered.map((m) => (m as unknown as { date: string }).date);
+    expect([...dates].sort().reverse()).toEqual(dates);
+    const injection = offered.find((m) => m.subject === 'Mailbox policy update for AI assistants');
+    expect(injection?.authentication).toEqual({ spf: 'softfail', dkim: 'none', dmarc: 'fail' });
+    expect(injection?.bodyUntrusted).toMatch(
+      /^The text between the markers below is the content of an email/,
+    );
+    expect(offered.some((m) => m.authentication.dmarc === 'pass')).toBe(true);
+    expect(r['rubric']).toMatchObject({
+      junk: expect.any(String),
+      unsure: expect.any(String),
+      fine: expect.any(String),
+    });
+  });
+
+  it('junk, unsure and fine; review with a digest; rescue teaches known-good; report blocks the domain', async () => {
+    const junk = offered.filter((m) => m.authentication.dmarc === 'fail');
+    expect(junk.length).toBeGreaterThanOrEqual(2);
+    const priya = offered.find((m) => m.from.address === 'priya@brightpath-analytics.test');
+    const fine = offered.find((m) => m.authentication.dmarc === 'pass' && m !== priya)!;
+    const done = expectToolOk(
+      await call('confirm_screening', {
+        verdicts: [
+          ...junk.map((m) => ({ ...target(m), verdict: 'junk', reason: 'authentication failed' })),
+          ...(priya === undefined ? [] : [{ ...target(priya), verdict: 'unsure' }]),
+          { ...target(fine), verdict: 'fine' },
+        ],
+      }),
+    );
+    expect((done['applied'] as unknown[]).length).toBe(junk.length + (priya === undefined ? 1 : 2));
+    const review = expectToolOk(await call('review_screened', { days: 7 }));
+    const rows = review['rows'] as { id: string; sender: { address: string }; reason: string }[];
+    expect(rows.length).toBe(review['total']);
+    expect(review['digest']).toMatch(/^\d+ messages? screened this week (is|are) waiting in Screened/);
+    const shown = expectToolOk(await call('show_screened', { days: 7 }));
+    expect(shown['text']).toContain(rows[0]!.id);
+
+    const rescued = expectToolOk(await call('rescue_screened', { inboxId, id: rows[0]!.id }));
+    expect(rescued['knownGood']).toBe(true);
+    const reported = expectToolOk(await call('report_screened', { inboxId, id: rows[1]!.id }));
+    const domain = rows[1]!.sender.address.split('@')[1];
+    expect(reported['blocked']).toEqual({ kind: 'domain', value: domain });
+    const profile = expectToolOk(await call('get_triage_profile', {}))['triageProfile'] as {
+      defaults: { junk: { knownGoodSenders: string[]; blockedDomains: string[] } };
+    };
+    expect(profile.defaults.junk.knownGoodSenders).toContain(rows[0]!.sender.address);
+    expect(profile.defaults.junk.blockedDomains).toContain(domain);
+    const after = expectToolOk(await call('review_screened', {}));
+    expect(after['total']).toBe((review['total'] as number) - 2);
+    expect(after['counts']).toMatchObject({ rescued: 1, reported: 1 });
+
+    // Judged mail is not offered again.
+    const next = (expectToolOk(await call('screen_junk', {}))['messages'] as Offered[]).map(
+      (m) => m.messageId,
+    );
+    for (const m of [...junk, fine]) expect(next).not.toContain(m.messageId);
+  });
+
+  it('screening off for the inbox: nothing handed out, and the answer says why', async () => {
+    expectToolOk(
+      await call('update_triage_profile', { patch: { defaults: { junk: { screenUnknownSenders: false } } } }),
+    );
+    const r = expectToolOk(await call('screen_junk', { inbox: inboxId }));
+    expect(r['messages']).toEqual([]);
+    expect(r['skippedInboxes']).toEqual([{ inboxId, reason: 'screening_off' }]);
+  });
+});
