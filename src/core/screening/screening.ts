@@ -11,7 +11,7 @@ export type ScreeningSource = 'agent' | 'blocklist';
 /** What the person did with a screened message. */
 export type Resolution = 'rescued' | 'reported';
 
-/** Messages one `screen_junk` call hands out, and verdicts one confirm call takes (contract §8). */
+/** Messages one hand-out gives, and verdicts one confirmation takes (contract §8: up to 50 per screening batch). */
 export const SCREEN_BATCH = 50;
 /** A handed-out message can be judged for this long; later verdicts are refused as not offered. */
 export const OFFER_TTL_MS = 60 * 60_000;
