@@ -9,6 +9,7 @@ import {
   type Stores,
 } from './adapters/storage/index.ts';
 import { reportCredentialChanges } from './compose/credential-changes.ts';
+import { PrometheusMetrics } from './adapters/metrics/prometheus-metrics.ts';
 import { buildHttp } from './compose/http.ts';
 import { buildServices, type Services } from './compose/services.ts';
 import { VerifiedCache } from './core/auth/verified-cache.ts';
@@ -69,7 +70,8 @@ export async function createApp(
   const stores = reportCredentialChanges(createStores(db), () => {
     credentials.clear();
   });
-  const services = buildServices({ config, secrets, stores, db, clock, log, overrides });
+  const metrics = new PrometheusMetrics();
+  const services = buildServices({ config, secrets, stores, db, clock, log, overrides, metrics });
   const { http, lane, mcpFetch } = buildHttp({
     config,
     secrets,
@@ -81,6 +83,7 @@ export async function createApp(
     services,
     credentials,
     overrides,
+    metrics,
   });
   let sweeper: NodeJS.Timeout | undefined;
 

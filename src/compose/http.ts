@@ -8,6 +8,8 @@ import type { Logger } from '../lib/logger.ts';
 import type { VerifiedCache } from '../core/auth/verified-cache.ts';
 import { prefixVerifier } from '../transports/http/agent-gate.ts';
 import { registerAttachmentRoute } from '../transports/http/attachment-route.ts';
+import { registerMetricsRoute } from '../transports/http/metrics-route.ts';
+import type { PrometheusMetrics } from '../adapters/metrics/prometheus-metrics.ts';
 import type { HttpEnv } from '../transports/http/http-env.ts';
 import type { NodeLane } from '../transports/http/serve.ts';
 import { createRootApp } from '../transports/http/root-app.ts';
@@ -37,16 +39,18 @@ export function buildHttp(c: {
   credentials: VerifiedCache;
   services: Services;
   overrides: AppOverrides;
+  metrics: PrometheusMetrics;
 }): {
   http: Hono<HttpEnv>;
   /** `/mcp` on node:http (production), and the same for a web Request (`App.fetch`); undefined off /mcp. */
   lane: NodeLane;
   mcpFetch: (req: Request) => Promise<Response> | undefined;
 } {
-  const { config, secrets, stores, db, clock, log, services, credentials, overrides } = c;
+  const { config, secrets, stores, db, clock, log, services, credentials, overrides, metrics } = c;
   const http = createRootApp({
     log,
     accessLog: c.accessLog,
+    metrics,
     readiness: {
       check: async () => {
         await db.kysely.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
@@ -57,6 +61,7 @@ export function buildHttp(c: {
   });
   const cookies = { secure: config.baseUrl.startsWith('https:') };
 
+  registerMetricsRoute(http, { token: secrets.metricsToken, render: () => metrics.render() });
   registerOAuthRoutes(http, services.oauth);
   registerAttachmentRoute(http, services.attachments);
   registerKeyRoutes(http as unknown as Hono<WebEnv>, {
@@ -78,6 +83,7 @@ export function buildHttp(c: {
     registry: new ToolRegistry(ALL_TOOLS, {
       audit: stores.audit,
       maxResultChars: overrides.maxToolResultChars ?? 100_000,
+      metrics,
     }),
     services: services.tools,
     verifier: credentials.wrap(prefixVerifier({ itk_: services.apiKeys, ita_: services.oauth.tokens })),
@@ -92,7 +98,7 @@ export function buildHttp(c: {
       unauthenticatedAs: overrides.mcpUnauthenticatedAs,
     }),
   });
-  const serveMcp = mcpHttp(mcp, { log, accessLog: c.accessLog });
+  const serveMcp = mcpHttp(mcp, { log, accessLog: c.accessLog, metrics });
   const lane = mcpNodeAdapter(serveMcp, { trustProxy: config.trustProxy });
   const mcpFetch = mcpWebAdapter(serveMcp, { trustProxy: config.trustProxy });
   registerWebApp(http, {

@@ -1,3 +1,4 @@
+import type { PrometheusMetrics } from '../adapters/metrics/prometheus-metrics.ts';
 import type { Config, Secrets } from '../config/index.ts';
 import { argon2PasswordHasher } from '../adapters/crypto/argon2-password-hasher.ts';
 import { metadataDocumentFetcher } from '../adapters/http/metadata-document-fetcher.ts';
@@ -68,8 +69,9 @@ export function buildServices(c: {
   clock: Clock;
   log: Logger;
   overrides: AppOverrides;
+  metrics: PrometheusMetrics;
 }): Services {
-  const { config, secrets, stores, db, clock, log, overrides: o } = c;
+  const { config, secrets, stores, db, clock, log, overrides: o, metrics } = c;
   const limiter =
     o.limiter ??
     (db.dialect === 'postgres'
@@ -142,6 +144,7 @@ export function buildServices(c: {
     onAuthFailure: (inbox, reason) => inboxes.markNeedsReconnect(inbox, reason),
     onSynced: (inbox, error) => inboxes.recordError(inbox, error),
     arrivals: screening,
+    metrics,
   });
 
   const drafts = new DraftService({
@@ -189,6 +192,11 @@ export function buildServices(c: {
     },
     clock,
     log,
+  });
+  metrics.watch({
+    inboxStates: () => stores.inboxes.countByState(),
+    queueDepth: () => queue.depth(),
+    imapConnections: () => (imap instanceof ImapConnector ? imap.openConnections() : 0),
   });
   const scheduler = new SyncScheduler({
     queue,

@@ -99,6 +99,18 @@ export const SETTINGS = {
     description: 'Key (base64, 32 bytes) that encrypts provider credentials at rest.',
     secret: true,
   },
+  metricsToken: {
+    env: 'METRICS_TOKEN',
+    schema: z
+      .string()
+      .min(24, 'use at least 24 characters (for example `openssl rand -hex 24`)')
+      .regex(/^[\x21-\x7e]+$/, 'printable characters only, no spaces')
+      .optional(),
+    defaultText: 'unset: /metrics answers 404',
+    description:
+      'Bearer token for GET /metrics (Prometheus text). Unset, the endpoint is off; set, a scrape without it gets 401.',
+    secret: true,
+  },
   logLevel: {
     env: 'LOG_LEVEL',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -40,4 +40,6 @@ export interface Secrets {
   /** 32 bytes for AES-256-GCM. */
   readonly encryptionKey: Buffer;
   readonly databaseUrl?: string;
+  /** The bearer token `/metrics` asks for; without one the endpoint is off. */
+  readonly metricsToken?: string;
 }

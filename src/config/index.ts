@@ -10,8 +10,11 @@ export { SETTINGS } from './config-schema.ts';
 export function readConfiguration(env: Env, cwd: string): { config: Config; secrets: Secrets } {
   const { config, raw } = loadConfig(env, cwd);
   const encryptionKey = resolveEncryptionKey(raw.encryptionKey, config.dataDir);
-  const secrets: Secrets =
-    raw.databaseUrl === undefined ? { encryptionKey } : { encryptionKey, databaseUrl: raw.databaseUrl };
+  const secrets: Secrets = {
+    encryptionKey,
+    ...(raw.databaseUrl !== undefined && { databaseUrl: raw.databaseUrl }),
+    ...(raw.metricsToken !== undefined && { metricsToken: raw.metricsToken }),
+  };
   return { config, secrets };
 }
 

@@ -44,15 +44,16 @@ export const NO_RATE_LIMITS: Config['rateLimits'] = {
 };
 
 export async function createTestApp(
-  opts: { config?: Partial<Config>; pgUrl?: string; overrides?: AppOverrides } = {},
+  opts: { config?: Partial<Config>; pgUrl?: string; overrides?: AppOverrides; metricsToken?: string } = {},
 ): Promise<App> {
   const config = testConfig(
     opts.pgUrl === undefined ? opts.config : { ...opts.config, database: { kind: 'postgres' } },
   );
-  const secrets: Secrets =
-    opts.pgUrl === undefined
-      ? { encryptionKey: TEST_KEY }
-      : { encryptionKey: TEST_KEY, databaseUrl: opts.pgUrl };
+  const secrets: Secrets = {
+    encryptionKey: TEST_KEY,
+    ...(opts.pgUrl !== undefined && { databaseUrl: opts.pgUrl }),
+    ...(opts.metricsToken !== undefined && { metricsToken: opts.metricsToken }),
+  };
   return createApp(config, secrets, { log: silentLogger, ...opts.overrides });
 }
 

@@ -6,6 +6,7 @@ export class InProcessQueue implements JobQueue {
   private readonly again = new Map<string, () => Promise<void>>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
+  private delayed = 0;
   private readonly log: Logger;
 
   constructor(log: Logger) {
@@ -15,8 +16,10 @@ export class InProcessQueue implements JobQueue {
   enqueue(key: string, run: () => Promise<void>, delayMs = 0): void {
     if (this.stopped) return;
     if (delayMs > 0) {
+      this.delayed++;
       const t = setTimeout(() => {
         this.timers.delete(t);
+        this.delayed--;
         this.enqueue(key, run);
       }, delayMs);
       t.unref();
@@ -46,6 +49,11 @@ export class InProcessQueue implements JobQueue {
     }, intervalMs);
     t.unref();
     this.timers.add(t);
+  }
+
+  depth(): number {
+    // Timers include the recurring ones (one per `every`), which always wait: count only delayed jobs and work.
+    return this.running.size + this.again.size + this.delayed;
   }
 
   async stop(): Promise<void> {

@@ -82,6 +82,23 @@ export class KyselyInboxStore implements InboxStore {
     return (await this.listQuery({ accountId })).map(toInbox);
   }
 
+  async countByState(): Promise<{ provider: string; state: string; count: number }[]> {
+    const rows = await this.db
+      .selectFrom('inboxes')
+      .select(['provider', 'paused', 'connection_status', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy(['provider', 'paused', 'connection_status'])
+      .execute();
+    const counts = new Map<string, { provider: string; state: string; count: number }>();
+    for (const r of rows) {
+      const state = r.paused === 1 ? 'paused' : r.connection_status;
+      const key = `${r.provider}\u0000${state}`;
+      const seen = counts.get(key);
+      if (seen === undefined) counts.set(key, { provider: r.provider, state, count: r.n });
+      else seen.count += r.n;
+    }
+    return [...counts.values()];
+  }
+
   async listSyncable(): Promise<Inbox[]> {
     const rows = await this.db
       .selectFrom('inboxes')

@@ -106,6 +106,30 @@ export function inboxStoreContract(h: () => InboxStoreHarness): void {
       });
     });
 
+    it('counts every account’s inboxes by provider and state, paused first', async () => {
+      const count = async (provider: string, state: string) =>
+        (await h().inboxes.countByState()).find((r) => r.provider === provider && r.state === state)?.count ??
+        0;
+      const before = [
+        await count('icloud', 'not_connected'),
+        await count('icloud', 'paused'),
+        await count('icloud', 'needs_reconnect'),
+      ];
+      const acct = await seedAccount(h().accounts);
+      const other = await seedAccount(h().accounts);
+      const a = await h().inboxes.create(newInbox(acct, { provider: 'icloud' }));
+      await h().inboxes.create(newInbox(other, { provider: 'icloud' }));
+      const b = await h().inboxes.create(newInbox(other, { provider: 'icloud' }));
+      await h().inboxes.update(acct, a.id, { paused: true }, new Date());
+      await h().inboxes.update(other, b.id, { connectionStatus: 'needs_reconnect' }, new Date());
+      const after = [
+        await count('icloud', 'not_connected'),
+        await count('icloud', 'paused'),
+        await count('icloud', 'needs_reconnect'),
+      ];
+      expect(after.map((n, i) => n - (before[i] ?? 0))).toEqual([1, 1, 1]);
+    });
+
     it('deletes, and deleting the account deletes its inboxes', async () => {
       const acct = await seedAccount(h().accounts);
       const i1 = newInbox(acct);

@@ -21,6 +21,8 @@ export interface InboxStore {
   list(accountId: AccountId): Promise<Inbox[]>;
   update(accountId: AccountId, id: InboxId, patch: InboxPatch, now: Date): Promise<Inbox | undefined>;
   /** Inboxes that background sync should keep fresh: connected or demo, not paused — across all accounts. */
+  /** Every account's inboxes counted by provider and state (`paused`, else the connection status), for metrics. */
+  countByState(): Promise<{ provider: string; state: string; count: number }[]>;
   listSyncable(): Promise<Inbox[]>;
   /** Cascades to folders and messages. */
   delete(accountId: AccountId, id: InboxId): Promise<boolean>;

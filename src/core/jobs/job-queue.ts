@@ -6,6 +6,8 @@
 export interface JobQueue {
   enqueue(key: string, run: () => Promise<void>, delayMs?: number): void;
   every(name: string, intervalMs: number, run: () => Promise<void>): void;
+  /** Jobs running, queued to run again, or waiting for their delay (for metrics). */
+  depth(): number;
   /** Stops timers and waits for running jobs. */
   stop(): Promise<void>;
 }

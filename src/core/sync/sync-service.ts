@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { Metrics } from '../../lib/metrics.ts';
 import { newId } from '../../lib/random.ts';
 import type { Inbox, InboxId } from '../inboxes/inbox.ts';
 import { MailAuthError, type MailSession } from '../mail/mail-ports.ts';
@@ -50,6 +51,7 @@ export interface SyncServiceDeps {
   readonly onSynced: (inbox: Inbox, error: string | null) => Promise<void>;
   /** Junk screening's blocklist, applied to new mail of the inbox folder. */
   readonly arrivals?: ArrivalScreen;
+  readonly metrics?: Metrics;
 }
 
 /**
@@ -82,7 +84,14 @@ export class SyncService {
   /** A sync, then the blocklist on what arrived in the inbox folder; a failed screening never fails the sync. */
   private async runAndScreen(inbox: Inbox, opts: { folders?: readonly string[] }): Promise<SyncOutcome> {
     const caught: Caught[] = [];
+    const started = performance.now();
     const outcome = await this.run(inbox, opts, caught);
+    this.deps.metrics?.sync(
+      inbox.provider,
+      outcome.ok ? 'ok' : 'failed',
+      (performance.now() - started) / 1000,
+      outcome.ok ? outcome.folders.reduce((n, f) => n + f.added, 0) : 0,
+    );
     const arrivals = this.deps.arrivals;
     if (arrivals !== undefined)
       for (const { folderId, refs } of caught) {

@@ -1,4 +1,5 @@
 import type { Logger } from '../../lib/logger.ts';
+import { noMetrics, type Metrics } from '../../lib/metrics.ts';
 import { internalErrorBody } from './json-error.ts';
 import { requestIdOf } from './request-id.ts';
 
@@ -20,13 +21,19 @@ export function beginRequest(givenRequestId: string | undefined, log: Logger): R
   return { reqId, log: lazyChild(log, { reqId }), started: performance.now() };
 }
 
-/** One line per request: method, path (never the query string, which can hold one-time tokens), status, time. */
+/**
+ * One line per request: method, path (never the query string, which can hold one-time tokens), status, time; and
+ * the request counted by its route pattern (never the path itself: ids in paths would make labels unbounded).
+ */
 export function endRequest(
   frame: RequestFrame,
   accessLog: Logger,
-  r: { method: string; path: string; status: number },
+  r: { method: string; path: string; status: number; route: string },
+  metrics: Metrics = noMetrics,
 ): void {
-  const ms = Math.round((performance.now() - frame.started) * 10) / 10;
+  const elapsed = performance.now() - frame.started;
+  metrics.httpRequest(r.route, r.method, r.status, elapsed / 1000);
+  const ms = Math.round(elapsed * 10) / 10;
   const line = { reqId: frame.reqId, method: r.method, path: r.path, status: r.status, ms };
   if (r.status >= 500) accessLog.error(line, 'request failed');
   else accessLog.info(line, 'request');

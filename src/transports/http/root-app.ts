@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { Logger } from '../../lib/logger.ts';
+import type { Metrics } from '../../lib/metrics.ts';
 import { healthRoutes, type Readiness } from './health-routes.ts';
 import type { HttpEnv } from './http-env.ts';
 import { failedRequest } from './request-frame.ts';
@@ -10,6 +11,7 @@ export interface RootAppDeps {
   readonly readiness: Readiness;
   /** Unredacted logger for access lines (fixed, safe fields only). */
   readonly accessLog?: Logger;
+  readonly metrics?: Metrics;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface RootAppDeps {
  */
 export function createRootApp(deps: RootAppDeps): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
-  app.use(requestLog(deps.log, deps.accessLog));
+  app.use(requestLog(deps.log, deps.accessLog, deps.metrics));
   app.route('/', healthRoutes(deps.readiness));
   app.get('/favicon.ico', (c) => c.body(null, 204));
 

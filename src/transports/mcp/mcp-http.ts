@@ -1,4 +1,5 @@
 import type { Logger } from '../../lib/logger.ts';
+import type { Metrics } from '../../lib/metrics.ts';
 import { beginRequest, endRequest, failedRequest } from '../http/request-frame.ts';
 import { isFastReply, type FastReply, type HeaderOf } from './fast-path.ts';
 import { bodyTooLarge, methodNotAllowed, type McpEndpoint } from './mcp-endpoint.ts';
@@ -31,7 +32,7 @@ export interface McpHttpReply {
  */
 export function mcpHttp(
   endpoint: McpEndpoint,
-  opts: { log: Logger; accessLog: Logger },
+  opts: { log: Logger; accessLog: Logger; metrics?: Metrics },
 ): (r: McpHttpRequest) => Promise<McpHttpReply> {
   return async (r) => {
     const frame = beginRequest(r.header('x-request-id'), opts.log);
@@ -41,7 +42,12 @@ export function mcpHttp(
     } catch (e) {
       reply = failedRequest(frame, e);
     }
-    endRequest(frame, opts.accessLog, { method: r.method, path: '/mcp', status: reply.status });
+    endRequest(
+      frame,
+      opts.accessLog,
+      { method: r.method, path: '/mcp', status: reply.status, route: '/mcp' },
+      opts.metrics,
+    );
     return reply;
   };
 }

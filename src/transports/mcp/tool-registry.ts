@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
+import { noMetrics, type Metrics } from '../../lib/metrics.ts';
 import { TOOL_ERROR } from './output-shapes.ts';
 import { errorResult, successResult, type CallToolResultWire } from './tool-result.ts';
 import { mark, markPlan, newMarker, notice, unwrapArguments, type MarkPlan } from './untrusted-marks.ts';
@@ -32,9 +33,13 @@ export class ToolRegistry {
   /** Where each tool's results hold sender-written text, read from its output schema once. */
   private readonly marks: ReadonlyMap<string, MarkPlan>;
   private readonly audit: AuditLog;
+  private readonly metrics: Metrics;
   private readonly maxResultChars: number;
 
-  constructor(tools: readonly ToolDefinition[], opts: { audit: AuditLog; maxResultChars: number }) {
+  constructor(
+    tools: readonly ToolDefinition[],
+    opts: { audit: AuditLog; maxResultChars: number; metrics?: Metrics },
+  ) {
     const names = new Set<string>();
     for (const t of tools) {
       if (names.has(t.name)) throw new Error(`duplicate tool ${t.name}`);
@@ -50,6 +55,7 @@ export class ToolRegistry {
     );
     this.listedJson = JSON.stringify(this.listed);
     this.audit = opts.audit;
+    this.metrics = opts.metrics ?? noMetrics;
     this.maxResultChars = opts.maxResultChars;
   }
 
@@ -95,6 +101,7 @@ export class ToolRegistry {
         message: 'The tool failed on the server. Try again later; if it keeps failing, tell the person.',
       });
     } finally {
+      this.metrics.toolCall(name, outcome, (performance.now() - started) / 1000);
       const args = rawArgs as { inboxId?: unknown } | undefined;
       const inboxId = typeof args?.inboxId === 'string' && INBOX_ID.test(args.inboxId) ? args.inboxId : null;
       await this.audit

@@ -36,6 +36,13 @@ export class ConnectionSemaphore {
     };
   }
 
+  /** Connections open across every key. */
+  total(): number {
+    let n = 0;
+    for (const s of this.slots.values()) n += s.active;
+    return n;
+  }
+
   /** Connections currently open for a key (for tests and metrics). */
   active(key: string): number {
     return this.slots.get(key)?.active ?? 0;

@@ -48,6 +48,11 @@ export class ImapConnector implements MailConnector {
     this.slots = new ConnectionSemaphore(opts.maxConnectionsPerHost ?? 8);
   }
 
+  /** IMAP connections open now (sessions and IDLE watches), for metrics. */
+  openConnections(): number {
+    return this.slots.total();
+  }
+
   async connect(endpoint: ImapEndpoint, credential: MailCredential): Promise<MailSession> {
     const { client, release } = await this.open(endpoint, credential, 'commands');
     return new ImapSession({
