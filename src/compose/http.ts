@@ -78,6 +78,7 @@ export function buildHttp(c: {
     clock,
     trustProxy: config.trustProxy,
     perMinute: config.rateLimits.apiPerMinute,
+    openApi: { baseUrl: config.baseUrl, secureCookies: cookies.secure },
   });
   const mcp = createMcpEndpoint({
     registry: new ToolRegistry(ALL_TOOLS, {

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { ACTIONS } from '../../core/actions/action-types.ts';
-import { CONNECTION_STATUSES, PROVIDERS } from '../../core/inboxes/inbox.ts';
 import { TOOL_ERROR_CODES } from './tool-error.ts';
 import { UNTRUSTED_KEY } from './untrusted-marks.ts';
+
+export { DRAFT_VIEW, INBOX_VIEW } from '../http/view-schemas.ts';
 
 /**
  * The shapes tool results share, declared once (decision 0015). Output schemas describe what tools return, so
@@ -51,21 +52,6 @@ export const TOOL_ERROR = z.object({
 /** An address from a message's header: the sender wrote it, the name and the address alike. */
 export const ADDRESS = z.object({ address: SENDER_TEXT, name: SENDER_TEXT });
 
-/** `InboxView` (core/inboxes/inbox-view.ts). */
-export const INBOX_VIEW = z.object({
-  id: z.string(),
-  label: z.string(),
-  provider: z.enum(PROVIDERS),
-  email: z.string(),
-  imapHost: z.string().optional(),
-  imapPort: z.number().optional(),
-  imapUser: z.string().optional(),
-  connectionStatus: z.enum([...CONNECTION_STATUSES, 'paused']),
-  needsReconnect: z.boolean(),
-  paused: z.boolean(),
-  isDemo: z.boolean(),
-});
-
 /** `MessagePreview` (core/reading/read-service.ts): no body; subject, names and snippet are the sender's words. */
 export const MESSAGE_PREVIEW = z.object({
   messageId: z.string(),
@@ -80,19 +66,6 @@ export const MESSAGE_PREVIEW = z.object({
   labels: z.array(z.string()),
   hasAttachments: z.boolean(),
   isList: z.boolean(),
-});
-
-/** `DraftView` (core/drafts/draft-view.ts). */
-export const DRAFT_VIEW = z.object({
-  id: z.string(),
-  to: z.string(),
-  subject: z.string(),
-  text: z.string(),
-  provider: z.string(),
-  providerDraftId: z.string().nullable(),
-  threadId: z.string().nullable(),
-  isDemo: z.boolean(),
-  createdAt: z.string(),
 });
 
 const TARGET = { inboxId: z.string(), messageId: z.string() };

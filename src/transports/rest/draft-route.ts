@@ -4,6 +4,7 @@ import { draftView } from '../../core/drafts/draft-view.ts';
 import type { InboxService } from '../../core/inboxes/inbox-service.ts';
 import type { AgentEnv } from '../http/agent-gate.ts';
 import { jsonError } from '../http/json-error.ts';
+import { DRAFT_REQUEST } from './rest-schemas.ts';
 
 /** Larger than any valid draft (text ≤ 200,000 characters of up to 4 UTF-8 bytes each, plus headers). */
 const MAX_BODY_BYTES = 1_000_000;
@@ -33,27 +34,20 @@ export function registerDraftRoute(
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       return jsonError(400, 'invalid_request', 'The body must be a JSON object with to, subject and text.');
     }
-    const b = body as Record<string, unknown>;
-    const missing = ['to', 'subject', 'text'].filter(
-      (k) => typeof b[k] !== 'string' || (k === 'to' && b[k].trim() === ''),
-    );
-    if (missing.length > 0) {
-      return jsonError(
-        400,
-        'invalid_request',
-        `Missing or not a string: ${missing.join(', ')}. to, subject and text are required.`,
-      );
-    }
-    if (b['threadId'] !== undefined && typeof b['threadId'] !== 'string') {
+    const parsed = DRAFT_REQUEST.safeParse(body);
+    if (!parsed.success) {
+      const fields = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? '')))];
+      const missing = ['to', 'subject', 'text'].filter((k) => fields.includes(k));
+      if (missing.length > 0)
+        return jsonError(
+          400,
+          'invalid_request',
+          `Missing or not a string: ${missing.join(', ')}. to, subject and text are required.`,
+        );
       return jsonError(400, 'invalid_request', 'threadId must be a string from a fetched message.');
     }
     const accountId = c.get('principal').accountId;
-    const r = await deps.drafts.create(accountId, c.req.param('id'), {
-      to: b['to'] as string,
-      subject: b['subject'] as string,
-      text: b['text'] as string,
-      threadId: b['threadId'],
-    });
+    const r = await deps.drafts.create(accountId, c.req.param('id'), parsed.data);
     if (!r.ok) return draftError(r.error);
     const inbox = await deps.inboxes.owned(accountId, r.value.inboxId);
     if (!inbox.ok) return jsonError(404, 'inbox_not_found', 'The inbox was removed.');

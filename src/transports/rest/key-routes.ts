@@ -3,6 +3,7 @@ import { parseApiKeyId, type ApiKey } from '../../core/api-keys/api-key.ts';
 import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
 import type { SessionService } from '../../core/sessions/session-service.ts';
 import { jsonError } from '../http/json-error.ts';
+import { KEY_CREATE_REQUEST } from './rest-schemas.ts';
 import { csrfProtection } from '../web/csrf.ts';
 import type { CookiePolicy } from '../web/cookies.ts';
 import { loadSession, signedInAccount } from '../web/session.ts';
@@ -56,13 +57,9 @@ export function registerKeyRoutes(
   app.get('/api/keys', async (c) => c.json({ keys: (await deps.apiKeys.list(ownerId(c))).map(view) }));
 
   app.post('/api/keys', async (c) => {
-    const body: unknown = await c.req.json().catch(() => undefined);
-    const name =
-      typeof body === 'object' && body !== null && 'name' in body && typeof body.name === 'string'
-        ? body.name
-        : undefined;
-    if (name === undefined) return jsonError(400, 'invalid_request', 'Send JSON {"name": "…"}.');
-    const created = await deps.apiKeys.create(ownerId(c), name);
+    const body = KEY_CREATE_REQUEST.safeParse(await c.req.json().catch(() => undefined));
+    if (!body.success) return jsonError(400, 'invalid_request', 'Send JSON {"name": "…"}.');
+    const created = await deps.apiKeys.create(ownerId(c), body.data.name);
     if (!created.ok) {
       const e = created.error;
       if (e.code === 'limit_reached') {

@@ -9,6 +9,7 @@ import type { HttpEnv } from '../http/http-env.ts';
 import { jsonError } from '../http/json-error.ts';
 import { restUnauthenticated } from './rest-auth.ts';
 import { registerDraftRoute } from './draft-route.ts';
+import { registerOpenApiRoute } from './openapi.ts';
 
 export interface RestDeps {
   readonly verifier: BearerVerifier;
@@ -18,6 +19,8 @@ export interface RestDeps {
   readonly clock: Clock;
   readonly trustProxy: boolean;
   readonly perMinute: number;
+  /** Where the OpenAPI document says the API lives, and which session cookie it names. */
+  readonly openApi: { readonly baseUrl: string; readonly secureCookies: boolean };
 }
 
 /** The agent REST API under /api (contract §4.1; keys management lives in key-routes.ts). */
@@ -42,6 +45,7 @@ export function registerRestApi(root: Hono<HttpEnv>, deps: RestDeps): void {
   });
 
   registerDraftRoute(app, deps);
+  registerOpenApiRoute(root, deps.openApi.baseUrl, deps.openApi.secureCookies);
 
   app.all('/api/*', (c) => {
     if (c.req.path === '/api/keys' || c.req.path.startsWith('/api/keys/'))
