@@ -9,6 +9,7 @@ import type { VerifiedCache } from '../core/auth/verified-cache.ts';
 import { prefixVerifier } from '../transports/http/agent-gate.ts';
 import { registerAttachmentRoute } from '../transports/http/attachment-route.ts';
 import { registerMetricsRoute } from '../transports/http/metrics-route.ts';
+import { hostCheck } from '../transports/http/host-check.ts';
 import type { PrometheusMetrics } from '../adapters/metrics/prometheus-metrics.ts';
 import type { HttpEnv } from '../transports/http/http-env.ts';
 import type { NodeLane } from '../transports/http/serve.ts';
@@ -99,7 +100,12 @@ export function buildHttp(c: {
       unauthenticatedAs: overrides.mcpUnauthenticatedAs,
     }),
   });
-  const serveMcp = mcpHttp(mcp, { log, accessLog: c.accessLog, metrics });
+  const serveMcp = mcpHttp(mcp, {
+    log,
+    accessLog: c.accessLog,
+    metrics,
+    checkHost: hostCheck(config.baseUrl, log, config.trustProxy),
+  });
   const lane = mcpNodeAdapter(serveMcp, { trustProxy: config.trustProxy });
   const mcpFetch = mcpWebAdapter(serveMcp, { trustProxy: config.trustProxy });
   registerWebApp(http, {

@@ -32,10 +32,17 @@ export interface McpHttpReply {
  */
 export function mcpHttp(
   endpoint: McpEndpoint,
-  opts: { log: Logger; accessLog: Logger; metrics?: Metrics },
+  opts: {
+    log: Logger;
+    accessLog: Logger;
+    metrics?: Metrics;
+    /** Reports a Host that is not BASE_URL's (host-check.ts). */
+    checkHost?: (header: (name: string) => string | undefined) => void;
+  },
 ): (r: McpHttpRequest) => Promise<McpHttpReply> {
   return async (r) => {
     const frame = beginRequest(r.header('x-request-id'), opts.log);
+    opts.checkHost?.(r.header);
     let reply: McpHttpReply;
     try {
       reply = withId(await answer(r, endpoint, frame.log), frame.reqId);
