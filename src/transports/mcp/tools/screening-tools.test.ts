@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../app.ts';
 import { createTestApp } from '../../../../test/support/test-app.ts';
@@ -93,6 +94,81 @@ describe('junk screening on the demo inbox', () => {
       (m) => m.messageId,
     );
     for (const m of [...junk, fine]) expect(next).not.toContain(m.messageId);
+  });
+
+  it('an agent sending any verdicts it likes moves only what it was handed, never a VIP’s mail', async () => {
+    type Listed = { messageId: string; from: { address: string } };
+    const inboxPage = async (offset: number) =>
+      expectToolOk(await call('list_messages', { inboxId, folder: 'inbox', limit: 200, offset }));
+    const inboxAll = async (): Promise<Listed[]> => {
+      const out: Listed[] = [];
+      for (let offset: number | null = 0; offset !== null;) {
+        const page = await inboxPage(offset);
+        out.push(...(page['messages'] as Listed[]));
+        offset = page['nextOffset'] as number | null;
+      }
+      return out;
+    };
+    const inboxNow = async () => (await inboxAll()).map((m) => m.messageId);
+    const listed = await inboxAll();
+    const vipIds = listed.filter((m) => m.from.address.endsWith('@northwind.test')).map((m) => m.messageId);
+    expect(vipIds.length).toBeGreaterThan(0);
+    const judged = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            kind: fc.constantFrom('offered', 'offered', 'offered', 'vip', 'forged', 'judged'),
+            n: fc.nat(),
+            verdict: fc.constantFrom('junk', 'unsure', 'fine'),
+          }),
+          { minLength: 1, maxLength: 12 },
+        ),
+        async (picks) => {
+          const handed = (expectToolOk(await call('screen_junk', {}))['messages'] as Offered[]).map(
+            (m) => m.messageId,
+          );
+          const forged = `msg_${'z'.repeat(19)}${String(picks.length % 10)}`;
+          const judgedList = [...judged];
+          const verdicts = picks.map((p) => {
+            const pool =
+              p.kind === 'offered'
+                ? handed
+                : p.kind === 'vip'
+                  ? vipIds
+                  : p.kind === 'judged'
+                    ? judgedList
+                    : [forged];
+            const messageId = pool.length === 0 ? forged : pool[p.n % pool.length]!;
+            return { inboxId, messageId, verdict: p.verdict };
+          });
+          // What must happen, verdict by verdict.
+          const seen = new Set<string>();
+          const expected = verdicts.map((v) => {
+            if (seen.has(v.messageId)) return 'duplicate';
+            seen.add(v.messageId);
+            if (vipIds.includes(v.messageId)) return 'vip';
+            if (!handed.includes(v.messageId) || judged.has(v.messageId)) return 'not_offered';
+            return 'applied';
+          });
+          const before = await inboxNow();
+          const r = expectToolOk(await call('confirm_screening', { verdicts }));
+          const applied = r['applied'] as { messageId: string; verdict: string }[];
+          const skipped = r['skipped'] as { messageId: string; reason: string }[];
+          expect(applied.map((a) => a.messageId)).toEqual(
+            verdicts.filter((_, i) => expected[i] === 'applied').map((v) => v.messageId),
+          );
+          expect(skipped.map((x) => x.reason)).toEqual(expected.filter((e) => e !== 'applied'));
+          const after = await inboxNow();
+          const junk = new Set(applied.filter((a) => a.verdict === 'junk').map((a) => a.messageId));
+          // Exactly the junk verdicts left the inbox; every VIP message is still there.
+          expect(before.filter((id) => !after.includes(id)).sort()).toEqual([...junk].sort());
+          for (const id of vipIds) expect(after).toContain(id);
+          for (const a of applied) judged.add(a.messageId);
+        },
+      ),
+      { numRuns: 15 },
+    );
   });
 
   it('screening off for the inbox: nothing handed out, and the answer says why', async () => {
