@@ -1,6 +1,13 @@
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import {
+  auth,
+  createMCPClient,
+  type OAuthClientInformation,
+  type OAuthClientProvider,
+  type OAuthTokens,
+} from '@ai-sdk/mcp';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../rig/browser.ts';
@@ -170,5 +177,73 @@ describe('MCP hosts through OAuth with their default settings', () => {
     // The answer is the JSON document the CLI prints on stdout (after any notices).
     const listed = JSON.parse(stdout.slice(stdout.search(/^\{/m))) as { tools: { name: string }[] };
     expect(listed.tools.map((t) => t.name)).toContain('list_inboxes');
+  }, 60_000);
+
+  it('AI SDK (@ai-sdk/mcp 2.0.99): its authProvider registers, gets consent, finishes with auth(), then calls a tool', async () => {
+    // What an AI SDK app keeps: the registered client, the PKCE verifier, the tokens; its loopback /callback.
+    const redirectUrl = 'http://127.0.0.1:9/callback';
+    const store: {
+      client?: OAuthClientInformation;
+      tokens?: OAuthTokens;
+      verifier?: string;
+      authorizeAt?: URL;
+    } = {};
+    const authProvider: OAuthClientProvider = {
+      get redirectUrl() {
+        return redirectUrl;
+      },
+      get clientMetadata() {
+        return {
+          client_name: 'AI SDK app',
+          redirect_uris: [redirectUrl],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+        };
+      },
+      clientInformation: () => store.client,
+      saveClientInformation: (c) => {
+        store.client = c;
+      },
+      tokens: () => store.tokens,
+      saveTokens: (t) => {
+        store.tokens = t;
+      },
+      redirectToAuthorization: (url) => {
+        store.authorizeAt = url;
+      },
+      saveCodeVerifier: (v) => {
+        store.verifier = v;
+      },
+      codeVerifier: () => store.verifier!,
+    };
+    const serverUrl = `${svc.baseUrl}/mcp`;
+    const connect = () => createMCPClient({ transport: { type: 'http', url: serverUrl, authProvider } });
+    await expect(connect()).rejects.toThrow();
+    expect(store.authorizeAt?.origin).toBe(svc.baseUrl);
+    // Nothing listens at the app's callback here: the browser's request to it is answered by the test.
+    await page.route('http://127.0.0.1:9/**', (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: '<p>done</p>' }),
+    );
+    await consent(store.authorizeAt!.href);
+    const back = new URL(page.url());
+    expect(
+      await auth(authProvider, {
+        serverUrl,
+        authorizationCode: back.searchParams.get('code')!,
+        callbackState: back.searchParams.get('state')!,
+        callbackIssuer: back.searchParams.get('iss')!,
+      }),
+    ).toBe('AUTHORIZED');
+    expect(store.tokens?.access_token).toMatch(/^ita_/);
+    const client = await connect();
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('list_inboxes');
+      const r = await client.callTool({ name: 'list_inboxes', arguments: {} });
+      expect(r.isError).not.toBe(true);
+      expect((r.structuredContent as { inboxes: unknown[] }).inboxes).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 });
