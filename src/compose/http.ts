@@ -113,6 +113,8 @@ export function buildHttp(c: {
     sessions: services.sessions,
     apiKeys: services.apiKeys,
     audit: stores.audit,
+    activity: services.activity,
+    undo: services.tools.undo,
     oauth: services.oauth,
     inboxes: services.tools.inboxes,
     limiter: services.limiter,

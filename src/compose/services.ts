@@ -28,6 +28,7 @@ import { SendService } from '../core/sending/send-service.ts';
 import { VipService } from '../core/vips/vip-service.ts';
 import { UnsubscribeService } from '../core/unsubscribe/unsubscribe-service.ts';
 import { ScreeningService } from '../core/screening/screening-service.ts';
+import { ActivityService } from '../core/audit/activity-service.ts';
 import type { JobQueue } from '../core/jobs/job-queue.ts';
 import { AttachmentLinks } from '../core/reading/attachment-links.ts';
 import { ReadService } from '../core/reading/read-service.ts';
@@ -55,6 +56,7 @@ export interface Services {
   readonly queue: JobQueue;
   readonly tools: ToolServices;
   readonly sending: SendService;
+  readonly activity: ActivityService;
 }
 
 const MINUTE_MS = 60_000;
@@ -262,6 +264,7 @@ export function buildServices(c: {
     }),
     apiKeys: new ApiKeyService({ keys: stores.apiKeys, accounts: stores.accounts, clock }),
     sending,
+    activity: new ActivityService({ audit: stores.audit, undo: stores.undo, folders: stores.folders, clock }),
     tools: {
       inboxes,
       sync,

@@ -1,5 +1,5 @@
 import type { AccountId } from '../../core/accounts/account.ts';
-import type { AuditEntry, AuditLog } from '../../core/audit/audit-log.ts';
+import type { AuditEntry, AuditLog, AuditQuery } from '../../core/audit/audit-log.ts';
 
 /**
  * Group commit for the audit log: entries recorded in the same tick are written in one multi-row INSERT, and
@@ -27,6 +27,10 @@ export class BatchedAuditLog implements AuditLog {
         setImmediate(() => void this.flush());
       }
     });
+  }
+
+  page(accountId: AccountId, q: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }> {
+    return this.inner.page(accountId, q);
   }
 
   recent(accountId: AccountId, limit: number): Promise<AuditEntry[]> {

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
-import type { AuditEntry, AuditLog } from '../../core/audit/audit-log.ts';
+import type { AuditEntry, AuditLog, AuditQuery } from '../../core/audit/audit-log.ts';
 import type { Db } from './database.ts';
 import type { AuditLogTable } from './schema.ts';
 import { hotBatch } from './sqlite/hot-query.ts';
@@ -57,6 +57,18 @@ export class KyselyAuditLog implements AuditLog {
     for (let i = 0; i < entries.length; i += 500) {
       await this.insert(entries.slice(i, i + 500).map(toAuditRow));
     }
+  }
+
+  async page(accountId: AccountId, q: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }> {
+    let base = this.db.selectFrom('audit_log').where('account_id', '=', accountId);
+    if (q.inboxId !== undefined) base = base.where('inbox_id', '=', q.inboxId);
+    if (q.credentialId !== undefined) base = base.where('credential_id', '=', q.credentialId);
+    if (q.tool !== undefined) base = base.where('tool', '=', q.tool);
+    const [rows, count] = await Promise.all([
+      base.selectAll().orderBy('at', 'desc').orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { entries: rows.map(fromAuditRow), total: count.n };
   }
 
   async recent(accountId: AccountId, limit: number): Promise<AuditEntry[]> {

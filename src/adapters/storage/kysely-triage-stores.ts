@@ -53,6 +53,21 @@ export class KyselyUndoStore implements UndoStore {
       .executeTakeFirst();
     return r === undefined ? undefined : toUndoRecord(r);
   }
+
+  async describe(
+    accountId: AccountId,
+    id: string,
+  ): Promise<(UndoRecord & { usedAt: Date | null }) | undefined> {
+    const r = await this.db
+      .selectFrom('undo_records')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return r === undefined
+      ? undefined
+      : { ...toUndoRecord(r), usedAt: r.used_at === null ? null : toDate(r.used_at) };
+  }
 }
 
 const toUndoRecord = (r: Selectable<UndoRecordsTable>): UndoRecord => ({

@@ -53,6 +53,9 @@ export function undoStoreContract(h: () => { accounts: AccountStore; undo: UndoS
       expect(await h().undo.consume(acct, r.id, t(1))).toEqual(r);
       expect(await h().undo.find(acct, r.id, t(1))).toBeUndefined();
       expect(await h().undo.consume(acct, r.id, t(2))).toBeUndefined();
+      // Described whatever its state, to its own account only.
+      expect(await h().undo.describe(acct, r.id)).toEqual({ ...r, usedAt: expect.any(Date) as Date });
+      expect(await h().undo.describe(other, r.id)).toBeUndefined();
     });
   });
 }

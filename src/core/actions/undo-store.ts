@@ -32,4 +32,9 @@ export interface UndoStore {
   consume(accountId: AccountId, id: string, now: Date): Promise<UndoRecord | undefined>;
   /** A live, unused handle of this account, without taking it (to check what it covers before consuming). */
   find(accountId: AccountId, id: string, now: Date): Promise<UndoRecord | undefined>;
+  /** Any handle of this account, used or expired too, to describe what a change did; with when it was used. */
+  describe(
+    accountId: AccountId,
+    id: string,
+  ): Promise<(UndoRecord & { readonly usedAt: Date | null }) | undefined>;
 }

@@ -25,6 +25,23 @@ export function auditLogContract(h: () => { accounts: AccountStore; audit: Audit
       const recent = await h().audit.recent(a, 2);
       expect(recent).toEqual([entry(3), entry(2)]);
       expect(await h().audit.recent(b, 10)).toEqual([entry(9, b)]);
+      // Pages, narrowed by inbox, credential and tool; never another account's.
+      expect(await h().audit.page(a, { limit: 2, offset: 1 })).toEqual({
+        entries: [entry(2), entry(1)],
+        total: 3,
+      });
+      expect(
+        await h().audit.page(a, { inboxId: 'inbox_aaaaaaaaaaaaaaaaaaaa', limit: 10, offset: 0 }),
+      ).toEqual({
+        entries: [entry(2)],
+        total: 1,
+      });
+      expect(await h().audit.page(a, { tool: 'tool_3', limit: 10, offset: 0 })).toEqual({
+        entries: [entry(3)],
+        total: 1,
+      });
+      expect((await h().audit.page(a, { credentialId: 'key_other', limit: 10, offset: 0 })).total).toBe(0);
+      expect((await h().audit.page(b, { tool: 'tool_3', limit: 10, offset: 0 })).total).toBe(0);
     });
   });
 }

@@ -4,7 +4,8 @@ import type { AccountId } from '../accounts/account.ts';
 export interface AuditEntry {
   readonly at: Date;
   readonly accountId: AccountId;
-  readonly credentialKind: 'api_key' | 'access_token';
+  /** `session`: the person themselves, from the console (an undo on the Activity page). */
+  readonly credentialKind: 'api_key' | 'access_token' | 'session';
   readonly credentialId: string;
   /** The OAuth client, for access tokens. */
   readonly clientId: string | null;
@@ -20,4 +21,14 @@ export interface AuditLog {
   record(entry: AuditEntry): Promise<void>;
   /** Newest first. */
   recent(accountId: AccountId, limit: number): Promise<AuditEntry[]>;
+  /** One page of an account's entries, newest first, narrowed by inbox, credential or tool; with the total. */
+  page(accountId: AccountId, q: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }>;
+}
+
+export interface AuditQuery {
+  readonly inboxId?: string;
+  readonly credentialId?: string;
+  readonly tool?: string;
+  readonly limit: number;
+  readonly offset: number;
 }

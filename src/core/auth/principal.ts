@@ -8,7 +8,9 @@ export interface Principal {
   readonly accountId: AccountId;
   readonly credential:
     | { readonly kind: 'api_key'; readonly id: string }
-    | { readonly kind: 'access_token'; readonly id: string; readonly clientId: string };
+    | { readonly kind: 'access_token'; readonly id: string; readonly clientId: string }
+    /** The person in the console (Settings → Activity's Undo): bound by the same lease rules as agents. */
+    | { readonly kind: 'session'; readonly id: string };
   readonly scopes: readonly string[];
   /** When the credential stops working (access tokens); null for API keys. */
   readonly expiresAt: Date | null;

@@ -1,4 +1,6 @@
 import type { AuditLog } from '../../core/audit/audit-log.ts';
+import type { ActivityService } from '../../core/audit/activity-service.ts';
+import type { UndoService } from '../../core/actions/undo-service.ts';
 import type { AccountService } from '../../core/accounts/account-service.ts';
 import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
 import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
@@ -14,6 +16,9 @@ export interface WebDeps {
   readonly sessions: SessionService;
   readonly apiKeys: ApiKeyService;
   readonly audit: AuditLog;
+  /** Settings → Activity: the audit log with each change described, and the person's Undo. */
+  readonly activity: ActivityService;
+  readonly undo: UndoService;
   readonly oauth: OAuthProvider;
   readonly inboxes: InboxService;
   readonly limiter: RateLimiter;

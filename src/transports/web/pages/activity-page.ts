@@ -1,64 +1,241 @@
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
-import type { AuditLog } from '../../../core/audit/audit-log.ts';
-import { page } from '../layout.ts';
+import type { ActivityRow } from '../../../core/audit/activity-service.ts';
+import type { Principal } from '../../../core/auth/principal.ts';
+import { formFields } from '../form.ts';
+import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 
+const PAGE_SIZE = 50;
 const when = (d: Date) => `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+const plural = (n: number, one: string) => `${String(n)} ${one}${n === 1 ? '' : 's'}`;
 
-/** Settings → Activity: what agents did, newest first — the audit log, never message content. */
-export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps & { audit: AuditLog }): void {
+/** What each tool does, in words, when the call changed nothing that has an undo record to describe it. */
+const TOOL_WORDS: Readonly<Record<string, string>> = {
+  list_inboxes: 'Looked at your inboxes',
+  sync_inbox: 'Synced an inbox',
+  list_folders: 'Listed folders',
+  list_messages: 'Listed messages',
+  get_message: 'Read a message',
+  search_mailbox: 'Searched a mailbox',
+  load_older_messages: 'Loaded older messages',
+  get_attachment: 'Opened an attachment',
+  list_labels: 'Listed labels',
+  create_draft: 'Wrote a draft',
+  show_draft: 'Showed a draft',
+  send_draft: 'Sent a draft',
+  set_send_enabled: 'Changed the send switch',
+  begin_triage: 'Started a triage pass',
+  heartbeat_triage: 'Kept its triage pass going',
+  end_triage: 'Ended a triage pass',
+  undo_action: 'Undid a change',
+  add_vip: 'Added VIPs',
+  remove_vip: 'Removed VIPs',
+  list_vips: 'Looked at your VIPs',
+  get_triage_profile: 'Read your triage profile',
+  update_triage_profile: 'Changed your triage profile',
+  review_unsubscribes: 'Reviewed mailing lists',
+  propose_unsubscribe: 'Asked to unsubscribe from a list',
+  confirm_unsubscribe: 'Unsubscribed from a list',
+  screen_junk: 'Looked for junk',
+  confirm_screening: 'Screened junk',
+  review_screened: 'Reviewed Screened mail',
+  show_screened: 'Showed Screened mail',
+  rescue_screened: 'Rescued a screened message',
+  report_screened: 'Reported a screened message',
+};
+
+/** One row in words: what changed (from its undo record), else what the tool does; then how it ended. */
+function words(row: ActivityRow): string {
+  const { entry, change } = row;
+  let what: string;
+  if (change?.kind === 'move')
+    what = `Moved ${plural(change.messages, 'message')}${change.from === null ? '' : ` from ${change.from}`}${
+      change.to === null ? '' : ` to ${change.to}`
+    }`;
+  else if (change?.kind === 'flags') {
+    const star = change.added.includes('\\Flagged')
+      ? 'Starred'
+      : change.removed.includes('\\Flagged')
+        ? 'Unstarred'
+        : '';
+    const labels = [...change.added, ...change.removed].filter((f) => f !== '\\Flagged');
+    what = `${star !== '' ? star : change.added.length > 0 ? 'Labelled' : 'Unlabelled'} ${plural(change.messages, 'message')}${
+      labels.length > 0 && star === '' ? ` (${labels.join(', ')})` : ''
+    }`;
+  } else what = TOOL_WORDS[entry.tool] ?? `Used ${entry.tool}`;
+  if (entry.outcome === 'ok') return `${what}.`;
+  return `${TOOL_WORDS[entry.tool] ?? entry.tool}: refused (${entry.outcome.replaceAll('_', ' ')}).`;
+}
+
+/**
+ * Settings → Activity: what agents did, newest first, a page at a time, narrowed by inbox, agent or tool; each row
+ * in words, and an Undo button on changes that can still be undone — the same UndoService and rules as
+ * `undo_action`, recorded as done by the person. Never message content.
+ */
+export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.get('/settings/activity', requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const [entries, keys] = await Promise.all([
-      deps.audit.recent(account.id, 200),
+    const q = {
+      inbox: c.req.query('inbox') ?? '',
+      agent: c.req.query('agent') ?? '',
+      tool: c.req.query('tool') ?? '',
+    };
+    const offset = Math.max(0, Math.trunc(Number(c.req.query('offset') ?? '0')) || 0);
+    const [{ rows, total }, keys, inboxes] = await Promise.all([
+      deps.activity.page(account.id, {
+        ...(q.inbox !== '' && { inboxId: q.inbox }),
+        ...(q.agent !== '' && { credentialId: q.agent }),
+        ...(q.tool !== '' && { tool: q.tool }),
+        limit: PAGE_SIZE,
+        offset,
+      }),
       deps.apiKeys.list(account.id),
+      deps.inboxes.list(account.id),
     ]);
     const keyNames = new Map<string, string>(keys.map((k) => [k.id, k.name]));
+    const inboxNames = new Map<string, string>(inboxes.map((i) => [i.id, i.label]));
     const who = (kind: string, id: string, client: string | null) =>
-      kind === 'api_key' ? `API key “${keyNames.get(id) ?? 'deleted key'}”` : `Agent ${client ?? id}`;
+      kind === 'session'
+        ? 'You'
+        : kind === 'api_key'
+          ? `API key “${keyNames.get(id) ?? 'deleted key'}”`
+          : `Agent ${client ?? id}`;
+    const link = (o: number) => {
+      const p = new URLSearchParams({ ...q, offset: String(o) });
+      for (const [k, v] of [...p]) if (v === '' || (k === 'offset' && v === '0')) p.delete(k);
+      const s = p.toString();
+      return `/settings/activity${s === '' ? '' : `?${s}`}`;
+    };
+    const done = c.req.query('undone');
+    const failed = c.req.query('error');
+    const csrf = c.get('csrf');
     return c.html(
       page({
         title: 'Activity',
         account,
-        csrf: c.get('csrf'),
+        csrf,
         body: html`<h1>Agent activity</h1>
-          <p>
-            Every tool call an agent made for you, newest first (last 200). Message content is never recorded.
-          </p>
+          <p>Every tool call an agent made for you, newest first. Message content is never recorded.</p>
+          ${notice('ok', done === undefined ? undefined : `Undone: ${plural(Number(done), 'message')} put back.`)}
+          ${notice('error', failed === undefined ? undefined : (UNDO_ERRORS[failed] ?? 'That change could not be undone.'))}
+          <form method="get" action="/settings/activity" class="filters">
+            <label
+              >Inbox
+              <select name="inbox">
+                <option value="">All inboxes</option>
+                ${inboxes.map((i) => html`<option value="${i.id}" ${q.inbox === i.id ? 'selected' : ''}>${i.label}</option>`)}
+              </select></label
+            >
+            <label
+              >Agent
+              <select name="agent">
+                <option value="">All agents</option>
+                ${keys.map(
+                  (k) =>
+                    html`<option value="${k.id}" ${q.agent === k.id ? 'selected' : ''}>
+                      API key “${k.name}”
+                    </option>`,
+                )}
+              </select></label
+            >
+            <label>Tool <input name="tool" value="${q.tool}" placeholder="any tool" /></label>
+            <button type="submit">Show</button>
+          </form>
           ${
-            entries.length === 0
-              ? html`<p class="muted">No agent activity yet.</p>`
+            rows.length === 0
+              ? html`<p class="muted">
+                  No agent activity${q.inbox !== '' || q.agent !== '' || q.tool !== '' ? ' matches' : ' yet'}.
+                </p>`
               : html`<table>
                   <thead>
                     <tr>
                       <th scope="col">When</th>
-                      <th scope="col">Tool</th>
+                      <th scope="col">What happened</th>
+                      <th scope="col">Inbox</th>
                       <th scope="col">By</th>
-                      <th scope="col">Result</th>
+                      <th scope="col"><span class="visually-hidden">Undo</span></th>
                     </tr>
                   </thead>
                   <tbody>
-                    ${entries.map(
-                      (e) =>
-                        html`<tr>
-                          <td>${when(e.at)}</td>
+                    ${rows.map(
+                      (r) =>
+                        html`<tr data-tool="${r.entry.tool}">
+                          <td>${when(r.entry.at)}</td>
+                          <td>${words(r)}</td>
                           <td>
-                            <code>${e.tool}</code
-                            >${e.inboxId === null ? '' : html`<br /><span class="muted">${e.inboxId}</span>`}
+                            ${
+                              r.entry.inboxId === null
+                                ? ''
+                                : html`<a href="/inboxes#${r.entry.inboxId}"
+                                    >${inboxNames.get(r.entry.inboxId) ?? 'removed inbox'}</a
+                                  >`
+                            }
                           </td>
-                          <td>${who(e.credentialKind, e.credentialId, e.clientId)}</td>
+                          <td>${who(r.entry.credentialKind, r.entry.credentialId, r.entry.clientId)}</td>
                           <td>
-                            ${e.outcome === 'ok' ? 'done' : e.outcome}${e.undoId === null ? '' : html`<br /><span class="muted">undo ${e.undoId}</span>`}
+                            ${
+                              r.undoable && r.entry.undoId !== null
+                                ? html`<form method="post" action="/settings/activity/undo">
+                                    ${csrfField(csrf)}
+                                    <input type="hidden" name="undoId" value="${r.entry.undoId}" />
+                                    <button type="submit">Undo</button>
+                                  </form>`
+                                : ''
+                            }
                           </td>
                         </tr>`,
                     )}
                   </tbody>
                 </table>`
-          }`,
+          }
+          <nav aria-label="Pages" class="pager">
+            ${offset > 0 ? html`<a href="${link(Math.max(0, offset - PAGE_SIZE))}">Newer</a>` : ''}
+            <span class="muted"
+              >${total === 0 ? '' : `${String(offset + 1)}–${String(offset + rows.length)} of ${String(total)}`}</span
+            >
+            ${offset + rows.length < total ? html`<a href="${link(offset + PAGE_SIZE)}">Older</a>` : ''}
+          </nav>`,
       }),
     );
   });
+
+  app.post('/settings/activity/undo', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const { undoId } = await formFields(c, 'undoId');
+    // The person, under the same rules as an agent: another agent's lease on the inbox refuses the undo.
+    const person: Principal = {
+      accountId: account.id,
+      credential: { kind: 'session', id: account.id },
+      scopes: [],
+      expiresAt: null,
+    };
+    const started = performance.now();
+    const r = await deps.undo.undo(person, undoId);
+    await deps.audit.record({
+      at: deps.clock.now(),
+      accountId: account.id,
+      credentialKind: 'session',
+      credentialId: account.id,
+      clientId: null,
+      tool: 'undo_action',
+      inboxId: null,
+      outcome: r.ok ? 'ok' : r.error.code,
+      undoId: null,
+      durationMs: Math.round(performance.now() - started),
+    });
+    return c.redirect(
+      r.ok
+        ? `/settings/activity?undone=${String(r.value.restored.length)}`
+        : `/settings/activity?error=${r.error.code}`,
+      303,
+    );
+  });
 }
+
+const UNDO_ERRORS: Readonly<Record<string, string>> = {
+  undo_unavailable: 'That change can no longer be undone: it was undone already, or it is older than 7 days.',
+  lease_held: 'An agent is tidying this inbox right now. Undo again when its pass has ended.',
+};
