@@ -13,7 +13,21 @@ const when = (d: Date) => `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC
 const plural = (n: number, one: string) => `${String(n)} ${one}${n === 1 ? '' : 's'}`;
 
 /** What each tool does, in words, when the call changed nothing that has an undo record to describe it. */
-const TOOL_WORDS: Readonly<Record<string, string>> = {
+export const TOOL_WORDS: Readonly<Record<string, string>> = {
+  propose_connection: 'Suggested how to connect an inbox',
+  add_inbox: 'Added an inbox',
+  start_imap_secret_capture: 'Asked you for an inbox password',
+  start_google_oauth: 'Asked you to sign in to Google',
+  start_microsoft_oauth: 'Asked you to sign in to Microsoft',
+  get_connection_status: 'Checked an inbox connection',
+  trash_message: 'Moved a message to Trash',
+  mark_as_spam: 'Moved a message to Spam',
+  archive_messages: 'Archived messages',
+  act_on_messages: 'Changed messages',
+  apply_labels: 'Labelled messages',
+  remove_labels: 'Unlabelled messages',
+  star_messages: 'Starred messages',
+  get_triage_activity: 'Looked at triage passes',
   list_inboxes: 'Looked at your inboxes',
   sync_inbox: 'Synced an inbox',
   list_folders: 'Listed folders',

@@ -1,0 +1,118 @@
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.ts';
+import { silentLogger } from '../../src/lib/logger.ts';
+import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
+import { artifactPath, launchBrowser } from '../rig/browser.ts';
+import { buildMessage, freePort, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
+import { connectImapInbox, mailboxState } from '../support/imap-inbox.ts';
+import { createTestApp } from '../support/test-app.ts';
+import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** axe-core's serious and critical findings on the page as it is now. */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run: () => Promise<{ violations: { id: string; impact: string | null; nodes: unknown[] }[] }>;
+        };
+      }
+    ).axe;
+    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${String(v.impact)}, ${String(v.nodes)} nodes)`);
+}
+
+// Settings → Activity in Chromium against a real IMAP server: a change an agent made is described in words, and
+// the person's Undo puts the mailbox back exactly (listed with a direct IMAP client before and after).
+describe('the person undoes an agent’s change from Activity', () => {
+  const USER = 'erin';
+  const PASSWORD = 'erin-imap-password';
+  let dovecot: Dovecot;
+  let app: App;
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+  let call: ReturnType<typeof toolCaller>;
+  let inboxId: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    [dovecot, browser] = await Promise.all([startDovecot({ users: { [USER]: PASSWORD } }), launchBrowser()]);
+    await seedMaildir({
+      maildir: dovecot.maildirOf(USER),
+      messages: [1, 2, 3].map((i) => ({
+        raw: buildMessage({
+          from: { address: `sender${String(i)}@example.org`, name: `Sender ${String(i)}` },
+          to: [{ address: `${USER}@example.test` }],
+          subject: `Message ${String(i)}`,
+          date: new Date(Date.UTC(2026, 9, i)),
+          messageId: `<a${String(i)}@rig.test>`,
+          text: `Body ${String(i)}`,
+        }),
+        flags: [],
+        internalDate: new Date(Date.UTC(2026, 9, i)),
+      })),
+    });
+    app = await createTestApp({ config: { baseUrl: `http://127.0.0.1:${String(port)}` } });
+    server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
+    ({ call } = await agentOn(app));
+    inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
+    // axe-core is injected as a script: our CSP would rightly refuse it, so this context lets the test's own script in.
+    page = await (await browser.newContext({ bypassCSP: true })).newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${app.config.baseUrl}/signin`);
+    await page.getByLabel('Email').fill('owner@example.test');
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/settings/);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser.close();
+    await server.close(1000);
+    await app.close();
+    await dovecot.stop();
+  });
+
+  it('shows the move in words, undoes it with one click, and records that you did', async () => {
+    const before = await mailboxState(dovecot, USER, PASSWORD);
+    const listed = expectToolOk(await call('list_messages', { inboxId, limit: 10 }))['messages'] as {
+      messageId: string;
+    }[];
+    expectToolOk(await call('trash_message', { inboxId, messageId: listed[0]!.messageId }));
+    expect(await mailboxState(dovecot, USER, PASSWORD)).not.toEqual(before);
+
+    await page.goto(`${app.config.baseUrl}/settings/activity`);
+    const row = page.locator('tr', { hasText: 'Moved 1 message from Inbox to Trash' });
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await page.screenshot({ path: artifactPath('console-activity.png'), fullPage: true });
+
+    await row.getByRole('button', { name: 'Undo' }).click();
+    await page.waitForURL(/\/settings\/activity\?undone=1$/);
+    expect(await page.getByRole('status').textContent()).toContain('Undone: 1 message put back.');
+    expect(await mailboxState(dovecot, USER, PASSWORD)).toEqual(before);
+    // The change can no longer be undone, and the undo is on record as yours.
+    await expect.poll(() => row.getByRole('button', { name: 'Undo' }).count()).toBe(0);
+    const mine = page.locator('tr', { hasText: 'Undid a change.' });
+    expect(await mine.locator('td').nth(3).textContent()).toBe('You');
+  });
+
+  it('filters by tool and pages', async () => {
+    for (let i = 0; i < 3; i++) expectToolOk(await call('list_inboxes'));
+    await page.goto(`${app.config.baseUrl}/settings/activity?tool=list_inboxes`);
+    expect(await page.locator('tbody tr').count()).toBeGreaterThanOrEqual(3);
+    expect(await page.locator('tbody tr[data-tool]:not([data-tool="list_inboxes"])').count()).toBe(0);
+    await page.goto(`${app.config.baseUrl}/settings/activity?tool=no_such_tool`);
+    expect(await page.textContent('main')).toContain('No agent activity matches.');
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+});
