@@ -16,7 +16,7 @@ button,.button{display:inline-block;margin-top:1rem;padding:.6rem 1rem;border-ra
 button.secondary{background:transparent;color:var(--accent)}button.danger{background:var(--danger);border-color:var(--danger)}
 button:focus-visible,a:focus-visible,input:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .notice{padding:.75rem 1rem;border-radius:6px;border:1px solid var(--line);background:var(--card);margin:1rem 0}
-.notice.error{border-color:var(--danger)}.notice.ok{border-color:var(--ok)}.muted{color:var(--muted)}
+.notice.error{border-color:var(--danger)}.field-error{display:block;color:var(--danger);margin:.25rem 0 .5rem}.notice.ok{border-color:var(--ok)}.muted{color:var(--muted)}
 .secret{font-family:ui-monospace,monospace;word-break:break-all;padding:.6rem;border:1px dashed var(--line);border-radius:6px;background:var(--card);display:block}
 table{width:100%;border-collapse:collapse;margin:.5rem 0}th,td{text-align:left;padding:.5rem .4rem;border-bottom:1px solid var(--line);vertical-align:top}
 td form{margin:0}td button{margin:0;padding:.3rem .6rem}.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem}

@@ -5,6 +5,7 @@ import type { HttpEnv } from '../http/http-env.ts';
 import { tooManyRequests } from '../http/json-error.ts';
 import { csrfProtection } from './csrf.ts';
 import { registerActivityPage } from './pages/activity-page.ts';
+import { registerPreferencesPage } from './pages/preferences-page.ts';
 import { registerApiKeysPage } from './pages/api-keys-page.ts';
 import { registerConnectedAgentsPage } from './pages/connected-agents-page.ts';
 import { registerConsentPage } from './pages/consent-page.ts';
@@ -71,6 +72,7 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   registerSettingsPage(app, deps);
   registerApiKeysPage(app, deps);
   registerActivityPage(app, deps);
+  registerPreferencesPage(app, deps);
   registerConnectedAgentsPage(app, deps);
   registerConsentPage(app, deps.oauth);
   registerConnectImapPage(app, deps.inboxes);

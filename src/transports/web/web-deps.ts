@@ -1,6 +1,9 @@
 import type { AuditLog } from '../../core/audit/audit-log.ts';
 import type { ActivityService } from '../../core/audit/activity-service.ts';
 import type { UndoService } from '../../core/actions/undo-service.ts';
+import type { SendService } from '../../core/sending/send-service.ts';
+import type { VipService } from '../../core/vips/vip-service.ts';
+import type { ProfileService } from '../../core/profile/profile-service.ts';
 import type { AccountService } from '../../core/accounts/account-service.ts';
 import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
 import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
@@ -19,6 +22,10 @@ export interface WebDeps {
   /** Settings → Activity: the audit log with each change described, and the person's Undo. */
   readonly activity: ActivityService;
   readonly undo: UndoService;
+  /** The person's own switches: sending, VIPs, the triage profile (Settings → Sending, VIPs and triage). */
+  readonly sending: Pick<SendService, 'isEnabled' | 'setEnabled'>;
+  readonly vips: VipService;
+  readonly profiles: ProfileService;
   readonly oauth: OAuthProvider;
   readonly inboxes: InboxService;
   readonly limiter: RateLimiter;

@@ -37,6 +37,7 @@ export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
           </dl>
           <h2>More</h2>
           <ul>
+            <li><a href="/settings/preferences">Sending, VIPs and triage</a></li>
             <li><a href="/settings/activity">Agent activity</a></li>
             <li><a href="/settings/advanced">Advanced: API keys</a></li>
             <li><a href="/settings/delete">Delete this account</a></li>

@@ -1,0 +1,235 @@
+import { html } from 'hono/html';
+import type { Context, Hono } from 'hono';
+import type { Account } from '../../../core/accounts/account.ts';
+import type { TriageProfile } from '../../../core/profile/triage-profile.ts';
+import { formFields } from '../form.ts';
+import { csrfField, notice, page } from '../layout.ts';
+import { requireSignIn, signedInAccount } from '../session.ts';
+import type { WebDeps } from '../web-deps.ts';
+import type { WebEnv } from '../web-env.ts';
+
+/** A field's message, shown next to it and tied to it for screen readers. */
+type FieldErrors = Readonly<Record<string, string>>;
+
+const SAVED: Readonly<Record<string, string>> = {
+  sending: 'Saved: the send switch.',
+  vip: 'Saved: your VIP list.',
+  triage: 'Saved: your triage settings.',
+};
+
+function fieldError(errors: FieldErrors, name: string) {
+  const e = errors[name];
+  return e === undefined ? '' : html`<span class="field-error" id="${name}-error" role="alert">${e}</span>`;
+}
+const described = (errors: FieldErrors, name: string) =>
+  errors[name] === undefined ? '' : html`aria-invalid="true" aria-describedby="${name}-error"`;
+
+/**
+ * Settings → Sending, VIPs and triage: the send switch, the VIP list and the triage profile's main fields, for the
+ * person. Each form is validated exactly as the tools validate (VipService.parse, ProfileService.update); a refusal
+ * re-renders the page with the message next to the field and changes nothing.
+ */
+export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void {
+  const render = async (
+    c: Context<WebEnv>,
+    account: Account,
+    o: { errors?: FieldErrors; values?: Record<string, string>; status?: 200 | 400 } = {},
+  ) => {
+    const [sendEnabled, vips, profile] = await Promise.all([
+      deps.sending.isEnabled(account.id),
+      deps.vips.list(account.id),
+      deps.profiles.get(account.id),
+    ]);
+    const errors = o.errors ?? {};
+    const v = { ...currentValues(profile), ...o.values };
+    const csrf = c.get('csrf');
+    const saved = c.req.query('saved');
+    return c.html(
+      page({
+        title: 'Sending, VIPs and triage',
+        account,
+        csrf,
+        body: html`<h1>Sending, VIPs and triage</h1>
+          ${notice('ok', saved === undefined ? undefined : SAVED[saved])}
+          ${Object.keys(errors).length > 0 ? notice('error', 'Nothing was changed: see the message next to the field.') : ''}
+          <h2>Sending</h2>
+          <p>
+            Sending is <strong>${sendEnabled ? 'on' : 'off'}</strong>.
+            ${
+              sendEnabled
+                ? 'Agents can send a draft after you approve that exact draft.'
+                : 'Agents can write drafts but not send them.'
+            }
+          </p>
+          <form method="post" action="/settings/preferences/sending">
+            ${csrfField(csrf)}
+            <input type="hidden" name="enabled" value="${sendEnabled ? 'off' : 'on'}" />
+            <button type="submit">${sendEnabled ? 'Turn sending off' : 'Turn sending on'}</button>
+          </form>
+
+          <h2>VIPs</h2>
+          <p>Mail from these addresses and domains always gets your look: agents never move it in bulk.</p>
+          ${
+            vips.length === 0
+              ? html`<p class="muted">No VIPs yet.</p>`
+              : html`<ul class="vips">
+                  ${vips.map(
+                    (x) =>
+                      html`<li>
+                        ${x.value}
+                        <form method="post" action="/settings/preferences/vip" style="display:inline">
+                          ${csrfField(csrf)}
+                          <input type="hidden" name="remove" value="${x.value}" />
+                          <button class="secondary" type="submit" aria-label="Remove ${x.value}">
+                            Remove
+                          </button>
+                        </form>
+                      </li>`,
+                  )}
+                </ul>`
+          }
+          <form method="post" action="/settings/preferences/vip">
+            ${csrfField(csrf)}
+            <label for="vip">Add an address or a domain</label>
+            <input id="vip" name="vip" value="${v['vip'] ?? ''}" ${described(errors, 'vip')} />
+            ${fieldError(errors, 'vip')}
+            <button type="submit">Add VIP</button>
+          </form>
+
+          <h2>Triage</h2>
+          <form method="post" action="/settings/preferences/triage">
+            ${csrfField(csrf)}
+            <label for="everyHours">Hours between triage passes (empty: no limit)</label>
+            <input
+              id="everyHours"
+              name="everyHours"
+              inputmode="decimal"
+              value="${v['everyHours'] ?? ''}"
+              ${described(errors, 'everyHours')}
+            />
+            ${fieldError(errors, 'everyHours')}
+            <fieldset>
+              <legend>Quiet hours (empty: none)</legend>
+              <label for="quietStart">From (HH:MM)</label>
+              <input
+                id="quietStart"
+                name="quietStart"
+                value="${v['quietStart'] ?? ''}"
+                ${described(errors, 'quietStart')}
+              />
+              ${fieldError(errors, 'quietStart')}
+              <label for="quietEnd">To (HH:MM)</label>
+              <input
+                id="quietEnd"
+                name="quietEnd"
+                value="${v['quietEnd'] ?? ''}"
+                ${described(errors, 'quietEnd')}
+              />
+              ${fieldError(errors, 'quietEnd')}
+              <label for="timezone">Time zone</label>
+              <input
+                id="timezone"
+                name="timezone"
+                placeholder="Europe/Berlin"
+                value="${v['timezone'] ?? ''}"
+                ${described(errors, 'timezone')}
+              />
+              ${fieldError(errors, 'timezone')}
+            </fieldset>
+            <label
+              ><input
+                type="checkbox"
+                name="screening"
+                value="on"
+                ${v['screening'] === 'on' ? 'checked' : ''}
+              />
+              Screen junk from senders who are neither VIPs nor known good</label
+            >
+            <button type="submit">Save triage settings</button>
+          </form>`,
+      }),
+      o.status ?? 200,
+    );
+  };
+
+  app.get('/settings/preferences', requireSignIn, (c) => render(c, signedInAccount(c)));
+
+  app.post('/settings/preferences/sending', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const { enabled } = await formFields(c, 'enabled');
+    if (enabled !== 'on' && enabled !== 'off') return render(c, account, { status: 400, errors: {} });
+    await deps.sending.setEnabled(account.id, enabled === 'on');
+    return c.redirect('/settings/preferences?saved=sending', 303);
+  });
+
+  app.post('/settings/preferences/vip', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const { vip, remove } = await formFields(c, 'vip', 'remove');
+    const raw = (remove !== '' ? remove : vip).trim();
+    const input = raw.includes('@') ? { emails: [raw] } : { domains: [raw] };
+    const parsed = deps.vips.parse(input);
+    if (raw === '' || parsed.invalid.length > 0 || parsed.entries.length === 0)
+      return render(c, account, {
+        status: 400,
+        values: { vip },
+        errors: { vip: 'Enter an email address (name@example.com) or a bare domain (example.com).' },
+      });
+    if (remove !== '') await deps.vips.remove(account.id, parsed.entries);
+    else await deps.vips.add(account.id, parsed.entries);
+    return c.redirect('/settings/preferences?saved=vip', 303);
+  });
+
+  app.post('/settings/preferences/triage', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const f = await formFields(c, 'everyHours', 'quietStart', 'quietEnd', 'timezone', 'screening');
+    const errors: Record<string, string> = {};
+    const hours = f.everyHours.trim();
+    const everyHours = hours === '' ? null : Number(hours);
+    if (everyHours !== null && !Number.isFinite(everyHours))
+      errors['everyHours'] = 'Enter a number of hours.';
+    const quiet = [f.quietStart, f.quietEnd, f.timezone].map((s) => s.trim());
+    const anyQuiet = quiet.some((s) => s !== '');
+    const QUIET = ['quietStart', 'quietEnd', 'timezone'] as const;
+    if (anyQuiet)
+      QUIET.forEach((name, i) => {
+        if (quiet[i] === '') errors[name] = 'Fill in all three, or none.';
+      });
+    if (Object.keys(errors).length === 0) {
+      // The same validation as update_triage_profile: the profile's own schema decides.
+      const r = await deps.profiles.update(account.id, {
+        defaults: {
+          cadence: { everyHours },
+          quietHours: anyQuiet ? { start: quiet[0], end: quiet[1], timezone: quiet[2] } : null,
+          junk: { screenUnknownSenders: f.screening === 'on' },
+        },
+      });
+      if (r.ok) return c.redirect('/settings/preferences?saved=triage', 303);
+      for (const issue of r.error.issues) {
+        const field = FIELD_OF[issue.path] ?? 'everyHours';
+        errors[field] ??= sentence(issue.message);
+      }
+    }
+    return render(c, account, { status: 400, errors, values: f });
+  });
+}
+
+/** Profile paths, as the schema reports them, to the form's fields. */
+const FIELD_OF: Readonly<Record<string, string>> = {
+  'defaults.cadence.everyHours': 'everyHours',
+  'defaults.quietHours.start': 'quietStart',
+  'defaults.quietHours.end': 'quietEnd',
+  'defaults.quietHours.timezone': 'timezone',
+};
+
+const sentence = (m: string) => `${m.charAt(0).toUpperCase()}${m.slice(1)}.`;
+
+function currentValues(p: TriageProfile): Record<string, string> {
+  const d = p.defaults;
+  return {
+    everyHours: d.cadence.everyHours === null ? '' : String(d.cadence.everyHours),
+    quietStart: d.quietHours?.start ?? '',
+    quietEnd: d.quietHours?.end ?? '',
+    timezone: d.quietHours?.timezone ?? '',
+    screening: d.junk.screenUnknownSenders ? 'on' : '',
+  };
+}

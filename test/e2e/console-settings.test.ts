@@ -1,0 +1,157 @@
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.ts';
+import type { AccountId } from '../../src/core/accounts/account.ts';
+import { silentLogger } from '../../src/lib/logger.ts';
+import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
+import { artifactPath, launchBrowser } from '../rig/browser.ts';
+import { freePort } from '../rig/index.ts';
+import { createTestApp } from '../support/test-app.ts';
+import { setUpOwner } from '../support/web-client.ts';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: { run: () => Promise<{ violations: { id: string; impact: string | null }[] }> };
+      }
+    ).axe;
+    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+}
+
+// Settings → Sending, VIPs and triage in Chromium: every form refuses bad input with the message next to the
+// field and changes nothing (read back from the services), and saves good input exactly as the tools would.
+describe('the person’s own settings in the console', () => {
+  let app: App;
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+  let accountId: AccountId;
+  const state = async () => ({
+    sending: await app.services.tools.sending.isEnabled(accountId),
+    vips: await app.services.tools.vips.list(accountId),
+    profile: await app.services.tools.profiles.get(accountId),
+  });
+
+  beforeAll(async () => {
+    const port = await freePort();
+    browser = await launchBrowser();
+    app = await createTestApp({ config: { baseUrl: `http://127.0.0.1:${String(port)}` } });
+    server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
+    await setUpOwner(app);
+    accountId = (await app.stores.accounts.findByEmail('owner@example.test'))!.id;
+    page = await (await browser.newContext({ bypassCSP: true })).newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${app.config.baseUrl}/signin`);
+    await page.getByLabel('Email').fill('owner@example.test');
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/settings/);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser.close();
+    await server.close(1000);
+    await app.close();
+  });
+
+  const open = async () => {
+    await page.goto(`${app.config.baseUrl}/settings/preferences`);
+  };
+  /** Submits, then expects the 400 page with `message` next to `field` and nothing changed. */
+  async function refused(submit: () => Promise<void>, field: string, message: RegExp): Promise<void> {
+    const before = await state();
+    const answered = page.waitForResponse((r) => r.request().method() === 'POST');
+    await submit();
+    expect((await answered).status()).toBe(400);
+    const error = page.locator(`#${field}-error`);
+    expect(await error.textContent()).toMatch(message);
+    expect(await page.locator(`#${field}`).getAttribute('aria-describedby')).toBe(`${field}-error`);
+    expect(await state()).toEqual(before);
+  }
+
+  it('passes the accessibility check', async () => {
+    await open();
+    expect(await accessibilityProblems(page)).toEqual([]);
+  });
+
+  it('VIPs: a bad entry is refused next to the field; an address and a domain are added and removed', async () => {
+    await open();
+    await refused(
+      async () => {
+        await page.getByLabel('Add an address or a domain').fill('not an address!');
+        await page.getByRole('button', { name: 'Add VIP' }).click();
+      },
+      'vip',
+      /email address .* or a bare domain/,
+    );
+    await page.getByLabel('Add an address or a domain').fill('Boss@Corp.test');
+    await page.getByRole('button', { name: 'Add VIP' }).click();
+    await page.waitForURL(/saved=vip/);
+    await page.getByLabel('Add an address or a domain').fill('family.test');
+    await page.getByRole('button', { name: 'Add VIP' }).click();
+    await page.waitForURL(/saved=vip/);
+    expect((await state()).vips.map((v) => v.value).sort()).toEqual(['boss@corp.test', 'family.test']);
+    await page.getByRole('button', { name: 'Remove family.test' }).click();
+    await page.waitForURL(/saved=vip/);
+    expect((await state()).vips.map((v) => v.value)).toEqual(['boss@corp.test']);
+  });
+
+  it('triage: bad cadence, half-filled quiet hours and an unknown time zone are refused; good values are saved', async () => {
+    await open();
+    const fill = async (v: { every?: string; start?: string; end?: string; tz?: string }) => {
+      await page.locator('#everyHours').fill(v.every ?? '');
+      await page.locator('#quietStart').fill(v.start ?? '');
+      await page.locator('#quietEnd').fill(v.end ?? '');
+      await page.locator('#timezone').fill(v.tz ?? '');
+      await page.getByRole('button', { name: 'Save triage settings' }).click();
+    };
+    await refused(() => fill({ every: 'often' }), 'everyHours', /Enter a number of hours/);
+    await refused(() => fill({ every: '0.1' }), 'everyHours', />=0\.25/);
+    await refused(() => fill({ every: '4', start: '22:00' }), 'quietEnd', /Fill in all three/);
+    await refused(
+      () => fill({ every: '4', start: '25:00', end: '07:00', tz: 'Europe/Berlin' }),
+      'quietStart',
+      /HH:MM/,
+    );
+    await refused(
+      () => fill({ every: '4', start: '22:00', end: '07:00', tz: 'Mars/Base' }),
+      'timezone',
+      /time zone/,
+    );
+    await page.screenshot({ path: artifactPath('console-settings-refused.png'), fullPage: true });
+
+    await page.getByLabel(/Screen junk/).uncheck();
+    await fill({ every: '6', start: '22:00', end: '07:00', tz: 'Europe/Berlin' });
+    await page.waitForURL(/saved=triage/);
+    const { profile } = await state();
+    expect(profile.defaults.cadence.everyHours).toBe(6);
+    expect(profile.defaults.quietHours).toEqual({ start: '22:00', end: '07:00', timezone: 'Europe/Berlin' });
+    expect(profile.defaults.junk.screenUnknownSenders).toBe(false);
+    // Emptied, the limit and the quiet hours go away.
+    await page.getByLabel(/Screen junk/).check();
+    await fill({});
+    await page.waitForURL(/saved=triage/);
+    expect((await state()).profile.defaults).toMatchObject({
+      cadence: { everyHours: null },
+      quietHours: null,
+      junk: { screenUnknownSenders: true },
+    });
+  });
+
+  it('the send switch turns sending on and off', async () => {
+    await open();
+    await page.getByRole('button', { name: 'Turn sending on' }).click();
+    await page.waitForURL(/saved=sending/);
+    expect((await state()).sending).toBe(true);
+    await page.getByRole('button', { name: 'Turn sending off' }).click();
+    await page.waitForURL(/saved=sending/);
+    expect((await state()).sending).toBe(false);
+  });
+});
