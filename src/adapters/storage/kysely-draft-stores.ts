@@ -1,6 +1,12 @@
 import type { Selectable } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
-import type { Draft, DraftStatus, PendingSend, PendingSendStatus } from '../../core/drafts/draft.ts';
+import type {
+  Draft,
+  DraftStatus,
+  PendingSend,
+  PendingSendStatus,
+  Requester,
+} from '../../core/drafts/draft.ts';
 import type { DraftStore, PendingSendStore } from '../../core/drafts/draft-store.ts';
 import type { InboxId } from '../../core/inboxes/inbox.ts';
 import type { Db } from './database.ts';
@@ -122,6 +128,7 @@ const toPendingSend = (r: Selectable<PendingSendsTable>): PendingSend => ({
   claimedAt: toDateOrNull(r.claimed_at),
   finishedAt: toDateOrNull(r.finished_at),
   error: r.error,
+  requestedBy: r.requested_by === null ? null : (JSON.parse(r.requested_by) as Requester),
 });
 
 /** Every transition is a single conditional UPDATE, so it is atomic on SQLite and on PostgreSQL alike. */
@@ -129,6 +136,31 @@ export class KyselyPendingSendStore implements PendingSendStore {
   private readonly db: Db['kysely'];
   constructor(db: Db) {
     this.db = db.kysely;
+  }
+
+  async waiting(accountId: AccountId, now: Date, limit: number): Promise<PendingSend[]> {
+    const rows = await this.db
+      .selectFrom('pending_sends')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'pending')
+      .where('expires_at', '>', now.getTime())
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(toPendingSend);
+  }
+
+  async discard(accountId: AccountId, id: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('pending_sends')
+      .set({ status: 'discarded' })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
   }
 
   async create(s: PendingSend): Promise<void> {
@@ -147,6 +179,7 @@ export class KyselyPendingSendStore implements PendingSendStore {
         claimed_at: s.claimedAt?.getTime() ?? null,
         finished_at: s.finishedAt?.getTime() ?? null,
         error: s.error,
+        requested_by: s.requestedBy === null ? null : JSON.stringify(s.requestedBy),
       })
       .execute();
   }

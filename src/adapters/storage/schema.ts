@@ -286,6 +286,7 @@ export interface PendingSendsTable {
   claimed_at: number | null;
   finished_at: number | null;
   error: string | null;
+  requested_by: string | null;
 }
 
 export interface PendingUnsubscribesTable {

@@ -131,6 +131,7 @@ export function pendingSendStoreContract(h: () => PendingSendStoreHarness): void
         claimedAt: null,
         finishedAt: null,
         error: null,
+        requestedBy: { kind: 'api_key', id: 'key_x', clientId: null },
         ...o,
       };
       await h().pendingSends.create(s);
@@ -239,6 +240,26 @@ export function pendingSendStoreContract(h: () => PendingSendStoreHarness): void
       expect(await statusOf(s)).toBe('unknown');
       await h().pendingSends.unclaim(s.id);
       expect(await statusOf(s)).toBe('unknown');
+    });
+
+    it('lists the sends waiting for this account, newest first; discard takes a pending one once', async () => {
+      const a = await seedSend({ createdAt: t(1) });
+      const b = await seedSend({ accountId: a.accountId, createdAt: t(2), requestedBy: null });
+      const other = await seedSend({ createdAt: t(3) });
+      const expired = await seedSend({ accountId: a.accountId, createdAt: t(4), expiresAt: t(5) });
+      const waiting = await h().pendingSends.waiting(a.accountId, t(10), 10);
+      expect(waiting.map((s) => s.id)).toEqual(
+        [b.id, a.id].filter((id) => id !== expired.id && id !== other.id),
+      );
+      expect(waiting[1]?.requestedBy).toEqual({ kind: 'api_key', id: 'key_x', clientId: null });
+      expect(await h().pendingSends.discard(other.accountId, a.id)).toBe(false);
+      const racing = await Promise.all(
+        Array.from({ length: 5 }, () => h().pendingSends.discard(a.accountId, a.id)),
+      );
+      expect(racing.filter(Boolean)).toHaveLength(1);
+      expect(await statusOf(a)).toBe('discarded');
+      expect(await h().pendingSends.claim(a.id, t(10))).toBe(false);
+      expect((await h().pendingSends.waiting(a.accountId, t(10), 10)).map((s) => s.id)).toEqual([b.id]);
     });
 
     it('lists as stranded only sends still sending that were claimed before the cutoff', async () => {

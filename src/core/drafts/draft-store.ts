@@ -41,6 +41,10 @@ export interface PendingSendStore {
     now: Date,
     error: string | null,
   ): Promise<void>;
+  /** This account's sends still waiting for approval (pending, unexpired), newest first. */
+  waiting(accountId: AccountId, now: Date, limit: number): Promise<PendingSend[]>;
+  /** `pending` → `discarded` for this account; true for exactly one caller, false once claimed or used. */
+  discard(accountId: AccountId, id: string): Promise<boolean>;
   /** Sends claimed before `before` and never finished: left behind by a process that died mid-send. */
   stranded(before: Date): Promise<PendingSend[]>;
 }

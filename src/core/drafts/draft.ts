@@ -28,11 +28,19 @@ export interface Draft {
   readonly updatedAt: Date;
 }
 
-export const PENDING_SEND_STATUSES = ['pending', 'locked', 'sending', 'sent', 'unknown'] as const;
+export const PENDING_SEND_STATUSES = [
+  'pending',
+  'locked',
+  'sending',
+  'sent',
+  'unknown',
+  'discarded',
+] as const;
 /**
  * `pending`: waiting for the code. `locked`: too many wrong codes. `sending`: claimed, the SMTP exchange is under
  * way (or the process died during it). `sent`: the server accepted it. `unknown`: the process died or the connection
  * broke after the message may have been accepted — never retried automatically, the person checks Sent.
+ * `discarded`: the person declined it in the app; the code no longer sends.
  */
 export type PendingSendStatus = (typeof PENDING_SEND_STATUSES)[number];
 
@@ -50,4 +58,13 @@ export interface PendingSend {
   readonly claimedAt: Date | null;
   readonly finishedAt: Date | null;
   readonly error: string | null;
+  /** The credential whose call asked for this send (shown to the person in Waiting for you); null for old rows. */
+  readonly requestedBy: Requester | null;
+}
+
+/** Who asked: the credential of the agent's call. */
+export interface Requester {
+  readonly kind: 'api_key' | 'access_token' | 'session';
+  readonly id: string;
+  readonly clientId: string | null;
 }

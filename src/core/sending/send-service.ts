@@ -9,7 +9,7 @@ import type { Principal } from '../auth/principal.ts';
 import { compositionOf, folderPath } from '../drafts/draft-service.ts';
 import { parseRecipients } from '../drafts/draft-input.ts';
 import type { DraftStore, PendingSendStore } from '../drafts/draft-store.ts';
-import type { Draft } from '../drafts/draft.ts';
+import type { Draft, PendingSend, Requester } from '../drafts/draft.ts';
 import type { MessageComposer } from '../drafts/message-composer.ts';
 import type { InboxError } from '../inboxes/inbox-errors.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
@@ -103,7 +103,7 @@ export class SendService {
   }
 
   /** An approval for this draft version, when sending is on and the inbox can send. */
-  async offer(draft: Draft, inbox: Inbox): Promise<Offer> {
+  async offer(draft: Draft, inbox: Inbox, requestedBy: Requester | null = null): Promise<Offer> {
     if (!this.deps.submitter.canSend(inbox)) return { sendAvailable: false, reason: 'provider_cannot_send' };
     if (!(await this.isEnabled(draft.accountId))) return { sendAvailable: false, reason: 'send_disabled' };
     const code = newSecret('', 24);
@@ -123,6 +123,7 @@ export class SendService {
       claimedAt: null,
       finishedAt: null,
       error: null,
+      requestedBy,
     });
     return { sendAvailable: true, pendingSendId: id, approvalCode: code, expiresAt };
   }
@@ -207,6 +208,53 @@ export class SendService {
       return err({
         code: 'approval_used',
         message: 'This approval was just used by another call. Each approval sends once.',
+        status: again?.status ?? 'sending',
+      });
+    }
+    return this.deliver(ps.id, draft, inbox.value);
+  }
+
+  /** Sends waiting for the person, with their drafts, newest first (Waiting for you). */
+  async waiting(accountId: AccountId): Promise<{ pending: PendingSend; draft: Draft }[]> {
+    const out: { pending: PendingSend; draft: Draft }[] = [];
+    for (const pending of await this.deps.pendingSends.waiting(accountId, this.deps.clock.now(), 50)) {
+      const draft = await this.deps.drafts.get(accountId, pending.draftId);
+      if (draft?.status === 'draft' && draft.version === pending.draftVersion) out.push({ pending, draft });
+    }
+    return out;
+  }
+
+  /** The person declines a send in the app: its code will never send. */
+  discard(accountId: AccountId, pendingSendId: string): Promise<boolean> {
+    return this.deps.pendingSends.discard(accountId, pendingSendId);
+  }
+
+  /**
+   * The person presses Send in the app — the in-app confirmation path. No approval code (the person is the
+   * authority, signed in), but every other rule of `send` holds: sending on, a pending, unexpired approval for the
+   * exact draft version, a usable inbox, and one conditional claim, so a double click sends once.
+   */
+  async sendFromApp(accountId: AccountId, pendingSendId: string): Promise<Result<SendOutcome, SendError>> {
+    const now = this.deps.clock.now();
+    if (!(await this.isEnabled(accountId)))
+      return err({ code: 'send_disabled', message: 'Sending is turned off for this account.' });
+    const ps = /^ps_[a-z0-9]{20}$/.test(pendingSendId)
+      ? await this.deps.pendingSends.get(accountId, pendingSendId)
+      : undefined;
+    if (ps === undefined) return err({ code: 'approval_invalid', message: 'No pending send with this id.' });
+    if (ps.status !== 'pending')
+      return err({ code: 'approval_used', message: `This send is ${ps.status}.`, status: ps.status });
+    if (ps.expiresAt <= now) return err({ code: 'approval_expired', message: 'This approval expired.' });
+    const draft = await this.deps.drafts.get(accountId, ps.draftId);
+    if (draft?.status !== 'draft' || draft.version !== ps.draftVersion)
+      return err({ code: 'approval_invalid', message: 'The draft changed or is gone since it was offered.' });
+    const inbox = await this.deps.inboxes.usable(accountId, draft.inboxId);
+    if (!inbox.ok) return inbox;
+    if (!(await this.deps.pendingSends.claim(ps.id, now))) {
+      const again = await this.deps.pendingSends.get(accountId, ps.id);
+      return err({
+        code: 'approval_used',
+        message: 'This send was just used.',
         status: again?.status ?? 'sending',
       });
     }

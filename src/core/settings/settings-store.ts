@@ -13,6 +13,12 @@ export interface SettingsStore {
    * Compare-and-set: writes `next` only if the stored value still equals `expected` as read by `get` (undefined:
    * only if absent). Of concurrent read-modify-writes exactly one lands per round; the others re-read.
    */
-  replace(scope: string, key: string, expected: JsonValue | undefined, next: JsonValue, now: Date): Promise<boolean>;
+  replace(
+    scope: string,
+    key: string,
+    expected: JsonValue | undefined,
+    next: JsonValue,
+    now: Date,
+  ): Promise<boolean>;
   delete(scope: string, key: string): Promise<boolean>;
 }

@@ -156,9 +156,9 @@ describe('Settings → Activity', () => {
     await owner.get('/signin');
     await owner.post('/signin', { email: 'owner@example.test', password: 'correct horse battery' });
     await owner.get('/settings/activity');
-    expect(owner.lastHtml).toMatch(/<code>\s*list_inboxes\s*<\/code\s*>/);
+    expect(owner.lastHtml).toContain('Looked at your inboxes.');
     expect(owner.lastHtml).toMatch(/API key “agent”/);
-    expect(owner.lastHtml).toContain('invalid_arguments');
+    expect(owner.lastHtml).toContain('Looked at your inboxes: refused (invalid arguments).');
     const other = await invitedAccount(a, 'someone@example.test');
     await other.get('/settings/activity');
     expect(other.lastHtml).toContain('No agent activity yet.');

@@ -6,6 +6,7 @@ import { tooManyRequests } from '../http/json-error.ts';
 import { csrfProtection } from './csrf.ts';
 import { registerActivityPage } from './pages/activity-page.ts';
 import { registerPreferencesPage } from './pages/preferences-page.ts';
+import { registerWaitingPage } from './pages/waiting-page.ts';
 import { registerApiKeysPage } from './pages/api-keys-page.ts';
 import { registerConnectedAgentsPage } from './pages/connected-agents-page.ts';
 import { registerConsentPage } from './pages/consent-page.ts';
@@ -35,6 +36,7 @@ export const PAGE_PATHS = [
   '/oauth/authorize',
   '/connect/*',
   '/inboxes/*',
+  '/waiting/*',
 ];
 const ANONYMOUS_PATHS = [
   '/setup',
@@ -73,6 +75,7 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   registerApiKeysPage(app, deps);
   registerActivityPage(app, deps);
   registerPreferencesPage(app, deps);
+  registerWaitingPage(app, deps);
   registerConnectedAgentsPage(app, deps);
   registerConsentPage(app, deps.oauth);
   registerConnectImapPage(app, deps.inboxes);

@@ -23,7 +23,7 @@ export interface WebDeps {
   readonly activity: ActivityService;
   readonly undo: UndoService;
   /** The person's own switches: sending, VIPs, the triage profile (Settings → Sending, VIPs and triage). */
-  readonly sending: Pick<SendService, 'isEnabled' | 'setEnabled'>;
+  readonly sending: Pick<SendService, 'isEnabled' | 'setEnabled' | 'waiting' | 'sendFromApp' | 'discard'>;
   readonly vips: VipService;
   readonly profiles: ProfileService;
   readonly oauth: OAuthProvider;

@@ -11,6 +11,7 @@ import { codeReplay } from './0008-code-replay.ts';
 import { auditHome } from './0009-audit-home.ts';
 import { unsubscribes } from './0010-unsubscribes.ts';
 import { screenings } from './0011-screenings.ts';
+import { requestedBy } from './0012-requested-by.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -29,5 +30,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0009-audit-home': auditHome(dialect),
     '0010-unsubscribes': unsubscribes(dialect),
     '0011-screenings': screenings(dialect),
+    '0012-requested-by': requestedBy(),
   };
 }

@@ -51,7 +51,12 @@ export const createDraft = defineTool({
     if (!r.ok) return fromDraftError(r.error);
     const inbox = await ownedInbox(ctx, r.value.inboxId);
     if (!inbox.ok) return inbox.error;
-    const offer = await ctx.services.sending.offer(r.value, inbox.inbox);
+    const c = ctx.principal.credential;
+    const offer = await ctx.services.sending.offer(r.value, inbox.inbox, {
+      kind: c.kind,
+      id: c.id,
+      clientId: c.kind === 'access_token' ? c.clientId : null,
+    });
     const draft = draftView(r.value, inbox.inbox);
     if (!offer.sendAvailable) {
       return toolOk({

@@ -1,0 +1,100 @@
+import { html } from 'hono/html';
+import type { Hono } from 'hono';
+import type { Requester } from '../../../core/drafts/draft.ts';
+import { formFields } from '../form.ts';
+import { csrfField, notice, page } from '../layout.ts';
+import { requireSignIn, signedInAccount } from '../session.ts';
+import type { WebDeps } from '../web-deps.ts';
+import type { WebEnv } from '../web-env.ts';
+
+const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+const DONE: Readonly<Record<string, string>> = {
+  sent: 'Sent. It is in your Sent folder.',
+  discarded: 'Discarded: that draft will not be sent. The draft itself stays in your Drafts.',
+};
+const FAILED: Readonly<Record<string, string>> = {
+  approval_used: 'That send was already sent or discarded: nothing more was sent.',
+  approval_expired: 'That send expired (they last 24 hours): ask your agent to offer it again.',
+  approval_invalid: 'That draft changed since it was offered: ask your agent to offer it again.',
+  send_disabled: 'Sending is off. Turn it on under Settings → Sending, VIPs and triage first.',
+  provider_error: 'The mail server refused or did not answer. Check your Sent folder before trying again.',
+};
+
+/**
+ * Waiting for you: the sends agents asked for, each with who asked and when; the person sends one (the in-app
+ * confirmation path: SendService.sendFromApp, one conditional claim — a double click sends once) or discards it.
+ */
+export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
+  app.get('/waiting', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const [waiting, keys, inboxes] = await Promise.all([
+      deps.sending.waiting(account.id),
+      deps.apiKeys.list(account.id),
+      deps.inboxes.list(account.id),
+    ]);
+    const keyNames = new Map<string, string>(keys.map((k) => [k.id, k.name]));
+    const inboxNames = new Map<string, string>(inboxes.map((i) => [i.id, i.label]));
+    const who = (r: Requester | null) =>
+      r === null
+        ? 'an agent'
+        : r.kind === 'api_key'
+          ? `API key “${keyNames.get(r.id) ?? 'deleted key'}”`
+          : r.kind === 'session'
+            ? 'you'
+            : `agent ${r.clientId ?? r.id}`;
+    const csrf = c.get('csrf');
+    const done = c.req.query('done');
+    const failed = c.req.query('error');
+    return c.html(
+      page({
+        title: 'Waiting for you',
+        account,
+        csrf,
+        body: html`<h1>Waiting for you</h1>
+          ${notice('ok', done === undefined ? undefined : DONE[done])}
+          ${notice('error', failed === undefined ? undefined : (FAILED[failed] ?? 'That did not work.'))}
+          ${
+            waiting.length === 0
+              ? html`<p class="muted">Nothing is waiting for you.</p>`
+              : waiting.map(
+                  ({ pending, draft }) =>
+                    html`<section class="notice" data-pending-send="${pending.id}">
+                      <h2 style="margin-top:0">${draft.subject === '' ? '(no subject)' : draft.subject}</h2>
+                      <p>
+                        To <strong>${draft.to}</strong> · from ${inboxNames.get(draft.inboxId) ?? 'an inbox'}
+                        · asked by ${who(pending.requestedBy)} at ${when(pending.createdAt)} · until
+                        ${when(pending.expiresAt)}
+                      </p>
+                      <pre style="white-space:pre-wrap">${draft.body}</pre>
+                      <form method="post" action="/waiting/send" style="display:inline">
+                        ${csrfField(csrf)}
+                        <input type="hidden" name="id" value="${pending.id}" />
+                        <button type="submit">Send</button>
+                      </form>
+                      <form method="post" action="/waiting/discard" style="display:inline">
+                        ${csrfField(csrf)}
+                        <input type="hidden" name="id" value="${pending.id}" />
+                        <button class="secondary" type="submit">Discard</button>
+                      </form>
+                    </section>`,
+                )
+          }`,
+      }),
+    );
+  });
+
+  app.post('/waiting/send', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const { id } = await formFields(c, 'id');
+    const r = await deps.sending.sendFromApp(account.id, id);
+    return c.redirect(r.ok ? '/waiting?done=sent' : `/waiting?error=${r.error.code}`, 303);
+  });
+
+  app.post('/waiting/discard', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const { id } = await formFields(c, 'id');
+    const discarded = await deps.sending.discard(account.id, id);
+    return c.redirect(discarded ? '/waiting?done=discarded' : '/waiting?error=approval_used', 303);
+  });
+}

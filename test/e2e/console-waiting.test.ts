@@ -1,0 +1,121 @@
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DemoMailbox } from '../../src/adapters/mail/demo/demo-mailbox.ts';
+import type { App } from '../../src/app.ts';
+import { silentLogger } from '../../src/lib/logger.ts';
+import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
+import { artifactPath, launchBrowser } from '../rig/browser.ts';
+import { freePort } from '../rig/index.ts';
+import { createTestApp } from '../support/test-app.ts';
+import { agentOn, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+// Waiting for you, in Chromium on the demo inbox: a send an agent asked for is shown with who asked; the person's
+// Send sends it exactly once (a replayed form sends nothing more), and Discard makes the agent's code useless.
+describe('the person sends or discards what agents asked to send', () => {
+  let app: App;
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+  let call: ReturnType<typeof toolCaller>;
+  let inboxId: string;
+  const sent = () => new DemoMailbox(app.db, inboxId).rows('Sent').then((r) => r.length);
+
+  beforeAll(async () => {
+    const port = await freePort();
+    browser = await launchBrowser();
+    app = await createTestApp({ config: { baseUrl: `http://127.0.0.1:${String(port)}` } });
+    server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
+    ({ call } = await agentOn(app));
+    inboxId = (expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
+    expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
+    page = await (await browser.newContext({ bypassCSP: true })).newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${app.config.baseUrl}/signin`);
+    await page.getByLabel('Email').fill('owner@example.test');
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/settings/);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser.close();
+    await server.close(1000);
+    await app.close();
+  });
+
+  const draft = async (subject: string) =>
+    expectToolOk(
+      await call('create_draft', { inboxId, to: 'sam@example.test', subject, text: 'See you Friday.' }),
+    );
+
+  it('Send sends exactly once, even when the form is sent again', async () => {
+    const offered = await draft('Lunch on Friday');
+    const before = await sent();
+    await page.goto(`${app.config.baseUrl}/waiting`);
+    const card = page.locator(`[data-pending-send="${String(offered['pendingSendId'])}"]`);
+    expect(await card.textContent()).toContain('asked by API key “agent”');
+    await page.addScriptTag({ path: AXE });
+    const serious = await page.evaluate(async () => {
+      const axe = (
+        globalThis as unknown as {
+          axe: { run: () => Promise<{ violations: { id: string; impact: string | null }[] }> };
+        }
+      ).axe;
+      return (await axe.run()).violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => v.id);
+    });
+    expect(serious).toEqual([]);
+    await page.screenshot({ path: artifactPath('console-waiting.png'), fullPage: true });
+
+    const form = {
+      _csrf: (await card.locator('form[action="/waiting/send"] input[name="_csrf"]').getAttribute('value'))!,
+      id: String(offered['pendingSendId']),
+    };
+    await card.getByRole('button', { name: 'Send' }).click();
+    await page.waitForURL(/done=sent/);
+    expect(await sent()).toBe(before + 1);
+    // The same form posted again (a double click, the back button): nothing more is sent.
+    const again = await page.request.post(`${app.config.baseUrl}/waiting/send`, {
+      form,
+      headers: { origin: app.config.baseUrl },
+      maxRedirects: 0,
+    });
+    expect(again.status()).toBe(303);
+    expect(again.headers()['location']).toBe('/waiting?error=approval_used');
+    expect(await sent()).toBe(before + 1);
+    // And the agent's own code for it is used up too.
+    expectToolError(
+      await call('send_draft', {
+        pendingSendId: offered['pendingSendId'],
+        approvalCode: offered['approvalCode'],
+        humanApprovedInChat: true,
+      }),
+      'approval_used',
+    );
+  });
+
+  it('Discard leaves the draft unsent, and the agent’s code no longer sends it', async () => {
+    const offered = await draft('Never mind');
+    const before = await sent();
+    await page.goto(`${app.config.baseUrl}/waiting`);
+    await page
+      .locator(`[data-pending-send="${String(offered['pendingSendId'])}"]`)
+      .getByRole('button', { name: 'Discard' })
+      .click();
+    await page.waitForURL(/done=discarded/);
+    expect(await page.locator(`[data-pending-send="${String(offered['pendingSendId'])}"]`).count()).toBe(0);
+    expectToolError(
+      await call('send_draft', {
+        pendingSendId: offered['pendingSendId'],
+        approvalCode: offered['approvalCode'],
+        humanApprovedInChat: true,
+      }),
+      'approval_used',
+    );
+    expect(await sent()).toBe(before);
+  });
+});
