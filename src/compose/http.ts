@@ -117,6 +117,7 @@ export function buildHttp(c: {
     undo: services.tools.undo,
     sending: services.tools.sending,
     vips: services.tools.vips,
+    unsubscribe: services.tools.unsubscribe,
     profiles: services.tools.profiles,
     oauth: services.oauth,
     inboxes: services.tools.inboxes,

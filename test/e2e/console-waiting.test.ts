@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoMailbox } from '../../src/adapters/mail/demo/demo-mailbox.ts';
 import type { App } from '../../src/app.ts';
+import type { AccountId } from '../../src/core/accounts/account.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
 import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
 import { artifactPath, launchBrowser } from '../rig/browser.ts';
@@ -21,6 +22,8 @@ describe('the person sends or discards what agents asked to send', () => {
   let page: Page;
   let call: ReturnType<typeof toolCaller>;
   let inboxId: string;
+  let accountId = '';
+  const accountOf = () => accountId as AccountId;
   const sent = () => new DemoMailbox(app.db, inboxId).rows('Sent').then((r) => r.length);
 
   beforeAll(async () => {
@@ -30,6 +33,7 @@ describe('the person sends or discards what agents asked to send', () => {
     server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
     ({ call } = await agentOn(app));
     inboxId = (expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
+    accountId = (await app.stores.accounts.findByEmail('owner@example.test'))!.id;
     expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
     page = await (await browser.newContext({ bypassCSP: true })).newPage();
     page.setDefaultTimeout(15_000);
@@ -117,5 +121,45 @@ describe('the person sends or discards what agents asked to send', () => {
       'approval_used',
     );
     expect(await sent()).toBe(before);
+  });
+
+  it('an unsubscribe an agent proposed: one request from the app, none more from a replayed form or the code', async () => {
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    const rows = expectToolOk(await call('review_unsubscribes', { inbox: inboxId, limit: 100 }))[
+      'senders'
+    ] as {
+      messageId: string;
+      oneClickAdvertised: boolean;
+    }[];
+    const list = rows.find((r) => r.oneClickAdvertised)!;
+    const proposed = expectToolOk(await call('propose_unsubscribe', { inboxId, messageId: list.messageId }));
+    const id = String(proposed['pendingUnsubscribeId']);
+    await page.goto(`${app.config.baseUrl}/waiting`);
+    const card = page.locator(`[data-pending-unsubscribe="${id}"]`);
+    expect(await card.textContent()).toContain('asked by API key “agent”');
+    const form = {
+      _csrf: (await card
+        .locator('form[action="/waiting/unsubscribe"] input[name="_csrf"]')
+        .getAttribute('value'))!,
+      id,
+    };
+    await card.getByRole('button', { name: 'Unsubscribe' }).click();
+    await page.waitForURL(/done=unsubscribed/);
+    const status = async () => (await app.stores.pendingUnsubscribes.get(accountOf(), id))?.status;
+    expect(await status()).toBe('done');
+    const again = await page.request.post(`${app.config.baseUrl}/waiting/unsubscribe`, {
+      form,
+      headers: { origin: app.config.baseUrl },
+      maxRedirects: 0,
+    });
+    expect(again.headers()['location']).toBe('/waiting?error=approval_used');
+    expectToolError(
+      await call('confirm_unsubscribe', {
+        pendingUnsubscribeId: id,
+        approvalCode: proposed['approvalCode'],
+        humanApprovedInChat: true,
+      }),
+      'approval_used',
+    );
   });
 });

@@ -12,6 +12,7 @@ import type {
 import type { Db } from './database.ts';
 import type { PendingUnsubscribesTable } from './schema.ts';
 import { toDate } from './sql-errors.ts';
+import type { Requester } from '../../core/drafts/draft.ts';
 
 const toPending = (r: Selectable<PendingUnsubscribesTable>): PendingUnsubscribe => ({
   id: r.id,
@@ -30,6 +31,7 @@ const toPending = (r: Selectable<PendingUnsubscribesTable>): PendingUnsubscribe 
   finishedAt: r.finished_at === null ? null : toDate(r.finished_at),
   httpStatus: r.http_status,
   error: r.error,
+  requestedBy: r.requested_by === null ? null : (JSON.parse(r.requested_by) as Requester),
 });
 
 const FINAL = ['done', 'rejected', 'refused', 'unknown'] as const;
@@ -38,6 +40,31 @@ export class KyselyPendingUnsubscribeStore implements PendingUnsubscribeStore {
   private readonly db: Db['kysely'];
   constructor(db: Db) {
     this.db = db.kysely;
+  }
+
+  async waiting(accountId: AccountId, now: Date, limit: number): Promise<PendingUnsubscribe[]> {
+    const rows = await this.db
+      .selectFrom('pending_unsubscribes')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'pending')
+      .where('expires_at', '>', now.getTime())
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(toPending);
+  }
+
+  async discard(accountId: AccountId, id: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('pending_unsubscribes')
+      .set({ status: 'discarded' })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
   }
 
   async create(p: PendingUnsubscribe): Promise<void> {
@@ -60,6 +87,7 @@ export class KyselyPendingUnsubscribeStore implements PendingUnsubscribeStore {
         finished_at: p.finishedAt?.getTime() ?? null,
         http_status: p.httpStatus,
         error: p.error,
+        requested_by: p.requestedBy === null ? null : JSON.stringify(p.requestedBy),
       })
       .execute();
   }

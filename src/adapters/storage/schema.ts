@@ -306,6 +306,7 @@ export interface PendingUnsubscribesTable {
   finished_at: number | null;
   http_status: number | null;
   error: string | null;
+  requested_by: string | null;
 }
 
 export interface ScreeningsTable {

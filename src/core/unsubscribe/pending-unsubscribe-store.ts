@@ -25,6 +25,10 @@ export interface PendingUnsubscribeStore {
     now: Date,
     outcome: { httpStatus: number | null; error: string | null },
   ): Promise<void>;
+  /** This account's approvals still waiting (pending, unexpired), newest first. */
+  waiting(accountId: AccountId, now: Date, limit: number): Promise<PendingUnsubscribe[]>;
+  /** `pending` → `discarded` for this account; true for exactly one caller. */
+  discard(accountId: AccountId, id: string): Promise<boolean>;
   /** The latest finished request per (inbox, sender) of these inboxes. */
   results(accountId: AccountId, inboxIds: readonly InboxId[]): Promise<UnsubscribeResult[]>;
 }

@@ -4,6 +4,7 @@ import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { newSecret, sha256Hex, timingSafeEqualStrings } from '../../lib/secret-token.ts';
 import type { AccountId } from '../accounts/account.ts';
+import type { Requester } from '../drafts/draft.ts';
 import type { InboxError } from '../inboxes/inbox-errors.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
@@ -131,6 +132,7 @@ export class UnsubscribeService {
     inbox: Inbox,
     messageId: string,
     confirmed: boolean,
+    requestedBy: Requester | null = null,
   ): Promise<Result<Proposal, UnsubscribeError>> {
     const id = parseMessageId(messageId);
     const summary = id === undefined ? undefined : await this.deps.messages.get(inbox.id, id);
@@ -169,6 +171,7 @@ export class UnsubscribeService {
       finishedAt: null,
       httpStatus: null,
       error: null,
+      requestedBy,
     });
     return ok({
       pendingUnsubscribeId,
@@ -228,11 +231,46 @@ export class UnsubscribeService {
     const prefs = await this.deps.profiles.effective(accountId, p.inboxId);
     if (prefs.sending.requireInAppConfirmation && !req.confirmedInApp)
       return err({ code: 'human_approval_required', inAppRequired: true });
+    return this.redeem(accountId, p, inbox.value, now);
+  }
+
+  /** Approvals waiting for the person (Waiting for you), newest first. */
+  waiting(accountId: AccountId): Promise<PendingUnsubscribe[]> {
+    return this.deps.pending.waiting(accountId, this.deps.clock.now(), 50);
+  }
+
+  /** The person declines it in the app: its code will never make the request. */
+  discard(accountId: AccountId, id: string): Promise<boolean> {
+    return this.deps.pending.discard(accountId, id);
+  }
+
+  /**
+   * The person confirms in the app: no code (the person is the authority, signed in); every other rule holds —
+   * a pending, unexpired approval, a usable inbox, one conditional claim, so a double click makes one request.
+   */
+  async confirmFromApp(accountId: AccountId, id: string): Promise<Result<Confirmation, UnsubscribeError>> {
+    const p = /^pu_[a-z0-9]{20}$/.test(id) ? await this.deps.pending.get(accountId, id) : undefined;
+    if (p === undefined) return err({ code: 'approval_invalid' });
+    if (p.status !== 'pending') return err({ code: 'approval_used', status: p.status });
+    const now = this.deps.clock.now();
+    if (p.expiresAt <= now) return err({ code: 'approval_expired' });
+    const inbox = await this.deps.inboxes.usable(accountId, p.inboxId);
+    if (!inbox.ok) return inbox;
+    return this.redeem(accountId, p, inbox.value, now);
+  }
+
+  /** Claims the approval (one caller wins) and makes the one request. */
+  private async redeem(
+    accountId: AccountId,
+    p: PendingUnsubscribe,
+    inbox: Inbox,
+    now: Date,
+  ): Promise<Result<Confirmation, UnsubscribeError>> {
     if (!(await this.deps.pending.claim(p.id, now))) {
       const again = await this.deps.pending.get(accountId, p.id);
       return err({ code: 'approval_used', status: again?.status ?? 'posting' });
     }
-    const isDemo = inbox.value.isDemo;
+    const isDemo = inbox.isDemo;
     const outcome = await (isDemo ? this.deps.posters.demo : this.deps.posters.real).post(p.url);
     const finished = finalStatus(outcome);
     await this.deps.pending.finish(p.id, finished.status, this.deps.clock.now(), finished);

@@ -53,6 +53,7 @@ async function seedPending(
     finishedAt: null,
     httpStatus: null,
     error: null,
+    requestedBy: { kind: 'access_token', id: 'tok_x', clientId: 'itc_x' },
     ...o,
   };
   await h.pendingUnsubscribes.create(p);
@@ -102,6 +103,30 @@ export function pendingUnsubscribeStoreContract(h: () => UnsubscribeStoresHarnes
         finishedAt: t(2),
         httpStatus: 404,
       });
+    });
+
+    it('lists what waits for the account, newest first; discard takes a pending approval once', async () => {
+      const a = await seedPending(h(), { createdAt: t(1) });
+      const b = await seedPending(h(), { accountId: a.accountId, inboxId: a.inboxId, createdAt: t(2) });
+      await seedPending(h(), {
+        accountId: a.accountId,
+        inboxId: a.inboxId,
+        createdAt: t(3),
+        expiresAt: t(4),
+      });
+      const list = await h().pendingUnsubscribes.waiting(a.accountId, t(10), 10);
+      expect(list.map((p) => p.id)).toEqual([b.id, a.id]);
+      expect(list[0]?.requestedBy).toEqual({ kind: 'access_token', id: 'tok_x', clientId: 'itc_x' });
+      const stranger = await seedAccount(h().accounts);
+      expect(await h().pendingUnsubscribes.discard(stranger, a.id)).toBe(false);
+      const racing = await Promise.all(
+        Array.from({ length: 5 }, () => h().pendingUnsubscribes.discard(a.accountId, a.id)),
+      );
+      expect(racing.filter(Boolean)).toHaveLength(1);
+      expect(await h().pendingUnsubscribes.claim(a.id, t(10))).toBe(false);
+      expect((await h().pendingUnsubscribes.waiting(a.accountId, t(10), 10)).map((p) => p.id)).toEqual([
+        b.id,
+      ]);
     });
 
     it('results: the latest finished request per sender, only for the account and inboxes asked', async () => {

@@ -3,6 +3,7 @@ import type { ActivityService } from '../../core/audit/activity-service.ts';
 import type { UndoService } from '../../core/actions/undo-service.ts';
 import type { SendService } from '../../core/sending/send-service.ts';
 import type { VipService } from '../../core/vips/vip-service.ts';
+import type { UnsubscribeService } from '../../core/unsubscribe/unsubscribe-service.ts';
 import type { ProfileService } from '../../core/profile/profile-service.ts';
 import type { AccountService } from '../../core/accounts/account-service.ts';
 import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
@@ -25,6 +26,7 @@ export interface WebDeps {
   /** The person's own switches: sending, VIPs, the triage profile (Settings → Sending, VIPs and triage). */
   readonly sending: Pick<SendService, 'isEnabled' | 'setEnabled' | 'waiting' | 'sendFromApp' | 'discard'>;
   readonly vips: VipService;
+  readonly unsubscribe: Pick<UnsubscribeService, 'waiting' | 'confirmFromApp' | 'discard'>;
   readonly profiles: ProfileService;
   readonly oauth: OAuthProvider;
   readonly inboxes: InboxService;

@@ -31,7 +31,12 @@ export const proposeUnsubscribe = defineTool({
   async run({ inboxId, messageId, confirmed }, ctx) {
     const inbox = await usableInbox(ctx, inboxId);
     if (!inbox.ok) return inbox.error;
-    const r = await ctx.services.unsubscribe.propose(inbox.inbox, messageId, confirmed === true);
+    const c = ctx.principal.credential;
+    const r = await ctx.services.unsubscribe.propose(inbox.inbox, messageId, confirmed === true, {
+      kind: c.kind,
+      id: c.id,
+      clientId: c.kind === 'access_token' ? c.clientId : null,
+    });
     if (!r.ok) return fromUnsubscribeError(r.error, ctx.marker);
     const p = r.value;
     const host = new URL(p.url).hostname;

@@ -11,10 +11,12 @@ const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC
 
 const DONE: Readonly<Record<string, string>> = {
   sent: 'Sent. It is in your Sent folder.',
+  unsubscribed: 'Unsubscribed: the sender’s server was asked once.',
+  kept: 'Kept: no unsubscribe request will be made for it.',
   discarded: 'Discarded: that draft will not be sent. The draft itself stays in your Drafts.',
 };
 const FAILED: Readonly<Record<string, string>> = {
-  approval_used: 'That send was already sent or discarded: nothing more was sent.',
+  approval_used: 'That was already done or discarded: nothing more was sent.',
   approval_expired: 'That send expired (they last 24 hours): ask your agent to offer it again.',
   approval_invalid: 'That draft changed since it was offered: ask your agent to offer it again.',
   send_disabled: 'Sending is off. Turn it on under Settings → Sending, VIPs and triage first.',
@@ -28,8 +30,9 @@ const FAILED: Readonly<Record<string, string>> = {
 export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.get('/waiting', requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const [waiting, keys, inboxes] = await Promise.all([
+    const [waiting, unsubscribes, keys, inboxes] = await Promise.all([
       deps.sending.waiting(account.id),
+      deps.unsubscribe.waiting(account.id),
       deps.apiKeys.list(account.id),
       deps.inboxes.list(account.id),
     ]);
@@ -79,9 +82,48 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
                       </form>
                     </section>`,
                 )
+          }
+          <h2>Unsubscribe requests</h2>
+          ${
+            unsubscribes.length === 0
+              ? html`<p class="muted">No unsubscribe request is waiting.</p>`
+              : unsubscribes.map(
+                  (u) =>
+                    html`<section class="notice" data-pending-unsubscribe="${u.id}">
+                      <p style="margin-top:0">
+                        Unsubscribe from <strong>${u.senderKey}</strong> (${u.senderAddress}) in
+                        ${inboxNames.get(u.inboxId) ?? 'an inbox'} · asked by ${who(u.requestedBy)} at
+                        ${when(u.createdAt)} · one request to ${new URL(u.url).host}
+                      </p>
+                      <form method="post" action="/waiting/unsubscribe" style="display:inline">
+                        ${csrfField(csrf)}
+                        <input type="hidden" name="id" value="${u.id}" />
+                        <button type="submit">Unsubscribe</button>
+                      </form>
+                      <form method="post" action="/waiting/keep" style="display:inline">
+                        ${csrfField(csrf)}
+                        <input type="hidden" name="id" value="${u.id}" />
+                        <button class="secondary" type="submit">Discard</button>
+                      </form>
+                    </section>`,
+                )
           }`,
       }),
     );
+  });
+
+  app.post('/waiting/unsubscribe', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const { id } = await formFields(c, 'id');
+    const r = await deps.unsubscribe.confirmFromApp(account.id, id);
+    return c.redirect(r.ok ? '/waiting?done=unsubscribed' : `/waiting?error=${r.error.code}`, 303);
+  });
+
+  app.post('/waiting/keep', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const { id } = await formFields(c, 'id');
+    const discarded = await deps.unsubscribe.discard(account.id, id);
+    return c.redirect(discarded ? '/waiting?done=kept' : '/waiting?error=approval_used', 303);
   });
 
   app.post('/waiting/send', requireSignIn, async (c) => {
