@@ -118,6 +118,10 @@ export function buildHttp(c: {
     sending: services.tools.sending,
     vips: services.tools.vips,
     unsubscribe: services.tools.unsubscribe,
+    inboxStatus: services.inboxStatus,
+    syncSoon: (inbox) => {
+      services.scheduler.syncSoon(inbox);
+    },
     profiles: services.tools.profiles,
     oauth: services.oauth,
     inboxes: services.tools.inboxes,

@@ -29,6 +29,7 @@ import { VipService } from '../core/vips/vip-service.ts';
 import { UnsubscribeService } from '../core/unsubscribe/unsubscribe-service.ts';
 import { ScreeningService } from '../core/screening/screening-service.ts';
 import { ActivityService } from '../core/audit/activity-service.ts';
+import { InboxStatusService } from '../core/sync/inbox-status.ts';
 import type { JobQueue } from '../core/jobs/job-queue.ts';
 import { AttachmentLinks } from '../core/reading/attachment-links.ts';
 import { ReadService } from '../core/reading/read-service.ts';
@@ -57,6 +58,7 @@ export interface Services {
   readonly tools: ToolServices;
   readonly sending: SendService;
   readonly activity: ActivityService;
+  readonly inboxStatus: InboxStatusService;
 }
 
 const MINUTE_MS = 60_000;
@@ -264,6 +266,7 @@ export function buildServices(c: {
     }),
     apiKeys: new ApiKeyService({ keys: stores.apiKeys, accounts: stores.accounts, clock }),
     sending,
+    inboxStatus: new InboxStatusService({ folders: stores.folders, messages: stores.messages }),
     activity: new ActivityService({ audit: stores.audit, undo: stores.undo, folders: stores.folders, clock }),
     tools: {
       inboxes,

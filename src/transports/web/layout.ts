@@ -11,7 +11,7 @@ const STYLE = `
 a{color:var(--accent)}header{border-bottom:1px solid var(--line);padding:.75rem 1rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
 header .brand{font-weight:700;margin-right:auto;text-decoration:none;color:var(--fg)}nav a{margin-right:.75rem}
 main{max-width:44rem;margin:0 auto;padding:1.5rem 1rem 4rem}h1{font-size:1.6rem;margin:.2rem 0 1rem}h2{font-size:1.2rem;margin-top:2rem}
-label{display:block;font-weight:600;margin:.9rem 0 .3rem}input[type=text],input[type=email],input[type=password]{width:100%;padding:.6rem;border:1px solid var(--line);border-radius:6px;font:inherit;background:var(--bg);color:var(--fg)}
+label{display:block;font-weight:600;margin:.9rem 0 .3rem}input:not([type]),input[type=text],input[type=email],input[type=password],select{width:100%;padding:.6rem;border:1px solid var(--line);border-radius:6px;font:inherit;background:var(--bg);color:var(--fg)}
 button,.button{display:inline-block;margin-top:1rem;padding:.6rem 1rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:#fff;font:inherit;font-weight:600;cursor:pointer;text-decoration:none}
 button.secondary{background:transparent;color:var(--accent)}button.danger{background:var(--danger);border-color:var(--danger)}
 button:focus-visible,a:focus-visible,input:focus-visible{outline:3px solid var(--accent);outline-offset:2px}

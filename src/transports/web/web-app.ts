@@ -79,6 +79,6 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   registerConnectedAgentsPage(app, deps);
   registerConsentPage(app, deps.oauth);
   registerConnectImapPage(app, deps.inboxes);
-  registerInboxesPage(app, deps.inboxes);
+  registerInboxesPage(app, deps);
   registerDeleteAccountPage(app, deps);
 }

@@ -5,6 +5,8 @@ import type { SendService } from '../../core/sending/send-service.ts';
 import type { VipService } from '../../core/vips/vip-service.ts';
 import type { UnsubscribeService } from '../../core/unsubscribe/unsubscribe-service.ts';
 import type { ProfileService } from '../../core/profile/profile-service.ts';
+import type { InboxStatusService } from '../../core/sync/inbox-status.ts';
+import type { Inbox } from '../../core/inboxes/inbox.ts';
 import type { AccountService } from '../../core/accounts/account-service.ts';
 import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
 import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
@@ -28,6 +30,9 @@ export interface WebDeps {
   readonly vips: VipService;
   readonly unsubscribe: Pick<UnsubscribeService, 'waiting' | 'confirmFromApp' | 'discard'>;
   readonly profiles: ProfileService;
+  /** The Inboxes page: each inbox's folders and sync state, and a sync started after the folders change. */
+  readonly inboxStatus: InboxStatusService;
+  readonly syncSoon: (inbox: Inbox) => void;
   readonly oauth: OAuthProvider;
   readonly inboxes: InboxService;
   readonly limiter: RateLimiter;

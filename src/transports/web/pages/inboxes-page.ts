@@ -1,9 +1,13 @@
 import { html } from 'hono/html';
-import type { Hono } from 'hono';
-import type { InboxService } from '../../../core/inboxes/inbox-service.ts';
+import type { Context, Hono } from 'hono';
+import type { Account } from '../../../core/accounts/account.ts';
+import type { Inbox } from '../../../core/inboxes/inbox.ts';
+import { inboxView } from '../../../core/inboxes/inbox-view.ts';
+import type { FolderStatus } from '../../../core/sync/inbox-status.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
+import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 
 const STATUS: Record<string, string> = {
@@ -12,56 +16,178 @@ const STATUS: Record<string, string> = {
   needs_reconnect: 'Needs reconnecting',
   paused: 'Paused',
 };
+const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
-/** Inboxes: status of each, pause/resume, connect or reconnect (a password link), remove. */
-export function registerInboxesPage(app: Hono<WebEnv>, inboxes: InboxService): void {
-  app.get('/inboxes', requireSignIn, async (c) => {
-    const account = signedInAccount(c);
-    const list = await inboxes.list(account.id);
+/** What is wrong with an inbox, in words, with what to do about it; undefined when nothing is. */
+function problem(i: Inbox): string | undefined {
+  if (i.paused) return 'Paused: agents cannot use it and it is not synced. Resume it to go on.';
+  if (i.connectionStatus === 'needs_reconnect')
+    return 'The mail server refused the stored password. Enter the password again (for iCloud: a new app-specific password).';
+  if (i.connectionStatus === 'not_connected' && !i.isDemo)
+    return 'Not connected yet: enter the password (for iCloud: an app-specific password) to start syncing.';
+  if (i.lastError !== null)
+    return `The last sync failed (${i.lastError}). It retries on its own; if it keeps failing, check the server name and port.`;
+  return undefined;
+}
+
+const DONE: Readonly<Record<string, string>> = {
+  removed: 'The inbox was removed from Inbox Triage. Your mailbox itself is untouched.',
+  folders: 'Saved: the folders to sync. The next sync uses them.',
+};
+
+/** The fields of the Add an inbox form, and which field each of InboxService.add's refusals is about. */
+const ADD_FIELDS = ['label', 'email', 'provider', 'imapHost', 'imapPort', 'imapUser'] as const;
+function fieldOf(message: string): (typeof ADD_FIELDS)[number] {
+  return ADD_FIELDS.find((f) => message.startsWith(f)) ?? 'label';
+}
+
+/**
+ * Inboxes: each one's state in words with the fix, its last sync and the messages in the window, the folders it
+ * syncs (changeable), pause/resume, connect or reconnect (a password link), remove; and Add an inbox (IMAP or
+ * iCloud, validated by InboxService.add, then straight to the masked password page).
+ */
+export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
+  const { inboxes } = deps;
+  const render = async (
+    c: Context<WebEnv>,
+    account: Account,
+    add: { errors?: Readonly<Record<string, string>>; values?: Readonly<Record<string, string>> } = {},
+    status: 200 | 400 = 200,
+  ) => {
+    const list = await inboxes.all(account.id);
+    const folders = new Map<string, FolderStatus[]>();
+    for (const i of list) folders.set(i.id, await deps.inboxStatus.folders(i.id));
     const csrf = c.get('csrf');
     const done = c.req.query('done');
+    const errors = add.errors ?? {};
+    const v = add.values ?? {};
+    const fieldError = (name: string) =>
+      errors[name] === undefined
+        ? ''
+        : html`<span class="field-error" id="add-${name}-error" role="alert">${errors[name]}</span>`;
+    const invalid = (name: string) =>
+      errors[name] === undefined ? '' : html`aria-invalid="true" aria-describedby="add-${name}-error"`;
     return c.html(
       page({
         title: 'Inboxes',
         account,
         csrf,
         body: html`<h1>Inboxes</h1>
-          ${notice('ok', done === 'removed' ? 'The inbox was removed from Inbox Triage. Your mailbox itself is untouched.' : undefined)}
-          ${list.length === 0 ? html`<p class="muted">No inboxes yet. Ask your assistant to connect one.</p>` : ''}
-          ${list.map(
-            (i) =>
-              html`<section class="notice" data-inbox-id="${i.id}">
-                <h2 style="margin-top:0">${i.label}${i.isDemo ? ' (demo)' : ''}</h2>
-                <p>
-                  ${i.email} · ${i.provider} ·
-                  <strong>${STATUS[i.connectionStatus] ?? i.connectionStatus}</strong>
-                </p>
-                <form
-                  method="post"
-                  action="/inboxes/${i.id}/${i.paused ? 'resume' : 'pause'}"
-                  style="display:inline"
-                >
-                  ${csrfField(csrf)}
-                  <button class="secondary" type="submit">${i.paused ? 'Resume' : 'Pause'}</button>
-                </form>
+          ${notice('ok', done === undefined ? undefined : DONE[done])}
+          ${list.length === 0 ? html`<p class="muted">No inboxes yet. Add one below, or ask your assistant.</p>` : ''}
+          ${list.map((inbox) => {
+            const i = inboxView(inbox);
+            const fs = folders.get(i.id) ?? [];
+            const synced = fs.filter((f) => f.selected);
+            const last = synced
+              .map((f) => f.syncedAt)
+              .filter((d): d is Date => d !== null)
+              .sort((a, b) => b.getTime() - a.getTime())[0];
+            const trouble = problem(inbox);
+            return html`<section class="notice" id="${i.id}" data-inbox-id="${i.id}">
+              <h2 style="margin-top:0">${i.label}${i.isDemo ? ' (demo)' : ''}</h2>
+              <p>
+                ${i.email} · ${i.provider} ·
+                <strong>${STATUS[i.connectionStatus] ?? i.connectionStatus}</strong>
+              </p>
+              <p class="sync-state">
                 ${
-                  !i.isDemo &&
-                  (i.provider === 'imap' || i.provider === 'icloud') &&
-                  (i.connectionStatus === 'not_connected' || i.needsReconnect)
-                    ? html`<form method="post" action="/inboxes/${i.id}/connect" style="display:inline">
-                        ${csrfField(csrf)}<button type="submit">Enter password</button>
-                      </form>`
-                    : ''
+                  last === undefined
+                    ? 'Not synced yet.'
+                    : `Last synced ${when(last)}${inbox.lastError === null ? '' : ' (the latest attempt failed)'} · ${String(
+                        synced.reduce((n, f) => n + f.messages, 0),
+                      )} messages in the window.`
                 }
-                <form method="post" action="/inboxes/${i.id}/remove" style="display:inline">
-                  ${csrfField(csrf)}
-                  <button class="danger" type="submit" aria-label="Remove ${i.label}">Remove</button>
-                </form>
-              </section>`,
-          )}`,
+              </p>
+              ${trouble === undefined ? '' : html`<p class="problem" role="status">${trouble}</p>`}
+              ${
+                fs.length === 0
+                  ? ''
+                  : html`<form method="post" action="/inboxes/${i.id}/folders">
+                      ${csrfField(csrf)}
+                      <fieldset>
+                        <legend>Folders to sync</legend>
+                        ${fs.map(
+                          (f) =>
+                            html`<label style="font-weight:400;margin:.2rem 0"
+                              ><input
+                                type="checkbox"
+                                name="folder"
+                                value="${f.id}"
+                                ${f.selected ? 'checked' : ''}
+                              />
+                              ${f.name}${f.selected ? ` (${String(f.messages)})` : ''}</label
+                            >`,
+                        )}
+                      </fieldset>
+                      <button class="secondary" type="submit">Sync these folders</button>
+                    </form>`
+              }
+              <form
+                method="post"
+                action="/inboxes/${i.id}/${i.paused ? 'resume' : 'pause'}"
+                style="display:inline"
+              >
+                ${csrfField(csrf)}
+                <button class="secondary" type="submit">${i.paused ? 'Resume' : 'Pause'}</button>
+              </form>
+              ${
+                !i.isDemo &&
+                (i.provider === 'imap' || i.provider === 'icloud') &&
+                (i.connectionStatus === 'not_connected' || i.needsReconnect)
+                  ? html`<form method="post" action="/inboxes/${i.id}/connect" style="display:inline">
+                      ${csrfField(csrf)}<button type="submit">Enter password</button>
+                    </form>`
+                  : ''
+              }
+              <form method="post" action="/inboxes/${i.id}/remove" style="display:inline">
+                ${csrfField(csrf)}
+                <button class="danger" type="submit" aria-label="Remove ${i.label}">Remove</button>
+              </form>
+            </section>`;
+          })}
+          <h2 id="add">Add an inbox</h2>
+          <p>
+            Any IMAP mailbox, or iCloud. You enter the password on the next page; it is stored encrypted and
+            never shown again. Gmail and Microsoft sign-in come later.
+          </p>
+          ${Object.keys(errors).length > 0 ? notice('error', 'The inbox was not added: see the message next to the field.') : ''}
+          <form method="post" action="/inboxes/add" novalidate>
+            ${csrfField(csrf)}
+            <label for="add-label">Name</label>
+            <input id="add-label" name="label" value="${v['label'] ?? ''}" ${invalid('label')} />
+            ${fieldError('label')}
+            <label for="add-email">Email address</label>
+            <input id="add-email" name="email" type="email" value="${v['email'] ?? ''}" ${invalid('email')} />
+            ${fieldError('email')}
+            <label for="add-provider">Provider</label>
+            <select id="add-provider" name="provider">
+              <option value="imap" ${v['provider'] === 'icloud' ? '' : 'selected'}>IMAP</option>
+              <option value="icloud" ${v['provider'] === 'icloud' ? 'selected' : ''}>iCloud</option>
+            </select>
+            <label for="add-imapHost">IMAP server (not needed for iCloud)</label>
+            <input id="add-imapHost" name="imapHost" value="${v['imapHost'] ?? ''}" ${invalid('imapHost')} />
+            ${fieldError('imapHost')}
+            <label for="add-imapPort">IMAP port</label>
+            <input
+              id="add-imapPort"
+              name="imapPort"
+              inputmode="numeric"
+              value="${v['imapPort'] ?? '993'}"
+              ${invalid('imapPort')}
+            />
+            ${fieldError('imapPort')}
+            <label for="add-imapUser">User name (empty: the email address)</label>
+            <input id="add-imapUser" name="imapUser" value="${v['imapUser'] ?? ''}" ${invalid('imapUser')} />
+            ${fieldError('imapUser')}
+            <button type="submit">Add and enter the password</button>
+          </form>`,
       }),
+      status,
     );
-  });
+  };
+
+  app.get('/inboxes', requireSignIn, (c) => render(c, signedInAccount(c)));
 
   for (const action of ['pause', 'resume'] as const) {
     app.post(`/inboxes/:id/${action}`, requireSignIn, async (c) => {
@@ -74,6 +200,47 @@ export function registerInboxesPage(app: Hono<WebEnv>, inboxes: InboxService): v
   app.post('/inboxes/:id/connect', requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const link = await inboxes.startSecretCapture(account.id, c.req.param('id'));
+    return link.ok
+      ? c.redirect(new URL(link.value.url).pathname + new URL(link.value.url).search, 303)
+      : c.redirect('/inboxes', 303);
+  });
+
+  app.post('/inboxes/:id/folders', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const owned = await inboxes.owned(account.id, c.req.param('id'));
+    if (!owned.ok) return c.redirect('/inboxes', 303);
+    const body = await c.req.parseBody({ all: true });
+    const raw = body['folder'];
+    const ids = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter(
+      (x): x is string => typeof x === 'string',
+    );
+    const r = await deps.inboxStatus.select(owned.value.id, ids);
+    if (!r.ok) return c.redirect(`/inboxes#${owned.value.id}`, 303);
+    deps.syncSoon(owned.value);
+    return c.redirect('/inboxes?done=folders', 303);
+  });
+
+  app.post('/inboxes/add', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const f = await formFields(c, ...ADD_FIELDS);
+    const provider = f.provider === 'icloud' ? 'icloud' : 'imap';
+    const port = f.imapPort.trim() === '' ? undefined : Number(f.imapPort);
+    const added = await inboxes.add(account.id, {
+      label: f.label,
+      provider,
+      email: f.email,
+      ...(provider === 'imap' && { imapHost: f.imapHost }),
+      ...(provider === 'imap' && port !== undefined && { imapPort: port }),
+      ...(f.imapUser.trim() !== '' && { imapUser: f.imapUser }),
+    });
+    if (!added.ok)
+      return render(
+        c,
+        account,
+        { errors: { [fieldOf(added.error.message)]: added.error.message }, values: f },
+        400,
+      );
+    const link = await inboxes.startSecretCapture(account.id, added.value.id);
     return link.ok
       ? c.redirect(new URL(link.value.url).pathname + new URL(link.value.url).search, 303)
       : c.redirect('/inboxes', 303);

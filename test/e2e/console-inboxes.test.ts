@@ -1,0 +1,132 @@
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.ts';
+import type { AccountId } from '../../src/core/accounts/account.ts';
+import type { InboxId } from '../../src/core/inboxes/inbox.ts';
+import { silentLogger } from '../../src/lib/logger.ts';
+import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
+import { artifactPath, launchBrowser } from '../rig/browser.ts';
+import { freePort } from '../rig/index.ts';
+import { createTestApp } from '../support/test-app.ts';
+import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+// The Inboxes page in Chromium: the last sync and the messages in the window, errors in words with the fix, the
+// folders to sync (changed here, read back from the store), and Add an inbox with its refusals next to the field.
+describe('the person’s Inboxes page', () => {
+  let app: App;
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+  let call: ReturnType<typeof toolCaller>;
+  let inboxId: string;
+  let accountId: AccountId;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    browser = await launchBrowser();
+    app = await createTestApp({ config: { baseUrl: `http://127.0.0.1:${String(port)}`, syncWindow: 40 } });
+    server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
+    ({ call } = await agentOn(app));
+    accountId = (await app.stores.accounts.findByEmail('owner@example.test'))!.id;
+    inboxId = (expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    page = await (await browser.newContext({ bypassCSP: true })).newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${app.config.baseUrl}/signin`);
+    await page.getByLabel('Email').fill('owner@example.test');
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/settings/);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser.close();
+    await server.close(1000);
+    await app.close();
+  });
+
+  it('shows the last sync and the window, and changes the folders to sync', async () => {
+    await page.goto(`${app.config.baseUrl}/inboxes`);
+    const card = page.locator(`[data-inbox-id="${inboxId}"]`);
+    expect(await card.locator('.sync-state').textContent()).toMatch(
+      /Last synced .* UTC · 40 messages in the window\./,
+    );
+    await page.addScriptTag({ path: AXE });
+    const serious = await page.evaluate(async () => {
+      const axe = (
+        globalThis as unknown as {
+          axe: { run: () => Promise<{ violations: { id: string; impact: string | null }[] }> };
+        }
+      ).axe;
+      return (await axe.run()).violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => v.id);
+    });
+    expect(serious).toEqual([]);
+    await page.screenshot({ path: artifactPath('console-inboxes.png'), fullPage: true });
+
+    await card.getByLabel(/Archive/).check();
+    await card.getByRole('button', { name: 'Sync these folders' }).click();
+    await page.waitForURL(/done=folders/);
+    const selected = (await app.stores.folders.list(inboxId as InboxId))
+      .filter((f) => f.selected)
+      .map((f) => f.canonical);
+    expect(selected.sort()).toEqual(['archive', 'inbox']);
+    // Unticking everything is refused: an inbox syncs at least one folder.
+    for (const box of await page.locator(`[data-inbox-id="${inboxId}"] input[name="folder"]`).all())
+      await box.uncheck();
+    await page
+      .locator(`[data-inbox-id="${inboxId}"]`)
+      .getByRole('button', { name: 'Sync these folders' })
+      .click();
+    await page.waitForURL(/\/inboxes(#.*)?$/);
+    expect((await app.stores.folders.list(inboxId as InboxId)).filter((f) => f.selected)).toHaveLength(2);
+  });
+
+  it('says what is wrong, with the fix', async () => {
+    const added = expectToolOk(
+      await call('add_inbox', {
+        label: 'Work',
+        provider: 'imap',
+        email: 'me@example.test',
+        imapHost: 'imap.example.test',
+      }),
+    );
+    const id = (added['inbox'] as { id: string }).id;
+    const inbox = await app.stores.inboxes.get(accountId, id as InboxId);
+    await app.services.tools.inboxes.markNeedsReconnect(inbox!, 'AUTHENTICATIONFAILED');
+    await page.goto(`${app.config.baseUrl}/inboxes`);
+    const card = page.locator(`[data-inbox-id="${id}"]`);
+    expect(await card.locator('.problem').textContent()).toContain(
+      'refused the stored password. Enter the password again',
+    );
+    expect(await card.getByRole('button', { name: 'Enter password' }).count()).toBe(1);
+  });
+
+  it('Add an inbox: refusals next to the field and nothing added; a good one goes to the password page', async () => {
+    const count = async () => (await app.stores.inboxes.list(accountId)).length;
+    const before = await count();
+    await page.goto(`${app.config.baseUrl}/inboxes`);
+    const submit = async (v: Record<string, string>) => {
+      for (const [name, value] of Object.entries(v)) await page.locator(`#add-${name}`).fill(value);
+      await page.getByRole('button', { name: 'Add and enter the password' }).click();
+    };
+    await submit({ label: 'Home', email: 'not-an-address', imapHost: 'imap.example.test' });
+    expect(await page.locator('#add-email-error').textContent()).toContain('email must be a valid address');
+    expect(await page.locator('#add-email').getAttribute('aria-describedby')).toBe('add-email-error');
+    await submit({ label: 'Home', email: 'me@home.test', imapHost: 'not a host!' });
+    expect(await page.locator('#add-imapHost-error').textContent()).toContain('imapHost must be a host name');
+    await submit({ label: 'Home', email: 'me@home.test', imapHost: 'imap.home.test', imapPort: '99999' });
+    expect(await page.locator('#add-imapPort-error').textContent()).toContain(
+      'imapPort must be between 1 and 65535',
+    );
+    expect(await count()).toBe(before);
+    await submit({ label: 'Home', email: 'me@home.test', imapHost: 'imap.home.test', imapPort: '993' });
+    await page.waitForURL(/\/connect\/imap/);
+    expect(await count()).toBe(before + 1);
+    expect(await page.locator('input[type="password"]').count()).toBe(1);
+  });
+});
