@@ -110,6 +110,7 @@ export function buildServices(c: {
     clock,
     baseUrl: config.baseUrl,
     maxBodyChars: 50_000,
+    onAuthFailure: (inbox, reason) => inboxes.markNeedsReconnect(inbox, reason),
   });
   const profiles = new ProfileService({ settings: stores.settings, clock });
   const leases = new LeaseService({ leases: stores.leases, profiles, clock });

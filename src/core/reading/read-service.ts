@@ -5,7 +5,7 @@ import { err, ok, type Result } from '../../lib/result.ts';
 import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
 import type { SecretLinkStore } from '../inboxes/secret-link-store.ts';
-import type { MailSession } from '../mail/mail-ports.ts';
+import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { AttachmentContent, AttachmentInfo } from '../mail/mail-types.ts';
 import type { Folder } from '../messages/folder.ts';
@@ -17,7 +17,8 @@ import { resolveFolder } from '../sync/folder-names.ts';
 import { toSummary } from '../sync/sync-service.ts';
 
 export type ReadError = {
-  readonly code: 'message_not_found' | 'invalid_arguments' | 'not_supported';
+  readonly code:
+    'message_not_found' | 'invalid_arguments' | 'not_supported' | 'provider_error' | 'needs_reconnect';
   readonly message: string;
   readonly next?: NextStep;
 };
@@ -45,6 +46,8 @@ export interface ReadServiceDeps {
   readonly clock: Clock;
   readonly baseUrl: string;
   readonly maxBodyChars: number;
+  /** The provider refused the stored credential: the inbox needs reconnecting. */
+  readonly onAuthFailure: (inbox: Inbox, reason: string) => Promise<void>;
 }
 
 const ATTACHMENT_LINK_TTL_MS = 10 * 60_000;
@@ -332,12 +335,35 @@ export class ReadService {
     return ok({ message, folder });
   }
 
-  private async withSession<T>(inbox: Inbox, f: (s: MailSession) => Promise<T>): Promise<T> {
-    const session = await this.deps.sessions.open(inbox);
+  /**
+   * Runs `f` on a session of the inbox. The provider refusing the credential marks the inbox for reconnecting and
+   * answers `needs_reconnect`; any other provider failure answers `provider_error` with its safe message — never
+   * an internal error.
+   */
+  private async withSession<T>(
+    inbox: Inbox,
+    f: (s: MailSession) => Promise<Result<T, ReadError>>,
+  ): Promise<Result<T, ReadError>> {
+    let session: MailSession | undefined;
     try {
+      session = await this.deps.sessions.open(inbox);
       return await f(session);
+    } catch (e) {
+      if (e instanceof MailAuthError) {
+        await this.deps.onAuthFailure(inbox, e.message);
+        return err({
+          code: 'needs_reconnect',
+          message: `The mailbox refused the stored credential: ${e.message}`,
+        });
+      }
+      if (e instanceof MailProviderError)
+        return err({
+          code: 'provider_error',
+          message: `The mailbox could not be read right now: ${e.message}`,
+        });
+      throw e;
     } finally {
-      await session.close().catch(() => undefined);
+      await session?.close().catch(() => undefined);
     }
   }
 }
