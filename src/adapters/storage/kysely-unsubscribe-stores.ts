@@ -216,30 +216,45 @@ export class KyselyMailingListIndex implements MailingListIndex {
         .offset(page.offset)
         .execute(),
     ]);
+    if (groups.length === 0) return { rows: [], total: counted.n };
+    // Each group's latest message (one with an unsubscribe header first), for the whole page in one statement.
+    const ranked = this.db
+      .selectFrom('messages')
+      .select([
+        'id',
+        'inbox_id',
+        'from_address',
+        'from_name',
+        'list_id',
+        key.as('sender_key'),
+        sql<number>`row_number() over (partition by inbox_id, coalesce(list_id, from_address) order by case when list_unsubscribe is null then 1 else 0 end, date desc, id desc)`.as(
+          'rn',
+        ),
+      ])
+      .where('inbox_id', 'in', [...new Set(groups.map((g) => g.inbox_id))])
+      .where(key, 'in', [...new Set(groups.map((g) => g.sender_key))])
+      .where((eb) => eb.or([eb('list_id', 'is not', null), eb('list_unsubscribe', 'is not', null)]));
+    const latest = new Map(
+      (await this.db.selectFrom(ranked.as('r')).selectAll().where('rn', '=', 1).execute()).map((r) => [
+        `${r.inbox_id}\u0000${r.sender_key}`,
+        r,
+      ]),
+    );
     const rows: ListSender[] = [];
     for (const g of groups) {
-      const latest = await this.db
-        .selectFrom('messages')
-        .select(['id', 'from_address', 'from_name', 'list_id'])
-        .where('inbox_id', '=', g.inbox_id)
-        .where(key, '=', g.sender_key)
-        .where((eb) => eb.or([eb('list_id', 'is not', null), eb('list_unsubscribe', 'is not', null)]))
-        .orderBy(sql`case when list_unsubscribe is null then 1 else 0 end`)
-        .orderBy('date', 'desc')
-        .orderBy('id', 'desc')
-        .limit(1)
-        .executeTakeFirstOrThrow();
+      const m = latest.get(`${g.inbox_id}\u0000${g.sender_key}`);
+      if (m === undefined) continue; // removed between the two statements
       rows.push({
         inboxId: g.inbox_id as InboxId,
         senderKey: g.sender_key,
-        listId: latest.list_id,
-        address: latest.from_address,
-        name: latest.from_name,
+        listId: m.list_id,
+        address: m.from_address,
+        name: m.from_name,
         messages: g.messages,
         unread: g.unread,
         lastSeen: toDate(g.last_seen),
         oneClickAdvertised: g.one_click === 1,
-        latestMessageId: latest.id as MessageId,
+        latestMessageId: m.id as MessageId,
       });
     }
     return { rows, total: counted.n };
