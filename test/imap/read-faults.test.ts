@@ -15,6 +15,8 @@ describe('read tools when the IMAP server is gone', () => {
   let call: ReturnType<typeof toolCaller>;
   let inboxId: string;
   let messageId: string;
+  let partId: string;
+  let link: string;
 
   beforeAll(async () => {
     dovecot = await startDovecot({ users: { [USER]: PASSWORD } });
@@ -28,6 +30,7 @@ describe('read tools when the IMAP server is gone', () => {
           date: new Date(Date.UTC(2026, 9, i)),
           messageId: `<f${String(i)}@rig.test>`,
           text: `Body ${String(i)}`,
+          attachments: [{ filename: 'note.txt', contentType: 'text/plain', content: Buffer.from('hello') }],
         }),
         flags: [],
         internalDate: new Date(Date.UTC(2026, 9, i)),
@@ -40,6 +43,9 @@ describe('read tools when the IMAP server is gone', () => {
       messageId: string;
     }[];
     messageId = listed[0]!.messageId;
+    const full = expectToolOk(await call('get_message', { inboxId, messageId }));
+    partId = (full['attachments'] as { partId: string }[])[0]!.partId;
+    link = expectToolOk(await call('get_attachment', { inboxId, messageId, partId }))['url'] as string;
     await dovecot.stop();
   }, 120_000);
 
@@ -52,7 +58,11 @@ describe('read tools when the IMAP server is gone', () => {
     expect(read['message']).toMatch(/^The mailbox could not be read right now: /);
     expectToolError(await call('search_mailbox', { inboxId, query: 'Message' }), 'provider_error');
     expectToolError(await call('load_older_messages', { inboxId, folder: 'inbox' }), 'provider_error');
-    expectToolError(await call('get_attachment', { inboxId, messageId, partId: '2' }), 'provider_error');
+    expectToolError(await call('get_attachment', { inboxId, messageId, partId }), 'provider_error');
+    // A download link handed out before: a clear 502, not a 500.
+    const res = await app.fetch(new Request(link));
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ error: 'provider_error' });
     expect(expectToolOk(await call('list_messages', { inboxId }))['messages']).toHaveLength(2);
   });
 });

@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import { MailAuthError, MailProviderError } from '../../core/mail/mail-ports.ts';
 import type { AttachmentLinks } from '../../core/reading/attachment-links.ts';
 import type { HttpEnv } from './http-env.ts';
 import { jsonError } from './json-error.ts';
@@ -13,7 +14,19 @@ const SAFE_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0
  */
 export function registerAttachmentRoute(app: Hono<HttpEnv>, links: AttachmentLinks): void {
   app.get('/attachments/:token', async (c) => {
-    const opened = await links.open(c.req.param('token'));
+    let opened: Awaited<ReturnType<AttachmentLinks['open']>>;
+    try {
+      opened = await links.open(c.req.param('token'));
+    } catch (e) {
+      // The mailbox is unreachable or refused us: say so, with a status a client can retry on.
+      if (e instanceof MailProviderError || e instanceof MailAuthError)
+        return jsonError(
+          502,
+          'provider_error',
+          'The mailbox could not be reached to fetch this attachment. Try the link again in a moment.',
+        );
+      throw e;
+    }
     if (opened === undefined)
       return jsonError(
         410,
