@@ -219,6 +219,47 @@ export const SETTINGS = {
     description:
       'How often connected inboxes are synced in the background (new mail in the inbox folder also arrives by IMAP IDLE).',
   },
+  googleClientId: {
+    env: 'GOOGLE_CLIENT_ID',
+    schema: z
+      .string()
+      .regex(/^[\x21-\x7e]+$/, 'printable characters only, no spaces')
+      .optional(),
+    defaultText: 'unset: Gmail inboxes cannot connect',
+    description:
+      'OAuth client id of your Google Cloud project (README, "Gmail"). With GOOGLE_CLIENT_SECRET it turns on start_google_oauth.',
+  },
+  googleClientSecret: {
+    env: 'GOOGLE_CLIENT_SECRET',
+    schema: z
+      .string()
+      .regex(/^[\x21-\x7e]+$/, 'printable characters only, no spaces')
+      .optional(),
+    description: 'The secret of that OAuth client.',
+    secret: true,
+  },
+  googleIssuer: {
+    env: 'GOOGLE_OAUTH_ISSUER',
+    schema: httpUrl.default('https://accounts.google.com'),
+    defaultText: 'https://accounts.google.com',
+    description:
+      'Where Google sign-in is discovered (/.well-known/openid-configuration). Change only to point at a local emulator in tests.',
+  },
+  gmailApiUrl: {
+    env: 'GMAIL_API_URL',
+    schema: httpUrl.default('https://gmail.googleapis.com'),
+    defaultText: 'https://gmail.googleapis.com',
+    description: 'The Gmail API root. Change only to point at a local emulator in tests.',
+  },
+  gmailPollSeconds: {
+    env: 'GMAIL_POLL_SECONDS',
+    schema: positiveInt('a positive number of seconds')
+      .max(3600, 'expected at most 3600 seconds')
+      .default(30),
+    defaultText: '30',
+    description:
+      'How often connected Gmail inboxes are asked whether anything changed (one history request each; new mail then syncs).',
+  },
   imapInsecureHosts: {
     env: 'IMAP_INSECURE_HOSTS',
     schema: commaList({ lowercase: true }),

@@ -25,6 +25,13 @@ export interface Config {
   readonly imapInsecureHosts: readonly string[];
   /** One-click unsubscribe hosts allowed on private addresses (the SSRF guard's operator allowlist). */
   readonly unsubscribeAllowedHosts: readonly string[];
+  /** Gmail: the OAuth client id (null: Google sign-in is off), where sign-in and the API live, how often to poll. */
+  readonly google: {
+    readonly clientId: string | null;
+    readonly issuer: string;
+    readonly gmailApiUrl: string;
+    readonly pollSeconds: number;
+  };
   /** How long a verified credential is believed without a lookup (core/auth/verified-cache.ts); 0 = never. */
   readonly credentialCacheSeconds: number;
   readonly rateLimits: {
@@ -42,4 +49,6 @@ export interface Secrets {
   readonly databaseUrl?: string;
   /** The bearer token `/metrics` asks for; without one the endpoint is off. */
   readonly metricsToken?: string;
+  /** The Google OAuth client's secret (with `google.clientId`). */
+  readonly googleClientSecret?: string;
 }

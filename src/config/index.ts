@@ -14,6 +14,7 @@ export function readConfiguration(env: Env, cwd: string): { config: Config; secr
     encryptionKey,
     ...(raw.databaseUrl !== undefined && { databaseUrl: raw.databaseUrl }),
     ...(raw.metricsToken !== undefined && { metricsToken: raw.metricsToken }),
+    ...(raw.googleClientSecret !== undefined && { googleClientSecret: raw.googleClientSecret }),
   };
   return { config, secrets };
 }

@@ -28,6 +28,12 @@ describe('loadConfig', () => {
       imapInsecureHosts: [],
       unsubscribeAllowedHosts: [],
       credentialCacheSeconds: 5,
+      google: {
+        clientId: null,
+        issuer: 'https://accounts.google.com',
+        gmailApiUrl: 'https://gmail.googleapis.com',
+        pollSeconds: 30,
+      },
       rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
     });
   });

@@ -27,6 +27,10 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
     raw[key] = parsed.data;
   }
   const settings = raw as RawSettings;
+  if ((settings.googleClientId === undefined) !== (settings.googleClientSecret === undefined))
+    throw new ConfigError(
+      'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET: set both (the OAuth client of your Google Cloud project) or neither',
+    );
   const dataDir = isAbsolute(settings.dataDir) ? settings.dataDir : resolve(cwd, settings.dataDir);
   const baseUrl = settings.baseUrl ?? `http://${displayHost(settings.host)}:${String(settings.port)}`;
   const config: Config = {
@@ -51,6 +55,12 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
     imapInsecureHosts: settings.imapInsecureHosts,
     unsubscribeAllowedHosts: settings.unsubscribeAllowedHosts,
     credentialCacheSeconds: settings.credentialCacheSeconds,
+    google: {
+      clientId: settings.googleClientId ?? null,
+      issuer: settings.googleIssuer,
+      gmailApiUrl: settings.gmailApiUrl,
+      pollSeconds: settings.gmailPollSeconds,
+    },
     rateLimits: {
       apiPerMinute: settings.rateLimitApi,
       mcpPerMinute: settings.rateLimitMcp,

@@ -30,6 +30,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     imapInsecureHosts: ['127.0.0.1', 'localhost'],
     unsubscribeAllowedHosts: [],
     credentialCacheSeconds: 5, // as in production: tests exercise the verified-credential cache
+    google: {
+      clientId: null,
+      issuer: 'https://accounts.google.com',
+      gmailApiUrl: 'https://gmail.googleapis.com',
+      pollSeconds: 30,
+    },
     rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
     ...overrides,
   };
@@ -44,7 +50,13 @@ export const NO_RATE_LIMITS: Config['rateLimits'] = {
 };
 
 export async function createTestApp(
-  opts: { config?: Partial<Config>; pgUrl?: string; overrides?: AppOverrides; metricsToken?: string } = {},
+  opts: {
+    config?: Partial<Config>;
+    pgUrl?: string;
+    overrides?: AppOverrides;
+    metricsToken?: string;
+    googleClientSecret?: string;
+  } = {},
 ): Promise<App> {
   const config = testConfig(
     opts.pgUrl === undefined ? opts.config : { ...opts.config, database: { kind: 'postgres' } },
@@ -53,6 +65,7 @@ export async function createTestApp(
     encryptionKey: TEST_KEY,
     ...(opts.pgUrl !== undefined && { databaseUrl: opts.pgUrl }),
     ...(opts.metricsToken !== undefined && { metricsToken: opts.metricsToken }),
+    ...(opts.googleClientSecret !== undefined && { googleClientSecret: opts.googleClientSecret }),
   };
   return createApp(config, secrets, { log: silentLogger, ...opts.overrides });
 }

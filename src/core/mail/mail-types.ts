@@ -100,10 +100,14 @@ export interface SearchHit {
   readonly summary: RemoteSummary;
 }
 
-/** How an inbox logs in. The password variant never leaves the server; OAuth arrives with the Gmail/Graph issue. */
+/**
+ * How an inbox logs in; sealed at rest, never shown. `password` for IMAP/iCloud; `oauth` an access token for
+ * IMAP XOAUTH2; `google` the refresh token of a Google sign-in (the Gmail adapter trades it for access tokens).
+ */
 export type MailCredential =
   | { readonly kind: 'password'; readonly username: string; readonly password: string }
-  | { readonly kind: 'oauth'; readonly username: string; readonly accessToken: string };
+  | { readonly kind: 'oauth'; readonly username: string; readonly accessToken: string }
+  | { readonly kind: 'google'; readonly username: string; readonly refreshToken: string };
 
 /** Where an IMAP-speaking provider lives. */
 export interface ImapEndpoint {

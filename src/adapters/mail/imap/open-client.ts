@@ -1,6 +1,6 @@
 import { ImapFlow } from 'imapflow';
 import type { ImapFlowOptions } from 'imapflow';
-import type { LoginFailure } from '../../../core/mail/mail-ports.ts';
+import { MailAuthError, type LoginFailure } from '../../../core/mail/mail-ports.ts';
 import type { ImapEndpoint, MailCredential } from '../../../core/mail/mail-types.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { type AddressPolicy, normalizeHost, vetHost } from '../../net/host-guard.ts';
@@ -42,6 +42,7 @@ export async function openImapClient(
   purpose: 'commands' | 'idle' = 'commands',
 ): Promise<ImapFlow> {
   const insecure = policy.insecureHosts.has(normalizeHost(endpoint.host));
+  if (credential.kind === 'google') throw new MailAuthError('a Google sign-in does not log in over IMAP');
   const oauth = credential.kind === 'oauth';
   let client: ImapFlow | undefined;
   try {

@@ -1,0 +1,196 @@
+import { SignInError, type ProviderSignIn } from '../../core/inboxes/provider-sign-in.ts';
+import { MailAuthError, MailProviderError } from '../../core/mail/mail-ports.ts';
+
+/** `openid email` learns the address; gmail.modify reads, labels, moves, drafts and sends (no permanent delete). */
+export const GOOGLE_SCOPES = ['openid', 'email', 'https://www.googleapis.com/auth/gmail.modify'] as const;
+
+export interface GoogleOAuthOptions {
+  /** `https://accounts.google.com`, or an emulator's URL in tests. */
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** Our callback, registered on the Google OAuth client: `${BASE_URL}/connect/google/callback`. */
+  readonly redirectUri: string;
+  readonly fetch?: typeof fetch;
+}
+
+interface Discovery {
+  readonly authorization_endpoint: string;
+  readonly token_endpoint: string;
+  readonly userinfo_endpoint: string;
+  readonly revocation_endpoint?: string;
+}
+
+/** A fresh access token and when it stops working. */
+export interface AccessToken {
+  readonly token: string;
+  readonly expiresAt: number;
+}
+
+const TIMEOUT_MS = 15_000;
+
+/**
+ * Google's OAuth 2.0 endpoints, found once by OpenID discovery: the authorization URL with PKCE S256 and offline
+ * access, the code exchange (client_secret_post), refreshes and revocation. Nothing from a response body reaches
+ * an error message but the OAuth error code; no token is ever put in an error or a log line.
+ */
+export class GoogleOAuth implements ProviderSignIn {
+  private readonly opts: GoogleOAuthOptions;
+  private readonly fetch: typeof fetch;
+  private discovery: Promise<Discovery> | undefined;
+
+  constructor(opts: GoogleOAuthOptions) {
+    this.opts = opts;
+    this.fetch = opts.fetch ?? fetch;
+  }
+
+  async authorizationUrl(p: { state: string; codeChallenge: string; loginHint: string }): Promise<string> {
+    const d = await this.endpoints();
+    const url = new URL(d.authorization_endpoint);
+    url.search = new URLSearchParams({
+      client_id: this.opts.clientId,
+      redirect_uri: this.opts.redirectUri,
+      response_type: 'code',
+      scope: GOOGLE_SCOPES.join(' '),
+      state: p.state,
+      code_challenge: p.codeChallenge,
+      code_challenge_method: 'S256',
+      // A refresh token is only issued with offline access, and again on a repeat sign-in only with consent.
+      access_type: 'offline',
+      prompt: 'consent',
+      include_granted_scopes: 'true',
+      login_hint: p.loginHint,
+    }).toString();
+    return url.toString();
+  }
+
+  async exchange(code: string, codeVerifier: string): Promise<{ refreshToken: string; email: string }> {
+    const d = await this.endpoints();
+    const res = await this.post(d.token_endpoint, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: codeVerifier,
+      redirect_uri: this.opts.redirectUri,
+    });
+    const body = await jsonOf(res);
+    if (!res.ok) throw new SignInError(`Google refused the sign-in (${oauthError(body)})`);
+    const refreshToken = stringField(body, 'refresh_token');
+    const accessToken = stringField(body, 'access_token');
+    if (accessToken === undefined) throw new SignInError('Google answered without an access token');
+    if (refreshToken === undefined)
+      throw new SignInError('Google answered without a refresh token (offline access was not granted)');
+    const scope = stringField(body, 'scope');
+    if (scope !== undefined && !scope.split(' ').includes(GOOGLE_SCOPES[2]))
+      throw new SignInError(
+        'The Gmail permission was not granted; tick it on the consent screen and try again',
+      );
+    return { refreshToken, email: await this.emailOf(d, accessToken) };
+  }
+
+  /** A new access token; `MailAuthError` when Google no longer honours the refresh token (`invalid_grant`). */
+  async refresh(refreshToken: string): Promise<AccessToken> {
+    const d = await this.endpoints();
+    const started = Date.now();
+    const res = await this.post(d.token_endpoint, {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+    });
+    const body = await jsonOf(res);
+    if (!res.ok) {
+      const code = oauthError(body);
+      if (code === 'invalid_grant' || code === 'unauthorized_client' || code === 'invalid_client')
+        throw new MailAuthError(`Google no longer accepts this sign-in (${code}); sign in again`);
+      throw new MailProviderError(`Google's token service failed (HTTP ${String(res.status)})`);
+    }
+    const token = stringField(body, 'access_token');
+    if (token === undefined) throw new MailProviderError('Google answered without an access token');
+    const expiresIn = typeof body['expires_in'] === 'number' ? body['expires_in'] : 3600;
+    return { token, expiresAt: started + expiresIn * 1000 };
+  }
+
+  async revoke(refreshToken: string): Promise<void> {
+    const d = await this.endpoints();
+    const endpoint = d.revocation_endpoint ?? 'https://oauth2.googleapis.com/revoke';
+    const res = await this.post(endpoint, { token: refreshToken });
+    // 400 invalid_token: already revoked or expired, which is what we wanted.
+    if (!res.ok && res.status !== 400)
+      throw new MailProviderError(`Google's revocation failed (HTTP ${String(res.status)})`);
+  }
+
+  private async emailOf(d: Discovery, accessToken: string): Promise<string> {
+    const res = await this.request(d.userinfo_endpoint, {
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
+    const body = await jsonOf(res);
+    const email = stringField(body, 'email');
+    if (!res.ok || email === undefined) throw new SignInError('Google did not say which address signed in');
+    if (body['email_verified'] === false) throw new SignInError('Google says this address is not verified');
+    return email;
+  }
+
+  private endpoints(): Promise<Discovery> {
+    this.discovery ??= this.discover().catch((e: unknown) => {
+      this.discovery = undefined; // try again next time
+      throw e;
+    });
+    return this.discovery;
+  }
+
+  private async discover(): Promise<Discovery> {
+    const res = await this.request(`${this.opts.issuer}/.well-known/openid-configuration`, {});
+    const body = await jsonOf(res);
+    const pick = (k: keyof Discovery) => stringField(body, k);
+    const authorization = pick('authorization_endpoint');
+    const token = pick('token_endpoint');
+    const userinfo = pick('userinfo_endpoint');
+    if (!res.ok || authorization === undefined || token === undefined || userinfo === undefined)
+      throw new MailProviderError('Google sign-in could not be discovered');
+    const revocation = pick('revocation_endpoint');
+    return {
+      authorization_endpoint: authorization,
+      token_endpoint: token,
+      userinfo_endpoint: userinfo,
+      ...(revocation !== undefined && { revocation_endpoint: revocation }),
+    };
+  }
+
+  private post(url: string, form: Record<string, string>): Promise<Response> {
+    return this.request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({
+        ...form,
+        client_id: this.opts.clientId,
+        client_secret: this.opts.clientSecret,
+      }).toString(),
+    });
+  }
+
+  private async request(url: string, init: RequestInit): Promise<Response> {
+    try {
+      return await this.fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_MS) });
+    } catch {
+      throw new MailProviderError('Google sign-in could not be reached');
+    }
+  }
+}
+
+async function jsonOf(res: Response): Promise<Record<string, unknown>> {
+  try {
+    const body: unknown = await res.json();
+    return typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function stringField(body: Record<string, unknown>, key: string): string | undefined {
+  const v = body[key];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** The OAuth error code only (RFC 6749 §5.2), limited to its allowed characters: never a description. */
+function oauthError(body: Record<string, unknown>): string {
+  const code = stringField(body, 'error');
+  return code !== undefined && /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(code) ? code : 'error';
+}
