@@ -12,6 +12,9 @@ import { mailauthDkimVerifier } from '../adapters/mail/dkim/mailauth-dkim-verifi
 import { demoPoster } from '../adapters/mail/demo/demo-poster.ts';
 import { oneClickPoster } from '../adapters/http/one-click-poster.ts';
 import { ProviderSubmitter } from '../adapters/mail/submitter.ts';
+import { GoogleOAuth } from '../adapters/google/google-oauth.ts';
+import { GmailConnector } from '../adapters/mail/gmail/gmail-connector.ts';
+import { GOOGLE_CALLBACK_PATH } from '../transports/web/google-callback-path.ts';
 import { flexibleRateLimiter } from '../adapters/rate-limits/flexible-rate-limiter.ts';
 import type { Db, Stores } from '../adapters/storage/index.ts';
 import { KyselyCredentialVault } from '../adapters/storage/kysely-credential-vault.ts';
@@ -87,7 +90,8 @@ export function buildServices(c: {
   const vault = new KyselyCredentialVault(db, aead(secrets.encryptionKey, 'credential'));
   const links = new KyselySecretLinkStore(db);
   const imap = o.imapConnector ?? new ImapConnector({ insecureHosts: config.imapInsecureHosts, logger: log });
-  const sessions = new ProviderSessionFactory({ db, vault, imap });
+  const google = googleMail(config, secrets);
+  const sessions = new ProviderSessionFactory({ db, vault, imap, gmail: google?.connector });
   const queue = new InProcessQueue(log);
   const inboxes = new InboxService({
     inboxes: stores.inboxes,
@@ -99,7 +103,13 @@ export function buildServices(c: {
     maxInboxesPerAccount: 20,
     // The scheduler is built below from services that need this one; it exists by the time anyone connects.
     onConnected: (inbox) => {
-      scheduler.syncSoon(inbox);
+      scheduler.connected(inbox);
+    },
+    google: google?.oauth,
+    onCredentialDropped: async (credential) => {
+      await google?.connector.revoke(credential).catch((e: unknown) => {
+        log.warn({ err: e instanceof Error ? e.message : 'unknown' }, 'revoking a Google sign-in failed');
+      });
     },
   });
   const read = new ReadService({
@@ -163,6 +173,7 @@ export function buildServices(c: {
   });
   const submitter = new ProviderSubmitter(
     new SmtpSubmitter({ vault, insecureHosts: config.imapInsecureHosts, logger: log }),
+    google === undefined ? undefined : { connector: google.connector, vault },
   );
   const sending = new SendService({
     drafts: stores.drafts,
@@ -283,5 +294,29 @@ export function buildServices(c: {
       unsubscribe,
       screening,
     },
+  };
+}
+
+/** Google sign-in and the Gmail adapter, when the operator configured an OAuth client. */
+function googleMail(
+  config: Config,
+  secrets: Secrets,
+): { oauth: GoogleOAuth; connector: GmailConnector } | undefined {
+  const clientId = config.google.clientId;
+  const clientSecret = secrets.googleClientSecret;
+  if (clientId === null || clientSecret === undefined) return undefined;
+  const oauth = new GoogleOAuth({
+    issuer: config.google.issuer,
+    clientId,
+    clientSecret,
+    redirectUri: `${config.baseUrl}${GOOGLE_CALLBACK_PATH}`,
+  });
+  return {
+    oauth,
+    connector: new GmailConnector({
+      oauth,
+      apiUrl: config.google.gmailApiUrl,
+      pollMs: config.google.pollSeconds * 1000,
+    }),
   };
 }

@@ -54,8 +54,18 @@ export class SyncScheduler {
     }
     for (const inbox of inboxes) {
       this.syncSoon(inbox);
-      if (!inbox.isDemo && !this.watchers.has(inbox.id)) this.watchers.set(inbox.id, this.watch(inbox));
+      this.ensureWatching(inbox);
     }
+  }
+
+  /** A first sync now and a watcher from now on (an inbox just connected need not wait for the next tick). */
+  connected(inbox: Inbox): void {
+    this.syncSoon(inbox);
+    this.ensureWatching(inbox);
+  }
+
+  private ensureWatching(inbox: Inbox): void {
+    if (!inbox.isDemo && !this.watchers.has(inbox.id)) this.watchers.set(inbox.id, this.watch(inbox));
   }
 
   /** How many inboxes have a live watcher (for operators' metrics and the memory benchmark). */

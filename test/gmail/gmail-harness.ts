@@ -7,9 +7,7 @@ import type { MailHarness } from '../../src/core/mail/mail-session.contract.ts';
 import { startGoogleEmulator, type GoogleEmulator } from '../rig/gmail-emulator.ts';
 
 /** Gmail as "another mail client" sees it: the API straight to the emulator, with IMAP-named flags mapped. */
-export async function gmailHarness(
-  opts: { pollMs?: number } = {},
-): Promise<
+export async function gmailHarness(opts: { pollMs?: number } = {}): Promise<
   MailHarness & {
     google: GoogleEmulator;
     api: gmail_v1.Gmail;

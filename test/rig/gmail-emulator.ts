@@ -25,8 +25,12 @@ export interface GoogleEmulator {
     count: number,
     fault: { status: number; retryAfter?: number; reason?: string; path?: RegExp },
   ): void;
-  /** Requests seen by the stub, method and path (with query), oldest first. */
-  readonly requests: { method: string; path: string }[];
+  /** Requests seen by the stub, method, path (with query) and when, oldest first. */
+  readonly requests: { method: string; path: string; at: number }[];
+  /** Refresh tokens Google issued through the stub (a test revokes one as the person would at Google). */
+  refreshTokens(): string[];
+  /** Access tokens Google issued through the stub. */
+  accessTokens(): string[];
   close(): Promise<void>;
 }
 
@@ -43,6 +47,7 @@ export async function startGoogleEmulator(opts: GoogleEmulatorOptions = {}): Pro
     service: 'google',
     port: emuPort,
     hostname: '127.0.0.1',
+    baseUrl: `http://127.0.0.1:${String(emuPort)}`,
     seed: {
       google: {
         users: [{ email: user, name: 'Pat Person' }],
@@ -62,7 +67,11 @@ export async function startGoogleEmulator(opts: GoogleEmulatorOptions = {}): Pro
   const emulatorUrl = `http://127.0.0.1:${String(emuPort)}`;
   let staleBefore: bigint | undefined;
   const faults: { count: number; status: number; retryAfter?: number; reason?: string; path?: RegExp }[] = [];
-  const requests: { method: string; path: string }[] = [];
+  const requests: { method: string; path: string; at: number }[] = [];
+  // Google revokes the access tokens of a revoked refresh token too; the emulator forgets only the one it is given.
+  const issuedFrom = new Map<string, string>();
+  const refreshTokens: string[] = [];
+  const revoked = new Set<string>();
 
   const forward = async (req: IncomingMessage, path: string, body?: Buffer): Promise<Response> =>
     fetch(emulatorUrl + path, {
@@ -102,7 +111,36 @@ export async function startGoogleEmulator(opts: GoogleEmulatorOptions = {}): Pro
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
     const url = new URL(req.url ?? '/', 'http://stub');
-    requests.push({ method: req.method ?? 'GET', path: url.pathname + url.search });
+    requests.push({ method: req.method ?? 'GET', path: url.pathname + url.search, at: Date.now() });
+    if (url.pathname === '/oauth2/token' && req.method === 'POST') {
+      const upstream = await forward(req, url.pathname, body);
+      const text = await upstream.text();
+      const sent = new URLSearchParams(body.toString('utf8'));
+      try {
+        const tokens = JSON.parse(text) as { access_token?: string; refresh_token?: string };
+        const refresh = tokens.refresh_token ?? sent.get('refresh_token') ?? undefined;
+        if (tokens.refresh_token !== undefined) refreshTokens.push(tokens.refresh_token);
+        if (tokens.access_token !== undefined && refresh !== undefined)
+          issuedFrom.set(tokens.access_token, refresh);
+      } catch {
+        // not JSON: passed on as it is
+      }
+      res.writeHead(upstream.status, {
+        'content-type': upstream.headers.get('content-type') ?? 'application/json',
+      });
+      res.end(text);
+      return;
+    }
+    if (url.pathname === '/oauth2/revoke' && req.method === 'POST') {
+      const token = new URLSearchParams(body.toString('utf8')).get('token') ?? '';
+      revoked.add(token);
+      for (const [access, refresh] of issuedFrom) if (refresh === token) revoked.add(access);
+    }
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (url.pathname.startsWith('/gmail/') && bearer !== undefined && revoked.has(bearer)) {
+      json(res, 401, gmailError(401, 'Request had invalid authentication credentials.', 'authError'));
+      return;
+    }
     const fault = faults.find((f) => f.path === undefined || f.path.test(url.pathname));
     if (fault !== undefined && url.pathname.startsWith('/gmail/')) {
       fault.count--;
@@ -218,6 +256,8 @@ export async function startGoogleEmulator(opts: GoogleEmulatorOptions = {}): Pro
     emulatorUrl,
     user,
     requests,
+    refreshTokens: () => [...refreshTokens],
+    accessTokens: () => [...issuedFrom.keys()],
     expireHistoryBefore(historyId) {
       staleBefore = BigInt(historyId);
     },

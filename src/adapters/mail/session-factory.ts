@@ -10,16 +10,35 @@ import type { MailSessionFactory } from '../../core/mail/mail-session-factory.ts
 import type { Db } from '../storage/database.ts';
 import { DemoMailbox } from './demo/demo-mailbox.ts';
 import { DemoSession } from './demo/demo-session.ts';
+import type { GmailConnector } from './gmail/gmail-connector.ts';
 
-/** Chooses the adapter for an inbox: the demo mailbox, or IMAP (also iCloud) with its unsealed credential. */
+/** Google sign-in is off on this server: what the operator sets to turn it on. */
+const NO_GOOGLE =
+  'Google sign-in is not configured on this server (GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET)';
+
+/**
+ * Chooses the adapter for an inbox: the demo mailbox, IMAP (also iCloud) with its unsealed credential, or Gmail
+ * with its Google sign-in.
+ */
 export class ProviderSessionFactory implements MailSessionFactory {
-  private readonly deps: { db: Db; vault: CredentialVault; imap: MailConnector };
-  constructor(deps: { db: Db; vault: CredentialVault; imap: MailConnector }) {
+  private readonly deps: {
+    db: Db;
+    vault: CredentialVault;
+    imap: MailConnector;
+    gmail?: GmailConnector | undefined;
+  };
+  constructor(deps: {
+    db: Db;
+    vault: CredentialVault;
+    imap: MailConnector;
+    gmail?: GmailConnector | undefined;
+  }) {
     this.deps = deps;
   }
 
   async open(inbox: Inbox): Promise<MailSession> {
     if (inbox.isDemo) return new DemoSession(new DemoMailbox(this.deps.db, inbox.id));
+    if (inbox.provider === 'google') return this.gmail(inbox);
     if (inbox.provider === 'imap' || inbox.provider === 'icloud') {
       const credential = await this.deps.vault.get(inbox.id);
       if (credential === undefined) throw new MailAuthError('no readable stored credential');
@@ -31,6 +50,15 @@ export class ProviderSessionFactory implements MailSessionFactory {
   async watchInbox(inbox: Inbox, onChange: () => void): Promise<() => Promise<void>> {
     // Nothing arrives in the demo mailbox on its own.
     if (inbox.isDemo) return () => Promise.resolve();
+    if (inbox.provider === 'google') {
+      // Gmail push needs a public Pub/Sub topic: poll the history instead (one request per interval).
+      const session = await this.gmail(inbox);
+      const stop = await session.watch('INBOX', onChange);
+      return async () => {
+        await stop();
+        await session.close();
+      };
+    }
     if (inbox.provider !== 'imap' && inbox.provider !== 'icloud')
       throw new MailProviderError(`${inbox.provider} inboxes cannot be watched yet`);
     const credential = await this.deps.vault.get(inbox.id);
@@ -42,5 +70,12 @@ export class ProviderSessionFactory implements MailSessionFactory {
       'INBOX',
       onChange,
     );
+  }
+
+  private async gmail(inbox: Inbox) {
+    if (this.deps.gmail === undefined) throw new MailProviderError(NO_GOOGLE);
+    const credential = await this.deps.vault.get(inbox.id);
+    if (credential === undefined) throw new MailAuthError('no readable stored credential');
+    return this.deps.gmail.open(inbox, credential);
   }
 }

@@ -1,22 +1,41 @@
+import type { CredentialVault } from '../../core/inboxes/credential-vault.ts';
 import type { Inbox } from '../../core/inboxes/inbox.ts';
-import type { MailSubmitter, Submission } from '../../core/sending/mail-submitter.ts';
+import {
+  SubmitRefusedError,
+  type MailSubmitter,
+  type Submission,
+  type SubmitReceipt,
+} from '../../core/sending/mail-submitter.ts';
+import type { GmailConnector } from './gmail/gmail-connector.ts';
 
 /**
  * Chooses how an inbox sends: the demo inbox sends nothing (the caller files a copy in its Sent folder, as for any
- * inbox), IMAP and iCloud submit over SMTP. Gmail and Microsoft add their API senders here.
+ * inbox), IMAP and iCloud submit over SMTP, Gmail sends its draft through the API (when Google sign-in is
+ * configured). Microsoft adds its API sender here.
  */
 export class ProviderSubmitter implements MailSubmitter {
   private readonly smtp: MailSubmitter;
-  constructor(smtp: MailSubmitter) {
+  private readonly gmail: { connector: GmailConnector; vault: CredentialVault } | undefined;
+  constructor(smtp: MailSubmitter, gmail?: { connector: GmailConnector; vault: CredentialVault }) {
     this.smtp = smtp;
+    this.gmail = gmail;
   }
 
   canSend(inbox: Inbox): boolean {
-    return inbox.isDemo || this.smtp.canSend(inbox);
+    if (inbox.isDemo) return true;
+    if (inbox.provider === 'google') return this.gmail !== undefined;
+    return this.smtp.canSend(inbox);
   }
 
-  async submit(inbox: Inbox, submission: Submission): Promise<void> {
-    if (inbox.isDemo) return;
-    await this.smtp.submit(inbox, submission);
+  async submit(inbox: Inbox, submission: Submission): Promise<SubmitReceipt> {
+    if (inbox.isDemo) return { filedByProvider: false };
+    if (inbox.provider === 'google') {
+      if (this.gmail === undefined)
+        throw new SubmitRefusedError('Google sign-in is not configured on this server');
+      const credential = await this.gmail.vault.get(inbox.id);
+      if (credential === undefined) throw new SubmitRefusedError('no readable stored credential', true);
+      return this.gmail.connector.submit(inbox, credential, submission);
+    }
+    return this.smtp.submit(inbox, submission);
   }
 }

@@ -115,6 +115,7 @@ export class KyselyInboxStore implements InboxStore {
       .updateTable('inboxes')
       .set({
         ...(patch.label !== undefined && { label: patch.label }),
+        ...(patch.email !== undefined && { email: patch.email }),
         ...(patch.paused !== undefined && { paused: bit(patch.paused) }),
         ...(patch.connectionStatus !== undefined && { connection_status: patch.connectionStatus }),
         ...(patch.lastError !== undefined && { last_error: patch.lastError }),

@@ -1,10 +1,12 @@
 import type { Clock } from '../../lib/clock.ts';
-import { newId } from '../../lib/random.ts';
+import { newId, randomToken } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
-import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
+import { newSecret, pkceChallenge, sha256Hex } from '../../lib/secret-token.ts';
 import type { AccountId } from '../accounts/account.ts';
 import { normaliseEmail } from '../accounts/password-hasher.ts';
-import type { LoginFailure, MailConnector } from '../mail/mail-ports.ts';
+import { MailProviderError, type LoginFailure, type MailConnector } from '../mail/mail-ports.ts';
+import type { MailCredential } from '../mail/mail-types.ts';
+import { SignInError, type ProviderSignIn } from './provider-sign-in.ts';
 import type { CredentialVault } from './credential-vault.ts';
 import { inboxError, type InboxError } from './inbox-errors.ts';
 import type { InboxStore } from './inbox-store.ts';
@@ -41,7 +43,21 @@ export interface InboxServiceDeps {
   readonly maxInboxesPerAccount: number;
   /** Called after a credential is saved (the first sync starts in the background). */
   readonly onConnected: (inbox: Inbox) => void;
+  /** Google sign-in; absent when the operator has not configured an OAuth client. */
+  readonly google?: ProviderSignIn | undefined;
+  /** Called with a credential that is no longer kept (revocation at the provider); failures are logged there. */
+  readonly onCredentialDropped?: (credential: MailCredential) => Promise<void>;
 }
+
+/** What the operator sets to turn Google sign-in on (README, "Gmail"). */
+export const GOOGLE_NOT_CONFIGURED =
+  'Google sign-in is not configured on this server: the operator sets GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (README, "Gmail inboxes").';
+
+const SIGNIN_TTL_MS = 15 * 60_000;
+
+/** How a Google sign-in ended, for the callback page. */
+export type SignInFailure =
+  { readonly reason: 'link_invalid' } | { readonly reason: 'refused'; readonly message: string };
 
 const CAPTURE_TTL_MS = 15 * 60_000;
 const CAPTURE_MAX_ATTEMPTS = 5;
@@ -258,12 +274,109 @@ export class InboxService {
     return updated === undefined ? err(inboxError('inbox_not_found', 'The inbox was removed.')) : ok(updated);
   }
 
-  /** Removes the inbox from this service: its index, credential and links. The mailbox itself is untouched. */
+  /**
+   * A Google sign-in link for a google inbox: the authorization-code flow with PKCE S256 (the verifier stays on
+   * the server) and a `state` that is single use, bound to this account and inbox, and lives 15 minutes.
+   */
+  async startGoogleSignIn(
+    accountId: AccountId,
+    inboxId: string,
+  ): Promise<Result<{ url: string; expiresAt: Date; inbox: Inbox }, InboxError>> {
+    const owned = await this.owned(accountId, inboxId);
+    if (!owned.ok) return owned;
+    const inbox = owned.value;
+    if (inbox.provider !== 'google')
+      return err(
+        inboxError(
+          'not_supported',
+          inbox.provider === 'microsoft'
+            ? 'This is a Microsoft inbox: it signs in with Microsoft, not Google.'
+            : `A ${inbox.provider} inbox connects with its mailbox password (start_imap_secret_capture).`,
+        ),
+      );
+    if (inbox.isDemo) return err(inboxError('not_supported', 'The demo inbox needs no sign-in.'));
+    const google = this.deps.google;
+    if (google === undefined) return err(inboxError('not_supported', GOOGLE_NOT_CONFIGURED));
+    const state = newSecret('gst_', 40);
+    const verifier = randomToken(64);
+    const now = this.deps.clock.now();
+    const expiresAt = new Date(now.getTime() + SIGNIN_TTL_MS);
+    await this.deps.links.create({
+      idHash: sha256Hex(state),
+      purpose: 'google_signin',
+      accountId,
+      inboxId: inbox.id,
+      payload: { verifier },
+      createdAt: now,
+      expiresAt,
+    });
+    const url = await google.authorizationUrl({
+      state,
+      codeChallenge: pkceChallenge(verifier),
+      loginHint: inbox.email,
+    });
+    return ok({ url, expiresAt, inbox });
+  }
+
+  /**
+   * Google's redirect back: the state is used up first (a replayed callback does nothing), the code traded with
+   * the verifier, and the refresh token sealed. When Google signed in another address than the inbox's, the
+   * inbox takes the signed-in address and the page says so.
+   */
+  async completeGoogleSignIn(
+    state: string,
+    code: string,
+  ): Promise<Result<{ inbox: Inbox; previousEmail: string | null }, SignInFailure>> {
+    const google = this.deps.google;
+    const idHash = sha256Hex(state);
+    const now = this.deps.clock.now();
+    const link = await this.deps.links.find(idHash, 'google_signin', now);
+    if (google === undefined || link === undefined || link.inboxId === null)
+      return err({ reason: 'link_invalid' });
+    if (!(await this.deps.links.consume(idHash, now))) return err({ reason: 'link_invalid' });
+    const inbox = await this.deps.inboxes.get(link.accountId, link.inboxId);
+    const verifier = (link.payload as { verifier?: unknown } | null)?.verifier;
+    if (inbox === undefined || typeof verifier !== 'string') return err({ reason: 'link_invalid' });
+    let signedIn: { refreshToken: string; email: string };
+    try {
+      signedIn = await google.exchange(code, verifier);
+    } catch (e) {
+      if (e instanceof SignInError || e instanceof MailProviderError)
+        return err({ reason: 'refused', message: e.message });
+      throw e;
+    }
+    const email = normaliseEmail(signedIn.email) ?? inbox.email;
+    const previous = await this.deps.vault.get(inbox.id);
+    await this.deps.vault.put(
+      inbox.id,
+      { kind: 'google', username: email, refreshToken: signedIn.refreshToken },
+      now,
+    );
+    if (previous?.kind === 'google' && previous.refreshToken !== signedIn.refreshToken)
+      await this.deps.onCredentialDropped?.(previous);
+    const updated = await this.deps.inboxes.update(
+      inbox.accountId,
+      inbox.id,
+      { connectionStatus: 'connected', lastError: null, ...(email !== inbox.email && { email }) },
+      this.deps.clock.now(),
+    );
+    const connected = updated ?? inbox;
+    this.deps.onConnected(connected);
+    return ok({ inbox: connected, previousEmail: email !== inbox.email ? inbox.email : null });
+  }
+
+  /**
+   * Removes the inbox from this service: its index, credential and links; a Google sign-in is revoked at Google.
+   * The mailbox itself is untouched.
+   */
   async remove(accountId: AccountId, inboxId: string): Promise<boolean> {
     const owned = await this.owned(accountId, inboxId);
     if (!owned.ok) return false;
+    const credential = await this.deps.vault.get(owned.value.id);
     await this.deps.vault.delete(owned.value.id);
-    return this.deps.inboxes.delete(accountId, owned.value.id);
+    const removed = await this.deps.inboxes.delete(accountId, owned.value.id);
+    if (credential !== undefined) await this.deps.onCredentialDropped?.(credential);
+    return removed;
   }
 
   /** Marks the inbox as needing a new credential, with a short reason for the person. */

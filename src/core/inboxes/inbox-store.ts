@@ -5,6 +5,8 @@ export type NewInbox = Omit<Inbox, 'updatedAt' | 'lastError' | 'paused'> & { rea
 
 export interface InboxPatch {
   readonly label?: string;
+  /** The mailbox address, when a sign-in showed it to be another than the one registered. */
+  readonly email?: string;
   readonly paused?: boolean;
   readonly connectionStatus?: ConnectionStatus;
   readonly lastError?: string | null;

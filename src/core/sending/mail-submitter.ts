@@ -5,6 +5,16 @@ export interface Submission {
   readonly envelopeFrom: string;
   readonly recipients: readonly string[];
   readonly raw: Uint8Array;
+  /** Where the draft of this message sits in the mailbox (providers that send a draft, such as Gmail). */
+  readonly draft?: { readonly folderPath: string; readonly ref: string } | undefined;
+}
+
+/**
+ * What the provider did besides delivering: Gmail and Graph send the mailbox's own draft, which files the copy in
+ * Sent and consumes the draft; after SMTP the caller files the copy and removes the draft itself.
+ */
+export interface SubmitReceipt {
+  readonly filedByProvider: boolean;
 }
 
 /** The server refused before accepting anything (connect, TLS, login, MAIL FROM, RCPT, a negative reply to DATA). */
@@ -25,9 +35,9 @@ export class SubmitUncertainError extends Error {
 
 /**
  * Hands a message to the inbox's provider for delivery (IMAP/iCloud: SMTP submission with the stored credential;
- * the demo inbox: nowhere — it sends nothing). Throws one of the two errors above; anything else is a bug.
+ * Gmail: `drafts.send` of the mailbox's draft; the demo inbox: nowhere — it sends nothing). Throws one of the two errors above; anything else is a bug.
  */
 export interface MailSubmitter {
   canSend(inbox: Inbox): boolean;
-  submit(inbox: Inbox, submission: Submission): Promise<void>;
+  submit(inbox: Inbox, submission: Submission): Promise<SubmitReceipt>;
 }

@@ -19,7 +19,12 @@ import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { ProfileService } from '../profile/profile-service.ts';
 import type { SettingsStore } from '../settings/settings-store.ts';
-import { SubmitRefusedError, SubmitUncertainError, type MailSubmitter } from './mail-submitter.ts';
+import {
+  SubmitRefusedError,
+  SubmitUncertainError,
+  type MailSubmitter,
+  type SubmitReceipt,
+} from './mail-submitter.ts';
 
 export const SEND_APPROVAL_TTL_MS = 24 * 3_600_000;
 export const SEND_MAX_WRONG_CODES = 5;
@@ -269,11 +274,16 @@ export class SendService {
     const sentAt = this.deps.clock.now();
     const recipients = parseRecipients(draft.to);
     const raw = await this.deps.composer.compose(compositionOf(draft, inbox, sentAt));
+    let receipt: SubmitReceipt;
     try {
-      await this.deps.submitter.submit(inbox, {
+      receipt = await this.deps.submitter.submit(inbox, {
         envelopeFrom: inbox.email,
         recipients: recipients.ok ? recipients.value.map((r) => r.address) : [],
         raw,
+        draft:
+          draft.folderPath !== null && draft.providerDraftId !== null
+            ? { folderPath: draft.folderPath, ref: draft.providerDraftId }
+            : undefined,
       });
     } catch (e) {
       if (e instanceof SubmitRefusedError) {
@@ -296,7 +306,8 @@ export class SendService {
     }
     await this.deps.pendingSends.finish(pendingSendId, 'sent', this.deps.clock.now(), null);
     await this.deps.drafts.setStatus(draft.id, 'sent', this.deps.clock.now());
-    const warnings = await this.fileAway(draft, inbox, raw, sentAt);
+    // Gmail's drafts.send filed the copy in Sent and used up the draft; after SMTP that is ours to do.
+    const warnings = receipt.filedByProvider ? [] : await this.fileAway(draft, inbox, raw, sentAt);
     return ok({ draft: { ...draft, status: 'sent' }, sentAt, warnings });
   }
 

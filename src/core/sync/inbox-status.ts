@@ -41,7 +41,10 @@ export class InboxStatusService {
   }
 
   /** Makes exactly these folders the synced ones (at least one, all of this inbox). The caller owns the inbox. */
-  async select(inboxId: InboxId, ids: readonly string[]): Promise<Result<void, { code: 'invalid_arguments' }>> {
+  async select(
+    inboxId: InboxId,
+    ids: readonly string[],
+  ): Promise<Result<void, { code: 'invalid_arguments' }>> {
     const known = new Set((await this.deps.folders.list(inboxId)).map((f) => f.id as string));
     const chosen = [...new Set(ids)];
     if (chosen.length === 0 || chosen.some((id) => !known.has(id))) return err({ code: 'invalid_arguments' });

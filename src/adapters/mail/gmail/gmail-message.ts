@@ -85,8 +85,7 @@ export async function summaryOf(m: gmail_v1.Schema$Message, folders: GmailFolder
 /** `metadata` gives only the top part's type: multipart/mixed is what carries attachments. */
 function hasAttachments(payload: gmail_v1.Schema$MessagePart | undefined): boolean {
   if (payload === undefined) return false;
-  if (payload.parts !== undefined)
-    return walk(payload).some((p) => isAttachment(p));
+  if (payload.parts !== undefined) return walk(payload).some((p) => isAttachment(p));
   return (payload.mimeType ?? '').toLowerCase() === 'multipart/mixed';
 }
 

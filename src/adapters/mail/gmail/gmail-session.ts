@@ -1,6 +1,7 @@
 import type { gmail_v1 } from '@googleapis/gmail';
 import {
   MAX_RAW_BYTES,
+  MailProviderError,
   type ChangeOptions,
   type MailSession,
   type Placed,
@@ -271,19 +272,7 @@ export class GmailSession implements MailSession {
   ): Promise<Placed | undefined> {
     const encoded = Buffer.from(raw).toString('base64url');
     if (path === 'DRAFT') {
-      const threadId = await this.threadOf(raw);
-      const draft = await this.api.call(
-        'the draft',
-        (g, o) =>
-          g.users.drafts.create(
-            {
-              userId: 'me',
-              requestBody: { message: { raw: encoded, ...(threadId !== undefined && { threadId }) } },
-            },
-            o,
-          ),
-        'once',
-      );
+      const draft = await this.createDraft(raw);
       const id = draft.message?.id ?? undefined;
       if (id === undefined) return undefined;
       const [m] = await this.minimal([id]);
@@ -317,6 +306,46 @@ export class GmailSession implements MailSession {
     const [m] = await this.minimal([ref]);
     if (m !== undefined && inFolder(path, m.labelIds))
       await this.api.call('the message', (g, o) => g.users.messages.trash({ userId: 'me', id: ref }, o));
+  }
+
+  /** Writes `raw` as a draft, replacing the draft `draftId` when given; returns the draft's id. */
+  async writeDraft(raw: Uint8Array, draftId: string | undefined): Promise<string> {
+    if (draftId === undefined) {
+      const id = (await this.createDraft(raw)).id ?? undefined;
+      if (id === undefined) throw new MailProviderError('Gmail did not return the draft');
+      return id;
+    }
+    const threadId = await this.threadOf(raw);
+    const message = {
+      raw: Buffer.from(raw).toString('base64url'),
+      ...(threadId !== undefined && { threadId }),
+    };
+    await this.api.call('the draft', (g, o) =>
+      g.users.drafts.update({ userId: 'me', id: draftId, requestBody: { id: draftId, message } }, o),
+    );
+    return draftId;
+  }
+
+  /** Sends a draft (Gmail files it in Sent): one request, never repeated by the API layer. */
+  async sendDraft(draftId: string): Promise<void> {
+    await this.api.call(
+      'sending the draft',
+      (g, o) => g.users.drafts.send({ userId: 'me', requestBody: { id: draftId } }, o),
+      'once',
+    );
+  }
+
+  private async createDraft(raw: Uint8Array): Promise<gmail_v1.Schema$Draft> {
+    const threadId = await this.threadOf(raw);
+    const message = {
+      raw: Buffer.from(raw).toString('base64url'),
+      ...(threadId !== undefined && { threadId }),
+    };
+    return this.api.call(
+      'the draft',
+      (g, o) => g.users.drafts.create({ userId: 'me', requestBody: { message } }, o),
+      'once',
+    );
   }
 
   async createFolder(name: string): Promise<void> {

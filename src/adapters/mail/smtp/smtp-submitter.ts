@@ -6,6 +6,7 @@ import {
   SubmitUncertainError,
   type MailSubmitter,
   type Submission,
+  type SubmitReceipt,
 } from '../../../core/sending/mail-submitter.ts';
 import { type Logger, silentLogger } from '../../../lib/logger.ts';
 import {
@@ -51,7 +52,7 @@ export class SmtpSubmitter implements MailSubmitter {
     return (inbox.provider === 'imap' || inbox.provider === 'icloud') && inbox.smtpHost !== null;
   }
 
-  async submit(inbox: Inbox, s: Submission): Promise<void> {
+  async submit(inbox: Inbox, s: Submission): Promise<SubmitReceipt> {
     if (inbox.smtpHost === null) throw new SubmitRefusedError('this inbox has no SMTP server');
     const credential = await this.o.vault.get(inbox.id);
     if (credential === undefined) throw new SubmitRefusedError('no readable stored credential', true);
@@ -131,6 +132,7 @@ export class SmtpSubmitter implements MailSubmitter {
     } finally {
       conn.quit();
     }
+    return { filedByProvider: false };
   }
 }
 

@@ -1,0 +1,95 @@
+import type { Inbox } from '../../../core/inboxes/inbox.ts';
+import { MailAuthError, MailProviderError } from '../../../core/mail/mail-ports.ts';
+import type { MailCredential } from '../../../core/mail/mail-types.ts';
+import {
+  SubmitRefusedError,
+  SubmitUncertainError,
+  type Submission,
+  type SubmitReceipt,
+} from '../../../core/sending/mail-submitter.ts';
+import type { GoogleOAuth } from '../../google/google-oauth.ts';
+import { GoogleAccessTokens } from '../../google/google-tokens.ts';
+import { ConnectionSemaphore } from '../imap/host-semaphore.ts';
+import { GmailApi, GmailStatusError } from './gmail-api.ts';
+import { GmailSession } from './gmail-session.ts';
+
+/** Gmail's per-user concurrency limit is not published; a handful keeps us clear of 429 in practice. */
+const PER_MAILBOX = 4;
+
+export interface GmailConnectorOptions {
+  readonly oauth: GoogleOAuth;
+  /** The Gmail API root (GMAIL_API_URL). */
+  readonly apiUrl: string;
+  /** How often a watched inbox asks Gmail for history (GMAIL_POLL_SECONDS). */
+  readonly pollMs: number;
+}
+
+/**
+ * Opens Gmail sessions for inboxes signed in with Google and sends their drafts. One access-token cache and one
+ * request limiter per process, shared by every session of a mailbox, so concurrent tool calls refresh once and
+ * stay within Gmail's per-user limits together.
+ */
+export class GmailConnector {
+  private readonly opts: GmailConnectorOptions;
+  private readonly tokens: GoogleAccessTokens;
+  private readonly limiter = new ConnectionSemaphore(PER_MAILBOX);
+
+  constructor(opts: GmailConnectorOptions) {
+    this.opts = opts;
+    this.tokens = new GoogleAccessTokens((refreshToken) => opts.oauth.refresh(refreshToken));
+  }
+
+  open(inbox: Inbox, credential: MailCredential): GmailSession {
+    if (credential.kind !== 'google') throw new MailAuthError('this inbox has no Google sign-in');
+    const refreshToken = credential.refreshToken;
+    return new GmailSession({
+      api: new GmailApi({
+        rootUrl: this.opts.apiUrl,
+        token: (force) => this.tokens.get(refreshToken, { force }),
+        limiter: this.limiter,
+        limiterKey: inbox.id,
+      }),
+      pollMs: this.opts.pollMs,
+    });
+  }
+
+  /**
+   * Sends the mailbox's draft with `drafts.send`, exactly once: the draft is first replaced by the message as
+   * composed now (a failure there sends nothing), then sent in one request that is never repeated on its own — a
+   * broken connection or a 5xx during it leaves the outcome unknown. A draft the person deleted meanwhile is
+   * written again first.
+   */
+  async submit(inbox: Inbox, credential: MailCredential, s: Submission): Promise<SubmitReceipt> {
+    let draftId: string;
+    let session: GmailSession;
+    try {
+      session = this.open(inbox, credential);
+      const existing = s.draft === undefined ? undefined : await session.draftIdOf(s.draft.ref);
+      draftId = await session.writeDraft(s.raw, existing);
+    } catch (e) {
+      throw refusal(e);
+    }
+    try {
+      await session.sendDraft(draftId);
+    } catch (e) {
+      if (e instanceof MailAuthError) throw new SubmitRefusedError(e.message, true);
+      if (e instanceof GmailStatusError && e.status >= 400 && e.status < 500)
+        throw new SubmitRefusedError(e.message);
+      throw new SubmitUncertainError(e instanceof MailProviderError ? e.message : 'Gmail did not answer');
+    }
+    return { filedByProvider: true };
+  }
+
+  /** Revokes a sign-in at Google (the person removed the inbox) and forgets its access token. */
+  async revoke(credential: MailCredential): Promise<void> {
+    if (credential.kind !== 'google') return;
+    this.tokens.forget(credential.refreshToken);
+    await this.opts.oauth.revoke(credential.refreshToken);
+  }
+}
+
+function refusal(e: unknown): SubmitRefusedError {
+  if (e instanceof MailAuthError) return new SubmitRefusedError(e.message, true);
+  if (e instanceof MailProviderError) return new SubmitRefusedError(e.message);
+  return new SubmitRefusedError('the draft could not be prepared');
+}
