@@ -1,6 +1,5 @@
 import { gmail, type gmail_v1 } from '@googleapis/gmail';
 import type { Browser } from 'playwright-core';
-import { expect } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { silentLogger, type Logger } from '../../src/lib/logger.ts';
 import { listen } from '../../src/transports/http/serve.ts';
@@ -92,7 +91,7 @@ export async function startGmailApp(opts: { pollSeconds?: number } = {}): Promis
         await page.goto(link['url'] as string);
         await page.getByRole('button', { name: new RegExp(google.user.replaceAll('.', '\\.')) }).click();
         await page.waitForURL(/\/connect\/google\/callback/);
-        await expect.poll(() => page.locator('h1').innerText()).toBe(`${google.user} is connected`);
+        await page.getByRole('heading', { name: `${google.user} is connected` }).waitFor();
       } finally {
         await page.context().close();
       }

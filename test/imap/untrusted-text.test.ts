@@ -107,7 +107,7 @@ describe('every word a stranger wrote reaches the agent fenced (240 hostile mess
   it('reads every message, lists, searches, lists senders and acts, and checks every string returned', async () => {
     type Preview = { messageId: string; from: { address: string } };
     const previews: Preview[] = [];
-    for (let offset: number | null = 0; offset !== null; ) {
+    for (let offset: number | null = 0; offset !== null;) {
       const page = await checked('list_messages', { inboxId, limit: 40, offset });
       expect(page.body['truncated']).toBeUndefined();
       previews.push(...(page.body['messages'] as Preview[]));

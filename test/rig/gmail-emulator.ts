@@ -25,6 +25,8 @@ export interface GoogleEmulator {
     count: number,
     fault: { status: number; retryAfter?: number; reason?: string; path?: RegExp },
   ): void;
+  /** Drops the faults not yet served. */
+  clearFaults(): void;
   /** Requests seen by the stub, method, path (with query) and when, oldest first. */
   readonly requests: { method: string; path: string; at: number }[];
   /** Refresh tokens Google issued through the stub (a test revokes one as the person would at Google). */
@@ -260,6 +262,9 @@ export async function startGoogleEmulator(opts: GoogleEmulatorOptions = {}): Pro
     accessTokens: () => [...issuedFrom.keys()],
     expireHistoryBefore(historyId) {
       staleBefore = BigInt(historyId);
+    },
+    clearFaults() {
+      faults.length = 0;
     },
     failNext(count, fault) {
       faults.push({ count, ...fault });

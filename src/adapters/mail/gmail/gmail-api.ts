@@ -6,6 +6,7 @@ import type { ConnectionSemaphore } from '../imap/host-semaphore.ts';
 export interface CallOptions {
   readonly headers: { readonly authorization: string };
   readonly retry: false;
+  readonly retryConfig: { readonly retry: 0; readonly noResponseRetries: 0 };
   readonly timeout: number;
 }
 
@@ -80,6 +81,7 @@ export class GmailApi {
         const res = await request(this.api, {
           headers: { authorization: `Bearer ${token}` },
           retry: false,
+          retryConfig: { retry: 0, noResponseRetries: 0 },
           timeout: TIMEOUT_MS,
         });
         return res.data;
@@ -178,7 +180,10 @@ function reasonOf(data: unknown): string | undefined {
 /** RFC 9110 §10.2.3: seconds or an HTTP date. */
 function retryAfter(headers: unknown): number | undefined {
   let value: string | null | undefined;
-  if (headers instanceof Headers) value = headers.get('retry-after');
+  // gaxios hands over a fetch Headers object, not always of this realm's class: look for its get method.
+  const get = (headers as { get?: unknown } | null | undefined)?.get;
+  if (typeof get === 'function')
+    value = (get as (name: string) => string | null).call(headers, 'retry-after');
   else if (typeof headers === 'object' && headers !== null) {
     const v = (headers as Record<string, unknown>)['retry-after'];
     value = typeof v === 'string' ? v : undefined;
