@@ -16,14 +16,10 @@ describe('Gmail faults (emulate 0.12.2 + stub)', () => {
     results.push(r);
     return r;
   };
-  const subjects = async () =>
-    (
-      (expectToolOk(await call('list_messages', { inboxId, limit: 200 }))['messages'] as {
-        subject: string;
-      }[]) ?? []
-    )
-      .map((m) => m.subject)
-      .sort();
+  const subjects = async () => {
+    const listed = expectToolOk(await call('list_messages', { inboxId, limit: 200 }));
+    return (listed['messages'] as { subject: string }[]).map((m) => m.subject).sort();
+  };
 
   beforeAll(async () => {
     [g, browser] = await Promise.all([startGmailApp({ pollSeconds: 1 }), launchBrowser()]);
