@@ -12,6 +12,7 @@ describe('Gmail through /mcp (emulate 0.12.2 + stub, Chromium sign-in)', () => {
   let browser: Browser;
   let inboxId = '';
   const sent: string[] = [];
+  const owner = async () => (await g.app.stores.accounts.findByEmail('owner@example.test'))!;
   const labelsOf = async (id: string) =>
     (await g.api.users.messages.get({ userId: 'me', id, format: 'minimal' }, OTHER)).data.labelIds ?? [];
 
@@ -73,6 +74,26 @@ describe('Gmail through /mcp (emulate 0.12.2 + stub, Chromium sign-in)', () => {
     const rows = JSON.stringify(await g.app.db.kysely.selectFrom('inbox_credentials').selectAll().execute());
     expect(google.refreshTokens().length).toBeGreaterThan(0);
     for (const t of google.refreshTokens()) expect(rows).not.toContain(t);
+  });
+
+  it('a sign-in as another address than the inbox had takes that address and says so', async () => {
+    const { call, google } = g;
+    const added = expectToolOk(
+      await call('add_inbox', { label: 'Typo', provider: 'google', email: 'pat.typo@gmail.test' }),
+    );
+    const typoId = (added['inbox'] as { id: string }).id;
+    const link = expectToolOk(await call('start_google_oauth', { inboxId: typoId }));
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(link['url'] as string);
+    await page.getByRole('button', { name: new RegExp(google.user.replaceAll('.', '\\.')) }).click();
+    await page.waitForURL(/\/connect\/google\/callback/);
+    expect(await page.locator('main').innerText()).toContain(
+      `You signed in as ${google.user}, not pat.typo@gmail.test, so this inbox now uses ${google.user}.`,
+    );
+    await page.context().close();
+    const inboxes = expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string; email: string }[];
+    expect(inboxes.find((i) => i.id === typoId)?.email).toBe(google.user);
+    expect(await g.app.services.tools.inboxes.remove((await owner()).id, typoId)).toBe(true);
   });
 
   it('syncs, lists, reads and searches', async () => {
