@@ -227,7 +227,7 @@ export const SETTINGS = {
       .optional(),
     defaultText: 'unset: Gmail inboxes cannot connect',
     description:
-      'OAuth client id of your Google Cloud project (README, "Gmail"). With GOOGLE_CLIENT_SECRET it turns on start_google_oauth.',
+      'OAuth client id of your Google Cloud project (README, "Gmail for operators"). With GOOGLE_CLIENT_SECRET it turns on start_google_oauth.',
   },
   googleClientSecret: {
     env: 'GOOGLE_CLIENT_SECRET',

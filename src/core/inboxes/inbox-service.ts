@@ -51,7 +51,7 @@ export interface InboxServiceDeps {
 
 /** What the operator sets to turn Google sign-in on (README, "Gmail"). */
 export const GOOGLE_NOT_CONFIGURED =
-  'Google sign-in is not configured on this server: the operator sets GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (README, "Gmail inboxes").';
+  'Google sign-in is not configured on this server: the operator sets GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (README, "Gmail for operators").';
 
 const SIGNIN_TTL_MS = 15 * 60_000;
 
