@@ -103,7 +103,7 @@ export function buildServices(c: {
     maxInboxesPerAccount: 20,
     // The scheduler is built below from services that need this one; it exists by the time anyone connects.
     onConnected: (inbox) => {
-      scheduler.connected(inbox);
+      scheduler.syncSoon(inbox);
     },
     google: google?.oauth,
     onCredentialDropped: async (credential) => {
@@ -158,6 +158,9 @@ export function buildServices(c: {
     windowSize: config.syncWindow,
     onAuthFailure: (inbox, reason) => inboxes.markNeedsReconnect(inbox, reason),
     onSynced: (inbox, error) => inboxes.recordError(inbox, error),
+    onInboxFolderReset: (inbox) => {
+      scheduler.rewatch(inbox);
+    },
     arrivals: screening,
     metrics,
   });

@@ -58,9 +58,15 @@ export class SyncScheduler {
     }
   }
 
-  /** A first sync now and a watcher from now on (an inbox just connected need not wait for the next tick). */
-  connected(inbox: Inbox): void {
-    this.syncSoon(inbox);
+  /**
+   * A fresh watcher for an inbox whose inbox folder was just re-read as a reset (a new UIDVALIDITY: the folder was
+   * re-created, so an IDLE session on the old one hears nothing; an expired Gmail history).
+   */
+  rewatch(inbox: Inbox): void {
+    const old = this.watchers.get(inbox.id);
+    if (old === undefined || inbox.isDemo) return;
+    this.watchers.delete(inbox.id);
+    void old.then((stop) => stop?.()).catch(() => undefined);
     this.ensureWatching(inbox);
   }
 

@@ -32,7 +32,7 @@ describe('start_google_oauth on a server without Google configured', () => {
     const id = (imapInbox.body['inbox'] as { id: string }).id;
     expect(
       String(expectToolError(await call('start_google_oauth', { inboxId: id }), 'not_supported')['message']),
-    ).toMatch(/start_imap_secret_capture/);
+    ).toMatch(/password link/);
     expectToolError(await call('start_google_oauth', { inboxId: id, extra: 1 }), 'invalid_arguments');
   });
 });

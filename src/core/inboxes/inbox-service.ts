@@ -291,7 +291,7 @@ export class InboxService {
           'not_supported',
           inbox.provider === 'microsoft'
             ? 'This is a Microsoft inbox: it signs in with Microsoft, not Google.'
-            : `A ${inbox.provider} inbox connects with its mailbox password (start_imap_secret_capture).`,
+            : `A ${inbox.provider} inbox connects with its mailbox password through a password link, not a Google sign-in.`,
         ),
       );
     if (inbox.isDemo) return err(inboxError('not_supported', 'The demo inbox needs no sign-in.'));

@@ -49,6 +49,8 @@ export interface SyncServiceDeps {
   readonly windowSize: number;
   readonly onAuthFailure: (inbox: Inbox, reason: string) => Promise<void>;
   readonly onSynced: (inbox: Inbox, error: string | null) => Promise<void>;
+  /** The inbox folder was re-read as a reset (its identity changed): whatever watches it should start over. */
+  readonly onInboxFolderReset?: (inbox: Inbox) => void;
   /** Junk screening's blocklist, applied to new mail of the inbox folder. */
   readonly arrivals?: ArrivalScreen;
   readonly metrics?: Metrics;
@@ -133,7 +135,13 @@ export class SyncService {
         );
       }
       const reports: FolderReport[] = [];
-      for (const folder of selected) reports.push(await this.syncFolder(session, inbox, folder, caught));
+      for (const folder of selected) {
+        const report = await this.syncFolder(session, inbox, folder, caught);
+        // A first sync is a reset too; only a folder that had a cursor was re-created under a watcher.
+        if (report.reset && folder.canonical === 'inbox' && folder.sync.uidValidity !== null)
+          this.deps.onInboxFolderReset?.(inbox);
+        reports.push(report);
+      }
       await this.deps.onSynced(inbox, null);
       return { ok: true, folders: reports };
     } catch (e) {

@@ -4,6 +4,7 @@ import type { App } from '../../../app.ts';
 import { connectClient, type ClientKind } from '../../../../test/support/mcp-clients.ts';
 import { freshPgDatabase } from '../../../../test/rig/pg.ts';
 import { createTestApp } from '../../../../test/support/test-app.ts';
+import { startGoogleEmulator, type GoogleEmulator } from '../../../../test/rig/gmail-emulator.ts';
 import { agentOn, outputValidators, type ToolResult } from '../../../../test/support/tool-caller.ts';
 import { ToolRegistry } from '../tool-registry.ts';
 import { ALL_TOOLS } from './index.ts';
@@ -18,6 +19,7 @@ describe.each(['sqlite', 'postgres'] as const)(
   'output schemas on %s: published once, and true of every tool’s real results',
   (engine) => {
     let app: App;
+    let google: GoogleEmulator;
     let key: string;
     let raw: Awaited<ReturnType<typeof agentOn>>['call'];
     const succeeded = new Set<string>();
@@ -40,14 +42,21 @@ describe.each(['sqlite', 'postgres'] as const)(
     }
 
     beforeAll(async () => {
+      // Google sign-in configured against the emulator, so start_google_oauth can succeed.
+      google = await startGoogleEmulator();
       app = await createTestApp({
-        config: { syncWindow: 40 },
+        config: {
+          syncWindow: 40,
+          google: { clientId: 'schema-test', issuer: google.url, gmailApiUrl: google.url, pollSeconds: 30 },
+        },
+        googleClientSecret: 'schema-test-secret',
         ...(engine === 'postgres' && { pgUrl: await freshPgDatabase() }),
       });
       ({ key, call: raw } = await agentOn(app));
     });
     afterAll(async () => {
       await app.close();
+      await google.close();
     });
 
     it.each<ClientKind>(['v2-modern', 'v2-legacy', 'v1'])(
@@ -93,6 +102,12 @@ describe.each(['sqlite', 'postgres'] as const)(
       await ok('start_imap_secret_capture', { inboxId: workId });
       for (const name of ['start_google_oauth', 'start_microsoft_oauth'])
         expect((await call(name, { inboxId })).body['error']).toBe('not_supported');
+      const gmailInbox = await ok('add_inbox', {
+        label: 'Gmail',
+        provider: 'google',
+        email: 'dana@gmail.com',
+      });
+      await ok('start_google_oauth', { inboxId: (gmailInbox['inbox'] as { id: string }).id });
       expect(await ok('get_connection_status', { inboxId })).toMatchObject({ canSyncNow: true });
       expect(await ok('get_connection_status', { inboxId: workId })).toMatchObject({ canSyncNow: false });
 
