@@ -19,7 +19,18 @@ export const getConnectionStatus = defineTool({
     const inbox = r.inbox;
     const v = inboxView(inbox);
     const canSyncNow = v.connectionStatus === 'connected' || (inbox.isDemo && !inbox.paused);
+    const connect =
+      inbox.provider === 'google'
+        ? 'start_google_oauth (a fresh Google sign-in link)'
+        : inbox.provider === 'microsoft'
+          ? 'start_microsoft_oauth'
+          : 'start_imap_secret_capture (a fresh password link)';
+    const fix =
+      !canSyncNow && v.connectionStatus !== 'paused'
+        ? [`To connect it, call ${connect} and give the person the link.`]
+        : undefined;
     return toolOk({
+      ...(fix !== undefined && { agentOnly: fix }),
       ...v,
       canSyncNow,
       lastError: inbox.lastError,
