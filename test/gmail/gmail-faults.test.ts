@@ -105,9 +105,9 @@ describe('Gmail faults (emulate 0.12.2 + stub)', () => {
         body: new URLSearchParams({ token }).toString(),
       });
     expectToolError(await call('sync_inbox', { inboxId }), 'needs_reconnect');
-    expect(expectToolOk(await call('get_connection_status', { inboxId }))).toMatchObject({
-      needsReconnect: true,
-    });
+    const status = expectToolOk(await call('get_connection_status', { inboxId }));
+    expect(status).toMatchObject({ needsReconnect: true });
+    expect(JSON.stringify(status['agentOnly'])).toContain('start_google_oauth');
     const link = expectToolOk(await call('start_google_oauth', { inboxId }));
     expect(String(link['url'])).toContain('/o/oauth2/v2/auth?');
     const page = await (await browser.newContext()).newPage();
