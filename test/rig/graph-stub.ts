@@ -26,7 +26,7 @@ export interface GraphStub {
   /** Delivers a raw message to a folder (by id or well-known name), as the mail server would. */
   deliver(
     raw: Buffer,
-    opts?: { folder?: string; isRead?: boolean; received?: Date; categories?: string[] },
+    opts?: { folder?: string; isRead?: boolean; flagged?: boolean; received?: Date; categories?: string[] },
   ): Promise<string>;
   /** Delta tokens issued before now answer 410 from here on. */
   expireDeltaTokens(): void;
@@ -35,6 +35,8 @@ export interface GraphStub {
   /** The mailbox as it is now, for assertions: folder display name → messages. */
   messagesIn(folder: string): StubMessage[];
   folderId(nameOrWellKnown: string): string | undefined;
+  /** The message with this Message-ID header, wherever it is. */
+  find(messageIdHeader: string): StubMessage | undefined;
   readonly requests: { method: string; path: string; at: number }[];
   close(): Promise<void>;
 }
@@ -161,7 +163,7 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
     return m;
   };
 
-  const resource = (m: StubMessage, select: string[] | null) => {
+  const resource = (m: StubMessage, select: string[] | null, expand?: string) => {
     const full: Record<string, unknown> = {
       id: m.id,
       '@odata.etag': `W/"${String(seq)}"`,
@@ -186,8 +188,13 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
       body:
         m.html === null ? { contentType: 'text', content: m.text } : { contentType: 'html', content: m.html },
     };
+    // $expand of MAPI PR_MESSAGE_SIZE (Integer 0x0E08), the one extended property the service reads.
+    if (/0x0E08/i.test(expand ?? ''))
+      full['singleValueExtendedProperties'] = [{ id: 'Integer 0x0E08', value: String(m.raw.length) }];
     if (select === null) return full; // the default set (no internetMessageHeaders)
     const out: Record<string, unknown> = { id: m.id, '@odata.etag': full['@odata.etag'] };
+    if (full['singleValueExtendedProperties'] !== undefined)
+      out['singleValueExtendedProperties'] = full['singleValueExtendedProperties'];
     for (const f of select) {
       if (f === 'internetMessageHeaders') out[f] = m.headers;
       else if (f in full) out[f] = full[f];
@@ -319,7 +326,7 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
     const value = page.map((id) => {
       const m = messages.get(id);
       return m !== undefined && m.folderId === f.id
-        ? resource(m, select)
+        ? resource(m, select, c.req.query('$expand'))
         : { id, '@removed': { reason: m === undefined ? 'deleted' : 'changed' } };
     });
     if (state.o + size < ids.length)
@@ -355,8 +362,13 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
       }
       found = found.slice(0, 1000);
     }
-    const filter = /^receivedDateTime lt (\S+)$/.exec(c.req.query('$filter') ?? '');
+    const filterText = c.req.query('$filter') ?? '';
+    const filter = /^receivedDateTime lt (\S+)$/.exec(filterText);
     if (filter !== null) found = found.filter((m) => m.received < Date.parse(filter[1]!));
+    const byId = /^internetMessageId eq '((?:[^']|'')*)'$/.exec(filterText);
+    if (byId !== null) found = found.filter((m) => m.internetMessageId === byId[1]!.replace(/''/g, "'"));
+    if (filterText !== '' && filter === null && byId === null)
+      return err(c, 400, 'ErrorInvalidUrlQueryFilter', 'The filter is not supported by this stub.');
     found.sort((a, b) => b.received - a.received);
     const top = Math.min(1000, Number(c.req.query('$top') ?? 10));
     const skip = Number(c.req.query('$skip') ?? 0);
@@ -364,7 +376,7 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
     const next = new URL(c.req.url);
     next.searchParams.set('$skip', String(skip + top));
     return c.json({
-      value: page.map((m) => resource(m, selectOf(c))),
+      value: page.map((m) => resource(m, selectOf(c), c.req.query('$expand'))),
       ...(skip + top < found.length &&
         search === undefined && { '@odata.nextLink': `${url}${next.pathname}${next.search}` }),
     });
@@ -377,7 +389,7 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
 
   app.get('/v1.0/me/messages/:id', (c) => {
     const m = message(c);
-    return m === undefined ? notFound(c) : c.json(resource(m, selectOf(c)));
+    return m === undefined ? notFound(c) : c.json(resource(m, selectOf(c), c.req.query('$expand')));
   });
   app.get('/v1.0/me/messages/:id/$value', (c) => {
     const m = message(c);
@@ -420,7 +432,41 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
       isRead?: boolean;
       flag?: { flagStatus?: string };
       categories?: string[];
+      subject?: string;
+      body?: { contentType?: string; content?: string };
+      toRecipients?: { emailAddress: { name?: string; address: string } }[];
+      ccRecipients?: { emailAddress: { name?: string; address: string } }[];
     }>();
+    const content = ['subject', 'body', 'toRecipients', 'ccRecipients'].some((k) => k in body);
+    if (content && !m.isDraft) return err(c, 400, 'ErrorInvalidOperation', 'Only a draft can be edited.');
+    if (content) {
+      if (body.subject !== undefined) m.subject = body.subject;
+      if (body.body?.content !== undefined) {
+        m.text =
+          body.body.contentType === 'html' ? body.body.content.replace(/<[^>]*>/g, '') : body.body.content;
+        m.html = body.body.contentType === 'html' ? body.body.content : null;
+      }
+      const who = (l: { emailAddress: { name?: string; address: string } }[]) =>
+        l.map((r) => ({ name: r.emailAddress.name ?? '', address: r.emailAddress.address }));
+      if (body.toRecipients !== undefined) m.to = who(body.toRecipients);
+      if (body.ccRecipients !== undefined) m.cc = who(body.ccRecipients);
+      const parentRef = m.headers.find((h) => h.name.toLowerCase() === 'in-reply-to')?.value;
+      const list = (a: { name: string; address: string }[]) => a.map((x) => x.address).join(', ');
+      m.raw = Buffer.from(
+        [
+          `From: ${user}`,
+          `To: ${list(m.to)}`,
+          ...(m.cc.length > 0 ? [`Cc: ${list(m.cc)}`] : []),
+          `Subject: ${m.subject}`,
+          `Message-ID: ${m.internetMessageId}`,
+          ...(parentRef !== undefined ? [`In-Reply-To: ${parentRef}`, `References: ${parentRef}`] : []),
+          'Content-Type: text/plain; charset=utf-8',
+          '',
+          m.text,
+          '',
+        ].join('\r\n'),
+      );
+    }
     if (body.isRead !== undefined) m.isRead = body.isRead;
     if (body.flag?.flagStatus !== undefined) m.flagged = body.flag.flagStatus === 'flagged';
     if (body.categories !== undefined) m.categories = [...body.categories];
@@ -535,6 +581,7 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
         ...(o.received !== undefined && { received: o.received.getTime() }),
         ...(o.categories !== undefined && { categories: o.categories }),
       });
+      m.flagged = o.flagged === true;
       return m.id;
     },
     expireDeltaTokens() {
@@ -550,6 +597,7 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
       const f = folderOf(folder) ?? folders.find((x) => x.displayName === folder);
       return [...messages.values()].filter((m) => m.folderId === f?.id);
     },
+    find: (messageIdHeader) => [...messages.values()].find((m) => m.internetMessageId === messageIdHeader),
     folderId: (name) => (folderOf(name) ?? folders.find((x) => x.displayName === name))?.id,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
