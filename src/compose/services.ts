@@ -12,7 +12,7 @@ import { mailauthDkimVerifier } from '../adapters/mail/dkim/mailauth-dkim-verifi
 import { demoPoster } from '../adapters/mail/demo/demo-poster.ts';
 import { oneClickPoster } from '../adapters/http/one-click-poster.ts';
 import { ProviderSubmitter } from '../adapters/mail/submitter.ts';
-import { GoogleOAuth } from '../adapters/google/google-oauth.ts';
+import { googleProfile, ProviderOAuth } from '../adapters/sign-in/provider-oauth.ts';
 import { GmailConnector } from '../adapters/mail/gmail/gmail-connector.ts';
 import { GOOGLE_CALLBACK_PATH } from '../transports/web/google-callback-path.ts';
 import { flexibleRateLimiter } from '../adapters/rate-limits/flexible-rate-limiter.ts';
@@ -106,8 +106,8 @@ export function buildServices(c: {
       scheduler.syncSoon(inbox);
     },
     google: google?.oauth,
-    onCredentialDropped: async (credential) => {
-      await google?.connector.revoke(credential).catch((e: unknown) => {
+    onCredentialDropped: async (inboxId, credential) => {
+      await google?.connector.revoke(inboxId, credential).catch((e: unknown) => {
         log.warn({ err: e instanceof Error ? e.message : 'unknown' }, 'revoking a Google sign-in failed');
       });
     },
@@ -304,12 +304,12 @@ export function buildServices(c: {
 function googleMail(
   config: Config,
   secrets: Secrets,
-): { oauth: GoogleOAuth; connector: GmailConnector } | undefined {
+): { oauth: ProviderOAuth; connector: GmailConnector } | undefined {
   const clientId = config.google.clientId;
   const clientSecret = secrets.googleClientSecret;
   if (clientId === null || clientSecret === undefined) return undefined;
-  const oauth = new GoogleOAuth({
-    issuer: config.google.issuer,
+  const oauth = new ProviderOAuth({
+    profile: googleProfile(config.google.issuer),
     clientId,
     clientSecret,
     redirectUri: `${config.baseUrl}${GOOGLE_CALLBACK_PATH}`,

@@ -46,7 +46,7 @@ export interface InboxServiceDeps {
   /** Google sign-in; absent when the operator has not configured an OAuth client. */
   readonly google?: ProviderSignIn | undefined;
   /** Called with a credential that is no longer kept (revocation at the provider); failures are logged there. */
-  readonly onCredentialDropped?: (credential: MailCredential) => Promise<void>;
+  readonly onCredentialDropped?: (inboxId: InboxId, credential: MailCredential) => Promise<void>;
 }
 
 /** What the operator sets to turn Google sign-in on (README, "Gmail"). */
@@ -353,7 +353,7 @@ export class InboxService {
       now,
     );
     if (previous?.kind === 'google' && previous.refreshToken !== signedIn.refreshToken)
-      await this.deps.onCredentialDropped?.(previous);
+      await this.deps.onCredentialDropped?.(inbox.id, previous);
     const updated = await this.deps.inboxes.update(
       inbox.accountId,
       inbox.id,
@@ -375,7 +375,7 @@ export class InboxService {
     const credential = await this.deps.vault.get(owned.value.id);
     await this.deps.vault.delete(owned.value.id);
     const removed = await this.deps.inboxes.delete(accountId, owned.value.id);
-    if (credential !== undefined) await this.deps.onCredentialDropped?.(credential);
+    if (credential !== undefined) await this.deps.onCredentialDropped?.(owned.value.id, credential);
     return removed;
   }
 

@@ -7,8 +7,8 @@ import {
   type Submission,
   type SubmitReceipt,
 } from '../../../core/sending/mail-submitter.ts';
-import type { GoogleOAuth } from '../../google/google-oauth.ts';
-import { GoogleAccessTokens } from '../../google/google-tokens.ts';
+import type { ProviderOAuth } from '../../sign-in/provider-oauth.ts';
+import { AccessTokens } from '../../sign-in/access-tokens.ts';
 import { ConnectionSemaphore } from '../imap/host-semaphore.ts';
 import { GmailApi, GmailStatusError } from './gmail-api.ts';
 import { GmailSession } from './gmail-session.ts';
@@ -17,7 +17,7 @@ import { GmailSession } from './gmail-session.ts';
 const PER_MAILBOX = 4;
 
 export interface GmailConnectorOptions {
-  readonly oauth: GoogleOAuth;
+  readonly oauth: ProviderOAuth;
   /** The Gmail API root (GMAIL_API_URL). */
   readonly apiUrl: string;
   /** How often a watched inbox asks Gmail for history (GMAIL_POLL_SECONDS). */
@@ -31,12 +31,12 @@ export interface GmailConnectorOptions {
  */
 export class GmailConnector {
   private readonly opts: GmailConnectorOptions;
-  private readonly tokens: GoogleAccessTokens;
+  private readonly tokens: AccessTokens;
   private readonly limiter = new ConnectionSemaphore(PER_MAILBOX);
 
   constructor(opts: GmailConnectorOptions) {
     this.opts = opts;
-    this.tokens = new GoogleAccessTokens((refreshToken) => opts.oauth.refresh(refreshToken));
+    this.tokens = new AccessTokens((refreshToken) => opts.oauth.refresh(refreshToken));
   }
 
   open(inbox: Inbox, credential: MailCredential): GmailSession {
@@ -45,7 +45,7 @@ export class GmailConnector {
     return new GmailSession({
       api: new GmailApi({
         rootUrl: this.opts.apiUrl,
-        token: (force) => this.tokens.get(refreshToken, { force }),
+        token: (force) => this.tokens.get(inbox.id, refreshToken, { force }),
         limiter: this.limiter,
         limiterKey: inbox.id,
       }),
@@ -81,9 +81,9 @@ export class GmailConnector {
   }
 
   /** Revokes a sign-in at Google (the person removed the inbox) and forgets its access token. */
-  async revoke(credential: MailCredential): Promise<void> {
+  async revoke(inboxId: string, credential: MailCredential): Promise<void> {
     if (credential.kind !== 'google') return;
-    this.tokens.forget(credential.refreshToken);
+    this.tokens.forget(inboxId);
     await this.opts.oauth.revoke(credential.refreshToken);
   }
 }

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { MailAuthError } from '../../core/mail/mail-ports.ts';
+import { AccessTokens } from './access-tokens.ts';
+
+describe('AccessTokens', () => {
+  it('shares one refresh among concurrent callers and reuses the token until a minute before expiry', async () => {
+    let now = 1_000_000;
+    let refreshes = 0;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const tokens = new AccessTokens(
+      async () => {
+        refreshes++;
+        await gate;
+        return { token: `at-${String(refreshes)}`, expiresAt: now + 3_600_000 };
+      },
+      () => now,
+    );
+    const all = Promise.all(Array.from({ length: 20 }, () => tokens.get('inbox-1', 'rt-1')));
+    release();
+    expect(new Set(await all)).toEqual(new Set(['at-1']));
+    expect(refreshes).toBe(1);
+    now += 3_600_000 - 61_000;
+    expect(await tokens.get('inbox-1', 'rt-1')).toBe('at-1');
+    now += 2_000; // within the last minute: refreshed early
+    expect(await tokens.get('inbox-1', 'rt-1')).toBe('at-2');
+    expect(await tokens.get('inbox-1', 'rt-1', { force: true })).toBe('at-3');
+    // Another mailbox never gets this one's token.
+    expect(await tokens.get('inbox-2', 'rt-2')).toBe('at-4');
+  });
+
+  it('passes a refusal on to every waiting caller and keeps nothing', async () => {
+    const tokens = new AccessTokens(() => Promise.reject(new MailAuthError('invalid_grant')));
+    const results = await Promise.allSettled([tokens.get('inbox', 'rt'), tokens.get('inbox', 'rt')]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(tokens.size).toBe(0);
+  });
+
+  it('stores a rotated refresh token before the access token is used, and refreshes with the newest one', async () => {
+    const used: string[] = [];
+    const stored: string[] = [];
+    let n = 0;
+    const tokens = new AccessTokens((rt) => {
+      used.push(rt);
+      n++;
+      return Promise.resolve({ token: `at-${String(n)}`, expiresAt: 0, refreshToken: `rt-${String(n + 1)}` });
+    });
+    const onRotated = (rt: string) => {
+      stored.push(rt);
+      return Promise.resolve();
+    };
+    expect(await tokens.get('inbox', 'rt-1', { onRotated })).toBe('at-1');
+    // The caller still holds the old stored token: the lineage knows it, the newest one is used.
+    expect(await tokens.get('inbox', 'rt-1', { onRotated, force: true })).toBe('at-2');
+    expect(used).toEqual(['rt-1', 'rt-2']);
+    expect(stored).toEqual(['rt-2', 'rt-3']);
+    // A sign-in of another lineage (the person signed in again) starts afresh with its own token.
+    expect(await tokens.get('inbox', 'rt-new', { onRotated })).toBe('at-3');
+    expect(used.at(-1)).toBe('rt-new');
+  });
+});

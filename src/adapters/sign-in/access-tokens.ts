@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import type { AccessToken } from './provider-oauth.ts';
+
+/** Refreshes this long before the expiry the provider announced, so a request never starts with a dying token. */
+const EARLY_MS = 60_000;
+
+interface Entry {
+  readonly token: AccessToken;
+  /** Hashes of every refresh token of this sign-in's lineage (a rotation adds one). */
+  readonly lineage: Set<string>;
+  /** The newest refresh token: the one to refresh with (after a rotation the stored one may still be the old). */
+  readonly latest: string;
+}
+
+/**
+ * Access tokens per mailbox sign-in, shared by every concurrent call in this process: one refresh at a time per
+ * mailbox (callers arriving meanwhile wait for it), reused until a minute before expiry. A provider that rotates
+ * refresh tokens (Microsoft) hands back a new one with each refresh: it is passed to `onRotated` (which stores it
+ * sealed) before anyone uses the new access token, and the old one is not used again. A sign-in that is not of
+ * this lineage (the person signed in again) starts afresh. Keys are the caller's (the inbox id); no token is a key.
+ */
+export class AccessTokens {
+  private readonly refresh: (refreshToken: string) => Promise<AccessToken>;
+  private readonly now: () => number;
+  private readonly cache = new Map<string, Entry>();
+  private readonly pending = new Map<string, Promise<Entry>>();
+
+  constructor(refresh: (refreshToken: string) => Promise<AccessToken>, now: () => number = Date.now) {
+    this.refresh = refresh;
+    this.now = now;
+  }
+
+  /**
+   * A usable access token for `key`, whose stored refresh token is `refreshToken`; `force` refreshes even a cached
+   * one (the API just answered 401).
+   */
+  async get(
+    key: string,
+    refreshToken: string,
+    opts: { force?: boolean; onRotated?: (refreshToken: string) => Promise<void> } = {},
+  ): Promise<string> {
+    const mine = this.cache.get(key);
+    const entry = mine !== undefined && mine.lineage.has(hash(refreshToken)) ? mine : undefined;
+    if (opts.force !== true && entry !== undefined && entry.token.expiresAt - EARLY_MS > this.now())
+      return entry.token.token;
+    let running = this.pending.get(key);
+    if (running === undefined) {
+      const from = entry?.latest ?? refreshToken;
+      running = this.refresh(from)
+        .then(async (token) => {
+          const lineage = new Set(entry?.lineage ?? [hash(from)]);
+          let latest = from;
+          if (token.refreshToken !== undefined) {
+            await opts.onRotated?.(token.refreshToken);
+            lineage.add(hash(token.refreshToken));
+            latest = token.refreshToken;
+          }
+          const fresh = { token, lineage, latest };
+          this.cache.set(key, fresh);
+          return fresh;
+        })
+        .finally(() => this.pending.delete(key));
+      this.pending.set(key, running);
+    }
+    try {
+      return (await running).token.token;
+    } catch (e) {
+      this.cache.delete(key);
+      throw e;
+    }
+  }
+
+  /** Forgets a mailbox's access token (the sign-in was revoked, or the inbox removed). */
+  forget(key: string): void {
+    this.cache.delete(key);
+  }
+
+  /** Mailboxes with a cached token (for tests). */
+  get size(): number {
+    return this.cache.size;
+  }
+}
+
+function hash(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
