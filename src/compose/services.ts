@@ -12,9 +12,11 @@ import { mailauthDkimVerifier } from '../adapters/mail/dkim/mailauth-dkim-verifi
 import { demoPoster } from '../adapters/mail/demo/demo-poster.ts';
 import { oneClickPoster } from '../adapters/http/one-click-poster.ts';
 import { ProviderSubmitter } from '../adapters/mail/submitter.ts';
-import { googleProfile, ProviderOAuth } from '../adapters/sign-in/provider-oauth.ts';
+import { googleProfile, microsoftProfile, ProviderOAuth } from '../adapters/sign-in/provider-oauth.ts';
+import type { CredentialVault } from '../core/inboxes/credential-vault.ts';
 import { GmailConnector } from '../adapters/mail/gmail/gmail-connector.ts';
-import { GOOGLE_CALLBACK_PATH } from '../transports/web/google-callback-path.ts';
+import { CALLBACK_PATH } from '../transports/web/callback-paths.ts';
+import { GraphConnector } from '../adapters/mail/graph/graph-connector.ts';
 import { flexibleRateLimiter } from '../adapters/rate-limits/flexible-rate-limiter.ts';
 import type { Db, Stores } from '../adapters/storage/index.ts';
 import { KyselyCredentialVault } from '../adapters/storage/kysely-credential-vault.ts';
@@ -91,7 +93,14 @@ export function buildServices(c: {
   const links = new KyselySecretLinkStore(db);
   const imap = o.imapConnector ?? new ImapConnector({ insecureHosts: config.imapInsecureHosts, logger: log });
   const google = googleMail(config, secrets);
-  const sessions = new ProviderSessionFactory({ db, vault, imap, gmail: google?.connector });
+  const microsoft = microsoftMail(config, secrets, vault);
+  const sessions = new ProviderSessionFactory({
+    db,
+    vault,
+    imap,
+    gmail: google?.connector,
+    graph: microsoft?.connector,
+  });
   const queue = new InProcessQueue(log);
   const inboxes = new InboxService({
     inboxes: stores.inboxes,
@@ -106,7 +115,9 @@ export function buildServices(c: {
       scheduler.syncSoon(inbox);
     },
     google: google?.oauth,
+    microsoft: microsoft?.oauth,
     onCredentialDropped: async (inboxId, credential) => {
+      microsoft?.connector.forget(inboxId);
       await google?.connector.revoke(inboxId, credential).catch((e: unknown) => {
         log.warn({ err: e instanceof Error ? e.message : 'unknown' }, 'revoking a Google sign-in failed');
       });
@@ -177,6 +188,7 @@ export function buildServices(c: {
   const submitter = new ProviderSubmitter(
     new SmtpSubmitter({ vault, insecureHosts: config.imapInsecureHosts, logger: log }),
     google === undefined ? undefined : { connector: google.connector, vault },
+    microsoft === undefined ? undefined : { connector: microsoft.connector, vault },
   );
   const sending = new SendService({
     drafts: stores.drafts,
@@ -312,7 +324,7 @@ function googleMail(
     profile: googleProfile(config.google.issuer),
     clientId,
     clientSecret,
-    redirectUri: `${config.baseUrl}${GOOGLE_CALLBACK_PATH}`,
+    redirectUri: `${config.baseUrl}${CALLBACK_PATH.google}`,
   });
   return {
     oauth,
@@ -321,5 +333,26 @@ function googleMail(
       apiUrl: config.google.gmailApiUrl,
       pollMs: config.google.pollSeconds * 1000,
     }),
+  };
+}
+
+/** Microsoft sign-in and the Graph adapter, when the operator registered an Entra app. */
+function microsoftMail(
+  config: Config,
+  secrets: Secrets,
+  vault: CredentialVault,
+): { oauth: ProviderOAuth; connector: GraphConnector } | undefined {
+  const m = config.microsoft;
+  const clientSecret = secrets.microsoftClientSecret;
+  if (m.clientId === null || clientSecret === undefined) return undefined;
+  const oauth = new ProviderOAuth({
+    profile: microsoftProfile(m.authority, m.tenant, m.graphApiUrl),
+    clientId: m.clientId,
+    clientSecret,
+    redirectUri: `${config.baseUrl}${CALLBACK_PATH.microsoft}`,
+  });
+  return {
+    oauth,
+    connector: new GraphConnector({ oauth, vault, apiUrl: m.graphApiUrl, pollMs: m.pollSeconds * 1000 }),
   };
 }

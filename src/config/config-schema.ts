@@ -260,6 +260,57 @@ export const SETTINGS = {
     description:
       'How often connected Gmail inboxes are asked whether anything changed (one history request each; new mail then syncs).',
   },
+  microsoftClientId: {
+    env: 'MICROSOFT_CLIENT_ID',
+    schema: z
+      .string()
+      .regex(/^[\x21-\x7e]+$/, 'printable characters only, no spaces')
+      .optional(),
+    defaultText: 'unset: Microsoft inboxes cannot connect',
+    description:
+      'Application (client) id of your Microsoft Entra app registration (README, "Microsoft for operators"). With MICROSOFT_CLIENT_SECRET it turns on start_microsoft_oauth.',
+  },
+  microsoftClientSecret: {
+    env: 'MICROSOFT_CLIENT_SECRET',
+    schema: z
+      .string()
+      .regex(/^[\x21-\x7e]+$/, 'printable characters only, no spaces')
+      .optional(),
+    description: 'A client secret of that app registration.',
+    secret: true,
+  },
+  microsoftTenant: {
+    env: 'MICROSOFT_TENANT',
+    schema: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]{1,100}$/, 'a tenant id, a domain, or common / organizations / consumers')
+      .default('common'),
+    defaultText: 'common',
+    description:
+      'Which accounts may sign in: common (work and personal), organizations (work only), consumers (Outlook.com only), or your tenant id.',
+  },
+  microsoftAuthority: {
+    env: 'MICROSOFT_AUTHORITY',
+    schema: httpUrl.default('https://login.microsoftonline.com'),
+    defaultText: 'https://login.microsoftonline.com',
+    description:
+      'The Microsoft identity platform. Change only for a national cloud, or a local emulator in tests.',
+  },
+  graphApiUrl: {
+    env: 'GRAPH_API_URL',
+    schema: httpUrl.default('https://graph.microsoft.com'),
+    defaultText: 'https://graph.microsoft.com',
+    description: 'The Microsoft Graph root. Change only for a national cloud, or a local stub in tests.',
+  },
+  graphPollSeconds: {
+    env: 'GRAPH_POLL_SECONDS',
+    schema: positiveInt('a positive number of seconds')
+      .max(3600, 'expected at most 3600 seconds')
+      .default(30),
+    defaultText: '30',
+    description:
+      'How often connected Microsoft inboxes are asked for changes (one delta request each; new mail then syncs).',
+  },
   imapInsecureHosts: {
     env: 'IMAP_INSECURE_HOSTS',
     schema: commaList({ lowercase: true }),

@@ -32,6 +32,14 @@ export interface Config {
     readonly gmailApiUrl: string;
     readonly pollSeconds: number;
   };
+  /** Microsoft: the app's client id (null: Microsoft sign-in is off), tenant, where sign-in and Graph live, polling. */
+  readonly microsoft: {
+    readonly clientId: string | null;
+    readonly tenant: string;
+    readonly authority: string;
+    readonly graphApiUrl: string;
+    readonly pollSeconds: number;
+  };
   /** How long a verified credential is believed without a lookup (core/auth/verified-cache.ts); 0 = never. */
   readonly credentialCacheSeconds: number;
   readonly rateLimits: {
@@ -51,4 +59,6 @@ export interface Secrets {
   readonly metricsToken?: string;
   /** The Google OAuth client's secret (with `google.clientId`). */
   readonly googleClientSecret?: string;
+  /** The Microsoft app registration's client secret (with `microsoft.clientId`). */
+  readonly microsoftClientSecret?: string;
 }

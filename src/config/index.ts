@@ -15,6 +15,7 @@ export function readConfiguration(env: Env, cwd: string): { config: Config; secr
     ...(raw.databaseUrl !== undefined && { databaseUrl: raw.databaseUrl }),
     ...(raw.metricsToken !== undefined && { metricsToken: raw.metricsToken }),
     ...(raw.googleClientSecret !== undefined && { googleClientSecret: raw.googleClientSecret }),
+    ...(raw.microsoftClientSecret !== undefined && { microsoftClientSecret: raw.microsoftClientSecret }),
   };
   return { config, secrets };
 }

@@ -34,6 +34,13 @@ describe('loadConfig', () => {
         gmailApiUrl: 'https://gmail.googleapis.com',
         pollSeconds: 30,
       },
+      microsoft: {
+        clientId: null,
+        tenant: 'common',
+        authority: 'https://login.microsoftonline.com',
+        graphApiUrl: 'https://graph.microsoft.com',
+        pollSeconds: 30,
+      },
       rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
     });
   });

@@ -31,6 +31,10 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
     throw new ConfigError(
       'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET: set both (the OAuth client of your Google Cloud project) or neither',
     );
+  if ((settings.microsoftClientId === undefined) !== (settings.microsoftClientSecret === undefined))
+    throw new ConfigError(
+      'MICROSOFT_CLIENT_ID and MICROSOFT_CLIENT_SECRET: set both (your Entra app registration) or neither',
+    );
   const dataDir = isAbsolute(settings.dataDir) ? settings.dataDir : resolve(cwd, settings.dataDir);
   const baseUrl = settings.baseUrl ?? `http://${displayHost(settings.host)}:${String(settings.port)}`;
   const config: Config = {
@@ -60,6 +64,13 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
       issuer: settings.googleIssuer,
       gmailApiUrl: settings.gmailApiUrl,
       pollSeconds: settings.gmailPollSeconds,
+    },
+    microsoft: {
+      clientId: settings.microsoftClientId ?? null,
+      tenant: settings.microsoftTenant,
+      authority: settings.microsoftAuthority,
+      graphApiUrl: settings.graphApiUrl,
+      pollSeconds: settings.graphPollSeconds,
     },
     rateLimits: {
       apiPerMinute: settings.rateLimitApi,

@@ -36,6 +36,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       gmailApiUrl: 'https://gmail.googleapis.com',
       pollSeconds: 30,
     },
+    microsoft: {
+      clientId: null,
+      tenant: 'common',
+      authority: 'https://login.microsoftonline.com',
+      graphApiUrl: 'https://graph.microsoft.com',
+      pollSeconds: 30,
+    },
     rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
     ...overrides,
   };
@@ -56,6 +63,7 @@ export async function createTestApp(
     overrides?: AppOverrides;
     metricsToken?: string;
     googleClientSecret?: string;
+    microsoftClientSecret?: string;
   } = {},
 ): Promise<App> {
   const config = testConfig(
@@ -66,6 +74,7 @@ export async function createTestApp(
     ...(opts.pgUrl !== undefined && { databaseUrl: opts.pgUrl }),
     ...(opts.metricsToken !== undefined && { metricsToken: opts.metricsToken }),
     ...(opts.googleClientSecret !== undefined && { googleClientSecret: opts.googleClientSecret }),
+    ...(opts.microsoftClientSecret !== undefined && { microsoftClientSecret: opts.microsoftClientSecret }),
   };
   return createApp(config, secrets, { log: silentLogger, ...opts.overrides });
 }

@@ -7,23 +7,31 @@ import {
   type SubmitReceipt,
 } from '../../core/sending/mail-submitter.ts';
 import type { GmailConnector } from './gmail/gmail-connector.ts';
+import type { GraphConnector } from './graph/graph-connector.ts';
 
 /**
  * Chooses how an inbox sends: the demo inbox sends nothing (the caller files a copy in its Sent folder, as for any
  * inbox), IMAP and iCloud submit over SMTP, Gmail sends its draft through the API (when Google sign-in is
- * configured). Microsoft adds its API sender here.
+ * configured), Microsoft sends its draft through Graph.
  */
 export class ProviderSubmitter implements MailSubmitter {
   private readonly smtp: MailSubmitter;
   private readonly gmail: { connector: GmailConnector; vault: CredentialVault } | undefined;
-  constructor(smtp: MailSubmitter, gmail?: { connector: GmailConnector; vault: CredentialVault }) {
+  private readonly graph: { connector: GraphConnector; vault: CredentialVault } | undefined;
+  constructor(
+    smtp: MailSubmitter,
+    gmail?: { connector: GmailConnector; vault: CredentialVault },
+    graph?: { connector: GraphConnector; vault: CredentialVault },
+  ) {
     this.smtp = smtp;
     this.gmail = gmail;
+    this.graph = graph;
   }
 
   canSend(inbox: Inbox): boolean {
     if (inbox.isDemo) return true;
     if (inbox.provider === 'google') return this.gmail !== undefined;
+    if (inbox.provider === 'microsoft') return this.graph !== undefined;
     return this.smtp.canSend(inbox);
   }
 
@@ -35,6 +43,13 @@ export class ProviderSubmitter implements MailSubmitter {
       const credential = await this.gmail.vault.get(inbox.id);
       if (credential === undefined) throw new SubmitRefusedError('no readable stored credential', true);
       return this.gmail.connector.submit(inbox, credential, submission);
+    }
+    if (inbox.provider === 'microsoft') {
+      if (this.graph === undefined)
+        throw new SubmitRefusedError('Microsoft sign-in is not configured on this server');
+      const credential = await this.graph.vault.get(inbox.id);
+      if (credential === undefined) throw new SubmitRefusedError('no readable stored credential', true);
+      return this.graph.connector.submit(inbox, credential, submission);
     }
     return this.smtp.submit(inbox, submission);
   }

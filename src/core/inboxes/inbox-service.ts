@@ -43,19 +43,28 @@ export interface InboxServiceDeps {
   readonly maxInboxesPerAccount: number;
   /** Called after a credential is saved (the first sync starts in the background). */
   readonly onConnected: (inbox: Inbox) => void;
-  /** Google sign-in; absent when the operator has not configured an OAuth client. */
+  /** Provider sign-ins; each absent when the operator has not configured its OAuth client. */
   readonly google?: ProviderSignIn | undefined;
+  readonly microsoft?: ProviderSignIn | undefined;
   /** Called with a credential that is no longer kept (revocation at the provider); failures are logged there. */
   readonly onCredentialDropped?: (inboxId: InboxId, credential: MailCredential) => Promise<void>;
 }
 
-/** What the operator sets to turn Google sign-in on (README, "Gmail"). */
-export const GOOGLE_NOT_CONFIGURED =
-  'Google sign-in is not configured on this server: the operator sets GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (README, "Gmail for operators").';
+/** Providers whose inboxes connect by an OAuth sign-in. */
+export type SignInProvider = 'google' | 'microsoft';
+const BRAND: Readonly<Record<SignInProvider, string>> = { google: 'Google', microsoft: 'Microsoft' };
+
+/** What the operator sets to turn a provider's sign-in on (README, "Gmail for operators" / "Microsoft for operators"). */
+export const SIGN_IN_NOT_CONFIGURED: Readonly<Record<SignInProvider, string>> = {
+  google:
+    'Google sign-in is not configured on this server: the operator sets GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (README, "Gmail for operators").',
+  microsoft:
+    'Microsoft sign-in is not configured on this server: the operator sets MICROSOFT_CLIENT_ID and MICROSOFT_CLIENT_SECRET (README, "Microsoft for operators").',
+};
 
 const SIGNIN_TTL_MS = 15 * 60_000;
 
-/** How a Google sign-in ended, for the callback page. */
+/** How a provider sign-in ended, for the callback page. */
 export type SignInFailure =
   { readonly reason: 'link_invalid' } | { readonly reason: 'refused'; readonly message: string };
 
@@ -275,42 +284,43 @@ export class InboxService {
   }
 
   /**
-   * A Google sign-in link for a google inbox: the authorization-code flow with PKCE S256 (the verifier stays on
-   * the server) and a `state` that is single use, bound to this account and inbox, and lives 15 minutes.
+   * A sign-in link for a google or microsoft inbox: the authorization-code flow with PKCE S256 (the verifier stays
+   * on the server) and a `state` that is single use, bound to this account and inbox, and lives 15 minutes.
    */
-  async startGoogleSignIn(
+  async startSignIn(
     accountId: AccountId,
     inboxId: string,
+    provider: SignInProvider,
   ): Promise<Result<{ url: string; expiresAt: Date; inbox: Inbox }, InboxError>> {
     const owned = await this.owned(accountId, inboxId);
     if (!owned.ok) return owned;
     const inbox = owned.value;
-    if (inbox.provider !== 'google')
+    if (inbox.provider !== provider)
       return err(
         inboxError(
           'not_supported',
-          inbox.provider === 'microsoft'
-            ? 'This is a Microsoft inbox: it signs in with Microsoft, not Google.'
-            : `A ${inbox.provider} inbox connects with its mailbox password through a password link, not a Google sign-in.`,
+          inbox.provider === 'google' || inbox.provider === 'microsoft'
+            ? `This is a ${inbox.provider} inbox: it signs in with ${BRAND[inbox.provider]}, not ${BRAND[provider]}.`
+            : `A ${inbox.provider} inbox connects with its mailbox password through a password link, not a ${BRAND[provider]} sign-in.`,
         ),
       );
     if (inbox.isDemo) return err(inboxError('not_supported', 'The demo inbox needs no sign-in.'));
-    const google = this.deps.google;
-    if (google === undefined) return err(inboxError('not_supported', GOOGLE_NOT_CONFIGURED));
-    const state = newSecret('gst_', 40);
+    const signIn = provider === 'google' ? this.deps.google : this.deps.microsoft;
+    if (signIn === undefined) return err(inboxError('not_supported', SIGN_IN_NOT_CONFIGURED[provider]));
+    const state = newSecret(provider === 'google' ? 'gst_' : 'mst_', 40);
     const verifier = randomToken(64);
     const now = this.deps.clock.now();
     const expiresAt = new Date(now.getTime() + SIGNIN_TTL_MS);
     await this.deps.links.create({
       idHash: sha256Hex(state),
-      purpose: 'google_signin',
+      purpose: provider === 'google' ? 'google_signin' : 'microsoft_signin',
       accountId,
       inboxId: inbox.id,
       payload: { verifier },
       createdAt: now,
       expiresAt,
     });
-    const url = await google.authorizationUrl({
+    const url = await signIn.authorizationUrl({
       state,
       codeChallenge: pkceChallenge(verifier),
       loginHint: inbox.email,
@@ -319,19 +329,24 @@ export class InboxService {
   }
 
   /**
-   * Google's redirect back: the state is used up first (a replayed callback does nothing), the code traded with
-   * the verifier, and the refresh token sealed. When Google signed in another address than the inbox's, the
-   * inbox takes the signed-in address and the page says so.
+   * The provider's redirect back: the state is used up first (a replayed callback does nothing), the code traded
+   * with the verifier, and the refresh token sealed. When the provider signed in another address than the
+   * inbox's, the inbox takes the signed-in address and the page says so.
    */
-  async completeGoogleSignIn(
+  async completeSignIn(
+    provider: SignInProvider,
     state: string,
     code: string,
   ): Promise<Result<{ inbox: Inbox; previousEmail: string | null }, SignInFailure>> {
-    const google = this.deps.google;
+    const signIn = provider === 'google' ? this.deps.google : this.deps.microsoft;
     const idHash = sha256Hex(state);
     const now = this.deps.clock.now();
-    const link = await this.deps.links.find(idHash, 'google_signin', now);
-    if (google === undefined || link === undefined || link.inboxId === null)
+    const link = await this.deps.links.find(
+      idHash,
+      provider === 'google' ? 'google_signin' : 'microsoft_signin',
+      now,
+    );
+    if (signIn === undefined || link === undefined || link.inboxId === null)
       return err({ reason: 'link_invalid' });
     if (!(await this.deps.links.consume(idHash, now))) return err({ reason: 'link_invalid' });
     const inbox = await this.deps.inboxes.get(link.accountId, link.inboxId);
@@ -339,7 +354,7 @@ export class InboxService {
     if (inbox === undefined || typeof verifier !== 'string') return err({ reason: 'link_invalid' });
     let signedIn: { refreshToken: string; email: string };
     try {
-      signedIn = await google.exchange(code, verifier);
+      signedIn = await signIn.exchange(code, verifier);
     } catch (e) {
       if (e instanceof SignInError || e instanceof MailProviderError)
         return err({ reason: 'refused', message: e.message });
@@ -349,10 +364,10 @@ export class InboxService {
     const previous = await this.deps.vault.get(inbox.id);
     await this.deps.vault.put(
       inbox.id,
-      { kind: 'google', username: email, refreshToken: signedIn.refreshToken },
+      { kind: provider, username: email, refreshToken: signedIn.refreshToken },
       now,
     );
-    if (previous?.kind === 'google' && previous.refreshToken !== signedIn.refreshToken)
+    if (previous?.kind === provider && previous.refreshToken !== signedIn.refreshToken)
       await this.deps.onCredentialDropped?.(inbox.id, previous);
     const updated = await this.deps.inboxes.update(
       inbox.accountId,

@@ -2,7 +2,7 @@ import type { AccountId } from '../accounts/account.ts';
 import type { JsonValue } from '../settings/settings-store.ts';
 import type { InboxId } from './inbox.ts';
 
-export type LinkPurpose = 'imap_capture' | 'attachment' | 'google_signin';
+export type LinkPurpose = 'imap_capture' | 'attachment' | 'google_signin' | 'microsoft_signin';
 
 /** A capability link handed to the person (or the agent, for downloads); stored by the hash of its token. */
 export interface SecretLink {

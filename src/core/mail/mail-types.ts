@@ -102,12 +102,14 @@ export interface SearchHit {
 
 /**
  * How an inbox logs in; sealed at rest, never shown. `password` for IMAP/iCloud; `oauth` an access token for
- * IMAP XOAUTH2; `google` the refresh token of a Google sign-in (the Gmail adapter trades it for access tokens).
+ * IMAP XOAUTH2; `google` / `microsoft` the refresh token of a provider sign-in (the Gmail and Graph adapters
+ * trade it for access tokens; Microsoft's rotates and is replaced as it does).
  */
 export type MailCredential =
   | { readonly kind: 'password'; readonly username: string; readonly password: string }
   | { readonly kind: 'oauth'; readonly username: string; readonly accessToken: string }
-  | { readonly kind: 'google'; readonly username: string; readonly refreshToken: string };
+  | { readonly kind: 'google'; readonly username: string; readonly refreshToken: string }
+  | { readonly kind: 'microsoft'; readonly username: string; readonly refreshToken: string };
 
 /** Where an IMAP-speaking provider lives. */
 export interface ImapEndpoint {

@@ -11,7 +11,7 @@ import { registerApiKeysPage } from './pages/api-keys-page.ts';
 import { registerConnectedAgentsPage } from './pages/connected-agents-page.ts';
 import { registerConsentPage } from './pages/consent-page.ts';
 import { registerConnectImapPage } from './pages/connect-imap-page.ts';
-import { registerConnectGooglePage } from './pages/connect-google-page.ts';
+import { registerConnectProviderPages } from './pages/connect-provider-page.ts';
 import { registerInboxesPage } from './pages/inboxes-page.ts';
 import { registerDeleteAccountPage } from './pages/delete-account-page.ts';
 import { registerSettingsPage } from './pages/settings-page.ts';
@@ -80,7 +80,7 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   registerConnectedAgentsPage(app, deps);
   registerConsentPage(app, deps.oauth);
   registerConnectImapPage(app, deps.inboxes);
-  registerConnectGooglePage(app, deps.inboxes);
+  registerConnectProviderPages(app, deps.inboxes);
   registerInboxesPage(app, deps);
   registerDeleteAccountPage(app, deps);
 }

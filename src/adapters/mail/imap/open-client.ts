@@ -42,7 +42,8 @@ export async function openImapClient(
   purpose: 'commands' | 'idle' = 'commands',
 ): Promise<ImapFlow> {
   const insecure = policy.insecureHosts.has(normalizeHost(endpoint.host));
-  if (credential.kind === 'google') throw new MailAuthError('a Google sign-in does not log in over IMAP');
+  if (credential.kind === 'google' || credential.kind === 'microsoft')
+    throw new MailAuthError('a provider sign-in does not log in over IMAP here');
   const oauth = credential.kind === 'oauth';
   let client: ImapFlow | undefined;
   try {

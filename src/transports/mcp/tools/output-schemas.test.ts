@@ -5,6 +5,7 @@ import { connectClient, type ClientKind } from '../../../../test/support/mcp-cli
 import { freshPgDatabase } from '../../../../test/rig/pg.ts';
 import { createTestApp } from '../../../../test/support/test-app.ts';
 import { startGoogleEmulator, type GoogleEmulator } from '../../../../test/rig/gmail-emulator.ts';
+import { startMicrosoftSignIn, type MicrosoftSignIn } from '../../../../test/rig/microsoft-sign-in.ts';
 import { agentOn, outputValidators, type ToolResult } from '../../../../test/support/tool-caller.ts';
 import { ToolRegistry } from '../tool-registry.ts';
 import { ALL_TOOLS } from './index.ts';
@@ -20,6 +21,7 @@ describe.each(['sqlite', 'postgres'] as const)(
   (engine) => {
     let app: App;
     let google: GoogleEmulator;
+    let microsoft: MicrosoftSignIn;
     let key: string;
     let raw: Awaited<ReturnType<typeof agentOn>>['call'];
     const succeeded = new Set<string>();
@@ -44,12 +46,21 @@ describe.each(['sqlite', 'postgres'] as const)(
     beforeAll(async () => {
       // Google sign-in configured against the emulator, so start_google_oauth can succeed.
       google = await startGoogleEmulator();
+      microsoft = await startMicrosoftSignIn({ user: 'dana@contoso.test' });
       app = await createTestApp({
         config: {
           syncWindow: 40,
           google: { clientId: 'schema-test', issuer: google.url, gmailApiUrl: google.url, pollSeconds: 30 },
+          microsoft: {
+            clientId: 'schema-test',
+            tenant: 'common',
+            authority: microsoft.url,
+            graphApiUrl: microsoft.url,
+            pollSeconds: 30,
+          },
         },
         googleClientSecret: 'schema-test-secret',
+        microsoftClientSecret: 'schema-test-secret',
         ...(engine === 'postgres' && { pgUrl: await freshPgDatabase() }),
       });
       ({ key, call: raw } = await agentOn(app));
@@ -57,6 +68,7 @@ describe.each(['sqlite', 'postgres'] as const)(
     afterAll(async () => {
       await app.close();
       await google.close();
+      await microsoft.close();
     });
 
     it.each<ClientKind>(['v2-modern', 'v2-legacy', 'v1'])(
@@ -108,6 +120,12 @@ describe.each(['sqlite', 'postgres'] as const)(
         email: 'dana@gmail.com',
       });
       await ok('start_google_oauth', { inboxId: (gmailInbox['inbox'] as { id: string }).id });
+      const outlook = await ok('add_inbox', {
+        label: 'Work',
+        provider: 'microsoft',
+        email: 'dana@contoso.test',
+      });
+      await ok('start_microsoft_oauth', { inboxId: (outlook['inbox'] as { id: string }).id });
       expect(await ok('get_connection_status', { inboxId })).toMatchObject({ canSyncNow: true });
       expect(await ok('get_connection_status', { inboxId: workId })).toMatchObject({ canSyncNow: false });
 

@@ -1,16 +1,21 @@
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
-import type { InboxService } from '../../../core/inboxes/inbox-service.ts';
-import { GOOGLE_CALLBACK_PATH } from '../google-callback-path.ts';
+import type { InboxService, SignInProvider } from '../../../core/inboxes/inbox-service.ts';
+import { CALLBACK_PATH } from '../callback-paths.ts';
 import { notice, page } from '../layout.ts';
 import type { WebEnv } from '../web-env.ts';
 
 /**
- * Where Google sends the person back (the redirect URI registered on the OAuth client). The `state` is the
+ * Where Google or Microsoft sends the person back (the redirect URI registered on the OAuth client). The `state` is the
  * capability: single use, bound to one inbox of one account, 15 minutes. The refresh token is sealed at once and
  * never shown; the page only says what happened and that the person can go back to their assistant.
  */
-export function registerConnectGooglePage(app: Hono<WebEnv>, inboxes: InboxService): void {
+export function registerConnectProviderPages(app: Hono<WebEnv>, inboxes: InboxService): void {
+  for (const provider of ['google', 'microsoft'] as const) register(app, inboxes, provider);
+}
+
+function register(app: Hono<WebEnv>, inboxes: InboxService, provider: SignInProvider): void {
+  const brand = provider === 'google' ? 'Google' : 'Microsoft';
   const failed = (title: string, message: string) =>
     page({
       title,
@@ -18,18 +23,18 @@ export function registerConnectGooglePage(app: Hono<WebEnv>, inboxes: InboxServi
         ${notice('error', message)}`,
     });
 
-  app.get(GOOGLE_CALLBACK_PATH, async (c) => {
+  app.get(CALLBACK_PATH[provider], async (c) => {
     const state = c.req.query('state') ?? '';
     const code = c.req.query('code') ?? '';
     const denied = c.req.query('error');
     if (denied !== undefined) {
-      // The person declined (access_denied) or Google refused: say so in words, never echo Google's text.
+      // The person declined (access_denied) or the provider refused: say so in words, never echo its text.
       return c.html(
         failed(
           'Not connected',
           denied === 'access_denied'
             ? 'You did not allow access, so nothing was connected. Ask your assistant for a new sign-in link if you change your mind.'
-            : 'Google did not complete the sign-in. Ask your assistant for a new sign-in link and try again.',
+            : `${brand} did not complete the sign-in. Ask your assistant for a new sign-in link and try again.`,
         ),
         400,
       );
@@ -42,7 +47,7 @@ export function registerConnectGooglePage(app: Hono<WebEnv>, inboxes: InboxServi
         ),
         400,
       );
-    const result = await inboxes.completeGoogleSignIn(state, code);
+    const result = await inboxes.completeSignIn(provider, state, code);
     if (!result.ok) {
       return result.error.reason === 'link_invalid'
         ? c.html(

@@ -1,0 +1,99 @@
+import type { CredentialVault } from '../../../core/inboxes/credential-vault.ts';
+import type { Inbox } from '../../../core/inboxes/inbox.ts';
+import { MailAuthError, MailProviderError } from '../../../core/mail/mail-ports.ts';
+import type { MailCredential } from '../../../core/mail/mail-types.ts';
+import {
+  SubmitRefusedError,
+  SubmitUncertainError,
+  type Submission,
+  type SubmitReceipt,
+} from '../../../core/sending/mail-submitter.ts';
+import { AccessTokens } from '../../sign-in/access-tokens.ts';
+import type { ProviderOAuth } from '../../sign-in/provider-oauth.ts';
+import { ConnectionSemaphore } from '../imap/host-semaphore.ts';
+import { GraphApi, GraphStatusError } from './graph-api.ts';
+import { GraphSession } from './graph-session.ts';
+
+/** Graph's documented limit: 4 concurrent requests per app and mailbox. */
+const PER_MAILBOX = 4;
+
+export interface GraphConnectorOptions {
+  readonly oauth: ProviderOAuth;
+  /** Where a rotated refresh token is stored (sealed), before its access token is used. */
+  readonly vault: CredentialVault;
+  readonly apiUrl: string;
+  readonly pollMs: number;
+  readonly now?: () => Date;
+}
+
+/**
+ * Opens Graph sessions for inboxes signed in with Microsoft and sends their drafts. Microsoft rotates refresh
+ * tokens: each refresh's new one is sealed into the vault at once, so a restart (or another process) refreshes with
+ * the newest. One token cache and one limiter per process.
+ */
+export class GraphConnector {
+  private readonly opts: GraphConnectorOptions;
+  private readonly tokens: AccessTokens;
+  private readonly limiter = new ConnectionSemaphore(PER_MAILBOX);
+
+  constructor(opts: GraphConnectorOptions) {
+    this.opts = opts;
+    this.tokens = new AccessTokens((refreshToken) => opts.oauth.refresh(refreshToken));
+  }
+
+  open(inbox: Inbox, credential: MailCredential): GraphSession {
+    if (credential.kind !== 'microsoft') throw new MailAuthError('this inbox has no Microsoft sign-in');
+    const stored = credential.refreshToken;
+    const onRotated = (refreshToken: string) =>
+      this.opts.vault.put(
+        inbox.id,
+        { kind: 'microsoft', username: credential.username, refreshToken },
+        this.opts.now?.() ?? new Date(),
+      );
+    return new GraphSession({
+      api: new GraphApi({
+        rootUrl: this.opts.apiUrl,
+        token: (force) => this.tokens.get(inbox.id, stored, { force, onRotated }),
+        limiter: this.limiter,
+        limiterKey: inbox.id,
+      }),
+      pollMs: this.opts.pollMs,
+    });
+  }
+
+  /**
+   * Sends the mailbox's draft with `/send` (202), exactly once: the draft is first given the message as composed
+   * now (a failure there sends nothing), then sent in one request that is never repeated on its own. A draft the
+   * person deleted meanwhile is written again first. Graph files the sent message in Sent Items itself.
+   */
+  async submit(inbox: Inbox, credential: MailCredential, s: Submission): Promise<SubmitReceipt> {
+    let session: GraphSession;
+    let draftId: string;
+    try {
+      session = this.open(inbox, credential);
+      const existing =
+        s.draft !== undefined && (await session.isDraft(s.draft.ref)) ? s.draft.ref : undefined;
+      draftId = (await session.writeDraft(s.raw, existing)).id;
+    } catch (e) {
+      if (e instanceof MailAuthError) throw new SubmitRefusedError(e.message, true);
+      if (e instanceof MailProviderError) throw new SubmitRefusedError(e.message);
+      throw new SubmitRefusedError('the draft could not be prepared');
+    }
+    try {
+      await session.sendDraft(draftId);
+    } catch (e) {
+      if (e instanceof MailAuthError) throw new SubmitRefusedError(e.message, true);
+      if (e instanceof GraphStatusError && e.status >= 400 && e.status < 500)
+        throw new SubmitRefusedError(e.message);
+      throw new SubmitUncertainError(
+        e instanceof MailProviderError ? e.message : 'Microsoft Graph did not answer',
+      );
+    }
+    return { filedByProvider: true };
+  }
+
+  /** Microsoft has no endpoint to revoke one refresh token: forgetting it here is what removal can do. */
+  forget(inboxId: string): void {
+    this.tokens.forget(inboxId);
+  }
+}
