@@ -31,7 +31,7 @@ export interface GmailApp {
 }
 
 /** The service on a real port (Google redirects the browser to it) with Gmail configured against the emulator. */
-export async function startGmailApp(opts: { pollSeconds?: number } = {}): Promise<GmailApp> {
+export async function startGmailApp(opts: { pollSeconds?: number; pgUrl?: string } = {}): Promise<GmailApp> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${String(port)}`;
   const google = await startGoogleEmulator({
@@ -62,6 +62,7 @@ export async function startGmailApp(opts: { pollSeconds?: number } = {}): Promis
       },
     },
     googleClientSecret: CLIENT.secret,
+    ...(opts.pgUrl !== undefined && { pgUrl: opts.pgUrl }),
     overrides: { log },
   });
   const server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger, lane: app.lane });

@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/lib/logger.ts';
 import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
 import { launchBrowser } from '../rig/browser.ts';
 import { freePort } from '../rig/free-port.ts';
+import { freshPgDatabase } from '../rig/pg.ts';
 import { startGraphStub, type GraphStub } from '../rig/graph-stub.ts';
 import { buildMessage } from '../rig/message-factory.ts';
 import { startMicrosoftSignIn, type MicrosoftSignIn } from '../rig/microsoft-sign-in.ts';
@@ -19,238 +20,250 @@ import { agentOn, expectToolError, expectToolOk, toolCaller } from '../support/t
 // the faults: an expired delta, throttling, a rotated refresh token surviving a restart, a revoked sign-in.
 const CLIENT = { id: '11111111-2222-3333-4444-555555555555', secret: 'entra-test-secret' };
 
-describe('Microsoft 365 through /mcp (Graph stub, emulate Entra sign-in, Chromium)', () => {
-  let graph: GraphStub;
-  let entra: MicrosoftSignIn;
-  let app: App;
-  let server: RunningServer;
-  let browser: Browser;
-  let call: ReturnType<typeof toolCaller>;
-  let key = '';
-  let inboxId = '';
-  let baseUrl = '';
-  let port = 0;
-  const user = 'pat@contoso.test';
+describe.each(['sqlite', 'postgres'] as const)(
+  'Microsoft 365 through /mcp on %s (Graph stub, emulate Entra sign-in, Chromium)',
+  (engine) => {
+    let graph: GraphStub;
+    let entra: MicrosoftSignIn;
+    let app: App;
+    let server: RunningServer;
+    let browser: Browser;
+    let call: ReturnType<typeof toolCaller>;
+    let key = '';
+    let inboxId = '';
+    let baseUrl = '';
+    let port = 0;
+    let pgUrl: string | undefined;
+    const user = 'pat@contoso.test';
 
-  const boot = async (dataDir?: App['config']) =>
-    createTestApp({
-      config: {
-        baseUrl,
-        mcpAllowedOrigins: [baseUrl],
-        microsoft: {
-          clientId: CLIENT.id,
-          tenant: 'common',
-          authority: entra.url,
-          graphApiUrl: graph.url,
-          pollSeconds: 1,
+    const boot = async (dataDir?: App['config']) =>
+      createTestApp({
+        config: {
+          baseUrl,
+          mcpAllowedOrigins: [baseUrl],
+          microsoft: {
+            clientId: CLIENT.id,
+            tenant: 'common',
+            authority: entra.url,
+            graphApiUrl: graph.url,
+            pollSeconds: 1,
+          },
+          ...(dataDir !== undefined && { dataDir: dataDir.dataDir, database: dataDir.database }),
         },
-        ...(dataDir !== undefined && { dataDir: dataDir.dataDir, database: dataDir.database }),
-      },
-      microsoftClientSecret: CLIENT.secret,
+        microsoftClientSecret: CLIENT.secret,
+        ...(pgUrl !== undefined && { pgUrl }),
+      });
+    /** A new process on the same database: nothing cached, the stored (sealed) refresh token is all it has. */
+    const restart = async () => {
+      const config = app.config;
+      await server.close(1000);
+      await app.close();
+      app = await boot(config);
+      server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger, lane: app.lane });
+      call = toolCaller(app, key);
+    };
+    const mail = (n: number, subject: string) =>
+      buildMessage({
+        from: { name: 'Ada Lovelace', address: 'ada@example.org' },
+        to: [{ name: 'Pat', address: user }],
+        subject,
+        date: new Date(Date.UTC(2026, 10, 20, 9) + n * 60_000),
+        messageId: `<graph-e2e-${String(n)}@example.org>`,
+        text: `Body of ${subject}.\n`,
+      });
+
+    beforeAll(async () => {
+      port = await freePort();
+      if (engine === 'postgres') pgUrl = await freshPgDatabase();
+      baseUrl = `http://127.0.0.1:${String(port)}`;
+      graph = await startGraphStub({ user });
+      entra = await startMicrosoftSignIn({
+        user,
+        client: { ...CLIENT, redirectUri: `${baseUrl}/connect/microsoft/callback` },
+      });
+      for (const [n, subject] of [
+        [1, 'Quarterly invoice'],
+        [2, 'Lunch on Friday?'],
+        [3, 'Project kumquat notes'],
+      ] as const)
+        await graph.deliver(mail(n, subject));
+      app = await boot();
+      server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger, lane: app.lane });
+      const agent = await agentOn(app);
+      ({ call, key } = agent);
+      browser = await launchBrowser();
     });
-  /** A new process on the same database: nothing cached, the stored (sealed) refresh token is all it has. */
-  const restart = async () => {
-    const config = app.config;
-    await server.close(1000);
-    await app.close();
-    app = await boot(config);
-    server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger, lane: app.lane });
-    call = toolCaller(app, key);
-  };
-  const mail = (n: number, subject: string) =>
-    buildMessage({
-      from: { name: 'Ada Lovelace', address: 'ada@example.org' },
-      to: [{ name: 'Pat', address: user }],
-      subject,
-      date: new Date(Date.UTC(2026, 10, 20, 9) + n * 60_000),
-      messageId: `<graph-e2e-${String(n)}@example.org>`,
-      text: `Body of ${subject}.\n`,
+
+    afterAll(async () => {
+      await browser.close();
+      await server.close(1000);
+      await app.close();
+      await graph.close();
+      await entra.close();
     });
 
-  beforeAll(async () => {
-    port = await freePort();
-    baseUrl = `http://127.0.0.1:${String(port)}`;
-    graph = await startGraphStub({ user });
-    entra = await startMicrosoftSignIn({
-      user,
-      client: { ...CLIENT, redirectUri: `${baseUrl}/connect/microsoft/callback` },
+    it('connects through the Microsoft sign-in link', async () => {
+      const added = expectToolOk(
+        await call('add_inbox', { label: 'Work', provider: 'microsoft', email: user }),
+      );
+      inboxId = (added['inbox'] as { id: string }).id;
+      const link = expectToolOk(await call('start_microsoft_oauth', { inboxId }));
+      const url = new URL(link['url'] as string);
+      expect(url.origin).toBe(entra.url);
+      expect(Object.fromEntries(url.searchParams)).toMatchObject({
+        client_id: CLIENT.id,
+        redirect_uri: `${baseUrl}/connect/microsoft/callback`,
+        code_challenge_method: 'S256',
+        response_type: 'code',
+      });
+      expect(url.searchParams.get('scope')?.split(' ')).toEqual(
+        expect.arrayContaining(['offline_access', 'Mail.ReadWrite', 'Mail.Send']),
+      );
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(url.toString());
+      await page.getByRole('button', { name: /pat@contoso\.test/ }).click();
+      await page.waitForURL(/\/connect\/microsoft\/callback/);
+      await page.getByRole('heading', { name: `${user} is connected` }).waitFor();
+      expect((await page.goto(page.url()))?.status()).toBe(410);
+      await page.context().close();
+      expect(expectToolOk(await call('get_connection_status', { inboxId }))).toMatchObject({
+        connectionStatus: 'connected',
+      });
     });
-    for (const [n, subject] of [
-      [1, 'Quarterly invoice'],
-      [2, 'Lunch on Friday?'],
-      [3, 'Project kumquat notes'],
-    ] as const)
-      await graph.deliver(mail(n, subject));
-    app = await boot();
-    server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger, lane: app.lane });
-    const agent = await agentOn(app);
-    ({ call, key } = agent);
-    browser = await launchBrowser();
-  });
 
-  afterAll(async () => {
-    await browser.close();
-    await server.close(1000);
-    await app.close();
-    await graph.close();
-    await entra.close();
-  });
-
-  it('connects through the Microsoft sign-in link', async () => {
-    const added = expectToolOk(
-      await call('add_inbox', { label: 'Work', provider: 'microsoft', email: user }),
-    );
-    inboxId = (added['inbox'] as { id: string }).id;
-    const link = expectToolOk(await call('start_microsoft_oauth', { inboxId }));
-    const url = new URL(link['url'] as string);
-    expect(url.origin).toBe(entra.url);
-    expect(Object.fromEntries(url.searchParams)).toMatchObject({
-      client_id: CLIENT.id,
-      redirect_uri: `${baseUrl}/connect/microsoft/callback`,
-      code_challenge_method: 'S256',
-      response_type: 'code',
+    it('syncs, lists, reads and searches; loading older mail is not offered', async () => {
+      expectToolOk(await call('sync_inbox', { inboxId }));
+      const listed = expectToolOk(await call('list_messages', { inboxId }));
+      expect((listed['messages'] as { subject: string }[]).map((m) => m.subject)).toEqual([
+        'Project kumquat notes',
+        'Lunch on Friday?',
+        'Quarterly invoice',
+      ]);
+      const invoice = (listed['messages'] as { subject: string; messageId: string }[]).at(-1)!;
+      const full = expectToolOk(await call('get_message', { inboxId, messageId: invoice.messageId }));
+      expect(JSON.stringify(full['bodyUntrusted'])).toContain('Body of Quarterly invoice.');
+      const found = expectToolOk(await call('search_mailbox', { inboxId, query: 'kumquat' }));
+      expect((found['messages'] as { subject: string }[]).map((m) => m.subject)).toEqual([
+        'Project kumquat notes',
+      ]);
+      expectToolError(await call('load_older_messages', { inboxId, folder: 'inbox' }), 'not_supported');
     });
-    expect(url.searchParams.get('scope')?.split(' ')).toEqual(
-      expect.arrayContaining(['offline_access', 'Mail.ReadWrite', 'Mail.Send']),
-    );
-    const page = await (await browser.newContext()).newPage();
-    await page.goto(url.toString());
-    await page.getByRole('button', { name: /pat@contoso\.test/ }).click();
-    await page.waitForURL(/\/connect\/microsoft\/callback/);
-    await page.getByRole('heading', { name: `${user} is connected` }).waitFor();
-    expect((await page.goto(page.url()))?.status()).toBe(410);
-    await page.context().close();
-    expect(expectToolOk(await call('get_connection_status', { inboxId }))).toMatchObject({
-      connectionStatus: 'connected',
+
+    it('archives and undoes, categorises, flags, drafts in a thread and sends once after approval', async () => {
+      expectToolOk(await call('begin_triage', { inboxId, agentLabel: 'e2e', force: true }));
+      const listed = expectToolOk(await call('list_messages', { inboxId }));
+      const bySubject = (s: string) =>
+        (listed['messages'] as { subject: string; messageId: string }[]).find((m) => m.subject === s)!;
+      const lunch = bySubject('Lunch on Friday?');
+      const stubLunch = () => graph.find('<graph-e2e-2@example.org>')!;
+
+      const archived = expectToolOk(
+        await call('act_on_messages', {
+          action: 'archive',
+          items: [{ inboxId, messageId: lunch.messageId }],
+        }),
+      );
+      expect(stubLunch().folderId).toBe(graph.folderId('archive'));
+      expectToolOk(await call('undo_action', { undoId: archived['undoId'] }));
+      expect(stubLunch().folderId).toBe(graph.folderId('inbox'));
+
+      const notes = bySubject('Project kumquat notes');
+      const stubNotes = () => graph.find('<graph-e2e-3@example.org>')!;
+      expectToolOk(
+        await call('apply_labels', { inboxId, messageIds: [notes.messageId], labelIds: ['Follow-up'] }),
+      );
+      expect(stubNotes().categories).toEqual(['Follow-up']);
+      const starred = expectToolOk(
+        await call('star_messages', { inboxId, messageIds: [notes.messageId], starred: true }),
+      );
+      expect(stubNotes().flagged).toBe(true);
+      expectToolOk(await call('undo_action', { undoId: starred['undoId'] }));
+      expect(stubNotes().flagged).toBe(false);
+      const trashed = expectToolOk(
+        await call('act_on_messages', { action: 'trash', items: [{ inboxId, messageId: notes.messageId }] }),
+      );
+      expect(stubNotes().folderId).toBe(graph.folderId('deleteditems'));
+      expectToolOk(await call('undo_action', { undoId: trashed['undoId'] }));
+      expect(stubNotes().folderId).toBe(graph.folderId('inbox'));
+
+      expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
+      const full = expectToolOk(await call('get_message', { inboxId, messageId: lunch.messageId }));
+      const draft = expectToolOk(
+        await call('create_draft', {
+          inboxId,
+          to: 'ada@example.org',
+          subject: 'Re: Lunch on Friday?',
+          text: 'Friday works, see you at noon.',
+          threadId: full['threadId'],
+        }),
+      );
+      const drafts = graph.messagesIn('drafts');
+      expect(drafts).toHaveLength(1);
+      expect(drafts[0]!.conversationId).toBe(stubLunch().conversationId);
+      const approval = { pendingSendId: draft['pendingSendId'], approvalCode: draft['approvalCode'] };
+      expect(
+        expectToolOk(await call('send_draft', { ...approval, humanApprovedInChat: true })),
+      ).toMatchObject({
+        sent: true,
+      });
+      expectToolError(await call('send_draft', { ...approval, humanApprovedInChat: true }), 'approval_used');
+      const sent = graph.messagesIn('sentitems');
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.text).toContain('Friday works, see you at noon.');
+      expect(sent[0]!.conversationId).toBe(stubLunch().conversationId);
+      expect(graph.messagesIn('drafts')).toHaveLength(0);
+      expect(graph.requests.filter((r) => r.method === 'POST' && /\/send$/.test(r.path))).toHaveLength(1);
+      expect(graph.requests.some((r) => r.method === 'DELETE' || /permanentDelete/.test(r.path))).toBe(false);
     });
-  });
 
-  it('syncs, lists, reads and searches; loading older mail is not offered', async () => {
-    expectToolOk(await call('sync_inbox', { inboxId }));
-    const listed = expectToolOk(await call('list_messages', { inboxId }));
-    expect((listed['messages'] as { subject: string }[]).map((m) => m.subject)).toEqual([
-      'Project kumquat notes',
-      'Lunch on Friday?',
-      'Quarterly invoice',
-    ]);
-    const invoice = (listed['messages'] as { subject: string; messageId: string }[]).at(-1)!;
-    const full = expectToolOk(await call('get_message', { inboxId, messageId: invoice.messageId }));
-    expect(JSON.stringify(full['bodyUntrusted'])).toContain('Body of Quarterly invoice.');
-    const found = expectToolOk(await call('search_mailbox', { inboxId, query: 'kumquat' }));
-    expect((found['messages'] as { subject: string }[]).map((m) => m.subject)).toEqual([
-      'Project kumquat notes',
-    ]);
-    expectToolError(await call('load_older_messages', { inboxId, folder: 'inbox' }), 'not_supported');
-  });
-
-  it('archives and undoes, categorises, flags, drafts in a thread and sends once after approval', async () => {
-    expectToolOk(await call('begin_triage', { inboxId, agentLabel: 'e2e', force: true }));
-    const listed = expectToolOk(await call('list_messages', { inboxId }));
-    const bySubject = (s: string) =>
-      (listed['messages'] as { subject: string; messageId: string }[]).find((m) => m.subject === s)!;
-    const lunch = bySubject('Lunch on Friday?');
-    const stubLunch = () => graph.find('<graph-e2e-2@example.org>')!;
-
-    const archived = expectToolOk(
-      await call('act_on_messages', { action: 'archive', items: [{ inboxId, messageId: lunch.messageId }] }),
-    );
-    expect(stubLunch().folderId).toBe(graph.folderId('archive'));
-    expectToolOk(await call('undo_action', { undoId: archived['undoId'] }));
-    expect(stubLunch().folderId).toBe(graph.folderId('inbox'));
-
-    const notes = bySubject('Project kumquat notes');
-    const stubNotes = () => graph.find('<graph-e2e-3@example.org>')!;
-    expectToolOk(
-      await call('apply_labels', { inboxId, messageIds: [notes.messageId], labelIds: ['Follow-up'] }),
-    );
-    expect(stubNotes().categories).toEqual(['Follow-up']);
-    const starred = expectToolOk(
-      await call('star_messages', { inboxId, messageIds: [notes.messageId], starred: true }),
-    );
-    expect(stubNotes().flagged).toBe(true);
-    expectToolOk(await call('undo_action', { undoId: starred['undoId'] }));
-    expect(stubNotes().flagged).toBe(false);
-    const trashed = expectToolOk(
-      await call('act_on_messages', { action: 'trash', items: [{ inboxId, messageId: notes.messageId }] }),
-    );
-    expect(stubNotes().folderId).toBe(graph.folderId('deleteditems'));
-    expectToolOk(await call('undo_action', { undoId: trashed['undoId'] }));
-    expect(stubNotes().folderId).toBe(graph.folderId('inbox'));
-
-    expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
-    const full = expectToolOk(await call('get_message', { inboxId, messageId: lunch.messageId }));
-    const draft = expectToolOk(
-      await call('create_draft', {
-        inboxId,
-        to: 'ada@example.org',
-        subject: 'Re: Lunch on Friday?',
-        text: 'Friday works, see you at noon.',
-        threadId: full['threadId'],
-      }),
-    );
-    const drafts = graph.messagesIn('drafts');
-    expect(drafts).toHaveLength(1);
-    expect(drafts[0]!.conversationId).toBe(stubLunch().conversationId);
-    const approval = { pendingSendId: draft['pendingSendId'], approvalCode: draft['approvalCode'] };
-    expect(expectToolOk(await call('send_draft', { ...approval, humanApprovedInChat: true }))).toMatchObject({
-      sent: true,
+    it('an expired delta re-reads the window with nothing duplicated or lost; throttling is waited out', async () => {
+      const elsewhere = graph.find('<graph-e2e-1@example.org>')!;
+      elsewhere.folderId = graph.folderId('archive')!; // moved by another client, behind the log's back
+      await graph.deliver(mail(4, 'Fresh news'));
+      graph.expireDeltaTokens();
+      expect(JSON.stringify(expectToolOk(await call('sync_inbox', { inboxId })))).toMatch(/"reset":true/);
+      const listed = expectToolOk(await call('list_messages', { inboxId }));
+      expect((listed['messages'] as { subject: string }[]).map((m) => m.subject).sort()).toEqual([
+        'Fresh news',
+        'Lunch on Friday?',
+        'Project kumquat notes',
+      ]);
+      graph.failNext(1, { status: 429, retryAfter: 1, path: /\/messages$/ });
+      const before = graph.requests.length;
+      expectToolOk(await call('search_mailbox', { inboxId, query: 'kumquat' }));
+      const searches = graph.requests.slice(before).filter((r) => /\$search/.test(r.path));
+      expect(searches.length).toBeGreaterThanOrEqual(2);
+      expect(searches[1]!.at - searches[0]!.at).toBeGreaterThanOrEqual(950);
     });
-    expectToolError(await call('send_draft', { ...approval, humanApprovedInChat: true }), 'approval_used');
-    const sent = graph.messagesIn('sentitems');
-    expect(sent).toHaveLength(1);
-    expect(sent[0]!.text).toContain('Friday works, see you at noon.');
-    expect(sent[0]!.conversationId).toBe(stubLunch().conversationId);
-    expect(graph.messagesIn('drafts')).toHaveLength(0);
-    expect(graph.requests.filter((r) => r.method === 'POST' && /\/send$/.test(r.path))).toHaveLength(1);
-    expect(graph.requests.some((r) => r.method === 'DELETE' || /permanentDelete/.test(r.path))).toBe(false);
-  });
 
-  it('an expired delta re-reads the window with nothing duplicated or lost; throttling is waited out', async () => {
-    const elsewhere = graph.find('<graph-e2e-1@example.org>')!;
-    elsewhere.folderId = graph.folderId('archive')!; // moved by another client, behind the log's back
-    await graph.deliver(mail(4, 'Fresh news'));
-    graph.expireDeltaTokens();
-    expect(JSON.stringify(expectToolOk(await call('sync_inbox', { inboxId })))).toMatch(/"reset":true/);
-    const listed = expectToolOk(await call('list_messages', { inboxId }));
-    expect((listed['messages'] as { subject: string }[]).map((m) => m.subject).sort()).toEqual([
-      'Fresh news',
-      'Lunch on Friday?',
-      'Project kumquat notes',
-    ]);
-    graph.failNext(1, { status: 429, retryAfter: 1, path: /\/messages$/ });
-    const before = graph.requests.length;
-    expectToolOk(await call('search_mailbox', { inboxId, query: 'kumquat' }));
-    const searches = graph.requests.slice(before).filter((r) => /\$search/.test(r.path));
-    expect(searches.length).toBeGreaterThanOrEqual(2);
-    expect(searches[1]!.at - searches[0]!.at).toBeGreaterThanOrEqual(950);
-  });
-
-  it('keeps the rotated refresh token: after a restart the stored one still works', async () => {
-    const stored = () => new KyselyCredentialVault(app.db, aead(TEST_KEY, 'credential')).get(inboxId as InboxId);
-    const first = await stored();
-    await restart();
-    expectToolOk(await call('sync_inbox', { inboxId }));
-    const second = await stored();
-    expect(second?.kind).toBe('microsoft');
-    expect(second).not.toEqual(first); // rotated and stored
-    await restart();
-    expectToolOk(await call('sync_inbox', { inboxId }));
-  });
-
-  it('a revoked sign-in marks the inbox needs_reconnect and offers a new link', async () => {
-    const vault = new KyselyCredentialVault(app.db, aead(TEST_KEY, 'credential'));
-    const stored = await vault.get(inboxId as InboxId);
-    if (stored?.kind !== 'microsoft') throw new Error('no Microsoft credential');
-    await fetch(`${entra.url}/oauth2/v2.0/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: stored.refreshToken }).toString(),
+    it('keeps the rotated refresh token: after a restart the stored one still works', async () => {
+      const stored = () =>
+        new KyselyCredentialVault(app.db, aead(TEST_KEY, 'credential')).get(inboxId as InboxId);
+      const first = await stored();
+      await restart();
+      expectToolOk(await call('sync_inbox', { inboxId }));
+      const second = await stored();
+      expect(second?.kind).toBe('microsoft');
+      expect(second).not.toEqual(first); // rotated and stored
+      await restart();
+      expectToolOk(await call('sync_inbox', { inboxId }));
     });
-    await restart();
-    expectToolError(await call('sync_inbox', { inboxId }), 'needs_reconnect');
-    const status = expectToolOk(await call('get_connection_status', { inboxId }));
-    expect(status).toMatchObject({ needsReconnect: true });
-    expect(JSON.stringify(status['agentOnly'])).toContain('start_microsoft_oauth');
-    expectToolOk(await call('start_microsoft_oauth', { inboxId }));
-  });
-});
+
+    it('a revoked sign-in marks the inbox needs_reconnect and offers a new link', async () => {
+      const vault = new KyselyCredentialVault(app.db, aead(TEST_KEY, 'credential'));
+      const stored = await vault.get(inboxId as InboxId);
+      if (stored?.kind !== 'microsoft') throw new Error('no Microsoft credential');
+      await fetch(`${entra.url}/oauth2/v2.0/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: stored.refreshToken }).toString(),
+      });
+      await restart();
+      expectToolError(await call('sync_inbox', { inboxId }), 'needs_reconnect');
+      const status = expectToolOk(await call('get_connection_status', { inboxId }));
+      expect(status).toMatchObject({ needsReconnect: true });
+      expect(JSON.stringify(status['agentOnly'])).toContain('start_microsoft_oauth');
+      expectToolOk(await call('start_microsoft_oauth', { inboxId }));
+    });
+  },
+);
