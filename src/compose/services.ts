@@ -112,7 +112,7 @@ export function buildServices(c: {
     maxInboxesPerAccount: 20,
     // The scheduler is built below from services that need this one; it exists by the time anyone connects.
     onConnected: (inbox) => {
-      scheduler.syncSoon(inbox);
+      scheduler.connected(inbox);
     },
     google: google?.oauth,
     microsoft: microsoft?.oauth,

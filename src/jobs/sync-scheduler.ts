@@ -70,6 +70,12 @@ export class SyncScheduler {
     this.ensureWatching(inbox);
   }
 
+  /** A just-connected inbox: a first sync now, and a watcher from now on rather than from the next tick. */
+  connected(inbox: Inbox): void {
+    this.syncSoon(inbox);
+    this.ensureWatching(inbox);
+  }
+
   private ensureWatching(inbox: Inbox): void {
     if (!inbox.isDemo && !this.watchers.has(inbox.id)) this.watchers.set(inbox.id, this.watch(inbox));
   }

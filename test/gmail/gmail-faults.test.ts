@@ -85,9 +85,7 @@ describe('Gmail faults (emulate 0.12.2 + stub)', () => {
 
   it('new mail shows up by polling, one history request per poll while nothing changes', async () => {
     const fresh = 'Arrived by itself';
-    // The background scheduler watches connected inboxes from its first tick; nobody calls sync_inbox here.
-    g.app.startBackground();
-    await new Promise((r) => setTimeout(r, 2000));
+    // The poller started when the inbox connected (no scheduler tick here); nobody calls sync_inbox.
     const idleFrom = g.google.requests.length;
     await new Promise((r) => setTimeout(r, 2500));
     const idle = g.google.requests.slice(idleFrom).filter((r) => r.path.startsWith('/gmail/'));

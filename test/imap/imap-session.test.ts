@@ -94,6 +94,46 @@ async function imapHarness(): Promise<MailHarness> {
 mailSessionContract('IMAP (Dovecot)', imapHarness);
 mailWriterContract('IMAP (Dovecot)', imapHarness);
 
+describe('IDLE watcher', () => {
+  // Dovecot tells a QRESYNC session about expunges with VANISHED, which imapflow 2.1.2 does not count off its
+  // EXISTS total: the next new message then brings the same total again and raised no event — the watcher went
+  // deaf after the first message another client moved away. The watcher's connection does without QRESYNC.
+  it('hears new mail after another client moved a message away, again and again', async () => {
+    const { credential } = await newAccount();
+    const admin = await otherClient(credential);
+    const raw = generateMessages(4, { seed: 41 });
+    for (const m of raw.slice(0, 2)) await admin.append('INBOX', m.raw, []);
+    let changes = 0;
+    const stop = await loopbackConnector().watch(endpoint(), credential, 'INBOX', () => {
+      changes++;
+    });
+    const heard = async (before: number) => {
+      const deadline = Date.now() + 5000;
+      while (changes === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      return changes > before;
+    };
+    try {
+      for (const m of raw.slice(2)) {
+        const lock = await admin.getMailboxLock('INBOX');
+        try {
+          await admin.messageMove('1', 'Archive');
+        } finally {
+          lock.release();
+        }
+        let before = changes;
+        expect(await heard(before)).toBe(true);
+        await new Promise((r) => setTimeout(r, 100)); // let the move's notifications settle first
+        before = changes;
+        await admin.append('INBOX', m.raw, []);
+        expect(await heard(before)).toBe(true);
+      }
+    } finally {
+      await stop();
+      await admin.logout();
+    }
+  });
+});
+
 describe('ImapConnector', () => {
   it('refuses private addresses unless the host is allowlisted', async () => {
     const { credential } = await newAccount();

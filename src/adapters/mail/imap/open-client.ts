@@ -63,7 +63,9 @@ export async function openImapClient(
           ? { user: credential.username, pass: credential.password }
           : { user: credential.username, accessToken: credential.accessToken },
       logger: false,
-      qresync: true,
+      // The IDLE connection only listens. With QRESYNC, expunges arrive as VANISHED, which imapflow 2.1.2 does not
+      // count off its EXISTS total, so the next new message (the same total again) raised no 'exists' event.
+      qresync: purpose !== 'idle',
       disableAutoIdle: true,
       connectionTimeout: policy.connectTimeoutMs,
       greetingTimeout: policy.connectTimeoutMs,
