@@ -278,11 +278,13 @@ export class GmailSession implements MailSession {
       const [m] = await this.minimal([id]);
       return { ref: id, position: m === undefined ? date.getTime() * 1000 : positionOf(m) };
     }
+    // labelIdsFor maps \Flagged to STARRED and keywords to user labels; \Seen is the absence of UNREAD.
     const labelIds = [
-      ...moveLabels('ARCHIVE', path).add,
-      ...(flags.includes('\\Seen') ? [] : ['UNREAD']),
-      ...(flags.includes('\\Flagged') ? ['STARRED'] : []),
-      ...(await this.labelIdsFor(flags, true)),
+      ...new Set([
+        ...moveLabels('ARCHIVE', path).add,
+        ...(flags.includes('\\Seen') ? [] : ['UNREAD']),
+        ...(await this.labelIdsFor(flags, true)),
+      ]),
     ];
     const m = await this.api.call(
       'the message',
