@@ -117,6 +117,10 @@ describe.each(['sqlite', 'postgres'] as const)(
       )!;
       const full = expectToolOk(await call('get_message', { inboxId, messageId: invoice.messageId }));
       expect(JSON.stringify(full['bodyUntrusted'])).toContain('Body of Quarterly invoice.');
+      // Labels the person made in Gmail are listed though no synced message carries them.
+      await g.api.users.labels.create({ userId: 'me', requestBody: { name: 'Receipts' } }, OTHER);
+      const labels = expectToolOk(await call('list_labels', { inboxId }))['labels'] as { name: string }[];
+      expect(labels.map((l) => l.name)).toContain('Receipts');
       const found = expectToolOk(await call('search_mailbox', { inboxId, query: 'kumquat' }));
       expect((found['messages'] as { subject: string }[]).map((m) => m.subject)).toEqual([
         'Project kumquat notes',

@@ -142,6 +142,14 @@ describe.each(['sqlite', 'postgres'] as const)(
       const invoice = (listed['messages'] as { subject: string; messageId: string }[]).at(-1)!;
       const full = expectToolOk(await call('get_message', { inboxId, messageId: invoice.messageId }));
       expect(JSON.stringify(full['bodyUntrusted'])).toContain('Body of Quarterly invoice.');
+      // Categories the person made in Outlook are listed though no synced message carries them.
+      await fetch(`${graph.url}/v1.0/me/outlook/masterCategories`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer other-client', 'content-type': 'application/json' },
+        body: JSON.stringify({ displayName: 'Finance' }),
+      });
+      const labels = expectToolOk(await call('list_labels', { inboxId }))['labels'] as { name: string }[];
+      expect(labels.map((l) => l.name)).toContain('Finance');
       const found = expectToolOk(await call('search_mailbox', { inboxId, query: 'kumquat' }));
       expect((found['messages'] as { subject: string }[]).map((m) => m.subject)).toEqual([
         'Project kumquat notes',

@@ -52,6 +52,10 @@ export class ProviderSessionFactory implements MailSessionFactory {
     return this.deps.imap.connect({ host: inbox.imapHost ?? '', port: inbox.imapPort ?? 993 }, credential);
   }
 
+  definesLabels(inbox: Inbox): boolean {
+    return !inbox.isDemo && (inbox.provider === 'google' || inbox.provider === 'microsoft');
+  }
+
   async watchInbox(inbox: Inbox, onChange: () => void): Promise<() => Promise<void>> {
     // Nothing arrives in the demo mailbox on its own.
     if (inbox.isDemo) return () => Promise.resolve();

@@ -22,6 +22,11 @@ export interface MailboxReader {
    * `MAX_RAW_BYTES`; undefined when the ref is not in the folder or the message is larger.
    */
   fetchRaw(path: string, ref: string): Promise<Uint8Array | undefined>;
+  /**
+   * Names of the labels the person defined at the provider, used on mail or not (Gmail user labels, Outlook master
+   * categories). IMAP keywords exist only on messages: none here.
+   */
+  listLabels(): Promise<string[]>;
 }
 
 /** Raw messages are read whole (DKIM hashes the body): newsletters are far below this. */

@@ -7,6 +7,8 @@ import type { MailSession } from './mail-ports.ts';
  */
 export interface MailSessionFactory {
   open(inbox: Inbox): Promise<MailSession>;
+  /** Whether the provider keeps a list of labels of its own (`MailboxReader.listLabels`) worth a session to read. */
+  definesLabels(inbox: Inbox): boolean;
   /** Calls `onChange` when mail arrives in the inbox folder; one connection per watched inbox. */
   watchInbox(inbox: Inbox, onChange: () => void): Promise<() => Promise<void>>;
 }

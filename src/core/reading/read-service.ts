@@ -64,8 +64,13 @@ export class ReadService {
   }
 
   /** Labels in use on synced mail (IMAP keywords; Gmail labels once the Gmail adapter lands). */
-  async labels(inbox: Inbox): Promise<string[]> {
-    return this.deps.messages.labelsInUse(inbox.id);
+  /** Labels in use on indexed mail, and those the provider keeps a list of (Gmail labels, Outlook categories). */
+  async labels(inbox: Inbox): Promise<Result<string[], ReadError>> {
+    const inUse = await this.deps.messages.labelsInUse(inbox.id);
+    if (!this.deps.sessions.definesLabels(inbox)) return ok(inUse);
+    return this.withSession(inbox, async (session) =>
+      ok([...new Set([...inUse, ...(await session.listLabels())])].sort((a, b) => a.localeCompare(b))),
+    );
   }
 
   async listMessages(

@@ -141,6 +141,11 @@ export class DemoSession implements MailSession {
     };
   }
 
+  listLabels(): Promise<string[]> {
+    // The demo's labels live on its messages, as IMAP keywords do.
+    return Promise.resolve([]);
+  }
+
   async createFolder(name: string): Promise<void> {
     await this.box.createFolder(name);
   }

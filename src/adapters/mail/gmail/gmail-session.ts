@@ -350,6 +350,13 @@ export class GmailSession implements MailSession {
     );
   }
 
+  async listLabels(): Promise<string[]> {
+    return (await this.folders())
+      .userLabels()
+      .map((l) => l.name ?? '')
+      .filter((n) => n !== '');
+  }
+
   async createFolder(name: string): Promise<void> {
     if ((await this.folders()).userLabel(name) !== undefined) return;
     try {

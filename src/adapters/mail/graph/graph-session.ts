@@ -376,6 +376,15 @@ export class GraphSession implements MailSession {
     }
   }
 
+  async listLabels(): Promise<string[]> {
+    const page = await this.api.json<Page<{ displayName?: string }>>(
+      'the categories',
+      'GET',
+      '/outlook/masterCategories',
+    );
+    return (page.value ?? []).map((c) => c.displayName ?? '').filter((n) => n !== '');
+  }
+
   async createFolder(name: string): Promise<void> {
     try {
       await this.api.json('the folder', 'POST', '/mailFolders', { displayName: name });

@@ -220,6 +220,11 @@ export class ImapSession implements MailSession {
     );
   }
 
+  listLabels(): Promise<string[]> {
+    // IMAP keywords exist only on messages (the index knows those in use).
+    return Promise.resolve([]);
+  }
+
   async createFolder(name: string): Promise<void> {
     this.assertOpen();
     try {
