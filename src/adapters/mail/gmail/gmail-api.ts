@@ -1,6 +1,7 @@
 import { gmail, type gmail_v1 } from '@googleapis/gmail';
 import { MailAuthError, MailProviderError } from '../../../core/mail/mail-ports.ts';
 import type { ConnectionSemaphore } from '../imap/host-semaphore.ts';
+import { jitteredBackoff, ProviderStatusError, retryAfterMs } from '../provider-api.ts';
 
 /** Per request: the bearer header, no client-side retry (ours below), a timeout. */
 export interface CallOptions {
@@ -36,13 +37,7 @@ const SERVER_ATTEMPTS = 3;
 const MAX_WAIT_MS = 20_000;
 
 /** A Gmail API failure the adapter handles itself (404 → "not there", 400 → a refused request). */
-export class GmailStatusError extends MailProviderError {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
-}
+export class GmailStatusError extends ProviderStatusError {}
 
 /**
  * The Gmail API through the official client, with what production needs around it: a bearer from the shared
@@ -99,7 +94,7 @@ export class GmailApi {
       }
       if (failure.kind === 'rate') {
         rateTries++;
-        const wait = failure.retryAfterMs ?? this.backoff(rateTries);
+        const wait = failure.retryAfterMs ?? jitteredBackoff(rateTries, this.random);
         if (rateTries >= RATE_ATTEMPTS || wait > MAX_WAIT_MS)
           throw new MailProviderError(
             `Gmail is rate-limiting this mailbox; try again in ${String(Math.ceil(Math.max(wait, 1000) / 1000))} s`,
@@ -110,7 +105,7 @@ export class GmailApi {
       if (failure.kind === 'server' || failure.kind === 'network') {
         serverTries++;
         if (repeat === 'idempotent' && serverTries < SERVER_ATTEMPTS) {
-          await this.sleep(this.backoff(serverTries));
+          await this.sleep(jitteredBackoff(serverTries, this.random));
           continue;
         }
         throw failure.kind === 'network'
@@ -132,11 +127,6 @@ export class GmailApi {
       if (e instanceof GmailStatusError && (e.status === 404 || e.status === 400)) return undefined;
       throw e;
     }
-  }
-
-  /** Full jitter (AWS architecture blog): uniform in [0, base·2^n], base 500 ms, at most 16 s. */
-  private backoff(attempt: number): number {
-    return Math.round(this.random() * Math.min(16_000, 500 * 2 ** attempt));
   }
 }
 
@@ -177,19 +167,14 @@ function reasonOf(data: unknown): string | undefined {
   return typeof reason === 'string' ? reason : undefined;
 }
 
-/** RFC 9110 §10.2.3: seconds or an HTTP date. */
+/** The Retry-After header of the client's error (a fetch Headers object, not always of this realm, or a record). */
 function retryAfter(headers: unknown): number | undefined {
-  let value: string | null | undefined;
-  // gaxios hands over a fetch Headers object, not always of this realm's class: look for its get method.
   const get = (headers as { get?: unknown } | null | undefined)?.get;
   if (typeof get === 'function')
-    value = (get as (name: string) => string | null).call(headers, 'retry-after');
-  else if (typeof headers === 'object' && headers !== null) {
-    const v = (headers as Record<string, unknown>)['retry-after'];
-    value = typeof v === 'string' ? v : undefined;
-  }
-  if (value === null || value === undefined) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+    return retryAfterMs((get as (name: string) => string | null).call(headers, 'retry-after'));
+  const v =
+    typeof headers === 'object' && headers !== null
+      ? (headers as Record<string, unknown>)['retry-after']
+      : undefined;
+  return retryAfterMs(typeof v === 'string' ? v : undefined);
 }

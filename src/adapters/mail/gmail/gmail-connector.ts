@@ -1,16 +1,12 @@
 import type { Inbox } from '../../../core/inboxes/inbox.ts';
-import { MailAuthError, MailProviderError } from '../../../core/mail/mail-ports.ts';
+import { MailAuthError } from '../../../core/mail/mail-ports.ts';
 import type { MailCredential } from '../../../core/mail/mail-types.ts';
-import {
-  SubmitRefusedError,
-  SubmitUncertainError,
-  type Submission,
-  type SubmitReceipt,
-} from '../../../core/sending/mail-submitter.ts';
+import type { Submission, SubmitReceipt } from '../../../core/sending/mail-submitter.ts';
 import type { ProviderOAuth } from '../../sign-in/provider-oauth.ts';
 import { AccessTokens } from '../../sign-in/access-tokens.ts';
 import { ConnectionSemaphore } from '../imap/host-semaphore.ts';
-import { GmailApi, GmailStatusError } from './gmail-api.ts';
+import { GmailApi } from './gmail-api.ts';
+import { sendDraftOnce } from '../provider-api.ts';
 import { GmailSession } from './gmail-session.ts';
 
 /** Gmail's per-user concurrency limit is not published; a handful keeps us clear of 429 in practice. */
@@ -59,25 +55,17 @@ export class GmailConnector {
    * broken connection or a 5xx during it leaves the outcome unknown. A draft the person deleted meanwhile is
    * written again first.
    */
-  async submit(inbox: Inbox, credential: MailCredential, s: Submission): Promise<SubmitReceipt> {
-    let draftId: string;
-    let session: GmailSession;
-    try {
-      session = this.open(inbox, credential);
-      const existing = s.draft === undefined ? undefined : await session.draftIdOf(s.draft.ref);
-      draftId = await session.writeDraft(s.raw, existing);
-    } catch (e) {
-      throw refusal(e);
-    }
-    try {
-      await session.sendDraft(draftId);
-    } catch (e) {
-      if (e instanceof MailAuthError) throw new SubmitRefusedError(e.message, true);
-      if (e instanceof GmailStatusError && e.status >= 400 && e.status < 500)
-        throw new SubmitRefusedError(e.message);
-      throw new SubmitUncertainError(e instanceof MailProviderError ? e.message : 'Gmail did not answer');
-    }
-    return { filedByProvider: true };
+  submit(inbox: Inbox, credential: MailCredential, s: Submission): Promise<SubmitReceipt> {
+    let session: GmailSession | undefined;
+    return sendDraftOnce(
+      async () => {
+        session = this.open(inbox, credential);
+        const existing = s.draft === undefined ? undefined : await session.draftIdOf(s.draft.ref);
+        return session.writeDraft(s.raw, existing);
+      },
+      (draftId) => (session as GmailSession).sendDraft(draftId),
+      'Gmail did not answer',
+    );
   }
 
   /** Revokes a sign-in at Google (the person removed the inbox) and forgets its access token. */
@@ -86,10 +74,4 @@ export class GmailConnector {
     this.tokens.forget(inboxId);
     await this.opts.oauth.revoke(credential.refreshToken);
   }
-}
-
-function refusal(e: unknown): SubmitRefusedError {
-  if (e instanceof MailAuthError) return new SubmitRefusedError(e.message, true);
-  if (e instanceof MailProviderError) return new SubmitRefusedError(e.message);
-  return new SubmitRefusedError('the draft could not be prepared');
 }

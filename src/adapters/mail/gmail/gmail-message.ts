@@ -5,6 +5,7 @@ import { decodeEntities } from '../../../lib/html-to-text.ts';
 import { parseMessage, snippet as previewOf } from '../mime/parse-message.ts';
 import { decoderFor } from '../mime/part-preview.ts';
 import type { GmailFolders } from './gmail-folders.ts';
+import { positionAt } from '../provider-api.ts';
 
 /** The header fields a summary needs, asked for with `format=metadata` (Gmail returns only these). */
 export const SUMMARY_HEADERS = [
@@ -20,17 +21,9 @@ export const SUMMARY_HEADERS = [
   'List-Unsubscribe-Post',
 ] as const;
 
-/**
- * Gmail has no per-folder numbers: a message's place in a label is its internal date (ms), times 1,000, plus
- * three digits from its id so that two messages of the same millisecond still order the same way every time.
- * Newer is larger, as with IMAP UIDs; the result stays below 2^53 until the year 2255.
- */
+/** Gmail has no per-folder numbers: a message's place in a label is its internal date (see positionAt). */
 export function positionOf(m: Pick<gmail_v1.Schema$Message, 'id' | 'internalDate'>): number {
-  const ms = Number(m.internalDate ?? '0');
-  const id = m.id ?? '';
-  let tie = 0;
-  for (let i = 0; i < id.length; i++) tie = (tie * 31 + id.charCodeAt(i)) % 1000;
-  return (Number.isFinite(ms) ? ms : 0) * 1000 + tie;
+  return positionAt(Number(m.internalDate ?? '0'), m.id ?? '');
 }
 
 /** The header block Gmail returned, rebuilt as RFC 5322 so the one MIME parser decodes it (RFC 2047, groups). */

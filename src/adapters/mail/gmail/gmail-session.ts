@@ -18,6 +18,7 @@ import type {
 } from '../../../core/mail/mail-types.ts';
 import { messageIds } from '../mime/header-fields.ts';
 import { GmailStatusError, type GmailApi } from './gmail-api.ts';
+import { mapPresent, startPolling } from '../provider-api.ts';
 import { GmailFolders, inFolder, includesSpamTrash, listSelector, moveLabels } from './gmail-folders.ts';
 import {
   contentOf,
@@ -88,9 +89,7 @@ export class GmailSession implements MailSession {
 
   async watch(path: string, onChange: () => void): Promise<() => Promise<void>> {
     let last = (await this.profile()).historyId ?? '0';
-    let stopped = false;
-    let running: Promise<void> = Promise.resolve();
-    const poll = async () => {
+    const stopPolling = startPolling(this.pollMs, async (stopped) => {
       const res = await this.api.find('the mailbox history', (g, o) =>
         g.users.history.list(
           {
@@ -102,7 +101,7 @@ export class GmailSession implements MailSession {
           o,
         ),
       );
-      if (stopped) return;
+      if (stopped()) return;
       if (res === undefined) {
         // Expired: a sync will reset; start over from now.
         last = (await this.profile()).historyId ?? last;
@@ -111,16 +110,10 @@ export class GmailSession implements MailSession {
       }
       if ((res.history ?? []).length > 0) onChange();
       last = res.historyId ?? last;
-    };
-    const timer = setInterval(() => {
-      running = running.then(poll).catch(() => undefined); // a failed poll is retried on the next tick
-    }, this.pollMs);
-    timer.unref();
+    });
     const stop = async () => {
-      stopped = true;
-      clearInterval(timer);
       this.watchers.delete(stop);
-      await running;
+      await stopPolling();
     };
     this.watchers.add(stop);
     return stop;
@@ -448,7 +441,7 @@ export class GmailSession implements MailSession {
 
   /** Labels and dates of these messages; ones that are gone are left out. */
   private async minimal(refs: readonly string[]): Promise<Message[]> {
-    return this.each(refs.filter(validId), (id) =>
+    return mapPresent(refs.filter(validId), PARALLEL, (id) =>
       this.api.find('the message', (g, o) =>
         g.users.messages.get({ userId: 'me', id, format: 'minimal' }, o),
       ),
@@ -456,7 +449,7 @@ export class GmailSession implements MailSession {
   }
 
   private metadata(ids: readonly string[]): Promise<Message[]> {
-    return this.each(ids.filter(validId), (id) =>
+    return mapPresent(ids.filter(validId), PARALLEL, (id) =>
       this.api.find('the message', (g, o) =>
         g.users.messages.get(
           { userId: 'me', id, format: 'metadata', metadataHeaders: [...SUMMARY_HEADERS] },
@@ -464,23 +457,6 @@ export class GmailSession implements MailSession {
         ),
       ),
     );
-  }
-
-  /** Runs `get` for each id, PARALLEL at a time, keeping the order and dropping what was not found. */
-  private async each(
-    ids: readonly string[],
-    get: (id: string) => Promise<Message | undefined>,
-  ): Promise<Message[]> {
-    const out: (Message | undefined)[] = new Array<Message | undefined>(ids.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < ids.length) {
-        const i = next++;
-        out[i] = await get(ids[i] ?? '');
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL, ids.length) }, worker));
-    return out.filter((m): m is Message => m !== undefined);
   }
 
   /** The newest `windowSize` messages of the folder, as a reset: the cursor starts at the current history id. */

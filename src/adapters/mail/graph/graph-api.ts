@@ -1,13 +1,12 @@
 import { MailAuthError, MailProviderError } from '../../../core/mail/mail-ports.ts';
 import type { ConnectionSemaphore } from '../imap/host-semaphore.ts';
+import { jitteredBackoff, ProviderStatusError, retryAfterMs } from '../provider-api.ts';
 
 /** A Graph answer that was not 2xx: the status and Graph's error code (never its message or the request). */
-export class GraphStatusError extends MailProviderError {
-  readonly status: number;
+export class GraphStatusError extends ProviderStatusError {
   readonly code: string;
   constructor(status: number, code: string, message: string) {
-    super(message);
-    this.status = status;
+    super(status, message);
     this.code = code;
   }
 }
@@ -127,7 +126,7 @@ export class GraphApi {
       if (res === undefined) {
         failed++;
         if (repeat === 'idempotent' && failed < SERVER_ATTEMPTS) {
-          await this.sleep(this.backoff(failed));
+          await this.sleep(jitteredBackoff(failed, this.random));
           continue;
         }
         throw new MailProviderError(`Microsoft Graph could not be reached (${what})`);
@@ -143,7 +142,7 @@ export class GraphApi {
       }
       if (res.status === 429 || res.status === 503 || res.status === 504) {
         throttled++;
-        const wait = retryAfter(res.headers.get('retry-after')) ?? this.backoff(throttled);
+        const wait = retryAfterMs(res.headers.get('retry-after')) ?? jitteredBackoff(throttled, this.random);
         const safe = res.status === 429 || repeat === 'idempotent';
         if (safe && throttled < THROTTLE_ATTEMPTS && wait <= MAX_WAIT_MS) {
           await this.sleep(wait);
@@ -156,7 +155,7 @@ export class GraphApi {
             `Microsoft is throttling this mailbox; try again in ${String(Math.ceil(Math.max(wait, 1000) / 1000))} s`,
           );
       } else if (res.status >= 500 && repeat === 'idempotent' && ++failed < SERVER_ATTEMPTS) {
-        await this.sleep(this.backoff(failed));
+        await this.sleep(jitteredBackoff(failed, this.random));
         continue;
       }
       throw new GraphStatusError(
@@ -167,10 +166,6 @@ export class GraphApi {
           : `Microsoft Graph refused ${what} (HTTP ${String(res.status)} ${code})`,
       );
     }
-  }
-
-  private backoff(attempt: number): number {
-    return Math.round(this.random() * Math.min(16_000, 500 * 2 ** attempt));
   }
 }
 
@@ -183,11 +178,4 @@ async function errorCode(res: Response): Promise<string> {
   } catch {
     return 'error';
   }
-}
-
-function retryAfter(value: string | null): number | undefined {
-  if (value === null) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }

@@ -1,17 +1,13 @@
 import type { CredentialVault } from '../../../core/inboxes/credential-vault.ts';
 import type { Inbox } from '../../../core/inboxes/inbox.ts';
-import { MailAuthError, MailProviderError } from '../../../core/mail/mail-ports.ts';
+import { MailAuthError } from '../../../core/mail/mail-ports.ts';
 import type { MailCredential } from '../../../core/mail/mail-types.ts';
-import {
-  SubmitRefusedError,
-  SubmitUncertainError,
-  type Submission,
-  type SubmitReceipt,
-} from '../../../core/sending/mail-submitter.ts';
+import type { Submission, SubmitReceipt } from '../../../core/sending/mail-submitter.ts';
 import { AccessTokens } from '../../sign-in/access-tokens.ts';
 import type { ProviderOAuth } from '../../sign-in/provider-oauth.ts';
 import { ConnectionSemaphore } from '../imap/host-semaphore.ts';
-import { GraphApi, GraphStatusError } from './graph-api.ts';
+import { GraphApi } from './graph-api.ts';
+import { sendDraftOnce } from '../provider-api.ts';
 import { GraphSession } from './graph-session.ts';
 
 /** Graph's documented limit: 4 concurrent requests per app and mailbox. */
@@ -66,30 +62,18 @@ export class GraphConnector {
    * now (a failure there sends nothing), then sent in one request that is never repeated on its own. A draft the
    * person deleted meanwhile is written again first. Graph files the sent message in Sent Items itself.
    */
-  async submit(inbox: Inbox, credential: MailCredential, s: Submission): Promise<SubmitReceipt> {
-    let session: GraphSession;
-    let draftId: string;
-    try {
-      session = this.open(inbox, credential);
-      const existing =
-        s.draft !== undefined && (await session.isDraft(s.draft.ref)) ? s.draft.ref : undefined;
-      draftId = (await session.writeDraft(s.raw, existing)).id;
-    } catch (e) {
-      if (e instanceof MailAuthError) throw new SubmitRefusedError(e.message, true);
-      if (e instanceof MailProviderError) throw new SubmitRefusedError(e.message);
-      throw new SubmitRefusedError('the draft could not be prepared');
-    }
-    try {
-      await session.sendDraft(draftId);
-    } catch (e) {
-      if (e instanceof MailAuthError) throw new SubmitRefusedError(e.message, true);
-      if (e instanceof GraphStatusError && e.status >= 400 && e.status < 500)
-        throw new SubmitRefusedError(e.message);
-      throw new SubmitUncertainError(
-        e instanceof MailProviderError ? e.message : 'Microsoft Graph did not answer',
-      );
-    }
-    return { filedByProvider: true };
+  submit(inbox: Inbox, credential: MailCredential, s: Submission): Promise<SubmitReceipt> {
+    let session: GraphSession | undefined;
+    return sendDraftOnce(
+      async () => {
+        session = this.open(inbox, credential);
+        const existing =
+          s.draft !== undefined && (await session.isDraft(s.draft.ref)) ? s.draft.ref : undefined;
+        return (await session.writeDraft(s.raw, existing)).id;
+      },
+      (draftId) => (session as GraphSession).sendDraft(draftId),
+      'Microsoft Graph did not answer',
+    );
   }
 
   /** Microsoft has no endpoint to revoke one refresh token: forgetting it here is what removal can do. */

@@ -2,6 +2,7 @@ import type { FlagState, RemoteSummary } from '../../../core/mail/mail-types.ts'
 import type { Address } from '../../../core/messages/message.ts';
 import { isOneClick, listIdOf, messageIds, threadRoot } from '../mime/header-fields.ts';
 import { snippet } from '../mime/parse-message.ts';
+import { positionAt } from '../provider-api.ts';
 
 /** The fields of a Graph message resource we read. */
 export interface GraphMessage {
@@ -53,12 +54,9 @@ export const SIZE_EXPAND = "singleValueExtendedProperties($filter=id eq 'Integer
 
 export const FLAGS_SELECT = 'id,isRead,flag,categories,parentFolderId,receivedDateTime';
 
-/** As for Gmail: the received time (ms) × 1,000 plus three digits from the id, newer larger. */
+/** A message's place in its folder: its received time (see positionAt). */
 export function positionOf(m: Pick<GraphMessage, 'id' | 'receivedDateTime'>): number {
-  const ms = Date.parse(m.receivedDateTime ?? '');
-  let tie = 0;
-  for (let i = 0; i < m.id.length; i++) tie = (tie * 31 + m.id.charCodeAt(i)) % 1000;
-  return (Number.isFinite(ms) ? ms : 0) * 1000 + tie;
+  return positionAt(Date.parse(m.receivedDateTime ?? ''), m.id);
 }
 
 export function flagStateOf(m: GraphMessage): FlagState {

@@ -20,6 +20,7 @@ import type { CanonicalFolder } from '../../../core/messages/folder.ts';
 import { messageIds } from '../mime/header-fields.ts';
 import { parseMessage } from '../mime/parse-message.ts';
 import { GraphStatusError, type GraphApi } from './graph-api.ts';
+import { mapPresent, startPolling } from '../provider-api.ts';
 import {
   FLAGS_SELECT,
   flagStateOf,
@@ -125,11 +126,9 @@ export class GraphSession implements MailSession {
 
   async watch(path: string, onChange: () => void): Promise<() => Promise<void>> {
     let link = await this.latestLink(path);
-    let stopped = false;
-    let running: Promise<void> = Promise.resolve();
-    const poll = async () => {
+    const stopPolling = startPolling(this.pollMs, async (stopped) => {
       const delta = await this.readDelta(link);
-      if (stopped) return;
+      if (stopped()) return;
       if (delta === 'stale') {
         link = await this.latestLink(path);
         onChange();
@@ -137,16 +136,10 @@ export class GraphSession implements MailSession {
       }
       link = delta.link;
       if (delta.items.length > 0) onChange();
-    };
-    const timer = setInterval(() => {
-      running = running.then(poll).catch(() => undefined);
-    }, this.pollMs);
-    timer.unref();
+    });
     const stop = async () => {
-      stopped = true;
-      clearInterval(timer);
       this.watchers.delete(stop);
-      await running;
+      await stopPolling();
     };
     this.watchers.add(stop);
     return stop;
@@ -218,7 +211,7 @@ export class GraphSession implements MailSession {
 
   async openAttachment(path: string, ref: string, partId: string): Promise<AttachmentContent | undefined> {
     const m = await this.message(ref, FLAGS_SELECT);
-    if (m?.parentFolderId !== path || !/^[\w=+/-]{1,400}$/.test(partId)) return undefined;
+    if (m?.parentFolderId !== path || !validRef(partId)) return undefined;
     const a = await this.api.find<GraphAttachment & { contentBytes?: string }>(
       'the attachment',
       `/messages/${encodeURIComponent(ref)}/attachments/${encodeURIComponent(partId)}`,
@@ -513,7 +506,7 @@ export class GraphSession implements MailSession {
   }
 
   private message(ref: string, select: string): Promise<GraphMessage | undefined> {
-    if (!/^[\w=+/-]{1,400}$/.test(ref)) return Promise.resolve(undefined);
+    if (!validRef(ref)) return Promise.resolve(undefined);
     return this.api.find<GraphMessage>(
       'the message',
       `/messages/${encodeURIComponent(ref)}?$select=${select}`,
@@ -521,23 +514,14 @@ export class GraphSession implements MailSession {
   }
 
   /** Several messages, PARALLEL at a time, in order; the ones that are gone left out. */
-  private async messages(refs: readonly string[], select: string, size = false): Promise<GraphMessage[]> {
-    const out: (GraphMessage | undefined)[] = new Array<GraphMessage | undefined>(refs.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < refs.length) {
-        const i = next++;
-        const ref = refs[i] ?? '';
-        out[i] = /^[\w=+/-]{1,400}$/.test(ref)
-          ? await this.api.find<GraphMessage>(
-              'the message',
-              `/messages/${encodeURIComponent(ref)}?$select=${select}${size ? `&$expand=${encodeURIComponent(SIZE_EXPAND)}` : ''}`,
-            )
-          : undefined;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL, refs.length) }, worker));
-    return out.filter((m): m is GraphMessage => m !== undefined);
+  private messages(refs: readonly string[], select: string, size = false): Promise<GraphMessage[]> {
+    const expand = size ? `&$expand=${encodeURIComponent(SIZE_EXPAND)}` : '';
+    return mapPresent(refs.filter(validRef), PARALLEL, (ref) =>
+      this.api.find<GraphMessage>(
+        'the message',
+        `/messages/${encodeURIComponent(ref)}?$select=${select}${expand}`,
+      ),
+    );
   }
 
   private async byInternetId(internetMessageId: string | null): Promise<string | undefined> {
@@ -558,4 +542,9 @@ interface GraphAttachment {
   readonly contentType?: string;
   readonly size?: number;
   readonly isInline?: boolean;
+}
+
+/** Graph ids are base64-like; anything else is not ours to put in a URL. */
+function validRef(ref: string): boolean {
+  return /^[\w=+/-]{1,400}$/.test(ref);
 }
