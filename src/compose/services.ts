@@ -25,6 +25,7 @@ import { AccountService } from '../core/accounts/account-service.ts';
 import { ApiKeyService } from '../core/api-keys/api-key-service.ts';
 import { ActionService } from '../core/actions/action-service.ts';
 import { UndoService } from '../core/actions/undo-service.ts';
+import { DraftCardService } from '../core/drafts/draft-cards.ts';
 import { DraftService } from '../core/drafts/draft-service.ts';
 import { InboxService } from '../core/inboxes/inbox-service.ts';
 import { LeaseService } from '../core/leases/lease-service.ts';
@@ -203,6 +204,13 @@ export function buildServices(c: {
     clock,
     log,
   });
+  const cards = new DraftCardService({
+    codes: stores.cardCodes,
+    drafts,
+    sending,
+    inboxes,
+    clock,
+  });
   const unsubscribe = new UnsubscribeService({
     pending: stores.pendingUnsubscribes,
     lists: stores.mailingLists,
@@ -305,6 +313,7 @@ export function buildServices(c: {
       vips,
       profiles,
       drafts,
+      cards,
       sending,
       unsubscribe,
       screening,

@@ -17,9 +17,10 @@ import type { GrantStore } from '../../oauth/token/grant.ts';
 import type { UndoStore } from '../../core/actions/undo-store.ts';
 import type { LeaseStore } from '../../core/leases/lease-store.ts';
 import type { VipStore } from '../../core/vips/vip-store.ts';
+import type { CardCodeStore } from '../../core/drafts/draft-cards.ts';
 import type { DraftStore, PendingSendStore } from '../../core/drafts/draft-store.ts';
 import { KyselyLeaseStore, KyselyUndoStore, KyselyVipStore } from './kysely-triage-stores.ts';
-import { KyselyDraftStore, KyselyPendingSendStore } from './kysely-draft-stores.ts';
+import { KyselyCardCodeStore, KyselyDraftStore, KyselyPendingSendStore } from './kysely-draft-stores.ts';
 import { KyselyMailingListIndex, KyselyPendingUnsubscribeStore } from './kysely-unsubscribe-stores.ts';
 import { KyselyScreeningStore } from './kysely-screening-store.ts';
 import type { ScreeningStore } from '../../core/screening/screening-store.ts';
@@ -53,6 +54,7 @@ export interface Stores {
   readonly vips: VipStore;
   readonly drafts: DraftStore;
   readonly pendingSends: PendingSendStore;
+  readonly cardCodes: CardCodeStore;
   readonly pendingUnsubscribes: PendingUnsubscribeStore;
   readonly screenings: ScreeningStore;
   readonly mailingLists: MailingListIndex;
@@ -78,6 +80,7 @@ export function createStores(db: Db): Stores {
     vips: new KyselyVipStore(db),
     drafts: new KyselyDraftStore(db),
     pendingSends: new KyselyPendingSendStore(db),
+    cardCodes: new KyselyCardCodeStore(db),
     pendingUnsubscribes: new KyselyPendingUnsubscribeStore(db),
     screenings: new KyselyScreeningStore(db),
     mailingLists: new KyselyMailingListIndex(db),

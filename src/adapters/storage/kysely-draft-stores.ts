@@ -10,8 +10,9 @@ import type {
 import type { DraftStore, PendingSendStore } from '../../core/drafts/draft-store.ts';
 import type { InboxId } from '../../core/inboxes/inbox.ts';
 import type { Db } from './database.ts';
+import type { CardCode, CardCodeStore, Redeemed } from '../../core/drafts/draft-cards.ts';
 import type { DraftsTable, PendingSendsTable } from './schema.ts';
-import { toDate, toDateOrNull } from './sql-errors.ts';
+import { isUniqueViolation, toDate, toDateOrNull } from './sql-errors.ts';
 
 const toDraft = (r: Selectable<DraftsTable>): Draft => ({
   id: r.id,
@@ -214,14 +215,20 @@ export class KyselyPendingSendStore implements PendingSendStore {
   }
 
   async claim(id: string, now: Date): Promise<boolean> {
-    const r = await this.db
-      .updateTable('pending_sends')
-      .set({ status: 'sending', claimed_at: now.getTime() })
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .where('expires_at', '>', now.getTime())
-      .executeTakeFirst();
-    return r.numUpdatedRows === 1n;
+    try {
+      const r = await this.db
+        .updateTable('pending_sends')
+        .set({ status: 'sending', claimed_at: now.getTime() })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .where('expires_at', '>', now.getTime())
+        .executeTakeFirst();
+      return r.numUpdatedRows === 1n;
+    } catch (e) {
+      // Another approval of the same draft is sending or sent (a unique index allows one per draft).
+      if (isUniqueViolation(e)) return false;
+      throw e;
+    }
   }
 
   async unclaim(id: string): Promise<void> {
@@ -257,5 +264,56 @@ export class KyselyPendingSendStore implements PendingSendStore {
       .orderBy('id')
       .execute();
     return rows.map(toPendingSend);
+  }
+}
+
+const DAY_MS = 86_400_000;
+
+/** Card codes: one conditional UPDATE redeems, so racing clicks send once. */
+export class KyselyCardCodeStore implements CardCodeStore {
+  private readonly db: Db['kysely'];
+  constructor(db: Db) {
+    this.db = db.kysely;
+  }
+
+  async issue(c: CardCode): Promise<void> {
+    await this.db
+      .deleteFrom('card_codes')
+      .where('account_id', '=', c.accountId)
+      .where('expires_at', '<', c.createdAt.getTime() - DAY_MS)
+      .execute();
+    await this.db
+      .insertInto('card_codes')
+      .values({
+        hash: c.hash,
+        account_id: c.accountId,
+        draft_id: c.draftId,
+        draft_version: c.draftVersion,
+        created_at: c.createdAt.getTime(),
+        expires_at: c.expiresAt.getTime(),
+        used_at: null,
+      })
+      .execute();
+  }
+
+  async redeem(accountId: AccountId, hash: string, now: Date): Promise<Redeemed> {
+    const r = await this.db
+      .updateTable('card_codes')
+      .set({ used_at: now.getTime() })
+      .where('hash', '=', hash)
+      .where('account_id', '=', accountId)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now.getTime())
+      .returning(['draft_id', 'draft_version'])
+      .executeTakeFirst();
+    if (r !== undefined) return { ok: true, draftId: r.draft_id, draftVersion: r.draft_version };
+    const row = await this.db
+      .selectFrom('card_codes')
+      .select(['used_at'])
+      .where('hash', '=', hash)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (row === undefined) return { ok: false, reason: 'unknown' };
+    return { ok: false, reason: row.used_at === null ? 'expired' : 'used' };
   }
 }

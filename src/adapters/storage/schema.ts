@@ -289,6 +289,16 @@ export interface PendingSendsTable {
   requested_by: string | null;
 }
 
+export interface CardCodesTable {
+  hash: string;
+  account_id: string;
+  draft_id: string;
+  draft_version: number;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 export interface PendingUnsubscribesTable {
   id: string;
   account_id: string;
@@ -351,6 +361,7 @@ export interface Database {
   vips: VipsTable;
   drafts: DraftsTable;
   pending_sends: PendingSendsTable;
+  card_codes: CardCodesTable;
   pending_unsubscribes: PendingUnsubscribesTable;
   screenings: ScreeningsTable;
 }

@@ -12,7 +12,11 @@ import { grantStoreContract } from '../../oauth/token/grant-store.contract.ts';
 import { leaseStoreContract } from '../../core/leases/lease-store.contract.ts';
 import { undoStoreContract } from '../../core/actions/undo-store.contract.ts';
 import { vipStoreContract } from '../../core/vips/vip-store.contract.ts';
-import { draftStoreContract, pendingSendStoreContract } from '../../core/drafts/draft-store.contract.ts';
+import {
+  cardCodeStoreContract,
+  draftStoreContract,
+  pendingSendStoreContract,
+} from '../../core/drafts/draft-store.contract.ts';
 import { invitationStoreContract } from '../../core/accounts/invitation-store.contract.ts';
 import {
   mailingListIndexContract,
@@ -67,6 +71,7 @@ for (const { name, target } of targets) {
     vipStoreContract(() => stores);
     draftStoreContract(() => stores);
     pendingSendStoreContract(() => stores);
+    cardCodeStoreContract(() => stores);
     pendingUnsubscribeStoreContract(() => stores);
     mailingListIndexContract(() => stores);
     screeningStoreContract(() => stores);

@@ -125,6 +125,63 @@ export class DraftService {
     }
   }
 
+  /**
+   * Replaces the content of a draft the person edits (the draft card). The new copy is written to the mailbox first,
+   * then the content is swapped in one compare-and-set on `expectedVersion`; the loser of a race removes its copy.
+   * The version goes up by one, so every approval of the old content (approval codes, card codes) stops working.
+   */
+  async edit(
+    accountId: AccountId,
+    draftId: string,
+    expectedVersion: number,
+    input: Omit<DraftInput, 'threadId'>,
+  ): Promise<Result<Draft, DraftError | { readonly code: 'draft_changed'; readonly message: string }>> {
+    const checked = this.check(input);
+    if (!checked.ok) return checked;
+    const draft = await this.get(accountId, draftId);
+    if (draft?.status !== 'draft' || draft.version !== expectedVersion) {
+      return err({
+        code: 'draft_changed',
+        message: 'The draft changed, was sent or is gone since it was shown.',
+      });
+    }
+    const inbox = await this.deps.inboxes.usable(accountId, draft.inboxId);
+    if (!inbox.ok) return inbox;
+    const now = this.deps.clock.now();
+    const content = {
+      to: checked.value.to,
+      subject: input.subject,
+      body: input.text.replace(/\r\n?/g, '\n'),
+    };
+    const next: Draft = { ...draft, ...content, version: draft.version + 1, updatedAt: now };
+    const raw = await this.deps.composer.compose(compositionOf(next, inbox.value, now));
+    let session: MailSession | undefined;
+    try {
+      session = await this.deps.sessions.open(inbox.value);
+      const path = draft.folderPath ?? (await folderPath(this.deps.folders, session, inbox.value, 'drafts'));
+      if (path === undefined)
+        return err({ code: 'provider_error', message: 'This mailbox has no Drafts folder.' });
+      const placed = await session.append(path, raw, ['\\Draft', '\\Seen'], now);
+      const edited = await this.deps.drafts.edit(accountId, draft.id, expectedVersion, content, now);
+      if (edited === undefined) {
+        if (placed !== undefined) await session.deleteOwnDraft(path, placed.ref);
+        return err({ code: 'draft_changed', message: 'The draft changed while it was being saved.' });
+      }
+      if (draft.folderPath !== null && draft.providerDraftId !== null)
+        await session.deleteOwnDraft(draft.folderPath, draft.providerDraftId).catch(() => undefined);
+      await this.deps.drafts.placed(draft.id, path, placed?.ref ?? null, now);
+      return ok({ ...edited, folderPath: path, providerDraftId: placed?.ref ?? null });
+    } catch (e) {
+      if (e instanceof MailAuthError) await this.deps.inboxes.markNeedsReconnect(inbox.value, e.message);
+      if (e instanceof MailProviderError || e instanceof MailAuthError) {
+        return err({ code: 'provider_error', message: `The mailbox refused the edited draft: ${e.message}` });
+      }
+      throw e;
+    } finally {
+      await session?.close().catch(() => undefined);
+    }
+  }
+
   async get(accountId: AccountId, draftId: string): Promise<Draft | undefined> {
     return /^draft_[a-z0-9]{20}$/.test(draftId) ? this.deps.drafts.get(accountId, draftId) : undefined;
   }

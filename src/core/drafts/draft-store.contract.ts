@@ -4,6 +4,7 @@ import type { AccountStore } from '../accounts/account-store.ts';
 import type { InboxStore } from '../inboxes/inbox-store.ts';
 import { newInbox, seedAccount } from '../inboxes/inbox-store.contract.ts';
 import type { Draft, PendingSend } from './draft.ts';
+import type { CardCode, CardCodeStore } from './draft-cards.ts';
 import type { DraftStore, PendingSendStore } from './draft-store.ts';
 
 export interface DraftStoreHarness {
@@ -117,7 +118,11 @@ export function draftStoreContract(h: () => DraftStoreHarness): void {
 export function pendingSendStoreContract(h: () => PendingSendStoreHarness): void {
   describe('PendingSendStore contract', () => {
     const seedSend = async (o: Partial<PendingSend> = {}): Promise<PendingSend> => {
-      const d = await seedDraft(h());
+      // Another approval of a seeded draft when draftId and accountId are given.
+      const d =
+        o.draftId !== undefined && o.accountId !== undefined
+          ? { id: o.draftId, accountId: o.accountId, version: 1 }
+          : await seedDraft(h());
       const s: PendingSend = {
         id: newId('send'),
         accountId: d.accountId,
@@ -179,6 +184,29 @@ export function pendingSendStoreContract(h: () => PendingSendStoreHarness): void
       await h().pendingSends.finish(sent.id, 'sent', t(2), null);
       expect(await h().pendingSends.claim(sent.id, t(3))).toBe(false);
       expect(await statusOf(sent)).toBe('sent');
+    });
+
+    it('claims a draft for sending once, whichever of its approvals comes first', async () => {
+      const first = await seedSend();
+      const second = await seedSend({ accountId: first.accountId, draftId: first.draftId });
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          h().pendingSends.claim(i % 2 === 0 ? first.id : second.id, t(1)),
+        ),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const claimed = (await statusOf(first)) === 'sending' ? first : second;
+      const other = claimed === first ? second : first;
+      expect(await statusOf(other)).toBe('pending');
+      await h().pendingSends.finish(claimed.id, 'sent', t(2), null);
+      expect(await h().pendingSends.claim(other.id, t(3))).toBe(false);
+      // A refusal before anything was accepted frees the draft for its other approval.
+      const third = await seedSend();
+      const fourth = await seedSend({ accountId: third.accountId, draftId: third.draftId });
+      expect(await h().pendingSends.claim(third.id, t(1))).toBe(true);
+      expect(await h().pendingSends.claim(fourth.id, t(1))).toBe(false);
+      await h().pendingSends.unclaim(third.id);
+      expect(await h().pendingSends.claim(fourth.id, t(2))).toBe(true);
     });
 
     it('counts wrong codes and locks at the threshold; a locked send cannot be claimed', async () => {
@@ -279,6 +307,63 @@ export function pendingSendStoreContract(h: () => PendingSendStoreHarness): void
       expect(
         stranded.every((s) => s.status === 'sending' && s.claimedAt !== null && s.claimedAt < t(5)),
       ).toBe(true);
+    });
+  });
+}
+
+export interface CardCodeStoreHarness extends DraftStoreHarness {
+  cardCodes: CardCodeStore;
+}
+
+export function cardCodeStoreContract(h: () => CardCodeStoreHarness): void {
+  describe('CardCodeStore contract', () => {
+    const seedCode = async (o: Partial<CardCode> = {}): Promise<CardCode> => {
+      const d = await seedDraft(h());
+      const c: CardCode = {
+        hash: newId('hash'),
+        accountId: d.accountId,
+        draftId: d.id,
+        draftVersion: 3,
+        createdAt: t(0),
+        expiresAt: t(30),
+        ...o,
+      };
+      await h().cardCodes.issue(c);
+      return c;
+    };
+
+    it('redeems a code once, for its own account, before it expires', async () => {
+      const c = await seedCode();
+      const other = await seedAccount(h().accounts);
+      expect(await h().cardCodes.redeem(other, c.hash, t(1))).toEqual({ ok: false, reason: 'unknown' });
+      expect(await h().cardCodes.redeem(c.accountId, 'hash_missing', t(1))).toEqual({
+        ok: false,
+        reason: 'unknown',
+      });
+      const racing = await Promise.all(
+        Array.from({ length: 20 }, () => h().cardCodes.redeem(c.accountId, c.hash, t(1))),
+      );
+      expect(racing.filter((r) => r.ok)).toEqual([{ ok: true, draftId: c.draftId, draftVersion: 3 }]);
+      expect(await h().cardCodes.redeem(c.accountId, c.hash, t(2))).toEqual({ ok: false, reason: 'used' });
+      const late = await seedCode();
+      expect(await h().cardCodes.redeem(late.accountId, late.hash, t(30))).toEqual({
+        ok: false,
+        reason: 'expired',
+      });
+    });
+
+    it('drops this account’s codes a day after they expired when issuing', async () => {
+      const old = await seedCode();
+      await h().cardCodes.issue({
+        ...old,
+        hash: newId('hash'),
+        createdAt: t(24 * 60 + 31),
+        expiresAt: t(24 * 60 + 60),
+      });
+      expect(await h().cardCodes.redeem(old.accountId, old.hash, t(1))).toEqual({
+        ok: false,
+        reason: 'unknown',
+      });
     });
   });
 }

@@ -266,6 +266,41 @@ export class SendService {
     return this.deliver(ps.id, draft, inbox.value);
   }
 
+  /**
+   * The person pressed Send on the draft card (contract §4.4 `confirmInApp`); `DraftCardService` has spent the card's
+   * code and checked the content. The person's click is the approval, so the profile's in-app rule is met, but
+   * sending must be on and the inbox able to send. A pending send is recorded and claimed like any other: a draft is
+   * sent at most once whichever path claims it first (the store refuses a second claim on the same draft).
+   */
+  async sendFromCard(principal: Principal, draft: Draft): Promise<Result<SendOutcome, SendError>> {
+    const { accountId } = principal;
+    if (!(await this.isEnabled(accountId)))
+      return err({
+        code: 'send_disabled',
+        message: 'Sending is turned off for this account.',
+        next: 'ask_person_to_enable_sending',
+      });
+    const inbox = await this.deps.inboxes.usable(accountId, draft.inboxId);
+    if (!inbox.ok) return inbox;
+    const c = principal.credential;
+    const offer = await this.offer(draft, inbox.value, {
+      kind: c.kind,
+      id: c.id,
+      clientId: c.kind === 'access_token' ? c.clientId : null,
+    });
+    if (!offer.sendAvailable)
+      return err({ code: 'send_disabled', message: 'This inbox cannot send mail from here.' });
+    if (!(await this.deps.pendingSends.claim(offer.pendingSendId, this.deps.clock.now()))) {
+      await this.deps.pendingSends.discard(accountId, offer.pendingSendId);
+      return err({
+        code: 'approval_used',
+        message: 'This draft was already sent, or is being sent, by another approval. It is sent once.',
+        status: 'sending',
+      });
+    }
+    return this.deliver(offer.pendingSendId, draft, inbox.value);
+  }
+
   private async deliver(
     pendingSendId: string,
     draft: Draft,

@@ -1,5 +1,6 @@
 import type { ActionService } from '../../core/actions/action-service.ts';
 import type { UndoService } from '../../core/actions/undo-service.ts';
+import type { DraftCardService } from '../../core/drafts/draft-cards.ts';
 import type { DraftService } from '../../core/drafts/draft-service.ts';
 import type { InboxService } from '../../core/inboxes/inbox-service.ts';
 import type { LeaseService } from '../../core/leases/lease-service.ts';
@@ -22,6 +23,7 @@ export interface ToolServices {
   readonly vips: VipService;
   readonly profiles: ProfileService;
   readonly drafts: DraftService;
+  readonly cards: DraftCardService;
   readonly sending: SendService;
   readonly unsubscribe: UnsubscribeService;
   readonly screening: ScreeningService;

@@ -12,6 +12,7 @@ import { auditHome } from './0009-audit-home.ts';
 import { unsubscribes } from './0010-unsubscribes.ts';
 import { screenings } from './0011-screenings.ts';
 import { requestedBy } from './0012-requested-by.ts';
+import { draftCards } from './0013-draft-cards.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -31,5 +32,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0010-unsubscribes': unsubscribes(dialect),
     '0011-screenings': screenings(dialect),
     '0012-requested-by': requestedBy(),
+    '0013-draft-cards': draftCards(dialect),
   };
 }

@@ -1,0 +1,171 @@
+import type { Clock } from '../../lib/clock.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
+import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
+import type { AccountId } from '../accounts/account.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { InboxService } from '../inboxes/inbox-service.ts';
+import type { SendError, SendOutcome, SendService } from '../sending/send-service.ts';
+import { parseRecipients } from './draft-input.ts';
+import type { DraftError, DraftService } from './draft-service.ts';
+import type { Draft } from './draft.ts';
+
+/** How long a card code works: a card left open longer asks to be shown again. */
+export const CARD_CODE_TTL_MS = 30 * 60_000;
+const CARD_CODE = /^card_[A-Za-z0-9]{32}$/;
+
+/** A card code as stored: only its hash, bound to one account, one draft and one version of it. */
+export interface CardCode {
+  readonly hash: string;
+  readonly accountId: AccountId;
+  readonly draftId: string;
+  readonly draftVersion: number;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+export type Redeemed =
+  | { readonly ok: true; readonly draftId: string; readonly draftVersion: number }
+  | { readonly ok: false; readonly reason: 'unknown' | 'used' | 'expired' };
+
+export interface CardCodeStore {
+  /** Stores a new code; codes of this account that expired a day ago are dropped on the way. */
+  issue(code: CardCode): Promise<void>;
+  /**
+   * Marks the code used when it is this account's, unused and unexpired — one conditional statement, so of any
+   * number of racing callers exactly one gets `ok`. Otherwise says why (a code of another account is `unknown`).
+   */
+  redeem(accountId: AccountId, hash: string, now: Date): Promise<Redeemed>;
+}
+
+export type CardError =
+  | {
+      readonly code: 'approval_invalid' | 'approval_used' | 'approval_expired' | 'confirm_mismatch';
+      readonly message: string;
+    }
+  | { readonly code: 'draft_changed'; readonly message: string };
+
+export interface CardContent {
+  readonly to: string;
+  readonly subject: string;
+  readonly body: string;
+}
+
+export interface IssuedCode {
+  readonly code: string;
+  readonly expiresAt: Date;
+}
+
+/**
+ * The draft card's approval (contract §4.4, `update_draft_from_card` and `send_draft_from_card`). The server cannot
+ * tell a view's call from a model's, so the card's buttons work only with a code the card received with the draft:
+ * random, stored as a hash, single use, bound to account + draft + version, 30 minutes. A save spends the code and
+ * hands the card a new one for the new version; a send spends it and sends exactly the content the card showed.
+ */
+export class DraftCardService {
+  private readonly deps: {
+    readonly codes: CardCodeStore;
+    readonly drafts: DraftService;
+    readonly sending: SendService;
+    readonly inboxes: InboxService;
+    readonly clock: Clock;
+  };
+  constructor(deps: DraftCardService['deps']) {
+    this.deps = deps;
+  }
+
+  /** A fresh code for the draft as it is now. */
+  async issue(draft: Draft): Promise<IssuedCode> {
+    const code = newSecret('card_', 32);
+    const now = this.deps.clock.now();
+    const expiresAt = new Date(now.getTime() + CARD_CODE_TTL_MS);
+    await this.deps.codes.issue({
+      hash: sha256Hex(code),
+      accountId: draft.accountId,
+      draftId: draft.id,
+      draftVersion: draft.version,
+      createdAt: now,
+      expiresAt,
+    });
+    return { code, expiresAt };
+  }
+
+  /** The person saved an edit on the card. */
+  async update(
+    accountId: AccountId,
+    code: string,
+    content: CardContent,
+  ): Promise<Result<{ draft: Draft; next: IssuedCode }, CardError | DraftError>> {
+    const draft = await this.redeem(accountId, code);
+    if (!draft.ok) return draft;
+    const edited = await this.deps.drafts.edit(accountId, draft.value.id, draft.value.version, {
+      to: content.to,
+      subject: content.subject,
+      text: content.body,
+    });
+    if (!edited.ok) return edited;
+    return ok({ draft: edited.value, next: await this.issue(edited.value) });
+  }
+
+  /** The person pressed Send on the card: sends once, and only what the card showed. */
+  async send(
+    principal: Principal,
+    code: string,
+    content: CardContent,
+  ): Promise<Result<SendOutcome, CardError | SendError>> {
+    const draft = await this.redeem(principal.accountId, code);
+    if (!draft.ok) return draft;
+    if (!sameContent(draft.value, content)) {
+      return err({
+        code: 'confirm_mismatch',
+        message:
+          'The card shows other content than the draft holds. Save the edit first, then send the saved version.',
+      });
+    }
+    return this.deps.sending.sendFromCard(principal, draft.value);
+  }
+
+  private async redeem(accountId: AccountId, code: string): Promise<Result<Draft, CardError>> {
+    if (!CARD_CODE.test(code))
+      return err({ code: 'approval_invalid', message: 'This is not a card code the server issued.' });
+    const r = await this.deps.codes.redeem(accountId, sha256Hex(code), this.deps.clock.now());
+    if (!r.ok) {
+      switch (r.reason) {
+        case 'used':
+          return err({
+            code: 'approval_used',
+            message: 'This card code was already used; each works once. Show the draft again.',
+          });
+        case 'expired':
+          return err({
+            code: 'approval_expired',
+            message: 'This card expired (codes last 30 minutes). Show the draft again.',
+          });
+        default:
+          return err({ code: 'approval_invalid', message: 'This is not a card code the server issued.' });
+      }
+    }
+    const draft = await this.deps.drafts.get(accountId, r.draftId);
+    if (draft?.status !== 'draft' || draft.version !== r.draftVersion) {
+      return err({
+        code: 'approval_invalid',
+        message: 'The draft changed, was sent or is gone since this card was shown. Show the draft again.',
+      });
+    }
+    return ok(draft);
+  }
+}
+
+/** Recipients as a set of addresses, subject trimmed, body with its line ends normalised: what the person saw. */
+function sameContent(draft: Draft, content: CardContent): boolean {
+  const addresses = (to: string) => {
+    const parsed = parseRecipients(to);
+    return parsed.ok
+      ? [...new Set(parsed.value.map((r) => r.address.toLowerCase()))].sort().join(',')
+      : '\u0000';
+  };
+  return (
+    addresses(draft.to) === addresses(content.to) &&
+    draft.subject.trim() === content.subject.trim() &&
+    draft.body === content.body.replace(/\r\n?/g, '\n')
+  );
+}
