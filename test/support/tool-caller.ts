@@ -9,6 +9,10 @@ export interface ToolResult {
   readonly body: Record<string, unknown>;
   /** The result exactly as sent (`structuredContent`), markers and all. */
   readonly raw: Record<string, unknown>;
+  /** The text item a model reads. */
+  readonly text: string;
+  /** The result's `_meta`: what only a view gets (the draft card's code). */
+  readonly meta: Record<string, unknown> | undefined;
 }
 
 const MARKED = /\u27e6([a-z0-9]{6})\u27e7([\s\S]*?)\u27e6\/\1\u27e7/g;
@@ -101,6 +105,8 @@ function callerVia(send: (req: Request) => Promise<Response>, baseUrl: string, k
     const result = (await rpc('tools/call', { name, arguments: args }, name)) as {
       isError?: boolean;
       structuredContent: Record<string, unknown>;
+      content: { text: string }[];
+      _meta?: Record<string, unknown>;
     };
     const check = (await validators).get(name);
     expect(check, `${name} publishes no outputSchema`).toBeDefined();
@@ -110,6 +116,8 @@ function callerVia(send: (req: Request) => Promise<Response>, baseUrl: string, k
       isError: result.isError === true,
       body: unmarked(result.structuredContent) as Record<string, unknown>,
       raw: result.structuredContent,
+      text: result.content.map((c) => c.text).join('\n'),
+      meta: result._meta,
     };
   };
 }

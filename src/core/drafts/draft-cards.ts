@@ -37,12 +37,15 @@ export interface CardCodeStore {
   redeem(accountId: AccountId, hash: string, now: Date): Promise<Redeemed>;
 }
 
-export type CardError =
-  | {
-      readonly code: 'approval_invalid' | 'approval_used' | 'approval_expired' | 'confirm_mismatch';
-      readonly message: string;
-    }
-  | { readonly code: 'draft_changed'; readonly message: string };
+/** A refusal of the card's code or content (`card: true` tells it from the send and draft errors it may also get). */
+export interface CardError {
+  readonly card: true;
+  readonly code:
+    'approval_invalid' | 'approval_used' | 'approval_expired' | 'confirm_mismatch' | 'draft_changed';
+  readonly message: string;
+}
+
+const refuse = (code: CardError['code'], message: string) => err<CardError>({ card: true, code, message });
 
 export interface CardContent {
   readonly to: string;
@@ -102,7 +105,10 @@ export class DraftCardService {
       subject: content.subject,
       text: content.body,
     });
-    if (!edited.ok) return edited;
+    if (!edited.ok) {
+      const e = edited.error;
+      return e.code === 'draft_changed' ? refuse('draft_changed', e.message) : err(e);
+    }
     return ok({ draft: edited.value, next: await this.issue(edited.value) });
   }
 
@@ -115,41 +121,40 @@ export class DraftCardService {
     const draft = await this.redeem(principal.accountId, code);
     if (!draft.ok) return draft;
     if (!sameContent(draft.value, content)) {
-      return err({
-        code: 'confirm_mismatch',
-        message:
-          'The card shows other content than the draft holds. Save the edit first, then send the saved version.',
-      });
+      return refuse(
+        'confirm_mismatch',
+        'The card shows other content than the draft holds. Save the edit first, then send the saved version.',
+      );
     }
     return this.deps.sending.sendFromCard(principal, draft.value);
   }
 
   private async redeem(accountId: AccountId, code: string): Promise<Result<Draft, CardError>> {
     if (!CARD_CODE.test(code))
-      return err({ code: 'approval_invalid', message: 'This is not a card code the server issued.' });
+      return refuse('approval_invalid', 'This is not a card code the server issued.');
     const r = await this.deps.codes.redeem(accountId, sha256Hex(code), this.deps.clock.now());
     if (!r.ok) {
       switch (r.reason) {
         case 'used':
-          return err({
-            code: 'approval_used',
-            message: 'This card code was already used; each works once. Show the draft again.',
-          });
+          return refuse(
+            'approval_used',
+            'This card code was already used; each works once. Show the draft again.',
+          );
         case 'expired':
-          return err({
-            code: 'approval_expired',
-            message: 'This card expired (codes last 30 minutes). Show the draft again.',
-          });
+          return refuse(
+            'approval_expired',
+            'This card expired (codes last 30 minutes). Show the draft again.',
+          );
         default:
-          return err({ code: 'approval_invalid', message: 'This is not a card code the server issued.' });
+          return refuse('approval_invalid', 'This is not a card code the server issued.');
       }
     }
     const draft = await this.deps.drafts.get(accountId, r.draftId);
     if (draft?.status !== 'draft' || draft.version !== r.draftVersion) {
-      return err({
-        code: 'approval_invalid',
-        message: 'The draft changed, was sent or is gone since this card was shown. Show the draft again.',
-      });
+      return refuse(
+        'approval_invalid',
+        'The draft changed, was sent or is gone since this card was shown. Show the draft again.',
+      );
     }
     return ok(draft);
   }

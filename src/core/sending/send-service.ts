@@ -107,6 +107,11 @@ export class SendService {
     await this.deps.settings.set(accountId, SEND_ENABLED, enabled, this.deps.clock.now());
   }
 
+  /** Whether a draft of this inbox can be sent at all now: sending on for the account, and an inbox that sends. */
+  async available(accountId: AccountId, inbox: Inbox): Promise<boolean> {
+    return this.deps.submitter.canSend(inbox) && (await this.isEnabled(accountId));
+  }
+
   /** An approval for this draft version, when sending is on and the inbox can send. */
   async offer(draft: Draft, inbox: Inbox, requestedBy: Requester | null = null): Promise<Offer> {
     if (!this.deps.submitter.canSend(inbox)) return { sendAvailable: false, reason: 'provider_cannot_send' };

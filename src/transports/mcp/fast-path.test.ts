@@ -86,6 +86,8 @@ const CASES: [string, { headers: Record<string, string>; body: unknown }, boolea
     false,
   ],
   ['legacy ping', legacy('ping', undefined), false],
+  ['modern resources/list', modern('resources/list', {}), false],
+  ['legacy resources/read', legacy('resources/read', { uri: 'ui://inbox-triage/nope.html' }), false],
 ];
 
 const headerOf = (r: Request) => (name: string) => r.headers.get(name) ?? undefined;
@@ -154,6 +156,55 @@ describe('the MCP fast path against the SDK', () => {
     expect(viaFast!.headers['content-type']).toBe(viaSdk.headers.get('content-type'));
     expect(parse(viaFast!.body, viaFast!.headers['content-type'] ?? null)).toEqual(
       parse(await viaSdk.text(), viaSdk.headers.get('content-type')),
+    );
+  });
+});
+
+describe('the MCP fast path against the SDK, for a result with data for its view', () => {
+  const fixture = ownerFixture();
+
+  // show_draft puts the draft card's single-use code in the result's _meta; each call mints a new one.
+  const sameCodes = (text: string) =>
+    text.replace(/card_[A-Za-z0-9]{32}/g, 'card_X').replace(/"expiresAt":"[^"]*"/g, '"expiresAt":"T"');
+
+  it.each(['modern', 'legacy'] as const)('%s era: _meta exactly where the SDK puts it', async (era) => {
+    const { app, caller, registry } = fixture;
+    const deps = { registry, services: app.services.tools, clock: app.clock };
+    const [demo] = await app.services.tools.inboxes.all(caller.principal.accountId);
+    const draft = await app.services.tools.drafts.create(caller.principal.accountId, demo!.id, {
+      to: 'friend@example.test',
+      subject: 'Lunch?',
+      text: 'Thursday?',
+    });
+    const args = {
+      name: 'show_draft',
+      arguments: { inboxId: demo!.id, draftId: draft.ok ? draft.value.id : '' },
+    };
+    const { headers, body } =
+      era === 'modern' ? modern('tools/call', args, 'show_draft') : legacy('tools/call', args);
+    const make = () =>
+      new Request('http://127.0.0.1:8787/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      });
+    const viaFast = await fastPath(headerOf(make()), JSON.stringify(body), caller, deps);
+    const sdk = createSdkHandler({ ...deps, onerror: () => undefined });
+    const viaSdk = await sdk.fetch(make(), { authInfo: toAuthInfo(caller) });
+    expect(viaFast).toBeDefined();
+    const fastText = sameCodes(viaFast!.body);
+    const sdkText = sameCodes(await viaSdk.text());
+    expect(fastText).toContain('"_meta":{"inbox-triage/card":{"code":"card_X"');
+    expect(parse(fastText, viaFast!.headers['content-type'] ?? null)).toEqual(
+      parse(sdkText, viaSdk.headers.get('content-type')),
+    );
+    // Key order too: the JSON texts of the two results are the same.
+    expect(JSON.stringify(parse(fastText, viaFast!.headers['content-type'] ?? null))).toBe(
+      JSON.stringify(parse(sdkText, viaSdk.headers.get('content-type'))),
     );
   });
 });

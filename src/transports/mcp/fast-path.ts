@@ -8,10 +8,11 @@ import { claimsEnvelope, envelopeJudge, plainRequest } from './envelope.ts';
 import { SERVER_INFO } from './instructions.ts';
 import { toolContext, type Caller } from './tool-context.ts';
 import type { ToolRegistry } from './tool-registry.ts';
-import { resultMembersJson } from './tool-result.ts';
+import { resultMembersJson, resultMetaJson } from './tool-result.ts';
 import type { ToolServices } from './tool-services.ts';
 
 const SERVER_INFO_META_JSON = JSON.stringify({ 'io.modelcontextprotocol/serverInfo': SERVER_INFO });
+const SERVER_INFO_MEMBER = SERVER_INFO_META_JSON.slice(1, -1);
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 /** The per-request-envelope revisions this fast path knows; a newer SDK revision simply goes to the SDK. */
 const MODERN_VERSIONS: ReadonlySet<string> = new Set(['2026-07-28']);
@@ -71,13 +72,15 @@ export async function fastPath(
     if (!validEnvelope(meta, version)) return undefined;
     const answer = await dispatch(method, params, caller, deps);
     if (answer === undefined) return undefined;
+    // As the SDK writes them: a result's own `_meta` first (its result schema's order), with the server's identity
+    // stamped into it; without one, the identity goes last.
     const members =
       answer.kind === 'tools'
-        ? `${answer.members},"resultType":"complete","ttlMs":0,"cacheScope":"private"`
-        : `${answer.members},"resultType":"complete"`;
-    return json(
-      `{"result":{${members},"_meta":${SERVER_INFO_META_JSON}},"jsonrpc":"2.0","id":${idJson(id)}}`,
-    );
+        ? `${answer.members},"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":${SERVER_INFO_META_JSON}`
+        : answer.meta === undefined
+          ? `${answer.members},"resultType":"complete","_meta":${SERVER_INFO_META_JSON}`
+          : `"_meta":{${answer.meta},${SERVER_INFO_MEMBER}},${answer.members},"resultType":"complete"`;
+    return json(`{"result":{${members}},"jsonrpc":"2.0","id":${idJson(id)}}`);
   }
 
   // The 2025 era: no envelope. A `_meta` of any other kind (progress tokens…) is left to the SDK to validate.
@@ -86,13 +89,16 @@ export async function fastPath(
   if (version !== undefined && !LEGACY_VERSIONS.has(version)) return undefined;
   const answer = await dispatch(method, params, caller, deps);
   if (answer === undefined) return undefined;
-  return sse(`{"result":{${answer.members}},"jsonrpc":"2.0","id":${idJson(id)}}`);
+  const members = answer.meta === undefined ? answer.members : `"_meta":{${answer.meta}},${answer.members}`;
+  return sse(`{"result":{${members}},"jsonrpc":"2.0","id":${idJson(id)}}`);
 }
 
 /** A result's members as JSON text, without the braces: the reply is written around them by hand. */
 interface Answer {
   readonly kind: 'tools' | 'call';
   readonly members: string;
+  /** The result's own `_meta` members (data for a view), when it has any. */
+  readonly meta?: string | undefined;
 }
 
 async function dispatch(
@@ -112,7 +118,9 @@ async function dispatch(
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
     return undefined;
   const result = await deps.registry.call(name, args, toolContext(caller, deps.services, deps.clock));
-  return result === undefined ? undefined : { kind: 'call', members: resultMembersJson(result) };
+  return result === undefined
+    ? undefined
+    : { kind: 'call', members: resultMembersJson(result), meta: resultMetaJson(result) };
 }
 
 /** `plainRequest` admits only string and integer ids, whose JSON is their `JSON.stringify`. */

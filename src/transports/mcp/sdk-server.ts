@@ -2,6 +2,7 @@ import {
   createMcpHandler,
   ProtocolError,
   ProtocolErrorCode,
+  ResourceNotFoundError,
   Server,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
@@ -10,6 +11,18 @@ import { SERVER_INFO, SERVER_INSTRUCTIONS } from './instructions.ts';
 import { callerFrom, toolContext } from './tool-context.ts';
 import type { ToolRegistry } from './tool-registry.ts';
 import type { ToolServices } from './tool-services.ts';
+import { ALL_VIEWS, VIEW_MIME_TYPE } from './views/views.ts';
+
+/** `resources/list`: the interactive views (MCP Apps), the only resources this server has. */
+const RESOURCES = ALL_VIEWS.map((v) => ({
+  uri: v.uri,
+  name: v.name,
+  title: v.title,
+  description: v.description,
+  mimeType: VIEW_MIME_TYPE,
+  _meta: v.meta,
+}));
+const BY_URI = new Map(ALL_VIEWS.map((v) => [v.uri, v]));
 
 export const MAX_MCP_BODY_BYTES = 1_048_576;
 
@@ -32,10 +45,17 @@ export function createSdkHandler(deps: {
       // The low-level Server on purpose: our registry owns tool schemas, validation and results (see fast-path.ts).
       // eslint-disable-next-line @typescript-eslint/no-deprecated
       const server = new Server(SERVER_INFO, {
-        capabilities: { tools: {} },
+        capabilities: { tools: {}, resources: {} },
         instructions: SERVER_INSTRUCTIONS,
       });
       server.setRequestHandler('tools/list', () => ({ tools: [...registry.listed] }));
+      server.setRequestHandler('resources/list', () => ({ resources: RESOURCES }));
+      server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
+      server.setRequestHandler('resources/read', (request) => {
+        const view = BY_URI.get(request.params.uri);
+        if (view === undefined) throw new ResourceNotFoundError(request.params.uri);
+        return { contents: [{ uri: view.uri, mimeType: VIEW_MIME_TYPE, text: view.html, _meta: view.meta }] };
+      });
       server.setRequestHandler('tools/call', async (request) => {
         const caller = callerFrom(authInfo);
         if (caller === undefined)

@@ -30,7 +30,12 @@ export interface ToolContext {
 export type ToolPayload = Record<string, unknown>;
 
 export type ToolFailure = { readonly ok: false; readonly error: ToolError };
-export type ToolOutcome<T = ToolPayload> = { readonly ok: true; readonly value: T } | ToolFailure;
+/**
+ * `viewOnly` goes to the tool's interactive view alone, as the result's `_meta`: never in the text or the
+ * structured copy a model reads (the draft card's single-use code travels there).
+ */
+export type ToolOutcome<T = ToolPayload> =
+  { readonly ok: true; readonly value: T; readonly viewOnly?: Record<string, unknown> } | ToolFailure;
 
 /** JSON data as `run` may hand it over: core types are readonly, and a readonly array is as good as a mutable one. */
 type Frozen<T> = T extends readonly (infer E)[]
@@ -58,6 +63,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType, O extends Outpu
   readonly visibility?: readonly ('model' | 'app')[];
   /** The MCP Apps view this tool renders into. */
   readonly resourceUri?: string;
+  /** Views call this tool (a button, a refresh): marked for hosts that ask (`openai/widgetAccessible`). */
+  readonly calledByViews?: true;
   run(args: z.output<S>, ctx: ToolContext): Promise<ToolOutcome<PayloadOf<O>>>;
 }
 

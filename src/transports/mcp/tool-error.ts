@@ -49,3 +49,9 @@ export const toolError = (
 
 // `const`: literal members (`started: false`) keep their literal type, so they can match an output schema's union.
 export const toolOk = <const T extends Record<string, unknown>>(value: T) => ({ ok: true, value }) as const;
+
+/** Success with data for the view only (the result's `_meta`, see ToolOutcome). */
+export const toolOkForView = <const T extends Record<string, unknown>>(
+  value: T,
+  viewOnly: Record<string, unknown>,
+) => ({ ok: true, value, viewOnly }) as const;

@@ -93,6 +93,7 @@ export class ToolRegistry {
       return successResult(
         marker.used ? { ...marked, untrusted: notice(marker) } : marked,
         this.maxResultChars,
+        result.viewOnly,
       );
     } catch (e) {
       ctx.log.error({ err: e, tool: name }, 'tool failed');
@@ -141,6 +142,10 @@ function listTool(t: ToolDefinition): ListedTool {
     // Older MCP Apps hosts read the flat key.
     if (t.resourceUri !== undefined) meta['ui/resourceUri'] = t.resourceUri;
   }
+  // The Apps SDK's older names for the same ideas (ChatGPT): a view may call it; the model must not see it.
+  if (t.calledByViews === true || t.visibility?.includes('app') === true)
+    meta['openai/widgetAccessible'] = true;
+  if (t.visibility !== undefined && !t.visibility.includes('model')) meta['openai/visibility'] = 'private';
   return {
     name: t.name,
     title: t.title,

@@ -6,6 +6,8 @@ export type CallToolResultWire = {
   content: { type: 'text'; text: string }[];
   structuredContent: Record<string, unknown>;
   isError?: true;
+  /** Data for the tool's interactive view only (MCP Apps): hosts pass it to the view, never to the model. */
+  _meta?: Record<string, unknown>;
 };
 
 /**
@@ -17,7 +19,11 @@ const PAYLOAD_JSON = Symbol('payloadJson');
 type BuiltResult = CallToolResultWire & { readonly [PAYLOAD_JSON]?: string };
 
 /** One text item holding the JSON, and the same object as `structuredContent` (DESIGN.md §4). */
-export function successResult(payload: ToolPayload, maxChars: number): CallToolResultWire {
+export function successResult(
+  payload: ToolPayload,
+  maxChars: number,
+  viewOnly?: Record<string, unknown>,
+): CallToolResultWire {
   let text = JSON.stringify(payload);
   let fitted: Record<string, unknown> = payload;
   if (text.length > maxChars) {
@@ -27,6 +33,7 @@ export function successResult(payload: ToolPayload, maxChars: number): CallToolR
   const result: BuiltResult = {
     content: [{ type: 'text', text }],
     structuredContent: fitted,
+    ...(viewOnly !== undefined && { _meta: viewOnly }),
     [PAYLOAD_JSON]: text,
   };
   return result;
@@ -45,14 +52,21 @@ export function errorResult(error: ToolError): CallToolResultWire {
 }
 
 /**
- * The members of a tool result as JSON (`"content":…,"structuredContent":…[,"isError":true]`, no braces), the
- * same text `JSON.stringify` would give them, for answers written by hand: the payload is serialized once and
- * only its escaped copy in the text item is new.
+ * The members of a tool result as JSON (`"content":…,"structuredContent":…[,"isError":true]`, no braces, no `_meta`),
+ * the same text `JSON.stringify` would give them, for answers written by hand: the payload is serialized once and
+ * only its escaped copy in the text item is new. `_meta` is left to the caller (`resultMetaJson`): the 2026 wire adds
+ * the server's identity into it.
  */
 export function resultMembersJson(result: CallToolResultWire): string {
   const structured = (result as BuiltResult)[PAYLOAD_JSON] ?? JSON.stringify(result.structuredContent);
   const content = JSON.stringify(result.content);
   return `"content":${content},"structuredContent":${structured}${result.isError === true ? ',"isError":true' : ''}`;
+}
+
+/** The members of a result's `_meta` as JSON without braces (`"k":v,…`), or undefined when it has none. */
+export function resultMetaJson(result: CallToolResultWire): string | undefined {
+  if (result._meta === undefined) return undefined;
+  return JSON.stringify(result._meta).slice(1, -1);
 }
 
 const MARKER = '…[truncated]';

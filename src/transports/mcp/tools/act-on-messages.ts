@@ -29,6 +29,7 @@ export const actOnMessages = defineTool({
   }),
   output: ACT_RESULT,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  calledByViews: true,
   async run(args, ctx) {
     if ((args.items === undefined) === (args.sender === undefined)) {
       return toolError('invalid_arguments', 'Give either items or sender, not both and not neither.');

@@ -34,6 +34,7 @@ export const confirmUnsubscribe = defineTool({
     ...DEMO,
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  calledByViews: true,
   async run(args, ctx) {
     const r = await ctx.services.unsubscribe.confirm(ctx.principal.accountId, {
       pendingUnsubscribeId: args.pendingUnsubscribeId,

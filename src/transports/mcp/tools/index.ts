@@ -9,6 +9,9 @@ import { getTriageProfile, updateTriageProfile } from './profile-tools.ts';
 import { sendDraft } from './send-draft.ts';
 import { setSendEnabled } from './set-send-enabled.ts';
 import { showDraft } from './show-draft.ts';
+import { showInbox } from './show-inbox.ts';
+import { sendDraftFromCard } from './send-draft-from-card.ts';
+import { updateDraftFromCard } from './update-draft-from-card.ts';
 import { trashMessage } from './trash-message.ts';
 import { beginTriage, endTriage, getTriageActivity, heartbeatTriage } from './triage-lease.ts';
 import { undoAction } from './undo-action.ts';
@@ -48,6 +51,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   syncInbox,
   listFolders,
   listMessages,
+  showInbox,
   getMessage,
   searchMailbox,
   loadOlderMessages,
@@ -74,6 +78,8 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   showDraft,
   setSendEnabled,
   sendDraft,
+  updateDraftFromCard,
+  sendDraftFromCard,
   reviewUnsubscribes,
   proposeUnsubscribe,
   confirmUnsubscribe,

@@ -140,6 +140,8 @@ describe.each(['sqlite', 'postgres'] as const)(
       const partId = (full['attachments'] as { partId: string }[])[0]!.partId;
       await ok('get_attachment', { inboxId, messageId: withFile.messageId, partId });
       await ok('search_mailbox', { inboxId, query: 'e' });
+      await ok('show_inbox');
+      await ok('show_inbox', { inboxId, unreadOnly: true, limit: 5 });
       await ok('list_labels', { inboxId });
 
       // Changing mail, inside a triage pass; a VIP's message is skipped in bulk.
@@ -186,7 +188,8 @@ describe.each(['sqlite', 'postgres'] as const)(
       await ok('set_send_enabled', { enabled: true, humanConfirmedInChat: true });
       const offered = await ok('create_draft', draft);
       expect(offered).toMatchObject({ sendAvailable: true });
-      await ok('show_draft', { inboxId, draftId: (offered['draft'] as { id: string }).id });
+      const draftId = (offered['draft'] as { id: string }).id;
+      await ok('show_draft', { inboxId, draftId });
       await ok('send_draft', {
         pendingSendId: offered['pendingSendId'],
         approvalCode: offered['approvalCode'],
@@ -194,6 +197,14 @@ describe.each(['sqlite', 'postgres'] as const)(
         confirmTo: draft.to,
         confirmSubject: draft.subject,
       });
+      // The draft card: a save hands a new code, the send uses it.
+      const carded = await ok('create_draft', { ...draft, subject: 'Card' });
+      const cardOf = (r: ToolResult) => (r.meta?.['inbox-triage/card'] as { code: string }).code;
+      const shown = await raw('show_draft', { inboxId, draftId: (carded['draft'] as { id: string }).id });
+      const edit = { to: draft.to, subject: 'Card, edited', body: 'Friday?' };
+      const saved = await call('update_draft_from_card', { nonce: cardOf(shown), ...edit });
+      expect(saved.isError).toBe(false);
+      await ok('send_draft_from_card', { nonce: cardOf(saved), ...edit });
       await ok('set_send_enabled', { enabled: false, humanConfirmedInChat: true });
 
       // Unsubscribing: a one-click list sender of the demo inbox, proposed and confirmed.

@@ -28,6 +28,7 @@ export const proposeUnsubscribe = defineTool({
     ...DEMO,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  calledByViews: true,
   async run({ inboxId, messageId, confirmed }, ctx) {
     const inbox = await usableInbox(ctx, inboxId);
     if (!inbox.ok) return inbox.error;

@@ -34,6 +34,7 @@ export const reportScreened = defineTool({
     undoId: z.string().nullable(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  calledByViews: true,
   async run(args, ctx) {
     const r = await ctx.services.screening.report(ctx.principal, args.inboxId, args.id);
     if (!r.ok) return fromScreeningError(r.error, ctx.marker);

@@ -18,6 +18,7 @@ export const rescueScreened = defineTool({
     undoId: z.string().nullable(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  calledByViews: true,
   async run(args, ctx) {
     const r = await ctx.services.screening.rescue(ctx.principal, args.inboxId, args.id);
     if (!r.ok) return fromScreeningError(r.error, ctx.marker);

@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { draftView } from '../../../core/drafts/draft-view.ts';
-import { agentMessage } from '../next-steps.ts';
 import { DRAFT_VIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
-import { toolError, toolOk } from '../tool-error.ts';
-import { fromInboxError, ownedInbox } from '../tool-helpers.ts';
+import { fromSendError } from '../send-results.ts';
+import { toolOk } from '../tool-error.ts';
+import { ownedInbox } from '../tool-helpers.ts';
 
 export const sendDraft = defineTool({
   name: 'send_draft',
@@ -27,6 +27,8 @@ export const sendDraft = defineTool({
     warnings: z.array(z.string()).optional(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  // Views send through the draft card (send_draft_from_card), where the person presses Send themselves.
+  visibility: ['model'],
   async run(args, ctx) {
     const r = await ctx.services.sending.send(ctx.principal, {
       pendingSendId: args.pendingSendId,
@@ -45,43 +47,6 @@ export const sendDraft = defineTool({
         sayToHuman: 'Sent.',
       });
     }
-    const e = r.error;
-    switch (e.code) {
-      case 'send_disabled':
-        return toolError(e.code, agentMessage(e), {
-          sayToHuman: 'Sending from chat is turned off. Tell me if you want it on.',
-        });
-      case 'human_approval_required':
-        return toolError(e.code, agentMessage(e));
-      case 'approval_invalid':
-        return toolError(
-          e.code,
-          agentMessage(e),
-          e.attemptsLeft === undefined ? {} : { details: { attemptsLeft: e.attemptsLeft } },
-        );
-      case 'approval_used':
-        return toolError(e.code, e.message, {
-          details: { status: e.status },
-          ...(e.status !== 'sent' && {
-            sayToHuman:
-              'I cannot tell for sure whether that email went out. Please check your Sent folder before sending it again.',
-          }),
-        });
-      case 'approval_expired':
-      case 'confirm_mismatch':
-        return toolError(e.code, e.message);
-      case 'provider_error':
-        return toolError('provider_error', e.message, {
-          details: { status: e.status },
-          sayToHuman:
-            e.status === 'unknown'
-              ? 'The connection broke off while sending, so I cannot tell whether the email went out. Please check your Sent folder; I will not send it again on my own.'
-              : 'The email was not sent: the mail server refused it.',
-        });
-      default: {
-        const code = e.code;
-        return fromInboxError({ code, message: e.message, ...(e.next !== undefined && { next: e.next }) });
-      }
-    }
+    return fromSendError(r.error);
   },
 });

@@ -3,19 +3,29 @@ import { REVIEW_PAYLOAD, reviewPayload, reviewText, reviewWindow } from '../scre
 import { defineTool } from '../tool-definition.ts';
 import { toolOk } from '../tool-error.ts';
 import { clamp, namedInboxes } from '../tool-helpers.ts';
+import { VIEWS } from '../views/views.ts';
 import { REVIEW_INPUT } from './review-screened.ts';
 
 export const showScreened = defineTool({
   name: 'show_screened',
   title: 'Show screened mail',
   description:
-    'Shows the person the mail in Screened so they can rescue or report it. Until hosts get the interactive view, the result ' +
-    'is the same data as review_screened plus `text`, a numbered list to show the person as it is; act on their choice with ' +
+    'Shows the person the mail in Screened so they can rescue or report it: in apps with MCP Apps, a list with Rescue and ' +
+    'Report buttons, a period picker and inbox tabs. Hosts without it get the same data as review_screened plus `text`, a ' +
+    'numbered list to show the person as it is; act on their choice with ' +
     'rescue_screened or report_screened and the row’s id. inbox, days (default 7), offset and limit (1 to 100, default 25) ' +
     'as in review_screened.',
   input: z.strictObject(REVIEW_INPUT),
-  output: REVIEW_PAYLOAD.extend({ text: z.string() }),
+  output: REVIEW_PAYLOAD.extend({
+    text: z.string(),
+    /** What the view's tabs and period picker show: the inboxes, the one chosen (null: all) and the days (null: since). */
+    inboxes: z.array(z.object({ id: z.string(), label: z.string() })),
+    inbox: z.string().nullable(),
+    days: z.number().nullable(),
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  resourceUri: VIEWS.screened.uri,
+  calledByViews: true,
   async run(args, ctx) {
     const named = await namedInboxes(ctx, args.inbox);
     if (!named.ok) return named.error;
@@ -27,6 +37,14 @@ export const showScreened = defineTool({
       offset: clamp(args.offset, 0, Number.MAX_SAFE_INTEGER, 0),
     });
     const p = reviewPayload(review, window.days);
-    return toolOk({ ...p, text: reviewText(p, ctx.marker), sayToHuman: p.digest });
+    const every = await namedInboxes(ctx, undefined);
+    return toolOk({
+      ...p,
+      text: reviewText(p, ctx.marker),
+      sayToHuman: p.digest,
+      inboxes: every.ok ? every.inboxes.map((i) => ({ id: i.id, label: i.label })) : [],
+      inbox: (args.inbox?.trim() ?? '') === '' ? null : (named.inboxes.at(0)?.id ?? null),
+      days: window.days,
+    });
   },
 });

@@ -22,6 +22,7 @@ export const undoAction = defineTool({
     ),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  calledByViews: true,
   async run({ undoId }, ctx) {
     const r = await ctx.services.undo.undo(ctx.principal, undoId);
     if (!r.ok) {

@@ -1,0 +1,146 @@
+// Screened mail (show_screened): inbox tabs, a period picker, Rescue and Report on each row.
+'use strict';
+
+(() => {
+  const { el, call, say, clean, when, sender } = Kit;
+  const PERIODS = [1, 7, 30, 90];
+  let view;
+
+  function render(root, data) {
+    view = { inbox: data.inbox, days: data.days, nextOffset: data.nextOffset };
+    root.append(
+      data.inboxes.length > 1 &&
+        el(
+          'div',
+          { class: 'tabs', role: 'tablist', 'aria-label': 'Inboxes' },
+          [{ id: null, label: 'All inboxes' }, ...data.inboxes].map((i) =>
+            el(
+              'button',
+              {
+                type: 'button',
+                role: 'tab',
+                'aria-selected': String(i.id === data.inbox),
+                onclick: () => load({ inbox: i.id, days: view.days }),
+              },
+              i.label,
+            ),
+          ),
+        ),
+      el(
+        'div',
+        { class: 'bar' },
+        el('h1', { class: 'grow', text: 'Screened mail' }),
+        el('label', { for: 'days', class: 'muted', style: 'margin:0' }, 'Period'),
+        el(
+          'select',
+          {
+            id: 'days',
+            style: 'width:auto',
+            onchange: (e) => load({ inbox: view.inbox, days: Number(e.target.value) }),
+          },
+          PERIODS.map((d) =>
+            el(
+              'option',
+              { value: d, selected: d === data.days },
+              d === 1 ? 'Last day' : `Last ${String(d)} days`,
+            ),
+          ),
+        ),
+      ),
+      el('p', { class: 'muted', text: data.digest }),
+      el('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
+      el('ul', { class: 'rows', id: 'list', 'aria-label': 'Screened messages' }, data.rows.map(row)),
+      el('div', { class: 'actions', id: 'more' }, more()),
+    );
+  }
+
+  const more = () =>
+    view.nextOffset === null ? null : el('button', { type: 'button', onclick: loadMore }, 'Show more');
+
+  function row(r) {
+    const li = el('li', { 'data-screened-id': r.id });
+    const subject = clean(r.subject) || '(no subject)';
+    li.append(
+      el(
+        'div',
+        { class: 'grow' },
+        el(
+          'div',
+          { class: 'line' },
+          el('span', { text: sender(r.sender) }),
+          el('span', { class: 'muted', text: ` · ${when(r.date)}` }),
+        ),
+        el('div', { class: 'line subject', text: subject }),
+        r.reason !== null && el('div', { class: 'muted', text: `Why: ${clean(r.reason)}` }),
+      ),
+      el(
+        'div',
+        { class: 'actions' },
+        el(
+          'button',
+          {
+            type: 'button',
+            'aria-label': `Rescue: ${subject}`,
+            onclick: () => act(li, r, 'rescue_screened', 'Back in the inbox; the sender is now known-good.'),
+          },
+          'Rescue',
+        ),
+        el(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            'aria-label': `Report: ${subject}`,
+            onclick: () => act(li, r, 'report_screened', 'Reported as spam; the sender’s domain is blocked.'),
+          },
+          'Report',
+        ),
+      ),
+    );
+    return li;
+  }
+
+  async function act(li, r, tool, words) {
+    for (const b of li.querySelectorAll('button')) b.disabled = true;
+    const result = await call(tool, { inboxId: r.inboxId, id: r.id });
+    if (!result.ok) {
+      say(result.message, 'error');
+      for (const b of li.querySelectorAll('button')) b.disabled = false;
+      return;
+    }
+    say(words, 'done');
+    li.replaceChildren(
+      el('div', { class: 'grow muted', text: `${words} — ${clean(r.subject) || '(no subject)'}` }),
+    );
+  }
+
+  async function load(args) {
+    say('Loading…');
+    const r = await call('show_screened', {
+      ...(args.inbox !== null && args.inbox !== undefined && { inbox: args.inbox }),
+      ...(args.days !== null && { days: args.days }),
+    });
+    if (!r.ok) {
+      say(r.message, 'error');
+      return;
+    }
+    Kit.show(render)({ structuredContent: r.data });
+  }
+
+  async function loadMore() {
+    const r = await call('show_screened', {
+      ...(view.inbox !== null && { inbox: view.inbox }),
+      ...(view.days !== null && { days: view.days }),
+      offset: view.nextOffset,
+    });
+    if (!r.ok) {
+      say(r.message, 'error');
+      return;
+    }
+    view.nextOffset = r.data.nextOffset;
+    document.getElementById('list').append(...r.data.rows.map(row));
+    document.getElementById('more').replaceChildren(...[more()].filter(Boolean));
+  }
+
+  Kit.start('screened', Kit.show(render));
+})();

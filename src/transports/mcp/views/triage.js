@@ -1,0 +1,199 @@
+// The inbox list (show_inbox): the synced window, newest first, with quick actions. Each action is the model's own
+// act_on_messages, called through the host, and offers its undo.
+'use strict';
+
+(() => {
+  const { el, call, say, clean, when, sender } = Kit;
+  const DONE = {
+    archive: 'Archived',
+    trash: 'Moved to Trash',
+    spam: 'Moved to Spam',
+    star: 'Starred',
+    unstar: 'Unstarred',
+  };
+  let view;
+
+  function render(root, data) {
+    view = { inboxId: data.inbox.id, unreadOnly: data.unreadOnly === true, nextOffset: data.nextOffset };
+    root.append(
+      data.inboxes.length > 1 &&
+        el(
+          'div',
+          { class: 'tabs', role: 'tablist', 'aria-label': 'Inboxes' },
+          data.inboxes.map((i) =>
+            el(
+              'button',
+              {
+                type: 'button',
+                role: 'tab',
+                'aria-selected': String(i.id === data.inbox.id),
+                onclick: () => load({ inboxId: i.id }),
+              },
+              i.label,
+            ),
+          ),
+        ),
+      el(
+        'div',
+        { class: 'bar' },
+        el('h1', {
+          class: 'grow',
+          text: `${data.inbox.label} — ${String(data.total)} message${data.total === 1 ? '' : 's'}`,
+        }),
+        el(
+          'label',
+          { class: 'muted' },
+          el('input', {
+            type: 'checkbox',
+            id: 'unread',
+            checked: view.unreadOnly,
+            style: 'width:auto;margin-right:4px',
+            onchange: (e) => load({ inboxId: view.inboxId, unreadOnly: e.target.checked }),
+          }),
+          'Unread only',
+        ),
+      ),
+      el('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
+      el('ul', { class: 'rows', id: 'list', 'aria-label': 'Messages' }, data.messages.map(row)),
+      data.messages.length === 0 &&
+        el('p', { class: 'muted', text: data.total === 0 ? 'Nothing here yet.' : '' }),
+      el('div', { class: 'actions', id: 'more' }, more()),
+    );
+  }
+
+  const more = () =>
+    view.nextOffset === null
+      ? null
+      : el(
+          'button',
+          {
+            type: 'button',
+            onclick: () =>
+              load({ inboxId: view.inboxId, unreadOnly: view.unreadOnly, offset: view.nextOffset }, true),
+          },
+          'Show more',
+        );
+
+  function row(m) {
+    const li = el('li', { class: m.unread ? 'unread' : '', 'data-message-id': m.messageId });
+    fill(li, m);
+    return li;
+  }
+
+  function fill(li, m) {
+    const subject = clean(m.subject) || '(no subject)';
+    li.replaceChildren(
+      el(
+        'div',
+        { class: 'grow' },
+        el(
+          'div',
+          { class: 'line' },
+          el('span', { text: sender(m.from) }),
+          m.starred ? ' ★' : '',
+          el('span', { class: 'muted', text: ` · ${when(m.date)}` }),
+        ),
+        el('div', { class: 'line subject', text: subject }),
+        el('div', { class: 'line muted', text: clean(m.snippet) }),
+      ),
+      el(
+        'div',
+        { class: 'actions' },
+        ['archive', 'trash', 'spam'].map((a) =>
+          el(
+            'button',
+            { type: 'button', 'aria-label': `${label(a)}: ${subject}`, onclick: () => act(li, m, a) },
+            label(a),
+          ),
+        ),
+        el(
+          'button',
+          {
+            type: 'button',
+            'aria-label': `${m.starred ? 'Unstar' : 'Star'}: ${subject}`,
+            onclick: () => act(li, m, m.starred ? 'unstar' : 'star'),
+          },
+          m.starred ? 'Unstar' : 'Star',
+        ),
+      ),
+    );
+  }
+
+  const label = (a) => ({ archive: 'Archive', trash: 'Trash', spam: 'Spam' })[a];
+
+  async function act(li, m, action) {
+    for (const b of li.querySelectorAll('button')) b.disabled = true;
+    const r = await call('act_on_messages', {
+      action,
+      items: [{ inboxId: view.inboxId, messageId: m.messageId }],
+    });
+    if (!r.ok) {
+      say(r.message, 'error');
+      fill(li, m);
+      return;
+    }
+    const skipped = r.data.skipped[0];
+    if (r.data.changed.length === 0) {
+      say(
+        skipped && skipped.reason === 'vip'
+          ? 'This is from a VIP: ask in the chat to change it, one message at a time.'
+          : clean(r.data.sayToHuman),
+        'error',
+      );
+      fill(li, m);
+      return;
+    }
+    const undoId = r.data.undoId;
+    const changed = action === 'star' || action === 'unstar' ? { ...m, starred: action === 'star' } : null;
+    say(`${DONE[action]}.`, 'done');
+    if (changed !== null) {
+      fill(li, changed);
+      if (undoId !== null) li.querySelector('.actions').append(undoButton(li, m, undoId));
+      return;
+    }
+    li.replaceChildren(
+      el('div', { class: 'grow muted' }, `${DONE[action]}: ${clean(m.subject) || '(no subject)'}`),
+      el('div', { class: 'actions' }, undoId !== null && undoButton(li, m, undoId)),
+    );
+  }
+
+  function undoButton(li, m, undoId) {
+    return el(
+      'button',
+      {
+        type: 'button',
+        onclick: async (e) => {
+          e.target.disabled = true;
+          const r = await call('undo_action', { undoId });
+          if (!r.ok) {
+            say(r.message, 'error');
+            e.target.disabled = false;
+            return;
+          }
+          say('Undone.', 'done');
+          fill(li, m);
+        },
+      },
+      'Undo',
+    );
+  }
+
+  async function load(args, append) {
+    say('Loading…');
+    const r = await call('show_inbox', args);
+    if (!r.ok) {
+      say(r.message, 'error');
+      return;
+    }
+    if (append) {
+      view.nextOffset = r.data.nextOffset;
+      document.getElementById('list').append(...r.data.messages.map(row));
+      document.getElementById('more').replaceChildren(...[more()].filter(Boolean));
+      say('');
+      return;
+    }
+    Kit.show(render)({ structuredContent: r.data });
+  }
+
+  Kit.start('triage', Kit.show(render));
+})();
