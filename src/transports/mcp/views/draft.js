@@ -41,23 +41,25 @@
             oninput: changed,
           });
     root.append(
-      el('h1', { text: draft.status === 'sent' ? 'Sent email' : 'Draft email' }),
-      el('p', { class: 'muted', text: note(draft, data, editable) }),
-      el('label', { for: 'to', text: 'To' }),
-      input('to', 'to', draft.to),
-      el('label', { for: 'subject', text: 'Subject' }),
-      input('subject', 'subject', draft.subject),
-      el('label', { for: 'body', text: 'Text' }),
-      input('body', 'body', draft.text, 'textarea'),
-      el('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
-      el(
-        'div',
-        { class: 'actions' },
-        editable && el('button', { id: 'save', type: 'button', disabled: true, onclick: save }, 'Save'),
-        editable &&
-          data.sendAvailable === true &&
-          el('button', { id: 'send', type: 'button', class: 'primary', onclick: send }, 'Send'),
-        !editable && el('button', { id: 'reload', type: 'button', onclick: reload }, 'Reload'),
+      ...Kit.parts(
+        el('h1', { text: draft.status === 'sent' ? 'Sent email' : 'Draft email' }),
+        el('p', { class: 'muted', text: note(draft, data, editable) }),
+        el('label', { for: 'to', text: 'To' }),
+        input('to', 'to', draft.to),
+        el('label', { for: 'subject', text: 'Subject' }),
+        input('subject', 'subject', draft.subject),
+        el('label', { for: 'body', text: 'Text' }),
+        input('body', 'body', draft.text, 'textarea'),
+        el('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
+        el(
+          'div',
+          { class: 'actions' },
+          editable && el('button', { id: 'save', type: 'button', disabled: true, onclick: save }, 'Save'),
+          editable &&
+            data.sendAvailable === true &&
+            el('button', { id: 'send', type: 'button', class: 'primary', onclick: send }, 'Send'),
+          !editable && el('button', { id: 'reload', type: 'button', onclick: reload }, 'Reload'),
+        ),
       ),
     );
   }

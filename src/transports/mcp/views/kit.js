@@ -75,11 +75,23 @@ const Kit = (() => {
     handlers.set('ui/notifications/host-context-changed', applyContext);
     handlers.set('ui/notifications/tool-cancelled', () => say('The host cancelled this request.', 'error'));
     handlers.set('ui/resource-teardown', () => ({}));
-    const init = await request('ui/initialize', {
+    const params = {
       appInfo: { name: `inbox-triage-${name}`, version: '1' },
       appCapabilities: {},
       protocolVersion: PROTOCOL,
+    };
+    // A host that starts listening only after the frame loaded misses the first request: ask again, a few times.
+    let tries = 0;
+    let retry;
+    const init = await new Promise((resolve, reject) => {
+      const ask = () => {
+        tries += 1;
+        request('ui/initialize', params).then(resolve, reject);
+        if (tries < 10) retry = setTimeout(ask, 500 * tries);
+      };
+      ask();
     });
+    clearTimeout(retry);
     applyContext((init && init.hostContext) || {});
     post({ jsonrpc: '2.0', method: 'ui/notifications/initialized', params: {} });
     new ResizeObserver(reportSize).observe(document.documentElement);
@@ -175,5 +187,8 @@ const Kit = (() => {
     };
   }
 
-  return { start, call, el, say, clean, when, sender, show, input: () => toolInput };
+  /** Children for `append`: nested lists flattened, and the `false`/null of a `cond && el(…)` left out. */
+  const parts = (...children) => children.flat().filter((c) => c !== false && c !== null && c !== undefined);
+
+  return { start, call, el, parts, say, clean, when, sender, show, input: () => toolInput };
 })();

@@ -9,48 +9,50 @@
   function render(root, data) {
     view = { inbox: data.inbox, days: data.days, nextOffset: data.nextOffset };
     root.append(
-      data.inboxes.length > 1 &&
+      ...Kit.parts(
+        data.inboxes.length > 1 &&
+          el(
+            'div',
+            { class: 'tabs', role: 'tablist', 'aria-label': 'Inboxes' },
+            [{ id: null, label: 'All inboxes' }, ...data.inboxes].map((i) =>
+              el(
+                'button',
+                {
+                  type: 'button',
+                  role: 'tab',
+                  'aria-selected': String(i.id === data.inbox),
+                  onclick: () => load({ inbox: i.id, days: view.days }),
+                },
+                i.label,
+              ),
+            ),
+          ),
         el(
           'div',
-          { class: 'tabs', role: 'tablist', 'aria-label': 'Inboxes' },
-          [{ id: null, label: 'All inboxes' }, ...data.inboxes].map((i) =>
-            el(
-              'button',
-              {
-                type: 'button',
-                role: 'tab',
-                'aria-selected': String(i.id === data.inbox),
-                onclick: () => load({ inbox: i.id, days: view.days }),
-              },
-              i.label,
+          { class: 'bar' },
+          el('h1', { class: 'grow', text: 'Screened mail' }),
+          el('label', { for: 'days', class: 'muted', style: 'margin:0' }, 'Period'),
+          el(
+            'select',
+            {
+              id: 'days',
+              style: 'width:auto',
+              onchange: (e) => load({ inbox: view.inbox, days: Number(e.target.value) }),
+            },
+            PERIODS.map((d) =>
+              el(
+                'option',
+                { value: d, selected: d === data.days },
+                d === 1 ? 'Last day' : `Last ${String(d)} days`,
+              ),
             ),
           ),
         ),
-      el(
-        'div',
-        { class: 'bar' },
-        el('h1', { class: 'grow', text: 'Screened mail' }),
-        el('label', { for: 'days', class: 'muted', style: 'margin:0' }, 'Period'),
-        el(
-          'select',
-          {
-            id: 'days',
-            style: 'width:auto',
-            onchange: (e) => load({ inbox: view.inbox, days: Number(e.target.value) }),
-          },
-          PERIODS.map((d) =>
-            el(
-              'option',
-              { value: d, selected: d === data.days },
-              d === 1 ? 'Last day' : `Last ${String(d)} days`,
-            ),
-          ),
-        ),
+        el('p', { class: 'muted', text: data.digest }),
+        el('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
+        el('ul', { class: 'rows', id: 'list', 'aria-label': 'Screened messages' }, data.rows.map(row)),
+        el('div', { class: 'actions', id: 'more' }, more()),
       ),
-      el('p', { class: 'muted', text: data.digest }),
-      el('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
-      el('ul', { class: 'rows', id: 'list', 'aria-label': 'Screened messages' }, data.rows.map(row)),
-      el('div', { class: 'actions', id: 'more' }, more()),
     );
   }
 

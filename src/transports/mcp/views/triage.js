@@ -16,48 +16,50 @@
   function render(root, data) {
     view = { inboxId: data.inbox.id, unreadOnly: data.unreadOnly === true, nextOffset: data.nextOffset };
     root.append(
-      data.inboxes.length > 1 &&
-        el(
-          'div',
-          { class: 'tabs', role: 'tablist', 'aria-label': 'Inboxes' },
-          data.inboxes.map((i) =>
-            el(
-              'button',
-              {
-                type: 'button',
-                role: 'tab',
-                'aria-selected': String(i.id === data.inbox.id),
-                onclick: () => load({ inboxId: i.id }),
-              },
-              i.label,
+      ...Kit.parts(
+        data.inboxes.length > 1 &&
+          el(
+            'div',
+            { class: 'tabs', role: 'tablist', 'aria-label': 'Inboxes' },
+            data.inboxes.map((i) =>
+              el(
+                'button',
+                {
+                  type: 'button',
+                  role: 'tab',
+                  'aria-selected': String(i.id === data.inbox.id),
+                  onclick: () => load({ inboxId: i.id }),
+                },
+                i.label,
+              ),
             ),
           ),
-        ),
-      el(
-        'div',
-        { class: 'bar' },
-        el('h1', {
-          class: 'grow',
-          text: `${data.inbox.label} — ${String(data.total)} message${data.total === 1 ? '' : 's'}`,
-        }),
         el(
-          'label',
-          { class: 'muted' },
-          el('input', {
-            type: 'checkbox',
-            id: 'unread',
-            checked: view.unreadOnly,
-            style: 'width:auto;margin-right:4px',
-            onchange: (e) => load({ inboxId: view.inboxId, unreadOnly: e.target.checked }),
+          'div',
+          { class: 'bar' },
+          el('h1', {
+            class: 'grow',
+            text: `${data.inbox.label} — ${String(data.total)} message${data.total === 1 ? '' : 's'}`,
           }),
-          'Unread only',
+          el(
+            'label',
+            { class: 'muted' },
+            el('input', {
+              type: 'checkbox',
+              id: 'unread',
+              checked: view.unreadOnly,
+              style: 'width:auto;margin-right:4px',
+              onchange: (e) => load({ inboxId: view.inboxId, unreadOnly: e.target.checked }),
+            }),
+            'Unread only',
+          ),
         ),
+        el('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
+        el('ul', { class: 'rows', id: 'list', 'aria-label': 'Messages' }, data.messages.map(row)),
+        data.messages.length === 0 &&
+          el('p', { class: 'muted', text: data.total === 0 ? 'Nothing here yet.' : '' }),
+        el('div', { class: 'actions', id: 'more' }, more()),
       ),
-      el('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
-      el('ul', { class: 'rows', id: 'list', 'aria-label': 'Messages' }, data.messages.map(row)),
-      data.messages.length === 0 &&
-        el('p', { class: 'muted', text: data.total === 0 ? 'Nothing here yet.' : '' }),
-      el('div', { class: 'actions', id: 'more' }, more()),
     );
   }
 

@@ -13,16 +13,18 @@
       nextOffset: data.nextOffset,
     };
     root.append(
-      el('h1', { text: `Mailing-list senders — ${String(data.total)}` }),
-      el('p', {
-        class: 'muted',
-        text: 'Unsubscribing sends one request to the sender; nothing else happens to your mail.',
-      }),
-      el('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
-      el('ul', { class: 'rows', id: 'list', 'aria-label': 'Senders' }, data.senders.map(row)),
-      data.senders.length === 0 &&
-        el('p', { class: 'muted', text: 'No mailing-list senders in the synced mail.' }),
-      el('div', { class: 'actions', id: 'more' }, more()),
+      ...Kit.parts(
+        el('h1', { text: `Mailing-list senders — ${String(data.total)}` }),
+        el('p', {
+          class: 'muted',
+          text: 'Unsubscribing sends one request to the sender; nothing else happens to your mail.',
+        }),
+        el('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
+        el('ul', { class: 'rows', id: 'list', 'aria-label': 'Senders' }, data.senders.map(row)),
+        data.senders.length === 0 &&
+          el('p', { class: 'muted', text: 'No mailing-list senders in the synced mail.' }),
+        el('div', { class: 'actions', id: 'more' }, more()),
+      ),
     );
   }
 
@@ -43,7 +45,7 @@
         }),
         el('div', {
           class: 'muted',
-          text: `${String(s.messages)} messages, ${String(s.unread)} unread · last ${when(s.lastSeen)}${s.vip ? ' · VIP' : ''}`,
+          text: `${String(s.messages)} message${s.messages === 1 ? '' : 's'}, ${String(s.unread)} unread · last ${when(s.lastSeen)}${s.vip ? ' · VIP' : ''}`,
         }),
         status && el('div', { class: 'note', text: status }),
       ),
