@@ -95,18 +95,18 @@ async function open(
       outcome: r.isError === true ? 'error' : 'ok',
       ...(r.isError === true && error !== undefined && { error }),
     });
-    return r as never;
+    return r;
   };
-  b.onsizechange = ({ height }) => {
+  b.addEventListener('sizechange', ({ height }) => {
     if (height !== undefined) frame.style.height = `${String(Math.min(height, 2000))}px`;
-  };
+  });
   const ready = new Promise<void>((resolve) => {
-    b.oninitialized = () => {
+    b.addEventListener('initialized', () => {
       void b
         .sendToolInput({ arguments: args })
         .then(() => b.sendToolResult(result as never))
         .then(resolve);
-    };
+    });
   });
   // Listening before the view loads, as hosts do: the view's first message is its ui/initialize request.
   await b.connect(new PostMessageTransport(frame.contentWindow!, frame.contentWindow!));
