@@ -24,6 +24,14 @@ export interface ConnectedClient {
     name: string,
     args?: Record<string, unknown>,
   ): Promise<{ isError?: boolean; structuredContent?: unknown; content: unknown }>;
+  listResources(): Promise<{
+    resources: { uri: string; name: string; mimeType?: string; _meta?: Record<string, unknown> }[];
+  }>;
+  readResource(
+    uri: string,
+  ): Promise<{
+    contents: { uri: string; mimeType?: string; text?: string; _meta?: Record<string, unknown> }[];
+  }>;
   era(): string | undefined;
   close(): Promise<void>;
 }
@@ -40,6 +48,8 @@ export async function connectClient(app: App, kind: ClientKind, token: string): 
       kind,
       listTools: () => client.listTools() as never,
       callTool: (name, args = {}) => client.callTool({ name, arguments: args }) as never,
+      listResources: () => client.listResources() as never,
+      readResource: (uri) => client.readResource({ uri }) as never,
       era: () => 'legacy',
       close: () => client.close(),
     };
@@ -53,6 +63,8 @@ export async function connectClient(app: App, kind: ClientKind, token: string): 
     kind,
     listTools: () => client.listTools() as never,
     callTool: (name, args = {}) => client.callTool({ name, arguments: args }) as never,
+    listResources: () => client.listResources() as never,
+    readResource: (uri) => client.readResource({ uri }) as never,
     era: () => client.getProtocolEra(),
     close: () => client.close(),
   };
