@@ -47,8 +47,14 @@ describe('MCP conformance suite (server scenarios)', () => {
       }
       const mustPass =
         version === '2026-07-28'
-          ? ['tools-list', 'http-header-validation', 'dns-rebinding-protection']
-          : ['server-initialize', 'tools-list', 'ping', 'dns-rebinding-protection'];
+          ? [
+              'tools-list',
+              'resources-list',
+              'sep-2164-resource-not-found',
+              'http-header-validation',
+              'dns-rebinding-protection',
+            ]
+          : ['server-initialize', 'tools-list', 'resources-list', 'ping', 'dns-rebinding-protection'];
       for (const scenario of mustPass)
         expect(output).toMatch(new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`));
       if (version === '2026-07-28') expect(output).toMatch(/server-stateless: 24 passed, 4 failed/);
