@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoMailbox } from '../../src/adapters/mail/demo/demo-mailbox.ts';
@@ -11,6 +13,8 @@ import { artifactPath, launchBrowser } from '../rig/browser.ts';
 import { freePort } from '../rig/index.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface Host {
   open(
@@ -232,5 +236,53 @@ describe('interactive views in a strict MCP Apps host', () => {
     await expect.poll(async () => (await lastCall('report_screened'))?.outcome).toBe('ok');
     const review = expectToolOk(await call('review_screened', { inbox: inboxId, days: 30 }));
     expect(review['counts']).toMatchObject({ waiting: 0, rescued: 1, reported: 1 });
+  });
+
+  it('every view: no axe violations, fits 360 px without sideways scrolling, usable from the keyboard', async () => {
+    const created = expectToolOk(
+      await call('create_draft', { inboxId, to: 'kim@example.test', subject: 'Keys only', text: 'Typed.' }),
+    );
+    const draftId = (created['draft'] as { id: string }).id;
+    await page.setViewportSize({ width: 360, height: 800 });
+    const views: [string, Record<string, unknown>, string][] = [
+      ['show_inbox', { inboxId, limit: 5 }, 'li[data-message-id]'],
+      ['show_draft', { inboxId, draftId }, '#to'],
+      ['review_unsubscribes', {}, 'li[data-message-id]'],
+      ['show_screened', { days: 30 }, 'h1'],
+    ];
+    for (const [tool, args, ready] of views) {
+      await open(tool, args);
+      await view().locator(ready).first().waitFor();
+      const f = frame();
+      await f.evaluate(AXE);
+      const axe = (await f.evaluate(
+        `axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] }).then((r) => ({ passes: r.passes.length, violations: r.violations.map((v) => v.id + ': ' + v.nodes.length) }))`,
+      )) as { passes: number; violations: string[] };
+      expect(axe.violations, tool).toEqual([]);
+      expect(axe.passes, `${tool}: axe checked something`).toBeGreaterThan(5);
+      const overflow = (await f.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      )) as number;
+      expect(overflow, tool).toBeLessThanOrEqual(0);
+    }
+    // The draft card from the keyboard alone: type into Subject, Tab to Save, press Enter.
+    await open('show_draft', { inboxId, draftId });
+    await view().getByLabel('Subject').focus();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' (edited)');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await frame().evaluate('document.activeElement.id')).toBe('save');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => view().locator('#status').textContent()).toBe('Saved to your Drafts folder.');
+    expect(expectToolOk(await call('show_draft', { inboxId, draftId }))['draft']).toMatchObject({
+      subject: 'Keys only (edited)',
+    });
+    await page.setViewportSize({ width: 720, height: 900 });
+  });
+
+  it('a failed tool result renders as words, not a blank frame', async () => {
+    await open('show_draft', { inboxId, draftId: 'draft_00000000000000000000' });
+    await expect.poll(() => view().getByRole('alert').textContent()).toMatch(/No draft with this id/);
   });
 });
