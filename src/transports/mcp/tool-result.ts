@@ -33,7 +33,7 @@ export function successResult(
   const result: BuiltResult = {
     content: [{ type: 'text', text }],
     structuredContent: fitted,
-    ...(viewOnly !== undefined && { _meta: viewOnly }),
+    ...(viewOnly !== undefined && Object.keys(viewOnly).length > 0 && { _meta: viewOnly }),
     [PAYLOAD_JSON]: text,
   };
   return result;
@@ -65,8 +65,8 @@ export function resultMembersJson(result: CallToolResultWire): string {
 
 /** The members of a result's `_meta` as JSON without braces (`"k":v,…`), or undefined when it has none. */
 export function resultMetaJson(result: CallToolResultWire): string | undefined {
-  if (result._meta === undefined) return undefined;
-  return JSON.stringify(result._meta).slice(1, -1);
+  const inner = result._meta === undefined ? '' : JSON.stringify(result._meta).slice(1, -1);
+  return inner === '' ? undefined : inner;
 }
 
 const MARKER = '…[truncated]';

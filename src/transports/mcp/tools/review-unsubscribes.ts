@@ -40,7 +40,13 @@ export const reviewUnsubscribes = defineTool({
     offset: z.number().optional(),
     limit: z.number().optional(),
   }),
-  output: payload({ senders: z.array(SENDER_ROW), total: z.number(), nextOffset: z.number().nullable() }),
+  output: payload({
+    senders: z.array(SENDER_ROW),
+    total: z.number(),
+    nextOffset: z.number().nullable(),
+    /** The rows as a numbered list to show the person as it is (hosts without MCP Apps). */
+    text: z.string(),
+  }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   resourceUri: VIEWS.unsubscribes.uri,
   calledByViews: true,
@@ -72,8 +78,22 @@ export const reviewUnsubscribes = defineTool({
             },
     }));
     const oneClick = senders.filter((s) => s.oneClickAdvertised && s.unsubscribed?.result !== 'done').length;
+    const w = (text: string) => ctx.marker.wrap(text);
+    const offset = clamp(args.offset, 0, Number.MAX_SAFE_INTEGER, 0);
+    const text = senders
+      .map(
+        (s, i) =>
+          `${String(offset + i + 1)}. ${w(s.sender.name || s.sender.address)} <${w(s.sender.address)}>` +
+          (s.listId === null ? '' : ` · ${w(s.listId)}`) +
+          ` · ${String(s.messages)} message${s.messages === 1 ? '' : 's'}, ${String(s.unread)} unread` +
+          ` · one-click: ${s.oneClickAdvertised ? 'yes' : 'no'}` +
+          (s.unsubscribed === null ? '' : ` · unsubscribed: ${s.unsubscribed.result}`) +
+          ` · inboxId ${s.inboxId} messageId ${s.messageId}`,
+      )
+      .join('\n');
     return toolOk({
       senders,
+      text,
       total: page.total,
       nextOffset: page.nextOffset,
       sayToHuman:
