@@ -255,14 +255,14 @@ describe('interactive views in a strict MCP Apps host', () => {
       await view().locator(ready).first().waitFor();
       const f = frame();
       await f.evaluate(AXE);
-      const axe = (await f.evaluate(
+      const axe = await f.evaluate<{ passes: number; violations: string[] }>(
         `axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] }).then((r) => ({ passes: r.passes.length, violations: r.violations.map((v) => v.id + ': ' + v.nodes.length) }))`,
-      )) as { passes: number; violations: string[] };
+      );
       expect(axe.violations, tool).toEqual([]);
       expect(axe.passes, `${tool}: axe checked something`).toBeGreaterThan(5);
-      const overflow = (await f.evaluate(
+      const overflow = await f.evaluate<number>(
         'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-      )) as number;
+      );
       expect(overflow, tool).toBeLessThanOrEqual(0);
     }
     // The draft card from the keyboard alone: type into Subject, Tab to Save, press Enter.

@@ -81,7 +81,7 @@ describe('tools/list against the contract', () => {
     app = await createTestApp();
     ({ key } = await agentOn(app));
     const client = await connectClient(app, 'v2-modern', key);
-    tools = (await client.listTools()).tools as unknown as Listed[];
+    tools = (await client.listTools()).tools;
     await client.close();
   }, 60_000);
   afterAll(async () => {
