@@ -59,7 +59,7 @@ export interface IssuedCode {
 }
 
 /**
- * The draft card's approval (contract §4.4, `update_draft_from_card` and `send_draft_from_card`). The server cannot
+ * The draft card's approval (contract §4.4: the card's save and send). The server cannot
  * tell a view's call from a model's, so the card's buttons work only with a code the card received with the draft:
  * random, stored as a hash, single use, bound to account + draft + version, 30 minutes. A save spends the code and
  * hands the card a new one for the new version; a send spends it and sends exactly the content the card showed.
