@@ -87,9 +87,16 @@ describe('interactive views in a strict MCP Apps host', () => {
   });
 
   it('show_inbox: the synced messages, Archive with Undo, Star — each the model’s own tool through the host', async () => {
-    await open('show_inbox', { inboxId, limit: 10 }, { theme: 'dark' });
+    const host = {
+      theme: 'dark',
+      styles: { variables: { '--color-background-primary': 'rgb(10, 20, 30)' } },
+    };
+    await open('show_inbox', { inboxId, limit: 10 }, host);
     const rows = view().locator('li[data-message-id]');
     await expect.poll(() => rows.count()).toBe(10);
+    // The host's theme and style variables reach the view.
+    expect(await frame().evaluate('document.documentElement.dataset.theme')).toBe('dark');
+    expect(await frame().evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(10, 20, 30)');
     const listed = expectToolOk(await call('list_messages', { inboxId, limit: 10 }))['messages'] as {
       messageId: string;
       subject: string;
@@ -224,6 +231,12 @@ describe('interactive views in a strict MCP Apps host', () => {
     await view().getByLabel('Period').selectOption('7');
     await expect.poll(async () => (await lastCall('show_screened'))?.arguments).toMatchObject({ days: 7 });
     await expect.poll(() => rows.count()).toBe(2);
+    const shown = expectToolOk(await call('review_screened', { days: 7 }))['rows'] as {
+      id: string;
+      messageId: string;
+    }[];
+    const ids = await rows.evaluateAll((li) => li.map((l) => l.getAttribute('data-screened-id')));
+    expect(ids).toEqual(shown.map((r) => r.id));
     await rows
       .nth(0)
       .getByRole('button', { name: /^Rescue:/ })
@@ -236,6 +249,10 @@ describe('interactive views in a strict MCP Apps host', () => {
     await expect.poll(async () => (await lastCall('report_screened'))?.outcome).toBe('ok');
     const review = expectToolOk(await call('review_screened', { inbox: inboxId, days: 30 }));
     expect(review['counts']).toMatchObject({ waiting: 0, rescued: 1, reported: 1 });
+    const folder = async (messageId: string) =>
+      expectToolOk(await call('get_message', { inboxId, messageId }))['folder'];
+    expect(await folder(shown[0]!.messageId)).toBe('inbox');
+    expect(await folder(shown[1]!.messageId)).toBe('spam');
   });
 
   it('every view: no axe violations, fits 360 px without sideways scrolling, usable from the keyboard', async () => {
