@@ -119,6 +119,7 @@ export async function createApp(
       if (sweeper !== undefined) clearInterval(sweeper);
       await services.scheduler.stop();
       await services.queue.stop();
+      await services.release();
       if (overrides.db === undefined) await db.close();
     },
   };

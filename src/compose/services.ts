@@ -46,6 +46,7 @@ import { SyncScheduler } from '../jobs/sync-scheduler.ts';
 import { aead } from '../lib/aead.ts';
 import type { Clock } from '../lib/clock.ts';
 import { KeyedMutex } from '../lib/keyed-mutex.ts';
+import { PgAdvisorySerializer } from '../adapters/storage/pg-advisory-serializer.ts';
 import type { Logger } from '../lib/logger.ts';
 import { SCOPE_MCP_TOOLS } from '../oauth/oauth-config.ts';
 import { OAuthProvider } from '../oauth/oauth-provider.ts';
@@ -65,6 +66,8 @@ export interface Services {
   readonly sending: SendService;
   readonly activity: ActivityService;
   readonly inboxStatus: InboxStatusService;
+  /** Ends what the services hold beyond the database (the PostgreSQL lock sessions). */
+  release(): Promise<void>;
 }
 
 const MINUTE_MS = 60_000;
@@ -137,6 +140,11 @@ export function buildServices(c: {
   const profiles = new ProfileService({ settings: stores.settings, clock });
   const leases = new LeaseService({ leases: stores.leases, profiles, clock });
   const vips = new VipService({ vips: stores.vips, profiles, clock });
+  // Actions and undos on one inbox, one at a time: in this process on SQLite, across all nodes on PostgreSQL.
+  const serial =
+    db.dialect === 'postgres'
+      ? new PgAdvisorySerializer(db.pool.options.connectionString ?? '')
+      : new KeyedMutex();
   const mailWork = {
     inboxes,
     folders: stores.folders,
@@ -145,7 +153,7 @@ export function buildServices(c: {
     leases,
     undo: stores.undo,
     clock,
-    serial: new KeyedMutex(),
+    serial,
   };
   const actions = new ActionService({ ...mailWork, vips });
   const undo = new UndoService(mailWork);
@@ -303,6 +311,7 @@ export function buildServices(c: {
     sending,
     inboxStatus: new InboxStatusService({ folders: stores.folders, messages: stores.messages }),
     activity: new ActivityService({ audit: stores.audit, undo: stores.undo, folders: stores.folders, clock }),
+    release: () => (serial instanceof PgAdvisorySerializer ? serial.close() : Promise.resolve()),
     tools: {
       inboxes,
       sync,

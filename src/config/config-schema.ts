@@ -167,10 +167,10 @@ export const SETTINGS = {
       .int('expected a number of seconds from 0 to 60')
       .min(0, 'expected a number of seconds from 0 to 60')
       .max(60, 'expected a number of seconds from 0 to 60')
-      .default(5),
-    defaultText: '5',
+      .optional(),
+    defaultText: '5 on SQLite, 0 on PostgreSQL',
     description:
-      'How long a verified API key or access token is trusted without a database lookup. Revocations and plan changes made through this process apply at once; made by another process (the CLI, a second replica), within this time. 0 looks up every request.',
+      'How long a verified API key or access token is trusted without a database lookup. Revocations and plan changes made through this process apply at once; made by another process (the CLI, another instance), within this time — so on PostgreSQL, where several instances may share the database, it is 0 unless you set it (decision 0024). 0 looks up every request.',
   },
   rateLimitAnonymous: {
     env: 'RATE_LIMIT_ANONYMOUS_PER_MINUTE',

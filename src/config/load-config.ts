@@ -58,7 +58,8 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
     syncIntervalSeconds: settings.syncIntervalSeconds,
     imapInsecureHosts: settings.imapInsecureHosts,
     unsubscribeAllowedHosts: settings.unsubscribeAllowedHosts,
-    credentialCacheSeconds: settings.credentialCacheSeconds,
+    // Several instances may share a PostgreSQL database: a revocation on one must hold on the next request anywhere.
+    credentialCacheSeconds: settings.credentialCacheSeconds ?? (settings.databaseUrl === undefined ? 5 : 0),
     google: {
       clientId: settings.googleClientId ?? null,
       issuer: settings.googleIssuer,

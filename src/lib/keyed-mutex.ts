@@ -1,8 +1,13 @@
+/** Runs work one at a time per key; several keys are taken together (in sorted order, so callers cannot deadlock). */
+export interface Serializer {
+  run<T>(keys: readonly string[], work: () => Promise<T>): Promise<T>;
+}
+
 /**
  * Runs async work one at a time per key, in arrival order, within this process. Several keys are taken in sorted
  * order, so two callers wanting overlapping sets cannot deadlock. Keys are forgotten once nobody waits on them.
  */
-export class KeyedMutex {
+export class KeyedMutex implements Serializer {
   private readonly tails = new Map<string, Promise<void>>();
 
   async run<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {

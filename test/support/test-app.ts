@@ -66,8 +66,11 @@ export async function createTestApp(
     microsoftClientSecret?: string;
   } = {},
 ): Promise<App> {
+  // As in production: on PostgreSQL no credential is believed without a lookup (decision 0024).
   const config = testConfig(
-    opts.pgUrl === undefined ? opts.config : { ...opts.config, database: { kind: 'postgres' } },
+    opts.pgUrl === undefined
+      ? opts.config
+      : { credentialCacheSeconds: 0, ...opts.config, database: { kind: 'postgres' } },
   );
   const secrets: Secrets = {
     encryptionKey: TEST_KEY,

@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.ts';
-import type { KeyedMutex } from '../../lib/keyed-mutex.ts';
+import type { Serializer } from '../../lib/keyed-mutex.ts';
 import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
@@ -54,7 +54,8 @@ export interface ActionServiceDeps {
   readonly undo: UndoStore;
   readonly clock: Clock;
   /** Changes to one inbox (actions and undos) run one at a time, so two agents never move one message twice. */
-  readonly serial: KeyedMutex;
+  /** Actions and undos on one inbox run one at a time — across every node on PostgreSQL (decision 0024). */
+  readonly serial: Serializer;
 }
 
 /** One inbox's share of an action: the inbox, its folder list (read once per act), and the messages to change. */

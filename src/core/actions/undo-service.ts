@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.ts';
-import type { KeyedMutex } from '../../lib/keyed-mutex.ts';
+import type { Serializer } from '../../lib/keyed-mutex.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
@@ -44,7 +44,8 @@ export interface UndoServiceDeps {
   readonly undo: UndoStore;
   readonly clock: Clock;
   /** Shared with ActionService: changes to one inbox run one at a time. */
-  readonly serial: KeyedMutex;
+  /** Actions and undos on one inbox run one at a time — across every node on PostgreSQL (decision 0024). */
+  readonly serial: Serializer;
 }
 
 /**
