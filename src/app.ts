@@ -72,6 +72,14 @@ export async function createApp(
   });
   const metrics = new PrometheusMetrics();
   const services = buildServices({ config, secrets, stores, db, clock, log, overrides, metrics });
+  try {
+    // Every node works the shared jobs (syncs asked for by tools and watchers) from the start.
+    await services.queue.start();
+  } catch (e) {
+    await services.release();
+    if (overrides.db === undefined) await db.close();
+    throw e;
+  }
   const { http, lane, mcpFetch } = buildHttp({
     config,
     secrets,
@@ -85,7 +93,6 @@ export async function createApp(
     overrides,
     metrics,
   });
-  let sweeper: NodeJS.Timeout | undefined;
 
   return {
     config,
@@ -105,18 +112,10 @@ export async function createApp(
         );
       });
       services.scheduler.start();
-      // Sends left half-done by a process that died are marked unknown (never resent); see SendService.
-      const sweep = () => {
-        services.sending.recoverStranded().catch((e: unknown) => {
-          log.warn({ err: e instanceof Error ? e.name : 'unknown' }, 'stranded-send sweep failed');
-        });
-      };
-      sweep();
-      sweeper = setInterval(sweep, 5 * 60_000);
-      sweeper.unref();
+      services.queue.every('sweep-stranded-sends', 5 * 60_000);
+      void services.queue.enqueue('sweep-stranded-sends', 'sweep-stranded-sends');
     },
     close: async () => {
-      if (sweeper !== undefined) clearInterval(sweeper);
       await services.scheduler.stop();
       await services.queue.stop();
       await services.release();

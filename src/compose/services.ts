@@ -3,6 +3,9 @@ import type { Config, Secrets } from '../config/index.ts';
 import { argon2PasswordHasher } from '../adapters/crypto/argon2-password-hasher.ts';
 import { metadataDocumentFetcher } from '../adapters/http/metadata-document-fetcher.ts';
 import { InProcessQueue } from '../adapters/jobs/in-process-queue.ts';
+import { PgBossQueue } from '../adapters/jobs/pg-boss-queue.ts';
+import { PgInboxClaims } from '../adapters/jobs/pg-inbox-claims.ts';
+import { soleNode } from '../core/jobs/inbox-claims.ts';
 import { createDemoInbox } from '../adapters/mail/demo/create-demo-inbox.ts';
 import { ImapConnector } from '../adapters/mail/imap/imap-connector.ts';
 import { mailComposer } from '../adapters/mail/mime/compose-message.ts';
@@ -105,7 +108,11 @@ export function buildServices(c: {
     gmail: google?.connector,
     graph: microsoft?.connector,
   });
-  const queue = new InProcessQueue(log);
+  // One queue for every node on PostgreSQL (pg-boss), in-process on SQLite (decision 0024).
+  const queue: JobQueue =
+    db.dialect === 'postgres'
+      ? new PgBossQueue({ connectionString: db.pool.options.connectionString ?? '', log })
+      : new InProcessQueue(log);
   const inboxes = new InboxService({
     inboxes: stores.inboxes,
     vault,
@@ -250,8 +257,15 @@ export function buildServices(c: {
     sync,
     sessions,
     syncable: () => stores.inboxes.listSyncable(),
+    syncableInbox: (id) => stores.inboxes.syncable(id),
+    claims: db.dialect === 'postgres' ? new PgInboxClaims(db.pool.options.connectionString ?? '') : soleNode,
     intervalMs: config.syncIntervalSeconds * 1000,
     log,
+  });
+  scheduler.register();
+  // Sends left half-done by a process that died are marked unknown (never resent); see SendService.
+  queue.handle('sweep-stranded-sends', async () => {
+    await sending.recoverStranded();
   });
 
   const oauth = new OAuthProvider({

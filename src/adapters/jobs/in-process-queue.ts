@@ -1,10 +1,14 @@
 import type { JobQueue } from '../../core/jobs/job-queue.ts';
 import type { Logger } from '../../lib/logger.ts';
 
+/** The single-process queue (SQLite): a map of running jobs per kind and key, timers for delays and intervals. */
 export class InProcessQueue implements JobQueue {
+  private readonly handlers = new Map<string, (key: string) => Promise<void>>();
+  private readonly intervals = new Map<string, number>();
   private readonly running = new Map<string, Promise<void>>();
-  private readonly again = new Map<string, () => Promise<void>>();
+  private readonly again = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private started = false;
   private stopped = false;
   private delayed = 0;
   private readonly log: Logger;
@@ -13,46 +17,65 @@ export class InProcessQueue implements JobQueue {
     this.log = log;
   }
 
-  enqueue(key: string, run: () => Promise<void>, delayMs = 0): void {
-    if (this.stopped) return;
+  handle(kind: string, handler: (key: string) => Promise<void>): void {
+    this.handlers.set(kind, handler);
+  }
+
+  every(kind: string, intervalMs: number): void {
+    this.intervals.set(kind, intervalMs);
+    if (this.started) this.tick(kind, intervalMs);
+  }
+
+  start(): Promise<void> {
+    this.started = true;
+    for (const [kind, ms] of this.intervals) this.tick(kind, ms);
+    return Promise.resolve();
+  }
+
+  private tick(kind: string, ms: number): void {
+    const t = setInterval(() => {
+      void this.enqueue(kind, kind);
+    }, ms);
+    t.unref();
+    this.timers.add(t);
+  }
+
+  enqueue(kind: string, key: string, delayMs = 0): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     if (delayMs > 0) {
       this.delayed++;
       const t = setTimeout(() => {
         this.timers.delete(t);
         this.delayed--;
-        this.enqueue(key, run);
+        void this.enqueue(kind, key);
       }, delayMs);
       t.unref();
       this.timers.add(t);
-      return;
+      return Promise.resolve();
     }
-    if (this.running.has(key)) {
-      this.again.set(key, run);
-      return;
+    const id = `${kind}\u0000${key}`;
+    if (this.running.has(id)) {
+      this.again.add(id);
+      return Promise.resolve();
     }
-    const p = run()
+    const handler = this.handlers.get(kind);
+    if (handler === undefined) {
+      this.log.error({ job: kind }, 'no handler for this kind of job');
+      return Promise.resolve();
+    }
+    const p = handler(key)
       .catch((e: unknown) => {
-        this.log.error({ err: e, job: key }, 'background job failed');
+        this.log.error({ err: e, job: kind }, 'background job failed');
       })
       .finally(() => {
-        this.running.delete(key);
-        const next = this.again.get(key);
-        this.again.delete(key);
-        if (next !== undefined) this.enqueue(key, next);
+        this.running.delete(id);
+        if (this.again.delete(id)) void this.enqueue(kind, key);
       });
-    this.running.set(key, p);
-  }
-
-  every(name: string, intervalMs: number, run: () => Promise<void>): void {
-    const t = setInterval(() => {
-      this.enqueue(name, run);
-    }, intervalMs);
-    t.unref();
-    this.timers.add(t);
+    this.running.set(id, p);
+    return Promise.resolve();
   }
 
   depth(): number {
-    // Timers include the recurring ones (one per `every`), which always wait: count only delayed jobs and work.
     return this.running.size + this.again.size + this.delayed;
   }
 

@@ -110,6 +110,17 @@ export class KyselyInboxStore implements InboxStore {
     return rows.map(toInbox);
   }
 
+  async syncable(id: InboxId): Promise<Inbox | undefined> {
+    const r = await this.db
+      .selectFrom('inboxes')
+      .selectAll()
+      .where('id', '=', id)
+      .where('paused', '=', 0)
+      .where((eb) => eb.or([eb('connection_status', '=', 'connected'), eb('is_demo', '=', 1)]))
+      .executeTakeFirst();
+    return r && toInbox(r);
+  }
+
   async update(accountId: AccountId, id: InboxId, patch: InboxPatch, now: Date): Promise<Inbox | undefined> {
     const r = await this.db
       .updateTable('inboxes')

@@ -130,6 +130,24 @@ export function inboxStoreContract(h: () => InboxStoreHarness): void {
       expect(after.map((n, i) => n - (before[i] ?? 0))).toEqual([1, 1, 1]);
     });
 
+    it('finds what background sync keeps fresh: connected or demo, not paused, any account', async () => {
+      const acct = await seedAccount(h().accounts);
+      const connected = await h().inboxes.create(newInbox(acct, { connectionStatus: 'connected' }));
+      const demo = await h().inboxes.create(newInbox(acct, { isDemo: true }));
+      const waiting = await h().inboxes.create(newInbox(acct));
+      const paused = await h().inboxes.create(newInbox(acct, { connectionStatus: 'connected' }));
+      await h().inboxes.update(acct, paused.id, { paused: true }, new Date());
+      const listed = new Set((await h().inboxes.listSyncable()).map((i) => i.id));
+      for (const i of [connected, demo]) {
+        expect(listed.has(i.id)).toBe(true);
+        expect((await h().inboxes.syncable(i.id))?.id).toBe(i.id);
+      }
+      for (const i of [waiting, paused]) {
+        expect(listed.has(i.id)).toBe(false);
+        expect(await h().inboxes.syncable(i.id)).toBeUndefined();
+      }
+    });
+
     it('deletes, and deleting the account deletes its inboxes', async () => {
       const acct = await seedAccount(h().accounts);
       const i1 = newInbox(acct);

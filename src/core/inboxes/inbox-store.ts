@@ -26,6 +26,8 @@ export interface InboxStore {
   /** Every account's inboxes counted by provider and state (`paused`, else the connection status), for metrics. */
   countByState(): Promise<{ provider: string; state: string; count: number }[]>;
   listSyncable(): Promise<Inbox[]>;
+  /** One inbox by id, whatever its account, when background sync should keep it fresh (as `listSyncable`). */
+  syncable(id: InboxId): Promise<Inbox | undefined>;
   /** Cascades to folders and messages. */
   delete(accountId: AccountId, id: InboxId): Promise<boolean>;
 }

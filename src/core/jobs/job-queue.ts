@@ -1,13 +1,19 @@
 /**
- * Background work. Jobs with the same key never run twice at once and a key queued while it runs runs once more
- * afterwards (so a burst of new-mail signals becomes one sync). In-process on SQLite; a PostgreSQL-backed queue
- * (one node per key) is the multi-node variant.
+ * Background work by kind and key (decision 0024). A job (kind, key) never runs on two nodes or twice at once;
+ * asked for again while it runs, it runs once more afterwards, however many times it was asked (a burst of new-mail
+ * signals becomes one more sync). A job whose node dies mid-run is run again by another node. In-process on SQLite;
+ * pg-boss on PostgreSQL, where every node works the same queues.
  */
 export interface JobQueue {
-  enqueue(key: string, run: () => Promise<void>, delayMs?: number): void;
-  every(name: string, intervalMs: number, run: () => Promise<void>): void;
-  /** Jobs running, queued to run again, or waiting for their delay (for metrics). */
+  /** This node works jobs of `kind`; the handler gets the job's key. */
+  handle(kind: string, handler: (key: string) => Promise<void>): void;
+  /** A job of `kind` about every `intervalMs` (its key is the kind), run by one node each time; from `start` on. */
+  every(kind: string, intervalMs: number): void;
+  start(): Promise<void>;
+  /** Asks for the job (kind, key), after `delayMs`. Never throws: a failure to ask is logged. */
+  enqueue(kind: string, key: string, delayMs?: number): Promise<void>;
+  /** Jobs running on this node, or queued or waiting here (for metrics). */
   depth(): number;
-  /** Stops timers and waits for running jobs. */
+  /** Stops taking jobs and waits for the running ones. */
   stop(): Promise<void>;
 }

@@ -1,0 +1,177 @@
+import { PgBoss } from 'pg-boss';
+import type { JobQueue } from '../../core/jobs/job-queue.ts';
+import type { Logger } from '../../lib/logger.ts';
+
+const SHORT_DELAY_MS = 30_000;
+
+export interface PgBossQueueOptions {
+  readonly connectionString: string;
+  readonly log: Logger;
+  /** How often the supervisor finds jobs whose node stopped beating (and a dead node's jobs go to another). */
+  readonly superviseSeconds?: number;
+  /** A running job beats this often (at half of it); a job silent for this long is failed and retried. */
+  readonly heartbeatSeconds?: number;
+  /** Jobs this node runs at once, per kind. */
+  readonly concurrency?: number;
+}
+
+/**
+ * The job queue on PostgreSQL, shared by every node (decision 0024). Each kind is a pg-boss queue with the `stately`
+ * policy keyed by the job's key: at most one job per key queued and one active across all nodes, so asking again
+ * while it runs queues exactly one more run. Running jobs beat; the supervisor fails a silent one (its node died) and
+ * it is retried on another node. New jobs wake the workers by NOTIFY. Periodic kinds are throttled to one job per
+ * interval across the cluster (`singletonSeconds`), whichever node's timer asks first.
+ */
+export class PgBossQueue implements JobQueue {
+  private readonly boss: PgBoss;
+  private readonly handlers = new Map<string, (key: string) => Promise<void>>();
+  private readonly intervals = new Map<string, number>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly opts: Required<Omit<PgBossQueueOptions, 'log' | 'connectionString'>>;
+  private readonly log: Logger;
+  private active = 0;
+  private started = false;
+  private stopped = false;
+
+  constructor(o: PgBossQueueOptions) {
+    this.log = o.log;
+    this.opts = {
+      superviseSeconds: o.superviseSeconds ?? 5,
+      heartbeatSeconds: o.heartbeatSeconds ?? 10,
+      concurrency: o.concurrency ?? 4,
+    };
+    this.boss = new PgBoss({
+      connectionString: o.connectionString,
+      application_name: 'inbox-triage-jobs',
+      max: 4,
+      superviseIntervalSeconds: this.opts.superviseSeconds,
+      schedule: false,
+      useListenNotify: true,
+    });
+    this.boss.on('error', (e: unknown) => {
+      this.log.warn({ err: e instanceof Error ? e.message : 'unknown' }, 'job queue error');
+    });
+  }
+
+  handle(kind: string, handler: (key: string) => Promise<void>): void {
+    this.handlers.set(kind, handler);
+    if (this.started) this.later(this.work(kind, handler));
+  }
+
+  every(kind: string, intervalMs: number): void {
+    this.intervals.set(kind, intervalMs);
+    if (this.started) this.later(this.tick(kind, intervalMs));
+  }
+
+  async start(): Promise<void> {
+    await this.boss.start();
+    this.started = true;
+    for (const [kind, handler] of this.handlers) await this.work(kind, handler);
+    for (const [kind, ms] of this.intervals) await this.tick(kind, ms);
+  }
+
+  /** Work registered after start: set up in the background, a failure logged. */
+  private later(p: Promise<void>): void {
+    p.catch((e: unknown) => {
+      this.log.warn({ err: e instanceof Error ? e.message : 'unknown' }, 'job queue setup failed');
+    });
+  }
+
+  /** The kind's queue (created once, by whichever node is first) and this node's workers for it. */
+  private async work(kind: string, handler: (key: string) => Promise<void>): Promise<void> {
+    if (!this.intervals.has(kind))
+      await this.boss.createQueue(kind, {
+        policy: 'stately',
+        retryLimit: 5,
+        retryDelay: 1,
+        heartbeatSeconds: this.opts.heartbeatSeconds,
+        expireInSeconds: 3600,
+        notify: true,
+      });
+    await this.boss.work<{ key: string }>(
+      kind,
+      { localConcurrency: this.opts.concurrency, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 5 },
+      async ([job]) => {
+        if (job === undefined) return;
+        this.active++;
+        try {
+          await handler(job.data.key);
+        } finally {
+          this.active--;
+        }
+      },
+    );
+  }
+
+  /** A periodic kind: every node's timer asks, and one job per interval slot is created across the cluster. */
+  private async tick(kind: string, ms: number): Promise<void> {
+    await this.boss.createQueue(kind, {
+      policy: 'standard',
+      retryLimit: 0,
+      expireInSeconds: 3600,
+      notify: true,
+    });
+    const t = setInterval(() => {
+      this.boss
+        .send(
+          kind,
+          { key: kind },
+          { singletonKey: kind, singletonSeconds: Math.max(1, Math.round(ms / 1000)) },
+        )
+        .catch((e: unknown) => {
+          this.log.warn(
+            { err: e instanceof Error ? e.message : 'unknown', job: kind },
+            'could not ask for a job',
+          );
+        });
+    }, ms);
+    t.unref();
+    this.timers.add(t);
+  }
+
+  async enqueue(kind: string, key: string, delayMs = 0): Promise<void> {
+    if (this.stopped || !this.started) return;
+    // A short delay (a watcher's debounce) waits here, so the job is sent when due and wakes a worker by NOTIFY;
+    // a deferred pg-boss job would wait for the next poll.
+    if (delayMs > 0 && delayMs <= SHORT_DELAY_MS) {
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        void this.enqueue(kind, key);
+      }, delayMs);
+      t.unref();
+      this.timers.add(t);
+      return;
+    }
+    try {
+      await this.boss.send(
+        kind,
+        { key },
+        { singletonKey: key, ...(delayMs > 0 && { startAfter: new Date(Date.now() + delayMs) }) },
+      );
+    } catch (e) {
+      this.log.warn(
+        { err: e instanceof Error ? e.message : 'unknown', job: kind },
+        'could not ask for a job',
+      );
+    }
+  }
+
+  depth(): number {
+    return this.active;
+  }
+
+  /** Stops at once without waiting: running jobs are failed and retried on other nodes. */
+  async halt(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers.clear();
+    await this.boss.stop({ graceful: false, close: true });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    await this.boss.stop({ graceful: true, timeout: 10_000 });
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Which node watches which inbox (decision 0024): each connected inbox has one watcher in the whole cluster, held
+ * by the node that claimed it. A claim lasts while the node lives; when it dies, its claims lapse and other nodes
+ * take its inboxes over.
+ */
+export interface InboxClaims {
+  /** How many nodes share the inboxes now, this one included (at least 1). */
+  nodes(): Promise<number>;
+  /** Claims the inbox for this node: false when another node holds it. */
+  claim(inboxId: string): Promise<boolean>;
+  release(inboxId: string): Promise<void>;
+  /** Changes when this node lost all its claims at once (its session ended): its watchers must stop. */
+  generation(): number;
+  close(): Promise<void>;
+}
+
+/** One process, one node: it holds every inbox. */
+export const soleNode: InboxClaims = {
+  nodes: () => Promise.resolve(1),
+  claim: () => Promise.resolve(true),
+  release: () => Promise.resolve(),
+  generation: () => 0,
+  close: () => Promise.resolve(),
+};
