@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { makeScratchDir, releaseScratchDir } from './scratch-dir.ts';
 import { errorMessage, readTail, sleep } from './util.ts';
 
 const DOVECOT = '/usr/sbin/dovecot';
+const DOVEADM = '/usr/bin/doveadm';
 
 export interface Dovecot {
   host: '127.0.0.1';
@@ -25,6 +26,8 @@ export interface Dovecot {
   addUser(name: string, password: string): Promise<void>;
   /** The user's ~/Maildir, for seedMaildir. */
   maildirOf(user: string): string;
+  /** Open IMAP connections per logged-in user, as the server counts them (`doveadm who`). */
+  connections(): Promise<Map<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -130,6 +133,7 @@ export async function startDovecot(opts: { users?: Record<string, string> } = {}
         return Promise.resolve();
       },
       maildirOf: (user) => join(dir, 'mail', user, 'Maildir'),
+      connections: () => doveadmWho(confPath),
       stop() {
         stopped ??= terminate(child, { signal: 'SIGTERM', graceMs: 3000 }).then(() => releaseScratchDir(dir));
         return stopped;
@@ -201,6 +205,24 @@ function imapLogin(port: number, user: string, password: string): Promise<void> 
           fail(new Error(`LOGIN answered: ${line}`));
         }
       }
+    });
+  });
+}
+
+/** `doveadm who` against this server: one line per user, `name  count  proto  (pids)  (ips)`. */
+function doveadmWho(confPath: string): Promise<Map<string, number>> {
+  return new Promise((resolve, reject) => {
+    execFile(DOVEADM, ['-c', confPath, 'who'], { timeout: 10_000 }, (err, stdout) => {
+      if (err !== null) {
+        reject(err);
+        return;
+      }
+      const counts = new Map<string, number>();
+      for (const line of stdout.split('\n').slice(1)) {
+        const [user, count] = line.trim().split(/\s+/);
+        if (user !== undefined && user !== '' && count !== undefined) counts.set(user, Number(count));
+      }
+      resolve(counts);
     });
   });
 }

@@ -65,22 +65,37 @@ export interface SyncServiceDeps {
 export class SyncService {
   private readonly deps: SyncServiceDeps;
   private readonly running = new Map<InboxId, Promise<SyncOutcome>>();
+  /** The one more run that callers asking during a running sync wait for. */
+  private readonly queued = new Map<InboxId, Promise<SyncOutcome>>();
 
   constructor(deps: SyncServiceDeps) {
     this.deps = deps;
   }
 
-  /** Syncs now; a sync already running for the inbox is joined rather than duplicated. */
+  /**
+   * Syncs now. Asked while a sync of the inbox runs, it waits for that one and runs once more: the running sync may
+   * have read the mailbox before the change the caller wants to see. Callers asking meanwhile share that one extra
+   * run, so a burst of requests costs one sync, not one each.
+   */
   sync(inbox: Inbox, opts: { folders?: readonly string[] } = {}): Promise<SyncOutcome> {
     const current = this.running.get(inbox.id);
-    if (current !== undefined && opts.folders === undefined) return current;
-    const run = (current ?? Promise.resolve())
-      .then(() => this.runAndScreen(inbox, opts))
-      .finally(() => {
+    if (current === undefined) {
+      const run = this.runAndScreen(inbox, opts).finally(() => {
         if (this.running.get(inbox.id) === run) this.running.delete(inbox.id);
       });
-    this.running.set(inbox.id, run);
-    return run;
+      this.running.set(inbox.id, run);
+      return run;
+    }
+    const shared = opts.folders === undefined ? this.queued.get(inbox.id) : undefined;
+    if (shared !== undefined) return shared;
+    const next: Promise<SyncOutcome> = current
+      .catch(() => undefined)
+      .then(() => {
+        if (this.queued.get(inbox.id) === next) this.queued.delete(inbox.id);
+        return this.sync(inbox, opts);
+      });
+    if (opts.folders === undefined) this.queued.set(inbox.id, next);
+    return next;
   }
 
   /** A sync, then the blocklist on what arrived in the inbox folder; a failed screening never fails the sync. */

@@ -1,0 +1,276 @@
+import { execFile } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.ts';
+import type { AccountId } from '../../src/core/accounts/account.ts';
+import { appendViaImap, buildMessage, freshPgDatabase, startDovecot, startSmtpSink } from '../rig/index.ts';
+import type { Dovecot, SmtpSink } from '../rig/index.ts';
+import { connectImapInbox, mailboxState } from '../support/imap-inbox.ts';
+import { startService, type ServiceProcess } from '../support/spawn-service.ts';
+import { createTestApp, TEST_KEY } from '../support/test-app.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { agentOn, expectToolOk, httpToolCaller, toolCaller } from '../support/tool-caller.ts';
+import { createKeyViaPage, invitedAccount } from '../support/web-client.ts';
+
+const INBOXES = 30;
+const PASSWORD = 'cluster-pass';
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const user = (i: number) => `u${String(i).padStart(2, '0')}`;
+
+/** Established connections to Dovecot's port per process id, as the kernel sees them. */
+function connectionsByPid(port: number): Promise<Map<number, number>> {
+  return new Promise((resolve, reject) => {
+    execFile('ss', ['-Htnp', 'state', 'established', `( dport = :${String(port)} )`], (err, out) => {
+      if (err !== null) {
+        reject(err);
+        return;
+      }
+      const counts = new Map<number, number>();
+      for (const m of out.matchAll(/pid=(\d+)/g))
+        counts.set(Number(m[1]), (counts.get(Number(m[1])) ?? 0) + 1);
+      resolve(counts);
+    });
+  });
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`${what}: not within ${String(ms)} ms ${String(last ?? '')}`);
+    await pause(200);
+  }
+}
+
+// Three service processes on one PostgreSQL, Dovecot holding 30 inboxes of two accounts (decision 0024).
+describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () => {
+  let dovecot: Dovecot;
+  let sink: SmtpSink;
+  let pgUrl: string;
+  let nodes: ServiceProcess[] = [];
+  let control: App;
+  let ownerKey: string;
+  let otherKey: string;
+  let ownerId: AccountId;
+  const inboxOf = new Map<string, string>();
+  const env = () => ({
+    DATABASE_URL: pgUrl,
+    ENCRYPTION_KEY: TEST_KEY.toString('base64'),
+    IMAP_INSECURE_HOSTS: '127.0.0.1,localhost',
+    SYNC_INTERVAL_SECONDS: '300',
+    RATE_LIMIT_MCP_PER_MINUTE: '1000000',
+    RATE_LIMIT_API_PER_MINUTE: '1000000',
+    DATA_DIR: tempDir('node-'),
+  });
+  const live = () => nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);
+  const oneEach = async () => {
+    const who = await dovecot.connections();
+    const counts = Array.from({ length: INBOXES }, (_, i) => who.get(user(i)) ?? 0);
+    return counts.every((c) => c === 1) ? counts : undefined;
+  };
+
+  beforeAll(async () => {
+    pgUrl = await freshPgDatabase();
+    dovecot = await startDovecot();
+    sink = await startSmtpSink();
+    for (let i = 0; i < INBOXES; i++) await dovecot.addUser(user(i), PASSWORD);
+    // Set up through one in-process instance, closed before the nodes start (its watchers handed back).
+    const setup = await createTestApp({ pgUrl });
+    const owner = await agentOn(setup);
+    ownerKey = owner.key;
+    const otherWeb = await invitedAccount(setup, 'other@example.test');
+    await setup.services.accounts.setPlan('other@example.test', 'pro');
+    otherKey = await createKeyViaPage(otherWeb);
+    const otherCall = toolCaller(setup, otherKey);
+    for (let i = 0; i < INBOXES; i++) {
+      const call = i < INBOXES / 2 ? owner.call : otherCall;
+      const id = await connectImapInbox(setup, call, {
+        dovecot,
+        user: user(i),
+        password: PASSWORD,
+        ...(i === 0 && { smtpPort: sink.port }),
+      });
+      inboxOf.set(user(i), id);
+    }
+    ownerId = (await setup.stores.accounts.findByEmail('owner@example.test'))!.id;
+    await setup.close();
+    nodes = await Promise.all([0, 1, 2].map(() => startService(env())));
+    // A fourth instance for the person's side, never watching (it connects nothing and runs no background work).
+    control = await createTestApp({ pgUrl });
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const n of nodes) n.child.kill('SIGTERM');
+    await Promise.all(nodes.map((n) => n.exited));
+    await control.close();
+    await sink.stop();
+    await dovecot.stop();
+  });
+
+  it('holds exactly one IDLE connection per inbox, shared among the nodes', async () => {
+    await until('one connection per inbox', oneEach, 60_000);
+    const byPid = await connectionsByPid(dovecot.port);
+    const perNode = nodes.map((n) => byPid.get(n.child.pid!) ?? 0);
+    expect(perNode.reduce((a, b) => a + b, 0)).toBe(INBOXES);
+    for (const n of perNode) expect(n).toBeGreaterThanOrEqual(5);
+    console.log(`watchers per node: ${perNode.join(', ')}`);
+  }, 90_000);
+
+  /** Appends a message to each given user's INBOX and waits until another node lists it; returns the delays. */
+  async function newMailSeen(users: number[]): Promise<number[]> {
+    const seen: number[] = [];
+    for (const [n, i] of users.entries()) {
+      const subject = `Cluster ping ${String(i)} ${String(Date.now())}`;
+      const node = live()[(n + 1) % live().length]!;
+      const call = httpToolCaller(node.baseUrl, i < INBOXES / 2 ? ownerKey : otherKey);
+      const started = Date.now();
+      await appendViaImap({
+        host: '127.0.0.1',
+        port: dovecot.port,
+        user: user(i),
+        password: PASSWORD,
+        messages: [
+          {
+            raw: buildMessage({
+              from: { address: 'ping@example.test', name: 'Ping' },
+              to: [{ address: `${user(i)}@example.test` }],
+              subject,
+              date: new Date(),
+              messageId: `<ping-${String(i)}-${String(started)}@rig.test>`,
+              text: 'Ping.',
+            }),
+            internalDate: new Date(),
+          },
+        ],
+      });
+      await until(
+        `new mail of ${user(i)} through ${node.baseUrl}`,
+        async () => {
+          const r = expectToolOk(
+            await call('list_messages', { inboxId: inboxOf.get(user(i)), query: 'Cluster ping', limit: 5 }),
+          );
+          return (r['messages'] as { subject: string }[]).some((m) => m.subject === subject)
+            ? true
+            : undefined;
+        },
+        15_000,
+      );
+      seen.push(Date.now() - started);
+    }
+    return seen;
+  }
+
+  it('shows new mail in any inbox through any node', async () => {
+    const delays = await newMailSeen([0, 4, 9, 13]);
+    console.log(`new mail visible after ${delays.map((d) => `${String(d)} ms`).join(', ')}`);
+  }, 90_000);
+
+  it('kill -9 of the node holding the most inboxes: the others watch them all again, none twice', async () => {
+    const byPid = await connectionsByPid(dovecot.port);
+    const busiest = [...nodes].sort(
+      (a, b) => (byPid.get(b.child.pid!) ?? 0) - (byPid.get(a.child.pid!) ?? 0),
+    )[0]!;
+    const held = byPid.get(busiest.child.pid!) ?? 0;
+    const killedAt = Date.now();
+    busiest.child.kill('SIGKILL');
+    await busiest.exited;
+    await until(
+      'the dead node’s inboxes watched again',
+      async () => {
+        const counts = await oneEach();
+        const pids = await connectionsByPid(dovecot.port);
+        return counts !== undefined && !pids.has(busiest.child.pid!) ? true : undefined;
+      },
+      45_000,
+    );
+    console.log(`${String(held)} inboxes taken over in ${String(Date.now() - killedAt)} ms`);
+    const after = await connectionsByPid(dovecot.port);
+    expect(
+      live()
+        .map((n) => after.get(n.child.pid!) ?? 0)
+        .reduce((a, b) => a + b, 0),
+    ).toBe(INBOXES);
+    await newMailSeen([1, 20]);
+  }, 120_000);
+
+  const statusOn = async (node: ServiceProcess, token: string) =>
+    (
+      await fetch(`${node.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      })
+    ).status;
+
+  it('a key revoked on one instance is refused by the very next request on every node; so is an expired plan', async () => {
+    const made = await control.services.apiKeys.create(ownerId, 'short-lived');
+    if (!made.ok) throw new Error('key');
+    for (const n of live()) expect(await statusOn(n, made.value.secret)).toBe(200);
+    expect(await control.services.apiKeys.revoke(ownerId, made.value.key.id)).toBe(true);
+    for (const n of live()) expect(await statusOn(n, made.value.secret)).toBe(401);
+    await control.services.accounts.setPlan('owner@example.test', 'trial', { trialDays: -1 });
+    for (const n of live()) expect(await statusOn(n, ownerKey)).toBe(402);
+    await control.services.accounts.setPlan('owner@example.test', 'pro');
+    for (const n of live()) expect(await statusOn(n, ownerKey)).toBe(200);
+  });
+
+  it('racing over the nodes: one archive and one undo handle, one lease holder, one message sent', async () => {
+    const calls = live().map((n) => httpToolCaller(n.baseUrl, ownerKey));
+    const inboxId = inboxOf.get(user(0))!;
+    const [first] = expectToolOk(await calls[0]!('list_messages', { inboxId, limit: 1 }))['messages'] as {
+      messageId: string;
+    }[];
+    const item = { inboxId, messageId: first!.messageId };
+    const before = await mailboxState(dovecot, user(0), PASSWORD);
+    const acted = await Promise.all(
+      calls.flatMap((call) =>
+        Array.from({ length: 30 }, () => call('act_on_messages', { action: 'archive', items: [item] })),
+      ),
+    );
+    expect(acted.filter((r) => !r.isError && r.body['undoId'] !== null)).toHaveLength(1);
+    const after = await mailboxState(dovecot, user(0), PASSWORD);
+    expect(after.length).toBe(before.length);
+    expect(after.filter((l) => !before.includes(l))).toHaveLength(1);
+
+    const leases = await Promise.all(
+      calls.flatMap((call, n) =>
+        Array.from({ length: 5 }, (_, i) =>
+          call('begin_triage', { inboxId, agentLabel: `n${String(n)}a${String(i)}`, force: true }),
+        ),
+      ),
+    );
+    expect(leases.filter((r) => !r.isError && r.body['started'] === true)).toHaveLength(1);
+
+    expectToolOk(await calls[0]!('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
+    const offered = expectToolOk(
+      await calls[1]!('create_draft', {
+        inboxId,
+        to: 'sam@example.test',
+        subject: 'Exactly once',
+        text: 'Hi',
+      }),
+    );
+    const sent = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        calls[i % calls.length]!('send_draft', {
+          pendingSendId: offered['pendingSendId'],
+          approvalCode: offered['approvalCode'],
+          humanApprovedInChat: true,
+        }),
+      ),
+    );
+    expect(sent.filter((r) => !r.isError)).toHaveLength(1);
+    await pause(500);
+    expect(sink.received.filter((m) => m.raw.toString('utf8').includes('Exactly once'))).toHaveLength(1);
+  }, 60_000);
+});
