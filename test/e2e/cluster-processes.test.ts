@@ -113,11 +113,20 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
   });
 
   it('holds exactly one IDLE connection per inbox, shared among the nodes', async () => {
-    await until('one connection per inbox', oneEach, 60_000);
-    const byPid = await connectionsByPid(dovecot.port);
-    const perNode = nodes.map((n) => byPid.get(n.child.pid!) ?? 0);
-    expect(perNode.reduce((a, b) => a + b, 0)).toBe(INBOXES);
-    for (const n of perNode) expect(n).toBeGreaterThanOrEqual(5);
+    // Once the first round of syncs is over, only the watchers' connections remain.
+    const perNode = await until(
+      'one connection per inbox',
+      async () => {
+        if ((await oneEach()) === undefined) return undefined;
+        const byPid = await connectionsByPid(dovecot.port);
+        const counts = nodes.map((n) => byPid.get(n.child.pid!) ?? 0);
+        // Roughly even: each node near its share (30 / 3), once the first node's early claims were handed on.
+        return counts.reduce((a, b) => a + b, 0) === INBOXES && counts.every((c) => c >= 8 && c <= 12)
+          ? counts
+          : undefined;
+      },
+      60_000,
+    );
     console.log(`watchers per node: ${perNode.join(', ')}`);
   }, 90_000);
 
