@@ -56,7 +56,8 @@ export function buildHttp(c: {
       check: async () => {
         await db.kysely.selectNoFrom((eb) => eb.lit(1).as('one')).execute();
         const pending = await pendingMigrations(db);
-        return pending.length === 0 ? undefined : `pending migrations: ${pending.join(', ')}`;
+        if (pending.length > 0) return `pending migrations: ${pending.join(', ')}`;
+        return services.queue.ready() ? undefined : 'job queue not running';
       },
     },
   });

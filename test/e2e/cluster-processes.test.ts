@@ -21,7 +21,7 @@ function connectionsByPid(port: number): Promise<Map<number, number>> {
   return new Promise((resolve, reject) => {
     execFile('ss', ['-Htnp', 'state', 'established', `( dport = :${String(port)} )`], (err, out) => {
       if (err !== null) {
-        reject(err);
+        reject(new Error(err.message));
         return;
       }
       const counts = new Map<number, number>();
@@ -42,7 +42,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms: n
     } catch (e) {
       last = e;
     }
-    if (Date.now() > end) throw new Error(`${what}: not within ${String(ms)} ms ${String(last ?? '')}`);
+    if (Date.now() > end)
+      throw new Error(`${what}: not within ${String(ms)} ms ${last instanceof Error ? last.message : ''}`);
     await pause(200);
   }
 }
@@ -281,5 +282,23 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
     expect(sent.filter((r) => !r.isError)).toHaveLength(1);
     await pause(500);
     expect(sink.received.filter((m) => m.raw.toString('utf8').includes('Exactly once'))).toHaveLength(1);
+  }, 60_000);
+
+  it('SIGTERM: the node drains, hands its inboxes over and exits 0; the last node watches all 30', async () => {
+    for (const n of live()) expect((await fetch(`${n.baseUrl}/readyz`)).status).toBe(200);
+    const [leaving, staying] = live();
+    leaving!.child.kill('SIGTERM');
+    expect(await leaving!.exited).toBe(0);
+    expect(leaving!.stdout() + leaving!.stderr()).toContain('stopped');
+    await until(
+      'every inbox watched by the last node',
+      async () => {
+        if ((await oneEach()) === undefined) return undefined;
+        const byPid = await connectionsByPid(dovecot.port);
+        return byPid.get(staying!.child.pid!) === INBOXES ? true : undefined;
+      },
+      30_000,
+    );
+    await newMailSeen([5, 25]);
   }, 60_000);
 });

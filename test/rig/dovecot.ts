@@ -214,7 +214,7 @@ function doveadmWho(confPath: string): Promise<Map<string, number>> {
   return new Promise((resolve, reject) => {
     execFile(DOVEADM, ['-c', confPath, 'who'], { timeout: 10_000 }, (err, stdout) => {
       if (err !== null) {
-        reject(err);
+        reject(new Error(err.message));
         return;
       }
       const counts = new Map<string, number>();

@@ -75,6 +75,10 @@ export class InProcessQueue implements JobQueue {
     return Promise.resolve();
   }
 
+  ready(): boolean {
+    return !this.stopped;
+  }
+
   depth(): number {
     return this.running.size + this.again.size + this.delayed;
   }

@@ -30,6 +30,8 @@ export class PgBossQueue implements JobQueue {
   private readonly opts: Required<Omit<PgBossQueueOptions, 'log' | 'connectionString'>>;
   private readonly log: Logger;
   private active = 0;
+  /** False after pg-boss reported an error, true again once a job ran or a send went through. */
+  private healthy = true;
   private started = false;
   private stopped = false;
 
@@ -49,6 +51,7 @@ export class PgBossQueue implements JobQueue {
       useListenNotify: true,
     });
     this.boss.on('error', (e: unknown) => {
+      this.healthy = false;
       this.log.warn({ err: e instanceof Error ? e.message : 'unknown' }, 'job queue error');
     });
   }
@@ -94,6 +97,7 @@ export class PgBossQueue implements JobQueue {
       async ([job]) => {
         if (job === undefined) return;
         this.active++;
+        this.healthy = true;
         try {
           await handler(job.data.key);
         } finally {
@@ -148,12 +152,18 @@ export class PgBossQueue implements JobQueue {
         { key },
         { singletonKey: key, ...(delayMs > 0 && { startAfter: new Date(Date.now() + delayMs) }) },
       );
+      this.healthy = true;
     } catch (e) {
+      this.healthy = false;
       this.log.warn(
         { err: e instanceof Error ? e.message : 'unknown', job: kind },
         'could not ask for a job',
       );
     }
+  }
+
+  ready(): boolean {
+    return this.started && !this.stopped && this.healthy;
   }
 
   depth(): number {

@@ -12,6 +12,8 @@ export interface JobQueue {
   start(): Promise<void>;
   /** Asks for the job (kind, key), after `delayMs`. Never throws: a failure to ask is logged. */
   enqueue(kind: string, key: string, delayMs?: number): Promise<void>;
+  /** Whether this node takes jobs (started, not stopped, its backend reachable as far as it knows); for /readyz. */
+  ready(): boolean;
   /** Jobs running on this node, or queued or waiting here (for metrics). */
   depth(): number;
   /** Stops taking jobs and waits for the running ones. */
