@@ -7,6 +7,7 @@ import { mcpThroughput } from './mcp-throughput.ts';
 import { machine, writeSection } from './report.ts';
 import { payloadSize } from './payload.ts';
 import { SYNC_RUNS, syncBench } from './sync.ts';
+import { clusterBench } from './cluster.ts';
 
 const { values } = parseArgs({
   options: {
@@ -79,4 +80,27 @@ if (values.only === undefined || values.only === 'sync') {
   ];
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'sync', lines.join('\n'));
+}
+
+if (values.only === undefined || values.only === 'cluster') {
+  const connections = 48;
+  const rounds = 5;
+  const r = await clusterBench({ seconds, rounds, connections });
+  const lines = [
+    `Measured ${today} on ${machine()}; PostgreSQL 15 on loopback (the test rig's cluster).`,
+    '',
+    '| MCP tool call on PostgreSQL | statements per call |',
+    '|---|---|',
+    ...r.roundTrips.map((t) => `| ${t.tool} | **${t.perCall.toFixed(1)}** |`),
+    '',
+    `| list_messages (limit 5), ${String(connections)} connections | req/s | p50 | p99 |`,
+    '|---|---|---|---|',
+    `| one node | ${String(r.one.requestsPerSecond)} | ${String(r.one.p50Ms)} ms | ${String(r.one.p99Ms)} ms |`,
+    `| three nodes (a third of the connections each) | ${String(r.three.requestsPerSecond)} | ${String(r.three.p50Ms)} ms | ${String(r.three.p99Ms)} ms |`,
+    `| three / one | **${r.ratio.toFixed(2)}×** (${r.roundRatios.map((x) => x.toFixed(2)).join(', ')}) | | |`,
+  ];
+  if (r.one.non2xx + r.one.errors + r.three.non2xx + r.three.errors > 0)
+    lines.push('', `Warning: non-2xx or errors: ${JSON.stringify({ one: r.one, three: r.three })}`);
+  console.log(lines.join('\n'));
+  if (values['no-write'] !== true) writeSection(DOC, 'cluster', lines.join('\n'));
 }

@@ -1,0 +1,155 @@
+import { join } from 'node:path';
+import pg from 'pg';
+import { createApp } from '../src/app.ts';
+import { readConfiguration } from '../src/config/index.ts';
+import { silentLogger } from '../src/lib/logger.ts';
+import { freePort } from '../test/rig/free-port.ts';
+import { startPgCluster } from '../test/rig/pg-cluster.ts';
+import { tempDir } from '../test/support/temp-dir.ts';
+import { TEST_KEY } from '../test/support/test-app.ts';
+import { toolCaller } from '../test/support/tool-caller.ts';
+import { createKeyViaPage, setUpOwner } from '../test/support/web-client.ts';
+import { load, medianOf, type LoadResult } from './load.ts';
+import { startProcess, stopProcess } from './processes.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+
+export interface ClusterBench {
+  /** Statements sent to PostgreSQL per MCP tool call (BEGIN/COMMIT counted), by tool. */
+  readonly roundTrips: readonly { readonly tool: string; readonly perCall: number }[];
+  readonly one: LoadResult;
+  readonly three: LoadResult;
+  /** Three nodes / one node, median of the per-round ratios (and each round's). */
+  readonly ratio: number;
+  readonly roundRatios: readonly number[];
+}
+
+/**
+ * Several instances on one PostgreSQL (decision 0024): how many statements an MCP call costs on PostgreSQL (counted
+ * at the driver, in-process, credential lookup and audit row included), and the same `list_messages` call against
+ * one service process versus spread over three on the same database, alternating rounds.
+ */
+export async function clusterBench(opts: { seconds: number; rounds: number; connections: number }) {
+  const cluster = await startPgCluster();
+  try {
+    const url = await cluster.createDatabase();
+    const env = { DATABASE_URL: url, ENCRYPTION_KEY: TEST_KEY.toString('base64') };
+    const { config, secrets } = readConfiguration({ ...env, DATA_DIR: tempDir('bench-pg-') }, ROOT);
+
+    // Statements per call, counted at the pg driver.
+    let statements = 0;
+    // eslint-disable-next-line @typescript-eslint/unbound-method
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      statements++;
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    const app = await createApp(config, secrets, { log: silentLogger });
+    const web = await setUpOwner(app);
+    await app.services.accounts.setPlan('owner@example.test', 'pro');
+    const key = await createKeyViaPage(web);
+    const call = toolCaller(app, key);
+    const inboxId = ((await call('list_inboxes')).body['inboxes'] as { id: string }[])[0]!.id;
+    await call('sync_inbox', { inboxId });
+    const ids = (
+      (await call('list_messages', { inboxId, limit: 40 })).body['messages'] as { messageId: string }[]
+    ).map((m) => m.messageId);
+    const perCall = async (tool: string, args: (i: number) => Record<string, unknown>, n: number) => {
+      await call(tool, args(n)); // warm: statement caches, the key's first lookup
+      statements = 0;
+      for (let i = 0; i < n; i++) await call(tool, args(i));
+      return statements / n;
+    };
+    const roundTrips = [
+      {
+        tool: 'list_messages (limit 50)',
+        perCall: await perCall('list_messages', () => ({ inboxId, limit: 50 }), 20),
+      },
+      {
+        tool: 'act_on_messages (archive one)',
+        perCall: await perCall(
+          'act_on_messages',
+          (i) => ({ action: 'archive', items: [{ inboxId, messageId: ids[i] }] }),
+          20,
+        ),
+      },
+      { tool: 'list_inboxes', perCall: await perCall('list_inboxes', () => ({}), 20) },
+    ];
+    pg.Client.prototype.query = query;
+    await app.close();
+
+    // One node against three.
+    const ports = await Promise.all([0, 1, 2].map(() => freePort()));
+    const nodes = await Promise.all(
+      ports.map((port) =>
+        startProcess(
+          [join(ROOT, 'bin', 'inbox-triage.js'), 'serve'],
+          {
+            ...env,
+            DATA_DIR: tempDir('bench-node-'),
+            PORT: String(port),
+            RATE_LIMIT_MCP_PER_MINUTE: '100000000',
+            SYNC_INTERVAL_SECONDS: '3600',
+            LOG_LEVEL: 'info',
+          },
+          'listening',
+        ),
+      ),
+    );
+    try {
+      const target = (port: number) => ({
+        url: `http://127.0.0.1:${String(port)}/mcp`,
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'list_messages', arguments: { inboxId, limit: 5 } },
+        }),
+      });
+      const sum = (rs: LoadResult[]): LoadResult => ({
+        requestsPerSecond: rs.reduce((n, r) => n + r.requestsPerSecond, 0),
+        p50Ms: Math.max(...rs.map((r) => r.p50Ms)),
+        p99Ms: Math.max(...rs.map((r) => r.p99Ms)),
+        non2xx: rs.reduce((n, r) => n + r.non2xx, 0),
+        errors: rs.reduce((n, r) => n + r.errors, 0),
+      });
+      const oneNode = () => load(target(ports[0]!), { connections: opts.connections, seconds: opts.seconds });
+      const threeNodes = async () =>
+        sum(
+          await Promise.all(
+            ports.map((p) =>
+              load(target(p), { connections: Math.ceil(opts.connections / 3), seconds: opts.seconds }),
+            ),
+          ),
+        );
+      await oneNode();
+      await threeNodes();
+      const ones: LoadResult[] = [];
+      const threes: LoadResult[] = [];
+      for (let i = 0; i < opts.rounds; i++) {
+        ones.push(await oneNode());
+        threes.push(await threeNodes());
+      }
+      const median = (xs: LoadResult[]) =>
+        [...xs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(xs.length / 2)]!;
+      const roundRatios = ones.map((o, i) => threes[i]!.requestsPerSecond / o.requestsPerSecond);
+      return {
+        roundTrips,
+        one: median(ones),
+        three: median(threes),
+        ratio: medianOf(roundRatios),
+        roundRatios,
+      } satisfies ClusterBench;
+    } finally {
+      for (const n of nodes) await stopProcess(n);
+    }
+  } finally {
+    await cluster.stop();
+  }
+}
