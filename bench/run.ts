@@ -8,6 +8,7 @@ import { machine, writeSection } from './report.ts';
 import { payloadSize } from './payload.ts';
 import { SYNC_RUNS, syncBench } from './sync.ts';
 import { clusterBench } from './cluster.ts';
+import { ensureSystemPackages, REQUIRED_SYSTEM_PACKAGES } from '../test/rig/system-deps.ts';
 
 const { values } = parseArgs({
   options: {
@@ -17,6 +18,8 @@ const { values } = parseArgs({
   },
 });
 const seconds = Number(values.seconds);
+// Dovecot, PostgreSQL and the rest, installed from Debian's registry when missing (as `npm test` does), or named.
+await ensureSystemPackages(REQUIRED_SYSTEM_PACKAGES);
 const DOC = join(import.meta.dirname, '..', 'docs', 'benchmarks.md');
 const today = new Date().toISOString().slice(0, 10);
 const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)}%`;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { PrometheusMetrics } from '../adapters/metrics/prometheus-metrics.ts';
 import type { Config, Secrets } from '../config/index.ts';
 import { argon2PasswordHasher } from '../adapters/crypto/argon2-password-hasher.ts';
@@ -319,7 +320,13 @@ export function buildServices(c: {
         ttlMs: config.sessionDays * DAY_MS,
         failuresPerAccount: { name: 'signin-account', points: failures, windowSeconds: 15 * 60 },
         failuresPerIp: { name: 'signin-ip', points: failures * 4, windowSeconds: 15 * 60 },
+        failuresPerDevice: { name: 'signin-device', points: failures, windowSeconds: 15 * 60 },
       },
+      // Its own key, derived from the encryption key: device tokens stay valid across restarts and nodes.
+      deviceKey: createHash('sha256')
+        .update(secrets.encryptionKey)
+        .update('inbox-triage device tokens')
+        .digest(),
     }),
     apiKeys: new ApiKeyService({ keys: stores.apiKeys, accounts: stores.accounts, clock }),
     sending,

@@ -184,7 +184,7 @@ export const SETTINGS = {
     schema: positiveInt('a positive number of attempts').default(5),
     defaultText: '5',
     description:
-      'Failed sign-ins allowed per account per 15 minutes (four times as many per client address).',
+      'Failed sign-ins allowed per account per 15 minutes from browsers that never signed in to it (four times as many per client address); a browser that signed in to the account before has the same allowance of its own, so failures from elsewhere cannot lock the owner out of it (decision 0025).',
   },
   mcpAllowedOrigins: {
     env: 'MCP_ALLOWED_ORIGINS',

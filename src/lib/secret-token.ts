@@ -1,4 +1,4 @@
-import { createHash, hash } from 'node:crypto';
+import { createHash, createHmac, hash } from 'node:crypto';
 import { randomToken } from './random.ts';
 
 /**
@@ -30,4 +30,9 @@ export function timingSafeEqualStrings(a: string, b: string): boolean {
 /** RFC 7636 S256: BASE64URL(SHA256(ASCII(code_verifier))). */
 export function pkceChallenge(verifier: string): string {
   return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+/** HMAC-SHA-256 of `text` under `key`, base64url: a value only the holder of the key can have made. */
+export function hmacSha256(key: Uint8Array, text: string): string {
+  return createHmac('sha256', key).update(text, 'utf8').digest('base64url');
 }

@@ -1,4 +1,4 @@
-import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
+import { hmacSha256, newSecret, sha256Hex, timingSafeEqualStrings } from '../../lib/secret-token.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { Account } from '../accounts/account.ts';
@@ -9,9 +9,11 @@ import type { SessionStore } from './session-store.ts';
 
 export interface SessionPolicy {
   readonly ttlMs: number;
-  /** Failed sign-ins allowed per account and per client address in the window. */
+  /** Failed sign-ins allowed per account and per client address in the window, from clients not known to it. */
   readonly failuresPerAccount: RateRule;
   readonly failuresPerIp: RateRule;
+  /** Failed sign-ins allowed per known device (a browser that signed in to the account before). */
+  readonly failuresPerDevice: RateRule;
 }
 
 export interface SessionServiceDeps {
@@ -21,6 +23,8 @@ export interface SessionServiceDeps {
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly policy: SessionPolicy;
+  /** Signs device tokens (derived from the encryption key), so a token names its account without a table. */
+  readonly deviceKey: Uint8Array;
 }
 
 export type SignInError =
@@ -38,32 +42,63 @@ export class SessionService {
     this.deps = deps;
   }
 
+  /**
+   * Signs in with email and password (decision 0025). Brute force is throttled per account and per client address —
+   * but a browser that signed in to this account before (its device token) has a budget of its own, so a stranger
+   * failing with the owner's address cannot lock the owner out of their usual browser. A success hands back a device
+   * token for the browser to keep.
+   */
   async signIn(
     rawEmail: string,
     password: string,
-    client: { ip: string; userAgent: string | null },
-  ): Promise<Result<{ token: string; account: Account }, SignInError>> {
+    client: { ip: string; userAgent: string | null; device?: string | undefined },
+  ): Promise<Result<{ token: string; account: Account; device: string }, SignInError>> {
     const { accounts, hasher, limiter, policy } = this.deps;
     const email = normaliseEmail(rawEmail) ?? rawEmail.trim().toLowerCase();
-    for (const [rule, key] of [
-      [policy.failuresPerAccount, email],
-      [policy.failuresPerIp, client.ip],
-    ] as const) {
+    const account = await accounts.findByEmail(email);
+    const device = account === undefined ? undefined : this.knownDevice(account, client.device);
+    const rules: [RateRule, string][] =
+      device === undefined
+        ? [
+            [policy.failuresPerAccount, email],
+            [policy.failuresPerIp, client.ip],
+          ]
+        : [[policy.failuresPerDevice, device]];
+    for (const [rule, key] of rules) {
       const d = await limiter.peek(rule, key);
       if (!d.allowed) return err({ code: 'rate_limited', retryAfterSeconds: d.retryAfterSeconds });
     }
-    const account = await accounts.findByEmail(email);
     const hash = account === undefined ? undefined : await accounts.getPasswordHash(account.id);
     let valid = false;
     if (hash === undefined || hash === null) await hasher.verify(await this.dummy(), password);
     else valid = await hasher.verify(hash, password);
     if (account === undefined || !valid) {
-      await limiter.consume(policy.failuresPerAccount, email);
-      await limiter.consume(policy.failuresPerIp, client.ip);
+      for (const [rule, key] of rules) await limiter.consume(rule, key);
       return err({ code: 'invalid_credentials' });
     }
-    await limiter.reset(policy.failuresPerAccount, email);
-    return ok({ token: await this.start(account, client.userAgent), account });
+    if (device === undefined) await limiter.reset(policy.failuresPerAccount, email);
+    else await limiter.reset(policy.failuresPerDevice, device);
+    return ok({
+      token: await this.start(account, client.userAgent),
+      account,
+      device: device !== undefined && client.device !== undefined ? client.device : this.newDevice(account),
+    });
+  }
+
+  /** A device token for a browser that just proved itself: `<nonce>.<HMAC(account id, nonce)>`. */
+  newDevice(account: Account): string {
+    const nonce = newSecret('', 24);
+    return `${nonce}.${hmacSha256(this.deps.deviceKey, `${account.id}:${nonce}`)}`;
+  }
+
+  /** The device's nonce when the token was made for this account; undefined for no, a forged or another's token. */
+  private knownDevice(account: Account, token: string | undefined): string | undefined {
+    if (token === undefined || token.length > 200) return undefined;
+    const [nonce, mac, extra] = token.split('.');
+    if (nonce === undefined || mac === undefined || extra !== undefined || !/^[a-z0-9]{24}$/.test(nonce))
+      return undefined;
+    const expected = hmacSha256(this.deps.deviceKey, `${account.id}:${nonce}`);
+    return timingSafeEqualStrings(mac, expected) ? `${account.id}:${nonce}` : undefined;
   }
 
   /** Opens a session for an account that just proved itself (sign-in, setup, invitation). */

@@ -8,6 +8,8 @@ export interface CookiePolicy {
 /** `__Host-` pins the cookie to our exact origin over https (no Domain, Path=/, Secure). */
 export const sessionCookieName = (p: CookiePolicy) => (p.secure ? '__Host-it_session' : 'it_session');
 export const csrfCookieName = (p: CookiePolicy) => (p.secure ? '__Host-it_csrf' : 'it_csrf');
+/** A browser that signed in before (decision 0025): its own sign-in budget, kept for a year. */
+export const deviceCookieName = (p: CookiePolicy) => (p.secure ? '__Host-it_device' : 'it_device');
 
 export function setHttpOnlyCookie(
   c: Context,

@@ -98,6 +98,72 @@ describe('sign-in', () => {
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
+  // Decision 0025: failures from elsewhere cannot lock the owner out of a browser that signed in before.
+  it('a stranger failing with the owner’s address does not lock out the owner’s known browser', async () => {
+    app = await createTestApp();
+    const owner = await setUpOwner(app);
+    await owner.post('/signout', {});
+    await owner.get('/signin');
+    await owner.post('/signin', { email: 'owner@example.test', password: 'correct horse battery' });
+    expect(owner.cookies.get('it_device')).toMatch(/^[a-z0-9]{24}\.[\w-]{43}$/);
+    await owner.post('/signout', {});
+
+    const stranger = new WebClient(app);
+    await stranger.get('/signin');
+    const tries: number[] = [];
+    for (let i = 0; i < 8; i++)
+      tries.push(
+        (await stranger.post('/signin', { email: 'owner@example.test', password: `guess ${String(i)}` }))
+          .status,
+      );
+    expect(tries).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    // The stranger is locked out even with the right password; the owner's browser is not.
+    expect(
+      (await stranger.post('/signin', { email: 'owner@example.test', password: 'correct horse battery' }))
+        .status,
+    ).toBe(429);
+    await owner.get('/signin');
+    const res = await owner.post('/signin', {
+      email: 'owner@example.test',
+      password: 'correct horse battery',
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/settings');
+  });
+
+  it('a known browser has a budget of its own; a forged or another account’s device token is no one’s', async () => {
+    app = await createTestApp();
+    const owner = await setUpOwner(app);
+    await owner.post('/signout', {});
+    await owner.get('/signin');
+    await owner.post('/signin', { email: 'owner@example.test', password: 'correct horse battery' });
+    const device = owner.cookies.get('it_device')!;
+    await owner.post('/signout', {});
+    await owner.get('/signin');
+    const tries: number[] = [];
+    for (let i = 0; i < 6; i++)
+      tries.push(
+        (await owner.post('/signin', { email: 'owner@example.test', password: `typo ${String(i)}` })).status,
+      );
+    expect(tries).toEqual([401, 401, 401, 401, 401, 429]);
+
+    // Another account locked by strangers: the owner's device token does not speak for it, nor does a forged one.
+    await invitedAccount(app, 'friend@example.test');
+    const stranger = new WebClient(app);
+    await stranger.get('/signin');
+    for (let i = 0; i < 5; i++)
+      await stranger.post('/signin', { email: 'friend@example.test', password: `guess ${String(i)}` });
+    for (const token of [device, `${'a'.repeat(24)}.${'b'.repeat(43)}`]) {
+      const other = new WebClient(app);
+      other.cookies.set('it_device', token);
+      await other.get('/signin');
+      expect(
+        (await other.post('/signin', { email: 'friend@example.test', password: 'another long passphrase' }))
+          .status,
+      ).toBe(429);
+    }
+  });
+
   it('session cookie is HttpOnly, SameSite=Lax, and Secure with the __Host- prefix on https', async () => {
     app = await createTestApp({ config: { baseUrl: 'https://triage.example.com' } });
     const token = await app.services.accounts.issueSetupLink();

@@ -3,7 +3,10 @@ import type { Hono } from 'hono';
 import { clientIp } from '../../http/client-ip.ts';
 import { notice, page } from '../layout.ts';
 import { formFields, safeNext } from '../form.ts';
+import { deviceCookieName, readCookie, setHttpOnlyCookie } from '../cookies.ts';
 import { clearSessionCookie, setSessionCookie } from '../sign-in-cookie.ts';
+
+const DEVICE_COOKIE_SECONDS = 365 * 86_400;
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 import { credentialsForm } from './credentials-form.ts';
@@ -30,6 +33,7 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const result = await deps.sessions.signIn(f.email, f.password, {
       ip: clientIp(c, deps.trustProxy),
       userAgent: c.req.header('user-agent') ?? null,
+      device: readCookie(c, deviceCookieName(deps.cookies)),
     });
     if (!result.ok) {
       if (result.error.code === 'rate_limited') {
@@ -51,6 +55,13 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
       );
     }
     setSessionCookie(c, deps, result.value.token);
+    setHttpOnlyCookie(
+      c,
+      deps.cookies,
+      deviceCookieName(deps.cookies),
+      result.value.device,
+      DEVICE_COOKIE_SECONDS,
+    );
     return c.redirect(next, 303);
   });
 
