@@ -74,7 +74,7 @@ export async function createApp(
   const services = buildServices({ config, secrets, stores, db, clock, log, overrides, metrics });
   try {
     // Every node works the shared jobs (syncs asked for by tools and watchers) from the start.
-    await services.queue.start();
+    if (overrides.workJobs !== false) await services.queue.start();
   } catch (e) {
     await services.release();
     if (overrides.db === undefined) await db.close();

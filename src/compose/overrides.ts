@@ -9,7 +9,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ClientMetadataFetcher } from '../oauth/client/client.ts';
 
-/** What tests (and only tests) may swap when they build the app. */
+/** What tests (and the CLI's one-shot commands) may swap when they build the app. */
 export interface AppOverrides {
   readonly clock?: Clock;
   readonly log?: Logger;
@@ -17,6 +17,8 @@ export interface AppOverrides {
   readonly db?: Db;
   /** Skip running migrations on start (the `migrate` command and readiness tests). Default: migrate. */
   readonly migrate?: boolean;
+  /** False: this process takes no background jobs (the `account` command must not pick up a cluster's syncs). */
+  readonly workJobs?: boolean;
   readonly hasher?: PasswordHasher;
   readonly limiter?: RateLimiter;
   /** Tests only: /mcp requests without credentials act as this principal (for the conformance suite). */

@@ -24,7 +24,7 @@ export async function accountCommand(io: CliIo, args: string[]): Promise<number>
     return EXIT.usage;
   }
   const { config, secrets } = readConfiguration(io.env, io.cwd);
-  const app = await createApp(config, secrets, { log: silentLogger });
+  const app = await createApp(config, secrets, { log: silentLogger, workJobs: false });
   try {
     switch (sub) {
       case 'invite':
