@@ -55,6 +55,8 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
   let pgUrl: string;
   let nodes: ServiceProcess[] = [];
   let control: App;
+  /** What beforeAll started, stopped in reverse by afterAll (whatever beforeAll got to). */
+  const cleanups: (() => Promise<unknown>)[] = [];
   let ownerKey: string;
   let otherKey: string;
   let ownerId: AccountId;
@@ -78,7 +80,9 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
   beforeAll(async () => {
     pgUrl = await freshPgDatabase();
     dovecot = await startDovecot();
+    cleanups.push(() => dovecot.stop());
     sink = await startSmtpSink();
+    cleanups.push(() => sink.stop());
     for (let i = 0; i < INBOXES; i++) await dovecot.addUser(user(i), PASSWORD);
     // Set up through one in-process instance, closed before the nodes start (its watchers handed back).
     const setup = await createTestApp({ pgUrl });
@@ -100,17 +104,17 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
     }
     ownerId = (await setup.stores.accounts.findByEmail('owner@example.test'))!.id;
     await setup.close();
-    nodes = await Promise.all([0, 1, 2].map(() => startService(env())));
+    // Started together (the suite runs other files meanwhile: give them time to boot).
+    nodes = await Promise.all([0, 1, 2].map(() => startService(env(), 90_000)));
     // A fourth instance for the person's side, never watching (it connects nothing and runs no background work).
     control = await createTestApp({ pgUrl });
-  }, 180_000);
+    cleanups.push(() => control.close());
+  }, 240_000);
 
   afterAll(async () => {
     for (const n of nodes) n.child.kill('SIGTERM');
     await Promise.all(nodes.map((n) => n.exited));
-    await control.close();
-    await sink.stop();
-    await dovecot.stop();
+    for (const stop of cleanups.reverse()) await stop();
   });
 
   it('holds exactly one IDLE connection per inbox, shared among the nodes', async () => {

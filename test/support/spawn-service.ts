@@ -39,11 +39,12 @@ export function runService(args: string[], env: Record<string, string>): Service
 
 export async function startService(
   env: Record<string, string>,
+  listenWithinMs = 15_000,
 ): Promise<ServiceProcess & { startMs: number }> {
   const port = await freePort();
   const started = performance.now();
   const svc = runService(['serve'], { PORT: String(port), ...env });
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + listenWithinMs;
   for (;;) {
     if (svc.child.exitCode !== null)
       throw new Error(`service exited early:\n${svc.stderr()}\n${svc.stdout()}`);
@@ -53,7 +54,8 @@ export async function startService(
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`service did not listen within 15 s:\n${svc.stderr()}`);
+    if (Date.now() > deadline)
+      throw new Error(`service did not listen within ${String(listenWithinMs)} ms:\n${svc.stderr()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   return { ...svc, startMs: performance.now() - started };

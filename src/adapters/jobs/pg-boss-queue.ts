@@ -82,15 +82,14 @@ export class PgBossQueue implements JobQueue {
 
   /** The kind's queue (created once, by whichever node is first) and this node's workers for it. */
   private async work(kind: string, handler: (key: string) => Promise<void>): Promise<void> {
-    if (!this.intervals.has(kind))
-      await this.boss.createQueue(kind, {
-        policy: 'stately',
-        retryLimit: 5,
-        retryDelay: 1,
-        heartbeatSeconds: this.opts.heartbeatSeconds,
-        expireInSeconds: 3600,
-        notify: true,
-      });
+    await this.boss.createQueue(kind, {
+      policy: 'stately',
+      retryLimit: 5,
+      retryDelay: 1,
+      heartbeatSeconds: this.opts.heartbeatSeconds,
+      expireInSeconds: 3600,
+      notify: true,
+    });
     await this.boss.work<{ key: string }>(
       kind,
       { localConcurrency: this.opts.concurrency, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 5 },
@@ -107,18 +106,37 @@ export class PgBossQueue implements JobQueue {
     );
   }
 
-  /** A periodic kind: every node's timer asks, and one job per interval slot is created across the cluster. */
+  /**
+   * A periodic kind: every node's timer asks, and one job per interval slot is created across the cluster. The
+   * triggers have a queue of their own (`<kind>.every`, policy standard, throttled by `singletonSeconds`), so the
+   * kind's own queue keeps its stately policy for direct asks; their worker runs the kind's handler.
+   */
   private async tick(kind: string, ms: number): Promise<void> {
-    await this.boss.createQueue(kind, {
+    const trigger = `${kind}.every`;
+    await this.boss.createQueue(trigger, {
       policy: 'standard',
       retryLimit: 0,
       expireInSeconds: 3600,
       notify: true,
     });
+    await this.boss.work<{ key: string }>(
+      trigger,
+      { localConcurrency: 1, pollingIntervalSeconds: 1 },
+      async () => {
+        const handler = this.handlers.get(kind);
+        if (handler === undefined) return;
+        this.active++;
+        try {
+          await handler(kind);
+        } finally {
+          this.active--;
+        }
+      },
+    );
     const t = setInterval(() => {
       this.boss
         .send(
-          kind,
+          trigger,
           { key: kind },
           { singletonKey: kind, singletonSeconds: Math.max(1, Math.round(ms / 1000)) },
         )

@@ -121,17 +121,20 @@ export function jobQueueContract(h: () => JobQueueHarness): void {
       expect(seen[0]! - asked).toBeGreaterThanOrEqual(1000);
     });
 
-    it('runs a periodic job', async () => {
+    it('runs a periodic job, also one asked for after start, and its kind still takes direct asks', async () => {
       const kind = fresh('tick');
       let ticks = 0;
-      await node((x) => {
+      const q = await node((x) => {
         x.handle(kind, () => {
           ticks++;
           return Promise.resolve();
         });
-        x.every(kind, 1000);
       });
+      q.every(kind, 1000);
       await until(() => ticks >= 2);
+      const before = ticks;
+      await q.enqueue(kind, kind);
+      await until(() => ticks > before);
     });
 
     it('stop waits for the running jobs', async () => {
