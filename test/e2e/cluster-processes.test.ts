@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import type { AccountId } from '../../src/core/accounts/account.ts';
@@ -305,4 +306,40 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
     );
     await newMailSeen([5, 25]);
   }, 60_000);
+});
+
+describe('three service processes started at the same instant on an empty PostgreSQL database', () => {
+  it('all become ready, and each migration is applied once', async () => {
+    const url = await freshPgDatabase();
+    const env = () => ({
+      DATABASE_URL: url,
+      ENCRYPTION_KEY: TEST_KEY.toString('base64'),
+      DATA_DIR: tempDir('boot-'),
+    });
+    const started = await Promise.allSettled([0, 1, 2].map(() => startService(env(), 90_000)));
+    const nodes = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    try {
+      expect(started.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+      for (const n of nodes) {
+        const ready = await until(
+          `${n.baseUrl} ready`,
+          async () => ((await fetch(`${n.baseUrl}/readyz`)).status === 200 ? true : undefined),
+          30_000,
+        );
+        expect(ready).toBe(true);
+        expect(n.stdout() + n.stderr()).not.toMatch(/migration .* failed/);
+      }
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      const { rows } = await admin.query<{ name: string; n: string }>(
+        'SELECT name, count(*) AS n FROM schema_migrations GROUP BY name',
+      );
+      await admin.end();
+      expect(rows.length).toBeGreaterThanOrEqual(13);
+      expect(rows.every((r) => r.n === '1')).toBe(true);
+    } finally {
+      for (const n of nodes) n.child.kill('SIGTERM');
+      await Promise.all(nodes.map((n) => n.exited));
+    }
+  }, 120_000);
 });
