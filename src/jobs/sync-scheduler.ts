@@ -42,6 +42,12 @@ export class SyncScheduler {
 
   constructor(deps: SyncSchedulerDeps) {
     this.deps = deps;
+    // Claims lost with the session: stop watching at once (another node may claim these inboxes on its next pass),
+    // then claim again through a new session.
+    deps.claims.onLost(() => {
+      this.generation = deps.claims.generation();
+      void this.stopAll(false).then(() => this.reconcile());
+    });
   }
 
   /** Registers the sync jobs with the queue (every node works them, background sync on or not). */

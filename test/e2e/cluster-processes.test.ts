@@ -289,6 +289,30 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
     expect(sink.received.filter((m) => m.raw.toString('utf8').includes('Exactly once'))).toHaveLength(1);
   }, 60_000);
 
+  it('watch sessions cut at PostgreSQL: the nodes stop those watchers at once and share the inboxes again', async () => {
+    const admin = new pg.Client({ connectionString: pgUrl });
+    await admin.connect();
+    const cut = await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'inbox-triage-watch'",
+    );
+    await admin.end();
+    expect(cut.rowCount).toBe(live().length);
+    const perNode = await until(
+      'one watcher per inbox again, on both nodes',
+      async () => {
+        if ((await oneEach()) === undefined) return undefined;
+        const byPid = await connectionsByPid(dovecot.port);
+        const counts = live().map((n) => byPid.get(n.child.pid!) ?? 0);
+        return counts.reduce((a, b) => a + b, 0) === INBOXES && counts.every((c) => c > 0)
+          ? counts
+          : undefined;
+      },
+      30_000,
+    );
+    console.log(`after the cut: ${perNode.join(', ')}`);
+    await newMailSeen([7, 22]);
+  }, 60_000);
+
   it('SIGTERM: the node drains, hands its inboxes over and exits 0; the last node watches all 30', async () => {
     for (const n of live()) expect((await fetch(`${n.baseUrl}/readyz`)).status).toBe(200);
     const [leaving, staying] = live();

@@ -13,6 +13,7 @@ export class PgInboxClaims implements InboxClaims {
   private client: pg.Client | undefined;
   private connecting: Promise<pg.Client> | undefined;
   private lost = 0;
+  private readonly listeners: (() => void)[] = [];
 
   constructor(connectionString: string) {
     this.connectionString = connectionString;
@@ -26,6 +27,7 @@ export class PgInboxClaims implements InboxClaims {
         if (this.client === c) {
           this.client = undefined;
           this.lost++;
+          for (const l of this.listeners) l();
         }
       };
       c.on('error', drop);
@@ -70,9 +72,14 @@ export class PgInboxClaims implements InboxClaims {
     return this.lost;
   }
 
+  onLost(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
   async close(): Promise<void> {
     const c = this.client;
-    this.client = undefined;
+    this.client = undefined; // a deliberate end is not a loss: no listener is told
+
     await c?.end().catch(() => undefined);
   }
 }

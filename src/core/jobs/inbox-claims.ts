@@ -11,6 +11,8 @@ export interface InboxClaims {
   release(inboxId: string): Promise<void>;
   /** Changes when this node lost all its claims at once (its session ended): its watchers must stop. */
   generation(): number;
+  /** Called at the moment the claims are lost, so watchers stop before another node can claim their inboxes. */
+  onLost(listener: () => void): void;
   close(): Promise<void>;
 }
 
@@ -20,5 +22,6 @@ export const soleNode: InboxClaims = {
   claim: () => Promise.resolve(true),
   release: () => Promise.resolve(),
   generation: () => 0,
+  onLost: () => undefined,
   close: () => Promise.resolve(),
 };
