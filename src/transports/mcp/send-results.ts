@@ -1,8 +1,30 @@
-import type { SendError } from '../../core/sending/send-service.ts';
+import * as z from 'zod';
+import { draftView } from '../../core/drafts/draft-view.ts';
+import type { SendError, SendOutcome } from '../../core/sending/send-service.ts';
 import { agentMessage } from './next-steps.ts';
-import type { ToolFailure } from './tool-definition.ts';
-import { toolError } from './tool-error.ts';
-import { fromInboxError } from './tool-helpers.ts';
+import { DRAFT_VIEW, payload } from './output-shapes.ts';
+import type { ToolContext, ToolFailure } from './tool-definition.ts';
+import { toolError, toolOk } from './tool-error.ts';
+import { fromInboxError, ownedInbox } from './tool-helpers.ts';
+
+/** What a send answers, from chat (send_draft) or from the card (send_draft_from_card). */
+export const SENT = payload({
+  sent: z.literal(true),
+  sentAt: z.string(),
+  draft: DRAFT_VIEW.optional(),
+  warnings: z.array(z.string()).optional(),
+});
+
+export async function sentResult(sent: SendOutcome, ctx: ToolContext) {
+  const inbox = await ownedInbox(ctx, sent.draft.inboxId);
+  return toolOk({
+    sent: true,
+    sentAt: sent.sentAt.toISOString(),
+    ...(inbox.ok && { draft: draftView(sent.draft, inbox.inbox) }),
+    ...(sent.warnings.length > 0 && { warnings: sent.warnings }),
+    sayToHuman: 'Sent.',
+  });
+}
 
 /** A refused or failed send as a tool error: the same words for send_draft and the draft card. */
 export function fromSendError(e: SendError): ToolFailure {

@@ -1,10 +1,6 @@
 import * as z from 'zod';
-import { draftView } from '../../../core/drafts/draft-view.ts';
-import { DRAFT_VIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
-import { fromSendError } from '../send-results.ts';
-import { toolOk } from '../tool-error.ts';
-import { ownedInbox } from '../tool-helpers.ts';
+import { fromSendError, SENT, sentResult } from '../send-results.ts';
 
 export const sendDraft = defineTool({
   name: 'send_draft',
@@ -20,12 +16,7 @@ export const sendDraft = defineTool({
     confirmTo: z.string().max(4000).optional(),
     confirmSubject: z.string().max(900).optional(),
   }),
-  output: payload({
-    sent: z.literal(true),
-    sentAt: z.string(),
-    draft: DRAFT_VIEW.optional(),
-    warnings: z.array(z.string()).optional(),
-  }),
+  output: SENT,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   // Views send through the draft card (send_draft_from_card), where the person presses Send themselves.
   visibility: ['model'],
@@ -37,16 +28,6 @@ export const sendDraft = defineTool({
       confirmTo: args.confirmTo,
       confirmSubject: args.confirmSubject,
     });
-    if (r.ok) {
-      const inbox = await ownedInbox(ctx, r.value.draft.inboxId);
-      return toolOk({
-        sent: true,
-        sentAt: r.value.sentAt.toISOString(),
-        ...(inbox.ok && { draft: draftView(r.value.draft, inbox.inbox) }),
-        ...(r.value.warnings.length > 0 && { warnings: r.value.warnings }),
-        sayToHuman: 'Sent.',
-      });
-    }
-    return fromSendError(r.error);
+    return r.ok ? sentResult(r.value, ctx) : fromSendError(r.error);
   },
 });

@@ -6,7 +6,7 @@ import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOkForView } from '../tool-error.ts';
 import { ownedInbox } from '../tool-helpers.ts';
 import { VIEWS } from '../views/views.ts';
-import { cardForView } from './update-draft-from-card.ts';
+import { cardForView } from '../card-results.ts';
 
 export const showDraft = defineTool({
   name: 'show_draft',
