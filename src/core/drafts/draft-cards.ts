@@ -5,7 +5,7 @@ import type { AccountId } from '../accounts/account.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
 import type { SendError, SendOutcome, SendService } from '../sending/send-service.ts';
-import { parseRecipients } from './draft-input.ts';
+import { sameRecipients } from './draft-input.ts';
 import type { DraftError, DraftService } from './draft-service.ts';
 import type { Draft } from './draft.ts';
 
@@ -162,14 +162,8 @@ export class DraftCardService {
 
 /** Recipients as a set of addresses, subject trimmed, body with its line ends normalised: what the person saw. */
 function sameContent(draft: Draft, content: CardContent): boolean {
-  const addresses = (to: string) => {
-    const parsed = parseRecipients(to);
-    return parsed.ok
-      ? [...new Set(parsed.value.map((r) => r.address.toLowerCase()))].sort().join(',')
-      : '\u0000';
-  };
   return (
-    addresses(draft.to) === addresses(content.to) &&
+    sameRecipients(draft.to, content.to) &&
     draft.subject.trim() === content.subject.trim() &&
     draft.body === content.body.replace(/\r\n?/g, '\n')
   );

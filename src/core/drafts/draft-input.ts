@@ -78,6 +78,18 @@ export function checkText(text: string): string | undefined {
 }
 
 /** The recipients as one normalised header value. */
+/**
+ * Whether two To fields name the same addresses, whatever the case, order, repeats and display names: what a person
+ * confirming a draft's recipients means by "the same". Two fields that do not parse compare equal only to each other.
+ */
+export function sameRecipients(a: string, b: string): boolean {
+  const set = (to: string) => {
+    const r = parseRecipients(to);
+    return r.ok ? [...new Set(r.value.map((x) => x.address.toLowerCase()))].sort().join(',') : '\u0000';
+  };
+  return set(a) === set(b);
+}
+
 export function formatRecipients(list: readonly Recipient[]): string {
   return list
     .map((r) => (r.name === null ? r.address : `"${r.name.replace(/(["\\])/g, '\\$1')}" <${r.address}>`))

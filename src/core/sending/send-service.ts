@@ -7,7 +7,7 @@ import { newSecret, sha256Hex, timingSafeEqualStrings } from '../../lib/secret-t
 import type { AccountId } from '../accounts/account.ts';
 import type { Principal } from '../auth/principal.ts';
 import { compositionOf, folderPath } from '../drafts/draft-service.ts';
-import { parseRecipients } from '../drafts/draft-input.ts';
+import { parseRecipients, sameRecipients } from '../drafts/draft-input.ts';
 import type { DraftStore, PendingSendStore } from '../drafts/draft-store.ts';
 import type { Draft, PendingSend, Requester } from '../drafts/draft.ts';
 import type { MessageComposer } from '../drafts/message-composer.ts';
@@ -391,13 +391,8 @@ export class SendService {
 }
 
 function confirmMismatch(draft: Draft, req: SendRequest): string | undefined {
-  if (req.confirmTo !== undefined) {
-    const want = parseRecipients(req.confirmTo);
-    const have = parseRecipients(draft.to);
-    const set = (r: typeof want) =>
-      r.ok ? [...new Set(r.value.map((x) => x.address.toLowerCase()))].sort().join(',') : '\u0000';
-    if (set(want) !== set(have))
-      return `confirmTo does not match the draft's recipients (${draft.to}). Show the person the draft again.`;
+  if (req.confirmTo !== undefined && !sameRecipients(req.confirmTo, draft.to)) {
+    return `confirmTo does not match the draft's recipients (${draft.to}). Show the person the draft again.`;
   }
   if (req.confirmSubject !== undefined && req.confirmSubject.trim() !== draft.subject.trim()) {
     return 'confirmSubject does not match the draft’s subject. Show the person the draft again.';
