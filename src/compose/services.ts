@@ -109,11 +109,10 @@ export function buildServices(c: {
     gmail: google?.connector,
     graph: microsoft?.connector,
   });
-  // One queue for every node on PostgreSQL (pg-boss), in-process on SQLite (decision 0024).
+  // What several instances on one PostgreSQL share beyond the pool (decision 0024): a queue, locks, inbox claims.
+  const pgUrl = db.dialect === 'postgres' ? (db.pool.options.connectionString ?? '') : undefined;
   const queue: JobQueue =
-    db.dialect === 'postgres'
-      ? new PgBossQueue({ connectionString: db.pool.options.connectionString ?? '', log })
-      : new InProcessQueue(log);
+    pgUrl === undefined ? new InProcessQueue(log) : new PgBossQueue({ connectionString: pgUrl, log });
   const inboxes = new InboxService({
     inboxes: stores.inboxes,
     vault,
@@ -149,10 +148,7 @@ export function buildServices(c: {
   const leases = new LeaseService({ leases: stores.leases, profiles, clock });
   const vips = new VipService({ vips: stores.vips, profiles, clock });
   // Actions and undos on one inbox, one at a time: in this process on SQLite, across all nodes on PostgreSQL.
-  const serial =
-    db.dialect === 'postgres'
-      ? new PgAdvisorySerializer(db.pool.options.connectionString ?? '')
-      : new KeyedMutex();
+  const serial = pgUrl === undefined ? new KeyedMutex() : new PgAdvisorySerializer(pgUrl);
   const mailWork = {
     inboxes,
     folders: stores.folders,
@@ -259,7 +255,7 @@ export function buildServices(c: {
     sessions,
     syncable: () => stores.inboxes.listSyncable(),
     syncableInbox: (id) => stores.inboxes.syncable(id),
-    claims: db.dialect === 'postgres' ? new PgInboxClaims(db.pool.options.connectionString ?? '') : soleNode,
+    claims: pgUrl === undefined ? soleNode : new PgInboxClaims(pgUrl),
     intervalMs: config.syncIntervalSeconds * 1000,
     log,
   });

@@ -35,7 +35,6 @@ export class SyncScheduler {
   private readonly deps: SyncSchedulerDeps;
   private readonly watchers = new Map<InboxId, Promise<(() => Promise<void>) | undefined>>();
   private timer: NodeJS.Timeout | undefined;
-  private generation = 0;
   private reconciling: Promise<void> | undefined;
   private reconcileAgain = false;
   private stopped = false;
@@ -45,7 +44,6 @@ export class SyncScheduler {
     // Claims lost with the session: stop watching at once (another node may claim these inboxes on its next pass),
     // then claim again through a new session.
     deps.claims.onLost(() => {
-      this.generation = deps.claims.generation();
       void this.stopAll(false).then(() => this.reconcile());
     });
   }
@@ -63,7 +61,6 @@ export class SyncScheduler {
   start(): void {
     this.deps.queue.every(TICK, this.deps.intervalMs);
     void this.deps.queue.enqueue(TICK, TICK, 1000);
-    this.generation = this.deps.claims.generation();
     this.timer = setInterval(() => {
       void this.reconcile();
     }, this.deps.reconcileMs ?? 5000);
@@ -106,11 +103,6 @@ export class SyncScheduler {
   private async reconcileOnce(): Promise<void> {
     if (this.stopped) return;
     const { claims } = this.deps;
-    if (claims.generation() !== this.generation) {
-      // The claims lapsed with this node's session: another node may already watch these inboxes.
-      this.generation = claims.generation();
-      await this.stopAll(false);
-    }
     const inboxes = (await this.deps.syncable()).filter((i) => !i.isDemo);
     const live = new Map(inboxes.map((i) => [i.id, i]));
     for (const id of [...this.watchers.keys()]) if (!live.has(id)) await this.unwatch(id, true);

@@ -58,7 +58,7 @@ export class PgBossQueue implements JobQueue {
 
   handle(kind: string, handler: (key: string) => Promise<void>): void {
     this.handlers.set(kind, handler);
-    if (this.started) this.later(this.work(kind, handler));
+    if (this.started) this.later(this.work(kind));
   }
 
   every(kind: string, intervalMs: number): void {
@@ -69,7 +69,7 @@ export class PgBossQueue implements JobQueue {
   async start(): Promise<void> {
     await this.boss.start();
     this.started = true;
-    for (const [kind, handler] of this.handlers) await this.work(kind, handler);
+    for (const kind of this.handlers.keys()) await this.work(kind);
     for (const [kind, ms] of this.intervals) await this.tick(kind, ms);
   }
 
@@ -81,7 +81,7 @@ export class PgBossQueue implements JobQueue {
   }
 
   /** The kind's queue (created once, by whichever node is first) and this node's workers for it. */
-  private async work(kind: string, handler: (key: string) => Promise<void>): Promise<void> {
+  private async work(kind: string): Promise<void> {
     await this.boss.createQueue(kind, {
       policy: 'stately',
       retryLimit: 5,
@@ -93,17 +93,21 @@ export class PgBossQueue implements JobQueue {
     await this.boss.work<{ key: string }>(
       kind,
       { localConcurrency: this.opts.concurrency, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 5 },
-      async ([job]) => {
-        if (job === undefined) return;
-        this.active++;
-        this.healthy = true;
-        try {
-          await handler(job.data.key);
-        } finally {
-          this.active--;
-        }
-      },
+      ([job]) => this.run(kind, job?.data.key),
     );
+  }
+
+  /** One job of `kind` on this node: counted for `depth`, and proof that the queue works. */
+  private async run(kind: string, key: string | undefined): Promise<void> {
+    const handler = this.handlers.get(kind);
+    if (handler === undefined || key === undefined) return;
+    this.active++;
+    this.healthy = true;
+    try {
+      await handler(key);
+    } finally {
+      this.active--;
+    }
   }
 
   /**
@@ -122,16 +126,7 @@ export class PgBossQueue implements JobQueue {
     await this.boss.work<{ key: string }>(
       trigger,
       { localConcurrency: 1, pollingIntervalSeconds: 1 },
-      async () => {
-        const handler = this.handlers.get(kind);
-        if (handler === undefined) return;
-        this.active++;
-        try {
-          await handler(kind);
-        } finally {
-          this.active--;
-        }
-      },
+      ([job]) => this.run(kind, job?.data.key),
     );
     const t = setInterval(() => {
       this.boss

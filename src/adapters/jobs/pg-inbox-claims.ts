@@ -12,7 +12,6 @@ export class PgInboxClaims implements InboxClaims {
   private readonly connectionString: string;
   private client: pg.Client | undefined;
   private connecting: Promise<pg.Client> | undefined;
-  private lost = 0;
   private readonly listeners: (() => void)[] = [];
 
   constructor(connectionString: string) {
@@ -26,7 +25,6 @@ export class PgInboxClaims implements InboxClaims {
       const drop = () => {
         if (this.client === c) {
           this.client = undefined;
-          this.lost++;
           for (const l of this.listeners) l();
         }
       };
@@ -66,10 +64,6 @@ export class PgInboxClaims implements InboxClaims {
     await c
       .query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [`watch:${inboxId}`])
       .catch(() => undefined);
-  }
-
-  generation(): number {
-    return this.lost;
   }
 
   onLost(listener: () => void): void {

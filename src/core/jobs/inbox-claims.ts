@@ -9,9 +9,10 @@ export interface InboxClaims {
   /** Claims the inbox for this node: false when another node holds it. */
   claim(inboxId: string): Promise<boolean>;
   release(inboxId: string): Promise<void>;
-  /** Changes when this node lost all its claims at once (its session ended): its watchers must stop. */
-  generation(): number;
-  /** Called at the moment the claims are lost, so watchers stop before another node can claim their inboxes. */
+  /**
+   * Called at the moment this node loses all its claims at once (its session ended), so its watchers stop before
+   * another node can claim their inboxes.
+   */
   onLost(listener: () => void): void;
   close(): Promise<void>;
 }
@@ -21,7 +22,6 @@ export const soleNode: InboxClaims = {
   nodes: () => Promise.resolve(1),
   claim: () => Promise.resolve(true),
   release: () => Promise.resolve(),
-  generation: () => 0,
   onLost: () => undefined,
   close: () => Promise.resolve(),
 };
