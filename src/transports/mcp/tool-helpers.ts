@@ -46,12 +46,14 @@ export const LABEL_ID = /^(?!\\)[^\s(){}"\\%*\]\u0000-\u001f\u007f]{1,100}$/;
 
 /**
  * The inboxes a tool's optional `inbox` argument names: one by id or label (case-insensitive), or every inbox of
- * the account that is not paused when it is empty. A named inbox that is paused is refused as usual.
+ * the account that is not paused when it is empty. A named inbox that is paused is refused as usual. `unpaused`: every
+ * inbox of the account that is not paused, whichever was named (for a view's inbox tabs).
  */
 export async function namedInboxes(ctx: ToolContext, inbox: string | undefined) {
   const all = await ctx.services.inboxes.all(ctx.principal.accountId);
+  const unpaused = all.filter((i) => !i.paused);
   const wanted = inbox?.trim() ?? '';
-  if (wanted === '') return { ok: true, inboxes: all.filter((i) => !i.paused) } as const;
+  if (wanted === '') return { ok: true, inboxes: unpaused, unpaused } as const;
   const found =
     all.find((i) => i.id === wanted) ?? all.find((i) => i.label.toLowerCase() === wanted.toLowerCase());
   if (found === undefined)
@@ -67,5 +69,5 @@ export async function namedInboxes(ctx: ToolContext, inbox: string | undefined) 
       ok: false,
       error: fromInboxError({ code: 'inbox_paused', message: 'The person paused this inbox.' }),
     } as const;
-  return { ok: true, inboxes: [found] } as const;
+  return { ok: true, inboxes: [found], unpaused } as const;
 }

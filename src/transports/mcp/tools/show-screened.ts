@@ -37,12 +37,11 @@ export const showScreened = defineTool({
       offset: clamp(args.offset, 0, Number.MAX_SAFE_INTEGER, 0),
     });
     const p = reviewPayload(review, window.days);
-    const every = await namedInboxes(ctx, undefined);
     return toolOk({
       ...p,
       text: reviewText(p, ctx.marker),
       sayToHuman: p.digest,
-      inboxes: every.ok ? every.inboxes.map((i) => ({ id: i.id, label: i.label })) : [],
+      inboxes: named.unpaused.map((i) => ({ id: i.id, label: i.label })),
       inbox: (args.inbox?.trim() ?? '') === '' ? null : (named.inboxes.at(0)?.id ?? null),
       days: window.days,
     });
