@@ -187,8 +187,55 @@ const Kit = (() => {
     };
   }
 
+  /**
+   * The "Show more" control under a view's list (`#list`): `page(offset)` asks the tool for the page at that offset
+   * and resolves to the call's outcome with `rows` (its list items) and `next` (the offset after it, or null).
+   */
+  function pager(next, page) {
+    const box = el('div', { class: 'actions', id: 'more' });
+    const offer = (offset) =>
+      box.replaceChildren(
+        ...parts(
+          offset !== null && el('button', { type: 'button', onclick: () => more(offset) }, 'Show more'),
+        ),
+      );
+    async function more(offset) {
+      say('Loading…');
+      const r = await page(offset);
+      if (!r.ok) {
+        say(r.message, 'error');
+        return;
+      }
+      document.getElementById('list').append(...r.rows);
+      offer(r.next);
+      say('');
+    }
+    offer(next);
+    return box;
+  }
+
+  /** Inbox tabs: a button per inbox, the selected one marked; `pick(id)` loads that one. */
+  function tabs(items, selected, pick) {
+    return el(
+      'div',
+      { class: 'tabs', role: 'tablist', 'aria-label': 'Inboxes' },
+      items.map((i) =>
+        el(
+          'button',
+          {
+            type: 'button',
+            role: 'tab',
+            'aria-selected': String(i.id === selected),
+            onclick: () => pick(i.id),
+          },
+          i.label,
+        ),
+      ),
+    );
+  }
+
   /** Children for `append`: nested lists flattened, and the `false`/null of a `cond && el(…)` left out. */
   const parts = (...children) => children.flat().filter((c) => c !== false && c !== null && c !== undefined);
 
-  return { start, call, el, parts, say, clean, when, sender, show, input: () => toolInput };
+  return { start, call, el, parts, pager, tabs, say, clean, when, sender, show, input: () => toolInput };
 })();

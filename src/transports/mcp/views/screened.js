@@ -7,25 +7,12 @@
   let view;
 
   function render(root, data) {
-    view = { inbox: data.inbox, days: data.days, nextOffset: data.nextOffset };
+    view = { inbox: data.inbox, days: data.days };
     root.append(
       ...Kit.parts(
         data.inboxes.length > 1 &&
-          el(
-            'div',
-            { class: 'tabs', role: 'tablist', 'aria-label': 'Inboxes' },
-            [{ id: null, label: 'All inboxes' }, ...data.inboxes].map((i) =>
-              el(
-                'button',
-                {
-                  type: 'button',
-                  role: 'tab',
-                  'aria-selected': String(i.id === data.inbox),
-                  onclick: () => load({ inbox: i.id, days: view.days }),
-                },
-                i.label,
-              ),
-            ),
+          Kit.tabs([{ id: null, label: 'All inboxes' }, ...data.inboxes], data.inbox, (id) =>
+            load({ inbox: id, days: view.days }),
           ),
         el(
           'div',
@@ -51,13 +38,19 @@
         el('p', { class: 'muted', text: data.digest }),
         el('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),
         el('ul', { class: 'rows', id: 'list', 'aria-label': 'Screened messages' }, data.rows.map(row)),
-        el('div', { class: 'actions', id: 'more' }, more()),
+        Kit.pager(data.nextOffset, async (offset) => {
+          const r = await call('show_screened', { ...asked(view), offset });
+          return r.ok ? { ok: true, rows: r.data.rows.map(row), next: r.data.nextOffset } : r;
+        }),
       ),
     );
   }
 
-  const more = () =>
-    view.nextOffset === null ? null : el('button', { type: 'button', onclick: loadMore }, 'Show more');
+  /** The arguments for show_screened that keep the chosen inbox and period. */
+  const asked = (args) => ({
+    ...(args.inbox !== null && args.inbox !== undefined && { inbox: args.inbox }),
+    ...(args.days !== null && { days: args.days }),
+  });
 
   function row(r) {
     const li = el('li', { 'data-screened-id': r.id });
@@ -118,30 +111,12 @@
 
   async function load(args) {
     say('Loading…');
-    const r = await call('show_screened', {
-      ...(args.inbox !== null && args.inbox !== undefined && { inbox: args.inbox }),
-      ...(args.days !== null && { days: args.days }),
-    });
+    const r = await call('show_screened', asked(args));
     if (!r.ok) {
       say(r.message, 'error');
       return;
     }
     Kit.show(render)({ structuredContent: r.data });
-  }
-
-  async function loadMore() {
-    const r = await call('show_screened', {
-      ...(view.inbox !== null && { inbox: view.inbox }),
-      ...(view.days !== null && { days: view.days }),
-      offset: view.nextOffset,
-    });
-    if (!r.ok) {
-      say(r.message, 'error');
-      return;
-    }
-    view.nextOffset = r.data.nextOffset;
-    document.getElementById('list').append(...r.data.rows.map(row));
-    document.getElementById('more').replaceChildren(...[more()].filter(Boolean));
   }
 
   Kit.start('screened', Kit.show(render));

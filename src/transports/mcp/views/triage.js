@@ -14,26 +14,10 @@
   let view;
 
   function render(root, data) {
-    view = { inboxId: data.inbox.id, unreadOnly: data.unreadOnly === true, nextOffset: data.nextOffset };
+    view = { inboxId: data.inbox.id, unreadOnly: data.unreadOnly === true };
     root.append(
       ...Kit.parts(
-        data.inboxes.length > 1 &&
-          el(
-            'div',
-            { class: 'tabs', role: 'tablist', 'aria-label': 'Inboxes' },
-            data.inboxes.map((i) =>
-              el(
-                'button',
-                {
-                  type: 'button',
-                  role: 'tab',
-                  'aria-selected': String(i.id === data.inbox.id),
-                  onclick: () => load({ inboxId: i.id }),
-                },
-                i.label,
-              ),
-            ),
-          ),
+        data.inboxes.length > 1 && Kit.tabs(data.inboxes, data.inbox.id, (id) => load({ inboxId: id })),
         el(
           'div',
           { class: 'bar' },
@@ -58,23 +42,13 @@
         el('ul', { class: 'rows', id: 'list', 'aria-label': 'Messages' }, data.messages.map(row)),
         data.messages.length === 0 &&
           el('p', { class: 'muted', text: data.total === 0 ? 'Nothing here yet.' : '' }),
-        el('div', { class: 'actions', id: 'more' }, more()),
+        Kit.pager(data.nextOffset, async (offset) => {
+          const r = await call('show_inbox', { inboxId: view.inboxId, unreadOnly: view.unreadOnly, offset });
+          return r.ok ? { ok: true, rows: r.data.messages.map(row), next: r.data.nextOffset } : r;
+        }),
       ),
     );
   }
-
-  const more = () =>
-    view.nextOffset === null
-      ? null
-      : el(
-          'button',
-          {
-            type: 'button',
-            onclick: () =>
-              load({ inboxId: view.inboxId, unreadOnly: view.unreadOnly, offset: view.nextOffset }, true),
-          },
-          'Show more',
-        );
 
   function row(m) {
     const li = el('li', { class: m.unread ? 'unread' : '', 'data-message-id': m.messageId });
@@ -180,18 +154,11 @@
     );
   }
 
-  async function load(args, append) {
+  async function load(args) {
     say('Loading…');
     const r = await call('show_inbox', args);
     if (!r.ok) {
       say(r.message, 'error');
-      return;
-    }
-    if (append) {
-      view.nextOffset = r.data.nextOffset;
-      document.getElementById('list').append(...r.data.messages.map(row));
-      document.getElementById('more').replaceChildren(...[more()].filter(Boolean));
-      say('');
       return;
     }
     Kit.show(render)({ structuredContent: r.data });

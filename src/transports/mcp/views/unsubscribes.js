@@ -8,10 +8,7 @@
 
   function render(root, data) {
     const inbox = Kit.input().inbox;
-    view = {
-      inbox: typeof inbox === 'string' && inbox !== '' ? inbox : undefined,
-      nextOffset: data.nextOffset,
-    };
+    view = { inbox: typeof inbox === 'string' && inbox !== '' ? inbox : undefined };
     root.append(
       ...Kit.parts(
         el('h1', { text: `Mailing-list senders — ${String(data.total)}` }),
@@ -23,13 +20,13 @@
         el('ul', { class: 'rows', id: 'list', 'aria-label': 'Senders' }, data.senders.map(row)),
         data.senders.length === 0 &&
           el('p', { class: 'muted', text: 'No mailing-list senders in the synced mail.' }),
-        el('div', { class: 'actions', id: 'more' }, more()),
+        Kit.pager(data.nextOffset, async (offset) => {
+          const r = await call('review_unsubscribes', { ...(view.inbox && { inbox: view.inbox }), offset });
+          return r.ok ? { ok: true, rows: r.data.senders.map(row), next: r.data.nextOffset } : r;
+        }),
       ),
     );
   }
-
-  const more = () =>
-    view.nextOffset === null ? null : el('button', { type: 'button', onclick: loadMore }, 'Show more');
 
   function row(s) {
     const li = el('li', { 'data-message-id': s.messageId });
@@ -140,20 +137,6 @@
         text: done({ result: r.data.result, at: new Date().toISOString(), mailSince: false }),
       }),
     );
-  }
-
-  async function loadMore() {
-    const r = await call('review_unsubscribes', {
-      ...(view.inbox && { inbox: view.inbox }),
-      offset: view.nextOffset,
-    });
-    if (!r.ok) {
-      say(r.message, 'error');
-      return;
-    }
-    view.nextOffset = r.data.nextOffset;
-    document.getElementById('list').append(...r.data.senders.map(row));
-    document.getElementById('more').replaceChildren(...[more()].filter(Boolean));
   }
 
   Kit.start('unsubscribes', Kit.show(render));
