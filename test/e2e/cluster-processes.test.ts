@@ -9,7 +9,13 @@ import { connectImapInbox, mailboxState } from '../support/imap-inbox.ts';
 import { startService, type ServiceProcess } from '../support/spawn-service.ts';
 import { createTestApp, TEST_KEY } from '../support/test-app.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { agentOn, expectToolOk, httpToolCaller, toolCaller } from '../support/tool-caller.ts';
+import {
+  agentOn,
+  expectToolOk,
+  httpToolCaller,
+  toolCaller,
+  toolsListStatus,
+} from '../support/tool-caller.ts';
 import { createKeyViaPage, invitedAccount } from '../support/web-client.ts';
 
 const INBOXES = 30;
@@ -213,19 +219,7 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
     await newMailSeen([1, 20]);
   }, 120_000);
 
-  const statusOn = async (node: ServiceProcess, token: string) =>
-    (
-      await fetch(`${node.baseUrl}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-11-25',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      })
-    ).status;
+  const statusOn = (node: ServiceProcess, token: string) => toolsListStatus(fetch, node.baseUrl, token);
 
   it('a key revoked on one instance is refused by the very next request on every node; so is an expired plan', async () => {
     const made = await control.services.apiKeys.create(ownerId, 'short-lived');

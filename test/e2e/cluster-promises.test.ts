@@ -4,7 +4,7 @@ import { DemoMailbox } from '../../src/adapters/mail/demo/demo-mailbox.ts';
 import type { App } from '../../src/app.ts';
 import { freshPgDatabase } from '../rig/pg.ts';
 import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolOk, toolCaller } from '../support/tool-caller.ts';
+import { agentOn, expectToolOk, toolCaller, toolsListStatus } from '../support/tool-caller.ts';
 import { createKeyViaPage, type WebClient } from '../support/web-client.ts';
 
 // Three service instances on one PostgreSQL database (each with its own pools, so its own database sessions, as
@@ -28,22 +28,8 @@ describe('three instances on one PostgreSQL keep every promise on every node', (
     for (const n of nodes) await n.close();
   });
 
-  /** The HTTP status of a tools/list with this bearer token on this node. */
-  const statusOn = async (node: App, token: string) =>
-    (
-      await node.fetch(
-        new Request(new URL('/mcp', node.config.baseUrl), {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${token}`,
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': '2025-11-25',
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-        }),
-      )
-    ).status;
+  const statusOn = (node: App, token: string) =>
+    toolsListStatus((r) => node.fetch(r), node.config.baseUrl, token);
 
   it('a key revoked on one node is refused by the very next request on the others', async () => {
     const doomed = await createKeyViaPage(web, 'doomed');

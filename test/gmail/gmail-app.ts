@@ -1,7 +1,8 @@
 import { gmail, type gmail_v1 } from '@googleapis/gmail';
 import type { Browser } from 'playwright-core';
 import type { App } from '../../src/app.ts';
-import { silentLogger, type Logger } from '../../src/lib/logger.ts';
+import { silentLogger } from '../../src/lib/logger.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 import { listen } from '../../src/transports/http/serve.ts';
 import { freePort } from '../rig/free-port.ts';
 import { startGoogleEmulator, type GoogleEmulator } from '../rig/gmail-emulator.ts';
@@ -38,18 +39,7 @@ export async function startGmailApp(opts: { pollSeconds?: number; pgUrl?: string
     client: { ...CLIENT, redirectUri: `${baseUrl}/connect/google/callback` },
   });
   const api = gmail({ version: 'v1', rootUrl: `${google.url}/` });
-  const logged: string[] = [];
-  const record =
-    (level: string) =>
-    (...a: unknown[]) =>
-      logged.push(`${level} ${JSON.stringify(a)}`);
-  const log: Logger = {
-    ...silentLogger,
-    info: record('info'),
-    warn: record('warn'),
-    error: record('error'),
-    child: () => log,
-  };
+  const { log, lines: logged } = recordingLogger();
   const app = await createTestApp({
     config: {
       baseUrl,

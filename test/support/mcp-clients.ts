@@ -27,9 +27,7 @@ export interface ConnectedClient {
   listResources(): Promise<{
     resources: { uri: string; name: string; mimeType?: string; _meta?: Record<string, unknown> }[];
   }>;
-  readResource(
-    uri: string,
-  ): Promise<{
+  readResource(uri: string): Promise<{
     contents: { uri: string; mimeType?: string; text?: string; _meta?: Record<string, unknown> }[];
   }>;
   era(): string | undefined;

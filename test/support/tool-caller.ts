@@ -43,6 +43,30 @@ export function expectToolError(r: ToolResult, code: string): Record<string, unk
   return r.body;
 }
 
+/**
+ * The HTTP status of a `tools/list` on `/mcp` with this bearer token — 200, or 401 and 402 once a key is revoked or a
+ * plan ended — sent in-process (`send` = an app's fetch) or over HTTP (`fetch`).
+ */
+export async function toolsListStatus(
+  send: (req: Request) => Promise<Response> | Response,
+  baseUrl: string,
+  token: string,
+): Promise<number> {
+  const res = await send(
+    new Request(new URL('/mcp', baseUrl), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    }),
+  );
+  return res.status;
+}
+
 /** Calls MCP tools over the real /mcp endpoint in-process (2026-07-28 wire), as an agent with an API key. */
 export function toolCaller(app: App, key: string) {
   return callerVia((req) => Promise.resolve(app.fetch(req)), app.config.baseUrl, key);

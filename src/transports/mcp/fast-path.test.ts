@@ -128,25 +128,34 @@ function ownerFixture(): { app: App; caller: Caller; registry: ToolRegistry } {
   return f;
 }
 
+/** The same request answered by the fast path and by the SDK's handler. */
+async function bothWays(
+  { app, caller, registry }: ReturnType<typeof ownerFixture>,
+  headers: Record<string, string>,
+  body: unknown,
+) {
+  const deps = { registry, services: app.services.tools, clock: app.clock };
+  const make = () =>
+    new Request('http://127.0.0.1:8787/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+  const viaFast = await fastPath(headerOf(make()), JSON.stringify(body), caller, deps);
+  const sdk = createSdkHandler({ ...deps, onerror: () => undefined });
+  const viaSdk = await sdk.fetch(make(), { authInfo: toAuthInfo(caller) });
+  return { viaFast, viaSdk };
+}
+
 describe('the MCP fast path against the SDK', () => {
   const fixture = ownerFixture();
 
   it.each(CASES)('%s', async (_name, { headers, body }, fast) => {
-    const { app, caller, registry } = fixture;
-    const deps = { registry, services: app.services.tools, clock: app.clock };
-    const make = () =>
-      new Request('http://127.0.0.1:8787/mcp', {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-        body: JSON.stringify(body),
-      });
-    const viaFast = await fastPath(headerOf(make()), JSON.stringify(body), caller, deps);
-    const sdk = createSdkHandler({ ...deps, onerror: () => undefined });
-    const viaSdk = await sdk.fetch(make(), { authInfo: toAuthInfo(caller) });
+    const { viaFast, viaSdk } = await bothWays(fixture, headers, body);
     if (!fast) {
       expect(viaFast).toBeUndefined();
       return;
@@ -168,8 +177,7 @@ describe('the MCP fast path against the SDK, for a result with data for its view
     text.replace(/card_[A-Za-z0-9]{32}/g, 'card_X').replace(/"expiresAt":"[^"]*"/g, '"expiresAt":"T"');
 
   it.each(['modern', 'legacy'] as const)('%s era: _meta exactly where the SDK puts it', async (era) => {
-    const { app, caller, registry } = fixture;
-    const deps = { registry, services: app.services.tools, clock: app.clock };
+    const { app, caller } = fixture;
     const [demo] = await app.services.tools.inboxes.all(caller.principal.accountId);
     const draft = await app.services.tools.drafts.create(caller.principal.accountId, demo!.id, {
       to: 'friend@example.test',
@@ -182,19 +190,7 @@ describe('the MCP fast path against the SDK, for a result with data for its view
     };
     const { headers, body } =
       era === 'modern' ? modern('tools/call', args, 'show_draft') : legacy('tools/call', args);
-    const make = () =>
-      new Request('http://127.0.0.1:8787/mcp', {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-        body: JSON.stringify(body),
-      });
-    const viaFast = await fastPath(headerOf(make()), JSON.stringify(body), caller, deps);
-    const sdk = createSdkHandler({ ...deps, onerror: () => undefined });
-    const viaSdk = await sdk.fetch(make(), { authInfo: toAuthInfo(caller) });
+    const { viaFast, viaSdk } = await bothWays(fixture, headers, body);
     expect(viaFast).toBeDefined();
     const fastText = sameCodes(viaFast!.body);
     const sdkText = sameCodes(await viaSdk.text());

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DemoMailbox } from '../../../adapters/mail/demo/demo-mailbox.ts';
 import type { App } from '../../../app.ts';
 import { fixedClock } from '../../../lib/clock.ts';
-import { silentLogger, type Logger } from '../../../lib/logger.ts';
 import { freshPgDatabase } from '../../../../test/rig/pg.ts';
+import { recordingLogger } from '../../../../test/support/recording-logger.ts';
 import { createTestApp } from '../../../../test/support/test-app.ts';
 import {
   agentOn,
@@ -24,23 +24,11 @@ describe.each(['sqlite', 'postgres'] as const)('the draft card’s tools without
   let call: Caller;
   let stranger: Caller;
   let inboxId: string;
-  const logged: string[] = [];
+  const { log, lines: logged } = recordingLogger();
   const clock = fixedClock(new Date('2026-11-25T09:00:00Z'));
   const sentRows = () => new DemoMailbox(app.db, inboxId).rows('Sent').then((r) => r.length);
 
   beforeAll(async () => {
-    const record =
-      (level: string) =>
-      (...a: unknown[]) =>
-        logged.push(`${level} ${JSON.stringify(a)}`);
-    const log: Logger = {
-      ...silentLogger,
-      debug: record('debug'),
-      info: record('info'),
-      warn: record('warn'),
-      error: record('error'),
-      child: () => log,
-    };
     app = await createTestApp({
       overrides: { clock, log },
       ...(engine === 'postgres' && { pgUrl: await freshPgDatabase() }),
