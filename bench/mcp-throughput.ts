@@ -19,23 +19,45 @@ export interface ThroughputRow extends Comparison {
   readonly name: string;
 }
 
-/**
- * An authenticated `tools/call` of a cheap tool (`list_inboxes`) against the real service process (SQLite,
- * request logging on, audit log written per call), and a bare node:http process answering the same bytes.
- */
-export async function mcpThroughput(opts: {
-  connections: number;
-  seconds: number;
-  rounds: number;
-}): Promise<ThroughputRow[]> {
+/** One tool call to load, in both protocol eras. */
+export interface ToolCase {
+  readonly label: string;
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+}
+
+/** The request of one tool call: the 2026-07-28 era (plain JSON, routing headers) or 2025-11-25 (SSE). */
+export function toolRequest(
+  era: '2026-07-28' | '2025-11-25',
+  tool: string,
+  args: Record<string, unknown>,
+): { headers: Record<string, string>; body: string } {
+  const params =
+    era === '2026-07-28' ? { name: tool, arguments: args, _meta: META } : { name: tool, arguments: args };
+  const headers: Record<string, string> =
+    era === '2026-07-28'
+      ? { 'mcp-protocol-version': era, 'mcp-method': 'tools/call', 'mcp-name': tool }
+      : { 'mcp-protocol-version': era };
+  return { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }) };
+}
+
+/** A running service process on SQLite with an owner, an API key and the demo inbox synced. */
+export interface BenchService {
+  readonly url: string;
+  readonly key: string;
+  readonly dataDir: string;
+  call(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+export async function startBenchService(env: Record<string, string> = {}): Promise<BenchService> {
   const dataDir = tempDir('bench-');
-  const { config, secrets } = readConfiguration({ DATA_DIR: dataDir }, ROOT);
+  const { config, secrets } = readConfiguration({ DATA_DIR: dataDir, ...env }, ROOT);
   const setup = await createApp(config, secrets, { log: silentLogger });
   const web = await setUpOwner(setup);
   await setup.services.accounts.setPlan('owner@example.test', 'pro');
   const key = await createKeyViaPage(web);
   await setup.close();
-
   const port = await freePort();
   const service = await startProcess(
     [join(ROOT, 'bin', 'inbox-triage.js'), 'serve'],
@@ -44,51 +66,55 @@ export async function mcpThroughput(opts: {
       PORT: String(port),
       RATE_LIMIT_MCP_PER_MINUTE: '100000000',
       LOG_LEVEL: 'info',
+      ...env,
     },
     'listening',
   );
+  const url = `http://127.0.0.1:${String(port)}/mcp`;
+  return {
+    url,
+    key,
+    dataDir,
+    async call(tool, args) {
+      const r = toolRequest('2026-07-28', tool, args);
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { ...headersFor(key, r.headers) },
+        body: r.body,
+      });
+      const json = (await res.json()) as { result?: { structuredContent?: Record<string, unknown> } };
+      const out = json.result?.structuredContent;
+      if (out === undefined) throw new Error(`${tool}: ${JSON.stringify(json).slice(0, 300)}`);
+      return out;
+    },
+    stop: () => stopProcess(service),
+  };
+}
+
+const headersFor = (key: string, extra: Record<string, string>) => ({
+  authorization: `Bearer ${key}`,
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  ...extra,
+});
+
+/** Loads each case on the service and on a bare node:http process answering the very bytes the service gave. */
+export async function compareCases(
+  svc: BenchService,
+  cases: readonly ToolCase[],
+  opts: { connections: number; seconds: number; rounds: number },
+): Promise<ThroughputRow[]> {
   const rows: ThroughputRow[] = [];
-  try {
-    const cases = [
-      {
-        name: 'tools/call list_inboxes, 2026-07-28 (JSON)',
-        headers: {
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': 'list_inboxes',
-        },
-        body: {
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'list_inboxes', arguments: {}, _meta: META },
-        },
-      },
-      {
-        name: 'tools/call list_inboxes, 2025-11-25 (SSE)',
-        headers: { 'mcp-protocol-version': '2025-11-25' },
-        body: {
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'list_inboxes', arguments: {} },
-        },
-      },
-    ];
-    for (const c of cases) {
-      const headers = {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...c.headers,
-      };
-      const body = JSON.stringify(c.body);
-      const url = `http://127.0.0.1:${String(port)}/mcp`;
-      const sample = await fetch(url, { method: 'POST', headers, body });
-      if (sample.status !== 200)
-        throw new Error(`service answered ${String(sample.status)}: ${await sample.text()}`);
-      const bytesPath = join(dataDir, 'response.bin');
-      writeFileSync(bytesPath, Buffer.from(await sample.arrayBuffer()));
+  for (const c of cases)
+    for (const era of ['2026-07-28', '2025-11-25'] as const) {
+      const r = toolRequest(era, c.tool, c.args);
+      const headers = headersFor(svc.key, r.headers);
+      const sample = await fetch(svc.url, { method: 'POST', headers, body: r.body });
+      const bytes = Buffer.from(await sample.arrayBuffer());
+      if (sample.status !== 200 || bytes.includes('"isError":true'))
+        throw new Error(`service answered ${String(sample.status)}: ${bytes.toString().slice(0, 300)}`);
+      const bytesPath = join(svc.dataDir, 'response.bin');
+      writeFileSync(bytesPath, bytes);
       const barePort = await freePort();
       const bare = await startProcess(
         [
@@ -102,15 +128,52 @@ export async function mcpThroughput(opts: {
       try {
         const bareUrl = `http://127.0.0.1:${String(barePort)}/mcp`;
         rows.push({
-          name: c.name,
-          ...(await compare({ url, headers, body }, { url: bareUrl, headers, body }, opts)),
+          name: `${c.label}, ${era} (${era === '2026-07-28' ? 'JSON' : 'SSE'}), ${String(bytes.length)} B`,
+          ...(await compare(
+            { url: svc.url, headers, body: r.body },
+            { url: bareUrl, headers, body: r.body },
+            opts,
+          )),
         });
       } finally {
         await stopProcess(bare);
       }
     }
-  } finally {
-    await stopProcess(service);
-  }
   return rows;
+}
+
+/**
+ * Authenticated tool calls against the real service process (SQLite, request logging on, an audit row per call):
+ * `list_inboxes` (the cheapest call) and the read path agents use most — `list_messages` with 50 and with 5
+ * previews and `get_message` — on the demo inbox.
+ */
+export async function mcpThroughput(opts: {
+  connections: number;
+  seconds: number;
+  rounds: number;
+  only?: string | undefined;
+}): Promise<ThroughputRow[]> {
+  const svc = await startBenchService();
+  try {
+    const inboxes = (await svc.call('list_inboxes', {}))['inboxes'] as { id: string; isDemo?: boolean }[];
+    const inboxId = inboxes.find((i) => i.isDemo === true)?.id ?? '';
+    await svc.call('sync_inbox', { inboxId });
+    const page = (await svc.call('list_messages', { inboxId, limit: 50 }))['messages'] as {
+      messageId: string;
+    }[];
+    const messageId = page[0]?.messageId ?? '';
+    const cases: ToolCase[] = [
+      { label: 'list_inboxes', tool: 'list_inboxes', args: {} },
+      { label: 'list_messages limit 50 (demo)', tool: 'list_messages', args: { inboxId, limit: 50 } },
+      { label: 'list_messages limit 5 (demo)', tool: 'list_messages', args: { inboxId, limit: 5 } },
+      { label: 'get_message (demo)', tool: 'get_message', args: { inboxId, messageId } },
+    ];
+    return await compareCases(
+      svc,
+      cases.filter((c) => opts.only === undefined || c.tool === opts.only),
+      opts,
+    );
+  } finally {
+    await svc.stop();
+  }
 }

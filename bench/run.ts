@@ -13,6 +13,8 @@ import { ensureSystemPackages, REQUIRED_SYSTEM_PACKAGES } from '../test/rig/syst
 const { values } = parseArgs({
   options: {
     only: { type: 'string' },
+    tool: { type: 'string' },
+    rounds: { type: 'string' },
     seconds: { type: 'string', default: '3' },
     'no-write': { type: 'boolean' },
   },
@@ -26,8 +28,8 @@ const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)}%`;
 
 if (values.only === undefined || values.only === 'mcp') {
   const connections = 64;
-  const rounds = 9;
-  const rows = await mcpThroughput({ connections, seconds, rounds });
+  const rounds = Number(values.rounds ?? 9);
+  const rows = await mcpThroughput({ connections, seconds, rounds, only: values.tool });
   const lines = [
     `Measured ${today} on ${machine()}; ${String(connections)} connections, autocannon in the runner process, each server its own process; after a 2 s warm-up of each, ${String(rounds)} rounds of ${String(seconds)} s on ours then ${String(seconds)} s on bare. Each side shows its median round; the ratio is the median of the per-round ratios (all rounds in brackets).`,
     '',
