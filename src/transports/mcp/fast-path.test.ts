@@ -163,7 +163,7 @@ describe('the MCP fast path against the SDK', () => {
     expect(viaFast).toBeDefined();
     expect(viaFast!.status).toBe(viaSdk.status);
     expect(viaFast!.headers['content-type']).toBe(viaSdk.headers.get('content-type'));
-    expect(parse(viaFast!.body, viaFast!.headers['content-type'] ?? null)).toEqual(
+    expect(parse(viaFast!.body.join(''), viaFast!.headers['content-type'] ?? null)).toEqual(
       parse(await viaSdk.text(), viaSdk.headers.get('content-type')),
     );
   });
@@ -192,7 +192,7 @@ describe('the MCP fast path against the SDK, for a result with data for its view
       era === 'modern' ? modern('tools/call', args, 'show_draft') : legacy('tools/call', args);
     const { viaFast, viaSdk } = await bothWays(fixture, headers, body);
     expect(viaFast).toBeDefined();
-    const fastText = sameCodes(viaFast!.body);
+    const fastText = sameCodes(viaFast!.body.join(''));
     const sdkText = sameCodes(await viaSdk.text());
     expect(fastText).toContain('"_meta":{"inbox-triage/card":{"code":"card_X"');
     expect(parse(fastText, viaFast!.headers['content-type'] ?? null)).toEqual(
@@ -314,7 +314,7 @@ describe('the MCP fast path under random header and envelope mutations', () => {
         answered++;
         const viaSdk = await sdk.fetch(make(), { authInfo: toAuthInfo(caller) });
         expect(viaFast.status).toBe(viaSdk.status);
-        expect(parse(viaFast.body, viaFast.headers['content-type'] ?? null)).toEqual(
+        expect(parse(viaFast.body.join(''), viaFast.headers['content-type'] ?? null)).toEqual(
           parse(await viaSdk.text(), viaSdk.headers.get('content-type')),
         );
       }),
@@ -418,7 +418,7 @@ describe('the MCP fast path on mostly valid requests', () => {
         answered++;
         const viaSdk = await sdk.fetch(make(), { authInfo: toAuthInfo(caller) });
         expect(viaFast.status).toBe(viaSdk.status);
-        expect(parse(viaFast.body, viaFast.headers['content-type'] ?? null)).toEqual(
+        expect(parse(viaFast.body.join(''), viaFast.headers['content-type'] ?? null)).toEqual(
           parse(await viaSdk.text(), viaSdk.headers.get('content-type')),
         );
       }),

@@ -21,11 +21,15 @@ const validEnvelope = envelopeJudge();
 /** A request header by lower-case name. */
 export type HeaderOf = (name: string) => string | undefined;
 
-/** A complete 200 answer, kept as plain data so the raw `node:http` lane can write it without a web `Response`. */
+/**
+ * A complete 200 answer, kept as plain data so the raw `node:http` lane can write it without a web `Response`. The
+ * body is in pieces, encoded one by one: joined, a 50-preview answer became one string of ~140 KB that V8 allocates
+ * outside its young generation, which cost more than the rest of the call (docs/benchmarks.md).
+ */
 export interface FastReply {
   readonly status: 200;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
+  readonly body: readonly string[];
 }
 
 export interface FastPathDeps {
@@ -76,11 +80,18 @@ export async function fastPath(
     // stamped into it; without one, the identity goes last.
     const members =
       answer.kind === 'tools'
-        ? `${answer.members},"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":${SERVER_INFO_META_JSON}`
+        ? [
+            ...answer.members,
+            `,"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":${SERVER_INFO_META_JSON}`,
+          ]
         : answer.meta === undefined
-          ? `${answer.members},"resultType":"complete","_meta":${SERVER_INFO_META_JSON}`
-          : `"_meta":{${answer.meta},${SERVER_INFO_MEMBER}},${answer.members},"resultType":"complete"`;
-    return json(`{"result":{${members}},"jsonrpc":"2.0","id":${idJson(id)}}`);
+          ? [...answer.members, `,"resultType":"complete","_meta":${SERVER_INFO_META_JSON}`]
+          : [
+              `"_meta":{${answer.meta},${SERVER_INFO_MEMBER}},`,
+              ...answer.members,
+              ',"resultType":"complete"',
+            ];
+    return json(['{"result":{', ...members, `},"jsonrpc":"2.0","id":${idJson(id)}}`]);
   }
 
   // The 2025 era: no envelope. A `_meta` of any other kind (progress tokens…) is left to the SDK to validate.
@@ -89,14 +100,15 @@ export async function fastPath(
   if (version !== undefined && !LEGACY_VERSIONS.has(version)) return undefined;
   const answer = await dispatch(method, params, caller, deps);
   if (answer === undefined) return undefined;
-  const members = answer.meta === undefined ? answer.members : `"_meta":{${answer.meta}},${answer.members}`;
-  return sse(`{"result":{${members}},"jsonrpc":"2.0","id":${idJson(id)}}`);
+  const members =
+    answer.meta === undefined ? answer.members : [`"_meta":{${answer.meta}},`, ...answer.members];
+  return sse(['{"result":{', ...members, `},"jsonrpc":"2.0","id":${idJson(id)}}`]);
 }
 
 /** A result's members as JSON text, without the braces: the reply is written around them by hand. */
 interface Answer {
   readonly kind: 'tools' | 'call';
-  readonly members: string;
+  readonly members: readonly string[];
   /** The result's own `_meta` members (data for a view), when it has any. */
   readonly meta?: string | undefined;
 }
@@ -110,7 +122,7 @@ async function dispatch(
   if (method === 'tools/list') {
     if (params !== undefined && (typeof params !== 'object' || params === null || 'cursor' in params))
       return undefined;
-    return { kind: 'tools', members: `"tools":${deps.registry.listedJson}` };
+    return { kind: 'tools', members: ['"tools":', deps.registry.listedJson] };
   }
   if (method !== 'tools/call' || typeof params !== 'object' || params === null) return undefined;
   const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
@@ -151,18 +163,28 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
-function json(body: string): FastReply {
+function json(body: string[]): FastReply {
   return { status: 200, headers: JSON_HEADERS, body };
 }
 
 /** The 2025-era transport answers requests as a one-event SSE stream; so do we. */
-function sse(data: string): FastReply {
-  return { status: 200, headers: SSE_HEADERS, body: `event: message\ndata: ${data}\n\n` };
+function sse(data: string[]): FastReply {
+  return { status: 200, headers: SSE_HEADERS, body: ['event: message\ndata: ', ...data, '\n\n'] };
 }
 
-export const isFastReply = (r: Response | FastReply): r is FastReply => typeof r.body === 'string';
+export const isFastReply = (r: Response | FastReply): r is FastReply => Array.isArray(r.body);
+
+/** The body's pieces as UTF-8 in one buffer, never joined into one string. */
+export function encodeBody(pieces: readonly string[]): Buffer<ArrayBuffer> {
+  let size = 0;
+  for (const p of pieces) size += Buffer.byteLength(p);
+  const bytes = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const p of pieces) at += bytes.write(p, at);
+  return bytes;
+}
 
 /** A fast reply as a web `Response`, for the Hono route. */
 export function toResponse(reply: FastReply): Response {
-  return new Response(reply.body, { status: reply.status, headers: reply.headers });
+  return new Response(encodeBody(reply.body), { status: reply.status, headers: reply.headers });
 }

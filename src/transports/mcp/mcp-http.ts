@@ -1,7 +1,7 @@
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics } from '../../lib/metrics.ts';
 import { beginRequest, endRequest, failedRequest } from '../http/request-frame.ts';
-import { isFastReply, type FastReply, type HeaderOf } from './fast-path.ts';
+import { encodeBody, isFastReply, type FastReply, type HeaderOf } from './fast-path.ts';
 import { bodyTooLarge, methodNotAllowed, type McpEndpoint } from './mcp-endpoint.ts';
 import { MAX_MCP_BODY_BYTES } from './sdk-server.ts';
 
@@ -21,7 +21,7 @@ export interface McpHttpRequest {
 export interface McpHttpReply {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string | ReadableStream<Uint8Array> | null;
+  readonly body: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null;
 }
 
 /**
@@ -76,11 +76,11 @@ async function answer(r: McpHttpRequest, endpoint: McpEndpoint, log: Logger): Pr
   return isFastReply(handled) ? fastReply(handled) : fromResponse(handled);
 }
 
-const fastReply = (f: FastReply): McpHttpReply => ({
-  status: f.status,
-  headers: { ...f.headers, 'content-length': String(Buffer.byteLength(f.body)) },
-  body: f.body,
-});
+/** Encoded once, piece by piece (fast-path.ts `FastReply`), so its length is known without a second pass. */
+function fastReply(f: FastReply): McpHttpReply {
+  const bytes = encodeBody(f.body);
+  return { status: f.status, headers: { ...f.headers, 'content-length': String(bytes.length) }, body: bytes };
+}
 
 function fromResponse(res: Response): McpHttpReply {
   const headers: Record<string, string> = {};

@@ -81,6 +81,6 @@ function readBody(req: IncomingMessage, max: number): Promise<string | undefined
 async function write(res: ServerResponse, reply: McpHttpReply): Promise<void> {
   res.writeHead(reply.status, reply.headers);
   if (reply.body === null) res.end();
-  else if (typeof reply.body === 'string') res.end(reply.body);
+  else if (typeof reply.body === 'string' || reply.body instanceof Uint8Array) res.end(reply.body);
   else await pipeline(Readable.fromWeb(reply.body as WebReadableStream), res);
 }

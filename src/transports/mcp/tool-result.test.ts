@@ -11,7 +11,7 @@ describe('tool results', () => {
     expect(r.content).toEqual([{ type: 'text', text: JSON.stringify(payload) }]);
     expect(r.structuredContent).toBe(payload);
     expect(r.isError).toBeUndefined();
-    expect(resultMembersJson(r)).toBe(stringified(r));
+    expect(resultMembersJson(r).join('')).toBe(stringified(r));
   });
 
   it('cut a result over the limit, say so, and keep text and structuredContent the same', () => {
@@ -26,7 +26,7 @@ describe('tool results', () => {
     expect(r.structuredContent['truncated']).toMatchObject({ fields: ['messages'] });
     expect((r.structuredContent['messages'] as unknown[]).length).toBeLessThan(400);
     expect(payload.messages).toHaveLength(400); // the tool's own object is not cut in place
-    expect(resultMembersJson(r)).toBe(stringified(r));
+    expect(resultMembersJson(r).join('')).toBe(stringified(r));
   });
 
   it('mark errors, and write them the same way', () => {
@@ -36,7 +36,7 @@ describe('tool results', () => {
       error: 'inbox_not_found',
       message: 'No inbox with this id.',
     });
-    expect(resultMembersJson(r)).toBe(stringified(r));
+    expect(resultMembersJson(r).join('')).toBe(stringified(r));
   });
 
   it('write a result built elsewhere from its own members', () => {
@@ -44,6 +44,6 @@ describe('tool results', () => {
       content: [{ type: 'text', text: 'not the JSON of structuredContent' }],
       structuredContent: { a: 1 },
     };
-    expect(resultMembersJson(r)).toBe(stringified(r));
+    expect(resultMembersJson(r).join('')).toBe(stringified(r));
   });
 });

@@ -53,14 +53,21 @@ export function errorResult(error: ToolError): CallToolResultWire {
 
 /**
  * The members of a tool result as JSON (`"content":…,"structuredContent":…[,"isError":true]`, no braces, no `_meta`),
- * the same text `JSON.stringify` would give them, for answers written by hand: the payload is serialized once and
- * only its escaped copy in the text item is new. `_meta` is left to the caller (`resultMetaJson`): the 2026 wire adds
- * the server's identity into it.
+ * in pieces whose concatenation is the text `JSON.stringify` would give them, for answers written by hand: the
+ * payload is serialized once and only its escaped copy in the text item is new. Pieces, because joining a large
+ * answer into one string costs more than encoding it (docs/benchmarks.md). `_meta` is left to the caller
+ * (`resultMetaJson`): the 2026 wire adds the server's identity into it.
  */
-export function resultMembersJson(result: CallToolResultWire): string {
+export function resultMembersJson(result: CallToolResultWire): string[] {
   const structured = (result as BuiltResult)[PAYLOAD_JSON] ?? JSON.stringify(result.structuredContent);
   const content = JSON.stringify(result.content);
-  return `"content":${content},"structuredContent":${structured}${result.isError === true ? ',"isError":true' : ''}`;
+  return [
+    '"content":',
+    content,
+    ',"structuredContent":',
+    structured,
+    ...(result.isError === true ? [',"isError":true'] : []),
+  ];
 }
 
 /** The members of a result's `_meta` as JSON without braces (`"k":v,…`), or undefined when it has none. */
