@@ -4,6 +4,7 @@ import type { CanonicalFolder, DiscoveredFolder, Folder, FolderId } from '../../
 import type { FolderStore, SyncStateUpdate } from '../../core/messages/folder-store.ts';
 import type { Db } from './database.ts';
 import type { FoldersTable } from './schema.ts';
+import { hotQuery } from './sqlite/hot-query.ts';
 import { toDateOrNull } from './sql-errors.ts';
 
 const toFolder = (r: Selectable<FoldersTable>): Folder => ({
@@ -24,10 +25,22 @@ const toFolder = (r: Selectable<FoldersTable>): Folder => ({
   },
 });
 
+// Every read of an inbox's mail starts from its folders: compiled once (hot-query.ts).
+const foldersOf = (db: Db) =>
+  hotQuery<Selectable<FoldersTable>, { inboxId: string }>(db, (p) =>
+    db.kysely
+      .selectFrom('folders')
+      .selectAll()
+      .where('inbox_id', 'in', [p('inboxId')])
+      .orderBy('path'),
+  );
+
 export class KyselyFolderStore implements FolderStore {
   private readonly db: Db['kysely'];
+  private readonly listQuery: ReturnType<typeof foldersOf>;
   constructor(db: Db) {
     this.db = db.kysely;
+    this.listQuery = foldersOf(db);
   }
 
   async replaceAll(
@@ -72,13 +85,7 @@ export class KyselyFolderStore implements FolderStore {
   }
 
   async list(inboxId: InboxId): Promise<Folder[]> {
-    const rows = await this.db
-      .selectFrom('folders')
-      .selectAll()
-      .where('inbox_id', '=', inboxId)
-      .orderBy('path')
-      .execute();
-    return rows.map(toFolder);
+    return (await this.listQuery({ inboxId })).map(toFolder);
   }
 
   async get(inboxId: InboxId, id: FolderId): Promise<Folder | undefined> {

@@ -37,12 +37,24 @@ const inboxesOf = (db: Db) =>
       .orderBy('id'),
   );
 
+// Every tool that names an inbox looks it up first: compiled once too.
+const inboxOf = (db: Db) =>
+  hotQuery<Selectable<InboxesTable>, { accountId: string; id: string }>(db, (p) =>
+    db.kysely
+      .selectFrom('inboxes')
+      .selectAll()
+      .where('id', 'in', [p('id')])
+      .where('account_id', 'in', [p('accountId')]),
+  );
+
 export class KyselyInboxStore implements InboxStore {
   private readonly db: Db['kysely'];
   private readonly listQuery: ReturnType<typeof inboxesOf>;
+  private readonly getQuery: ReturnType<typeof inboxOf>;
   constructor(db: Db) {
     this.db = db.kysely;
     this.listQuery = inboxesOf(db);
+    this.getQuery = inboxOf(db);
   }
 
   async create(i: NewInbox): Promise<Inbox> {
@@ -69,12 +81,7 @@ export class KyselyInboxStore implements InboxStore {
   }
 
   async get(accountId: AccountId, id: InboxId): Promise<Inbox | undefined> {
-    const r = await this.db
-      .selectFrom('inboxes')
-      .selectAll()
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
+    const [r] = await this.getQuery({ accountId, id });
     return r && toInbox(r);
   }
 

@@ -4,12 +4,15 @@ import type { FolderId } from '../../core/messages/folder.ts';
 import type { Address, MessageId, MessageSummary } from '../../core/messages/message.ts';
 import type {
   FlagUpdate,
+  HeadlinePage,
+  HeadlineQuery,
+  MessageHeadline,
   MessagePage,
   MessageQuery,
   MessageStore,
 } from '../../core/messages/message-store.ts';
 import type { Db } from './database.ts';
-import { hotBatch } from './sqlite/hot-query.ts';
+import { hotBatch, hotQuery } from './sqlite/hot-query.ts';
 import type { MessagesTable } from './schema.ts';
 import { bit, toDate } from './sql-errors.ts';
 
@@ -92,11 +95,100 @@ type FlagColumns = Pick<Selectable<MessagesTable>, 'unread' | 'starred' | 'label
 /** LIKE pattern for a literal substring: %, _ and the escape character itself are escaped. */
 const likeContains = (s: string): string => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+type HeadlineRow = Pick<
+  Selectable<MessagesTable>,
+  | 'id'
+  | 'folder_id'
+  | 'thread_id'
+  | 'subject'
+  | 'from_address'
+  | 'from_name'
+  | 'snippet'
+  | 'date'
+  | 'unread'
+  | 'starred'
+  | 'labels_json'
+  | 'has_attachments'
+  | 'list_id'
+  | 'list_unsubscribe'
+> & { total: number };
+
+const toHeadline = (r: HeadlineRow): MessageHeadline => ({
+  id: r.id as MessageId,
+  folderId: r.folder_id as FolderId,
+  threadId: r.thread_id,
+  subject: r.subject,
+  from: { address: r.from_address, name: r.from_name },
+  snippet: r.snippet,
+  date: toDate(r.date),
+  unread: r.unread === 1,
+  starred: r.starred === 1,
+  labels: JSON.parse(r.labels_json) as string[],
+  hasAttachments: r.has_attachments === 1,
+  isList: r.list_id !== null || r.list_unsubscribe !== null,
+});
+
+/** The shape of a listing statement: it depends on these, never on the values. */
+interface HeadlineShape {
+  readonly folders: number;
+  readonly unreadOnly: boolean;
+  readonly text: boolean;
+  /** Written into the SQL: SQLite re-plans a statement whose LIMIT is bound on every run (hot-query.ts). */
+  readonly limit: number;
+}
+
+/**
+ * One listing page in one statement (decision 0026): the preview columns of the page's rows, newest first, with the
+ * number of matches from a scalar subquery over the same filter — counted from the listing index, not the rows.
+ * Compiled once per shape.
+ */
+function headlineStatement(db: Db, shape: HeadlineShape) {
+  return hotQuery<HeadlineRow, Record<string, unknown>>(db, (p) => {
+    const filter = sql.join(
+      [
+        sql`inbox_id in (${p('inboxId')})`,
+        sql`folder_id in (${sql.join(Array.from({ length: shape.folders }, (_, i) => p(`folder${String(i)}`)))})`,
+        ...(shape.unreadOnly ? [sql`unread = 1`] : []),
+        ...(shape.text ? [sql`search_text like ${p('text')} escape '\\'`] : []),
+      ],
+      sql` and `,
+    );
+    return db.kysely
+      .selectFrom('messages')
+      .select([
+        'id',
+        'folder_id',
+        'thread_id',
+        'subject',
+        'from_address',
+        'from_name',
+        'snippet',
+        'date',
+        'unread',
+        'starred',
+        'labels_json',
+        'has_attachments',
+        'list_id',
+        'list_unsubscribe',
+        sql<number>`(select count(*) from messages where ${filter})`.as('total'),
+      ])
+      .where(sql<boolean>`${filter}`)
+      .orderBy('date', 'desc')
+      .orderBy('position', 'desc')
+      .orderBy('id', 'desc')
+      .limit(sql.lit(shape.limit))
+      .offset(p('offset') as number);
+  });
+}
+
 export class KyselyMessageStore implements MessageStore {
   private readonly db: Db['kysely'];
+  private readonly full: Db;
   private readonly upsert: ReturnType<typeof upsertStatement>;
+  private readonly headlineStatements = new Map<string, ReturnType<typeof headlineStatement>>();
   constructor(db: Db) {
     this.db = db.kysely;
+    this.full = db;
     this.upsert = upsertStatement(db);
   }
 
@@ -154,6 +246,39 @@ export class KyselyMessageStore implements MessageStore {
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     ]);
     return { items: rows.map(toSummary), total: count.n };
+  }
+
+  async headlines(inboxId: InboxId, q: HeadlineQuery): Promise<HeadlinePage> {
+    if (q.folderIds.length === 0) return { items: [], total: 0 };
+    const text = q.text !== undefined && q.text !== '' ? likeContains(q.text) : undefined;
+    const shape: HeadlineShape = {
+      folders: q.folderIds.length,
+      unreadOnly: q.unreadOnly === true,
+      text: text !== undefined,
+      limit: q.limit,
+    };
+    const key = `${String(shape.folders)}/${String(shape.unreadOnly)}/${String(shape.text)}/${String(shape.limit)}`;
+    let run = this.headlineStatements.get(key);
+    if (run === undefined) {
+      if (this.headlineStatements.size >= 256) this.headlineStatements.clear();
+      run = headlineStatement(this.full, shape);
+      this.headlineStatements.set(key, run);
+    }
+    const values: Record<string, unknown> = { inboxId, offset: q.offset, text };
+    q.folderIds.forEach((id, i) => (values[`folder${String(i)}`] = id));
+    const rows = await run(values);
+    const [first] = rows;
+    if (first !== undefined) return { items: rows.map(toHeadline), total: first.total };
+    // Past the end, the page has no row to carry the count.
+    if (q.offset === 0) return { items: [], total: 0 };
+    const { total } = await this.list(inboxId, {
+      folderIds: q.folderIds,
+      ...(q.unreadOnly === true && { unreadOnly: true }),
+      ...(text !== undefined && { text: q.text }),
+      limit: 1,
+      offset: 0,
+    });
+    return { items: [], total };
   }
 
   async updateFlags(inboxId: InboxId, id: MessageId, f: FlagUpdate): Promise<boolean> {

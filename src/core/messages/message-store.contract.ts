@@ -149,6 +149,65 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       expect(await positions({ threadId: 'thr_missing' })).toEqual({ total: 0, positions: [] });
     });
 
+    it('headlines: the same pages as list, in one order, with the total on every page and past the end', async () => {
+      const { inbox, inboxFolder, archive } = await setup(h());
+      const other = await setup(h());
+      const sameDate = new Date('2026-01-01T00:00:00Z');
+      await h().messages.upsertMany([
+        ...Array.from({ length: 60 }, (_, n) =>
+          newSummary(inbox, n % 3 === 0 ? archive : inboxFolder, n + 1, {
+            unread: n % 2 === 0,
+            subject: n % 5 === 0 ? `Invoice 100% #${String(n)}` : `Note ${String(n)}`,
+            // ties on date are broken by position, then id
+            ...(n < 10 && { date: sameDate }),
+            ...(n === 7 && { listId: '<news.example>' }),
+          }),
+        ),
+        newSummary(other.inbox, other.inboxFolder, 1, { subject: 'Invoice 100% elsewhere' }),
+      ]);
+      const queries = [
+        { folderIds: [inboxFolder] },
+        { folderIds: [inboxFolder, archive] },
+        { folderIds: [archive, inboxFolder], unreadOnly: true },
+        { folderIds: [inboxFolder, archive], text: 'INVOICE 100%' },
+        { folderIds: [inboxFolder], text: 'invoice', unreadOnly: true },
+        { folderIds: [inboxFolder], text: 'nothing like this' },
+      ];
+      for (const q of queries)
+        for (const [limit, offset] of [
+          [5, 0],
+          [7, 14],
+          [50, 0],
+          [200, 0],
+          [10, 55],
+          [10, 500],
+        ] as const) {
+          const list = await h().messages.list(inbox, { ...q, limit, offset });
+          const page = await h().messages.headlines(inbox, { ...q, limit, offset });
+          expect(page.total, JSON.stringify({ q, limit, offset })).toBe(list.total);
+          expect(page.items).toEqual(
+            list.items.map((m) => ({
+              id: m.id,
+              folderId: m.folderId,
+              threadId: m.threadId,
+              subject: m.subject,
+              from: m.from,
+              snippet: m.snippet,
+              date: m.date,
+              unread: m.unread,
+              starred: m.starred,
+              labels: m.labels,
+              hasAttachments: m.hasAttachments,
+              isList: m.listId !== null || m.listUnsubscribe !== null,
+            })),
+          );
+        }
+      expect((await h().messages.headlines(inbox, { folderIds: [], limit: 5, offset: 0 })).total).toBe(0);
+      expect(
+        (await h().messages.headlines(other.inbox, { folderIds: [inboxFolder], limit: 5, offset: 0 })).total,
+      ).toBe(0);
+    });
+
     it('upsert keeps the id and updates flags; updateFlags and relocate keep it too', async () => {
       const { inbox, inboxFolder, archive } = await setup(h());
       const m = newSummary(inbox, inboxFolder, 7, { unread: true });

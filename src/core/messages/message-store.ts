@@ -1,7 +1,7 @@
 import type { FlagState } from '../mail/mail-types.ts';
 import type { InboxId } from '../inboxes/inbox.ts';
 import type { FolderId } from './folder.ts';
-import type { MessageId, MessageSummary } from './message.ts';
+import type { Address, MessageId, MessageSummary } from './message.ts';
 
 export interface MessageQuery {
   readonly folderId?: FolderId;
@@ -22,6 +22,39 @@ export interface MessagePage {
   readonly total: number;
 }
 
+/** What a listing shows of a message: no recipients, no provider handle. */
+export interface MessageHeadline {
+  readonly id: MessageId;
+  readonly folderId: FolderId;
+  readonly threadId: string | null;
+  readonly subject: string;
+  readonly from: Address;
+  readonly snippet: string;
+  readonly date: Date;
+  readonly unread: boolean;
+  readonly starred: boolean;
+  readonly labels: readonly string[];
+  readonly hasAttachments: boolean;
+  /** Sent through a mailing list (List-Id or List-Unsubscribe). */
+  readonly isList: boolean;
+}
+
+export interface HeadlineQuery {
+  /** At least one; the page spans these folders. */
+  readonly folderIds: readonly FolderId[];
+  readonly unreadOnly?: boolean;
+  /** Case-insensitive substring over subject, sender and snippet. */
+  readonly text?: string;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export interface HeadlinePage {
+  readonly items: MessageHeadline[];
+  /** How many messages match, on every page. */
+  readonly total: number;
+}
+
 export type FlagUpdate = Pick<MessageSummary, 'unread' | 'starred' | 'labels'>;
 
 /**
@@ -35,6 +68,8 @@ export interface MessageStore {
   get(inboxId: InboxId, id: MessageId): Promise<MessageSummary | undefined>;
   findByRef(folderId: FolderId, providerRef: string): Promise<MessageSummary | undefined>;
   list(inboxId: InboxId, query: MessageQuery): Promise<MessagePage>;
+  /** The listing's page: only the columns a preview shows, and the number of matches (one statement where it can). */
+  headlines(inboxId: InboxId, query: HeadlineQuery): Promise<HeadlinePage>;
   updateFlags(inboxId: InboxId, id: MessageId, flags: FlagUpdate): Promise<boolean>;
   /** After a move we made: the same id now lives in another folder under another ref. */
   relocate(

@@ -11,7 +11,7 @@ import type { AttachmentContent, AttachmentInfo } from '../mail/mail-types.ts';
 import type { Folder } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import { parseMessageId, type MessageSummary } from '../messages/message.ts';
-import type { MessageStore } from '../messages/message-store.ts';
+import type { MessageHeadline, MessageStore } from '../messages/message-store.ts';
 import { cleanText, fenceUntrusted } from '../messages/untrusted-content.ts';
 import { resolveFolder } from '../sync/folder-names.ts';
 import { toSummary } from '../sync/sync-service.ts';
@@ -109,7 +109,7 @@ export class ReadService {
     } else {
       scope = selected;
     }
-    const page = await this.deps.messages.list(inbox.id, {
+    const page = await this.deps.messages.headlines(inbox.id, {
       folderIds: scope.map((f) => f.id),
       ...(q.unreadOnly === true && { unreadOnly: true }),
       ...(q.query !== undefined && q.query.trim() !== '' && { text: q.query.trim() }),
@@ -119,7 +119,7 @@ export class ReadService {
     const names = new Map(folders.map((f) => [f.id, folderLabel(f)]));
     const nextOffset = q.offset + page.items.length < page.total ? q.offset + page.items.length : null;
     return ok({
-      messages: page.items.map((m) => preview(m, names.get(m.folderId) ?? '')),
+      messages: page.items.map((m) => headlinePreview(m, names.get(m.folderId) ?? '')),
       total: page.total,
       nextOffset,
       folders: scope.map(folderLabel),
@@ -381,7 +381,11 @@ function cleanAddress(a: { address: string; name: string }) {
   return { address: a.address, name: cleanText(a.name) };
 }
 
-export function preview(m: MessageSummary, folder: string): MessagePreview {
+/** A preview of a message read whole from the index (the listing reads headlines only). */
+export const preview = (m: MessageSummary, folder: string): MessagePreview =>
+  headlinePreview({ ...m, isList: m.listId !== null || m.listUnsubscribe !== null }, folder);
+
+export function headlinePreview(m: MessageHeadline, folder: string): MessagePreview {
   return {
     messageId: m.id,
     folder,
@@ -394,6 +398,6 @@ export function preview(m: MessageSummary, folder: string): MessagePreview {
     starred: m.starred,
     labels: m.labels,
     hasAttachments: m.hasAttachments,
-    isList: m.listId !== null || m.listUnsubscribe !== null,
+    isList: m.isList,
   };
 }

@@ -13,6 +13,7 @@ import { unsubscribes } from './0010-unsubscribes.ts';
 import { screenings } from './0011-screenings.ts';
 import { requestedBy } from './0012-requested-by.ts';
 import { draftCards } from './0013-draft-cards.ts';
+import { listingOrder } from './0014-listing-order.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -33,5 +34,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0011-screenings': screenings(dialect),
     '0012-requested-by': requestedBy(),
     '0013-draft-cards': draftCards(dialect),
+    '0014-listing-order': listingOrder(),
   };
 }
