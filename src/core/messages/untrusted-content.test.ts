@@ -19,6 +19,40 @@ describe('fenceUntrusted', () => {
     expect(cleanText('pay\u200bpal\u202eexe.txt\u0007')).toBe('paypalexe.txt ');
   });
 
+  it('cleans exactly what its three rules clean, with or without the one-scan shortcut for clean text', () => {
+    const cleanedSlowly = (s: string) =>
+      s
+        .replace(
+          /[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g,
+          '',
+        )
+        .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, ' ')
+        .replace(/[\u27e6\u27e7]/g, (c) => (c === '\u27e6' ? '[' : ']'));
+    const suspicious = fc.constantFrom(
+      '\u0000',
+      '\u0085',
+      '\u00ad',
+      '\u200b',
+      '\u202e',
+      '\u2066',
+      '\ufeff',
+      '\udb40\udc41',
+      '\u27e6',
+      '\u27e7',
+      'a',
+      'é',
+      '\n',
+      '\t',
+    );
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 8 }), suspicious)), (parts) => {
+        const s = parts.join('');
+        expect(cleanText(s)).toBe(cleanedSlowly(s));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('keeps exactly two markers and the nonce for any input', () => {
     fc.assert(
       fc.property(
