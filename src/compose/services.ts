@@ -99,7 +99,13 @@ export function buildServices(c: {
 
   const vault = new KyselyCredentialVault(db, aead(secrets.encryptionKey, 'credential'));
   const links = new KyselySecretLinkStore(db);
-  const imap = o.imapConnector ?? new ImapConnector({ insecureHosts: config.imapInsecureHosts, logger: log });
+  const imap =
+    o.imapConnector ??
+    new ImapConnector({
+      insecureHosts: config.imapInsecureHosts,
+      pooledIdleMs: config.imapReuseSeconds * 1000,
+      logger: log,
+    });
   const google = googleMail(config, secrets);
   const microsoft = microsoftMail(config, secrets, vault);
   const sessions = new ProviderSessionFactory({
@@ -328,7 +334,10 @@ export function buildServices(c: {
     sending,
     inboxStatus: new InboxStatusService({ folders: stores.folders, messages: stores.messages }),
     activity: new ActivityService({ audit: stores.audit, undo: stores.undo, folders: stores.folders, clock }),
-    release: () => (serial instanceof PgAdvisorySerializer ? serial.close() : Promise.resolve()),
+    release: async () => {
+      if (imap instanceof ImapConnector) imap.close();
+      if (serial instanceof PgAdvisorySerializer) await serial.close();
+    },
     tools: {
       inboxes,
       sync,

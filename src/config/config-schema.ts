@@ -317,6 +317,18 @@ export const SETTINGS = {
     description:
       'IMAP and SMTP hosts allowed without TLS and on private addresses (a LAN mail server). Leave empty on the internet.',
   },
+  imapReuseSeconds: {
+    env: 'IMAP_REUSE_SECONDS',
+    schema: z.coerce
+      .number({ error: 'expected a number of seconds from 0 to 300' })
+      .int('expected a number of seconds from 0 to 300')
+      .min(0, 'expected a number of seconds from 0 to 300')
+      .max(300, 'expected a number of seconds from 0 to 300')
+      .default(20),
+    defaultText: '20',
+    description:
+      "How long a logged-in IMAP connection waits for the same inbox's next read before logging out (reading a message is then a FETCH, not a new login; the server counts these connections). 0 logs out after every use.",
+  },
   unsubscribeAllowedHosts: {
     env: 'UNSUBSCRIBE_ALLOWED_HOSTS',
     schema: commaList({ lowercase: true }),

@@ -23,6 +23,8 @@ export interface Config {
   readonly syncWindow: number;
   readonly syncIntervalSeconds: number;
   readonly imapInsecureHosts: readonly string[];
+  /** How long a logged-in IMAP connection is kept for the inbox's next session; 0: not at all. */
+  readonly imapReuseSeconds: number;
   /** One-click unsubscribe hosts allowed on private addresses (the SSRF guard's operator allowlist). */
   readonly unsubscribeAllowedHosts: readonly string[];
   /** Gmail: the OAuth client id (null: Google sign-in is off), where sign-in and the API live, how often to poll. */

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       syncWindow: 1000,
       syncIntervalSeconds: 300,
       imapInsecureHosts: [],
+      imapReuseSeconds: 20,
       unsubscribeAllowedHosts: [],
       credentialCacheSeconds: 5,
       google: {

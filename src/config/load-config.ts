@@ -57,6 +57,7 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
     syncWindow: settings.syncWindow,
     syncIntervalSeconds: settings.syncIntervalSeconds,
     imapInsecureHosts: settings.imapInsecureHosts,
+    imapReuseSeconds: settings.imapReuseSeconds,
     unsubscribeAllowedHosts: settings.unsubscribeAllowedHosts,
     // Several instances may share a PostgreSQL database: a revocation on one must hold on the next request anywhere.
     credentialCacheSeconds: settings.credentialCacheSeconds ?? (settings.databaseUrl === undefined ? 5 : 0),

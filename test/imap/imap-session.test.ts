@@ -175,6 +175,11 @@ describe('ImapConnector', () => {
     expect(second).toBeDefined();
     await first.close();
     await second?.close();
+    // Both logins wait for the account's next session (connection-reuse.test.ts) until the connector closes.
+    expect(connector.activeConnections(endpoint(), credential)).toBeLessThanOrEqual(2);
+    connector.close();
+    for (let i = 0; i < 100 && connector.activeConnections(endpoint(), credential) > 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(connector.activeConnections(endpoint(), credential)).toBe(0);
   });
 

@@ -28,6 +28,8 @@ export interface Dovecot {
   maildirOf(user: string): string;
   /** Open IMAP connections per logged-in user, as the server counts them (`doveadm who`). */
   connections(): Promise<Map<string, number>>;
+  /** Disconnects every connection of the user from the server's side (`doveadm kick`). */
+  kick(user: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -134,6 +136,14 @@ export async function startDovecot(opts: { users?: Record<string, string> } = {}
       },
       maildirOf: (user) => join(dir, 'mail', user, 'Maildir'),
       connections: () => doveadmWho(confPath),
+      kick: (user) =>
+        new Promise((resolve, reject) => {
+          execFile(DOVEADM, ['-c', confPath, 'kick', user], { timeout: 10_000 }, (err) => {
+            // doveadm kick exits 68 ("no user found") when nothing was connected
+            if (err !== null && err.code !== 68) reject(new Error(err.message));
+            else resolve();
+          });
+        }),
       stop() {
         stopped ??= terminate(child, { signal: 'SIGTERM', graceMs: 3000 }).then(() => releaseScratchDir(dir));
         return stopped;

@@ -28,6 +28,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     syncWindow: 1000,
     syncIntervalSeconds: 300,
     imapInsecureHosts: ['127.0.0.1', 'localhost'],
+    imapReuseSeconds: 20,
     unsubscribeAllowedHosts: [],
     credentialCacheSeconds: 5, // as in production: tests exercise the verified-credential cache
     google: {

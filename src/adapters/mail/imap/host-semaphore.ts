@@ -12,16 +12,34 @@ export class ConnectionSemaphore {
     this.max = max;
   }
 
-  /** Resolves when a slot is free; the returned release is idempotent. */
-  async acquire(key: string): Promise<() => void> {
+  /**
+   * Resolves when a slot is free; the returned release is idempotent. Aborting while waiting gives up the place in
+   * the queue (and rejects with the signal's reason); a slot already handed over is kept.
+   */
+  async acquire(key: string, signal?: AbortSignal): Promise<() => void> {
     let slot = this.slots.get(key);
     if (slot === undefined) {
       slot = { active: 0, waiting: [] };
       this.slots.set(key, slot);
     }
     const s = slot;
-    if (s.active >= this.max) await new Promise<void>((resolve) => s.waiting.push(resolve));
-    else s.active++;
+    if (s.active >= this.max) {
+      signal?.throwIfAborted();
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          const at = s.waiting.indexOf(wake);
+          if (at < 0) return; // already woken: the slot is ours
+          s.waiting.splice(at, 1);
+          reject(signal?.reason as Error);
+        };
+        const wake = () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        s.waiting.push(wake);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    } else s.active++;
     let released = false;
     return () => {
       if (released) return;

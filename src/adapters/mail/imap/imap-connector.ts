@@ -3,6 +3,8 @@ import type { LoginFailure, MailConnector, MailSession } from '../../../core/mai
 import type { ImapEndpoint, MailCredential } from '../../../core/mail/mail-types.ts';
 import { type Logger, silentLogger } from '../../../lib/logger.ts';
 import { type AddressPolicy, isPublicHostAddress, normalizeHost } from '../../net/host-guard.ts';
+import { sha256Hex } from '../../../lib/secret-token.ts';
+import { ConnectionPool, discard, unselect } from './connection-pool.ts';
 import { ConnectionSemaphore } from './host-semaphore.ts';
 import type { WatchConnection } from './idle-watcher.ts';
 import { IdleWatcher } from './idle-watcher.ts';
@@ -19,6 +21,10 @@ export interface ImapConnectorOptions {
   readonly connectTimeoutMs?: number;
   /** Concurrent connections per server and account (default 8); more wait for a free slot. */
   readonly maxConnectionsPerHost?: number;
+  /** How long a logged-in connection is kept for the account's next session (connection-pool.ts); 0: never. */
+  readonly pooledIdleMs?: number;
+  /** How long one login is reused at most (connection-pool.ts `MAX_LOGIN_AGE_MS`). */
+  readonly maxLoginAgeMs?: number;
   readonly logger?: Logger;
   /**
    * Which resolved addresses hosts outside `insecureHosts` may use (default: public only, the SSRF guard).
@@ -35,6 +41,8 @@ export interface ImapConnectorOptions {
 export class ImapConnector implements MailConnector {
   private readonly policy: DialPolicy;
   private readonly slots: ConnectionSemaphore;
+  private readonly maxPerAccount: number;
+  private readonly pool: ConnectionPool;
   private readonly log: Logger;
 
   constructor(opts: ImapConnectorOptions = {}) {
@@ -45,7 +53,14 @@ export class ImapConnector implements MailConnector {
       connectTimeoutMs: opts.connectTimeoutMs ?? 15_000,
       logger: this.log,
     };
-    this.slots = new ConnectionSemaphore(opts.maxConnectionsPerHost ?? 8);
+    this.maxPerAccount = opts.maxConnectionsPerHost ?? 8;
+    this.slots = new ConnectionSemaphore(this.maxPerAccount);
+    this.pool = new ConnectionPool({ idleMs: opts.pooledIdleMs, maxAgeMs: opts.maxLoginAgeMs });
+  }
+
+  /** Logs out the connections kept for reuse (shutdown). */
+  close(): void {
+    this.pool.closeAll();
   }
 
   /** IMAP connections open now (sessions and IDLE watches), for metrics. */
@@ -54,10 +69,22 @@ export class ImapConnector implements MailConnector {
   }
 
   async connect(endpoint: ImapEndpoint, credential: MailCredential): Promise<MailSession> {
-    const { client, release } = await this.open(endpoint, credential, 'commands');
+    const key = slotKey(endpoint, credential);
+    const login = credentialDigest(credential);
+    let conn: WatchConnection | undefined;
+    while (conn === undefined) {
+      // A fresh connection is always ready; a pooled one fails only when its server went away meanwhile.
+      const candidate =
+        this.pool.take(key, login) ?? (await this.commandConnection(endpoint, credential, key, login));
+      if (await unselect(candidate.client)) conn = candidate;
+      else discard(candidate);
+    }
+    const ready = conn;
+    const { client, release } = ready;
     return new ImapSession({
       client,
       release,
+      recycle: () => this.pool.give(key, login, ready),
       openWatchConnection: () => this.open(endpoint, credential, 'idle'),
       logger: this.log.child({ imapHost: endpoint.host }),
     });
@@ -94,14 +121,51 @@ export class ImapConnector implements MailConnector {
     }
   }
 
+  /**
+   * A new connection when a slot is free; with every slot taken, whichever comes first: a connection another session
+   * gives back, or a freed slot. Without the first, returned connections would sit in the pool holding the very
+   * slots the waiting sessions need.
+   */
+  private async commandConnection(
+    endpoint: ImapEndpoint,
+    credential: MailCredential,
+    key: string,
+    login: string,
+  ): Promise<WatchConnection> {
+    if (this.slots.active(key) < this.maxPerAccount) return this.open(endpoint, credential, 'commands');
+    const stop = new AbortController();
+    const handedBack = this.pool.next(key, login, stop.signal);
+    const opened = this.open(endpoint, credential, 'commands', stop.signal);
+    let won: WatchConnection | undefined;
+    try {
+      won = await Promise.race([handedBack, opened]);
+      return won;
+    } finally {
+      stop.abort(new Error('no longer wanted'));
+      // The loser may still produce a connection: a good one, so it waits in the pool.
+      const keep = (c: WatchConnection) => {
+        if (c !== won) this.pool.give(key, login, c);
+      };
+      handedBack.then(keep, () => undefined);
+      opened.then(keep, () => undefined);
+    }
+  }
+
   private async open(
     endpoint: ImapEndpoint,
     credential: MailCredential,
     purpose: 'commands' | 'idle',
+    signal?: AbortSignal,
   ): Promise<WatchConnection> {
-    const release = await this.slots.acquire(slotKey(endpoint, credential));
+    const key = slotKey(endpoint, credential);
+    // Every slot taken, some by connections only waiting to be reused: one of those makes room.
+    if (this.slots.active(key) >= this.maxPerAccount) this.pool.evictOne(key);
+    const release = await this.slots.acquire(key, signal);
     try {
-      return { client: await openImapClient(endpoint, credential, this.policy, purpose), release };
+      const client = await openImapClient(endpoint, credential, this.policy, purpose);
+      // The slot is free once the connection is gone, whoever holds it then (a session, a watch, the pool).
+      client.on('close', release);
+      return { client, release };
     } catch (err) {
       release();
       if (err instanceof ConnectFailure && err.failure.reason === 'auth_failed') {
@@ -117,6 +181,11 @@ export class ImapConnector implements MailConnector {
   activeConnections(endpoint: ImapEndpoint, credential: MailCredential): number {
     return this.slots.active(slotKey(endpoint, credential));
   }
+}
+
+/** Tells logins apart without keeping the secret as a key. */
+function credentialDigest(credential: MailCredential): string {
+  return sha256Hex(JSON.stringify(credential));
 }
 
 function slotKey(endpoint: ImapEndpoint, credential: MailCredential): string {

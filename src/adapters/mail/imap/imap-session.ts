@@ -30,6 +30,8 @@ export interface ImapSessionDeps {
   readonly client: ImapFlow;
   /** Frees the connection slot this session holds; idempotent. */
   readonly release: () => void;
+  /** Takes the connection back for a later session (connection-pool.ts) instead of logging out. */
+  readonly recycle?: () => void;
   /** Opens the extra connection a watch needs. */
   readonly openWatchConnection: () => Promise<WatchConnection>;
   readonly logger: Logger;
@@ -52,7 +54,6 @@ export class ImapSession implements MailSession {
   constructor(deps: ImapSessionDeps) {
     this.deps = deps;
     this.log = deps.logger;
-    deps.client.on('close', () => deps.release());
   }
 
   async listFolders(): Promise<RemoteFolder[]> {
@@ -240,6 +241,10 @@ export class ImapSession implements MailSession {
     this.closed = true;
     await Promise.all([...this.watchers].map((w) => w.stop()));
     this.watchers.clear();
+    if (this.deps.recycle !== undefined) {
+      this.deps.recycle();
+      return;
+    }
     try {
       await this.deps.client.logout();
     } catch {

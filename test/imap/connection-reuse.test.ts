@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ImapConnector } from '../../src/adapters/mail/imap/imap-connector.ts';
+import { MailAuthError } from '../../src/core/mail/mail-ports.ts';
+import type { MailCredential } from '../../src/core/mail/mail-types.ts';
+import { generateMessages, seedMaildir, startDovecot } from '../rig/index.ts';
+import type { Dovecot } from '../rig/index.ts';
+
+/** Sessions of one account reuse a logged-in connection (connection-pool.ts, decision 0026), counted at Dovecot. */
+let dovecot: Dovecot;
+let users = 0;
+
+beforeAll(async () => {
+  dovecot = await startDovecot();
+});
+afterAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- beforeAll may have failed
+  await dovecot?.stop();
+});
+
+async function account(messages = 3): Promise<{ user: string; credential: MailCredential }> {
+  const user = `reuse${String(++users)}`;
+  const password = `pw-${user}`;
+  await dovecot.addUser(user, password);
+  await seedMaildir({
+    maildir: dovecot.maildirOf(user),
+    messages: generateMessages(messages, { seed: users }),
+  });
+  return { user, credential: { kind: 'password', username: user, password } };
+}
+
+const endpoint = () => ({ host: dovecot.host, port: dovecot.port });
+const serverCount = async (user: string) => (await dovecot.connections()).get(user) ?? 0;
+
+async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function readOne(connector: ImapConnector, credential: MailCredential): Promise<string> {
+  const s = await connector.connect(endpoint(), credential);
+  try {
+    const [first] = await s.fetchOlder('INBOX', 1_000_000, 1);
+    const full = await s.fetchMessage('INBOX', first!.ref);
+    return full!.summary.subject;
+  } finally {
+    await s.close();
+  }
+}
+
+describe('IMAP connection reuse', () => {
+  it('one login serves a run of sessions, and logs out once idle', async () => {
+    const { user, credential } = await account();
+    const connector = new ImapConnector({ insecureHosts: [dovecot.host], pooledIdleMs: 500 });
+    const subjects = new Set<string>();
+    for (let i = 0; i < 20; i++) subjects.add(await readOne(connector, credential));
+    expect(subjects.size).toBe(1);
+    expect(connector.openConnections()).toBe(1);
+    expect(await serverCount(user)).toBe(1);
+    // unused for pooledIdleMs: logged out, its slot free
+    await until(async () => connector.openConnections() === 0 && (await serverCount(user)) === 0);
+  });
+
+  it('concurrent sessions each get a connection, and the pool never holds more than the cap', async () => {
+    const { user, credential } = await account();
+    const connector = new ImapConnector({ insecureHosts: [dovecot.host], maxConnectionsPerHost: 3 });
+    await Promise.all(Array.from({ length: 12 }, () => readOne(connector, credential)));
+    expect(connector.openConnections()).toBeLessThanOrEqual(3);
+    expect(await serverCount(user)).toBeLessThanOrEqual(3);
+    connector.close();
+    await until(async () => connector.openConnections() === 0 && (await serverCount(user)) === 0);
+  });
+
+  it('a login is reused for a bounded time: after it, a password changed at the server is noticed', async () => {
+    const { user, credential } = await account();
+    const connector = new ImapConnector({ insecureHosts: [dovecot.host], maxLoginAgeMs: 1500 });
+    await readOne(connector, credential);
+    await dovecot.addUser(user, 'changed at the server');
+    await new Promise((r) => setTimeout(r, 1200)); // Dovecot re-reads passwd files at most once a second
+    expect(await readOne(connector, credential)).not.toBe(''); // the login from before still serves
+    await new Promise((r) => setTimeout(r, 400));
+    await expect(readOne(connector, credential)).rejects.toBeInstanceOf(MailAuthError);
+    connector.close();
+  });
+
+  it('a changed password is never served by the old login', async () => {
+    const { credential } = await account();
+    const connector = new ImapConnector({ insecureHosts: [dovecot.host] });
+    await readOne(connector, credential);
+    expect(connector.openConnections()).toBe(1);
+    const wrong: MailCredential = { ...credential, password: 'not the password' } as MailCredential;
+    await expect(connector.connect(endpoint(), wrong)).rejects.toBeInstanceOf(MailAuthError);
+    connector.close();
+  });
+
+  it('a watch that needs a slot held by a waiting connection gets it at once', async () => {
+    const { credential } = await account();
+    const connector = new ImapConnector({ insecureHosts: [dovecot.host], maxConnectionsPerHost: 2 });
+    await Promise.all([readOne(connector, credential), readOne(connector, credential)]);
+    expect(connector.openConnections()).toBe(2);
+    const started = Date.now();
+    const stop = await connector.watch(endpoint(), credential, 'INBOX', () => undefined);
+    expect(Date.now() - started).toBeLessThan(5_000); // not the 20 s a pooled connection would wait
+    expect(connector.openConnections()).toBe(2);
+    await stop();
+    connector.close();
+  });
+
+  it('a connection the server closed while it waited is not handed out', async () => {
+    const { user, credential } = await account();
+    const connector = new ImapConnector({ insecureHosts: [dovecot.host] });
+    await readOne(connector, credential);
+    await dovecot.kick(user);
+    await until(() => connector.openConnections() === 0);
+    expect(await readOne(connector, credential)).not.toBe('');
+    connector.close();
+  });
+
+  it('a reused connection starts unselected: an APPEND after a read keeps its flags', async () => {
+    const { user, credential } = await account();
+    const connector = new ImapConnector({ insecureHosts: [dovecot.host] });
+    await readOne(connector, credential); // EXAMINE INBOX, then back to the pool
+    await until(() => connector.openConnections() === 1);
+    const s = await connector.connect(endpoint(), credential);
+    const placed = await s.append(
+      'INBOX',
+      Buffer.from('Subject: kept\r\n\r\nbody\r\n'),
+      ['\\Draft', '\\Seen'],
+      new Date(),
+    );
+    await s.close();
+    expect(connector.openConnections()).toBe(1); // the same login served both sessions
+    const check = await connector.connect(endpoint(), credential);
+    try {
+      const [state] = await check.flagsOf('INBOX', [placed!.ref]);
+      expect(state).toMatchObject({ unread: false });
+      expect(await serverCount(user)).toBe(1);
+    } finally {
+      await check.close();
+      connector.close();
+    }
+  });
+
+  it('a connection that opened a folder for writing is logged out, never closed with CLOSE', async () => {
+    const { user, credential } = await account(2);
+    const connector = new ImapConnector({ insecureHosts: [dovecot.host] });
+    const s = await connector.connect(endpoint(), credential);
+    const [first] = await s.fetchOlder('INBOX', 1_000_000, 1);
+    await s.setFlags('INBOX', [first!.ref], ['\\Flagged'], []);
+    await s.close();
+    await until(async () => connector.openConnections() === 0 && (await serverCount(user)) === 0);
+    connector.close();
+  });
+
+  it('a session left mid-download is logged out, not reused', async () => {
+    const { user, credential } = await account(1);
+    const connector = new ImapConnector({ insecureHosts: [dovecot.host] });
+    const s = await connector.connect(endpoint(), credential);
+    const [first] = await s.fetchOlder('INBOX', 1_000_000, 1);
+    const full = await s.fetchMessage('INBOX', first!.ref);
+    const part = full!.attachments[0];
+    if (part !== undefined) {
+      const content = await s.openAttachment('INBOX', first!.ref, part.partId);
+      expect(content).toBeDefined();
+      await s.close(); // the download is still open
+      await until(async () => connector.openConnections() === 0 && (await serverCount(user)) === 0);
+    } else {
+      await s.close();
+    }
+    connector.close();
+  });
+});
