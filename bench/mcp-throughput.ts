@@ -1,7 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readConfiguration } from '../src/config/index.ts';
-import { createApp } from '../src/app.ts';
+import { createApp, type App } from '../src/app.ts';
+import { generateMessages, seedMaildir, startDovecot } from '../test/rig/index.ts';
+import { connectedInbox, PASSWORD } from './sync.ts';
 import { silentLogger } from '../src/lib/logger.ts';
 import { freePort } from '../test/rig/free-port.ts';
 import { tempDir } from '../test/support/temp-dir.ts';
@@ -50,13 +52,17 @@ export interface BenchService {
   stop(): Promise<void>;
 }
 
-export async function startBenchService(env: Record<string, string> = {}): Promise<BenchService> {
+export async function startBenchService(
+  env: Record<string, string> = {},
+  prepare?: (app: App) => Promise<void>,
+): Promise<BenchService> {
   const dataDir = tempDir('bench-');
   const { config, secrets } = readConfiguration({ DATA_DIR: dataDir, ...env }, ROOT);
   const setup = await createApp(config, secrets, { log: silentLogger });
   const web = await setUpOwner(setup);
   await setup.services.accounts.setPlan('owner@example.test', 'pro');
   const key = await createKeyViaPage(web);
+  await prepare?.(setup);
   await setup.close();
   const port = await freePort();
   const service = await startProcess(
@@ -142,10 +148,13 @@ export async function compareCases(
   return rows;
 }
 
+/** The 1,000-message window of an IMAP inbox (Dovecot on loopback) the read path is measured on. */
+const IMAP_WINDOW = 1000;
+
 /**
  * Authenticated tool calls against the real service process (SQLite, request logging on, an audit row per call):
  * `list_inboxes` (the cheapest call) and the read path agents use most — `list_messages` with 50 and with 5
- * previews and `get_message` — on the demo inbox.
+ * previews and `get_message` — on the demo inbox and on an IMAP inbox with a 1,000-message window at Dovecot.
  */
 export async function mcpThroughput(opts: {
   connections: number;
@@ -153,27 +162,47 @@ export async function mcpThroughput(opts: {
   rounds: number;
   only?: string | undefined;
 }): Promise<ThroughputRow[]> {
-  const svc = await startBenchService();
+  const dovecot = await startDovecot({ users: { reader: PASSWORD } });
   try {
-    const inboxes = (await svc.call('list_inboxes', {}))['inboxes'] as { id: string; isDemo?: boolean }[];
-    const inboxId = inboxes.find((i) => i.isDemo === true)?.id ?? '';
-    await svc.call('sync_inbox', { inboxId });
-    const page = (await svc.call('list_messages', { inboxId, limit: 50 }))['messages'] as {
-      messageId: string;
-    }[];
-    const messageId = page[0]?.messageId ?? '';
-    const cases: ToolCase[] = [
-      { label: 'list_inboxes', tool: 'list_inboxes', args: {} },
-      { label: 'list_messages limit 50 (demo)', tool: 'list_messages', args: { inboxId, limit: 50 } },
-      { label: 'list_messages limit 5 (demo)', tool: 'list_messages', args: { inboxId, limit: 5 } },
-      { label: 'get_message (demo)', tool: 'get_message', args: { inboxId, messageId } },
-    ];
-    return await compareCases(
-      svc,
-      cases.filter((c) => opts.only === undefined || c.tool === opts.only),
-      opts,
+    await seedMaildir({
+      maildir: dovecot.maildirOf('reader'),
+      messages: generateMessages(IMAP_WINDOW, { seed: 7, intervalMs: 60_000 }),
+    });
+    let imapInboxId = '';
+    const svc = await startBenchService(
+      { SYNC_WINDOW: String(IMAP_WINDOW), IMAP_INSECURE_HOSTS: '127.0.0.1' },
+      async (app) => {
+        imapInboxId = (await connectedInbox(app, dovecot, 'reader', 'owner@example.test')).id;
+      },
     );
+    try {
+      const inboxes = (await svc.call('list_inboxes', {}))['inboxes'] as { id: string; isDemo?: boolean }[];
+      const demoId = inboxes.find((i) => i.isDemo === true)?.id ?? '';
+      const cases: ToolCase[] = [{ label: 'list_inboxes', tool: 'list_inboxes', args: {} }];
+      for (const [where, inboxId] of [
+        ['demo', demoId],
+        [`IMAP, ${String(IMAP_WINDOW)}-message window`, imapInboxId],
+      ] as const) {
+        await svc.call('sync_inbox', { inboxId });
+        const first = await svc.call('list_messages', { inboxId, limit: 1 });
+        const messageId = (first['messages'] as { messageId: string }[])[0]?.messageId ?? '';
+        if (where !== 'demo' && first['total'] !== IMAP_WINDOW)
+          throw new Error(`the IMAP inbox indexed ${String(first['total'])} messages`);
+        cases.push(
+          { label: `list_messages limit 50 (${where})`, tool: 'list_messages', args: { inboxId, limit: 50 } },
+          { label: `list_messages limit 5 (${where})`, tool: 'list_messages', args: { inboxId, limit: 5 } },
+          { label: `get_message (${where})`, tool: 'get_message', args: { inboxId, messageId } },
+        );
+      }
+      return await compareCases(
+        svc,
+        cases.filter((c) => opts.only === undefined || c.label.startsWith(opts.only)),
+        opts,
+      );
+    } finally {
+      await svc.stop();
+    }
   } finally {
-    await svc.stop();
+    await dovecot.stop();
   }
 }

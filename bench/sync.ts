@@ -30,7 +30,7 @@ export interface SyncResults {
   };
 }
 
-const PASSWORD = 'bench-password';
+export const PASSWORD = 'bench-password';
 /** Runs per window, alternating ours and raw; the median is reported (single runs vary by ±30% here). */
 export const SYNC_RUNS = 7;
 const collectGarbage = () => (globalThis as { gc?: () => void }).gc?.();
@@ -49,13 +49,19 @@ async function appWith(window: number): Promise<App> {
   return createApp(config, secrets, { log: silentLogger });
 }
 
-async function connectedInbox(app: App, dovecot: Dovecot, user: string): Promise<Inbox> {
-  let account = await app.stores.accounts.findByEmail('bench@example.test');
+/** An IMAP inbox of `user` at Dovecot, connected with its password, on the account of `email` (made if missing). */
+export async function connectedInbox(
+  app: App,
+  dovecot: Dovecot,
+  user: string,
+  email = 'bench@example.test',
+): Promise<Inbox> {
+  let account = await app.stores.accounts.findByEmail(email);
   if (account === undefined) {
     const id = newId('acct') as AccountId;
     await app.stores.accounts.create({
       id,
-      email: 'bench@example.test',
+      email,
       plan: 'pro',
       trialEndsAt: null,
       createdAt: new Date(),
