@@ -31,6 +31,20 @@ export type SignInError =
   | { readonly code: 'invalid_credentials' }
   | { readonly code: 'rate_limited'; readonly retryAfterSeconds: number };
 
+/** Lockouts grow (decision 0025): the n-th within a day holds for the rule's window × 2^(n−1), at most a day. */
+const DAY_SECONDS = 24 * 3600;
+const HOLD_LEVELS = 8;
+const lockoutsOf = (rule: RateRule): RateRule => ({
+  name: `${rule.name}-lockouts`,
+  points: 1_000_000,
+  windowSeconds: DAY_SECONDS,
+});
+const holdOf = (rule: RateRule, level: number): RateRule => ({
+  name: `${rule.name}-hold${String(level)}`,
+  points: 1,
+  windowSeconds: Math.min(rule.windowSeconds * 2 ** (level - 1), DAY_SECONDS),
+});
+
 // Verifying against a real hash when the account does not exist keeps the timing of both failures alike.
 const DUMMY_HASH_PASSWORD = 'not-a-real-password-for-timing';
 
@@ -64,16 +78,14 @@ export class SessionService {
             [policy.failuresPerIp, client.ip],
           ]
         : [[policy.failuresPerDevice, device]];
-    for (const [rule, key] of rules) {
-      const d = await limiter.peek(rule, key);
-      if (!d.allowed) return err({ code: 'rate_limited', retryAfterSeconds: d.retryAfterSeconds });
-    }
+    const wait = await this.heldFor(rules);
+    if (wait > 0) return err({ code: 'rate_limited', retryAfterSeconds: wait });
     const hash = account === undefined ? undefined : await accounts.getPasswordHash(account.id);
     let valid = false;
     if (hash === undefined || hash === null) await hasher.verify(await this.dummy(), password);
     else valid = await hasher.verify(hash, password);
     if (account === undefined || !valid) {
-      for (const [rule, key] of rules) await limiter.consume(rule, key);
+      for (const [rule, key] of rules) await this.fail(rule, key);
       return err({ code: 'invalid_credentials' });
     }
     if (device === undefined) await limiter.reset(policy.failuresPerAccount, email);
@@ -83,6 +95,30 @@ export class SessionService {
       account,
       device: device !== undefined && client.device !== undefined ? client.device : this.newDevice(account),
     });
+  }
+
+  /** Seconds until every budget and hold of these keys allows a try again; 0 when they do now. */
+  private async heldFor(rules: readonly (readonly [RateRule, string])[]): Promise<number> {
+    let wait = 0;
+    for (const [rule, key] of rules)
+      for (let level = 1; level <= HOLD_LEVELS; level++) {
+        const d = await this.deps.limiter.peek(level === 1 ? rule : holdOf(rule, level), key);
+        if (!d.allowed) wait = Math.max(wait, d.retryAfterSeconds);
+      }
+    return wait;
+  }
+
+  /**
+   * Spends one failure; the one that spends the last of a budget is a lockout, and a key's second lockout within a
+   * day holds it twice as long as the window, its third four times, and so on up to a day.
+   */
+  private async fail(rule: RateRule, key: string): Promise<void> {
+    const { limiter } = this.deps;
+    const d = await limiter.consume(rule, key);
+    if (d.allowed && d.remaining > 0) return;
+    const counted = await limiter.consume(lockoutsOf(rule), key);
+    const lockouts = counted.allowed ? lockoutsOf(rule).points - counted.remaining : HOLD_LEVELS;
+    if (lockouts >= 2) await limiter.consume(holdOf(rule, Math.min(lockouts, HOLD_LEVELS)), key);
   }
 
   /** A device token for a browser that just proved itself: `<nonce>.<HMAC(account id, nonce)>`. */
