@@ -288,6 +288,17 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
   it('watch sessions cut at PostgreSQL: the nodes stop those watchers at once and share the inboxes again', async () => {
     const admin = new pg.Client({ connectionString: pgUrl });
     await admin.connect();
+    // The node killed with -9 above may still have a backend until PostgreSQL notices its socket closed.
+    await until(
+      'one watch session per live node at PostgreSQL',
+      async () => {
+        const r = await admin.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'inbox-triage-watch'",
+        );
+        return (r.rows[0] as { n: number }).n === live().length ? true : undefined;
+      },
+      15_000,
+    );
     const cut = await admin.query(
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'inbox-triage-watch'",
     );
