@@ -8,6 +8,7 @@ import { machine, writeSection } from './report.ts';
 import { payloadSize } from './payload.ts';
 import { SYNC_RUNS, syncBench } from './sync.ts';
 import { clusterBench } from './cluster.ts';
+import { fuzz } from '../test/fuzz/http-fuzz.ts';
 import { ensureSystemPackages, REQUIRED_SYSTEM_PACKAGES } from '../test/rig/system-deps.ts';
 
 const { values } = parseArgs({
@@ -108,4 +109,30 @@ if (values.only === undefined || values.only === 'cluster') {
     lines.push('', `Warning: non-2xx or errors: ${JSON.stringify({ one: r.one, three: r.three })}`);
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'cluster', lines.join('\n'));
+}
+
+if (values.only === undefined || values.only === 'fuzz') {
+  const count = Number(process.env['FUZZ_REQUESTS'] ?? 100_000);
+  const seed = Number(process.env['FUZZ_SEED'] ?? Date.now() % 1_000_000);
+  const t = performance.now();
+  const r = await fuzz({ count, concurrency: 8, seed });
+  const seconds = (performance.now() - t) / 1000;
+  const lines = [
+    `Run ${today} on ${machine()} (seed ${String(seed)}, 8 at a time, ${seconds.toFixed(0)} s): generated requests against the real service process — every tool's arguments from its own input schema and then mutated, in both MCP eras; the REST API; the OAuth endpoints; the web forms with and without a session and its CSRF token (\`test/fuzz/http-fuzz.ts\`; 10,000 of them run in \`npm test\`).`,
+    '',
+    '| requests | 5xx or no answer within 5 s | slowest answer | process alive after | log lines with a stack or at error level |',
+    '|---|---|---|---|---|',
+    `| **${r.requests.toLocaleString('en')}** (${Object.entries(r.byKind)
+      .map(([k, n]) => `${k} ${n.toLocaleString('en')}`)
+      .join(
+        ', ',
+      )}) | **${String(r.failures.length)}** | ${String(r.slowestMs)} ms | ${r.alive ? 'yes' : '**no**'} | **${String(r.badLogLines.length)}** |`,
+    '',
+    `Answers by status: ${Object.entries(r.byStatus)
+      .map(([s, n]) => `${s} × ${n.toLocaleString('en')}`)
+      .join(', ')}.`,
+  ];
+  if (r.failures.length > 0) lines.push('', `First failures: ${JSON.stringify(r.failures.slice(0, 3))}`);
+  console.log(lines.join('\n'));
+  if (values['no-write'] !== true) writeSection(DOC, 'fuzz', lines.join('\n'));
 }
