@@ -9,6 +9,7 @@ import { payloadSize } from './payload.ts';
 import { SYNC_RUNS, syncBench } from './sync.ts';
 import { clusterBench } from './cluster.ts';
 import { fuzz } from '../test/fuzz/http-fuzz.ts';
+import { idleService } from './idle.ts';
 import { ensureSystemPackages, REQUIRED_SYSTEM_PACKAGES } from '../test/rig/system-deps.ts';
 
 const { values } = parseArgs({
@@ -135,4 +136,22 @@ if (values.only === undefined || values.only === 'fuzz') {
   if (r.failures.length > 0) lines.push('', `First failures: ${JSON.stringify(r.failures.slice(0, 3))}`);
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'fuzz', lines.join('\n'));
+}
+
+if (values.only === undefined || values.only === 'idle') {
+  const samples = await idleService(5);
+  const med = (k: 'readyMs' | 'rssMb') => medianOf(samples.map((x) => x[k]));
+  const lines = [
+    `Measured ${today} on ${machine()}: \`serve\` on a new data directory with only the demo inbox, five starts; ready = process start to the first 200 from \`/readyz\`; memory and threads from \`/proc\` after 5 s idle. The first start after an install fills the compile cache (decision 0027).`,
+    '',
+    '| start | ready | RSS | threads |',
+    '|---|---|---|---|',
+    ...samples.map(
+      (x, i) =>
+        `| ${String(i + 1)} | ${x.readyMs.toFixed(0)} ms | ${x.rssMb.toFixed(0)} MB | ${String(x.threads)} |`,
+    ),
+    `| **median** | **${med('readyMs').toFixed(0)} ms** | **${med('rssMb').toFixed(0)} MB** | |`,
+  ];
+  console.log(lines.join('\n'));
+  if (values['no-write'] !== true) writeSection(DOC, 'idle', lines.join('\n'));
 }

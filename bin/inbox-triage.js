@@ -3,6 +3,7 @@
 // this file with an older system node, so re-execute under the pinned one instead of failing obscurely.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import * as nodeModule from 'node:module'; // a namespace: Node 20, which only re-executes, lacks some members
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,6 +11,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const major = Number(process.versions.node.split('.')[0]);
 
 if (major >= 24) {
+  // V8's compiled code (and the type-stripped source) cached across starts, under the install's own node_modules
+  // (never a shared temporary directory another user could write to): ~20 MB less memory and ~0.3 s less to ready
+  // from the second start on (decision 0027).
+  // NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+  nodeModule.enableCompileCache(join(root, 'node_modules', '.cache', 'inbox-triage-compile'));
   await import(join(root, 'src', 'main.ts'));
 } else {
   const pinned = join(root, 'node_modules', 'node', 'bin', 'node');

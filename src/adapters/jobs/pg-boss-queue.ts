@@ -1,4 +1,8 @@
-import { PgBoss } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
+import type * as PgBossModule from 'pg-boss';
+import { LazyModule } from '../lazy-module.ts';
+
+const pgBossModule = new LazyModule<typeof PgBossModule>('pg-boss');
 import type { JobQueue } from '../../core/jobs/job-queue.ts';
 import type { Logger } from '../../lib/logger.ts';
 
@@ -42,6 +46,7 @@ export class PgBossQueue implements JobQueue {
       heartbeatSeconds: o.heartbeatSeconds ?? 10,
       concurrency: o.concurrency ?? 4,
     };
+    const { PgBoss } = pgBossModule.load();
     this.boss = new PgBoss({
       connectionString: o.connectionString,
       application_name: 'inbox-triage-jobs',

@@ -1,4 +1,7 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { LazyModule } from '../lazy-module.ts';
+
+const pgModule = new LazyModule<typeof pg>('pg');
 import type { InboxClaims } from '../../core/jobs/inbox-claims.ts';
 
 const APP = 'inbox-triage-watch';
@@ -21,7 +24,10 @@ export class PgInboxClaims implements InboxClaims {
   private session(): Promise<pg.Client> {
     if (this.client !== undefined) return Promise.resolve(this.client);
     this.connecting ??= (async () => {
-      const c = new pg.Client({ connectionString: this.connectionString, application_name: APP });
+      const c = new (pgModule.load().Client)({
+        connectionString: this.connectionString,
+        application_name: APP,
+      });
       const drop = () => {
         if (this.client === c) {
           this.client = undefined;

@@ -1,5 +1,8 @@
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { LazyModule } from '../lazy-module.ts';
+
+const pgModule = new LazyModule<typeof pg>('pg');
 import type { Database } from './schema.ts';
 import { openSqlite, type SqliteDb } from './sqlite/open-sqlite.ts';
 
@@ -33,10 +36,10 @@ export function openDatabase(target: DbTarget): Db {
 
 export function openPostgres(url: string, poolSize = 10): PostgresDb {
   // Epoch-millisecond columns are bigint; they fit a JS number exactly until the year 287396.
-  const types = new pg.TypeOverrides();
+  const types = new (pgModule.load().TypeOverrides)();
   types.setTypeParser(INT8_OID, Number);
   types.setTypeParser(NUMERIC_OID, Number);
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
+  const pool = new (pgModule.load().Pool)({ connectionString: url, max: poolSize, types });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

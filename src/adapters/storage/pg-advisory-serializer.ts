@@ -1,4 +1,7 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { LazyModule } from '../lazy-module.ts';
+
+const pgModule = new LazyModule<typeof pg>('pg');
 import { KeyedMutex, type Serializer } from '../../lib/keyed-mutex.ts';
 
 /**
@@ -15,7 +18,11 @@ export class PgAdvisorySerializer implements Serializer {
   private readonly pool: pg.Pool;
 
   constructor(connectionString: string, size = 8) {
-    this.pool = new pg.Pool({ connectionString, max: size, application_name: 'inbox-triage-locks' });
+    this.pool = new (pgModule.load().Pool)({
+      connectionString,
+      max: size,
+      application_name: 'inbox-triage-locks',
+    });
     this.pool.on('error', () => undefined);
   }
 

@@ -1,4 +1,7 @@
-import MailComposer from 'nodemailer/lib/mail-composer';
+import type MailComposer from 'nodemailer/lib/mail-composer';
+import { LazyModule } from '../../lazy-module.ts';
+
+const composerModule = new LazyModule<typeof MailComposer>('nodemailer/lib/mail-composer');
 import { DEMO_DKIM_SELECTOR, demoDkimPrivateKeyPem } from '../dkim/demo-dkim-key.ts';
 import type { StoredDemoMessage } from './demo-mailbox.ts';
 
@@ -25,7 +28,7 @@ export async function demoRaw(doc: StoredDemoMessage): Promise<Uint8Array> {
   if (doc.listId !== undefined) headers['List-Id'] = `<${doc.listId}>`;
   if (doc.listUnsubscribe !== undefined) headers['List-Unsubscribe'] = doc.listUnsubscribe;
   if (doc.listUnsubscribePost === true) headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
-  const built = await new MailComposer({
+  const built = await new (composerModule.load())({
     from: fmt(doc.from),
     to: doc.to.map(fmt),
     ...(doc.cc !== undefined && doc.cc.length > 0 && { cc: doc.cc.map(fmt) }),

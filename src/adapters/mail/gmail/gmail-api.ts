@@ -1,4 +1,4 @@
-import { gmail, type gmail_v1 } from '@googleapis/gmail';
+import type { gmail_v1 } from '@googleapis/gmail';
 import { MailAuthError, MailProviderError } from '../../../core/mail/mail-ports.ts';
 import type { ConnectionSemaphore } from '../imap/host-semaphore.ts';
 import { jitteredBackoff, ProviderStatusError, retryAfterMs } from '../provider-api.ts';
@@ -48,16 +48,23 @@ export class GmailStatusError extends ProviderStatusError {}
  * header and is never rethrown or logged.
  */
 export class GmailApi {
-  private readonly api: Gmail;
+  private api: Promise<Gmail> | undefined;
   private readonly opts: GmailApiOptions;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
 
   constructor(opts: GmailApiOptions) {
     this.opts = opts;
-    this.api = gmail({ version: 'v1', rootUrl: `${opts.rootUrl.replace(/\/$/, '')}/` });
     this.sleep = opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.random = opts.random ?? Math.random;
+  }
+
+  /** The official client, loaded on first use (decision 0027): ~26 MB and 130 ms a service without Gmail never needs. */
+  private client(): Promise<Gmail> {
+    this.api ??= import('@googleapis/gmail').then(({ gmail }) =>
+      gmail({ version: 'v1', rootUrl: `${this.opts.rootUrl.replace(/\/$/, '')}/` }),
+    );
+    return this.api;
   }
 
   async call<T>(
@@ -73,7 +80,7 @@ export class GmailApi {
       const release = await this.opts.limiter.acquire(this.opts.limiterKey);
       let failure: Failure;
       try {
-        const res = await request(this.api, {
+        const res = await request(await this.client(), {
           headers: { authorization: `Bearer ${token}` },
           retry: false,
           retryConfig: { retry: 0, noResponseRetries: 0 },

@@ -1,5 +1,4 @@
-import { ImapFlow } from 'imapflow';
-import type { ImapFlowOptions } from 'imapflow';
+import type { ImapFlow, ImapFlowOptions } from 'imapflow';
 import { MailAuthError, type LoginFailure } from '../../../core/mail/mail-ports.ts';
 import type { ImapEndpoint, MailCredential } from '../../../core/mail/mail-types.ts';
 import type { Logger } from '../../../lib/logger.ts';
@@ -73,6 +72,8 @@ export async function openImapClient(
       // The IDLE connection sits quiet between restarts; a shorter socket timeout would NOOP in between.
       ...(purpose === 'idle' && { maxIdleTime: IDLE_RESTART_MS, socketTimeout: IDLE_RESTART_MS + 60_000 }),
     };
+    // Loaded on first use (decision 0027): a service with only the demo inbox never pays for it.
+    const { ImapFlow } = await import('imapflow');
     const c = new ImapFlow(options);
     client = c;
     // Without a listener an 'error' event would crash the process; failures also reject the awaited call.

@@ -1,4 +1,7 @@
-import MailComposer from 'nodemailer/lib/mail-composer';
+import type MailComposer from 'nodemailer/lib/mail-composer';
+import { LazyModule } from '../../lazy-module.ts';
+
+const composerModule = new LazyModule<typeof MailComposer>('nodemailer/lib/mail-composer');
 import type { Composition, MessageComposer } from '../../../core/drafts/message-composer.ts';
 
 /**
@@ -8,7 +11,7 @@ import type { Composition, MessageComposer } from '../../../core/drafts/message-
  */
 export const mailComposer: MessageComposer = {
   async compose(c: Composition): Promise<Uint8Array> {
-    const node = new MailComposer({
+    const node = new (composerModule.load())({
       from: c.from,
       to: c.to,
       subject: c.subject,

@@ -1,4 +1,7 @@
-import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { LazyModule } from '../../lazy-module.ts';
+
+const smtpModule = new LazyModule<typeof SMTPConnection>('nodemailer/lib/smtp-connection');
 import type { CredentialVault } from '../../../core/inboxes/credential-vault.ts';
 import type { Inbox } from '../../../core/inboxes/inbox.ts';
 import {
@@ -73,7 +76,8 @@ export class SmtpSubmitter implements MailSubmitter {
       }
     }
     const timeout = this.o.timeoutMs ?? 30_000;
-    const conn = new SMTPConnection({
+    const Connection = smtpModule.load();
+    const conn = new Connection({
       host: address,
       port,
       secure: port === 465,

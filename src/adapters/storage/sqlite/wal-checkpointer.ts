@@ -23,7 +23,7 @@ export function startWalCheckpointer(
   opts: { intervalMs?: number; onError?: (e: Error) => void } = {},
 ): WalCheckpointer {
   sqlite.pragma(`wal_autocheckpoint = ${String(BACKSTOP_PAGES)}`);
-  const worker = new Worker(new URL('./wal-checkpoint-worker.ts', import.meta.url), {
+  const worker = new Worker(new URL('./wal-checkpoint-worker.mjs', import.meta.url), {
     workerData: { path, intervalMs: opts.intervalMs ?? 1000 },
   });
   worker.unref();

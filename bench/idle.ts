@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { startService } from '../test/support/spawn-service.ts';
+import { tempDir } from '../test/support/temp-dir.ts';
+
+export interface IdleSample {
+  /** Process start to the first 200 from /readyz. */
+  readonly readyMs: number;
+  readonly rssMb: number;
+  readonly threads: number;
+}
+
+/**
+ * A fresh `serve` with only the demo inbox (a new data directory each time), measured from outside: time to ready,
+ * then resident memory and threads after 5 s idle, read from /proc.
+ */
+export async function idleService(runs: number): Promise<IdleSample[]> {
+  const out: IdleSample[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    const svc = await startService({ DATA_DIR: tempDir('idle-') });
+    try {
+      for (;;) {
+        const res = await fetch(`${svc.baseUrl}/readyz`).catch(() => undefined);
+        if (res?.ok === true) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const readyMs = performance.now() - started;
+      await new Promise((r) => setTimeout(r, 5000));
+      const status = readFileSync(`/proc/${String(svc.child.pid)}/status`, 'utf8');
+      out.push({
+        readyMs,
+        rssMb: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024,
+        threads: Number(/Threads:\s+(\d+)/.exec(status)?.[1] ?? 0),
+      });
+    } finally {
+      svc.child.kill('SIGTERM');
+      await svc.exited;
+    }
+  }
+  return out;
+}
