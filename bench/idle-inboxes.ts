@@ -1,0 +1,143 @@
+import { readFileSync } from 'node:fs';
+import { createApp } from '../src/app.ts';
+import { readConfiguration } from '../src/config/index.ts';
+import { silentLogger } from '../src/lib/logger.ts';
+import { appendViaImap, generateMessages, startDovecot } from '../test/rig/index.ts';
+import { startService } from '../test/support/spawn-service.ts';
+import { tempDir } from '../test/support/temp-dir.ts';
+import { createKeyViaPage, setUpOwner } from '../test/support/web-client.ts';
+import { toolRequest } from './mcp-throughput.ts';
+import { connectedInbox, PASSWORD } from './sync.ts';
+
+export interface IdleInboxes {
+  readonly inboxes: number;
+  /** Seconds from the service's start until Dovecot counted one connection for every inbox. */
+  readonly allWatchedSeconds: number;
+  /** Users with exactly one connection at Dovecot, once logins kept for reuse had expired. */
+  readonly watchedOnce: number;
+  readonly rssMb: number;
+  readonly threads: number;
+  /** CPU of the service process over `idleSeconds` of idling, as a share of one core. */
+  readonly cpuPercent: number;
+  readonly idleSeconds: number;
+  /** APPEND at Dovecot to the message in `list_messages` through the service, per sample. */
+  readonly newMailMs: readonly number[];
+}
+
+const ticks = (pid: number) => {
+  const fields = readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
+    .split(') ')[1]!
+    .split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100 a second here)
+};
+
+/**
+ * `inboxes` connected, idle IMAP inboxes on one service process (SQLite), each watched by IDLE at Dovecot on
+ * loopback (issue 21, P3): memory and CPU of the process while idle, measured from outside, and new mail in random
+ * ones seen through the service.
+ */
+export async function idleInboxes(opts: {
+  inboxes: number;
+  idleSeconds: number;
+  samples: number;
+}): Promise<IdleInboxes> {
+  const dovecot = await startDovecot();
+  try {
+    const users = Array.from({ length: opts.inboxes }, (_, i) => `idle${String(i)}`);
+    for (const u of users) await dovecot.addUser(u, PASSWORD);
+    await new Promise((r) => setTimeout(r, 1200)); // Dovecot re-reads passwd files at most once a second
+    const dataDir = tempDir('bench-idle-inboxes-');
+    const env = {
+      DATA_DIR: dataDir,
+      IMAP_INSECURE_HOSTS: '127.0.0.1',
+      SYNC_INTERVAL_SECONDS: '3600',
+      RATE_LIMIT_MCP_PER_MINUTE: '100000000',
+    };
+    const { config, secrets } = readConfiguration(env, process.cwd());
+    const setup = await createApp(config, secrets, { log: silentLogger });
+    const web = await setUpOwner(setup);
+    await setup.services.accounts.setPlan('owner@example.test', 'pro');
+    const key = await createKeyViaPage(web);
+    const ids = new Map<string, string>();
+    for (const u of users) ids.set(u, (await connectedInbox(setup, dovecot, u, 'owner@example.test')).id);
+    await setup.close();
+
+    const started = performance.now();
+    const svc = await startService(env, 60_000);
+    try {
+      const pid = svc.child.pid!;
+      const connected = async () => {
+        const who = await dovecot.connections();
+        return users.filter((u) => (who.get(u) ?? 0) >= 1).length;
+      };
+      while ((await connected()) < opts.inboxes) {
+        if (performance.now() - started > 600_000)
+          throw new Error(`only ${String(await connected())} watched`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      const allWatchedSeconds = (performance.now() - started) / 1000;
+      // Logins kept for reuse after the first syncs log out after IMAP_REUSE_SECONDS (20 s).
+      await new Promise((r) => setTimeout(r, 25_000));
+      const who = await dovecot.connections();
+      const watchedOnce = users.filter((u) => who.get(u) === 1).length;
+
+      const t0 = ticks(pid);
+      await new Promise((r) => setTimeout(r, opts.idleSeconds * 1000));
+      const cpuPercent = (ticks(pid) - t0) / opts.idleSeconds; // ticks per second = % of a core at 100 Hz
+      const status = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
+
+      const call = async (tool: string, args: Record<string, unknown>) => {
+        const r = toolRequest('2026-07-28', tool, args);
+        const res = await fetch(`${svc.baseUrl}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...r.headers,
+          },
+          body: r.body,
+        });
+        const body = (await res.json()) as { result?: { structuredContent?: Record<string, unknown> } };
+        return body.result?.structuredContent ?? {};
+      };
+      const newMailMs: number[] = [];
+      const [message] = generateMessages(1, { seed: 3 });
+      for (let i = 0; i < opts.samples; i++) {
+        const user = users[Math.floor(((i + 0.5) * opts.inboxes) / opts.samples)]!;
+        const inboxId = ids.get(user)!;
+        const before = Number((await call('list_messages', { inboxId, limit: 1 }))['total'] ?? 0);
+        const t = performance.now();
+        await appendViaImap({
+          host: dovecot.host,
+          port: dovecot.port,
+          user,
+          password: PASSWORD,
+          messages: [message!],
+        });
+        for (;;) {
+          const total = Number((await call('list_messages', { inboxId, limit: 1 }))['total'] ?? 0);
+          if (total > before) break;
+          if (performance.now() - t > 30_000) throw new Error(`new mail in ${user} not seen within 30 s`);
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        newMailMs.push(performance.now() - t);
+      }
+      return {
+        inboxes: opts.inboxes,
+        allWatchedSeconds,
+        watchedOnce,
+        rssMb: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024,
+        threads: Number(/Threads:\s+(\d+)/.exec(status)?.[1] ?? 0),
+        cpuPercent,
+        idleSeconds: opts.idleSeconds,
+        newMailMs,
+      };
+    } finally {
+      svc.child.kill('SIGTERM');
+      await svc.exited;
+    }
+  } finally {
+    await dovecot.stop();
+  }
+}
