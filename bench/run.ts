@@ -11,6 +11,7 @@ import { clusterBench } from './cluster.ts';
 import { fuzz } from '../test/fuzz/http-fuzz.ts';
 import { idleService } from './idle.ts';
 import { idleInboxes } from './idle-inboxes.ts';
+import { modelTrials } from './model-trials.ts';
 import { ensureSystemPackages, REQUIRED_SYSTEM_PACKAGES } from '../test/rig/system-deps.ts';
 
 const { values } = parseArgs({
@@ -177,4 +178,19 @@ if (values.only === undefined || values.only === 'idle-inboxes') {
   ];
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'idle-inboxes', lines.join('\n'));
+}
+
+if (values.only === undefined || values.only === 'model') {
+  // ~25 steps a run at most, ~13 on average: 8,000 runs pass 100,000 steps.
+  const r = await modelTrials(Number(process.env['MODEL_RUNS'] ?? 8000));
+  const lines = [
+    `Run ${today} on ${machine()} (${r.seconds.toFixed(0)} s): the model-based test of the safety rules (\`test/model/triage-model.test.ts\`) — two agents, one of them obeying injected text, on the demo inbox, every answer and the state after it checked against the model — ${r.runs.toLocaleString('en')} runs of at most 25 commands, seed ${String(r.seed)} (replay with \`FC_SEED\`).`,
+    '',
+    '| steps | rules broken |',
+    '|---|---|',
+    `| **${r.steps.toLocaleString('en')}** | **${r.passed ? '0' : 'see below'}** |`,
+  ];
+  if (!r.passed) lines.push('', '```', r.report.slice(-2000), '```');
+  console.log(lines.join('\n'));
+  if (values['no-write'] !== true) writeSection(DOC, 'model', lines.join('\n'));
 }

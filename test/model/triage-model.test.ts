@@ -19,7 +19,7 @@ import { createKeyViaPage } from '../support/web-client.ts';
 // compared, and the acceptance criteria are checked once more on their own, from the states before and after,
 // independently of the predictions. One app for the file; its state carries over from run to run: each run
 // rebuilds the model from the real state, so a shrunk counterexample starts wherever the previous run left off.
-// Reproduce a failure with FC_SEED=<seed from the report>.
+// Reproduce a failure with FC_SEED=<seed> FC_PATH=<path> from the report.
 
 type Agent = 'A' | 'B';
 type Folder = 'inbox' | 'trash' | 'spam' | 'archive';
@@ -215,6 +215,9 @@ const poolAt = (env: Env, m: { pool: number; vip: boolean }): PoolMsg => {
   return list[m.pool % list.length]!;
 };
 
+/** Commands run (a pair of simultaneous calls counts once), for the trials' tally. */
+let stepsRun = 0;
+
 class Step implements fc.AsyncCommand<World, Env> {
   readonly spec: Spec;
   /** What the abstract references meant in the last run (ids, codes), for the failure report. */
@@ -228,6 +231,7 @@ class Step implements fc.AsyncCommand<World, Env> {
   }
   async run(w: World, env: Env): Promise<void> {
     this.env = env;
+    stepsRun++;
     await (this.spec.t === 'pair' ? pairStep(this, this.spec, w, env) : step(this, w, env));
   }
   toString(): string {
@@ -1565,50 +1569,64 @@ describe('triage safety rules, model-based, two agents on the demo inbox', () =>
     await env.app.close();
   });
 
-  it('never breaks the VIP, lease, sending, unsubscribe and undo rules, whatever two agents do (one of them obeying injected text)', async () => {
-    const seed = process.env['FC_SEED'];
-    await fc.assert(
-      fc.asyncProperty(
-        fc.boolean(),
-        fc.commands(commands, { maxCommands: 25, size: 'max' }),
-        async (sendEnabled, cmds) => {
-          // Each run starts with sending on or off (as the person set it), so both get their share of runs.
-          const set = await env.agents.A('set_send_enabled', {
-            enabled: sendEnabled,
-            humanConfirmedInChat: true,
-          });
-          expect(set.isError).toBe(false);
-          await fc.asyncModelRun(async () => ({ model: await readWorld(env), real: env }), cmds);
-        },
-      ),
-      { numRuns: 40, ...(seed !== undefined && { seed: Number(seed) }) },
-    );
-    // The runs reached the interesting answers (a test that never gets there cannot fail).
-    const seen = Object.fromEntries([...env.outcomes].sort());
-    for (const key of [
-      'begin:ok',
-      'begin:lease_held',
-      'single:ok',
-      'single:vip_confirmation_required',
-      'single:lease_held',
-      'act:ok',
-      'act:vip_skipped',
-      'act:lease_held',
-      'undo:ok',
-      'undo:reused_refused',
-      'send:ok',
-      'send:approval_invalid',
-      'send:approval_used',
-      'send:send_disabled',
-      'send:human_approval_required',
-      'propose:ok',
-      'unsub:ok',
-      'unsub:approval_invalid',
-      'unsub:approval_used',
-      'unsub:human_approval_required',
-    ])
-      expect(seen[key] ?? 0, `outcome ${key} never came up: ${JSON.stringify(seen)}`).toBeGreaterThan(0);
-  }, 300_000);
+  // `npm test` runs 40 runs of at most 25 commands; `npm run bench -- --only model` runs enough for ≥ 100,000 steps
+  // (MODEL_RUNS). Every run prints its seed; a failure also prints fast-check's path: FC_SEED=<seed> FC_PATH=<path>
+  // replays exactly that counterexample, which then belongs in this file as a test of its own.
+  it(
+    'never breaks the VIP, lease, sending, unsubscribe and undo rules, whatever two agents do (one of them obeying injected text)',
+    async () => {
+      const seed = Number(process.env['FC_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+      const path = process.env['FC_PATH'];
+      const runs = Number(process.env['MODEL_RUNS'] ?? 40);
+      const before = stepsRun;
+      console.log(`model: seed ${String(seed)}, ${String(runs)} runs`);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.boolean(),
+          fc.commands(commands, { maxCommands: 25, size: 'max' }),
+          async (sendEnabled, cmds) => {
+            // Each run starts with sending on or off (as the person set it), so both get their share of runs.
+            const set = await env.agents.A('set_send_enabled', {
+              enabled: sendEnabled,
+              humanConfirmedInChat: true,
+            });
+            expect(set.isError).toBe(false);
+            await fc.asyncModelRun(async () => ({ model: await readWorld(env), real: env }), cmds);
+          },
+        ),
+        { numRuns: runs, seed, ...(path !== undefined && { path }) },
+      );
+      console.log(
+        `model: seed ${String(seed)}, ${String(runs)} runs, ${String(stepsRun - before)} steps, no rule broken`,
+      );
+      // The runs reached the interesting answers (a test that never gets there cannot fail).
+      const seen = Object.fromEntries([...env.outcomes].sort());
+      for (const key of [
+        'begin:ok',
+        'begin:lease_held',
+        'single:ok',
+        'single:vip_confirmation_required',
+        'single:lease_held',
+        'act:ok',
+        'act:vip_skipped',
+        'act:lease_held',
+        'undo:ok',
+        'undo:reused_refused',
+        'send:ok',
+        'send:approval_invalid',
+        'send:approval_used',
+        'send:send_disabled',
+        'send:human_approval_required',
+        'propose:ok',
+        'unsub:ok',
+        'unsub:approval_invalid',
+        'unsub:approval_used',
+        'unsub:human_approval_required',
+      ])
+        expect(seen[key] ?? 0, `outcome ${key} never came up: ${JSON.stringify(seen)}`).toBeGreaterThan(0);
+    },
+    Number(process.env['MODEL_TIMEOUT_MS'] ?? 300_000),
+  );
 
   // Two races, each tried with one call started a few microtasks after the other (either way round), so that the
   // test does not depend on one exact interleaving.
