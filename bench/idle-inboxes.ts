@@ -5,8 +5,8 @@ import { silentLogger } from '../src/lib/logger.ts';
 import { appendViaImap, generateMessages, startDovecot } from '../test/rig/index.ts';
 import { startService } from '../test/support/spawn-service.ts';
 import { tempDir } from '../test/support/temp-dir.ts';
+import { httpToolCaller } from '../test/support/tool-caller.ts';
 import { createKeyViaPage, setUpOwner } from '../test/support/web-client.ts';
-import { toolRequest } from './mcp-throughput.ts';
 import { connectedInbox, PASSWORD } from './sync.ts';
 
 export interface IdleInboxes {
@@ -102,27 +102,13 @@ export async function idleInboxes(opts: {
       const cpuPercent = (ticks(pid) - t0) / opts.idleSeconds; // ticks per second = % of a core at 100 Hz
       const status = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
 
-      const call = async (tool: string, args: Record<string, unknown>) => {
-        const r = toolRequest('2026-07-28', tool, args);
-        const res = await fetch(`${svc.baseUrl}/mcp`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${key}`,
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            ...r.headers,
-          },
-          body: r.body,
-        });
-        const body = (await res.json()) as { result?: { structuredContent?: Record<string, unknown> } };
-        return body.result?.structuredContent ?? {};
-      };
+      const call = httpToolCaller(svc.baseUrl, key);
       const newMailMs: number[] = [];
       const [message] = generateMessages(1, { seed: 3 });
       for (let i = 0; i < opts.samples; i++) {
         const user = users[Math.floor(((i + 0.5) * opts.inboxes) / opts.samples)]!;
         const inboxId = ids.get(user)!;
-        const before = Number((await call('list_messages', { inboxId, limit: 1 }))['total'] ?? 0);
+        const before = Number((await call('list_messages', { inboxId, limit: 1 })).body['total'] ?? 0);
         const t = performance.now();
         await appendViaImap({
           host: dovecot.host,
@@ -132,7 +118,7 @@ export async function idleInboxes(opts: {
           messages: [message!],
         });
         for (;;) {
-          const total = Number((await call('list_messages', { inboxId, limit: 1 }))['total'] ?? 0);
+          const total = Number((await call('list_messages', { inboxId, limit: 1 })).body['total'] ?? 0);
           if (total > before) break;
           if (performance.now() - t > 30_000) {
             const log = svc

@@ -4,6 +4,7 @@ import { readConfiguration } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { startService, type ServiceProcess } from '../support/spawn-service.ts';
+import { httpToolCaller } from '../support/tool-caller.ts';
 import { createKeyViaPage, setUpOwner } from '../support/web-client.ts';
 
 /**
@@ -431,35 +432,32 @@ export async function fuzzTarget(): Promise<{
   const cookie = [...web.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   await setup.close();
   const svc = await startService({ ...env, LOG_LEVEL: 'info' });
-  const rpc = async (method: string, params: unknown) => {
-    const res = await fetch(`${svc.baseUrl}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-11-25',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    const text = await res.text();
-    const data = text.slice(text.indexOf('{'));
-    return JSON.parse(data) as { result: Record<string, unknown> };
-  };
-  const tools = (await rpc('tools/list', {})).result['tools'] as { name: string; inputSchema: unknown }[];
-  const inboxes = (
-    (await rpc('tools/call', { name: 'list_inboxes', arguments: {} })).result['structuredContent'] as {
-      inboxes: { id: string }[];
+  const listed = await fetch(`${svc.baseUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  const text = await listed.text();
+  const tools = (
+    JSON.parse(text.slice(text.indexOf('{'))) as {
+      result: { tools: { name: string; inputSchema: unknown }[] };
     }
-  ).inboxes.map((i) => i.id);
-  await rpc('tools/call', { name: 'sync_inbox', arguments: { inboxId: inboxes[0] } });
-  const page = (
-    await rpc('tools/call', { name: 'list_messages', arguments: { inboxId: inboxes[0], limit: 30 } })
-  ).result['structuredContent'] as { messages: { messageId: string }[] };
+  ).result.tools;
+  const call = httpToolCaller(svc.baseUrl, key);
+  const inboxes = ((await call('list_inboxes')).body['inboxes'] as { id: string }[]).map((i) => i.id);
+  await call('sync_inbox', { inboxId: inboxes[0] });
+  const page = (await call('list_messages', { inboxId: inboxes[0], limit: 30 })).body['messages'] as {
+    messageId: string;
+  }[];
   return {
     svc,
     tools,
-    known: { key, inboxIds: inboxes, messageIds: page.messages.map((m) => m.messageId), cookie, csrf },
+    known: { key, inboxIds: inboxes, messageIds: page.map((m) => m.messageId), cookie, csrf },
   };
 }
 

@@ -19,24 +19,45 @@ import { bit, toDate } from './sql-errors.ts';
 // 23 columns a row: 500 rows stay far below SQLite's and PostgreSQL's bound-parameter limits.
 const UPSERT_CHUNK = 500;
 
-/** A messages row as the core sees it; other stores that join messages use it too. */
-export const toSummary = (r: Selectable<MessagesTable>): MessageSummary => ({
+type PreviewColumns = Pick<
+  Selectable<MessagesTable>,
+  | 'id'
+  | 'folder_id'
+  | 'thread_id'
+  | 'subject'
+  | 'from_address'
+  | 'from_name'
+  | 'snippet'
+  | 'date'
+  | 'unread'
+  | 'starred'
+  | 'labels_json'
+  | 'has_attachments'
+>;
+
+/** What a summary and a listing's headline read alike from a row. */
+const previewOf = (r: PreviewColumns) => ({
   id: r.id as MessageId,
-  inboxId: r.inbox_id as InboxId,
   folderId: r.folder_id as FolderId,
-  providerRef: r.provider_ref,
-  position: r.position,
   threadId: r.thread_id,
-  internetMessageId: r.internet_message_id,
   subject: r.subject,
   from: { address: r.from_address, name: r.from_name },
-  to: JSON.parse(r.to_json) as Address[],
   snippet: r.snippet,
   date: toDate(r.date),
   unread: r.unread === 1,
   starred: r.starred === 1,
   labels: JSON.parse(r.labels_json) as string[],
   hasAttachments: r.has_attachments === 1,
+});
+
+/** A messages row as the core sees it; other stores that join messages use it too. */
+export const toSummary = (r: Selectable<MessagesTable>): MessageSummary => ({
+  ...previewOf(r),
+  inboxId: r.inbox_id as InboxId,
+  providerRef: r.provider_ref,
+  position: r.position,
+  internetMessageId: r.internet_message_id,
+  to: JSON.parse(r.to_json) as Address[],
   size: r.size,
   listId: r.list_id,
   listUnsubscribe: r.list_unsubscribe,
@@ -95,36 +116,11 @@ type FlagColumns = Pick<Selectable<MessagesTable>, 'unread' | 'starred' | 'label
 /** LIKE pattern for a literal substring: %, _ and the escape character itself are escaped. */
 const likeContains = (s: string): string => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-type HeadlineRow = Pick<
-  Selectable<MessagesTable>,
-  | 'id'
-  | 'folder_id'
-  | 'thread_id'
-  | 'subject'
-  | 'from_address'
-  | 'from_name'
-  | 'snippet'
-  | 'date'
-  | 'unread'
-  | 'starred'
-  | 'labels_json'
-  | 'has_attachments'
-  | 'list_id'
-  | 'list_unsubscribe'
-> & { total: number };
+type HeadlineRow = PreviewColumns &
+  Pick<Selectable<MessagesTable>, 'list_id' | 'list_unsubscribe'> & { total: number };
 
 const toHeadline = (r: HeadlineRow): MessageHeadline => ({
-  id: r.id as MessageId,
-  folderId: r.folder_id as FolderId,
-  threadId: r.thread_id,
-  subject: r.subject,
-  from: { address: r.from_address, name: r.from_name },
-  snippet: r.snippet,
-  date: toDate(r.date),
-  unread: r.unread === 1,
-  starred: r.starred === 1,
-  labels: JSON.parse(r.labels_json) as string[],
-  hasAttachments: r.has_attachments === 1,
+  ...previewOf(r),
   isList: r.list_id !== null || r.list_unsubscribe !== null,
 });
 

@@ -1,7 +1,7 @@
 import type { FlagState } from '../mail/mail-types.ts';
 import type { InboxId } from '../inboxes/inbox.ts';
 import type { FolderId } from './folder.ts';
-import type { Address, MessageId, MessageSummary } from './message.ts';
+import type { MessageId, MessageSummary } from './message.ts';
 
 export interface MessageQuery {
   readonly folderId?: FolderId;
@@ -23,21 +23,23 @@ export interface MessagePage {
 }
 
 /** What a listing shows of a message: no recipients, no provider handle. */
-export interface MessageHeadline {
-  readonly id: MessageId;
-  readonly folderId: FolderId;
-  readonly threadId: string | null;
-  readonly subject: string;
-  readonly from: Address;
-  readonly snippet: string;
-  readonly date: Date;
-  readonly unread: boolean;
-  readonly starred: boolean;
-  readonly labels: readonly string[];
-  readonly hasAttachments: boolean;
+export type MessageHeadline = Pick<
+  MessageSummary,
+  | 'id'
+  | 'folderId'
+  | 'threadId'
+  | 'subject'
+  | 'from'
+  | 'snippet'
+  | 'date'
+  | 'unread'
+  | 'starred'
+  | 'labels'
+  | 'hasAttachments'
+> & {
   /** Sent through a mailing list (List-Id or List-Unsubscribe). */
   readonly isList: boolean;
-}
+};
 
 export interface HeadlineQuery {
   /** At least one; the page spans these folders. */
