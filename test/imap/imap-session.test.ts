@@ -183,6 +183,43 @@ describe('ImapConnector', () => {
     expect(connector.activeConnections(endpoint(), credential)).toBe(0);
   });
 
+  it('reads a message over 2 MB from its header and text parts, never its attachment', async () => {
+    const { credential } = await newAccount();
+    const admin = await otherClient(credential);
+    const big = Buffer.alloc(3 * 1024 * 1024, 7)
+      .toString('base64')
+      .replace(/.{76}/g, '$&\r\n');
+    const raw =
+      'From: "Zoë Sender" <zoe@example.test>\r\nTo: me@example.test\r\nCc: Ann <ann@example.test>\r\n' +
+      'Reply-To: replies@example.test\r\nSubject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?=\r\nMessage-ID: <big@example.test>\r\n' +
+      'In-Reply-To: <earlier@example.test>\r\nReferences: <first@example.test> <earlier@example.test>\r\n' +
+      'Date: Mon, 23 Nov 2026 09:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed;\r\n boundary="outer"\r\n\r\n' +
+      '--outer\r\nContent-Type: multipart/alternative; boundary="alt"\r\n\r\n' +
+      '--alt\r\nContent-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nGr=FC=DFe, the file.\r\n' +
+      '--alt\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>Grüße, the <b>file</b>.</p>\r\n--alt--\r\n' +
+      '--outer\r\nContent-Type: application/octet-stream; name="big.bin"\r\nContent-Disposition: attachment; filename="big.bin"\r\n' +
+      `Content-Transfer-Encoding: base64\r\n\r\n${big}\r\n--outer--\r\n`;
+    await admin.append('INBOX', Buffer.from(raw, 'utf8'));
+    await admin.logout();
+    const session = await loopbackConnector().connect(endpoint(), credential);
+    try {
+      const [summary] = await session.fetchOlder('INBOX', 1_000_000, 1);
+      const full = await session.fetchMessage('INBOX', summary!.ref);
+      expect(full?.text.trim()).toBe('Grüße, the file.');
+      expect(full?.html).toContain('<b>file</b>');
+      expect(full?.cc).toEqual([{ address: 'ann@example.test', name: 'Ann' }]);
+      expect(full?.replyTo).toEqual([{ address: 'replies@example.test', name: '' }]);
+      expect(full?.inReplyTo).toBe('<earlier@example.test>');
+      expect(full?.references).toEqual(['<first@example.test>', '<earlier@example.test>']);
+      expect(full?.summary.subject).toBe('Grüße');
+      expect(full?.attachments).toMatchObject([{ filename: 'big.bin' }]);
+      // estimated from the encoded size, as the list of attachments always is
+      expect(Math.abs((full?.attachments[0]?.size ?? 0) - 3 * 1024 * 1024)).toBeLessThan(1024);
+    } finally {
+      await session.close();
+    }
+  });
+
   it('maps a folder named Screened to the screened id and skips \\Noselect parents', async () => {
     const { credential } = await newAccount();
     const admin = await otherClient(credential);

@@ -95,6 +95,16 @@ export function attachmentsOf(root: MessageStructureObject | undefined): Attachm
     }));
 }
 
+/** The inline text parts (the first text/plain and the first text/html), for reading a large message without its attachments. */
+export function textParts(root: MessageStructureObject | undefined): string[] {
+  if (root === undefined) return [];
+  const inline = leaves(root).filter((n) => !isAttachmentNode(n));
+  return ['text/plain', 'text/html'].flatMap((type) => {
+    const node = inline.find((n) => n.type.toLowerCase() === type);
+    return node === undefined ? [] : [partOf(node)];
+  });
+}
+
 /** Finds a part by number, for openAttachment. */
 export function findPart(
   root: MessageStructureObject | undefined,

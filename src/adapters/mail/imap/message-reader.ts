@@ -3,28 +3,90 @@ import type { ImapFlow } from 'imapflow';
 import type { AttachmentContent, FullMessage } from '../../../core/mail/mail-types.ts';
 import { htmlToText } from '../../../lib/html-to-text.ts';
 import { parseMessage, snippet } from '../mime/parse-message.ts';
-import { attachmentsOf, decodedSize, findPart } from './body-structure.ts';
+import { attachmentsOf, decodedSize, findPart, textParts } from './body-structure.ts';
 import { SUMMARY_QUERY, toRemoteSummary } from './summary-fetch.ts';
 
 /** Reads one message or one attachment. Both expect the folder's mailbox lock to be held by the caller. */
 
-/** The whole message, parsed; undefined when the UID is not in the folder. */
+/**
+ * Past this size a message is read without its attachments: its header block and its text parts only, so a 25 MB
+ * attachment is never held in memory to show the message's text (docs/benchmarks.md). Below it, the whole source is
+ * parsed, as every client would.
+ */
+export const WHOLE_MESSAGE_MAX_BYTES = 2 * 1024 * 1024;
+
+/** The message, parsed; undefined when the UID is not in the folder. */
 export async function readFullMessage(client: ImapFlow, uid: number): Promise<FullMessage | undefined> {
-  const m = await client.fetchOne(String(uid), { ...SUMMARY_QUERY, source: true }, { uid: true });
-  if (m === false || m === undefined || m.source === undefined) return undefined;
-  const parsed = await parseMessage(m.source);
+  // One round trip for most mail: the summary and at most WHOLE_MESSAGE_MAX_BYTES of the source.
+  const head = await client.fetchOne(
+    String(uid),
+    { ...SUMMARY_QUERY, source: { maxLength: WHOLE_MESSAGE_MAX_BYTES } },
+    { uid: true },
+  );
+  if (head === false || head === undefined || head.source === undefined) return undefined;
+  const whole = (head.size ?? 0) <= WHOLE_MESSAGE_MAX_BYTES;
+  const source = whole
+    ? head.source
+    : head.bodyStructure?.childNodes === undefined
+      ? ((await client.fetchOne(String(uid), { uid: true, source: true }, { uid: true })) || undefined)
+          ?.source
+      : await textOnly(client, uid, textParts(head.bodyStructure));
+  if (source === undefined) return undefined;
+  const parsed = await parseMessage(source);
   const text = parsed.text.trim() !== '' ? parsed.text : parsed.html === null ? '' : htmlToText(parsed.html);
   return {
-    summary: toRemoteSummary(m, snippet(text)),
+    summary: toRemoteSummary(head, snippet(text)),
     cc: parsed.cc,
     replyTo: parsed.replyTo,
     inReplyTo: parsed.inReplyTo,
     references: parsed.references,
     text: parsed.text,
     html: parsed.html,
-    attachments: attachmentsOf(m.bodyStructure),
+    attachments: attachmentsOf(head.bodyStructure),
     authenticationResults: parsed.authenticationResults,
   };
+}
+
+/**
+ * A stand-in for a large multipart message: its own header block, with its text parts (each with its MIME header,
+ * still transfer-encoded) as the alternatives of a multipart of our own boundary — what the parser needs for the headers and the
+ * text, without the attachments.
+ */
+async function textOnly(
+  client: ImapFlow,
+  uid: number,
+  parts: readonly string[],
+): Promise<Buffer | undefined> {
+  const m = await client.fetchOne(
+    String(uid),
+    { uid: true, headers: true, bodyParts: parts.flatMap((p) => [`${p}.MIME`, p]) },
+    { uid: true },
+  );
+  if (m === false || m === undefined || m.bodyParts === undefined || m.headers === undefined)
+    return undefined;
+  const got = (k: string) => m.bodyParts?.get(k.toLowerCase()) ?? m.bodyParts?.get(k) ?? Buffer.alloc(0);
+  const boundary = `inbox-triage-text-${String(uid)}`;
+  const header = withoutContentFields((m.headers ?? Buffer.alloc(0)).toString('latin1'));
+  const pieces = [
+    Buffer.from(`${header}Content-Type: multipart/alternative; boundary="${boundary}"\r\n\r\n`, 'latin1'),
+    ...parts.flatMap((p) => [
+      Buffer.from(`--${boundary}\r\n`),
+      got(`${p}.MIME`),
+      got(p),
+      Buffer.from('\r\n'),
+    ]),
+    Buffer.from(`--${boundary}--\r\n`),
+  ];
+  return Buffer.concat(pieces);
+}
+
+/** A header block without its Content-Type and Content-Transfer-Encoding fields (folded lines included), no blank line. */
+function withoutContentFields(block: string): string {
+  const fields = block.replace(/\r?\n\r?\n[\s\S]*$/, '').split(/\r?\n(?![ \t])/);
+  return fields
+    .filter((f) => f.trim() !== '' && !/^content-(type|transfer-encoding)\s*:/i.test(f))
+    .map((f) => `${f}\r\n`)
+    .join('');
 }
 
 /** The message's bytes as stored; undefined when the UID is not in the folder or the message is too large. */
