@@ -7,6 +7,7 @@ import { connectedInbox, PASSWORD } from './sync.ts';
 import { silentLogger } from '../src/lib/logger.ts';
 import { freePort } from '../test/rig/free-port.ts';
 import { tempDir } from '../test/support/temp-dir.ts';
+import { httpToolCaller } from '../test/support/tool-caller.ts';
 import { createKeyViaPage, setUpOwner } from '../test/support/web-client.ts';
 import { compare, type Comparison } from './load.ts';
 import { startProcess, stopProcess } from './processes.ts';
@@ -77,22 +78,12 @@ export async function startBenchService(
     'listening',
   );
   const url = `http://127.0.0.1:${String(port)}/mcp`;
+  const tools = httpToolCaller(`http://127.0.0.1:${String(port)}`, key);
   return {
     url,
     key,
     dataDir,
-    async call(tool, args) {
-      const r = toolRequest('2026-07-28', tool, args);
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { ...headersFor(key, r.headers) },
-        body: r.body,
-      });
-      const json = (await res.json()) as { result?: { structuredContent?: Record<string, unknown> } };
-      const out = json.result?.structuredContent;
-      if (out === undefined) throw new Error(`${tool}: ${JSON.stringify(json).slice(0, 300)}`);
-      return out;
-    },
+    call: async (tool, args) => (await tools(tool, args)).raw,
     stop: () => stopProcess(service),
   };
 }
