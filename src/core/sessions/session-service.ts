@@ -99,12 +99,18 @@ export class SessionService {
 
   /** Seconds until every budget and hold of these keys allows a try again; 0 when they do now. */
   private async heldFor(rules: readonly (readonly [RateRule, string])[]): Promise<number> {
+    const { limiter } = this.deps;
     let wait = 0;
-    for (const [rule, key] of rules)
-      for (let level = 1; level <= HOLD_LEVELS; level++) {
-        const d = await this.deps.limiter.peek(level === 1 ? rule : holdOf(rule, level), key);
-        if (!d.allowed) wait = Math.max(wait, d.retryAfterSeconds);
-      }
+    for (const [rule, key] of rules) {
+      const base = await limiter.peek(rule, key);
+      if (!base.allowed) wait = Math.max(wait, base.retryAfterSeconds);
+      // Only the hold of the key's latest lockout can still be running: each one outlasts the one before.
+      const counted = await limiter.peek(lockoutsOf(rule), key);
+      const lockouts = counted.allowed ? lockoutsOf(rule).points - counted.remaining : HOLD_LEVELS;
+      if (lockouts < 2) continue;
+      const hold = await limiter.peek(holdOf(rule, Math.min(lockouts, HOLD_LEVELS)), key);
+      if (!hold.allowed) wait = Math.max(wait, hold.retryAfterSeconds);
+    }
     return wait;
   }
 
