@@ -1,9 +1,9 @@
-import { Migrator, type MigrationResultSet } from 'kysely/migration';
+import { Migrator, type Migration, type MigrationResultSet } from 'kysely/migration';
 import type { Db } from './database.ts';
+import { attachLegacyAudit } from './migrations/0009-audit-home.ts';
 import { migrationsFor } from './migrations/index.ts';
 
-function migrator(db: Db): Migrator {
-  const migrations = migrationsFor(db.dialect);
+function migrator(db: Db, migrations = migrationsFor(db.dialect)): Migrator {
   return new Migrator({
     db: db.kysely,
     provider: { getMigrations: () => Promise.resolve(migrations) },
@@ -17,9 +17,21 @@ export class MigrationError extends Error {
   override readonly name = 'MigrationError';
 }
 
-/** Applies every pending migration; returns the names applied now. */
-export async function migrateToLatest(db: Db): Promise<string[]> {
-  const { error, results }: MigrationResultSet = await migrator(db).migrateToLatest();
+/**
+ * Applies every pending migration, all in one transaction on both engines (open-sqlite.ts tells Kysely SQLite's DDL
+ * is transactional too), so a process killed part-way leaves the schema as it was; returns the names applied now.
+ * `migrations` replaces the real ones in tests.
+ */
+export async function migrateToLatest(db: Db, migrations?: Record<string, Migration>): Promise<string[]> {
+  // ATTACH cannot run inside a transaction: the audit file of a 0012 version is attached before (migration 0009).
+  const legacy = db.dialect === 'sqlite' ? attachLegacyAudit(db.sqlite, db.sqlite.name) : undefined;
+  let outcome: MigrationResultSet | undefined;
+  try {
+    outcome = await migrator(db, migrations).migrateToLatest();
+  } finally {
+    legacy?.done(outcome !== undefined && outcome.error === undefined);
+  }
+  const { error, results } = outcome;
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new MigrationError(

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { seedAccount } from '../../../core/inboxes/inbox-store.contract.ts';
 import { tempDir } from '../../../../test/support/temp-dir.ts';
 import { createStores, migrateToLatest, openSqlite, type SqliteDb } from '../index.ts';
-import { auditHome, legacyAuditFile } from './0009-audit-home.ts';
+import { attachLegacyAudit, auditHome, legacyAuditFile } from './0009-audit-home.ts';
 import { migrationsFor } from './index.ts';
 
 // Decision 0013: rows a 0012 version kept in its audit file come home to the main database, once.
@@ -81,12 +81,21 @@ describe('migration 0009: the audit log home again', () => {
     copyFileSync(legacyAuditFile(path), saved);
     await migrateToLatest(d);
     copyFileSync(saved, legacyAuditFile(path)); // the file is back, as if the removal never happened
+    const count = async () =>
+      (
+        await d.kysely
+          .selectFrom('audit_log')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n;
+    // Copying again (were the migration ever run twice) adds nothing.
+    const attached = attachLegacyAudit(d.sqlite, path);
     await auditHome('sqlite').up(d.kysely);
-    const n = await d.kysely
-      .selectFrom('audit_log')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    expect(n.n).toBe(3);
+    attached?.done(false);
+    expect(await count()).toBe(3);
+    // The next start finds nothing pending and removes the leftover file.
+    expect(await migrateToLatest(d)).toEqual([]);
+    expect(await count()).toBe(3);
     expect(existsSync(legacyAuditFile(path))).toBe(false);
   });
 

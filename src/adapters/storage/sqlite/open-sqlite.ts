@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteAdapter, SqliteDialect, type DialectAdapter } from 'kysely';
 import type { Database } from '../schema.ts';
 import { cachedStatements, preparingFrom } from './statement-cache.ts';
 import { TurnSnapshot } from './turn-snapshot.ts';
@@ -28,6 +28,23 @@ export interface SqliteDb {
   close(): Promise<void>;
 }
 
+/**
+ * SQLite's DDL is transactional, but Kysely's adapter says otherwise, so its Migrator ran SQLite migrations without
+ * a transaction: a process killed mid-migration left tables its next start could not create again (found by the
+ * crash trials, test/rig/crash-trials.ts). With this, pending migrations run in one transaction, as on PostgreSQL.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class TransactionalDdlSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
 /** Opens a SQLite file (or `:memory:`) with WAL, a busy timeout and foreign keys; owner-only permissions. */
 export function openSqlite(path: string): SqliteDb {
   const inMemory = path === ':memory:';
@@ -42,7 +59,7 @@ export function openSqlite(path: string): SqliteDb {
   const snapshot = new TurnSnapshot(sqlite);
   const statement = cachedStatements(sqlite, snapshot);
   const kysely = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: preparingFrom(sqlite, statement) }),
+    dialect: new TransactionalDdlSqliteDialect({ database: preparingFrom(sqlite, statement) }),
   });
   let checkpointer: WalCheckpointer | undefined;
   return {

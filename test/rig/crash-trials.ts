@@ -1,0 +1,591 @@
+// Crash trials (issue 21, R1): the real service, as a child process on SQLite, against Dovecot and the SMTP sink,
+// is killed with SIGKILL at a random moment during one operation, restarted, and checked against the promises that
+// matter: the index converges to the mailbox, no message is sent twice or recorded sent without reaching the
+// server, every mailbox change can be undone (or did not happen), no OAuth sign-in is lost, and a migration cut
+// short completes on the next start. `npm test` runs 20 trials; `npm run bench -- --only trials` runs 200.
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { createApp } from '../../src/app.ts';
+import type { Config } from '../../src/config/index.ts';
+import { resolveEncryptionKey } from '../../src/config/encryption-key.ts';
+import { pkceChallenge } from '../../src/lib/secret-token.ts';
+import { silentLogger } from '../../src/lib/logger.ts';
+import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from './index.ts';
+import { appendViaImap } from './append-via-imap.ts';
+import { createPrng, type Prng } from './prng.ts';
+import { connectImapInbox, imapClient, mailboxState } from '../support/imap-inbox.ts';
+import { runService, startService, type ServiceProcess } from '../support/spawn-service.ts';
+import { tempDir } from '../support/temp-dir.ts';
+import { testConfig } from '../support/test-app.ts';
+import { agentOn, httpToolCaller } from '../support/tool-caller.ts';
+import type { WebClient } from '../support/web-client.ts';
+
+export const TRIAL_KINDS = ['sync', 'act', 'send', 'refresh', 'migration'] as const;
+export type TrialKind = (typeof TRIAL_KINDS)[number];
+
+export interface TrialFailure {
+  readonly trial: number;
+  readonly kind: TrialKind;
+  readonly killAfterMs: number;
+  readonly problem: string;
+}
+
+export interface CrashTally {
+  readonly seed: number;
+  readonly trials: number;
+  /** Per kind: trials run, and how many were killed before the operation had answered (the rest finished first). */
+  readonly kinds: Record<TrialKind, { trials: number; killedMidOperation: number }>;
+  readonly failures: readonly TrialFailure[];
+  readonly seconds: number;
+}
+
+const USER = 'crash';
+const PASSWORD = 'crash-imap-password';
+const BASE = 'http://127.0.0.1:8787';
+const REDIRECT = 'http://127.0.0.1:9/callback';
+const VERIFIER = 'v'.repeat(64);
+/** Room under the kill point: the longest a kind's operation was seen to take, times this. */
+const KILL_SPREAD = 1.2;
+
+class TrialProblem extends Error {}
+const check = (ok: boolean, problem: string): void => {
+  if (!ok) throw new TrialProblem(problem);
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const bare = (id: string | null | undefined) => (id ?? '?').replace(/^<|>$/g, '');
+
+interface Rig {
+  readonly dovecot: Dovecot;
+  readonly sink: SmtpSink;
+  readonly dataDir: string;
+  readonly apiKey: string;
+  readonly inboxId: string;
+  readonly env: Record<string, string>;
+  /** OAuth sign-ins prepared ahead: a trial refreshes the current one, and moves on only if it was lost. */
+  readonly families: { clientId: string; refresh: string }[];
+  readonly referenceSchema: string;
+}
+
+export async function runCrashTrials(o: {
+  trials: number;
+  seed: number;
+  log?: (line: string) => void;
+}): Promise<CrashTally> {
+  const started = performance.now();
+  const rng = createPrng(o.seed);
+  const rig = await prepare(Math.ceil(o.trials / TRIAL_KINDS.length) + 1);
+  const kinds = Object.fromEntries(
+    TRIAL_KINDS.map((k) => [k, { trials: 0, killedMidOperation: 0 }]),
+  ) as Record<TrialKind, { trials: number; killedMidOperation: number }>;
+  // The longest each operation took when it finished before the kill: the kill point is drawn below that.
+  const longest: Record<TrialKind, number> = { sync: 400, act: 150, send: 100, refresh: 20, migration: 60 };
+  const failures: TrialFailure[] = [];
+  try {
+    for (let trial = 1; trial <= o.trials; trial++) {
+      const kind = TRIAL_KINDS[(trial - 1) % TRIAL_KINDS.length]!;
+      const killAfterMs = Math.round(rng.next() * longest[kind] * KILL_SPREAD);
+      let outcome: { finishedMs: number | undefined };
+      try {
+        outcome = await TRIALS[kind](rig, rng, trial, killAfterMs);
+        kinds[kind].trials++;
+        if (outcome.finishedMs === undefined) kinds[kind].killedMidOperation++;
+        else longest[kind] = Math.max(longest[kind], outcome.finishedMs);
+      } catch (e) {
+        kinds[kind].trials++;
+        const problem = e instanceof Error ? e.message : String(e);
+        failures.push({ trial, kind, killAfterMs, problem });
+        o.log?.(`trial ${String(trial)} (${kind}, kill after ${String(killAfterMs)} ms): ${problem}`);
+      }
+    }
+  } finally {
+    await rig.sink.stop();
+    await rig.dovecot.stop();
+  }
+  return { seed: o.seed, trials: o.trials, kinds, failures, seconds: (performance.now() - started) / 1000 };
+}
+
+/** One Dovecot user with mail, the sink, and a data directory with an owner, a key, the inbox and OAuth sign-ins. */
+async function prepare(families: number): Promise<Rig> {
+  const [dovecot, sink] = await Promise.all([
+    startDovecot({ users: { [USER]: PASSWORD } }),
+    startSmtpSink({ users: { [USER]: PASSWORD } }),
+  ]);
+  await appendViaImap({
+    host: '127.0.0.1',
+    port: dovecot.port,
+    user: USER,
+    password: PASSWORD,
+    messages: Array.from({ length: 120 }, (_, i) => ({ raw: mail(`seed-${String(i)}`) })),
+  });
+  const dataDir = tempDir('crash-trials-');
+  const encryptionKey = resolveEncryptionKey(undefined, dataDir);
+  const config: Config = testConfig({
+    baseUrl: BASE,
+    dataDir,
+    database: { kind: 'sqlite', path: join(dataDir, 'inbox-triage.db') },
+  });
+  const app = await createApp(config, { encryptionKey }, { log: silentLogger });
+  try {
+    const agent = await agentOn(app);
+    const inboxId = await connectImapInbox(app, agent.call, {
+      dovecot,
+      user: USER,
+      password: PASSWORD,
+      smtpPort: sink.port,
+    });
+    const enabled = await agent.call('set_send_enabled', { enabled: true, humanConfirmedInChat: true });
+    if (enabled.isError) throw new Error('set_send_enabled failed');
+    const signIns = [];
+    for (let i = 0; i < families; i++) signIns.push(await signIn(agent.web));
+    return {
+      dovecot,
+      sink,
+      dataDir,
+      apiKey: agent.key,
+      inboxId,
+      env: {
+        DATA_DIR: dataDir,
+        BASE_URL: BASE,
+        IMAP_INSECURE_HOSTS: '127.0.0.1',
+        RATE_LIMIT_MCP_PER_MINUTE: '100000',
+        RATE_LIMIT_API_PER_MINUTE: '100000',
+        RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
+      },
+      families: signIns,
+      referenceSchema: await migratedSchema(tempDir('crash-schema-')),
+    };
+  } finally {
+    await app.close();
+  }
+}
+
+/** One OAuth sign-in as an MCP host makes it: registration, consent in the person's browser, code for tokens. */
+async function signIn(web: WebClient): Promise<{ clientId: string; refresh: string }> {
+  const post = (path: string, body: URLSearchParams | string, type: string) =>
+    web.request(path, { method: 'POST', headers: { 'content-type': type }, body });
+  const reg = await post(
+    '/oauth/register',
+    JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+    'application/json',
+  );
+  const clientId = ((await reg.json()) as { client_id: string }).client_id;
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: pkceChallenge(VERIFIER),
+    code_challenge_method: 'S256',
+    resource: `${BASE}/mcp`,
+  });
+  const consent = (await web.get(`/oauth/authorize?${q.toString()}`)).headers.get('location') ?? '';
+  await web.get(consent);
+  const done = await web.post('/oauth/consent', {
+    request: new URL(consent, BASE).searchParams.get('request') ?? '',
+    decision: 'approve',
+  });
+  const code = new URL(done.headers.get('location') ?? '').searchParams.get('code') ?? '';
+  const tokens = await post(
+    '/oauth/token',
+    new URLSearchParams({
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code,
+      code_verifier: VERIFIER,
+      redirect_uri: REDIRECT,
+      resource: `${BASE}/mcp`,
+    }),
+    'application/x-www-form-urlencoded',
+  );
+  const body = (await tokens.json()) as { refresh_token?: string };
+  if (body.refresh_token === undefined) throw new Error(`no refresh token: ${JSON.stringify(body)}`);
+  return { clientId, refresh: body.refresh_token };
+}
+
+type Trial = (
+  rig: Rig,
+  rng: Prng,
+  trial: number,
+  killAfterMs: number,
+) => Promise<{ finishedMs: number | undefined }>;
+
+/**
+ * Starts the service, runs `operation` (after `before`, which is not raced), kills the process `killAfterMs` into
+ * the operation, starts it again and hands the new process to `after`. Returns how long the operation took if it
+ * finished before the kill.
+ */
+async function crashDuring<T>(
+  rig: Rig,
+  killAfterMs: number,
+  steps: {
+    before?: (svc: ServiceProcess) => Promise<T>;
+    operation: (svc: ServiceProcess, prepared: T) => Promise<unknown>;
+    after: (svc: ServiceProcess, prepared: T, answered: boolean) => Promise<void>;
+  },
+): Promise<{ finishedMs: number | undefined }> {
+  const first = await startService(rig.env);
+  let prepared: T;
+  try {
+    prepared = (await steps.before?.(first)) as T;
+  } catch (e) {
+    first.child.kill('SIGKILL');
+    throw e;
+  }
+  const t0 = performance.now();
+  let finishedMs: number | undefined;
+  const op = steps.operation(first, prepared).then(
+    () => (finishedMs = performance.now() - t0),
+    () => undefined,
+  );
+  await Promise.race([sleep(killAfterMs), op]);
+  first.child.kill('SIGKILL');
+  await first.exited;
+  await op;
+  const answered = finishedMs !== undefined;
+  const second = await startService(rig.env).catch((e: unknown) => {
+    throw new TrialProblem(`the service did not start again after the kill: ${String(e)}`);
+  });
+  try {
+    await steps.after(second, prepared, answered);
+  } finally {
+    second.child.kill('SIGTERM');
+    const code = await second.exited;
+    check(code === 0, `the restarted service exited with ${String(code)} on SIGTERM`);
+  }
+  return { finishedMs };
+}
+
+const TRIALS: Record<TrialKind, Trial> = {
+  // Another client changes the mailbox, then the service syncs and dies part-way; after the next sync the index
+  // must list exactly what the mailbox holds, with the same read and starred state.
+  async sync(rig, rng, trial, killAfterMs) {
+    await changeMailbox(rig, rng, trial);
+    return crashDuring(rig, killAfterMs, {
+      operation: (svc) => okCall(svc, rig, 'sync_inbox', { inboxId: rig.inboxId }),
+      async after(svc) {
+        await okCall(svc, rig, 'sync_inbox', { inboxId: rig.inboxId });
+        await indexMatchesMailbox(rig);
+      },
+    });
+  },
+
+  // A change and its undo, killed anywhere: afterwards every handle left unused must put the mailbox back exactly.
+  async act(rig, rng, _trial, killAfterMs) {
+    const since = Date.now();
+    return crashDuring(rig, killAfterMs, {
+      async before(svc) {
+        const page = await okCall(svc, rig, 'list_messages', { inboxId: rig.inboxId, limit: 50 });
+        const ids = (page['messages'] as { messageId: string }[]).map((m) => m.messageId);
+        const picked = [...new Set(Array.from({ length: 1 + rng.int(4) }, () => rng.pick(ids)))];
+        return {
+          before: await mailboxState(rig.dovecot, USER, PASSWORD),
+          action: rng.pick(['archive', 'trash', 'spam', 'star', 'unstar'] as const),
+          items: picked.map((messageId) => ({ inboxId: rig.inboxId, messageId })),
+        };
+      },
+      async operation(svc, p) {
+        const done = await okCall(svc, rig, 'act_on_messages', { action: p.action, items: p.items });
+        if (typeof done['undoId'] === 'string')
+          await okCall(svc, rig, 'undo_action', { undoId: done['undoId'] });
+      },
+      async after(svc, p) {
+        await okCall(svc, rig, 'sync_inbox', { inboxId: rig.inboxId });
+        // The agent's answer died with the process; the handle is where the person finds it (their activity page).
+        for (const undoId of unusedUndoHandles(rig, since)) await okCall(svc, rig, 'undo_action', { undoId });
+        const now = await mailboxState(rig.dovecot, USER, PASSWORD);
+        check(
+          sameList(now, p.before),
+          `the mailbox differs from before the ${p.action} and no undo handle puts it back: ${diff(p.before, now)}`,
+        );
+        await okCall(svc, rig, 'sync_inbox', { inboxId: rig.inboxId });
+        await indexMatchesMailbox(rig);
+      },
+    });
+  },
+
+  // An approved send killed anywhere, then retried by the agent with the same code: at most one message at the
+  // server, and "sent" only if the server has it.
+  async send(rig, _rng, trial, killAfterMs) {
+    const subject = `Crash trial ${String(trial)}`;
+    const atSink = () =>
+      rig.sink.received.filter((m) => m.raw.toString('utf8').includes(`Subject: ${subject}\r\n`)).length;
+    return crashDuring(rig, killAfterMs, {
+      async before(svc) {
+        const created = await okCall(svc, rig, 'create_draft', {
+          inboxId: rig.inboxId,
+          to: 'frank@example.org',
+          subject,
+          text: 'Once only.',
+        });
+        return {
+          pendingSendId: created['pendingSendId'] as string,
+          approvalCode: created['approvalCode'] as string,
+          humanApprovedInChat: true,
+        };
+      },
+      operation: (svc, approval) => okCall(svc, rig, 'send_draft', approval),
+      async after(svc, approval) {
+        await httpToolCaller(svc.baseUrl, rig.apiKey)('send_draft', approval); // the agent tries again
+        await sleep(50); // a message in flight to the sink lands
+        const status = readDb(rig, (db) =>
+          db.prepare('select status from pending_sends where id = ?').pluck().get(approval.pendingSendId),
+        ) as string;
+        const n = atSink();
+        check(n <= 1, `the sink received the message ${String(n)} times`);
+        if (status === 'sent') check(n === 1, 'recorded sent, but the sink never received it');
+        else
+          check(
+            status === 'sending' || status === 'unknown',
+            `after the retry the send is "${status}" with ${String(n)} at the sink`,
+          );
+      },
+    });
+  },
+
+  // A refresh killed anywhere: the host keeps whichever refresh token it last received (the new one if the answer
+  // came, else the old one) and must still be able to refresh with it.
+  async refresh(rig, _rng, _trial, killAfterMs) {
+    const family = rig.families[0];
+    if (family === undefined) throw new TrialProblem('no OAuth sign-in left to try');
+    const refresh = (svc: ServiceProcess, token: string) =>
+      fetch(`${svc.baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          client_id: family.clientId,
+          refresh_token: token,
+          resource: `${BASE}/mcp`,
+        }),
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, string> }));
+    return crashDuring(rig, killAfterMs, {
+      async operation(svc) {
+        const r = await refresh(svc, family.refresh);
+        if (r.status === 200 && r.body['refresh_token'] !== undefined)
+          family.refresh = r.body['refresh_token'];
+      },
+      async after(svc) {
+        const r = await refresh(svc, family.refresh);
+        if (r.status !== 200) rig.families.shift(); // lost: later trials use the next sign-in
+        check(
+          r.status === 200,
+          `the sign-in was lost: the refresh answered ${String(r.status)} ${JSON.stringify(r.body)}`,
+        );
+        family.refresh = r.body['refresh_token'] ?? '';
+        const mcp = await fetch(`${svc.baseUrl}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${r.body['access_token'] ?? ''}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        });
+        check(mcp.status === 200, `the refreshed access token was refused: ${String(mcp.status)}`);
+      },
+    });
+  },
+
+  // `migrate` on an empty data directory, killed after a random number of migrations (watched from outside):
+  // the next run completes, and the schema equals that of an uninterrupted run.
+  async migration(rig, rng, trial) {
+    const dir = tempDir(`crash-migrate-${String(trial)}-`);
+    const path = join(dir, 'inbox-triage.db');
+    const total = rig.referenceSchema.split('\n').filter((l) => l.startsWith('migration ')).length;
+    const target = rng.int(total + 1);
+    const t0 = performance.now();
+    const svc = runService(['migrate'], { DATA_DIR: dir });
+    let applied = -1;
+    while (svc.child.exitCode === null && applied < target) {
+      applied = appliedMigrations(path);
+      if (applied < target) await sleep(1);
+    }
+    await sleep(rng.int(3));
+    svc.child.kill('SIGKILL');
+    await svc.exited;
+    const finishedMs = svc.child.signalCode === null ? performance.now() - t0 : undefined;
+    const again = runService(['migrate'], { DATA_DIR: dir });
+    const code = await again.exited;
+    check(code === 0, `migrate after the kill exited with ${String(code)}: ${again.stderr().slice(-400)}`);
+    const schema = await migratedSchema(dir, false);
+    check(
+      schema === rig.referenceSchema,
+      `the schema after the kill differs:\n${diff(rig.referenceSchema.split('\n'), schema.split('\n'))}`,
+    );
+    return { finishedMs };
+  },
+};
+
+/** Another mail client at work: new mail, deletions, read and starred changes, a move to Archive. */
+async function changeMailbox(rig: Rig, rng: Prng, trial: number): Promise<void> {
+  await appendViaImap({
+    host: '127.0.0.1',
+    port: rig.dovecot.port,
+    user: USER,
+    password: PASSWORD,
+    messages: Array.from({ length: 3 + rng.int(8) }, (_, i) => ({
+      raw: mail(`t${String(trial)}-${String(i)}`),
+    })),
+  });
+  const c = await imapClient(rig.dovecot, USER, PASSWORD);
+  try {
+    const lock = await c.getMailboxLock('INBOX');
+    try {
+      const uids = (await c.search({ all: true }, { uid: true })) || [];
+      const some = (n: number) => [...new Set(Array.from({ length: n }, () => rng.pick(uids)))];
+      if (uids.length > 60) await c.messageDelete(some(1 + rng.int(4)), { uid: true });
+      await c.messageFlagsAdd(some(rng.int(6)), ['\\Seen'], { uid: true });
+      await c.messageFlagsRemove(some(rng.int(6)), ['\\Seen'], { uid: true });
+      await c.messageFlagsAdd(some(rng.int(3)), ['\\Flagged'], { uid: true });
+      await c.messageFlagsRemove(some(rng.int(3)), ['\\Flagged'], { uid: true });
+      const left = (await c.search({ all: true }, { uid: true })) || [];
+      if (left.length > 60) await c.messageMove([rng.pick(left)], 'Archive', { uid: true });
+    } finally {
+      lock.release();
+    }
+  } finally {
+    await c.logout();
+  }
+}
+
+/** Every selected folder of the inbox: the index lists what the mailbox holds, read and starred alike. */
+async function indexMatchesMailbox(rig: Rig): Promise<void> {
+  const rows = readDb(rig, (db) =>
+    db
+      .prepare(
+        `select f.path, m.internet_message_id as mid, m.unread, m.starred from messages m
+         join folders f on f.id = m.folder_id where m.inbox_id = ? and f.selected = 1`,
+      )
+      .all(rig.inboxId),
+  ) as { path: string; mid: string | null; unread: number; starred: number }[];
+  const paths = [
+    ...new Set(
+      readDb(rig, (db) =>
+        db.prepare('select path from folders where inbox_id = ? and selected = 1').pluck().all(rig.inboxId),
+      ) as string[],
+    ),
+  ];
+  const indexed = rows.map(
+    (r) => `${r.path} | ${bare(r.mid)} | ${r.unread ? 'unread' : 'read'}${r.starred ? ' starred' : ''}`,
+  );
+  const actual: string[] = [];
+  const c = await imapClient(rig.dovecot, USER, PASSWORD);
+  try {
+    for (const path of paths) {
+      const lock = await c.getMailboxLock(path);
+      try {
+        if (c.mailbox === false || c.mailbox.exists === 0) continue;
+        for await (const m of c.fetch('1:*', { envelope: true, flags: true })) {
+          const flags = m.flags ?? new Set<string>();
+          actual.push(
+            `${path} | ${bare(m.envelope?.messageId)} | ${flags.has('\\Seen') ? 'read' : 'unread'}${flags.has('\\Flagged') ? ' starred' : ''}`,
+          );
+        }
+      } finally {
+        lock.release();
+      }
+    }
+  } finally {
+    await c.logout();
+  }
+  check(
+    sameList(indexed, actual),
+    `the index differs from the mailbox after a sync: ${diff(actual, indexed)}`,
+  );
+}
+
+function unusedUndoHandles(rig: Rig, since: number): string[] {
+  return readDb(rig, (db) =>
+    db
+      .prepare('select id from undo_records where created_at >= ? and used_at is null order by created_at')
+      .pluck()
+      .all(since),
+  ) as string[];
+}
+
+function readDb<T>(rig: Rig, read: (db: Database.Database) => T): T {
+  const db = new Database(join(rig.dataDir, 'inbox-triage.db'), { readonly: true, fileMustExist: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** How many migrations the database at `path` records, or -1 before it has any (read without waiting on locks). */
+function appliedMigrations(path: string): number {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true, timeout: 0 });
+    return db.prepare('select count(*) from schema_migrations').pluck().get() as number;
+  } catch {
+    return -1;
+  } finally {
+    db?.close();
+  }
+}
+
+/** Runs `migrate` to the end on `dir` (unless told it ran) and describes the schema: every object's SQL, and the migrations applied. */
+async function migratedSchema(dir: string, run = true): Promise<string> {
+  if (run) {
+    const svc = runService(['migrate'], { DATA_DIR: dir });
+    const code = await svc.exited;
+    if (code !== 0) throw new Error(`migrate failed: ${svc.stderr()}`);
+  }
+  const db = new Database(join(dir, 'inbox-triage.db'), { readonly: true });
+  try {
+    const integrity = db.prepare('pragma integrity_check').pluck().get() as string;
+    const objects = db
+      .prepare("select type, name, sql from sqlite_master where name not like 'sqlite_%' order by type, name")
+      .all() as { type: string; name: string; sql: string | null }[];
+    const migrations = db
+      .prepare('select name from schema_migrations order by name')
+      .pluck()
+      .all() as string[];
+    return [
+      `integrity ${integrity}`,
+      ...objects.map((x) => `${x.type} ${x.name}: ${(x.sql ?? '').replace(/\s+/g, ' ')}`),
+      ...migrations.map((m) => `migration ${m}`),
+    ].join('\n');
+  } finally {
+    db.close();
+  }
+}
+
+async function okCall(
+  svc: ServiceProcess,
+  rig: Rig,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const r = await httpToolCaller(svc.baseUrl, rig.apiKey)(tool, args);
+  if (r.isError) throw new TrialProblem(`${tool} failed: ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+function mail(id: string): Buffer {
+  return Buffer.from(
+    [
+      'From: Dana Sender <dana@example.org>',
+      `To: ${USER}@example.test`,
+      `Subject: Message ${id}`,
+      `Message-ID: <${id}@crash.example.test>`,
+      'Date: Tue, 24 Nov 2026 10:00:00 +0000',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      `Body of ${id}.`,
+      '',
+    ].join('\r\n'),
+  );
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  const sorted = [...b].sort();
+  return a.length === b.length && [...a].sort().every((x, i) => x === sorted[i]);
+}
+
+/** What one listing has that the other lacks, a few lines of each. */
+function diff(expected: readonly string[], actual: readonly string[]): string {
+  const missing = expected.filter((x) => !actual.includes(x));
+  const extra = actual.filter((x) => !expected.includes(x));
+  return `missing [${missing.slice(0, 5).join('; ')}]${missing.length > 5 ? ` +${String(missing.length - 5)}` : ''}, unexpected [${extra.slice(0, 5).join('; ')}]${extra.length > 5 ? ` +${String(extra.length - 5)}` : ''}`;
+}
