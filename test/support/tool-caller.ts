@@ -125,7 +125,11 @@ function callerVia(send: (req: Request) => Promise<Response>, baseUrl: string, k
   }
   let validators: Promise<ReadonlyMap<string, Check>> | undefined;
   return async function callTool(name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
-    validators ??= rpc('tools/list', {}).then((r) => outputValidators((r as { tools: ListedTool[] }).tools));
+    if (validators === undefined) {
+      validators = rpc('tools/list', {}).then((r) => outputValidators((r as { tools: ListedTool[] }).tools));
+      // Awaited below; if the call fails first (a server killed mid-call), its rejection is not left unhandled.
+      validators.catch(() => undefined);
+    }
     const result = (await rpc('tools/call', { name, arguments: args }, name)) as {
       isError?: boolean;
       structuredContent: Record<string, unknown>;

@@ -217,6 +217,19 @@ export class KyselyMessageStore implements MessageStore {
     return r && toSummary(r);
   }
 
+  async findByInternetId(folderId: FolderId, internetMessageId: string): Promise<MessageSummary | undefined> {
+    const r = await this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('folder_id', '=', folderId)
+      .where('internet_message_id', '=', internetMessageId)
+      .orderBy('position')
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
+    return r && toSummary(r);
+  }
+
   async list(inboxId: InboxId, q: MessageQuery): Promise<MessagePage> {
     let base = this.db.selectFrom('messages').where('inbox_id', '=', inboxId);
     if (q.folderId !== undefined) base = base.where('folder_id', '=', q.folderId);

@@ -29,6 +29,22 @@ export class KyselyUndoStore implements UndoStore {
     await this.db.deleteFrom('undo_records').where('expires_at', '<', r.createdAt.getTime()).execute();
   }
 
+  async settle(accountId: AccountId, id: string, entries: readonly UndoEntry[]): Promise<void> {
+    if (entries.length === 0)
+      await this.db
+        .deleteFrom('undo_records')
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .execute();
+    else
+      await this.db
+        .updateTable('undo_records')
+        .set({ entries_json: JSON.stringify(entries) })
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .execute();
+  }
+
   async consume(accountId: AccountId, id: string, now: Date): Promise<UndoRecord | undefined> {
     const taken = await this.db
       .updateTable('undo_records')
@@ -52,6 +68,31 @@ export class KyselyUndoStore implements UndoStore {
       .where('expires_at', '>', now.getTime())
       .executeTakeFirst();
     return r === undefined ? undefined : toUndoRecord(r);
+  }
+
+  async interrupted(accountId: AccountId, now: Date, before: Date): Promise<UndoRecord[]> {
+    const rows = await this.db
+      .selectFrom('undo_records as u')
+      .selectAll('u')
+      .where('u.account_id', '=', accountId)
+      .where('u.used_at', 'is', null)
+      .where('u.expires_at', '>', now.getTime())
+      .where('u.created_at', '<', before.getTime())
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('audit_log as a')
+              .select('a.id')
+              .where('a.account_id', '=', accountId)
+              .whereRef('a.undo_id', '=', 'u.id'),
+          ),
+        ),
+      )
+      .orderBy('u.created_at', 'desc')
+      .limit(50)
+      .execute();
+    return rows.map(toUndoRecord);
   }
 
   async describe(

@@ -117,6 +117,11 @@ export class ActionService {
         withoutLease ||= checked.value.withoutLease;
         more ||= checked.value.more;
       }
+      // The handle is written before the mailbox changes, with every change planned, and trimmed to what was done
+      // afterwards: a process killed between a change and its record left a change no handle could put back (found
+      // by the crash trials, test/rig/crash-trials.ts). Putting back a change that never happened does nothing.
+      const intent = planned.flatMap(({ step, plans }) => plans.flatMap((plan) => intended(plan, step)));
+      const written = intent.length > 0 ? await this.saveUndo(actor, undoAction, intent) : null;
       const changed: ActOutcome['changed'][number][] = [];
       const undo: UndoEntry[] = [];
       for (const { step, plans } of planned) {
@@ -126,12 +131,12 @@ export class ActionService {
           undo.push(...done.undo);
           if (done.error !== undefined) {
             // Whatever was changed before the failure stays undoable, and the error says so.
-            const undoId = undo.length > 0 ? await this.saveUndo(actor, undoAction, undo) : null;
+            const undoId = await this.settleUndo(actor, written, intent, undo);
             return err({ ...done.error, partial: { changed, undoId } });
           }
         }
       }
-      const undoId = undo.length > 0 ? await this.saveUndo(actor, undoAction, undo) : null;
+      const undoId = await this.settleUndo(actor, written, intent, undo);
       return ok({ changed, skipped, undoId, withoutLease, more });
     });
   }
@@ -203,6 +208,21 @@ export class ActionService {
       expiresAt: new Date(now.getTime() + UNDO_TTL_MS),
     });
     return id;
+  }
+
+  /** Trims the handle written ahead to the changes made (nothing to write when all were), or drops it if none was. */
+  private async settleUndo(
+    actor: Actor,
+    id: string | null,
+    intent: readonly UndoEntry[],
+    done: readonly UndoEntry[],
+  ): Promise<string | null> {
+    if (id === null) return null;
+    const key = (e: UndoEntry) => `${e.inboxId}/${e.messageId}`;
+    const planned = new Set(intent.map(key));
+    if (done.length === intent.length && done.every((e) => planned.has(key(e)))) return id;
+    await this.deps.undo.settle(actor.accountId, id, done);
+    return done.length > 0 ? id : null;
   }
 
   private async resolve(accountId: AccountId, req: ActStep): Promise<Result<Resolution, ActError>> {
@@ -284,8 +304,7 @@ export class ActionService {
     error?: { code: 'provider_error'; message: string };
   }> {
     const byId = new Map(folders.map((f) => [f.id, f]));
-    const canonical = MOVES[req.action];
-    const target = canonical === undefined ? undefined : folders.find((f) => f.canonical === canonical);
+    const target = moveTarget(folders, req.action);
     const changed: ActOutcome['changed'][number][] = [];
     const undo: UndoEntry[] = [];
     let session: MailSession | undefined;
@@ -311,13 +330,7 @@ export class ActionService {
             }
             await this.deps.messages.relocate(inbox.id, m.id, target.id, to.ref, to.position);
             changed.push({ inboxId: inbox.id, messageId: m.id, subject: m.subject });
-            undo.push({
-              inboxId: inbox.id,
-              messageId: m.id,
-              fromFolderId: folder.id,
-              toFolderId: target.id,
-              before: { unread: m.unread, starred: m.starred, labels: m.labels },
-            });
+            undo.push(undoEntry(m, req, target));
           }
         } else {
           const { add, remove } = flagChange(req.action, req.labels ?? []);
@@ -327,14 +340,7 @@ export class ActionService {
             const { labels, starred } = applyFlagChange(m, [...new Set(add)], remove);
             await this.deps.messages.updateFlags(inbox.id, m.id, { unread: m.unread, starred, labels });
             changed.push({ inboxId: inbox.id, messageId: m.id, subject: m.subject });
-            undo.push({
-              inboxId: inbox.id,
-              messageId: m.id,
-              fromFolderId: folder.id,
-              toFolderId: null,
-              before: { unread: m.unread, starred: m.starred, labels: m.labels },
-              flags: { add, remove },
-            });
+            undo.push(undoEntry(m, req, undefined));
           }
         }
       }
@@ -351,6 +357,37 @@ export class ActionService {
       await session?.close().catch(() => undefined);
     }
   }
+}
+
+/** The moves and flag changes `apply` will try for a plan, as undo entries: what it does if nothing fails. */
+function intended({ folders, messages }: InboxGroup, req: ActStep): UndoEntry[] {
+  const target = moveTarget(folders, req.action);
+  const known = new Set(folders.map((f) => f.id));
+  return messages
+    .filter((m) => known.has(m.folderId) && m.folderId !== target?.id)
+    .map((m) => undoEntry(m, req, target));
+}
+
+function moveTarget(folders: readonly Folder[], action: ActionKind): Folder | undefined {
+  const canonical = MOVES[action];
+  return canonical === undefined ? undefined : folders.find((f) => f.canonical === canonical);
+}
+
+/**
+ * What putting one message back needs: where it was and its flags before; for a move, where it went and its
+ * Message-ID (a process killed after the move but before the index learnt of it finds the message there by it).
+ */
+function undoEntry(m: MessageSummary, req: ActStep, target: Folder | undefined): UndoEntry {
+  const common = {
+    inboxId: m.inboxId,
+    messageId: m.id,
+    internetMessageId: m.internetMessageId,
+    fromFolderId: m.folderId,
+    before: { unread: m.unread, starred: m.starred, labels: m.labels },
+  };
+  return target !== undefined
+    ? { ...common, toFolderId: target.id }
+    : { ...common, toFolderId: null, flags: flagChange(req.action, req.labels ?? []) };
 }
 
 function flagChange(action: ActionKind, labels: readonly string[]): { add: string[]; remove: string[] } {

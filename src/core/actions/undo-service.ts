@@ -7,7 +7,7 @@ import type { Inbox } from '../inboxes/inbox.ts';
 import type { LeaseService } from '../leases/lease-service.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
-import type { FolderId } from '../messages/folder.ts';
+import type { Folder, FolderId } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageId, MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
@@ -82,8 +82,12 @@ export class UndoService {
         });
       }
     }
+    // The handle is taken only once the mailbox is put back: taken first, a process killed part-way left the change
+    // with no handle left to undo it (found by the crash trials, test/rig/crash-trials.ts). Changes to the inbox run
+    // one at a time (`serial`), so two undos of one handle cannot both get here with it unused; putting back what is
+    // already back does nothing, so a second try after a crash is harmless.
     return this.deps.serial.run(inboxIds, async () => {
-      const record = await this.deps.undo.consume(principal.accountId, undoId, this.deps.clock.now());
+      const record = await this.deps.undo.find(principal.accountId, undoId, this.deps.clock.now());
       if (record === undefined) return unavailable;
       const byInbox = new Map<string, UndoEntry[]>();
       for (const e of record.entries) byInbox.set(e.inboxId, [...(byInbox.get(e.inboxId) ?? []), e]);
@@ -98,8 +102,19 @@ export class UndoService {
         }
         await this.undoInInbox(inbox.value, entries, restored, notRestored);
       }
+      await this.deps.undo.consume(principal.accountId, undoId, this.deps.clock.now());
       return ok({ action: record.action, restored, notRestored });
     });
+  }
+
+  /**
+   * The message as indexed now. A move the index has not caught up with (the process died between the move and
+   * recording it, and a sync since indexed the folder it went to afresh) is found there by its Message-ID.
+   */
+  private async current(inbox: Inbox, entry: UndoEntry): Promise<MessageSummary | undefined> {
+    const now = await this.deps.messages.get(inbox.id, entry.messageId as MessageId);
+    if (now !== undefined || entry.toFolderId === null || !entry.internetMessageId) return now;
+    return this.deps.messages.findByInternetId(entry.toFolderId as FolderId, entry.internetMessageId);
   }
 
   private async undoInInbox(
@@ -114,9 +129,15 @@ export class UndoService {
       { from: FolderId; to: FolderId; items: { entry: UndoEntry; now: MessageSummary }[] }
     >();
     const flags: { entry: UndoEntry; now: MessageSummary }[] = [];
+    // Moved, but in no folder the index holds: looked for at the provider (below).
+    const unindexed: { entry: UndoEntry; from: Folder; to: Folder; internetMessageId: string }[] = [];
     for (const entry of entries) {
-      const now = await this.deps.messages.get(inbox.id, entry.messageId as MessageId);
-      if (now === undefined) {
+      const now = await this.current(inbox, entry);
+      const from = folders.get(entry.fromFolderId);
+      const to = entry.toFolderId === null ? undefined : folders.get(entry.toFolderId);
+      if (now === undefined && entry.internetMessageId && from !== undefined && to !== undefined) {
+        unindexed.push({ entry, from, to, internetMessageId: entry.internetMessageId });
+      } else if (now === undefined) {
         notRestored.push({ inboxId: inbox.id, messageId: entry.messageId, reason: 'gone' });
       } else if (entry.toFolderId === null) {
         flags.push({ entry, now });
@@ -131,12 +152,13 @@ export class UndoService {
         moves.set(key, group);
       }
     }
-    if (moves.size === 0 && flags.length === 0) return;
+    if (moves.size === 0 && flags.length === 0 && unindexed.length === 0) return;
     let session: MailSession | undefined;
     const pending = new Set(
       [...moves.values()]
         .flatMap((g) => g.items.map((i) => i.entry.messageId))
-        .concat(flags.map((f) => f.entry.messageId)),
+        .concat(flags.map((f) => f.entry.messageId))
+        .concat(unindexed.map((u) => u.entry.messageId)),
     );
     try {
       session = await this.deps.sessions.open(inbox);
@@ -159,6 +181,15 @@ export class UndoService {
           await this.deps.messages.relocate(inbox.id, now.id, group.to, at.ref, at.position);
           restored.push({ inboxId: inbox.id, messageId: entry.messageId });
         }
+      }
+      // Moved back at the provider only: the next sync of the folder it returns to indexes it again.
+      for (const { entry, from, to, internetMessageId } of unindexed) {
+        const found = await session.locate(to.path, internetMessageId);
+        const back = found === undefined ? undefined : await session.move(to.path, [found.ref], from.path);
+        pending.delete(entry.messageId);
+        if (found === undefined || back?.has(found.ref) !== true)
+          notRestored.push({ inboxId: inbox.id, messageId: entry.messageId, reason: 'gone' });
+        else restored.push({ inboxId: inbox.id, messageId: entry.messageId });
       }
       for (const { entry, now } of flags) {
         const folder = folders.get(now.folderId);

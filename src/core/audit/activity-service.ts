@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.ts';
 import type { AccountId } from '../accounts/account.ts';
-import type { UndoStore } from '../actions/undo-store.ts';
+import type { UndoRecord, UndoStore } from '../actions/undo-store.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { InboxId } from '../inboxes/inbox.ts';
 import type { AuditEntry, AuditLog, AuditQuery } from './audit-log.ts';
@@ -29,6 +29,13 @@ export interface ActivityRow {
   readonly undoable: boolean;
 }
 
+/** A change made for the person whose call never reported back (`ActivityService.interrupted`). */
+export interface InterruptedChange {
+  readonly undoId: string;
+  readonly at: Date;
+  readonly change: ChangeSummary;
+}
+
 /**
  * Settings → Activity: the audit log a page at a time, each change described from its undo record (which folder
  * to which, how many messages) — never message content.
@@ -42,6 +49,40 @@ export class ActivityService {
   async page(accountId: AccountId, q: AuditQuery): Promise<{ rows: ActivityRow[]; total: number }> {
     const { entries, total } = await this.deps.audit.page(accountId, q);
     const now = this.deps.clock.now();
+    const describe = this.describer();
+    const rows: ActivityRow[] = [];
+    for (const entry of entries) {
+      const record =
+        entry.undoId === null ? undefined : await this.deps.undo.describe(accountId, entry.undoId);
+      const change = record === undefined ? null : await describe(record);
+      rows.push({
+        entry,
+        change,
+        undoable: change !== null && record?.usedAt === null && record.expiresAt.getTime() > now.getTime(),
+      });
+    }
+    return { rows, total };
+  }
+
+  /**
+   * Changes whose call never reported back — the service stopped between writing the undo handle and answering —
+   * so no audit entry names their handle and the agent never saw it. The person can still undo them. Handles
+   * younger than a minute are left out: their call may still be running.
+   */
+  async interrupted(accountId: AccountId): Promise<InterruptedChange[]> {
+    const now = this.deps.clock.now();
+    const records = await this.deps.undo.interrupted(accountId, now, new Date(now.getTime() - 60_000));
+    const describe = this.describer();
+    const changes: InterruptedChange[] = [];
+    for (const record of records) {
+      const change = await describe(record);
+      if (change !== null) changes.push({ undoId: record.id, at: record.createdAt, change });
+    }
+    return changes;
+  }
+
+  /** Describes undo records in words-ready data, reading each inbox's folder names once. */
+  private describer(): (record: UndoRecord) => Promise<ChangeSummary | null> {
     const names = new Map<string, Map<string, string>>();
     const folderName = async (inboxId: string, folderId: string | null) => {
       if (folderId === null) return null;
@@ -54,35 +95,22 @@ export class ActivityService {
       }
       return byId.get(folderId) ?? null;
     };
-    const rows: ActivityRow[] = [];
-    for (const entry of entries) {
-      const record =
-        entry.undoId === null ? undefined : await this.deps.undo.describe(accountId, entry.undoId);
-      const first = record?.entries[0];
-      if (record === undefined || first === undefined) {
-        rows.push({ entry, change: null, undoable: false });
-        continue;
-      }
-      const change: ChangeSummary =
-        first.toFolderId === null
-          ? {
-              kind: 'flags',
-              messages: record.entries.length,
-              added: [...new Set(record.entries.flatMap((e) => e.flags?.add ?? []))],
-              removed: [...new Set(record.entries.flatMap((e) => e.flags?.remove ?? []))],
-            }
-          : {
-              kind: 'move',
-              messages: record.entries.length,
-              from: await folderName(first.inboxId, first.fromFolderId),
-              to: await folderName(first.inboxId, first.toFolderId),
-            };
-      rows.push({
-        entry,
-        change,
-        undoable: record.usedAt === null && record.expiresAt.getTime() > now.getTime(),
-      });
-    }
-    return { rows, total };
+    return async (record) => {
+      const first = record.entries[0];
+      if (first === undefined) return null;
+      return first.toFolderId === null
+        ? {
+            kind: 'flags',
+            messages: record.entries.length,
+            added: [...new Set(record.entries.flatMap((e) => e.flags?.add ?? []))],
+            removed: [...new Set(record.entries.flatMap((e) => e.flags?.remove ?? []))],
+          }
+        : {
+            kind: 'move',
+            messages: record.entries.length,
+            from: await folderName(first.inboxId, first.fromFolderId),
+            to: await folderName(first.inboxId, first.toFolderId),
+          };
+    };
   }
 }

@@ -27,6 +27,11 @@ export interface MailboxReader {
    * categories). IMAP keywords exist only on messages: none here.
    */
   listLabels(): Promise<string[]>;
+  /**
+   * Where the message with this Message-ID header is in `path` now (the first, if the header repeats): finds mail
+   * moved by a change whose answer was lost, so it can still be put back.
+   */
+  locate(path: string, internetMessageId: string): Promise<Placed | undefined>;
 }
 
 /** Raw messages are read whole (DKIM hashes the body): newsletters are far below this. */

@@ -34,6 +34,27 @@ export function mailWriterContract(name: string, makeHarness: () => Promise<Mail
       });
     });
 
+    it('finds a moved message in the folder it went to by its Message-ID', async () => {
+      await withHarness(async (h) => {
+        const [a] = await deliver(h, [spec(1), spec(2)]);
+        const s = await h.session();
+        try {
+          const window = await s.changes(h.inboxPath, null, { windowSize: 10, knownRefs: [] });
+          const refA = byId(window.added, a!).ref;
+          expect(await s.locate(h.inboxPath, a!.messageId)).toEqual({
+            ref: refA,
+            position: byId(window.added, a!).position,
+          });
+          const moved = await s.move(h.inboxPath, [refA], h.archivePath);
+          expect(await s.locate(h.archivePath, a!.messageId)).toEqual(moved.get(refA));
+          expect(await s.locate(h.inboxPath, a!.messageId)).toBeUndefined();
+          expect(await s.locate(h.archivePath, '<nobody@example.test>')).toBeUndefined();
+        } finally {
+          await s.close();
+        }
+      });
+    });
+
     it('creates a Screened folder once: listed with the screened role, a second create is no error, mail moves in', async () => {
       await withHarness(async (h) => {
         const [a] = await deliver(h, [spec(1)]);

@@ -73,6 +73,16 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       expect(await h().messages.findByRef(inboxFolder, '1')).toEqual(m);
     });
 
+    it('finds a message of a folder by its Message-ID header', async () => {
+      const { inbox, inboxFolder, archive: archiveFolder } = await setup(h());
+      const a = newSummary(inbox, inboxFolder, 1, { internetMessageId: '<same@example.test>' });
+      const b = newSummary(inbox, archiveFolder, 2, { internetMessageId: '<same@example.test>' });
+      await h().messages.upsertMany([a, b]);
+      expect(await h().messages.findByInternetId(archiveFolder, '<same@example.test>')).toEqual(b);
+      expect(await h().messages.findByInternetId(inboxFolder, '<same@example.test>')).toEqual(a);
+      expect(await h().messages.findByInternetId(inboxFolder, '<other@example.test>')).toBeUndefined();
+    });
+
     it('pages newest first with no gaps or duplicates, and counts the total', async () => {
       const { inbox, inboxFolder } = await setup(h());
       const all = Array.from({ length: 1234 }, (_, n) => newSummary(inbox, inboxFolder, n + 1));

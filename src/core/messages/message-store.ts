@@ -69,6 +69,8 @@ export interface MessageStore {
   upsertMany(messages: readonly MessageSummary[]): Promise<void>;
   get(inboxId: InboxId, id: MessageId): Promise<MessageSummary | undefined>;
   findByRef(folderId: FolderId, providerRef: string): Promise<MessageSummary | undefined>;
+  /** A message of the folder with this Message-ID header (the oldest indexed, if the header repeats). */
+  findByInternetId(folderId: FolderId, internetMessageId: string): Promise<MessageSummary | undefined>;
   list(inboxId: InboxId, query: MessageQuery): Promise<MessagePage>;
   /** The listing's page: only the columns a preview shows, and the number of matches (one statement where it can). */
   headlines(inboxId: InboxId, query: HeadlineQuery): Promise<HeadlinePage>;

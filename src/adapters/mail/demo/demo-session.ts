@@ -109,6 +109,11 @@ export class DemoSession implements MailSession {
     return row === undefined ? undefined : demoRaw(row.doc);
   }
 
+  async locate(path: string, internetMessageId: string): Promise<Placed | undefined> {
+    const row = (await this.box.rows(path)).find((r) => r.doc.messageId === internetMessageId);
+    return row === undefined ? undefined : { ref: String(row.uid), position: row.uid };
+  }
+
   async search(query: string, paths: readonly string[], limit: number): Promise<SearchHit[]> {
     const needle = query.toLowerCase();
     const hits: (SearchHit & { date: number })[] = [];

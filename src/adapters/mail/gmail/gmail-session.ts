@@ -588,6 +588,21 @@ export class GmailSession implements MailSession {
     }
   }
 
+  async locate(path: string, internetMessageId: string): Promise<Placed | undefined> {
+    const id = messageIds(internetMessageId)[0];
+    if (id === undefined) return undefined;
+    const found = await this.api.call('the message', (g, o) =>
+      g.users.messages.list(
+        { userId: 'me', q: `rfc822msgid:${id.slice(1, -1)}`, includeSpamTrash: true, maxResults: 10 },
+        o,
+      ),
+    );
+    const [m] = (await this.minimal((found.messages ?? []).map((x) => x.id ?? ''))).filter((x) =>
+      inFolder(path, x.labelIds),
+    );
+    return m === undefined ? undefined : { ref: m.id ?? '', position: positionOf(m) };
+  }
+
   /** The Gmail thread of the message a reply answers (drafts.create threads by threadId plus the headers). */
   private async threadOf(raw: Uint8Array): Promise<string | undefined> {
     const head =

@@ -524,6 +524,18 @@ export class GraphSession implements MailSession {
     );
   }
 
+  async locate(path: string, internetMessageId: string): Promise<Placed | undefined> {
+    const id = messageIds(internetMessageId)[0];
+    if (id === undefined) return undefined;
+    const page = await this.api.json<Page<GraphMessage>>(
+      'the message',
+      'GET',
+      `/mailFolders/${encodeURIComponent(path)}/messages?$filter=${encodeURIComponent(`internetMessageId eq '${id.replace(/'/g, "''")}'`)}&$select=id,receivedDateTime&$top=1`,
+    );
+    const m = page.value?.[0];
+    return m === undefined ? undefined : { ref: m.id, position: positionOf(m) };
+  }
+
   private async byInternetId(internetMessageId: string | null): Promise<string | undefined> {
     const id = messageIds(internetMessageId)[0];
     if (id === undefined) return undefined;

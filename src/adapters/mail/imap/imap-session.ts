@@ -112,6 +112,14 @@ export class ImapSession implements MailSession {
     );
   }
 
+  /** UID SEARCH HEADER Message-ID: a substring match, exact here because the value keeps its angle brackets. */
+  locate(path: string, internetMessageId: string): Promise<Placed | undefined> {
+    return this.inFolder(path, 'find the message', async () => {
+      const [uid] = await searchUids(this.deps.client, { header: { 'message-id': internetMessageId } });
+      return uid === undefined ? undefined : { ref: String(uid), position: uid };
+    });
+  }
+
   /**
    * UID SEARCH OR(SUBJECT, FROM, BODY) in each folder (the server searches the whole folder, not only our window),
    * the newest `limit` per folder, then the newest `limit` overall by date. Folders that no longer exist are

@@ -1,6 +1,6 @@
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
-import type { ActivityRow } from '../../../core/audit/activity-service.ts';
+import type { ActivityRow, ChangeSummary } from '../../../core/audit/activity-service.ts';
 import type { Principal } from '../../../core/auth/principal.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
@@ -64,28 +64,38 @@ export const TOOL_WORDS: Readonly<Record<string, string>> = {
   report_screened: 'Reported a screened message',
 };
 
+/** A change described from its undo record, in words (without the closing full stop). */
+function changeWords(change: ChangeSummary): string {
+  if (change.kind === 'move')
+    return `Moved ${plural(change.messages, 'message')}${change.from === null ? '' : ` from ${change.from}`}${
+      change.to === null ? '' : ` to ${change.to}`
+    }`;
+  const star = change.added.includes('\\Flagged')
+    ? 'Starred'
+    : change.removed.includes('\\Flagged')
+      ? 'Unstarred'
+      : '';
+  const labels = [...change.added, ...change.removed].filter((f) => f !== '\\Flagged');
+  return `${star !== '' ? star : change.added.length > 0 ? 'Labelled' : 'Unlabelled'} ${plural(change.messages, 'message')}${
+    labels.length > 0 && star === '' ? ` (${labels.join(', ')})` : ''
+  }`;
+}
+
 /** One row in words: what changed (from its undo record), else what the tool does; then how it ended. */
 function words(row: ActivityRow): string {
   const { entry, change } = row;
-  let what: string;
-  if (change?.kind === 'move')
-    what = `Moved ${plural(change.messages, 'message')}${change.from === null ? '' : ` from ${change.from}`}${
-      change.to === null ? '' : ` to ${change.to}`
-    }`;
-  else if (change?.kind === 'flags') {
-    const star = change.added.includes('\\Flagged')
-      ? 'Starred'
-      : change.removed.includes('\\Flagged')
-        ? 'Unstarred'
-        : '';
-    const labels = [...change.added, ...change.removed].filter((f) => f !== '\\Flagged');
-    what = `${star !== '' ? star : change.added.length > 0 ? 'Labelled' : 'Unlabelled'} ${plural(change.messages, 'message')}${
-      labels.length > 0 && star === '' ? ` (${labels.join(', ')})` : ''
-    }`;
-  } else what = TOOL_WORDS[entry.tool] ?? `Used ${entry.tool}`;
+  const what = change !== null ? changeWords(change) : (TOOL_WORDS[entry.tool] ?? `Used ${entry.tool}`);
   if (entry.outcome === 'ok') return `${what}.`;
   return `${TOOL_WORDS[entry.tool] ?? entry.tool}: refused (${entry.outcome.replaceAll('_', ' ')}).`;
 }
+
+/** The Undo button of one handle (the same form for logged and interrupted changes). */
+const undoButton = (csrf: string, undoId: string) =>
+  html`<form method="post" action="/settings/activity/undo">
+    ${csrfField(csrf)}
+    <input type="hidden" name="undoId" value="${undoId}" />
+    <button type="submit">Undo</button>
+  </form>`;
 
 /**
  * Settings → Activity: what agents did, newest first, a page at a time, narrowed by inbox, agent or tool; each row
@@ -101,7 +111,7 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
       tool: c.req.query('tool') ?? '',
     };
     const offset = Math.max(0, Math.trunc(Number(c.req.query('offset') ?? '0')) || 0);
-    const [{ rows, total }, keys, inboxes] = await Promise.all([
+    const [{ rows, total }, interrupted, keys, inboxes] = await Promise.all([
       deps.activity.page(account.id, {
         ...(q.inbox !== '' && { inboxId: q.inbox }),
         ...(q.agent !== '' && { credentialId: q.agent }),
@@ -109,6 +119,7 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
         limit: PAGE_SIZE,
         offset,
       }),
+      deps.activity.interrupted(account.id),
       deps.apiKeys.list(account.id),
       deps.inboxes.list(account.id),
     ]);
@@ -138,6 +149,25 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
           <p>Every tool call an agent made for you, newest first. Message content is never recorded.</p>
           ${notice('ok', done === undefined ? undefined : `Undone: ${plural(Number(done), 'message')} put back.`)}
           ${notice('error', failed === undefined ? undefined : (UNDO_ERRORS[failed] ?? 'That change could not be undone.'))}
+          ${
+            interrupted.length === 0
+              ? ''
+              : html`<section aria-labelledby="interrupted">
+                  <h2 id="interrupted">Changes that did not finish</h2>
+                  <p>
+                    The service stopped while an agent was changing these messages, so the agent never heard
+                    back. What was done can still be undone.
+                  </p>
+                  <ul>
+                    ${interrupted.map(
+                      (i) =>
+                        html`<li data-undo="${i.undoId}">
+                          ${when(i.at)} — ${changeWords(i.change)}. ${undoButton(csrf, i.undoId)}
+                        </li>`,
+                    )}
+                  </ul>
+                </section>`
+          }
           <form method="get" action="/settings/activity" class="filters">
             <label
               >Inbox
@@ -193,15 +223,7 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
                           </td>
                           <td>${who(r.entry.credentialKind, r.entry.credentialId, r.entry.clientId)}</td>
                           <td>
-                            ${
-                              r.undoable && r.entry.undoId !== null
-                                ? html`<form method="post" action="/settings/activity/undo">
-                                    ${csrfField(csrf)}
-                                    <input type="hidden" name="undoId" value="${r.entry.undoId}" />
-                                    <button type="submit">Undo</button>
-                                  </form>`
-                                : ''
-                            }
+                            ${r.undoable && r.entry.undoId !== null ? undoButton(csrf, r.entry.undoId) : ''}
                           </td>
                         </tr>`,
                     )}

@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ImapConnector } from '../../src/adapters/mail/imap/imap-connector.ts';
+import type { App } from '../../src/app.ts';
+import type { MailConnector, MailSession } from '../../src/core/mail/mail-ports.ts';
+import { buildMessage, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
+import { connectImapInbox, mailboxState } from '../support/imap-inbox.ts';
+import { createTestApp } from '../support/test-app.ts';
+import {
+  agentOn,
+  expectToolError,
+  expectToolOk,
+  toolCaller,
+  type ToolResult,
+} from '../support/tool-caller.ts';
+import { WebClient } from '../support/web-client.ts';
+
+/**
+ * A real IMAP connector whose next `setFlags` or `move` makes its change at Dovecot and then never answers: the
+ * process is, for the rest of the call, as good as killed between the mailbox change and anything after it.
+ */
+class StallingConnector implements MailConnector {
+  stallAfter: 'setFlags' | 'move' | undefined;
+  stalled: Promise<void> = Promise.resolve();
+  private signal: () => void = () => undefined;
+  private readonly real = new ImapConnector({ insecureHosts: ['127.0.0.1'] });
+
+  /** The next `method` call stalls after its change; resolves `stalled` when it has. */
+  arm(method: 'setFlags' | 'move'): void {
+    this.stallAfter = method;
+    this.stalled = new Promise((resolve) => (this.signal = resolve));
+  }
+
+  async connect(...args: Parameters<MailConnector['connect']>): Promise<MailSession> {
+    const session = await this.real.connect(...args);
+    return new Proxy(session, {
+      get: (target, prop) => {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (typeof value !== 'function') return value;
+        const fn = value as (...a: unknown[]) => Promise<unknown>;
+        if (prop !== this.stallAfter) return fn.bind(target);
+        return async (...a: unknown[]) => {
+          await fn.apply(target, a);
+          this.stallAfter = undefined;
+          this.signal();
+          return new Promise(() => undefined);
+        };
+      },
+    });
+  }
+
+  watch(...args: Parameters<MailConnector['watch']>): ReturnType<MailConnector['watch']> {
+    return this.real.watch(...args);
+  }
+
+  testLogin(...args: Parameters<MailConnector['testLogin']>): ReturnType<MailConnector['testLogin']> {
+    return this.real.testLogin(...args);
+  }
+}
+
+// Defects the crash trials (test/rig/crash-trials.ts, `npm run trials`) found, each kept as the case that found it.
+// The service is "killed" by a connector that stalls for good right after its change reached Dovecot; a second app
+// on the same database file — the restarted service, two minutes later — then has to put the mailbox back.
+describe('crash trial regressions: a change interrupted after it reached the mailbox stays undoable', () => {
+  const USER = 'crash';
+  const PASSWORD = 'crash-imap-password';
+  let dovecot: Dovecot;
+  let app: App;
+  const apps: App[] = [];
+  let stalling: StallingConnector;
+  let key: string;
+  let web: WebClient;
+  let call: ReturnType<typeof toolCaller>;
+  let inboxId: string;
+
+  beforeAll(async () => {
+    dovecot = await startDovecot({ users: { [USER]: PASSWORD } });
+    await seedMaildir({
+      maildir: dovecot.maildirOf(USER),
+      messages: [1, 2, 3].map((i) => ({
+        raw: buildMessage({
+          from: { address: `s${String(i)}@example.org`, name: `Sender ${String(i)}` },
+          to: [{ address: `${USER}@example.test` }],
+          subject: `Message ${String(i)}`,
+          date: new Date(Date.UTC(2026, 9, i)),
+          messageId: `<c${String(i)}@rig.test>`,
+          text: `Body ${String(i)}`,
+        }),
+        flags: [],
+        internalDate: new Date(Date.UTC(2026, 9, i)),
+      })),
+    });
+    stalling = new StallingConnector();
+    app = await createTestApp({ overrides: { imapConnector: stalling } });
+    apps.push(app);
+    ({ web, key, call } = await agentOn(app));
+    inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
+  }, 120_000);
+
+  afterAll(async () => {
+    // The stalled calls never end; an app waiting on one is not waited for.
+    for (const a of apps) await Promise.race([a.close(), new Promise((r) => setTimeout(r, 2000))]);
+    await dovecot.stop();
+  });
+
+  /**
+   * The service started again on the same database, two minutes on, the person's browser session carried over; it
+   * becomes the service the next case starts from (the stalled one still holds the inbox's one-at-a-time turn).
+   */
+  async function restart(): Promise<void> {
+    const later = apps.length * 120_000;
+    stalling = new StallingConnector();
+    app = await createTestApp({
+      config: { dataDir: app.config.dataDir, database: app.config.database },
+      overrides: { imapConnector: stalling, clock: { now: () => new Date(Date.now() + later) } },
+    });
+    apps.push(app);
+    const again = new WebClient(app);
+    for (const [k, v] of web.cookies) again.cookies.set(k, v);
+    web = again;
+    call = toolCaller(app, key);
+  }
+
+  async function messageIds(): Promise<{ messageId: string; subject: string }[]> {
+    return expectToolOk(await call('list_messages', { inboxId }))['messages'] as {
+      messageId: string;
+      subject: string;
+    }[];
+  }
+
+  /** Starts a call that will stall; resolves once its change is at Dovecot. The call itself never answers. */
+  async function interrupted(method: 'setFlags' | 'move', start: () => Promise<ToolResult>): Promise<void> {
+    stalling.arm(method);
+    void start();
+    await stalling.stalled;
+  }
+
+  /** Undoes every change Activity lists as not finished, from the restarted service's page; how many it offered. */
+  async function undoInterrupted(person: WebClient): Promise<number> {
+    await person.get('/settings/activity');
+    const ids = [...person.lastHtml.matchAll(/data-undo="([^"]+)"/g)].map((m) => m[1]!);
+    for (const undoId of ids) {
+      await person.get('/settings/activity');
+      const res = await person.post('/settings/activity/undo', { undoId });
+      expect(res.headers.get('location')).toMatch(/undone=/);
+    }
+    return ids.length;
+  }
+
+  it('crash trial 12 (act, star; killed 93 ms in): the message was flagged and no undo handle put it back', async () => {
+    const before = await mailboxState(dovecot, USER, PASSWORD);
+    const [target] = await messageIds();
+    await interrupted('setFlags', () =>
+      call('act_on_messages', { action: 'star', items: [{ inboxId, messageId: target!.messageId }] }),
+    );
+    expect(await mailboxState(dovecot, USER, PASSWORD)).not.toEqual(before);
+
+    await restart();
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    await web.get('/settings/activity');
+    expect(web.lastHtml).toContain('Changes that did not finish');
+    expect(web.lastHtml).toContain('Starred 1 message.');
+    expect(await undoInterrupted(web)).toBe(1);
+    expect(await mailboxState(dovecot, USER, PASSWORD)).toEqual(before);
+  });
+
+  it('crash trial (act, archive): the move reached the mailbox, not the index; the undo finds the message by its Message-ID', async () => {
+    const before = await mailboxState(dovecot, USER, PASSWORD);
+    const [target] = await messageIds();
+    await interrupted('move', () =>
+      call('act_on_messages', { action: 'archive', items: [{ inboxId, messageId: target!.messageId }] }),
+    );
+    expect(await mailboxState(dovecot, USER, PASSWORD)).not.toEqual(before);
+
+    await restart();
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    expect(await messageIds()).toHaveLength(2); // the index has lost track of it
+    expect(await undoInterrupted(web)).toBe(1);
+    expect(await mailboxState(dovecot, USER, PASSWORD)).toEqual(before);
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    expect(await messageIds()).toHaveLength(3);
+  });
+
+  it('crash trial (undo): an undo killed after putting the mailbox back leaves its handle usable', async () => {
+    const before = await mailboxState(dovecot, USER, PASSWORD);
+    const [a, b] = await messageIds();
+    const acted = expectToolOk(
+      await call('act_on_messages', {
+        action: 'star',
+        items: [a, b].map((m) => ({ inboxId, messageId: m!.messageId })),
+      }),
+    );
+    const undoId = acted['undoId'] as string;
+    await interrupted('setFlags', () => call('undo_action', { undoId }));
+
+    await restart();
+    const undone = expectToolOk(await call('undo_action', { undoId }));
+    expect(undone['restored']).toHaveLength(2);
+    expect(await mailboxState(dovecot, USER, PASSWORD)).toEqual(before);
+    // Used now: a second undo of the same handle is refused.
+    expectToolError(await call('undo_action', { undoId }), 'undo_unavailable');
+  });
+});
