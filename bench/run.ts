@@ -13,6 +13,7 @@ import { idleService } from './idle.ts';
 import { idleInboxes } from './idle-inboxes.ts';
 import { modelTrials } from './model-trials.ts';
 import { attachmentStream } from './attachment.ts';
+import { runCrashTrials, TRIAL_KINDS } from '../test/rig/crash-trials.ts';
 import { ensureSystemPackages, REQUIRED_SYSTEM_PACKAGES } from '../test/rig/system-deps.ts';
 
 const { values } = parseArgs({
@@ -207,4 +208,34 @@ if (values.only === undefined || values.only === 'attachment') {
   ];
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'attachment', lines.join('\n'));
+}
+
+if (values.only === undefined || values.only === 'trials') {
+  const seed = Number(process.env['CRASH_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+  const r = await runCrashTrials({
+    trials: Number(process.env['CRASH_TRIALS'] ?? 200),
+    seed,
+    log: (l) => console.log(l),
+  });
+  const lines = [
+    `Run ${today} on ${machine()} (${r.seconds.toFixed(0)} s), seed ${String(r.seed)} (\`CRASH_SEED\` replays the choices; the kill moments depend on timing): the service (\`serve\`, SQLite) against Dovecot and the SMTP sink, killed with SIGKILL at a random moment during an operation, restarted, and checked (\`test/rig/crash-trials.ts\`): the index equals a direct IMAP listing after the next sync; every unused undo handle puts the mailbox back exactly; no draft reached the sink twice and none is recorded sent that the sink lacks; the refresh-token family still refreshes; a migration cut short completes to the reference schema.`,
+    '',
+    '| kind | trials | killed mid-operation | promises broken |',
+    '|---|---|---|---|',
+    ...TRIAL_KINDS.map(
+      (k) =>
+        `| ${k} | ${String(r.kinds[k].trials)} | ${String(r.kinds[k].killedMidOperation)} | ${String(r.failures.filter((f) => f.kind === k).length)} |`,
+    ),
+    `| **all** | **${String(r.trials)}** | **${String(TRIAL_KINDS.reduce((n, k) => n + r.kinds[k].killedMidOperation, 0))}** | **${String(r.failures.length)}** |`,
+  ];
+  if (r.failures.length > 0)
+    lines.push(
+      '',
+      ...r.failures.map(
+        (f) =>
+          `- trial ${String(f.trial)} (${f.kind}, killed after ${f.killAfterMs.toFixed(0)} ms): ${f.problem}`,
+      ),
+    );
+  console.log(lines.join('\n'));
+  if (values['no-write'] !== true) writeSection(DOC, 'trials', lines.join('\n'));
 }
