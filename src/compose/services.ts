@@ -21,6 +21,7 @@ import type { CredentialVault } from '../core/inboxes/credential-vault.ts';
 import { GmailConnector } from '../adapters/mail/gmail/gmail-connector.ts';
 import { CALLBACK_PATH } from '../transports/web/callback-paths.ts';
 import { GraphConnector } from '../adapters/mail/graph/graph-connector.ts';
+import { chunkedBudgets } from '../adapters/rate-limits/chunked-budgets.ts';
 import { flexibleRateLimiter } from '../adapters/rate-limits/flexible-rate-limiter.ts';
 import type { Db, Stores } from '../adapters/storage/index.ts';
 import { KyselyCredentialVault } from '../adapters/storage/kysely-credential-vault.ts';
@@ -92,7 +93,8 @@ export function buildServices(c: {
   const limiter =
     o.limiter ??
     (db.dialect === 'postgres'
-      ? flexibleRateLimiter({ kind: 'postgres', pool: db.pool })
+      ? // Request budgets are taken in chunks: one statement per chunk, not per request (decision 0024).
+        chunkedBudgets(flexibleRateLimiter({ kind: 'postgres', pool: db.pool }))
       : flexibleRateLimiter({ kind: 'memory' }));
   const hasher = o.hasher ?? argon2PasswordHasher();
   const failures = config.rateLimits.signinFailures;
@@ -269,6 +271,10 @@ export function buildServices(c: {
   // Sends left half-done by a process that died are marked unknown (never resent); see SendService.
   queue.handle('sweep-stranded-sends', async () => {
     await sending.recoverStranded();
+  });
+  // Undo handles past their 7 days, removed in the background rather than by every action that writes one.
+  queue.handle('sweep-expired', async () => {
+    await stores.undo.deleteExpired(clock.now());
   });
 
   const oauth = new OAuthProvider({

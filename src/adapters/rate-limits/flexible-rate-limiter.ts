@@ -37,10 +37,10 @@ export function flexibleRateLimiter(
   const retryAfter = (res: RateLimiterRes): number => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
 
   return {
-    async consume(rule, key) {
+    async consume(rule, key, points = 1) {
       try {
-        const res = await limiterFor(rule).consume(key);
-        return { allowed: true, remaining: res.remainingPoints };
+        const res = await limiterFor(rule).consume(key, points);
+        return { allowed: true, remaining: res.remainingPoints, windowEndsInMs: res.msBeforeNext };
       } catch (e) {
         if (e instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: retryAfter(e) };
         throw e;

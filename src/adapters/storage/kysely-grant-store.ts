@@ -37,6 +37,7 @@ type LiveRow = Selectable<OAuthGrantsTable> & {
   t_kind: string;
   t_created_at: number;
   t_expires_at: number;
+  t_used_at: number | null;
 };
 
 // Verified credentials are believed for a few seconds (decision 0010): this runs about once per access token per
@@ -51,6 +52,7 @@ const liveToken = (db: Db['kysely'], hash: string, kind: string, now: number) =>
       'oauth_tokens.kind as t_kind',
       'oauth_tokens.created_at as t_created_at',
       'oauth_tokens.expires_at as t_expires_at',
+      'oauth_tokens.used_at as t_used_at',
     ])
     .where('oauth_tokens.hash', '=', hash)
     .where('oauth_tokens.kind', '=', kind)
@@ -199,6 +201,120 @@ export class KyselyGrantStore implements GrantStore {
     });
   }
 
+  async rotatedUnanswered(
+    hash: string,
+    now: Date,
+    graceMs: number,
+  ): Promise<{ token: TokenRecord; grant: Grant } | undefined> {
+    const ms = now.getTime();
+    const r = await this.db
+      .selectFrom('oauth_tokens as old')
+      .innerJoin('oauth_grants', 'oauth_grants.id', 'old.grant_id')
+      .innerJoin('oauth_tokens as next', (j) =>
+        j
+          .onRef('next.grant_id', '=', 'old.grant_id')
+          .onRef('next.created_at', '=', 'old.revoked_at')
+          .on('next.kind', '=', 'refresh')
+          .on('next.revoked_at', 'is', null),
+      )
+      .selectAll('oauth_grants')
+      .select([
+        'old.hash as t_hash',
+        'old.kind as t_kind',
+        'old.created_at as t_created_at',
+        'old.expires_at as t_expires_at',
+      ])
+      .where('old.hash', '=', hash)
+      .where('old.kind', '=', 'refresh')
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('oauth_tokens as used')
+              .select('used.hash')
+              .whereRef('used.grant_id', '=', 'old.grant_id')
+              .whereRef('used.created_at', '=', 'old.revoked_at')
+              .where('used.used_at', 'is not', null),
+          ),
+        ),
+      )
+      .where('old.revoked_at', '>=', ms - graceMs)
+      .where('old.expires_at', '>', ms)
+      .where('oauth_grants.revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (r === undefined) return undefined;
+    return {
+      token: {
+        hash: r.t_hash,
+        kind: 'refresh',
+        grantId: r.id,
+        createdAt: toDate(r.t_created_at),
+        expiresAt: toDate(r.t_expires_at),
+      },
+      grant: toGrant(r),
+    };
+  }
+
+  async reissue(
+    oldHash: string,
+    next: readonly TokenRecord[],
+    now: Date,
+    graceMs: number,
+  ): Promise<RefreshRotation> {
+    return this.db.transaction().execute(async (tx): Promise<RefreshRotation> => {
+      const ms = now.getTime();
+      const old = await tx
+        .selectFrom('oauth_tokens')
+        .select(['grant_id', 'revoked_at', 'kind', 'expires_at'])
+        .where('hash', '=', oldHash)
+        .executeTakeFirst();
+      if (old === undefined || old.kind !== 'refresh' || old.revoked_at === null)
+        return { status: 'invalid' };
+      const reused = { status: 'reused', grantId: old.grant_id } as const;
+      if (old.revoked_at < ms - graceMs || old.expires_at <= ms) return reused;
+      // The client got that answer if it used the access token it carried.
+      const used = await tx
+        .selectFrom('oauth_tokens')
+        .select('hash')
+        .where('grant_id', '=', old.grant_id)
+        .where('created_at', '=', old.revoked_at)
+        .where('used_at', 'is not', null)
+        .executeTakeFirst();
+      if (used !== undefined) return reused;
+      // The successor pair, taken by exactly one caller: its refresh token must still be unused.
+      const taken = await tx
+        .updateTable('oauth_tokens')
+        .set({ revoked_at: ms })
+        .where('grant_id', '=', old.grant_id)
+        .where('created_at', '=', old.revoked_at)
+        .where('kind', '=', 'refresh')
+        .where('revoked_at', 'is', null)
+        .where('grant_id', 'in', (eb) =>
+          eb.selectFrom('oauth_grants').select('id').where('revoked_at', 'is', null),
+        )
+        .returning('grant_id')
+        .executeTakeFirst();
+      if (taken === undefined) return reused;
+      await tx
+        .updateTable('oauth_tokens')
+        .set({ revoked_at: ms })
+        .where('grant_id', '=', old.grant_id)
+        .where('created_at', '=', old.revoked_at)
+        .where('kind', '=', 'access')
+        .where('revoked_at', 'is', null)
+        .execute();
+      // The old token now leads to `next`: should this answer be lost too, it can be presented once more.
+      await tx.updateTable('oauth_tokens').set({ revoked_at: ms }).where('hash', '=', oldHash).execute();
+      if (next.length > 0) await tx.insertInto('oauth_tokens').values(next.map(toTokenRow)).execute();
+      const grant = await tx
+        .selectFrom('oauth_grants')
+        .selectAll()
+        .where('id', '=', old.grant_id)
+        .executeTakeFirstOrThrow();
+      return { status: 'rotated', grant: toGrant(grant) };
+    });
+  }
+
   async findLiveToken(
     hash: string,
     kind: TokenRecord['kind'],
@@ -213,9 +329,19 @@ export class KyselyGrantStore implements GrantStore {
         grantId: r.id,
         createdAt: toDate(r.t_created_at),
         expiresAt: toDate(r.t_expires_at),
+        usedAt: r.t_used_at === null ? null : toDate(r.t_used_at),
       },
       grant: toGrant(r),
     };
+  }
+
+  async markUsed(hash: string, now: Date): Promise<void> {
+    await this.db
+      .updateTable('oauth_tokens')
+      .set({ used_at: now.getTime() })
+      .where('hash', '=', hash)
+      .where('used_at', 'is', null)
+      .execute();
   }
 
   async touchGrant(grantId: string, now: Date): Promise<void> {

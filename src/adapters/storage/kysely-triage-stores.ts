@@ -26,7 +26,10 @@ export class KyselyUndoStore implements UndoStore {
         used_at: null,
       })
       .execute();
-    await this.db.deleteFrom('undo_records').where('expires_at', '<', r.createdAt.getTime()).execute();
+  }
+
+  async deleteExpired(now: Date): Promise<void> {
+    await this.db.deleteFrom('undo_records').where('expires_at', '<=', now.getTime()).execute();
   }
 
   async settle(accountId: AccountId, id: string, entries: readonly UndoEntry[]): Promise<void> {

@@ -180,6 +180,8 @@ export interface OAuthTokensTable {
   created_at: number;
   expires_at: number;
   revoked_at: number | null;
+  /** An access token's first use (decision 0028); null for refresh tokens and unused ones. */
+  used_at: Generated<number | null>;
 }
 
 export interface InboxCredentialsTable {

@@ -61,6 +61,17 @@ export function undoStoreContract(
       expect(await h().undo.describe(other, r.id)).toBeUndefined();
     });
 
+    it('removes expired handles in a sweep, and only those', async () => {
+      const acct = await seedAccount(h().accounts);
+      const old = { ...record(acct), expiresAt: t(5) };
+      const live = record(acct);
+      await h().undo.save(old);
+      await h().undo.save(live);
+      await h().undo.deleteExpired(t(5));
+      expect(await h().undo.describe(acct, old.id)).toBeUndefined();
+      expect(await h().undo.describe(acct, live.id)).toMatchObject({ id: live.id });
+    });
+
     it('written ahead of its change, is settled to the changes made, or removed when none was', async () => {
       const acct = await seedAccount(h().accounts);
       const r = record(acct);

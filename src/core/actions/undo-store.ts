@@ -30,6 +30,8 @@ export interface UndoRecord {
 /** Undo handles live 7 days and are consumed once (DESIGN.md §4). */
 export interface UndoStore {
   save(record: UndoRecord): Promise<void>;
+  /** Removes the handles expired by `now` (a background sweep). */
+  deleteExpired(now: Date): Promise<void>;
   /**
    * Replaces the entries of a handle just written ahead of its change with those of the changes made; with none,
    * removes it.

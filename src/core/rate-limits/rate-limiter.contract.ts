@@ -35,6 +35,17 @@ export function rateLimiterContract(
       expect(await h().first.peek(r, 'a')).toEqual({ allowed: true, remaining: 2 });
     });
 
+    it('spends several points at once, or none of a refused request', async () => {
+      const r = rule(10);
+      expect(await h().first.consume(r, 'm', 6)).toMatchObject({ allowed: true, remaining: 4 });
+      const refused = await h().first.consume(r, 'm', 6);
+      expect(refused.allowed).toBe(false);
+      const spent = await h().first.consume(r, 'n', 3);
+      expect(spent).toMatchObject({ allowed: true, remaining: 7 });
+      expect(spent.allowed && spent.windowEndsInMs).toBeGreaterThan(0);
+      expect(spent.allowed && spent.windowEndsInMs).toBeLessThanOrEqual(60_000);
+    });
+
     it('shares one budget across limiter instances when the store is shared', async () => {
       const r = rule(4);
       const decisions = await Promise.all(

@@ -3,10 +3,21 @@ export interface RateRule {
   readonly name: string;
   readonly points: number;
   readonly windowSeconds: number;
+  /**
+   * A budget of requests (not of failures) may be taken from a shared store this many points at a time and handed
+   * out by one process (`chunkedBudgets`): one database statement per chunk instead of per request. Absent or 1:
+   * every point is counted in the store as it is spent.
+   */
+  readonly chunk?: number;
 }
 
 export type RateDecision =
-  | { readonly allowed: true; readonly remaining: number }
+  | {
+      readonly allowed: true;
+      readonly remaining: number;
+      /** Spending: when the window the points were counted in ends. */
+      readonly windowEndsInMs?: number;
+    }
   | { readonly allowed: false; readonly retryAfterSeconds: number };
 
 /**
@@ -14,8 +25,17 @@ export type RateDecision =
  * also across processes when the store is shared (PostgreSQL).
  */
 export interface RateLimiter {
-  consume(rule: RateRule, key: string): Promise<RateDecision>;
+  /** Spends `points` (default 1) at once: all of them or, refused, none (they are still counted as tried). */
+  consume(rule: RateRule, key: string, points?: number): Promise<RateDecision>;
   /** Reads the budget without spending it. */
   peek(rule: RateRule, key: string): Promise<RateDecision>;
   reset(rule: RateRule, key: string): Promise<void>;
+}
+
+/**
+ * The chunk for an agent's request budget: a twentieth of it (at least 1), so a process leaves at most 5% of a
+ * window's budget unspent, and a busy credential costs the shared store one statement per 5% of its budget.
+ */
+export function requestChunk(points: number): number {
+  return Math.max(1, Math.floor(points / 20));
 }

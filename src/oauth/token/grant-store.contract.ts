@@ -108,6 +108,41 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
       expect(await h().grants.rotateRefresh(refresh, [], t(2))).toEqual({ status: 'reused', grantId: g.id });
     });
 
+    it('rotates again a token whose rotation went unanswered: its successor unused, within the grace period, once', async () => {
+      const acct = await seedAccount(h().accounts);
+      const g = grant(acct);
+      const first = tokens(g);
+      const c = code(acct);
+      await h().grants.saveCode(c);
+      await h().grants.createGrant(g, first, c.codeHash);
+      const old = first[1]!.hash;
+      const lost = tokens(g, 1);
+      expect((await h().grants.rotateRefresh(old, lost, t(1))).status).toBe('rotated');
+      const grace = 60_000;
+      const within = new Date(t(1).getTime() + 30_000);
+      expect(await h().grants.rotatedUnanswered(lost[1]!.hash, within, grace)).toBeUndefined(); // live, not rotated
+      expect((await h().grants.rotatedUnanswered(old, within, grace))?.grant.id).toBe(g.id);
+      expect(await h().grants.rotatedUnanswered(old, t(3), grace)).toBeUndefined(); // past the grace period
+      const again = Array.from({ length: 4 }, (_, i) => tokens(g, 2 + i));
+      const outcomes = await Promise.all(again.map((next) => h().grants.reissue(old, next, within, grace)));
+      expect(outcomes.filter((o) => o.status === 'rotated')).toHaveLength(1);
+      expect(outcomes.filter((o) => o.status === 'reused')).toHaveLength(3);
+      // The unanswered pair is revoked; the new one is live.
+      for (const tk of lost) expect(await h().grants.findLiveToken(tk.hash, tk.kind, within)).toBeUndefined();
+      const winner = again[outcomes.findIndex((o) => o.status === 'rotated')]!;
+      expect(await h().grants.findLiveToken(winner[1]!.hash, 'refresh', within)).toBeDefined();
+      // Once that pair's access token is used, the old token is plain reuse.
+      await h().grants.markUsed(winner[0]!.hash, within);
+      expect((await h().grants.findLiveToken(winner[0]!.hash, 'access', within))?.token.usedAt).toEqual(
+        within,
+      );
+      expect(await h().grants.rotatedUnanswered(old, within, grace)).toBeUndefined();
+      expect(await h().grants.reissue(old, tokens(g, 9), within, grace)).toEqual({
+        status: 'reused',
+        grantId: g.id,
+      });
+    });
+
     it('finds live tokens only: not expired, not revoked, not of a revoked grant', async () => {
       const acct = await seedAccount(h().accounts);
       const g = grant(acct);

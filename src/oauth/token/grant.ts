@@ -30,6 +30,8 @@ export interface TokenRecord {
   readonly grantId: string;
   readonly createdAt: Date;
   readonly expiresAt: Date;
+  /** An access token's first use, when known (`findLiveToken`). */
+  readonly usedAt?: Date | null;
 }
 
 export type CodeRedemption =
@@ -58,6 +60,25 @@ export interface GrantStore {
   createGrant(grant: Grant, tokens: readonly TokenRecord[], fromCodeHash: string): Promise<boolean>;
   /** Revokes `oldRefreshHash` and adds `next` in one step, if the old token is live and its grant is not revoked. */
   rotateRefresh(oldRefreshHash: string, next: readonly TokenRecord[], now: Date): Promise<RefreshRotation>;
+  /**
+   * The grant of a refresh token rotated away within the last `graceMs` whose successor — the refresh token that
+   * rotation issued — has not been used: the answer to that rotation may have been lost on its way to the client.
+   */
+  rotatedUnanswered(
+    oldRefreshHash: string,
+    now: Date,
+    graceMs: number,
+  ): Promise<{ token: TokenRecord; grant: Grant } | undefined>;
+  /**
+   * If `rotatedUnanswered` still holds, revokes the successor pair and adds `next` in one step (`rotated`); else
+   * `reused`, or `invalid` for a token never rotated. Of concurrent callers at most one gets `rotated`.
+   */
+  reissue(
+    oldRefreshHash: string,
+    next: readonly TokenRecord[],
+    now: Date,
+    graceMs: number,
+  ): Promise<RefreshRotation>;
   /** A live (unexpired, unrevoked) token of a live grant. */
   findLiveToken(
     hash: string,
@@ -65,6 +86,8 @@ export interface GrantStore {
     now: Date,
   ): Promise<{ token: TokenRecord; grant: Grant } | undefined>;
   touchGrant(grantId: string, now: Date): Promise<void>;
+  /** Records an access token's first use (later calls change nothing). */
+  markUsed(hash: string, now: Date): Promise<void>;
   revokeToken(hash: string, now: Date): Promise<{ kind: TokenRecord['kind']; grantId: string } | undefined>;
   revokeGrant(grantId: string, now: Date): Promise<void>;
   /** Live grants of an account, newest first. */

@@ -29,6 +29,13 @@ export interface TokenResponse {
  * `/mcp`. Access tokens live 1 hour, refresh tokens 30 days; every refresh rotates, and a rotated-away refresh
  * token presented again revokes the whole sign-in.
  */
+/**
+ * How long a refresh token rotated away may be presented again while its successor is unused (decision 0028): long
+ * enough for a client to retry after a dropped answer or a restarted service, short like the grace periods of
+ * hosted authorization servers (Okta allows 0–60 s).
+ */
+export const REISSUE_GRACE_MS = 60_000;
+
 export class TokenManager implements BearerVerifier {
   private readonly deps: { grants: GrantStore; accounts: AccountStore; clock: Clock; config: OAuthConfig };
   constructor(deps: { grants: GrantStore; accounts: AccountStore; clock: Clock; config: OAuthConfig }) {
@@ -90,7 +97,12 @@ export class TokenManager implements BearerVerifier {
       throw new InvalidRequestError('refresh_token is required.');
     const now = this.deps.clock.now();
     const hash = sha256Hex(p.refreshToken);
-    const live = await this.deps.grants.findLiveToken(hash, 'refresh', now);
+    // A token rotated away moments ago whose successor was never used: the answer to that rotation was lost (the
+    // connection dropped, the process died after its commit). Rotated again instead of taken for theft (decision 0028).
+    const found = await this.deps.grants.findLiveToken(hash, 'refresh', now);
+    const unanswered =
+      found === undefined ? await this.deps.grants.rotatedUnanswered(hash, now, REISSUE_GRACE_MS) : undefined;
+    const live = found ?? unanswered;
     if (live === undefined) {
       // Not live: either never issued, expired, or already rotated away. Only the last is reuse.
       const outcome = await this.deps.grants.rotateRefresh(hash, [], now);
@@ -108,7 +120,10 @@ export class TokenManager implements BearerVerifier {
       throw new InvalidScopeError('A refresh cannot widen the scope.');
     await this.allowedAccount(grant.accountId);
     const { records, response } = this.mint(grant, now);
-    const rotated = await this.deps.grants.rotateRefresh(hash, records, now);
+    const rotated =
+      unanswered !== undefined
+        ? await this.deps.grants.reissue(hash, records, now, REISSUE_GRACE_MS)
+        : await this.deps.grants.rotateRefresh(hash, records, now);
     if (rotated.status === 'reused') await this.reuseDetected(rotated.grantId, now); // lost a race with a thief
     if (rotated.status !== 'rotated')
       throw new InvalidGrantError('The refresh token is invalid, expired or revoked.');
@@ -147,6 +162,8 @@ export class TokenManager implements BearerVerifier {
     if (live === undefined || !sameResource(live.grant.resource, this.deps.config.resource)) return undefined;
     const account = await this.deps.accounts.get(live.grant.accountId);
     if (account === undefined) return undefined;
+    // Its first use tells a lost refresh answer from a replayed refresh token (decision 0028).
+    if (live.token.usedAt === null) await this.deps.grants.markUsed(live.token.hash, now);
     if (live.grant.lastUsedAt === null || now.getTime() - live.grant.lastUsedAt.getTime() > 60_000) {
       await this.deps.grants.touchGrant(live.grant.id, now);
     }

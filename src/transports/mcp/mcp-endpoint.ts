@@ -1,6 +1,6 @@
 import type { AccountStore } from '../../core/accounts/account-store.ts';
 import type { BearerVerifier, Principal } from '../../core/auth/principal.ts';
-import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
+import { requestChunk, type RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { admitAgent, type AgentGateOptions } from '../http/agent-gate.ts';
@@ -76,7 +76,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     limiter: deps.limiter,
     clock: deps.clock,
     trustProxy: deps.trustProxy,
-    rule: { name: 'mcp', points: deps.perMinute, windowSeconds: 60 },
+    rule: { name: 'mcp', points: deps.perMinute, windowSeconds: 60, chunk: requestChunk(deps.perMinute) },
     failureRule: { name: 'mcp-auth-fail', points: 30, windowSeconds: 60 },
     unauthenticated: mcpUnauthenticated(deps.baseUrl),
   };

@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import type { BearerVerifier } from '../../core/auth/principal.ts';
 import type { DraftService } from '../../core/drafts/draft-service.ts';
 import type { InboxService } from '../../core/inboxes/inbox-service.ts';
-import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
+import { requestChunk, type RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { agentGate, type AgentEnv } from '../http/agent-gate.ts';
 import type { HttpEnv } from '../http/http-env.ts';
@@ -31,7 +31,7 @@ export function registerRestApi(root: Hono<HttpEnv>, deps: RestDeps): void {
     limiter: deps.limiter,
     clock: deps.clock,
     trustProxy: deps.trustProxy,
-    rule: { name: 'api', points: deps.perMinute, windowSeconds: 60 },
+    rule: { name: 'api', points: deps.perMinute, windowSeconds: 60, chunk: requestChunk(deps.perMinute) },
     failureRule: { name: 'api-auth-fail', points: 30, windowSeconds: 60 },
     unauthenticated: restUnauthenticated,
   });

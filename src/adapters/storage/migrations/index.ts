@@ -14,7 +14,7 @@ import { screenings } from './0011-screenings.ts';
 import { requestedBy } from './0012-requested-by.ts';
 import { draftCards } from './0013-draft-cards.ts';
 import { listingOrder } from './0014-listing-order.ts';
-import { auditUndo } from './0015-audit-undo.ts';
+import { crashRecovery } from './0015-crash-recovery.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -36,6 +36,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0012-requested-by': requestedBy(),
     '0013-draft-cards': draftCards(dialect),
     '0014-listing-order': listingOrder(),
-    '0015-audit-undo': auditUndo(),
+    '0015-crash-recovery': crashRecovery(dialect),
   };
 }

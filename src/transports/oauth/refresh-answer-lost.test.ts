@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { App } from '../../app.ts';
+import { fixedClock } from '../../lib/clock.ts';
+import { pkceChallenge } from '../../lib/secret-token.ts';
+import { createTestApp } from '../../../test/support/test-app.ts';
+import { setUpOwner } from '../../../test/support/web-client.ts';
+
+const REDIRECT = 'http://127.0.0.1:9/callback';
+const VERIFIER = 'v'.repeat(60);
+
+/** A signed-in OAuth client: its first token pair, and how to call the token endpoint and /mcp. */
+async function signedIn(app: App) {
+  const base = app.config.baseUrl;
+  const browser = await setUpOwner(app);
+  const reg = await app.fetch(
+    new Request(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+    }),
+  );
+  const clientId = ((await reg.json()) as { client_id: string }).client_id;
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: pkceChallenge(VERIFIER),
+    code_challenge_method: 'S256',
+    resource: `${base}/mcp`,
+  });
+  const consent = (await browser.get(`/oauth/authorize?${q.toString()}`)).headers.get('location')!;
+  await browser.get(consent);
+  const done = await browser.post('/oauth/consent', {
+    request: new URL(consent, base).searchParams.get('request')!,
+    decision: 'approve',
+  });
+  const code = new URL(done.headers.get('location')!).searchParams.get('code')!;
+  const token = async (params: Record<string, string>) => {
+    const res = await app.fetch(
+      new Request(`${base}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: clientId, ...params }),
+      }),
+    );
+    return { status: res.status, body: (await res.json()) as Record<string, string> };
+  };
+  const mcp = async (accessToken: string) =>
+    (
+      await app.fetch(
+        new Request(`${base}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${accessToken}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        }),
+      )
+    ).status;
+  const first = await token({
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: VERIFIER,
+    redirect_uri: REDIRECT,
+    resource: `${base}/mcp`,
+  });
+  expect(first.status).toBe(200);
+  const refresh = (refreshToken: string) =>
+    token({ grant_type: 'refresh_token', refresh_token: refreshToken });
+  return { first: first.body, refresh, mcp };
+}
+
+// Crash trials 89, 99, 109, 144 and 194 (refresh, killed 10–17 ms in): the rotation committed, the process died before
+// its answer reached the client, and the client's retry with the refresh token it still held counted as reuse and
+// revoked the sign-in. Now, presented again within a minute while the pair it lost was never used, it is rotated
+// again (decision 0028); a copy presented after that pair was used is still reuse.
+describe('crash trial 89 (refresh, killed 15 ms in): a refresh whose answer was lost', () => {
+  let app: App;
+  const clock = fixedClock(new Date('2026-11-25T12:00:00Z'));
+  afterEach(async () => {
+    await app.close();
+  });
+
+  it('is rotated again when retried with the old token: the sign-in lives, the lost pair is dead', async () => {
+    app = await createTestApp({ overrides: { clock } });
+    const { first, refresh, mcp } = await signedIn(app);
+    const lost = await refresh(first['refresh_token']!); // committed; the answer never arrives
+    expect(lost.status).toBe(200);
+    clock.advance(20_000); // the service restarts; the client retries
+    const retried = await refresh(first['refresh_token']!);
+    expect(retried.status).toBe(200);
+    expect(await mcp(retried.body['access_token']!)).toBe(200);
+    expect(await mcp(lost.body['access_token']!)).toBe(401);
+    // The family goes on: the new refresh token rotates as usual.
+    clock.advance(1_000);
+    const next = await refresh(retried.body['refresh_token']!);
+    expect(next.status).toBe(200);
+    expect(await mcp(next.body['access_token']!)).toBe(200);
+  });
+
+  it('is reuse once the new pair was used, or after the grace minute: the sign-in is revoked', async () => {
+    app = await createTestApp({ overrides: { clock } });
+    const used = await signedIn(app);
+    const second = await used.refresh(used.first['refresh_token']!);
+    expect(await used.mcp(second.body['access_token']!)).toBe(200);
+    const stolen = await used.refresh(used.first['refresh_token']!);
+    expect([stolen.status, stolen.body['error']]).toEqual([400, 'invalid_grant']);
+    expect(await used.mcp(second.body['access_token']!)).toBe(401);
+    await app.close();
+
+    app = await createTestApp({ overrides: { clock } });
+    const late = await signedIn(app);
+    const pair = await late.refresh(late.first['refresh_token']!);
+    clock.advance(61_000);
+    expect((await late.refresh(late.first['refresh_token']!)).body['error']).toBe('invalid_grant');
+    expect((await late.refresh(pair.body['refresh_token']!)).body['error']).toBe('invalid_grant');
+  });
+});
