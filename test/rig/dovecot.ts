@@ -30,6 +30,8 @@ export interface Dovecot {
   connections(): Promise<Map<string, number>>;
   /** Disconnects every connection of the user from the server's side (`doveadm kick`). */
   kick(user: string): Promise<void>;
+  /** Stops the server (every connection drops) and starts it again on the same port with the same mail. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -92,7 +94,7 @@ export async function startDovecot(opts: { users?: Record<string, string> } = {}
     const confPath = join(dir, 'dovecot.conf');
     writeFileSync(confPath, dovecotConfig({ dir, port, ...account }));
     const stderrPath = join(dir, `stderr-${port}.log`);
-    const out = openSync(stderrPath, 'a');
+    closeSync(openSync(stderrPath, 'a'));
     for (const p of [
       dir,
       usersDir,
@@ -105,16 +107,21 @@ export async function startDovecot(opts: { users?: Record<string, string> } = {}
       chownSync(p, account.uid, account.gid);
     }
     // -F keeps the master in the foreground, so it is our direct child.
-    const child = spawn(DOVECOT, ['-F', '-c', confPath], {
-      cwd: dir,
-      detached: true,
-      stdio: ['ignore', out, out],
-      uid: account.uid,
-      gid: account.gid,
-    });
-    closeSync(out);
-    watchSpawnErrors(child);
-    track(child);
+    const launch = () => {
+      const out = openSync(stderrPath, 'a');
+      const c = spawn(DOVECOT, ['-F', '-c', confPath], {
+        cwd: dir,
+        detached: true,
+        stdio: ['ignore', out, out],
+        uid: account.uid,
+        gid: account.gid,
+      });
+      closeSync(out);
+      watchSpawnErrors(c);
+      track(c);
+      return c;
+    };
+    let child = launch();
     try {
       await waitUntilReady(child, port, probe);
     } catch (err) {
@@ -144,6 +151,11 @@ export async function startDovecot(opts: { users?: Record<string, string> } = {}
             else resolve();
           });
         }),
+      async restart() {
+        await terminate(child, { signal: 'SIGTERM', graceMs: 3000 });
+        child = launch();
+        await waitUntilReady(child, port, probe);
+      },
       stop() {
         stopped ??= terminate(child, { signal: 'SIGTERM', graceMs: 3000 }).then(() => releaseScratchDir(dir));
         return stopped;
