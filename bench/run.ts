@@ -14,6 +14,7 @@ import { idleInboxes } from './idle-inboxes.ts';
 import { modelTrials } from './model-trials.ts';
 import { attachmentStream } from './attachment.ts';
 import { runCrashTrials, TRIAL_KINDS } from '../test/rig/crash-trials.ts';
+import { CONVERGENCE_KINDS, runConvergenceTrials } from '../test/rig/convergence-trials.ts';
 import { ensureSystemPackages, REQUIRED_SYSTEM_PACKAGES } from '../test/rig/system-deps.ts';
 
 const { values } = parseArgs({
@@ -238,4 +239,27 @@ if (values.only === undefined || values.only === 'trials') {
     );
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'trials', lines.join('\n'));
+}
+
+if (values.only === undefined || values.only === 'trials' || values.only === 'convergence') {
+  const seed = Number(process.env['CONVERGENCE_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+  const r = await runConvergenceTrials({ trials: 100, seed });
+  const converged = CONVERGENCE_KINDS.reduce((n, k) => n + r.kinds[k].converged, 0);
+  const lines = [
+    `Run ${today} on ${machine()} (${r.seconds.toFixed(0)} s), seed ${String(r.seed)} (\`CONVERGENCE_SEED\`): the service in process, its background sync (every 1 s here) and IDLE watcher running, reaching Dovecot and the SMTP sink through fault proxies (\`test/rig/convergence-trials.ts\`). Before each fault the mailbox changes at the server (new mail, flags, an expunge); after it, with no tool call, the index of INBOX must equal a direct listing and the inbox's error must clear within 20 s.`,
+    '',
+    '| fault | trials | converged | slowest |',
+    '|---|---|---|---|',
+    ...CONVERGENCE_KINDS.map(
+      (k) =>
+        `| ${k} | ${String(r.kinds[k].trials)} | ${String(r.kinds[k].converged)} | ${String(r.kinds[k].slowestMs)} ms |`,
+    ),
+    `| **all** | **${String(r.trials)}** | **${String(converged)}** | |`,
+    '',
+    `While the server was down: at most **${r.outageAttemptsPerSecond.toFixed(1)} connection attempts per second** for the one inbox (a sync a second at this interval, plus the watcher's backoff).`,
+  ];
+  if (r.failures.length > 0)
+    lines.push('', ...r.failures.map((f) => `- trial ${String(f.trial)} (${f.kind}): ${f.problem}`));
+  console.log(lines.join('\n'));
+  if (values['no-write'] !== true) writeSection(DOC, 'convergence', lines.join('\n'));
 }

@@ -77,19 +77,28 @@ export async function runCrashTrials(o: {
   const kinds = Object.fromEntries(
     TRIAL_KINDS.map((k) => [k, { trials: 0, killedMidOperation: 0 }]),
   ) as Record<TrialKind, { trials: number; killedMidOperation: number }>;
-  // The longest each operation took when it finished before the kill: the kill point is drawn below that.
-  const longest: Record<TrialKind, number> = { sync: 400, act: 150, send: 100, refresh: 20, migration: 60 };
+  // How long each operation took when it finished before the kill; the kill point is drawn below (a little beyond)
+  // the longest of those times, outliers left out (over 3× the median): one slow call would otherwise put most
+  // kills after the operation had already answered.
+  const initial: Record<TrialKind, number> = { sync: 400, act: 150, send: 100, refresh: 20, migration: 60 };
+  const observed: Record<TrialKind, number[]> = { sync: [], act: [], send: [], refresh: [], migration: [] };
+  const typical = (kind: TrialKind): number => {
+    const times = [...observed[kind]].sort((a, b) => a - b);
+    if (times.length < 3) return Math.max(initial[kind], ...times);
+    const median = times[Math.floor(times.length / 2)]!;
+    return Math.max(...times.filter((t) => t <= 3 * median));
+  };
   const failures: TrialFailure[] = [];
   try {
     for (let trial = 1; trial <= o.trials; trial++) {
       const kind = TRIAL_KINDS[(trial - 1) % TRIAL_KINDS.length]!;
-      const killAfterMs = Math.round(rng.next() * longest[kind] * KILL_SPREAD);
+      const killAfterMs = Math.round(rng.next() * typical(kind) * KILL_SPREAD);
       let outcome: { finishedMs: number | undefined };
       try {
         outcome = await TRIALS[kind](rig, rng, trial, killAfterMs);
         kinds[kind].trials++;
         if (outcome.finishedMs === undefined) kinds[kind].killedMidOperation++;
-        else longest[kind] = Math.max(longest[kind], outcome.finishedMs);
+        else observed[kind].push(outcome.finishedMs);
       } catch (e) {
         kinds[kind].trials++;
         const problem = e instanceof Error ? e.message : String(e);

@@ -30,8 +30,11 @@ export interface Dovecot {
   connections(): Promise<Map<string, number>>;
   /** Disconnects every connection of the user from the server's side (`doveadm kick`). */
   kick(user: string): Promise<void>;
-  /** Stops the server (every connection drops) and starts it again on the same port with the same mail. */
-  restart(): Promise<void>;
+  /**
+   * Stops the server (every connection drops) and starts it again on the same port with the same mail; `whileDown`
+   * runs in between (to change the mail store behind the server's back).
+   */
+  restart(whileDown?: () => void | Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -151,8 +154,9 @@ export async function startDovecot(opts: { users?: Record<string, string> } = {}
             else resolve();
           });
         }),
-      async restart() {
+      async restart(whileDown) {
         await terminate(child, { signal: 'SIGTERM', graceMs: 3000 });
+        await whileDown?.();
         child = launch();
         await waitUntilReady(child, port, probe);
       },

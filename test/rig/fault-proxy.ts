@@ -31,6 +31,8 @@ export interface FaultProxy {
   readonly port: number;
   /** Connections the proxy accepted (attempts, refused ones included): how often the service dialled. */
   readonly attempts: number;
+  /** When each connection attempt came (`Date.now()`), in order. */
+  readonly attemptTimes: readonly number[];
   /** Connections open now. */
   readonly open: number;
   /** Applies a fault to every open connection; `future: true` applies it to new connections too, until `clear()`. */
@@ -50,6 +52,7 @@ export interface FaultProxy {
 export async function startFaultProxy(target: { host: string; port: number }): Promise<FaultProxy> {
   const pairs = new Set<Pair>();
   let attempts = 0;
+  const attemptTimes: number[] = [];
   let refusing = false;
   let standing: Fault | undefined;
 
@@ -124,6 +127,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
 
   const server: Server = createServer({ allowHalfOpen: true }, (client) => {
     attempts++;
+    attemptTimes.push(Date.now());
     if (refusing) {
       client.destroy();
       return;
@@ -172,6 +176,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     get attempts() {
       return attempts;
     },
+    attemptTimes,
     get open() {
       return pairs.size;
     },

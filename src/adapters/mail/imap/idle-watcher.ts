@@ -17,6 +17,8 @@ export interface WatchOptions {
 }
 
 const MAX_BACKOFF_MS = 5 * 60_000;
+/** A connection that stayed up this long counts as recovered: the next loss starts the backoff from 1 s again. */
+const STABLE_MS = 60_000;
 
 /**
  * Watches one folder with IMAP IDLE on a connection of its own. imapflow re-issues IDLE every `maxIdleTime`
@@ -31,6 +33,7 @@ export class IdleWatcher {
   private notifyQueued = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private failures = 0;
+  private connectedAt = 0;
 
   constructor(opts: WatchOptions) {
     this.opts = opts;
@@ -67,6 +70,8 @@ export class IdleWatcher {
       conn.release();
       if (this.current !== conn) return; // stop() or a failed start: nothing to recover
       this.current = undefined;
+      // A server that accepts and drops again at once does not reset the backoff.
+      if (Date.now() - this.connectedAt >= STABLE_MS) this.failures = 0;
       if (!this.stopped) this.reconnectLater();
     });
     try {
@@ -82,7 +87,7 @@ export class IdleWatcher {
       return;
     }
     this.current = conn;
-    this.failures = 0;
+    this.connectedAt = Date.now();
     void this.idleLoop(client);
   }
 
@@ -114,8 +119,13 @@ export class IdleWatcher {
     });
   }
 
+  /**
+   * Exponential backoff from 1 s to 5 min with jitter: each wait is drawn from the upper half of its step, so the
+   * watchers of every inbox on a server that restarts do not all dial again in the same instant.
+   */
   private reconnectLater(): void {
-    const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** this.failures);
+    const step = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** this.failures);
+    const delay = Math.round(step / 2 + Math.random() * (step / 2));
     this.failures++;
     this.opts.log.info({ path: this.opts.path, delayMs: delay }, 'IDLE connection lost; reconnecting');
     this.retryTimer = setTimeout(() => {
