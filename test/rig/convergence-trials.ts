@@ -285,7 +285,7 @@ function wordsOnly(text: string): boolean {
   return !/\n|\bat \S+ \(|\bE[A-Z]{4,}\b|Error\b|[{}]/.test(text);
 }
 
-type Fault = (rig: Rig, rng: Prng, trial: number) => Promise<{ attemptsPerSecond?: number } | void>;
+type Fault = (rig: Rig, rng: Prng, trial: number) => Promise<{ attemptsPerSecond?: number } | undefined>;
 
 const FAULTS: Record<ConvergenceKind, Fault> = {
   // Cut mid-FETCH: the server's answer stops after a random number of bytes, for every connection for a while.
