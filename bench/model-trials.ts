@@ -2,22 +2,26 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 export interface ModelTrials {
-  readonly seed: number;
+  /** Each batch's seed (replay one with `FC_SEED=<seed> MODEL_RUNS=<batchRuns>`). */
+  readonly seeds: readonly number[];
   readonly runs: number;
   readonly steps: number;
   readonly passed: boolean;
   readonly seconds: number;
-  /** The end of vitest's output when it failed: the counterexample, its seed and path. */
+  /** The end of vitest's output when a batch failed: the counterexample, its seed and path. */
   readonly report: string;
 }
 
-/**
- * The safety model (test/model/triage-model.test.ts) at length (issue 21, S1): `runs` runs of at most 25 commands,
- * two competing agents on the demo inbox, through vitest as `npm test` runs it.
- */
-export function modelTrials(runs: number): Promise<ModelTrials> {
+interface Batch {
+  readonly seed: number;
+  readonly steps: number;
+  readonly passed: boolean;
+  readonly report: string;
+}
+
+/** One vitest process: `runs` runs of the safety model on a fresh app and demo inbox. */
+function batch(runs: number, seed: number): Promise<Batch> {
   const root = join(import.meta.dirname, '..');
-  const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
@@ -30,7 +34,12 @@ export function modelTrials(runs: number): Promise<ModelTrials> {
       ],
       {
         cwd: root,
-        env: { ...process.env, MODEL_RUNS: String(runs), MODEL_TIMEOUT_MS: String(4 * 3600_000) },
+        env: {
+          ...process.env,
+          MODEL_RUNS: String(runs),
+          FC_SEED: String(seed),
+          MODEL_TIMEOUT_MS: String(3600_000),
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -39,15 +48,41 @@ export function modelTrials(runs: number): Promise<ModelTrials> {
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     child.once('exit', (code) => {
       const done = /model: seed (\d+), (\d+) runs, (\d+) steps, no rule broken/.exec(out);
-      const begun = /model: seed (\d+), (\d+) runs/.exec(out);
       resolve({
-        seed: Number(done?.[1] ?? begun?.[1] ?? 0),
-        runs,
+        seed,
         steps: Number(done?.[3] ?? 0),
         passed: code === 0 && done !== null,
-        seconds: (performance.now() - started) / 1000,
         report: code === 0 ? '' : out.slice(-4000),
       });
     });
   });
+}
+
+/**
+ * The safety model (test/model/triage-model.test.ts) at length (issue 21, S1): batches of `batchRuns` runs of at
+ * most 25 commands, each batch in a fresh process on a fresh demo inbox (one app's state grows run by run, and a
+ * single long batch slowed to a crawl), two competing agents, until `minSteps` steps have run or a batch fails.
+ */
+export async function modelTrials(o: { minSteps: number; batchRuns: number }): Promise<ModelTrials> {
+  const started = performance.now();
+  const seeds: number[] = [];
+  let steps = 0;
+  let runs = 0;
+  while (steps < o.minSteps) {
+    const seed = Math.floor(Math.random() * 2 ** 31);
+    seeds.push(seed);
+    const b = await batch(o.batchRuns, seed);
+    runs += o.batchRuns;
+    steps += b.steps;
+    if (!b.passed)
+      return {
+        seeds,
+        runs,
+        steps,
+        passed: false,
+        seconds: (performance.now() - started) / 1000,
+        report: b.report,
+      };
+  }
+  return { seeds, runs, steps, passed: true, seconds: (performance.now() - started) / 1000, report: '' };
 }

@@ -86,6 +86,8 @@ if (values.only === undefined || values.only === 'sync') {
         `| newest ${w.window.toLocaleString('en')} | ${w.oursMs.toFixed(0)} ms | ${w.rawMs.toFixed(0)} ms | **${w.ratio.toFixed(2)}×** | ${w.incrementalMs.toFixed(0)} ms |`,
     ),
     '',
+    `The whole mailbox indexed (issue 21, P2: the first window, then \`load_older_messages\` 200 at a time to the end, ${String(r.whole.calls)} calls): **${r.whole.oursPerSecond.toFixed(0)} messages/s**, against a raw imapflow FETCH of the same fields for all ${r.mailbox.toLocaleString('en')} at ${r.whole.rawPerSecond.toFixed(0)} messages/s: **${(r.whole.oursPerSecond / r.whole.rawPerSecond).toFixed(2)}×** (goal ≥ 1×).`,
+    '',
     `New mail visible in the index after APPEND (IMAP IDLE → background sync): ${r.newMailMs.map((m) => `${m.toFixed(0)} ms`).join(', ')} (median ${[...r.newMailMs].sort((a, b) => a - b)[Math.floor(r.newMailMs.length / 2)]!.toFixed(0)} ms).`,
     '',
     `Idle connected inboxes: ${String(r.idle.inboxes)} inboxes watched by IDLE cost ${String(r.idle.heapPerInboxKb)} KB of JS heap each, after a full GC (${String(r.idle.connectionsPerInbox)} IMAP connections each).`,
@@ -184,10 +186,11 @@ if (values.only === undefined || values.only === 'idle-inboxes') {
 }
 
 if (values.only === undefined || values.only === 'model') {
-  // ~25 steps a run at most, ~13 on average: 8,000 runs pass 100,000 steps.
-  const r = await modelTrials(Number(process.env['MODEL_RUNS'] ?? 8000));
+  // ~13 steps a run on average: batches of 200 runs, each in a fresh process, until 100,000 steps.
+  const batchRuns = Number(process.env['MODEL_BATCH_RUNS'] ?? 200);
+  const r = await modelTrials({ minSteps: Number(process.env['MODEL_STEPS'] ?? 100_000), batchRuns });
   const lines = [
-    `Run ${today} on ${machine()} (${r.seconds.toFixed(0)} s): the model-based test of the safety rules (\`test/model/triage-model.test.ts\`) — two agents, one of them obeying injected text, on the demo inbox, every answer and the state after it checked against the model — ${r.runs.toLocaleString('en')} runs of at most 25 commands, seed ${String(r.seed)} (replay with \`FC_SEED\`).`,
+    `Run ${today} on ${machine()} (${r.seconds.toFixed(0)} s): the model-based test of the safety rules (\`test/model/triage-model.test.ts\`) — two agents, one of them obeying injected text, on the demo inbox, every answer and the state after it checked against the model — ${r.runs.toLocaleString('en')} runs of at most 25 commands in ${String(r.seeds.length)} batches of ${String(batchRuns)}, each in a fresh process (replay a batch with \`FC_SEED=<seed> MODEL_RUNS=${String(batchRuns)}\`; seeds: ${r.seeds.join(', ')}).`,
     '',
     '| steps | rules broken |',
     '|---|---|',

@@ -21,6 +21,11 @@ export interface SyncRow {
 export interface SyncResults {
   readonly mailbox: number;
   readonly rows: readonly SyncRow[];
+  /**
+   * Every header of the mailbox indexed: the first window, then `load_older_messages` (200 a call) to the end,
+   * against a raw imapflow FETCH of the same fields for the whole mailbox; messages per second each.
+   */
+  readonly whole: { readonly oursPerSecond: number; readonly rawPerSecond: number; readonly calls: number };
   readonly newMailMs: readonly number[];
   readonly idle: {
     readonly inboxes: number;
@@ -158,6 +163,40 @@ export async function syncBench(opts: {
       }
     }
 
+    // The whole mailbox indexed (issue 21, P2): what an agent gets by calling load_older_messages to the end.
+    let whole: SyncResults['whole'];
+    {
+      collectGarbage();
+      const rawMs = await rawFetch(dovecot, 'bench', opts.mailbox);
+      const app = await appWith(1000);
+      try {
+        const inbox = await connectedInbox(app, dovecot, 'bench');
+        collectGarbage();
+        const t = performance.now();
+        const first = await app.services.tools.sync.sync(inbox);
+        if (!first.ok) throw new Error(`sync failed: ${JSON.stringify(first)}`);
+        let indexed = first.folders[0]?.added ?? 0;
+        let calls = 0;
+        for (;;) {
+          const r = await app.services.tools.read.loadOlder(inbox, 'inbox', 200);
+          calls++;
+          if (!r.ok) throw new Error(`load_older_messages failed: ${JSON.stringify(r.error)}`);
+          indexed += r.value.loaded.length;
+          if (r.value.loaded.length === 0 || !r.value.moreAvailable) break;
+        }
+        const oursMs = performance.now() - t;
+        if (indexed !== opts.mailbox)
+          throw new Error(`indexed ${String(indexed)} of ${String(opts.mailbox)} messages`);
+        whole = {
+          oursPerSecond: opts.mailbox / (oursMs / 1000),
+          rawPerSecond: opts.mailbox / (rawMs / 1000),
+          calls,
+        };
+      } finally {
+        await app.close();
+      }
+    }
+
     // New mail to visible in the index (what list_messages reads), through IDLE and the background scheduler.
     const app = await appWith(1000);
     const newMailMs: number[] = [];
@@ -214,6 +253,7 @@ export async function syncBench(opts: {
       return {
         mailbox: opts.mailbox,
         rows,
+        whole,
         newMailMs,
         idle: {
           inboxes: opts.idleInboxes,
