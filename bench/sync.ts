@@ -238,7 +238,8 @@ export async function syncBench(opts: {
       const gc = (globalThis as { gc?: () => void }).gc;
       gc?.();
       const before = process.memoryUsage();
-      await idleApp.services.scheduler.tick();
+      // Watchers are taken by the scheduler's reconcile pass (each node its share; here the only node).
+      await idleApp.services.scheduler.reconcile();
       await new Promise((r) => setTimeout(r, 5000));
       const watching = await idleApp.services.scheduler.watching();
       if (watching !== opts.idleInboxes)

@@ -574,8 +574,7 @@ function planFromAct(w: World, p: ActPrediction, tool: string, args: Record<stri
       }
       const undoId = body['undoId'];
       expect(typeof undoId).toBe('string');
-      // Saving a handle drops the ones that expired before it.
-      w.undos = w.undos.filter((u) => u.expiresAt >= w.now);
+      // Expired handles stay until the background sweep (not run here); an expired one cannot be used.
       w.undos.push({
         id: undoId as string,
         action: p.action,
