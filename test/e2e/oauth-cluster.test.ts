@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { pkceChallenge } from '../../src/lib/secret-token.ts';
 import { freshPgDatabase } from '../rig/pg.ts';
 import { startService, type ServiceProcess } from '../support/spawn-service.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { approvedCode, codeGrant } from '../support/oauth-code.ts';
 import { setUpOwner } from '../support/web-client.ts';
 
 const running: ServiceProcess[] = [];
@@ -15,35 +15,11 @@ afterAll(async () => {
 describe('OAuth across two processes on one PostgreSQL', () => {
   it('a refresh at one node and a reuse at the other revoke the sign-in at both', async () => {
     const url = await freshPgDatabase();
-    const REDIRECT = 'http://127.0.0.1:9/callback';
-    const VERIFIER = 'z'.repeat(60);
     // Both nodes share one BASE_URL (behind a load balancer), so tokens are for the same resource.
     const base = 'http://127.0.0.1:8787';
     const admin = await createTestApp({ pgUrl: url, config: { baseUrl: base } });
     const browser = await setUpOwner(admin);
-    const reg = await admin.fetch(
-      new Request(`${base}/oauth/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
-      }),
-    );
-    const clientId = ((await reg.json()) as { client_id: string }).client_id;
-    const q = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      code_challenge: pkceChallenge(VERIFIER),
-      code_challenge_method: 'S256',
-      resource: `${base}/mcp`,
-    });
-    const consent = (await browser.get(`/oauth/authorize?${q.toString()}`)).headers.get('location')!;
-    await browser.get(consent);
-    const done = await browser.post('/oauth/consent', {
-      request: new URL(consent, base).searchParams.get('request')!,
-      decision: 'approve',
-    });
-    const code = new URL(done.headers.get('location')!).searchParams.get('code')!;
+    const { clientId, code } = await approvedCode(browser, `${base}/mcp`);
     await admin.close();
 
     const env = { DATABASE_URL: url, BASE_URL: base };
@@ -73,13 +49,7 @@ describe('OAuth across two processes on one PostgreSQL', () => {
         })
       ).status;
 
-    const first = await token(a, {
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: VERIFIER,
-      redirect_uri: REDIRECT,
-      resource: `${base}/mcp`,
-    });
+    const first = await token(a, codeGrant(code, `${base}/mcp`));
     expect(first.status).toBe(200);
     const second = await token(a, {
       grant_type: 'refresh_token',

@@ -8,7 +8,6 @@ import Database from 'better-sqlite3';
 import { createApp } from '../../src/app.ts';
 import type { Config } from '../../src/config/index.ts';
 import { resolveEncryptionKey } from '../../src/config/encryption-key.ts';
-import { pkceChallenge } from '../../src/lib/secret-token.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
 import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from './index.ts';
 import { appendViaImap } from './append-via-imap.ts';
@@ -17,6 +16,7 @@ import { connectImapInbox, imapClient, mailboxState } from '../support/imap-inbo
 import { runService, startService, type ServiceProcess } from '../support/spawn-service.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { testConfig } from '../support/test-app.ts';
+import { approvedCode, codeGrant } from '../support/oauth-code.ts';
 import { agentOn, httpToolCaller } from '../support/tool-caller.ts';
 import type { WebClient } from '../support/web-client.ts';
 
@@ -42,8 +42,6 @@ export interface CrashTally {
 const USER = 'crash';
 const PASSWORD = 'crash-imap-password';
 const BASE = 'http://127.0.0.1:8787';
-const REDIRECT = 'http://127.0.0.1:9/callback';
-const VERIFIER = 'v'.repeat(64);
 /** Room under the kill point: the longest a kind's operation was seen to take, times this. */
 const KILL_SPREAD = 1.2;
 
@@ -170,41 +168,12 @@ async function prepare(families: number): Promise<Rig> {
 
 /** One OAuth sign-in as an MCP host makes it: registration, consent in the person's browser, code for tokens. */
 async function signIn(web: WebClient): Promise<{ clientId: string; refresh: string }> {
-  const post = (path: string, body: URLSearchParams | string, type: string) =>
-    web.request(path, { method: 'POST', headers: { 'content-type': type }, body });
-  const reg = await post(
-    '/oauth/register',
-    JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
-    'application/json',
-  );
-  const clientId = ((await reg.json()) as { client_id: string }).client_id;
-  const q = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    code_challenge: pkceChallenge(VERIFIER),
-    code_challenge_method: 'S256',
-    resource: `${BASE}/mcp`,
+  const { clientId, code } = await approvedCode(web, `${BASE}/mcp`);
+  const tokens = await web.request('/oauth/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: clientId, ...codeGrant(code, `${BASE}/mcp`) }),
   });
-  const consent = (await web.get(`/oauth/authorize?${q.toString()}`)).headers.get('location') ?? '';
-  await web.get(consent);
-  const done = await web.post('/oauth/consent', {
-    request: new URL(consent, BASE).searchParams.get('request') ?? '',
-    decision: 'approve',
-  });
-  const code = new URL(done.headers.get('location') ?? '').searchParams.get('code') ?? '';
-  const tokens = await post(
-    '/oauth/token',
-    new URLSearchParams({
-      grant_type: 'authorization_code',
-      client_id: clientId,
-      code,
-      code_verifier: VERIFIER,
-      redirect_uri: REDIRECT,
-      resource: `${BASE}/mcp`,
-    }),
-    'application/x-www-form-urlencoded',
-  );
   const body = (await tokens.json()) as { refresh_token?: string };
   if (body.refresh_token === undefined) throw new Error(`no refresh token: ${JSON.stringify(body)}`);
   return { clientId, refresh: body.refresh_token };

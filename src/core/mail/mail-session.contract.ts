@@ -292,6 +292,11 @@ export function mailSessionContract(name: string, makeHarness: () => Promise<Mai
       expect(new Set(seen.map((m) => m.position)).size).toBe(25);
       expect(seen.map((m) => m.internetMessageId).sort()).toEqual(all.map((m) => m.messageId).sort());
       expect(await s.fetchOlder(h.inboxPath, below, 7)).toEqual([]);
+      // Below a position past every message: the newest ones.
+      const newest = Math.max(...seen.map((m) => m.position));
+      expect((await s.fetchOlder(h.inboxPath, newest + 1_000_000, 3)).map((m) => m.position)).toEqual(
+        [...seen.map((m) => m.position)].sort((a, b) => b - a).slice(0, 3),
+      );
     });
 
     contentCases(() => ({ h, s }));

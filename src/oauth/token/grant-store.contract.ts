@@ -34,6 +34,16 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
       { hash: newId('tr'), kind: 'refresh', grantId: g.id, createdAt: t(at), expiresAt: t(at + 600) },
     ];
 
+    /** A sign-in as the token endpoint makes one: its code saved, then its grant with its first tokens. */
+    const signedIn = async (acct: Grant['accountId'], clientId = 'client_a') => {
+      const g = grant(acct, clientId);
+      const first = tokens(g);
+      const c = code(acct);
+      await h().grants.saveCode(c);
+      await h().grants.createGrant(g, first, c.codeHash);
+      return { g, first };
+    };
+
     it('redeems a code exactly once under concurrency; a replay names the grant it produced', async () => {
       const acct = await seedAccount(h().accounts);
       const c = code(acct);
@@ -94,11 +104,7 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
 
     it('rotates a refresh token exactly once; every later presentation is reuse', async () => {
       const acct = await seedAccount(h().accounts);
-      const g = grant(acct);
-      const first = tokens(g);
-      const c = code(acct);
-      await h().grants.saveCode(c);
-      await h().grants.createGrant(g, first, c.codeHash);
+      const { g, first } = await signedIn(acct);
       const refresh = first[1]!.hash;
       const outcomes = await Promise.all(
         Array.from({ length: 6 }, (_, i) => h().grants.rotateRefresh(refresh, tokens(g, 1 + i), t(1))),
@@ -110,11 +116,7 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
 
     it('rotates again a token whose rotation went unanswered: its successor unused, within the grace period, once', async () => {
       const acct = await seedAccount(h().accounts);
-      const g = grant(acct);
-      const first = tokens(g);
-      const c = code(acct);
-      await h().grants.saveCode(c);
-      await h().grants.createGrant(g, first, c.codeHash);
+      const { g, first } = await signedIn(acct);
       const old = first[1]!.hash;
       const lost = tokens(g, 1);
       expect((await h().grants.rotateRefresh(old, lost, t(1))).status).toBe('rotated');
@@ -145,11 +147,8 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
 
     it('finds live tokens only: not expired, not revoked, not of a revoked grant', async () => {
       const acct = await seedAccount(h().accounts);
-      const g = grant(acct);
-      const [access, refresh] = tokens(g);
-      const c = code(acct);
-      await h().grants.saveCode(c);
-      await h().grants.createGrant(g, [access!, refresh!], c.codeHash);
+      const { g, first } = await signedIn(acct);
+      const [access, refresh] = first;
       expect(await h().grants.findLiveToken(access!.hash, 'access', t(1))).toMatchObject({
         grant: { id: g.id },
       });
@@ -171,10 +170,7 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
         [acct, 'client_b'],
         [other, 'client_a'],
       ] as const) {
-        const g = grant(a, client);
-        const c = code(a);
-        await h().grants.saveCode(c);
-        await h().grants.createGrant(g, tokens(g), c.codeHash);
+        await signedIn(a, client);
       }
       expect(await h().grants.listGrants(acct)).toHaveLength(3);
       expect(await h().grants.revokeClientGrants(acct, 'client_a', t(1))).toBe(2);

@@ -1,40 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../app.ts';
 import { fixedClock } from '../../lib/clock.ts';
-import { pkceChallenge } from '../../lib/secret-token.ts';
 import { createTestApp } from '../../../test/support/test-app.ts';
+import { approvedCode, codeGrant } from '../../../test/support/oauth-code.ts';
 import { setUpOwner } from '../../../test/support/web-client.ts';
-
-const REDIRECT = 'http://127.0.0.1:9/callback';
-const VERIFIER = 'v'.repeat(60);
 
 /** A signed-in OAuth client: its first token pair, and how to call the token endpoint and /mcp. */
 async function signedIn(app: App) {
   const base = app.config.baseUrl;
-  const browser = await setUpOwner(app);
-  const reg = await app.fetch(
-    new Request(`${base}/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
-    }),
-  );
-  const clientId = ((await reg.json()) as { client_id: string }).client_id;
-  const q = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    code_challenge: pkceChallenge(VERIFIER),
-    code_challenge_method: 'S256',
-    resource: `${base}/mcp`,
-  });
-  const consent = (await browser.get(`/oauth/authorize?${q.toString()}`)).headers.get('location')!;
-  await browser.get(consent);
-  const done = await browser.post('/oauth/consent', {
-    request: new URL(consent, base).searchParams.get('request')!,
-    decision: 'approve',
-  });
-  const code = new URL(done.headers.get('location')!).searchParams.get('code')!;
+  const { clientId, code } = await approvedCode(await setUpOwner(app), `${base}/mcp`);
   const token = async (params: Record<string, string>) => {
     const res = await app.fetch(
       new Request(`${base}/oauth/token`, {
@@ -59,13 +33,7 @@ async function signedIn(app: App) {
         }),
       )
     ).status;
-  const first = await token({
-    grant_type: 'authorization_code',
-    code,
-    code_verifier: VERIFIER,
-    redirect_uri: REDIRECT,
-    resource: `${base}/mcp`,
-  });
+  const first = await token(codeGrant(code, `${base}/mcp`));
   expect(first.status).toBe(200);
   const refresh = (refreshToken: string) =>
     token({ grant_type: 'refresh_token', refresh_token: refreshToken });

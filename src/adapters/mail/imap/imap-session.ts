@@ -17,7 +17,7 @@ import type {
   SyncCursor,
 } from '../../../core/mail/mail-types.ts';
 import type { Logger } from '../../../lib/logger.ts';
-import { folderChanges, searchUids } from './folder-changes.ts';
+import { folderChanges, olderUids, searchUids } from './folder-changes.ts';
 import { toRemoteFolders } from './folder-list.ts';
 import { IdleWatcher, type WatchConnection } from './idle-watcher.ts';
 import { appendMessage, changeFlags, moveMessages, uidsOf } from './imap-writer.ts';
@@ -92,8 +92,8 @@ export class ImapSession implements MailSession {
   fetchOlder(path: string, below: number, count: number): Promise<RemoteSummary[]> {
     if (!Number.isSafeInteger(below) || below <= 1 || count <= 0) return Promise.resolve([]);
     return this.inFolder(path, 'load older messages', async () => {
-      const uids = (await searchUids(this.deps.client, { uid: `1:${below - 1}` })).filter((u) => u < below);
-      const page = await fetchSummaries(this.deps.client, uids.slice(-Math.floor(count)));
+      const uids = await olderUids(this.deps.client, below, Math.floor(count));
+      const page = await fetchSummaries(this.deps.client, uids);
       return page.reverse();
     });
   }

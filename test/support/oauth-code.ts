@@ -1,0 +1,50 @@
+import { pkceChallenge } from '../../src/lib/secret-token.ts';
+import type { WebClient } from './web-client.ts';
+
+/** A redirect URI nothing listens on: the code is read from the consent's redirect, never followed. */
+export const CODE_REDIRECT = 'http://127.0.0.1:9/callback';
+/** The PKCE verifier every `approvedCode` uses; its challenge goes with the authorization request. */
+export const CODE_VERIFIER = 'v'.repeat(64);
+
+/**
+ * What an MCP host does before its first token request: registers a public client (dynamic registration), sends
+ * the person to the authorization endpoint, and the person — signed in as `web` — approves on the consent page.
+ * Returns the client and the authorization code, for `resource` (the service's `/mcp`).
+ */
+export async function approvedCode(
+  web: WebClient,
+  resource: string,
+): Promise<{ clientId: string; code: string }> {
+  const reg = await web.request('/oauth/register', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [CODE_REDIRECT], token_endpoint_auth_method: 'none' }),
+  });
+  const clientId = ((await reg.json()) as { client_id: string }).client_id;
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: CODE_REDIRECT,
+    code_challenge: pkceChallenge(CODE_VERIFIER),
+    code_challenge_method: 'S256',
+    resource,
+  });
+  const consent = (await web.get(`/oauth/authorize?${q.toString()}`)).headers.get('location') ?? '';
+  await web.get(consent);
+  const done = await web.post('/oauth/consent', {
+    request: new URL(consent, 'http://x').searchParams.get('request') ?? '',
+    decision: 'approve',
+  });
+  const code = new URL(done.headers.get('location') ?? '').searchParams.get('code') ?? '';
+  if (code === '') throw new Error('the consent gave no authorization code');
+  return { clientId, code };
+}
+
+/** The token request that redeems `approvedCode`'s code. */
+export const codeGrant = (code: string, resource: string): Record<string, string> => ({
+  grant_type: 'authorization_code',
+  code,
+  code_verifier: CODE_VERIFIER,
+  redirect_uri: CODE_REDIRECT,
+  resource,
+});
