@@ -217,6 +217,18 @@ export class KyselyMessageStore implements MessageStore {
     return r && toSummary(r);
   }
 
+  async findByRefs(folderId: FolderId, providerRefs: readonly string[]): Promise<MessageSummary[]> {
+    if (providerRefs.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('folder_id', '=', folderId)
+      .where('provider_ref', 'in', [...providerRefs])
+      .execute();
+    const byRef = new Map(rows.map((r) => [r.provider_ref, toSummary(r)]));
+    return providerRefs.flatMap((ref) => byRef.get(ref) ?? []);
+  }
+
   async findByInternetId(folderId: FolderId, internetMessageId: string): Promise<MessageSummary | undefined> {
     const r = await this.db
       .selectFrom('messages')

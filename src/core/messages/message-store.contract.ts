@@ -73,6 +73,23 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       expect(await h().messages.findByRef(inboxFolder, '1')).toEqual(m);
     });
 
+    it('finds several messages of a folder by their refs, in the order asked', async () => {
+      const { inbox, inboxFolder, archive: archiveFolder } = await setup(h());
+      const a = newSummary(inbox, inboxFolder, 1);
+      const b = newSummary(inbox, inboxFolder, 2);
+      const elsewhere = newSummary(inbox, archiveFolder, 3);
+      await h().messages.upsertMany([a, b, elsewhere]);
+      expect(
+        await h().messages.findByRefs(inboxFolder, [
+          b.providerRef,
+          'nope',
+          elsewhere.providerRef,
+          a.providerRef,
+        ]),
+      ).toEqual([b, a]);
+      expect(await h().messages.findByRefs(inboxFolder, [])).toEqual([]);
+    });
+
     it('finds a message of a folder by its Message-ID header', async () => {
       const { inbox, inboxFolder, archive: archiveFolder } = await setup(h());
       const a = newSummary(inbox, inboxFolder, 1, { internetMessageId: '<same@example.test>' });

@@ -69,6 +69,8 @@ export interface MessageStore {
   upsertMany(messages: readonly MessageSummary[]): Promise<void>;
   get(inboxId: InboxId, id: MessageId): Promise<MessageSummary | undefined>;
   findByRef(folderId: FolderId, providerRef: string): Promise<MessageSummary | undefined>;
+  /** The folder's messages with these refs, in the order given (refs not indexed are left out); one statement. */
+  findByRefs(folderId: FolderId, providerRefs: readonly string[]): Promise<MessageSummary[]>;
   /** A message of the folder with this Message-ID header (the oldest indexed, if the header repeats). */
   findByInternetId(folderId: FolderId, internetMessageId: string): Promise<MessageSummary | undefined>;
   list(inboxId: InboxId, query: MessageQuery): Promise<MessagePage>;

@@ -251,11 +251,13 @@ export class ReadService {
           ...folder.sync,
           windowLow: newLow,
         });
-      const loaded: MessagePreview[] = [];
-      for (const m of older) {
-        const stored = await this.deps.messages.findByRef(folder.id, m.ref);
-        if (stored !== undefined) loaded.push(preview(stored, folderLabel(folder)));
-      }
+      const label = folderLabel(folder);
+      const loaded: MessagePreview[] = (
+        await this.deps.messages.findByRefs(
+          folder.id,
+          older.map((m) => m.ref),
+        )
+      ).map((stored) => preview(stored, label));
       return ok({ loaded, folder: folderLabel(folder), moreAvailable: older.length === count });
     });
   }
