@@ -6,10 +6,11 @@ import { connectImapInbox } from '../support/imap-inbox.ts';
 import { createTestApp, NO_RATE_LIMITS } from '../support/test-app.ts';
 import { agentOn, unmarked, type toolCaller } from '../support/tool-caller.ts';
 import { appendViaImap } from './append-via-imap.ts';
-import { startDovecot, type Dovecot } from './dovecot.ts';
+import type { Dovecot } from './dovecot.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
+import { startMailServers } from './mail-servers.ts';
 import { createPrng, type Prng } from './prng.ts';
-import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';
+import type { SmtpSink } from './smtp-sink.ts';
 
 /**
  * Cut connections (issue 21, R2): the service (in process, with its background sync and IDLE watcher running)
@@ -115,16 +116,10 @@ export async function runConvergenceTrials(o: {
 }
 
 async function prepare(): Promise<Rig> {
-  const [dovecot, sink] = await Promise.all([
-    startDovecot({ users: { [USER]: PASSWORD } }),
-    startSmtpSink({ users: { [USER]: PASSWORD } }),
-  ]);
-  await appendViaImap({
-    host: '127.0.0.1',
-    port: dovecot.port,
+  const { dovecot, sink } = await startMailServers({
     user: USER,
     password: PASSWORD,
-    messages: Array.from({ length: 150 }, (_, i) => ({ raw: mail(`seed-${String(i)}`, 2000) })),
+    mail: Array.from({ length: 150 }, (_, i) => mail(`seed-${String(i)}`, 2000)),
   });
   const [imap, smtp] = await Promise.all([
     startFaultProxy({ host: '127.0.0.1', port: dovecot.port }),

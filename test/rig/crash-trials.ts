@@ -9,8 +9,9 @@ import { createApp } from '../../src/app.ts';
 import type { Config } from '../../src/config/index.ts';
 import { resolveEncryptionKey } from '../../src/config/encryption-key.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
-import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from './index.ts';
+import type { Dovecot, SmtpSink } from './index.ts';
 import { appendViaImap } from './append-via-imap.ts';
+import { startMailServers } from './mail-servers.ts';
 import { createPrng, type Prng } from './prng.ts';
 import { connectImapInbox, imapClient, mailboxState } from '../support/imap-inbox.ts';
 import { runService, startService, type ServiceProcess } from '../support/spawn-service.ts';
@@ -113,16 +114,10 @@ export async function runCrashTrials(o: {
 
 /** One Dovecot user with mail, the sink, and a data directory with an owner, a key, the inbox and OAuth sign-ins. */
 async function prepare(families: number): Promise<Rig> {
-  const [dovecot, sink] = await Promise.all([
-    startDovecot({ users: { [USER]: PASSWORD } }),
-    startSmtpSink({ users: { [USER]: PASSWORD } }),
-  ]);
-  await appendViaImap({
-    host: '127.0.0.1',
-    port: dovecot.port,
+  const { dovecot, sink } = await startMailServers({
     user: USER,
     password: PASSWORD,
-    messages: Array.from({ length: 120 }, (_, i) => ({ raw: mail(`seed-${String(i)}`) })),
+    mail: Array.from({ length: 120 }, (_, i) => mail(`seed-${String(i)}`)),
   });
   const dataDir = tempDir('crash-trials-');
   const encryptionKey = resolveEncryptionKey(undefined, dataDir);

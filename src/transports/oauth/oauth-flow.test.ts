@@ -7,6 +7,7 @@ import type { App } from '../../app.ts';
 import { inProcessFetch } from '../../../test/support/mcp-clients.ts';
 import { TestOAuthProvider } from '../../../test/support/oauth-client.ts';
 import { createTestApp } from '../../../test/support/test-app.ts';
+import { toolsListStatus } from '../../../test/support/tool-caller.ts';
 import { setUpOwner, type WebClient } from '../../../test/support/web-client.ts';
 
 let app: App | undefined;
@@ -77,19 +78,10 @@ describe.each(['v2-modern', 'v2-legacy'] as const)('OAuth with the official v2 c
     const second = provider.tokensValue;
     expect(second.refresh_token).not.toBe(first.refresh_token);
     const clientId = (provider.creds.values().next().value as { client_id: string }).client_id;
-    const mcp = (token: string) =>
-      fetch(serverUrl, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
+    const mcp = (token: string) => toolsListStatus(a.fetch, a.config.baseUrl, token);
     // The client got the new pair and used it: the old refresh token presented again is a stolen copy. (Presented
     // again before the new pair is used, within a minute, it is rotated again: the answer may have been lost.)
-    expect((await mcp(second.access_token)).status).toBe(200);
+    expect(await mcp(second.access_token)).toBe(200);
     const reuse = await fetch(`${a.config.baseUrl}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -103,7 +95,7 @@ describe.each(['v2-modern', 'v2-legacy'] as const)('OAuth with the official v2 c
     expect(await reuse.json()).toMatchObject({ error: 'invalid_grant' });
 
     // Reuse revoked the whole sign-in: the newest tokens are dead too.
-    expect((await mcp(second.access_token)).status).toBe(401);
+    expect(await mcp(second.access_token)).toBe(401);
   });
 });
 

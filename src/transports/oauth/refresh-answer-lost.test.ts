@@ -3,6 +3,7 @@ import type { App } from '../../app.ts';
 import { fixedClock } from '../../lib/clock.ts';
 import { createTestApp } from '../../../test/support/test-app.ts';
 import { approvedCode, codeGrant } from '../../../test/support/oauth-code.ts';
+import { toolsListStatus } from '../../../test/support/tool-caller.ts';
 import { setUpOwner } from '../../../test/support/web-client.ts';
 
 /** A signed-in OAuth client: its first token pair, and how to call the token endpoint and /mcp. */
@@ -19,20 +20,7 @@ async function signedIn(app: App) {
     );
     return { status: res.status, body: (await res.json()) as Record<string, string> };
   };
-  const mcp = async (accessToken: string) =>
-    (
-      await app.fetch(
-        new Request(`${base}/mcp`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${accessToken}`,
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-          },
-          body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
-        }),
-      )
-    ).status;
+  const mcp = (accessToken: string) => toolsListStatus(app.fetch, base, accessToken);
   const first = await token(codeGrant(code, `${base}/mcp`));
   expect(first.status).toBe(200);
   const refresh = (refreshToken: string) =>
