@@ -1,7 +1,11 @@
 import type { JobQueue } from '../../core/jobs/job-queue.ts';
 import type { Logger } from '../../lib/logger.ts';
 
-/** The single-process queue (SQLite): a map of running jobs per kind and key, timers for delays and intervals. */
+/**
+ * The single-process queue (SQLite): a map of running jobs per kind and key, timers for delays and intervals. At most
+ * `concurrency` jobs run at once, the rest wait their turn in order: a thousand inboxes' first syncs at start-up do
+ * not all hold a connection and their fetched mail at the same moment.
+ */
 export class InProcessQueue implements JobQueue {
   private readonly handlers = new Map<string, (key: string) => Promise<void>>();
   private readonly intervals = new Map<string, number>();
@@ -12,9 +16,28 @@ export class InProcessQueue implements JobQueue {
   private stopped = false;
   private delayed = 0;
   private readonly log: Logger;
+  private readonly concurrency: number;
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
 
-  constructor(log: Logger) {
+  constructor(log: Logger, concurrency = 16) {
     this.log = log;
+    this.concurrency = concurrency;
+  }
+
+  /** Resolves when a job may run; `release` gives its turn to the next one waiting. */
+  private turn(): Promise<void> {
+    if (this.active < this.concurrency) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next !== undefined) next();
+    else this.active--;
   }
 
   handle(kind: string, handler: (key: string) => Promise<void>): void {
@@ -63,7 +86,8 @@ export class InProcessQueue implements JobQueue {
       this.log.error({ job: kind }, 'no handler for this kind of job');
       return Promise.resolve();
     }
-    const p = handler(key)
+    const p = this.turn()
+      .then(() => handler(key).finally(() => this.release()))
       .catch((e: unknown) => {
         this.log.error({ err: e, job: kind }, 'background job failed');
       })

@@ -7,6 +7,26 @@ import { PgBossQueue } from './pg-boss-queue.ts';
 
 describe('the in-process queue', () => {
   jobQueueContract(() => ({ node: () => new InProcessQueue(silentLogger), shared: false }));
+
+  it('runs at most its concurrency of jobs at once; the others wait their turn and all run', async () => {
+    const queue = new InProcessQueue(silentLogger, 4);
+    let active = 0;
+    let most = 0;
+    const done: string[] = [];
+    queue.handle('work', async (key) => {
+      active++;
+      most = Math.max(most, active);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      active--;
+      done.push(key);
+      if (key === 'k3') throw new Error('a failing job gives its turn back too');
+    });
+    await queue.start();
+    for (let i = 0; i < 20; i++) await queue.enqueue('work', `k${String(i)}`);
+    await queue.stop();
+    expect(most).toBe(4);
+    expect(done.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `k${String(i)}`).sort());
+  });
 });
 
 describe('the pg-boss queue (several nodes on one PostgreSQL)', () => {
