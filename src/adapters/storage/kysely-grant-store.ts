@@ -61,6 +61,46 @@ const liveToken = (db: Db['kysely'], hash: string, kind: string, now: number) =>
     .where('oauth_grants.revoked_at', 'is', null)
     .$castTo<LiveRow>();
 
+/**
+ * A refresh token of a live grant rotated away at most `graceMs` ago whose successor pair (issued by that rotation,
+ * so created when it was revoked) is unused: its refresh token not rotated, its access token never presented.
+ */
+const unansweredRotation = (db: Db['kysely'], hash: string, now: number, graceMs: number) =>
+  db
+    .selectFrom('oauth_tokens as old')
+    .innerJoin('oauth_grants', 'oauth_grants.id', 'old.grant_id')
+    .innerJoin('oauth_tokens as next', (j) =>
+      j
+        .onRef('next.grant_id', '=', 'old.grant_id')
+        .onRef('next.created_at', '=', 'old.revoked_at')
+        .on('next.kind', '=', 'refresh')
+        .on('next.revoked_at', 'is', null),
+    )
+    .selectAll('oauth_grants')
+    .select([
+      'old.hash as t_hash',
+      'old.created_at as t_created_at',
+      'old.expires_at as t_expires_at',
+      'old.revoked_at as t_revoked_at',
+    ])
+    .where('old.hash', '=', hash)
+    .where('old.kind', '=', 'refresh')
+    .where('old.revoked_at', '>=', now - graceMs)
+    .where('old.expires_at', '>', now)
+    .where('oauth_grants.revoked_at', 'is', null)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('oauth_tokens as used')
+            .select('used.hash')
+            .whereRef('used.grant_id', '=', 'old.grant_id')
+            .whereRef('used.created_at', '=', 'old.revoked_at')
+            .where('used.used_at', 'is not', null),
+        ),
+      ),
+    );
+
 export class KyselyGrantStore implements GrantStore {
   private readonly db: Db['kysely'];
   constructor(db: Db) {
@@ -206,42 +246,7 @@ export class KyselyGrantStore implements GrantStore {
     now: Date,
     graceMs: number,
   ): Promise<{ token: TokenRecord; grant: Grant } | undefined> {
-    const ms = now.getTime();
-    const r = await this.db
-      .selectFrom('oauth_tokens as old')
-      .innerJoin('oauth_grants', 'oauth_grants.id', 'old.grant_id')
-      .innerJoin('oauth_tokens as next', (j) =>
-        j
-          .onRef('next.grant_id', '=', 'old.grant_id')
-          .onRef('next.created_at', '=', 'old.revoked_at')
-          .on('next.kind', '=', 'refresh')
-          .on('next.revoked_at', 'is', null),
-      )
-      .selectAll('oauth_grants')
-      .select([
-        'old.hash as t_hash',
-        'old.kind as t_kind',
-        'old.created_at as t_created_at',
-        'old.expires_at as t_expires_at',
-      ])
-      .where('old.hash', '=', hash)
-      .where('old.kind', '=', 'refresh')
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('oauth_tokens as used')
-              .select('used.hash')
-              .whereRef('used.grant_id', '=', 'old.grant_id')
-              .whereRef('used.created_at', '=', 'old.revoked_at')
-              .where('used.used_at', 'is not', null),
-          ),
-        ),
-      )
-      .where('old.revoked_at', '>=', ms - graceMs)
-      .where('old.expires_at', '>', ms)
-      .where('oauth_grants.revoked_at', 'is', null)
-      .executeTakeFirst();
+    const r = await unansweredRotation(this.db, hash, now.getTime(), graceMs).executeTakeFirst();
     if (r === undefined) return undefined;
     return {
       token: {
@@ -263,55 +268,34 @@ export class KyselyGrantStore implements GrantStore {
   ): Promise<RefreshRotation> {
     return this.db.transaction().execute(async (tx): Promise<RefreshRotation> => {
       const ms = now.getTime();
-      const old = await tx
-        .selectFrom('oauth_tokens')
-        .select(['grant_id', 'revoked_at', 'kind', 'expires_at'])
-        .where('hash', '=', oldHash)
-        .executeTakeFirst();
-      if (old === undefined || old.kind !== 'refresh' || old.revoked_at === null)
-        return { status: 'invalid' };
-      const reused = { status: 'reused', grantId: old.grant_id } as const;
-      if (old.revoked_at < ms - graceMs || old.expires_at <= ms) return reused;
-      // The client got that answer if it used the access token it carried.
-      const used = await tx
-        .selectFrom('oauth_tokens')
-        .select('hash')
-        .where('grant_id', '=', old.grant_id)
-        .where('created_at', '=', old.revoked_at)
-        .where('used_at', 'is not', null)
-        .executeTakeFirst();
-      if (used !== undefined) return reused;
-      // The successor pair, taken by exactly one caller: its refresh token must still be unused.
-      const taken = await tx
-        .updateTable('oauth_tokens')
-        .set({ revoked_at: ms })
-        .where('grant_id', '=', old.grant_id)
-        .where('created_at', '=', old.revoked_at)
-        .where('kind', '=', 'refresh')
-        .where('revoked_at', 'is', null)
-        .where('grant_id', 'in', (eb) =>
-          eb.selectFrom('oauth_grants').select('id').where('revoked_at', 'is', null),
-        )
-        .returning('grant_id')
-        .executeTakeFirst();
-      if (taken === undefined) return reused;
-      await tx
-        .updateTable('oauth_tokens')
-        .set({ revoked_at: ms })
-        .where('grant_id', '=', old.grant_id)
-        .where('created_at', '=', old.revoked_at)
-        .where('kind', '=', 'access')
-        .where('revoked_at', 'is', null)
-        .execute();
+      const r = await unansweredRotation(tx, oldHash, ms, graceMs).executeTakeFirst();
+      if (r?.t_revoked_at == null) {
+        // No longer an unanswered rotation: a token never rotated is invalid, one rotated away is reuse.
+        const old = await tx
+          .selectFrom('oauth_tokens')
+          .select(['grant_id', 'revoked_at', 'kind'])
+          .where('hash', '=', oldHash)
+          .executeTakeFirst();
+        return old === undefined || old.kind !== 'refresh' || old.revoked_at === null
+          ? { status: 'invalid' }
+          : { status: 'reused', grantId: old.grant_id };
+      }
+      const pair = (kind: TokenRecord['kind']) =>
+        tx
+          .updateTable('oauth_tokens')
+          .set({ revoked_at: ms })
+          .where('grant_id', '=', r.id)
+          .where('created_at', '=', r.t_revoked_at)
+          .where('kind', '=', kind)
+          .where('revoked_at', 'is', null);
+      // The successor pair, taken by exactly one of concurrent callers: its refresh token must still be unused.
+      const taken = await pair('refresh').returning('grant_id').executeTakeFirst();
+      if (taken === undefined) return { status: 'reused', grantId: r.id };
+      await pair('access').execute();
       // The old token now leads to `next`: should this answer be lost too, it can be presented once more.
       await tx.updateTable('oauth_tokens').set({ revoked_at: ms }).where('hash', '=', oldHash).execute();
       if (next.length > 0) await tx.insertInto('oauth_tokens').values(next.map(toTokenRow)).execute();
-      const grant = await tx
-        .selectFrom('oauth_grants')
-        .selectAll()
-        .where('id', '=', old.grant_id)
-        .executeTakeFirstOrThrow();
-      return { status: 'rotated', grant: toGrant(grant) };
+      return { status: 'rotated', grant: toGrant(r) };
     });
   }
 

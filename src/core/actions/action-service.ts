@@ -217,10 +217,8 @@ export class ActionService {
     intent: readonly UndoEntry[],
     done: readonly UndoEntry[],
   ): Promise<string | null> {
-    if (id === null) return null;
-    const key = (e: UndoEntry) => `${e.inboxId}/${e.messageId}`;
-    const planned = new Set(intent.map(key));
-    if (done.length === intent.length && done.every((e) => planned.has(key(e)))) return id;
+    // `done` holds the planned changes that were made (apply works through the same plans): all of them, or fewer.
+    if (id === null || done.length === intent.length) return id;
     await this.deps.undo.settle(actor.accountId, id, done);
     return done.length > 0 ? id : null;
   }

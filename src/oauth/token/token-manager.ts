@@ -25,17 +25,17 @@ export interface TokenResponse {
 }
 
 /**
- * The token endpoint's grants (OAuth 2.1 §4.1.3, §4.3), revocation (RFC 7009) and access-token verification for
- * `/mcp`. Access tokens live 1 hour, refresh tokens 30 days; every refresh rotates, and a rotated-away refresh
- * token presented again revokes the whole sign-in.
- */
-/**
  * How long a refresh token rotated away may be presented again while its successor is unused (decision 0028): long
  * enough for a client to retry after a dropped answer or a restarted service, short like the grace periods of
  * hosted authorization servers (Okta allows 0–60 s).
  */
 export const REISSUE_GRACE_MS = 60_000;
 
+/**
+ * The token endpoint's grants (OAuth 2.1 §4.1.3, §4.3), revocation (RFC 7009) and access-token verification for
+ * `/mcp`. Access tokens live 1 hour, refresh tokens 30 days; every refresh rotates, and a rotated-away refresh
+ * token presented again revokes the whole sign-in — unless that rotation's answer was lost (`REISSUE_GRACE_MS`).
+ */
 export class TokenManager implements BearerVerifier {
   private readonly deps: { grants: GrantStore; accounts: AccountStore; clock: Clock; config: OAuthConfig };
   constructor(deps: { grants: GrantStore; accounts: AccountStore; clock: Clock; config: OAuthConfig }) {
