@@ -1,8 +1,8 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ImapFlow } from 'imapflow';
+import type { ImapFlow } from 'imapflow';
 import type { App } from '../../src/app.ts';
-import { connectImapInbox } from '../support/imap-inbox.ts';
+import { connectImapInbox, imapClient } from '../support/imap-inbox.ts';
 import { createTestApp, NO_RATE_LIMITS } from '../support/test-app.ts';
 import { agentOn, unmarked, type toolCaller } from '../support/tool-caller.ts';
 import { appendViaImap } from './append-via-imap.ts';
@@ -162,14 +162,7 @@ function mail(id: string, bodyBytes = 300): Buffer {
 }
 
 async function direct<T>(rig: Rig, f: (c: ImapFlow) => Promise<T>): Promise<T> {
-  const c = new ImapFlow({
-    host: '127.0.0.1',
-    port: rig.dovecot.port,
-    secure: false,
-    auth: { user: USER, pass: PASSWORD },
-    logger: false,
-  });
-  await c.connect();
+  const c = await imapClient(rig.dovecot, USER, PASSWORD);
   try {
     return await f(c);
   } finally {
