@@ -50,6 +50,35 @@ describe('WAL checkpoints in a worker thread', () => {
     await db.close();
   });
 
+  it('runs its thread only while the service writes: none at rest, one after a write, gone after idleMs', async () => {
+    const path = `${tempDir('wal-')}/test.db`;
+    const db = openSqlite(path);
+    await migrateToLatest(db);
+    const checkpointer = startWalCheckpointer(db.sqlite, path, { intervalMs: 20, idleMs: 200 });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(checkpointer.running()).toBe(false);
+
+    db.sqlite
+      .prepare('insert into settings (scope, key, value_json, updated_at) values (?, ?, ?, ?)')
+      .run('s', 'k', '"x"', 1);
+    await vi.waitFor(() => {
+      expect(checkpointer.running()).toBe(true);
+    });
+    // The write reaches the database file without anyone asking.
+    await vi.waitFor(async () => {
+      const r = await checkpointer.checkpointNow();
+      expect(r.checkpointed).toBe(r.log);
+    });
+    await vi.waitFor(
+      () => {
+        expect(checkpointer.running()).toBe(false);
+      },
+      { timeout: 3000 },
+    );
+    await checkpointer.stop();
+    await db.close();
+  });
+
   it('does not start for an in-memory database', async () => {
     const db = openSqlite(':memory:');
     expect(db.startBackground()).toBeUndefined();
