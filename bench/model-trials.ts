@@ -19,8 +19,16 @@ interface Batch {
   readonly report: string;
 }
 
-/** One vitest process: `runs` runs of the safety model on a fresh app and demo inbox. */
-function batch(runs: number, seed: number): Promise<Batch> {
+/** Where the model's agents work: the demo inbox, or an IMAP inbox on Dovecot with the SMTP and https sinks. */
+export type ModelMailbox = 'demo' | 'dovecot';
+
+const SUITE: Record<ModelMailbox, string> = {
+  demo: 'the demo inbox.*never breaks',
+  dovecot: 'an IMAP inbox on Dovecot.*never breaks',
+};
+
+/** One vitest process: `runs` runs of the safety model on a fresh app and mailbox. */
+function batch(where: ModelMailbox, runs: number, seed: number): Promise<Batch> {
   const root = join(import.meta.dirname, '..');
   return new Promise((resolve) => {
     const child = spawn(
@@ -30,7 +38,7 @@ function batch(runs: number, seed: number): Promise<Batch> {
         'run',
         'test/model/triage-model.test.ts',
         '-t',
-        'never breaks',
+        SUITE[where],
       ],
       {
         cwd: root,
@@ -60,10 +68,14 @@ function batch(runs: number, seed: number): Promise<Batch> {
 
 /**
  * The safety model (test/model/triage-model.test.ts) at length (issue 21, S1): batches of `batchRuns` runs of at
- * most 25 commands, each batch in a fresh process on a fresh demo inbox (one app's state grows run by run, and a
+ * most 25 commands, each batch in a fresh process on a fresh mailbox (one app's state grows run by run, and a
  * single long batch slowed to a crawl), two competing agents, until `minSteps` steps have run or a batch fails.
  */
-export async function modelTrials(o: { minSteps: number; batchRuns: number }): Promise<ModelTrials> {
+export async function modelTrials(o: {
+  where: ModelMailbox;
+  minSteps: number;
+  batchRuns: number;
+}): Promise<ModelTrials> {
   const started = performance.now();
   const seeds: number[] = [];
   let steps = 0;
@@ -71,7 +83,7 @@ export async function modelTrials(o: { minSteps: number; batchRuns: number }): P
   while (steps < o.minSteps) {
     const seed = Math.floor(Math.random() * 2 ** 31);
     seeds.push(seed);
-    const b = await batch(o.batchRuns, seed);
+    const b = await batch(o.where, o.batchRuns, seed);
     runs += o.batchRuns;
     steps += b.steps;
     if (!b.passed)

@@ -11,7 +11,7 @@ import { clusterBench } from './cluster.ts';
 import { fuzz } from '../test/fuzz/http-fuzz.ts';
 import { idleService } from './idle.ts';
 import { idleInboxes } from './idle-inboxes.ts';
-import { modelTrials } from './model-trials.ts';
+import { modelTrials, type ModelTrials } from './model-trials.ts';
 import { attachmentStream } from './attachment.ts';
 import { runCrashTrials, TRIAL_KINDS } from '../test/rig/crash-trials.ts';
 import { CONVERGENCE_KINDS, runConvergenceTrials } from '../test/rig/convergence-trials.ts';
@@ -186,17 +186,34 @@ if (values.only === undefined || values.only === 'idle-inboxes') {
 }
 
 if (values.only === undefined || values.only === 'model') {
-  // ~13 steps a run on average: batches of 200 runs, each in a fresh process, until 100,000 steps.
+  // ~13 steps a run on average: batches of 200 runs, each in a fresh process, until half of MODEL_STEPS (100,000 by
+  // default) on each mailbox.
   const batchRuns = Number(process.env['MODEL_BATCH_RUNS'] ?? 200);
-  const r = await modelTrials({ minSteps: Number(process.env['MODEL_STEPS'] ?? 100_000), batchRuns });
+  const minSteps = Math.ceil(Number(process.env['MODEL_STEPS'] ?? 100_000) / 2);
+  const rows: { where: string; r: ModelTrials }[] = [];
+  for (const [where, label] of [
+    ['demo', 'the demo inbox'],
+    [
+      'dovecot',
+      'an IMAP inbox on Dovecot (sending to the SMTP sink, unsubscribing through a local https sink)',
+    ],
+  ] as const) {
+    rows.push({ where: label, r: await modelTrials({ where, minSteps, batchRuns }) });
+    if (!rows.at(-1)!.r.passed) break;
+  }
+  const total = rows.reduce((n, x) => n + x.r.steps, 0);
   const lines = [
-    `Run ${today} on ${machine()} (${r.seconds.toFixed(0)} s): the model-based test of the safety rules (\`test/model/triage-model.test.ts\`) — two agents, one of them obeying injected text, on the demo inbox, every answer and the state after it checked against the model — ${r.runs.toLocaleString('en')} runs of at most 25 commands in ${String(r.seeds.length)} batches of ${String(batchRuns)}, each in a fresh process (replay a batch with \`FC_SEED=<seed> MODEL_RUNS=${String(batchRuns)}\`; seeds: ${r.seeds.join(', ')}).`,
+    `Run ${today} on ${machine()} (${rows.reduce((n, x) => n + x.r.seconds, 0).toFixed(0)} s): the model-based test of the safety rules (\`test/model/triage-model.test.ts\`) — two agents, one of them obeying injected text, every answer and the state after it checked against the model and the mailbox itself — in batches of ${String(batchRuns)} runs of at most 25 commands, each batch in a fresh process (replay a batch with \`FC_SEED=<seed> MODEL_RUNS=${String(batchRuns)}\` and the suite's name as \`-t\`).`,
     '',
-    '| steps | rules broken |',
-    '|---|---|',
-    `| **${r.steps.toLocaleString('en')}** | **${r.passed ? '0' : 'see below'}** |`,
+    '| mailbox | runs | steps | rules broken | seconds | seeds |',
+    '|---|---|---|---|---|---|',
+    ...rows.map(
+      ({ where, r }) =>
+        `| ${where} | ${r.runs.toLocaleString('en')} | **${r.steps.toLocaleString('en')}** | **${r.passed ? '0' : 'see below'}** | ${r.seconds.toFixed(0)} | ${r.seeds.join(', ')} |`,
+    ),
+    `| **both** | | **${total.toLocaleString('en')}** | **${rows.every((x) => x.r.passed) ? '0' : 'see below'}** | | |`,
   ];
-  if (!r.passed) lines.push('', '```', r.report.slice(-2000), '```');
+  for (const { r } of rows) if (!r.passed) lines.push('', '```', r.report.slice(-2000), '```');
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'model', lines.join('\n'));
 }

@@ -6,18 +6,25 @@ import type { UndoEntry } from '../../src/core/actions/undo-store.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import type { MessageId } from '../../src/core/messages/message.ts';
 import { fixedClock } from '../../src/lib/clock.ts';
+import { dkimSigner, ONE_CLICK_HEADERS } from '../rig/dkim-fixtures.ts';
+import { startHttpsSink, testTls } from '../rig/https-sink.ts';
+import { buildMessage } from '../rig/index.ts';
+import { startMailServers } from '../rig/mail-servers.ts';
+import { connectImapInbox, imapClient } from '../support/imap-inbox.ts';
 import { createTestApp, NO_RATE_LIMITS } from '../support/test-app.ts';
 import { agentOn, toolCaller, type ToolResult } from '../support/tool-caller.ts';
 import { createKeyViaPage } from '../support/web-client.ts';
 
 // A model-based test of the triage safety rules (issue 7) against the real app, in-process, over the real /mcp
-// endpoint, on the account's demo inbox. Two agents (two API keys of one account) interleave random lease, change,
+// endpoint, twice: on the account's demo inbox, and on an IMAP inbox on Dovecot that sends through the SMTP sink and
+// unsubscribes through a local https sink (issue 21, S1). Two agents (two API keys of one account) interleave random lease, change,
 // undo, draft and send calls on a pool of messages, some from a VIP, with a fake clock that sometimes moves (leases
 // lapse after 5 minutes, approvals after 24 hours); some steps are two calls at the same moment, one per agent.
 // Before every call the model predicts what a correct server answers and how the mailbox looks afterwards; after
-// it, the real state is read back (our index, the demo mailbox's own rows, get_triage_activity, the stores) and
+// it, the real state is read back (our index, the mailbox itself — the demo's rows or a direct IMAP listing — the SMTP
+// sink, get_triage_activity, the stores) and
 // compared, and the acceptance criteria are checked once more on their own, from the states before and after,
-// independently of the predictions. One app for the file; its state carries over from run to run: each run
+// independently of the predictions. One app per mailbox; its state carries over from run to run: each run
 // rebuilds the model from the real state, so a shrunk counterexample starts wherever the previous run left off.
 // Reproduce a failure with FC_SEED=<seed> FC_PATH=<path> from the report.
 
@@ -94,10 +101,24 @@ interface PoolMsg {
   from: string;
   vip: boolean;
 }
+/** One message as the mailbox itself holds it (the demo's rows, or a direct IMAP listing of Dovecot). */
+interface MailboxRow {
+  path: string;
+  /** The provider's reference, as the index stores it (the demo's and IMAP's: the UID). */
+  ref: string;
+  flags: string[];
+  messageId: string | undefined;
+}
 interface Env {
   app: App;
   clock: ReturnType<typeof fixedClock>;
   inboxId: string;
+  /** The demo inbox (true) or an IMAP inbox on Dovecot, sending to the SMTP sink (false). */
+  isDemo: boolean;
+  /** The mailbox's own state, read past the service. */
+  mailbox: () => Promise<MailboxRow[]>;
+  /** Messages at the SMTP sink; undefined for the demo, which sends nowhere. */
+  delivered: () => number | undefined;
   accountId: string;
   agents: Record<Agent, ReturnType<typeof toolCaller>>;
   /** Lease holder (credential key) → agent. */
@@ -245,14 +266,8 @@ class Step implements fc.AsyncCommand<World, Env> {
 async function readWorld(env: Env): Promise<World> {
   const db = env.app.db.kysely;
   const now = env.clock.now().getTime();
-  const rows = await db
-    .selectFrom('demo_messages')
-    .select(['folder_path', 'uid', 'flags_json'])
-    .where('inbox_id', '=', env.inboxId)
-    .execute();
-  const provider = new Map(
-    rows.map((r) => [`${r.folder_path}#${String(r.uid)}`, JSON.parse(r.flags_json) as string[]]),
-  );
+  const rows = await env.mailbox();
+  const provider = new Map(rows.map((r) => [`${r.path}#${r.ref}`, r.flags]));
   const folders = await env.app.stores.folders.list(env.inboxId as InboxId);
   const pathOf = new Map(folders.map((f) => [f.id as string, f.path]));
   const msgs = new Map<string, MsgState>();
@@ -262,7 +277,7 @@ async function readWorld(env: Env): Promise<World> {
     const folder = env.folderOf.get(s.folderId);
     if (folder === undefined || folder === 'other') throw new Error(`${p.name} is in an unexpected folder`);
     const state: MsgState = { folder, unread: s.unread, starred: s.starred, labels: [...s.labels].sort() };
-    // The index must agree with the mailbox itself (the demo's "provider"): same place, same flags.
+    // The index must agree with the mailbox itself (the demo's rows, or Dovecot): same place, same flags.
     const flags = provider.get(`${pathOf.get(s.folderId) ?? '?'}#${s.providerRef}`);
     if (flags === undefined)
       throw new Error(
@@ -287,7 +302,7 @@ async function readWorld(env: Env): Promise<World> {
     offset: 0,
   });
   expect(indexed.total, 'index vs mailbox: messages in the inbox folder').toBe(
-    rows.filter((r) => r.folder_path === inboxFolder.path).length,
+    rows.filter((r) => r.path === inboxFolder.path).length,
   );
 
   const leaseRow = await db
@@ -398,6 +413,10 @@ async function readWorld(env: Env): Promise<World> {
     })
     .sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
 
+  // What left through SMTP is what the mailbox filed in Sent: nothing sent without landing there, nor twice.
+  const sentCount = rows.filter((r) => r.path === 'Sent').length;
+  const delivered = env.delivered();
+  if (delivered !== undefined) expect(delivered, 'messages at the SMTP sink vs Sent').toBe(sentCount);
   return {
     now,
     msgs,
@@ -406,8 +425,8 @@ async function readWorld(env: Env): Promise<World> {
     undos,
     sends,
     unsubs,
-    sent: rows.filter((r) => r.folder_path === 'Sent').length,
-    drafts: rows.filter((r) => r.folder_path === 'Drafts').length,
+    sent: sentCount,
+    drafts: rows.filter((r) => r.path === 'Drafts').length,
   };
 }
 
@@ -860,7 +879,7 @@ function planCall(s: Spec, w: World, env: Env, pin: Pin | undefined): Plan {
         tool: 'propose_unsubscribe',
         args: { inboxId, messageId },
         ok: (body) => {
-          expect(body['isDemo']).toBe(true);
+          expect(body['isDemo']).toBe(env.isDemo ? true : undefined);
           w.unsubs.push({
             id: body['pendingUnsubscribeId'] as string,
             status: 'pending',
@@ -918,7 +937,8 @@ function planCall(s: Spec, w: World, env: Env, pin: Pin | undefined): Plan {
         resolved,
         pin: pinned,
         ok: (body) => {
-          expect(body).toMatchObject({ unsubscribed: true, result: 'done', isDemo: true });
+          expect(body).toMatchObject({ unsubscribed: true, result: 'done' });
+          expect(body['isDemo']).toBe(env.isDemo ? true : undefined);
           pu.status = 'done';
         },
       };
@@ -1454,20 +1474,150 @@ const commands = specs.flatMap(([weight, arb]) =>
 
 // ---------------------------------------------------------------------------------------------------------------
 
-describe('triage safety rules, model-based, two agents on the demo inbox', () => {
+/** Where a suite's agents work: the app, its clock, the first agent and the inbox, and the mailbox read directly. */
+interface Backend {
+  readonly app: App;
+  readonly clock: ReturnType<typeof fixedClock>;
+  readonly agent: Awaited<ReturnType<typeof agentOn>>;
+  readonly inboxId: string;
+  readonly isDemo: boolean;
+  readonly mailbox: () => Promise<MailboxRow[]>;
+  /** Messages that reached the SMTP sink (the demo sends nowhere: its Sent folder is the record). */
+  readonly delivered: () => number | undefined;
+  readonly close: () => Promise<void>;
+}
+
+const START = new Date(Date.UTC(2026, 10, 2, 9, 0, 0));
+
+/** The account's demo inbox: the mailbox is the demo's own rows. */
+async function demoBackend(): Promise<Backend> {
+  const clock = fixedClock(START);
+  const app = await createTestApp({ config: { rateLimits: NO_RATE_LIMITS }, overrides: { clock } });
+  const agent = await agentOn(app);
+  const inboxes = (await agent.call('list_inboxes')).body['inboxes'] as { id: string; isDemo: boolean }[];
+  const inboxId = inboxes.find((i) => i.isDemo)!.id;
+  const mailbox = async (): Promise<MailboxRow[]> =>
+    (
+      await app.db.kysely
+        .selectFrom('demo_messages')
+        .select(['folder_path', 'uid', 'flags_json', 'doc_json'])
+        .where('inbox_id', '=', inboxId)
+        .execute()
+    ).map((r) => ({
+      path: r.folder_path,
+      ref: String(r.uid),
+      flags: JSON.parse(r.flags_json) as string[],
+      messageId: (JSON.parse(r.doc_json) as { messageId?: string }).messageId,
+    }));
+  return {
+    app,
+    clock,
+    agent,
+    inboxId,
+    isDemo: true,
+    mailbox,
+    delivered: () => undefined,
+    close: () => app.close(),
+  };
+}
+
+/**
+ * An IMAP inbox on Dovecot, sending through the SMTP sink, with DKIM-signed list mail whose one-click links go to a
+ * local https sink: the same agents and rules, against a real mail server (issue 21, S1).
+ */
+async function dovecotBackend(): Promise<Backend> {
+  const user = 'model';
+  const password = 'model-imap-password';
+  const clock = fixedClock(START);
+  const signer = dkimSigner('lists.example.test');
+  const tls = testTls(['unsub.lists.example.test']);
+  const https = await startHttpsSink(tls);
+  const mail: Buffer[] = [];
+  const add = async (from: string, list?: number) => {
+    const i = mail.length;
+    const raw = buildMessage({
+      from: { name: from.split('@')[0] ?? '', address: from },
+      to: [{ address: `${user}@example.test` }],
+      subject: `Message ${String(i)}`,
+      date: new Date(START.getTime() - (100 - i) * 3_600_000),
+      messageId: `<m${String(i)}@model.example.test>`,
+      text: `Hello, this is message ${String(i)}.`,
+      ...(list !== undefined && {
+        list: {
+          id: `list${String(list)}.lists.example.test`,
+          unsubscribeHttps: `https://unsub.lists.example.test:${String(https.port)}/u/${String(list)}`,
+          oneClick: true,
+        },
+      }),
+    });
+    mail.push(list === undefined ? raw : await signer.sign(raw, ONE_CLICK_HEADERS));
+  };
+  // A VIP and another frequent sender (3–8 messages each), people who wrote once, and three signed lists.
+  for (let i = 0; i < 6; i++) await add('vip@people.example.test');
+  for (let i = 0; i < 4; i++) await add('colleague@people.example.test');
+  for (let i = 0; i < 30; i++) await add(`person${String(i)}@people.example.test`);
+  for (let l = 0; l < 3; l++) await add(`news${String(l)}@lists.example.test`, l);
+  const { dovecot, sink } = await startMailServers({ user, password, mail });
+  const app = await createTestApp({
+    config: { rateLimits: NO_RATE_LIMITS, unsubscribeAllowedHosts: ['unsub.lists.example.test'] },
+    overrides: {
+      clock,
+      dkimResolver: signer.resolver,
+      unsubscribeCa: tls.ca,
+      unsubscribeLookup: (name) =>
+        name === 'unsub.lists.example.test'
+          ? Promise.resolve(['127.0.0.1'])
+          : Promise.reject(new Error('ENOTFOUND')),
+    },
+  });
+  const agent = await agentOn(app);
+  const inboxId = await connectImapInbox(app, agent.call, { dovecot, user, password, smtpPort: sink.port });
+  // One login of our own; every folder EXAMINEd afresh on each read, so its listing is the server's state now.
+  const direct = await imapClient(dovecot, user, password);
+  const mailbox = async (): Promise<MailboxRow[]> => {
+    const rows: MailboxRow[] = [];
+    for (const box of await direct.list()) {
+      const opened = await direct.mailboxOpen(box.path, { readOnly: true });
+      if (opened.exists === 0) continue;
+      for await (const m of direct.fetch('1:*', { uid: true, flags: true, envelope: true }))
+        rows.push({
+          path: box.path,
+          ref: String(m.uid),
+          flags: [...(m.flags ?? new Set<string>())].filter((f) => f !== '\\Recent'),
+          messageId: m.envelope?.messageId,
+        });
+    }
+    return rows;
+  };
+  return {
+    app,
+    clock,
+    agent,
+    inboxId,
+    isDemo: false,
+    mailbox,
+    delivered: () => sink.received.length,
+    close: async () => {
+      await direct.logout();
+      await app.close();
+      await Promise.all([dovecot.stop(), sink.stop(), https.close()]);
+    },
+  };
+}
+
+describe.each([
+  { where: 'the demo inbox', backend: demoBackend },
+  { where: 'an IMAP inbox on Dovecot', backend: dovecotBackend },
+])('triage safety rules, model-based, two agents on $where', ({ backend }) => {
   let env: Env;
+  let be: Backend;
 
   beforeAll(async () => {
-    const clock = fixedClock(new Date(Date.UTC(2026, 10, 2, 9, 0, 0)));
-    const app = await createTestApp({
-      config: { rateLimits: NO_RATE_LIMITS },
-      overrides: { clock },
-    });
-    const a = await agentOn(app);
+    be = await backend();
+    const { app, clock, inboxId } = be;
+    const a = be.agent;
     const b = toolCaller(app, await createKeyViaPage(a.web, 'second agent'));
     const agents = { A: a.call, B: b };
-    const inbox = (await a.call('list_inboxes')).body['inboxes'] as { id: string; isDemo: boolean }[];
-    const inboxId = inbox.find((i) => i.isDemo)!.id;
     const accountId = (
       await app.db.kysely
         .selectFrom('inboxes')
@@ -1549,6 +1699,9 @@ describe('triage safety rules, model-based, two agents on the demo inbox', () =>
       app,
       clock,
       inboxId,
+      isDemo: be.isDemo,
+      mailbox: be.mailbox,
+      delivered: be.delivered,
       accountId,
       agents,
       holders,
@@ -1562,14 +1715,14 @@ describe('triage safety rules, model-based, two agents on the demo inbox', () =>
       spare: list.map((m) => m.messageId).filter((id) => !pool.some((p) => p.id === id)),
       lists,
     };
-  });
+  }, 120_000);
 
   afterAll(async () => {
-    await env.app.close();
+    await be.close();
   });
 
-  // `npm test` runs 40 runs of at most 25 commands; `npm run bench -- --only model` runs enough for ≥ 100,000 steps
-  // (MODEL_RUNS). Every run prints its seed; a failure also prints fast-check's path: FC_SEED=<seed> FC_PATH=<path>
+  // `npm test` runs 40 runs of at most 25 commands on each mailbox; `npm run trials` runs batches of MODEL_RUNS until
+  // ≥ 100,000 steps in all (bench/model-trials.ts). Every run prints its seed; a failure also prints fast-check's path: FC_SEED=<seed> FC_PATH=<path>
   // replays exactly that counterexample, which then belongs in this file as a test of its own.
   it(
     'never breaks the VIP, lease, sending, unsubscribe and undo rules, whatever two agents do (one of them obeying injected text)',
@@ -1646,14 +1799,9 @@ describe('triage safety rules, model-based, two agents on the demo inbox', () =>
   /** Where the mailbox itself holds copies of a message (by Message-ID), folder paths. */
   const copiesOf = async (messageId: string) => {
     const m = await env.app.stores.messages.get(env.inboxId as InboxId, messageId as MessageId);
-    const rows = await env.app.db.kysely
-      .selectFrom('demo_messages')
-      .select(['folder_path', 'doc_json'])
-      .where('inbox_id', '=', env.inboxId)
-      .execute();
-    return rows
-      .filter((r) => (JSON.parse(r.doc_json) as { messageId?: string }).messageId === m?.internetMessageId)
-      .map((r) => r.folder_path);
+    return (await env.mailbox())
+      .filter((r) => r.messageId !== undefined && r.messageId === m?.internetMessageId)
+      .map((r) => r.path);
   };
 
   it('keeps one copy of a message, where the index says, when both agents move it at the same moment', async () => {
