@@ -7,6 +7,8 @@
 interface DovecotConfigInput {
   dir: string;
   port: number;
+  /** Offer COMPRESS=DEFLATE (RFC 4978), as many production servers do. */
+  compress?: boolean;
   /** account every Dovecot process runs as, and the mail owner */
   user: string;
   group: string;
@@ -72,7 +74,7 @@ service anvil {
 }
 protocol imap {
   # parallel test connections all come from 127.0.0.1 as the same user
-  mail_max_userip_connections = 100
+  mail_max_userip_connections = 100${c.compress === true ? '\n  mail_plugins = $mail_plugins imap_zlib' : ''}
 }
 `;
 }

@@ -81,7 +81,9 @@ function writeUser(usersDir: string, account: Account, name: string, password: s
 }
 
 /** Starts a private Dovecot IMAP server on 127.0.0.1 with plaintext LOGIN. */
-export async function startDovecot(opts: { users?: Record<string, string> } = {}): Promise<Dovecot> {
+export async function startDovecot(
+  opts: { users?: Record<string, string>; compress?: boolean } = {},
+): Promise<Dovecot> {
   const account = dovecotAccount();
   const dir = makeScratchDir('rig-dovecot-');
   const usersDir = join(dir, 'users.d');
@@ -95,7 +97,10 @@ export async function startDovecot(opts: { users?: Record<string, string> } = {}
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const confPath = join(dir, 'dovecot.conf');
-    writeFileSync(confPath, dovecotConfig({ dir, port, ...account }));
+    writeFileSync(
+      confPath,
+      dovecotConfig({ dir, port, ...account, ...(opts.compress === true && { compress: true }) }),
+    );
     const stderrPath = join(dir, `stderr-${port}.log`);
     closeSync(openSync(stderrPath, 'a'));
     for (const p of [
