@@ -4,6 +4,7 @@ import { MailAuthError } from '../../src/core/mail/mail-ports.ts';
 import type { MailCredential } from '../../src/core/mail/mail-types.ts';
 import { generateMessages, seedMaildir, startDovecot } from '../rig/index.ts';
 import type { Dovecot } from '../rig/index.ts';
+import { startWireTap } from '../rig/wire-tap.ts';
 
 /** Sessions of one account reuse a logged-in connection (connection-pool.ts, decision 0026), counted at Dovecot. */
 let dovecot: Dovecot;
@@ -118,7 +119,35 @@ describe('IMAP connection reuse', () => {
     connector.close();
   });
 
-  it('a reused connection starts unselected: an APPEND after a read keeps its flags', async () => {
+  it('a run of sessions reading one folder opens it once: the pooled login keeps it open read-only', async () => {
+    const { credential } = await account();
+    const tap = await startWireTap(dovecot);
+    const connector = new ImapConnector({ insecureHosts: ['127.0.0.1'] });
+    const via = { host: '127.0.0.1', port: tap.port };
+    try {
+      for (let i = 0; i < 10; i++) {
+        const s = await connector.connect(via, credential);
+        const [first] = await s.fetchOlder('INBOX', 1_000_000, 1);
+        expect((await s.fetchMessage('INBOX', first!.ref))?.summary.subject).not.toBe('');
+        await s.close();
+      }
+      expect(tap.sent).toHaveLength(1); // one login
+      const commands = tap.sent[0]!.split('\r\n').map((l) => l.split(' ')[1]);
+      expect(commands.filter((c) => c === 'EXAMINE' || c === 'SELECT')).toEqual(['EXAMINE']);
+      expect(commands.filter((c) => c === 'CLOSE' || c === 'UNSELECT')).toEqual([]);
+      // A sync still sees the folder as it is now: it opens it afresh (UIDNEXT, HIGHESTMODSEQ).
+      const s = await connector.connect(via, credential);
+      await s.changes('INBOX', null, { windowSize: 10, knownRefs: [] });
+      await s.close();
+      const after = tap.sent[0]!.split('\r\n').map((l) => l.split(' ')[1]);
+      expect(after.filter((c) => c === 'EXAMINE' || c === 'SELECT')).toEqual(['EXAMINE', 'EXAMINE']);
+    } finally {
+      connector.close();
+      await tap.close();
+    }
+  });
+
+  it('a reused connection may keep a folder open read-only: an APPEND after a read still keeps its flags', async () => {
     const { user, credential } = await account();
     const connector = new ImapConnector({ insecureHosts: [dovecot.host] });
     await readOne(connector, credential); // EXAMINE INBOX, then back to the pool

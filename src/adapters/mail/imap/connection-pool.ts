@@ -163,8 +163,8 @@ export class ConnectionPool {
 }
 
 /**
- * Leaves a connection as a fresh login: no folder selected. imapflow filters an APPEND's flags by the selected
- * folder's (none for a read-only one), and a selected folder's state goes stale while it waits. Only a folder opened
+ * Leaves a connection with no folder selected: imapflow filters an APPEND's flags by the selected folder's permanent
+ * flags (none for a folder opened read-only), so an APPEND closes a read-only folder first. Only a folder opened
  * read-only is closed (CLOSE removes nothing then, RFC 3501 §6.4.2); false when that did not work.
  */
 export async function unselect(client: ImapFlow): Promise<boolean> {

@@ -4,7 +4,7 @@ import type { ImapEndpoint, MailCredential } from '../../../core/mail/mail-types
 import { type Logger, silentLogger } from '../../../lib/logger.ts';
 import { type AddressPolicy, isPublicHostAddress, normalizeHost } from '../../net/host-guard.ts';
 import { sha256Hex } from '../../../lib/secret-token.ts';
-import { ConnectionPool, discard, unselect } from './connection-pool.ts';
+import { ConnectionPool } from './connection-pool.ts';
 import { ConnectionSemaphore } from './host-semaphore.ts';
 import type { WatchConnection } from './idle-watcher.ts';
 import { IdleWatcher } from './idle-watcher.ts';
@@ -71,15 +71,11 @@ export class ImapConnector implements MailConnector {
   async connect(endpoint: ImapEndpoint, credential: MailCredential): Promise<MailSession> {
     const key = slotKey(endpoint, credential);
     const login = credentialDigest(credential);
-    let conn: WatchConnection | undefined;
-    while (conn === undefined) {
-      // A fresh connection is always ready; a pooled one fails only when its server went away meanwhile.
-      const candidate =
-        this.pool.take(key, login) ?? (await this.commandConnection(endpoint, credential, key, login));
-      if (await unselect(candidate.client)) conn = candidate;
-      else discard(candidate);
-    }
-    const ready = conn;
+    // A pooled connection keeps the folder it had open read-only: the next session reading that folder goes
+    // straight to its command (no CLOSE, no EXAMINE). What must not trust that open state re-selects (a sync's
+    // UIDNEXT and HIGHESTMODSEQ, folder-changes.ts) or closes it first (APPEND, imap-writer.ts).
+    const ready =
+      this.pool.take(key, login) ?? (await this.commandConnection(endpoint, credential, key, login));
     const { client, release } = ready;
     return new ImapSession({
       client,

@@ -1,5 +1,6 @@
 import type { ImapFlow } from 'imapflow';
-import type { Placed } from '../../../core/mail/mail-ports.ts';
+import { MailProviderError, type Placed } from '../../../core/mail/mail-ports.ts';
+import { unselect } from './connection-pool.ts';
 import { toUidSet } from './uid-set.ts';
 
 /** UIDs of refs, skipping anything that is not a UID (they cannot name a message here). */
@@ -42,6 +43,10 @@ export async function appendMessage(
   flags: readonly string[],
   date: Date,
 ): Promise<Placed | undefined> {
+  // A folder left open read-only (by this session, or by the one that used the connection before) would make
+  // imapflow drop every flag: close it first.
+  if (client.mailbox !== false && client.mailbox.readOnly === true && !(await unselect(client)))
+    throw new MailProviderError('The mail server could not close the folder before saving the message.');
   const result = await client.append(path, Buffer.from(raw), [...flags], date);
   if (result === false || result.uid === undefined) return undefined;
   return { ref: String(result.uid), position: result.uid };
