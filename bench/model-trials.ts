@@ -60,7 +60,7 @@ function batch(where: ModelMailbox, runs: number, seed: number): Promise<Batch> 
         seed,
         steps: Number(done?.[3] ?? 0),
         passed: code === 0 && done !== null,
-        report: code === 0 ? '' : out.slice(-4000),
+        report: code === 0 ? '' : out.replace(/\u001b\[[0-9;]*m/g, '').slice(-4000),
       });
     });
   });

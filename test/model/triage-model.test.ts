@@ -100,6 +100,8 @@ interface PoolMsg {
   name: string;
   from: string;
   vip: boolean;
+  /** Its Message-ID, to say where the mailbox has it when the index lost it. */
+  internetMessageId: string;
 }
 /** One message as the mailbox itself holds it (the demo's rows, or a direct IMAP listing of Dovecot). */
 interface MailboxRow {
@@ -132,6 +134,8 @@ interface Env {
   undoOrder: string[];
   codes: Map<string, string>;
   outcomes: Map<string, number>;
+  /** The last steps run (descriptions), for a failure report. */
+  recent: string[];
   /** Inbox messages outside the pool, for the race tests after the property (each used once). */
   spare: string[];
   /** Demo list mail with a DKIM-signed one-click link, to propose unsubscribing from. */
@@ -254,6 +258,9 @@ class Step implements fc.AsyncCommand<World, Env> {
     this.env = env;
     stepsRun++;
     await (this.spec.t === 'pair' ? pairStep(this, this.spec, w, env) : step(this, w, env));
+    // The last steps, across runs: a failure found at the start of a run (the state carries over) says what led there.
+    env.recent.push(this.toString());
+    if (env.recent.length > 12) env.recent.shift();
   }
   toString(): string {
     return describeSpec(this.spec, this.env) + (this.resolved === '' ? '' : ` {${this.resolved}}`);
@@ -273,7 +280,13 @@ async function readWorld(env: Env): Promise<World> {
   const msgs = new Map<string, MsgState>();
   for (const p of env.pool) {
     const s = await env.app.stores.messages.get(env.inboxId as InboxId, p.id as MessageId);
-    if (s === undefined) throw new Error(`${p.name} (${p.id}) is gone from the index`);
+    if (s === undefined) {
+      const where = rows.filter((r) => r.messageId === p.internetMessageId).map((r) => `${r.path}#${r.ref}`);
+      throw new Error(
+        `${p.name} (${p.id}) is gone from the index; the mailbox has it in ${where.join(', ') || 'no folder'}. ` +
+          `The last steps:\n${env.recent.join('\n')}`,
+      );
+    }
     const folder = env.folderOf.get(s.folderId);
     if (folder === undefined || folder === 'other') throw new Error(`${p.name} is in an unexpected folder`);
     const state: MsgState = { folder, unread: s.unread, starred: s.starred, labels: [...s.labels].sort() };
@@ -1638,7 +1651,7 @@ describe.each([
     )!;
     const list = (
       await app.stores.messages.list(inboxId as InboxId, { folderId: inboxFolder.id, limit: 1000, offset: 0 })
-    ).items.map((m) => ({ messageId: m.id, from: m.from }));
+    ).items.map((m) => ({ messageId: m.id, from: m.from, internetMessageId: m.internetMessageId }));
     const count = new Map<string, number>();
     for (const m of list) count.set(m.from.address, (count.get(m.from.address) ?? 0) + 1);
     const frequent = [...count].filter(([, n]) => n >= 3 && n <= 8).sort((x, y) => y[1] - x[1]);
@@ -1652,6 +1665,7 @@ describe.each([
           name: `${prefix}${String(pool.filter((p) => p.name.startsWith(prefix)).length)}`,
           from: m.from.address,
           vip: m.from.address === vip,
+          internetMessageId: m.internetMessageId ?? '',
         });
     };
     take((m) => m.from.address === vip, 'vip', 100);
@@ -1712,6 +1726,7 @@ describe.each([
       undoOrder: [],
       codes: new Map(),
       outcomes: new Map(),
+      recent: [],
       spare: list.map((m) => m.messageId).filter((id) => !pool.some((p) => p.id === id)),
       lists,
     };

@@ -22,6 +22,8 @@ export async function appendViaImap(
     logger: false,
     auth: { user: opts.user, pass: opts.password },
   });
+  // Without a listener a dropped connection's 'error' event would end the process; the awaited calls reject anyway.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     const results: Array<{ uid: number; uidValidity: bigint }> = [];

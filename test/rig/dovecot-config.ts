@@ -72,6 +72,10 @@ service imap-login {
 service anvil {
   chroot =
 }
+# one imap process per session: a thousand IDLE watches plus the logins kept for reuse pass Debian's 1024
+service imap {
+  process_limit = 4000
+}
 protocol imap {
   # parallel test connections all come from 127.0.0.1 as the same user
   mail_max_userip_connections = 100${c.compress === true ? '\n  mail_plugins = $mail_plugins imap_zlib' : ''}
