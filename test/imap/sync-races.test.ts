@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import type { MessageId } from '../../src/core/messages/message.ts';
-import { buildMessage, startDovecot, seedMaildir, type Dovecot } from '../rig/index.ts';
+import { generateMessages, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
 import { connectImapInbox } from '../support/imap-inbox.ts';
 import { createTestApp, NO_RATE_LIMITS } from '../support/test-app.ts';
 import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
@@ -20,21 +20,7 @@ describe('sync racing an action on the same inbox (IMAP)', () => {
 
   beforeAll(async () => {
     dovecot = await startDovecot({ users: { [USER]: PASSWORD } });
-    await seedMaildir({
-      maildir: dovecot.maildirOf(USER),
-      messages: Array.from({ length: 30 }, (_, i) => ({
-        raw: buildMessage({
-          from: { address: `s${String(i)}@example.org`, name: `Sender ${String(i)}` },
-          to: [{ address: `${USER}@example.test` }],
-          subject: `Message ${String(i)}`,
-          date: new Date(Date.UTC(2026, 9, 1) + i * 60_000),
-          messageId: `<race${String(i)}@rig.test>`,
-          text: `Body ${String(i)}`,
-        }),
-        flags: [],
-        internalDate: new Date(Date.UTC(2026, 9, 1) + i * 60_000),
-      })),
-    });
+    await seedMaildir({ maildir: dovecot.maildirOf(USER), messages: generateMessages(30, { seed: 30 }) });
     app = await createTestApp({ config: { rateLimits: NO_RATE_LIMITS } });
     ({ call } = await agentOn(app));
     inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
