@@ -5,6 +5,7 @@ import type { MailCredential } from '../../src/core/mail/mail-types.ts';
 import { generateMessages, seedMaildir, startDovecot } from '../rig/index.ts';
 import type { Dovecot } from '../rig/index.ts';
 import { startWireTap } from '../rig/wire-tap.ts';
+import { imapClient } from '../support/imap-inbox.ts';
 
 /** Sessions of one account reuse a logged-in connection (connection-pool.ts, decision 0026), counted at Dovecot. */
 let dovecot: Dovecot;
@@ -144,6 +145,35 @@ describe('IMAP connection reuse', () => {
     } finally {
       connector.close();
       await tap.close();
+    }
+  });
+
+  it('convergence trial (kept folder): flags another client changed meanwhile are not taken for answers', async () => {
+    const { user, credential } = await account(6);
+    const connector = new ImapConnector({ insecureHosts: [dovecot.host] });
+    try {
+      const first = await connector.connect(endpoint(), credential);
+      const all = await first.fetchOlder('INBOX', 1_000_000, 6);
+      await first.close(); // back to the pool with INBOX open read-only
+      // Another client changes every message's flags: the kept session hears of it with its next command.
+      const other = await imapClient(dovecot, user, `pw-${user}`);
+      await other.mailboxOpen('INBOX');
+      await other.messageFlagsAdd('1:*', ['\\Flagged']);
+      await other.logout();
+      const s = await connector.connect(endpoint(), credential);
+      try {
+        const older = await s.fetchOlder('INBOX', Number(all[2]!.ref), 2);
+        expect(older.map((m) => m.ref)).toEqual([all[3]!.ref, all[4]!.ref]);
+        expect(older.every((m) => m.internetMessageId !== null)).toBe(true);
+        const full = await s.fetchMessage('INBOX', all[5]!.ref);
+        expect(full?.summary.subject).toBe(all[5]!.subject);
+        const flags = await s.flagsOf('INBOX', [all[0]!.ref]);
+        expect(flags).toEqual([expect.objectContaining({ ref: all[0]!.ref, starred: true })]);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      connector.close();
     }
   });
 

@@ -83,8 +83,10 @@ export class ImapSession implements MailSession {
     return this.inFolder(path, 'read message flags', async () => {
       const out: FlagState[] = [];
       const query = { uid: true, flags: true, labels: true };
+      // Unsolicited FETCH responses for other messages of the open folder are not answers (summary-fetch.ts).
+      const wanted = new Set(uids);
       for await (const m of this.deps.client.fetch(toUidSet(uids), query, { uid: true }))
-        out.push(flagState(m));
+        if (m.flags !== undefined && wanted.delete(m.uid)) out.push(flagState(m));
       return out.sort((a, b) => Number(a.ref) - Number(b.ref));
     });
   }

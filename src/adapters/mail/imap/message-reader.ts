@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { ImapFlow } from 'imapflow';
+import type { FetchMessageObject, FetchQueryObject, ImapFlow } from 'imapflow';
 import type { AttachmentContent, FullMessage } from '../../../core/mail/mail-types.ts';
 import { htmlToText } from '../../../lib/html-to-text.ts';
 import { parseMessage, snippet } from '../mime/parse-message.ts';
@@ -7,6 +7,23 @@ import { attachmentsOf, decodedSize, findPart, textParts } from './body-structur
 import { SUMMARY_QUERY, toRemoteSummary } from './summary-fetch.ts';
 
 /** Reads one message or one attachment. Both expect the folder's mailbox lock to be held by the caller. */
+
+/**
+ * One message by UID, or undefined. imapflow's fetchOne returns the first untagged FETCH of the command, and a server
+ * may send unsolicited ones for other messages of the open folder (flags another client changed) before the answer:
+ * only the response carrying this UID and the asked-for items (`has`) counts.
+ */
+export async function fetchByUid(
+  client: ImapFlow,
+  uid: number,
+  query: FetchQueryObject,
+  has: (m: FetchMessageObject) => boolean,
+): Promise<FetchMessageObject | undefined> {
+  let found: FetchMessageObject | undefined;
+  for await (const m of client.fetch(String(uid), query, { uid: true }))
+    if (found === undefined && m.uid === uid && has(m)) found = m;
+  return found;
+}
 
 /**
  * Past this size a message is read without its attachments: its header block and its text parts only, so a 25 MB
@@ -18,18 +35,18 @@ export const WHOLE_MESSAGE_MAX_BYTES = 2 * 1024 * 1024;
 /** The message, parsed; undefined when the UID is not in the folder. */
 export async function readFullMessage(client: ImapFlow, uid: number): Promise<FullMessage | undefined> {
   // One round trip for most mail: the summary and at most WHOLE_MESSAGE_MAX_BYTES of the source.
-  const head = await client.fetchOne(
-    String(uid),
+  const head = await fetchByUid(
+    client,
+    uid,
     { ...SUMMARY_QUERY, source: { maxLength: WHOLE_MESSAGE_MAX_BYTES } },
-    { uid: true },
+    (m) => m.source !== undefined && m.envelope !== undefined,
   );
-  if (head === false || head === undefined || head.source === undefined) return undefined;
+  if (head?.source === undefined) return undefined;
   const whole = (head.size ?? 0) <= WHOLE_MESSAGE_MAX_BYTES;
   const source = whole
     ? head.source
     : head.bodyStructure?.childNodes === undefined
-      ? ((await client.fetchOne(String(uid), { uid: true, source: true }, { uid: true })) || undefined)
-          ?.source
+      ? (await fetchByUid(client, uid, { uid: true, source: true }, (m) => m.source !== undefined))?.source
       : await textOnly(client, uid, textParts(head.bodyStructure));
   if (source === undefined) return undefined;
   const parsed = await parseMessage(source);
@@ -57,13 +74,13 @@ async function textOnly(
   uid: number,
   parts: readonly string[],
 ): Promise<Buffer | undefined> {
-  const m = await client.fetchOne(
-    String(uid),
+  const m = await fetchByUid(
+    client,
+    uid,
     { uid: true, headers: true, bodyParts: parts.flatMap((p) => [`${p}.MIME`, p]) },
-    { uid: true },
+    (r) => r.bodyParts !== undefined && r.headers !== undefined,
   );
-  if (m === false || m === undefined || m.bodyParts === undefined || m.headers === undefined)
-    return undefined;
+  if (m?.bodyParts === undefined || m.headers === undefined) return undefined;
   const got = (k: string) => m.bodyParts?.get(k.toLowerCase()) ?? m.bodyParts?.get(k) ?? Buffer.alloc(0);
   const boundary = `inbox-triage-text-${String(uid)}`;
   const header = withoutContentFields((m.headers ?? Buffer.alloc(0)).toString('latin1'));
@@ -95,10 +112,9 @@ export async function readRawMessage(
   uid: number,
   maxBytes: number,
 ): Promise<Uint8Array | undefined> {
-  const sized = await client.fetchOne(String(uid), { uid: true, size: true }, { uid: true });
-  if (sized === false || sized === undefined || (sized.size ?? 0) > maxBytes) return undefined;
-  const m = await client.fetchOne(String(uid), { uid: true, source: true }, { uid: true });
-  return m === false || m === undefined ? undefined : m.source;
+  const sized = await fetchByUid(client, uid, { uid: true, size: true }, (m) => m.size !== undefined);
+  if (sized === undefined || (sized.size ?? 0) > maxBytes) return undefined;
+  return (await fetchByUid(client, uid, { uid: true, source: true }, (m) => m.source !== undefined))?.source;
 }
 
 /** A stream the consumer never reads must not hold the folder lock forever. */
@@ -115,8 +131,13 @@ export async function openPart(
   partId: string,
   release: () => void,
 ): Promise<AttachmentContent | undefined> {
-  const m = await client.fetchOne(String(uid), { uid: true, bodyStructure: true }, { uid: true });
-  const node = m === false || m === undefined ? undefined : findPart(m.bodyStructure, partId);
+  const m = await fetchByUid(
+    client,
+    uid,
+    { uid: true, bodyStructure: true },
+    (r) => r.bodyStructure !== undefined,
+  );
+  const node = m === undefined ? undefined : findPart(m.bodyStructure, partId);
   if (node === undefined || node.type.toLowerCase().startsWith('multipart/')) return undefined;
   const download = await client.download(String(uid), partId, { uid: true });
   if (download.content === undefined) return undefined;

@@ -60,11 +60,15 @@ export async function fetchSummaries(
     else await onBatch(group);
   };
   for (const batch of chunk(sorted, BATCH)) {
+    const wanted = new Set(batch);
     const pending: { meta: FetchMessageObject; part: TextPart }[] = [];
     // Each message becomes a summary as it arrives, unless its text is not part 1 (then it waits for the second
     // round trip). Handing summaries over mid-stream is fine (the consumer issues no IMAP command); fetching
     // previews is not: a command issued while a FETCH streams would wait for itself.
     for await (const m of client.fetch(toUidSet(batch), SUMMARY_QUERY, { uid: true })) {
+      // The server may interleave unsolicited FETCH responses (flags another client changed in the open folder):
+      // only an answer to this query, for an asked-for UID, is a summary.
+      if (m.envelope === undefined || !wanted.delete(m.uid)) continue;
       const part = snippetPart(m.bodyStructure);
       const early = m.bodyParts?.get('1');
       if (part === undefined) done.push(toRemoteSummary(m, ''));
@@ -103,9 +107,10 @@ async function fetchPreviews(
       bodyParts: [{ key: partId, maxLength: PREVIEW_BYTES[contentType as TextPart['contentType']] }],
     };
     const bodies: [number, Buffer][] = [];
+    const wanted = new Set(uids);
     for await (const m of client.fetch(toUidSet(uids), query, { uid: true })) {
       const body = m.bodyParts?.get(partId);
-      if (body !== undefined) bodies.push([m.uid, body]);
+      if (body !== undefined && wanted.delete(m.uid)) bodies.push([m.uid, body]);
     }
     for (const [uid, body] of bodies) {
       const part = parts.get(uid);
