@@ -61,7 +61,7 @@ export class ConnectionPool {
 
   /**
    * Takes back a connection whose session ended cleanly: logged in, nothing in flight, no download open, and no
-   * folder open for writing (`unselect` would have to CLOSE it, which expunges messages someone marked \Deleted).
+   * folder open for writing (CLOSE there would expunge messages someone marked \Deleted).
    * Anything else is logged out.
    */
   give(key: string, credential: string, conn: WatchConnection): void {
@@ -160,20 +160,6 @@ export class ConnectionPool {
     if (logout) discard(entry.conn);
     else entry.conn.release();
   }
-}
-
-/**
- * Leaves a connection with no folder selected: imapflow filters an APPEND's flags by the selected folder's permanent
- * flags (none for a folder opened read-only), so an APPEND closes a read-only folder first. Only a folder opened
- * read-only is closed (CLOSE removes nothing then, RFC 3501 §6.4.2); false when that did not work.
- */
-export async function unselect(client: ImapFlow): Promise<boolean> {
-  const selected = client.mailbox;
-  if (selected === false) return true;
-  if (selected.readOnly !== true) return false;
-  // Typed boolean, but it resolves undefined when nothing was selected: compared, not trusted.
-  const closed: unknown = await client.mailboxClose().catch(() => false);
-  return closed === true && client.mailbox === false;
 }
 
 /** imapflow's own test for "a caller is mid-sequence" (a lock, a command, a queued one, an open download). */

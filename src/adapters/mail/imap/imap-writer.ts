@@ -1,6 +1,5 @@
 import type { ImapFlow } from 'imapflow';
 import { MailProviderError, type Placed } from '../../../core/mail/mail-ports.ts';
-import { unselect } from './connection-pool.ts';
 import { toUidSet } from './uid-set.ts';
 
 /** UIDs of refs, skipping anything that is not a UID (they cannot name a message here). */
@@ -43,10 +42,16 @@ export async function appendMessage(
   flags: readonly string[],
   date: Date,
 ): Promise<Placed | undefined> {
-  // A folder left open read-only (by this session, or by the one that used the connection before) would make
-  // imapflow drop every flag: close it first.
-  if (client.mailbox !== false && client.mailbox.readOnly === true && !(await unselect(client)))
-    throw new MailProviderError('The mail server could not close the folder before saving the message.');
+  // imapflow filters an APPEND's flags by the selected folder's permanent flags, none for a folder opened read-only
+  // (by this session, or by the one that used the pooled connection before): close it first. CLOSE removes nothing
+  // from a read-only folder (RFC 3501 §6.4.2).
+  if (client.mailbox !== false && client.mailbox.readOnly === true) {
+    // Typed boolean, but it resolves undefined when nothing was selected: compared, not trusted.
+    const closed: unknown = await client.mailboxClose().catch(() => false);
+    const open: unknown = client.mailbox; // read again: the narrowing above predates the CLOSE
+    if (closed !== true || open !== false)
+      throw new MailProviderError('The mail server could not close the folder before saving the message.');
+  }
   const result = await client.append(path, Buffer.from(raw), [...flags], date);
   if (result === false || result.uid === undefined) return undefined;
   return { ref: String(result.uid), position: result.uid };
