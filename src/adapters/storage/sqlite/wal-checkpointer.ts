@@ -12,7 +12,9 @@ export interface WalCheckpointer {
   stop(): Promise<void>;
 }
 
+/** What the worker posts: `asked` answers a checkpointNow(); otherwise only a failure of its own tick. */
 interface Reply {
+  readonly asked?: boolean;
   readonly log?: number;
   readonly checkpointed?: number;
   readonly error?: string;
@@ -53,7 +55,7 @@ export function startWalCheckpointer(
       failed = e;
       opts.onError?.(e);
     });
-    w.on('message', (m: Reply & { asked?: boolean }) => {
+    w.on('message', (m: Reply) => {
       if (m.error !== undefined && m.asked !== true)
         opts.onError?.(new Error(`WAL checkpoint failed: ${m.error}`));
     });
@@ -96,7 +98,7 @@ export function startWalCheckpointer(
           w.off('message', onMessage);
           w.off('exit', onExit);
         };
-        const onMessage = (m: Reply & { asked?: boolean }) => {
+        const onMessage = (m: Reply) => {
           if (m.asked !== true) return;
           done();
           if (m.error !== undefined) reject(new Error(m.error));
