@@ -149,7 +149,7 @@ if (values.only === undefined || values.only === 'idle') {
   const samples = await idleService(5);
   const med = (k: 'readyMs' | 'rssMb') => medianOf(samples.map((x) => x[k]));
   const lines = [
-    `Measured ${today} on ${machine()}: \`serve\` on a new data directory with only the demo inbox, five starts; ready = process start to the first 200 from \`/readyz\`; memory and threads from \`/proc\` after 15 s idle. The first start after an install fills the compile cache (decision 0027).`,
+    `Measured ${today} on ${machine()}: \`serve\` on a new data directory with only the demo inbox, five starts; ready = process start to the first 200 from \`/readyz\`; memory and threads from \`/proc\` after 25 s idle (the service gives memory back after 10 s quiet, decision 0030). The first start after an install fills the compile cache (decision 0027).`,
     '',
     '| start | ready | RSS | threads |',
     '|---|---|---|---|',

@@ -1,4 +1,5 @@
 import { createApp } from '../../app.ts';
+import { startIdleMemoryRelease } from '../../adapters/runtime/idle-memory.ts';
 import { readConfiguration } from '../../config/index.ts';
 import { listen } from '../http/serve.ts';
 import { EXIT, type CliIo } from './cli-io.ts';
@@ -14,6 +15,18 @@ export async function serveCommand(io: CliIo): Promise<number> {
     lane: app.lane,
   });
   app.startBackground();
+  const memory = startIdleMemoryRelease({
+    onRelease: ({ ms, before, after }) => {
+      app.log.debug(
+        {
+          ms: Math.round(ms),
+          heapSlackMb: Math.round(before / 2 ** 20),
+          afterMb: Math.round(after / 2 ** 20),
+        },
+        'idle: memory given back',
+      );
+    },
+  });
   app.log.info(
     { url: config.baseUrl, bind: `${config.host}:${String(server.port)}`, database: config.database.kind },
     'listening',
@@ -34,6 +47,7 @@ export async function serveCommand(io: CliIo): Promise<number> {
 
   const signal = await io.stopSignal;
   app.log.info({ signal }, 'shutting down: draining in-flight requests');
+  memory.stop();
   await server.close(config.shutdownTimeoutMs);
   await app.close();
   app.log.info({}, 'stopped');
