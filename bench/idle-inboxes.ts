@@ -13,8 +13,10 @@ export interface IdleInboxes {
   readonly inboxes: number;
   /** Seconds from the service's start until Dovecot counted one connection for every inbox. */
   readonly allWatchedSeconds: number;
-  /** Users with exactly one connection at Dovecot, once logins kept for reuse had expired. */
+  /** Users with exactly one connection at Dovecot once settled (or after five more minutes). */
   readonly watchedOnce: number;
+  /** Seconds from the service's start until every inbox had exactly one connection (or five minutes more). */
+  readonly settledSeconds: number;
   readonly rssMb: number;
   readonly threads: number;
   /** CPU of the service process over `idleSeconds` of idling, as a share of one core. */
@@ -92,10 +94,17 @@ export async function idleInboxes(opts: {
         await new Promise((r) => setTimeout(r, 1000));
       }
       const allWatchedSeconds = (performance.now() - started) / 1000;
-      // Logins kept for reuse after the first syncs log out after IMAP_REUSE_SECONDS (20 s).
-      await new Promise((r) => setTimeout(r, 25_000));
-      const who = await dovecot.connections();
-      const watchedOnce = users.filter((u) => who.get(u) === 1).length;
+      // Idle means settled: the syncs asked for at start have run and the logins they kept for reuse have logged out
+      // (IMAP_REUSE_SECONDS, 20 s), leaving the IDLE connection alone. Waits for that, five minutes at most.
+      let watchedOnce = 0;
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 5000));
+        const who = await dovecot.connections();
+        watchedOnce = users.filter((u) => who.get(u) === 1).length;
+        if (watchedOnce === opts.inboxes || performance.now() - started > allWatchedSeconds * 1000 + 300_000)
+          break;
+      }
+      const settledSeconds = (performance.now() - started) / 1000;
 
       const t0 = ticks(pid);
       await new Promise((r) => setTimeout(r, opts.idleSeconds * 1000));
@@ -140,6 +149,7 @@ export async function idleInboxes(opts: {
         inboxes: opts.inboxes,
         allWatchedSeconds,
         watchedOnce,
+        settledSeconds,
         rssMb: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024,
         threads: Number(/Threads:\s+(\d+)/.exec(status)?.[1] ?? 0),
         cpuPercent,

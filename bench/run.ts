@@ -171,7 +171,7 @@ if (values.only === undefined || values.only === 'idle-inboxes') {
   });
   const sorted = [...r.newMailMs].sort((a, b) => a - b);
   const lines = [
-    `Measured ${today} on ${machine()}: one service process (SQLite) with ${r.inboxes.toLocaleString('en')} connected IMAP inboxes at Dovecot on loopback, each watched by IDLE; measured from outside once every inbox was watched (${r.allWatchedSeconds.toFixed(0)} s after start) and the logins kept after the first syncs had expired.`,
+    `Measured ${today} on ${machine()}: one service process (SQLite) with ${r.inboxes.toLocaleString('en')} connected IMAP inboxes at Dovecot on loopback, each watched by IDLE; every inbox watched ${r.allWatchedSeconds.toFixed(0)} s after start; measured from outside once settled — every inbox at exactly one connection, the syncs asked for at start done and the logins they kept logged out — ${r.settledSeconds.toFixed(0)} s after start${r.watchedOnce === r.inboxes ? '' : ' (not all settled: measured five minutes after every inbox was watched)'}.`,
     '',
     '| inboxes | one connection each at Dovecot | RSS | threads | CPU while idle (' +
       String(r.idleSeconds) +
