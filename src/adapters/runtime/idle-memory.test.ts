@@ -19,7 +19,7 @@ async function trial(
     const keep = [];
     for (let i = 0; i < 3e6; i++) { const o = { i, s: 'x' + i }; if (i % 1000 === 0) keep.push(o); }
     const youngBefore = young();
-    const release = startIdleMemoryRelease({ intervalMs: 100, idleMs: 300, minWasteBytes: 4 * 2 ** 20 });
+    const release = startIdleMemoryRelease({ intervalMs: 100, idleMs: 300, minSlackBytes: 4 * 2 ** 20 });
     const end = Date.now() + ${String(busyMs)};
     await new Promise((done) => {
       const spin = () => { const t = Date.now() + 20; while (Date.now() < t) keep.length; Date.now() < end ? setImmediate(spin) : done(); };

@@ -20,8 +20,8 @@ export async function serveCommand(io: CliIo): Promise<number> {
       app.log.debug(
         {
           ms: Math.round(ms),
-          heapSlackMb: Math.round(before / 2 ** 20),
-          afterMb: Math.round(after / 2 ** 20),
+          slackBeforeMb: Math.round(before / 2 ** 20),
+          slackAfterMb: Math.round(after / 2 ** 20),
         },
         'idle: memory given back',
       );
