@@ -234,12 +234,12 @@ if (values.only === undefined || values.only === 'attachment') {
 if (values.only === undefined || values.only === 'trials') {
   const seed = Number(process.env['CRASH_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
   const r = await runCrashTrials({
-    trials: Number(process.env['CRASH_TRIALS'] ?? 200),
+    trials: Number(process.env['CRASH_TRIALS'] ?? 240),
     seed,
     log: (l) => console.log(l),
   });
   const lines = [
-    `Run ${today} on ${machine()} (${r.seconds.toFixed(0)} s), seed ${String(r.seed)} (\`CRASH_SEED\` replays the choices; the kill moments depend on timing): the service (\`serve\`, SQLite) against Dovecot and the SMTP sink, killed with SIGKILL at a random moment during an operation, restarted, and checked (\`test/rig/crash-trials.ts\`): the index equals a direct IMAP listing after the next sync; every unused undo handle puts the mailbox back exactly; no draft reached the sink twice and none is recorded sent that the sink lacks; the refresh-token family still refreshes; a migration cut short completes to the reference schema.`,
+    `Run ${today} on ${machine()} (${r.seconds.toFixed(0)} s), seed ${String(r.seed)} (\`CRASH_SEED\` replays the choices; the kill moments depend on timing): the service (\`serve\`, SQLite) against Dovecot and the SMTP sink, killed with SIGKILL at a random moment during an operation, restarted, and checked (\`test/rig/crash-trials.ts\`): the index equals a direct IMAP listing after the next sync; every unused undo handle puts the mailbox back exactly; after a kill during \`create_draft\` and the sweep for unfinished drafts, every copy in Drafts is a draft the service records; no draft reached the sink twice and none is recorded sent that the sink lacks; the refresh-token family still refreshes; a migration cut short completes to the reference schema.`,
     '',
     '| kind | trials | killed mid-operation | promises broken |',
     '|---|---|---|---|',

@@ -114,6 +114,8 @@ export async function createApp(
       services.scheduler.start();
       services.queue.every('sweep-stranded-sends', 5 * 60_000);
       void services.queue.enqueue('sweep-stranded-sends', 'sweep-stranded-sends');
+      services.queue.every('sweep-unfinished-drafts', 5 * 60_000);
+      void services.queue.enqueue('sweep-unfinished-drafts', 'sweep-unfinished-drafts');
       services.queue.every('sweep-expired', 60 * 60_000);
       void services.queue.enqueue('sweep-expired', 'sweep-expired');
     },

@@ -272,6 +272,11 @@ export function buildServices(c: {
   queue.handle('sweep-stranded-sends', async () => {
     await sending.recoverStranded();
   });
+  // Drafts whose creation did not finish (the row written, the mailbox copy never recorded): removed, with their copy.
+  queue.handle('sweep-unfinished-drafts', async () => {
+    const n = await drafts.recoverUnfinished();
+    if (n > 0) log.info({ drafts: n }, 'removed drafts whose creation did not finish');
+  });
   // Undo handles past their 7 days, removed in the background rather than by every action that writes one.
   queue.handle('sweep-expired', async () => {
     await stores.undo.deleteExpired(clock.now());

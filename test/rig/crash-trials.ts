@@ -21,7 +21,7 @@ import { approvedCode, codeGrant } from '../support/oauth-code.ts';
 import { agentOn, httpToolCaller } from '../support/tool-caller.ts';
 import type { WebClient } from '../support/web-client.ts';
 
-export const TRIAL_KINDS = ['sync', 'act', 'send', 'refresh', 'migration'] as const;
+export const TRIAL_KINDS = ['sync', 'act', 'draft', 'send', 'refresh', 'migration'] as const;
 export type TrialKind = (typeof TRIAL_KINDS)[number];
 
 export interface TrialFailure {
@@ -68,6 +68,8 @@ interface Rig {
 export async function runCrashTrials(o: {
   trials: number;
   seed: number;
+  /** Only these kinds, in turn (default: every kind); for replaying one kind's failures. */
+  only?: readonly TrialKind[];
   log?: (line: string) => void;
 }): Promise<CrashTally> {
   const started = performance.now();
@@ -79,8 +81,22 @@ export async function runCrashTrials(o: {
   // How long each operation took when it finished before the kill; the kill point is drawn below (a little beyond)
   // the longest of those times, outliers left out (over 3× the median): one slow call would otherwise put most
   // kills after the operation had already answered.
-  const initial: Record<TrialKind, number> = { sync: 400, act: 150, send: 100, refresh: 20, migration: 60 };
-  const observed: Record<TrialKind, number[]> = { sync: [], act: [], send: [], refresh: [], migration: [] };
+  const initial: Record<TrialKind, number> = {
+    sync: 400,
+    act: 150,
+    draft: 100,
+    send: 100,
+    refresh: 20,
+    migration: 60,
+  };
+  const observed: Record<TrialKind, number[]> = {
+    sync: [],
+    act: [],
+    draft: [],
+    send: [],
+    refresh: [],
+    migration: [],
+  };
   const typical = (kind: TrialKind): number => {
     const times = [...observed[kind]].sort((a, b) => a - b);
     if (times.length < 3) return Math.max(initial[kind], ...times);
@@ -90,7 +106,8 @@ export async function runCrashTrials(o: {
   const failures: TrialFailure[] = [];
   try {
     for (let trial = 1; trial <= o.trials; trial++) {
-      const kind = TRIAL_KINDS[(trial - 1) % TRIAL_KINDS.length]!;
+      const order = o.only ?? TRIAL_KINDS;
+      const kind = order[(trial - 1) % order.length]!;
       const killAfterMs = Math.round(rng.next() * typical(kind) * KILL_SPREAD);
       let outcome: { finishedMs: number | undefined };
       try {
@@ -192,6 +209,8 @@ async function crashDuring<T>(
   steps: {
     before?: (svc: ServiceProcess) => Promise<T>;
     operation: (svc: ServiceProcess, prepared: T) => Promise<unknown>;
+    /** When to kill instead of after `killAfterMs`: once this resolves (or the operation answered). */
+    killWhen?: ((prepared: T) => Promise<void>) | undefined;
     after: (svc: ServiceProcess, prepared: T, answered: boolean) => Promise<void>;
   },
 ): Promise<{ finishedMs: number | undefined }> {
@@ -209,7 +228,7 @@ async function crashDuring<T>(
     () => (finishedMs = performance.now() - t0),
     () => undefined,
   );
-  await Promise.race([sleep(killAfterMs), op]);
+  await Promise.race([steps.killWhen?.(prepared) ?? sleep(killAfterMs), op]);
   first.child.kill('SIGKILL');
   await first.exited;
   await op;
@@ -271,6 +290,53 @@ const TRIALS: Record<TrialKind, Trial> = {
         );
         await okCall(svc, rig, 'sync_inbox', { inboxId: rig.inboxId });
         await indexMatchesMailbox(rig);
+      },
+    });
+  },
+
+  // A draft being written when the process dies — at a random moment, or (every other trial) a moment after its
+  // copy is seen arriving in the Drafts folder, watched from outside as the migration trials watch the schema. After
+  // the restart and the background sweep for drafts whose creation did not finish (run as if ten minutes had
+  // passed), every copy in Drafts is a draft the service records, and a create_draft that answered kept its draft.
+  async draft(rig, rng, trial, killAfterMs) {
+    const subject = `Draft trial ${String(trial)}`;
+    const onArrival = trial % 2 === 0;
+    return crashDuring(rig, killAfterMs, {
+      before: async () => (onArrival ? await draftsWatcher(rig) : undefined),
+      operation: (svc) =>
+        okCall(svc, rig, 'create_draft', {
+          inboxId: rig.inboxId,
+          to: 'frank@example.org',
+          subject,
+          text: 'Written once.',
+        }),
+      killWhen: onArrival
+        ? async (watch) => {
+            await watch?.arrived();
+            await sleep(rng.int(3));
+          }
+        : undefined,
+      async after(_svc, watch, answered) {
+        await watch?.close();
+        await sweepUnfinishedDrafts(rig);
+        const copies = await draftCopies(rig, subject);
+        const rows = readDb(rig, (db) =>
+          db
+            .prepare(
+              "select internet_message_id, folder_path from drafts where subject = ? and status = 'draft'",
+            )
+            .all(subject),
+        ) as { internet_message_id: string; folder_path: string | null }[];
+        const recorded = rows.map((r) => bare(r.internet_message_id));
+        check(
+          rows.every((r) => r.folder_path !== null),
+          'a draft whose creation did not finish was left after the sweep',
+        );
+        check(
+          sameList(copies, recorded),
+          `Drafts holds [${copies.join(', ')}] but the service records [${recorded.join(', ')}]`,
+        );
+        if (answered) check(recorded.length === 1, 'create_draft answered, but its draft is gone');
       },
     });
   },
@@ -464,6 +530,74 @@ async function indexMatchesMailbox(rig: Rig): Promise<void> {
     sameList(indexed, actual),
     `the index differs from the mailbox after a sync: ${diff(actual, indexed)}`,
   );
+}
+
+/**
+ * The background sweep for drafts whose creation did not finish, run here on the trial's data directory (beside the
+ * restarted service) with a clock ten minutes ahead, the age at which the service's own sweep takes them.
+ */
+async function sweepUnfinishedDrafts(rig: Rig): Promise<void> {
+  const config: Config = testConfig({
+    baseUrl: BASE,
+    dataDir: rig.dataDir,
+    database: { kind: 'sqlite', path: join(rig.dataDir, 'inbox-triage.db') },
+  });
+  const later = { now: () => new Date(Date.now() + 11 * 60_000) };
+  const app = await createApp(
+    config,
+    { encryptionKey: resolveEncryptionKey(undefined, rig.dataDir) },
+    { log: silentLogger, clock: later },
+  );
+  try {
+    await app.services.tools.drafts.recoverUnfinished();
+  } finally {
+    await app.close();
+  }
+}
+
+/** An IMAP connection that tells when the Drafts folder holds one more message than when it was opened. */
+async function draftsWatcher(
+  rig: Rig,
+): Promise<{ arrived: () => Promise<void>; close: () => Promise<void> }> {
+  const c = await imapClient(rig.dovecot, USER, PASSWORD);
+  const path = (await c.list()).find((b) => b.specialUse === '\\Drafts' || b.path === 'Drafts')?.path;
+  if (path === undefined) throw new TrialProblem('the mailbox has no Drafts folder');
+  const count = async () => {
+    const s = await c.status(path, { messages: true });
+    return s === false ? 0 : (s.messages ?? 0);
+  };
+  const base = await count();
+  let open = true;
+  return {
+    async arrived() {
+      while (open && (await count()) <= base);
+    },
+    async close() {
+      open = false;
+      await c.logout().catch(() => undefined);
+    },
+  };
+}
+
+/** The Message-IDs of the messages with this subject in the mailbox's Drafts folder. */
+async function draftCopies(rig: Rig, subject: string): Promise<string[]> {
+  const c = await imapClient(rig.dovecot, USER, PASSWORD);
+  try {
+    const drafts = (await c.list()).find((b) => b.specialUse === '\\Drafts' || b.path === 'Drafts');
+    if (drafts === undefined) throw new TrialProblem('the mailbox has no Drafts folder');
+    const lock = await c.getMailboxLock(drafts.path);
+    try {
+      const out: string[] = [];
+      if (c.mailbox === false || c.mailbox.exists === 0) return out;
+      for await (const m of c.fetch('1:*', { envelope: true }))
+        if (m.envelope?.subject === subject) out.push(bare(m.envelope.messageId));
+      return out;
+    } finally {
+      lock.release();
+    }
+  } finally {
+    await c.logout();
+  }
 }
 
 function unusedUndoHandles(rig: Rig, since: number): string[] {

@@ -114,6 +114,19 @@ export class KyselyDraftStore implements DraftStore {
       .where('id', '=', id)
       .execute();
   }
+
+  async unfinished(before: Date, limit: number): Promise<Draft[]> {
+    const rows = await this.db
+      .selectFrom('drafts')
+      .selectAll()
+      .where('folder_path', 'is', null) // drafts_unfinished_idx
+      .where('created_at', '<', before.getTime())
+      .where('status', '=', 'draft')
+      .orderBy('created_at')
+      .limit(limit)
+      .execute();
+    return rows.map(toDraft);
+  }
 }
 
 const toPendingSend = (r: Selectable<PendingSendsTable>): PendingSend => ({

@@ -40,6 +40,13 @@ export interface DraftServiceDeps {
 }
 
 const THREAD_REFERENCES = 10;
+/**
+ * A draft row still without its mailbox copy this long after it was written is a creation that did not finish: an
+ * APPEND of a text draft takes well under a second, and an unanswered one ends with the connection's timeout.
+ */
+const UNFINISHED_AFTER_MS = 10 * 60_000;
+/** An unfinished draft whose mailbox cannot be reached (paused, waiting for a reconnect) is given up after this. */
+const UNFINISHED_GIVE_UP_MS = 7 * 24 * 60 * 60_000;
 
 /**
  * Writes drafts into the mailbox's Drafts folder (contract §4.1, §4.4). It never sends. Every header value is
@@ -110,10 +117,12 @@ export class DraftService {
       const path = await folderPath(this.deps.folders, session, inbox.value, 'drafts');
       if (path === undefined)
         return err({ code: 'provider_error', message: 'This mailbox has no Drafts folder.' });
+      // The row goes first and the copy's place is recorded after it (decision 0031): a process that dies between
+      // the two leaves a row without a folder, which `recoverUnfinished` resolves, never a copy nothing knows of.
+      await this.deps.drafts.create(draft);
       const placed = await session.append(path, raw, ['\\Draft', '\\Seen'], now);
-      const written: Draft = { ...draft, folderPath: path, providerDraftId: placed?.ref ?? null };
-      await this.deps.drafts.create(written);
-      return ok(written);
+      await this.deps.drafts.placed(draft.id, path, placed?.ref ?? null, now);
+      return ok({ ...draft, folderPath: path, providerDraftId: placed?.ref ?? null });
     } catch (e) {
       if (e instanceof MailAuthError) await this.deps.inboxes.markNeedsReconnect(inbox.value, e.message);
       if (e instanceof MailProviderError || e instanceof MailAuthError) {
@@ -176,6 +185,47 @@ export class DraftService {
       if (e instanceof MailProviderError || e instanceof MailAuthError) {
         return err({ code: 'provider_error', message: `The mailbox refused the edited draft: ${e.message}` });
       }
+      throw e;
+    } finally {
+      await session?.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Resolves drafts whose creation did not finish: the process died between writing the row and recording the
+   * mailbox copy, or the mailbox failed during the APPEND. A copy the mailbox holds is removed, and the draft is
+   * discarded: the agent whose call failed never received its id, and one that tries again writes a new draft —
+   * the person's Drafts folder does not fill with copies no one can send. Run in the background (decision 0031).
+   */
+  async recoverUnfinished(): Promise<number> {
+    const now = this.deps.clock.now();
+    const unfinished = await this.deps.drafts.unfinished(new Date(now.getTime() - UNFINISHED_AFTER_MS), 100);
+    let resolved = 0;
+    for (const draft of unfinished) if (await this.resolveUnfinished(draft, now)) resolved++;
+    return resolved;
+  }
+
+  private async resolveUnfinished(draft: Draft, now: Date): Promise<boolean> {
+    const inbox = await this.deps.inboxes.usable(draft.accountId, draft.inboxId);
+    if (!inbox.ok) {
+      // Paused or waiting for a reconnect: tried again by later sweeps, for a week. A deleted inbox has no mailbox.
+      const gone =
+        inbox.error.code === 'inbox_not_found' ||
+        now.getTime() - draft.createdAt.getTime() > UNFINISHED_GIVE_UP_MS;
+      if (gone) await this.deps.drafts.setStatus(draft.id, 'discarded', now);
+      return gone;
+    }
+    let session: MailSession | undefined;
+    try {
+      session = await this.deps.sessions.open(inbox.value);
+      const path = await folderPath(this.deps.folders, session, inbox.value, 'drafts');
+      const copy = path === undefined ? undefined : await session.locate(path, draft.internetMessageId);
+      if (path !== undefined && copy !== undefined) await session.deleteOwnDraft(path, copy.ref);
+      await this.deps.drafts.setStatus(draft.id, 'discarded', now);
+      return true;
+    } catch (e) {
+      if (e instanceof MailAuthError) await this.deps.inboxes.markNeedsReconnect(inbox.value, e.message);
+      if (e instanceof MailProviderError || e instanceof MailAuthError) return false; // the next sweep tries again
       throw e;
     } finally {
       await session?.close().catch(() => undefined);

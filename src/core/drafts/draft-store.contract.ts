@@ -72,6 +72,20 @@ export function draftStoreContract(h: () => DraftStoreHarness): void {
       });
     });
 
+    it('lists drafts whose mailbox copy was never recorded, created before a moment, oldest first', async () => {
+      const older = await seedDraft(h(), { createdAt: t(1), updatedAt: t(1) });
+      const old = await seedDraft(h(), { createdAt: t(2), updatedAt: t(2) });
+      const recent = await seedDraft(h(), { createdAt: t(9), updatedAt: t(9) });
+      const placed = await seedDraft(h(), { createdAt: t(1), updatedAt: t(1) });
+      await h().drafts.placed(placed.id, 'Drafts', null, t(2)); // placed without a UID is still placed
+      const sent = await seedDraft(h(), { createdAt: t(1), updatedAt: t(1) });
+      await h().drafts.setStatus(sent.id, 'discarded', t(2));
+      const ours = new Set([older.id, old.id, recent.id, placed.id, sent.id]);
+      const found = (await h().drafts.unfinished(t(5), 100)).filter((d) => ours.has(d.id));
+      expect(found).toEqual([older, old]);
+      expect((await h().drafts.unfinished(t(5), 1)).length).toBe(1);
+    });
+
     it('edits under an optimistic lock: the right version bumps it, a stale one is refused', async () => {
       const d = await seedDraft(h());
       const content = { to: 'carol@example.test', subject: 'New subject', body: 'New body' };

@@ -19,6 +19,11 @@ export interface DraftStore {
     now: Date,
   ): Promise<Draft | undefined>;
   setStatus(id: string, status: Draft['status'], now: Date): Promise<void>;
+  /**
+   * Drafts created before `before` whose mailbox copy was never recorded (status `draft`, no folder): their
+   * creation did not finish. Oldest first, at most `limit`.
+   */
+  unfinished(before: Date, limit: number): Promise<Draft[]>;
 }
 
 /**

@@ -18,7 +18,11 @@ export interface Draft {
   readonly references: readonly string[];
   /** The Message-ID the draft and the sent message carry (`<…@domain>`): how a send is found again after a crash. */
   readonly internetMessageId: string;
-  /** Where the mailbox copy lives (the Drafts folder path) and its id there; null until written. */
+  /**
+   * Where the mailbox copy lives (the Drafts folder path) and its id there (null when the server did not say).
+   * `folderPath` is null until the copy is recorded: a draft still without one ten minutes after it was written
+   * is a creation that did not finish, resolved by `DraftService.recoverUnfinished` (decision 0031).
+   */
   readonly folderPath: string | null;
   readonly providerDraftId: string | null;
   /** Bumped on every edit; an approval is bound to one version. */
