@@ -3,15 +3,9 @@ import { ImapConnector } from '../../src/adapters/mail/imap/imap-connector.ts';
 import type { App } from '../../src/app.ts';
 import type { MailConnector, MailSession } from '../../src/core/mail/mail-ports.ts';
 import { buildMessage, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
-import { connectImapInbox, mailboxState } from '../support/imap-inbox.ts';
+import { connectImapInbox, imapClient, mailboxState } from '../support/imap-inbox.ts';
 import { createTestApp } from '../support/test-app.ts';
-import {
-  agentOn,
-  expectToolError,
-  expectToolOk,
-  toolCaller,
-  type ToolResult,
-} from '../support/tool-caller.ts';
+import { agentOn, expectToolError, expectToolOk, toolCaller } from '../support/tool-caller.ts';
 import { WebClient } from '../support/web-client.ts';
 
 /**
@@ -120,6 +114,25 @@ describe('crash trial regressions: a change interrupted after it reached the mai
     call = toolCaller(app, key);
   }
 
+  /** The text of every message with this subject in Drafts, sorted. */
+  async function draftTexts(subject: string): Promise<string[]> {
+    const c = await imapClient(dovecot, USER, PASSWORD);
+    try {
+      const lock = await c.getMailboxLock('Drafts');
+      try {
+        const texts: string[] = [];
+        for await (const m of c.fetch('1:*', { envelope: true, source: true }))
+          if (m.envelope?.subject === subject)
+            texts.push(/\r\n\r\n([\s\S]*)$/.exec(m.source?.toString('utf8') ?? '')?.[1]?.trim() ?? '');
+        return texts.sort();
+      } finally {
+        lock.release();
+      }
+    } finally {
+      await c.logout();
+    }
+  }
+
   async function messageIds(): Promise<{ messageId: string; subject: string }[]> {
     return expectToolOk(await call('list_messages', { inboxId }))['messages'] as {
       messageId: string;
@@ -130,7 +143,7 @@ describe('crash trial regressions: a change interrupted after it reached the mai
   /** Starts a call that will stall; resolves once its change is at Dovecot. The call itself never answers. */
   async function interrupted(
     method: 'setFlags' | 'move' | 'append',
-    start: () => Promise<ToolResult>,
+    start: () => Promise<unknown>,
   ): Promise<void> {
     stalling.arm(method);
     void start();
@@ -229,7 +242,36 @@ describe('crash trial regressions: a change interrupted after it reached the mai
     await restart(apps.length * 120_000 + 20 * 60_000);
     expect(await app.services.tools.drafts.recoverUnfinished()).toBe(1);
     expect(await mailboxState(dovecot, USER, PASSWORD)).toEqual(whole.filter((row) => !orphan.includes(row)));
-    expect(await app.stores.drafts.unfinished(new Date(Date.now() + 3_600_000), 10)).toEqual([]);
+    expect(await app.stores.drafts.pendingCopies(new Date(Date.now() + 3_600_000), 10)).toEqual([]);
+    expect(await app.services.tools.drafts.recoverUnfinished()).toBe(0);
+  });
+  it('a draft card edit cut after its new copy reached the mailbox: the sweep leaves one copy, of the recorded content', async () => {
+    const subject = 'Edited once';
+    const created = expectToolOk(
+      await call('create_draft', { inboxId, to: 'frank@example.org', subject, text: 'First words.' }),
+    );
+    const draftId = (created['draft'] as { id: string }).id;
+    const accountId = (await app.stores.accounts.findByEmail('owner@example.test'))!.id;
+    const before = await mailboxState(dovecot, USER, PASSWORD);
+    await interrupted('append', () =>
+      app.services.tools.drafts.edit(accountId, draftId, 1, {
+        to: 'frank@example.org',
+        subject,
+        text: 'Second words.',
+      }),
+    );
+    expect(await draftTexts(subject)).toEqual(['First words.', 'Second words.']); // one Message-ID, two copies
+
+    await restart(apps.length * 120_000 + 40 * 60_000);
+    expect(await app.services.tools.drafts.recoverUnfinished()).toBe(1);
+    // The edit never reached the draft's record: its content, what an approval is bound to, is the one copy left.
+    expect(await app.services.tools.drafts.get(accountId, draftId)).toMatchObject({
+      version: 1,
+      body: 'First words.',
+      status: 'draft',
+    });
+    expect(await draftTexts(subject)).toEqual(['First words.']);
+    expect(await mailboxState(dovecot, USER, PASSWORD)).toEqual(before);
     expect(await app.services.tools.drafts.recoverUnfinished()).toBe(0);
   });
 });

@@ -59,6 +59,8 @@ export class KyselyDraftStore implements DraftStore {
         status: d.status,
         created_at: d.createdAt.getTime(),
         updated_at: d.updatedAt.getTime(),
+        // A draft without its folder has its copy still to be written.
+        copy_pending_at: d.folderPath === null ? d.createdAt.getTime() : null,
       })
       .execute();
   }
@@ -76,7 +78,12 @@ export class KyselyDraftStore implements DraftStore {
   async placed(id: string, folderPath: string, providerDraftId: string | null, now: Date): Promise<void> {
     await this.db
       .updateTable('drafts')
-      .set({ folder_path: folderPath, provider_draft_id: providerDraftId, updated_at: now.getTime() })
+      .set({
+        folder_path: folderPath,
+        provider_draft_id: providerDraftId,
+        updated_at: now.getTime(),
+        copy_pending_at: null,
+      })
       .where('id', '=', id)
       .execute();
   }
@@ -115,14 +122,25 @@ export class KyselyDraftStore implements DraftStore {
       .execute();
   }
 
-  async unfinished(before: Date, limit: number): Promise<Draft[]> {
+  async beginCopy(accountId: AccountId, id: string, expectedVersion: number, now: Date): Promise<boolean> {
+    const r = await this.db
+      .updateTable('drafts')
+      .set({ copy_pending_at: now.getTime() })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('version', '=', expectedVersion)
+      .where('status', '=', 'draft')
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  }
+
+  async pendingCopies(before: Date, limit: number): Promise<Draft[]> {
     const rows = await this.db
       .selectFrom('drafts')
       .selectAll()
-      .where('folder_path', 'is', null) // drafts_unfinished_idx
-      .where('created_at', '<', before.getTime())
+      .where('copy_pending_at', '<', before.getTime()) // drafts_copy_pending_idx
       .where('status', '=', 'draft')
-      .orderBy('created_at')
+      .orderBy('copy_pending_at')
       .limit(limit)
       .execute();
     return rows.map(toDraft);

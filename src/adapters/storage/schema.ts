@@ -273,6 +273,8 @@ export interface DraftsTable {
   status: string;
   created_at: number;
   updated_at: number;
+  /** Set while the mailbox copy is being written, cleared once it is recorded (decision 0031). */
+  copy_pending_at: number | null;
 }
 
 export interface PendingSendsTable {

@@ -47,6 +47,8 @@ const THREAD_REFERENCES = 10;
 const UNFINISHED_AFTER_MS = 10 * 60_000;
 /** An unfinished draft whose mailbox cannot be reached (paused, waiting for a reconnect) is given up after this. */
 const UNFINISHED_GIVE_UP_MS = 7 * 24 * 60 * 60_000;
+/** A draft has one copy, two while an edit is written: a few more are removed in one sweep, never a loop for good. */
+const MAX_COPIES = 8;
 
 /**
  * Writes drafts into the mailbox's Drafts folder (contract §4.1, §4.4). It never sends. Every header value is
@@ -164,6 +166,14 @@ export class DraftService {
     };
     const next: Draft = { ...draft, ...content, version: draft.version + 1, updatedAt: now };
     const raw = await this.deps.composer.compose(compositionOf(next, inbox.value, now));
+    // Marked before the new copy is written and cleared when it is recorded (decision 0031): a process that dies in
+    // between leaves the mark, and `recoverUnfinished` rewrites the copy from the recorded content.
+    if (!(await this.deps.drafts.beginCopy(accountId, draft.id, expectedVersion, now))) {
+      return err({
+        code: 'draft_changed',
+        message: 'The draft changed, was sent or is gone since it was shown.',
+      });
+    }
     let session: MailSession | undefined;
     try {
       session = await this.deps.sessions.open(inbox.value);
@@ -192,36 +202,48 @@ export class DraftService {
   }
 
   /**
-   * Resolves drafts whose creation did not finish: the process died between writing the row and recording the
-   * mailbox copy, or the mailbox failed during the APPEND. A copy the mailbox holds is removed, and the draft is
-   * discarded: the agent whose call failed never received its id, and one that tries again writes a new draft —
-   * the person's Drafts folder does not fill with copies no one can send. Run in the background (decision 0031).
+   * Finishes what a process left half-done between a draft's row and its mailbox copy (decision 0031), for drafts
+   * marked as having their copy written for ten minutes:
+   * - a draft whose creation did not finish (it has no folder yet: the process died before recording the copy, or
+   *   the mailbox failed during the APPEND) — a copy the mailbox holds is removed and the draft discarded. The agent
+   *   whose call failed never received its id, and one that tries again writes a new draft: the person's Drafts
+   *   does not fill with copies no one can send;
+   * - an edit that did not finish — every copy with the draft's Message-ID is removed and one copy of the recorded
+   *   content (what approvals are bound to) written in its place.
    */
   async recoverUnfinished(): Promise<number> {
     const now = this.deps.clock.now();
-    const unfinished = await this.deps.drafts.unfinished(new Date(now.getTime() - UNFINISHED_AFTER_MS), 100);
+    const pending = await this.deps.drafts.pendingCopies(new Date(now.getTime() - UNFINISHED_AFTER_MS), 100);
     let resolved = 0;
-    for (const draft of unfinished) if (await this.resolveUnfinished(draft, now)) resolved++;
+    for (const draft of pending) if (await this.finishCopy(draft, now)) resolved++;
     return resolved;
   }
 
-  private async resolveUnfinished(draft: Draft, now: Date): Promise<boolean> {
+  private async finishCopy(draft: Draft, now: Date): Promise<boolean> {
     const inbox = await this.deps.inboxes.usable(draft.accountId, draft.inboxId);
     if (!inbox.ok) {
-      // Paused or waiting for a reconnect: tried again by later sweeps, for a week. A deleted inbox has no mailbox.
-      const gone =
-        inbox.error.code === 'inbox_not_found' ||
-        now.getTime() - draft.createdAt.getTime() > UNFINISHED_GIVE_UP_MS;
-      if (gone) await this.deps.drafts.setStatus(draft.id, 'discarded', now);
-      return gone;
+      // A deleted inbox has no mailbox. One paused or waiting for a reconnect is tried again by later sweeps, for a
+      // week; then an unfinished creation is discarded and an unfinished edit keeps the copy it has.
+      const stale = now.getTime() - draft.updatedAt.getTime() > UNFINISHED_GIVE_UP_MS;
+      if (inbox.error.code === 'inbox_not_found' || (stale && draft.folderPath === null))
+        await this.deps.drafts.setStatus(draft.id, 'discarded', now);
+      else if (stale && draft.folderPath !== null)
+        await this.deps.drafts.placed(draft.id, draft.folderPath, draft.providerDraftId, now);
+      else return false;
+      return true;
     }
     let session: MailSession | undefined;
     try {
       session = await this.deps.sessions.open(inbox.value);
-      const path = await folderPath(this.deps.folders, session, inbox.value, 'drafts');
-      const copy = path === undefined ? undefined : await session.locate(path, draft.internetMessageId);
-      if (path !== undefined && copy !== undefined) await session.deleteOwnDraft(path, copy.ref);
-      await this.deps.drafts.setStatus(draft.id, 'discarded', now);
+      const path = draft.folderPath ?? (await folderPath(this.deps.folders, session, inbox.value, 'drafts'));
+      if (path !== undefined) await removeCopies(session, path, draft.internetMessageId);
+      if (draft.folderPath === null || path === undefined) {
+        await this.deps.drafts.setStatus(draft.id, 'discarded', now);
+      } else {
+        const raw = await this.deps.composer.compose(compositionOf(draft, inbox.value, now));
+        const placed = await session.append(path, raw, ['\\Draft', '\\Seen'], now);
+        await this.deps.drafts.placed(draft.id, path, placed?.ref ?? null, now);
+      }
       return true;
     } catch (e) {
       if (e instanceof MailAuthError) await this.deps.inboxes.markNeedsReconnect(inbox.value, e.message);
@@ -261,6 +283,15 @@ export function compositionOf(draft: Draft, inbox: Inbox, date: Date) {
     references: draft.references,
     date,
   };
+}
+
+/** Removes every message in `path` with this Message-ID (a draft's copies carry its own, unique one). */
+async function removeCopies(session: MailSession, path: string, internetMessageId: string): Promise<void> {
+  for (let i = 0; i < MAX_COPIES; i++) {
+    const copy = await session.locate(path, internetMessageId);
+    if (copy === undefined) return;
+    await session.deleteOwnDraft(path, copy.ref);
+  }
 }
 
 /** The path of a canonical folder: from the synced index, else asked of the mailbox (before the first sync). */

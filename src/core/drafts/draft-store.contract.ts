@@ -72,18 +72,30 @@ export function draftStoreContract(h: () => DraftStoreHarness): void {
       });
     });
 
-    it('lists drafts whose mailbox copy was never recorded, created before a moment, oldest first', async () => {
+    it('marks a copy being written: a new draft until placed, an edit from beginCopy until placed', async () => {
+      const pendingSince = async (before: Date, ids: readonly string[]) =>
+        (await h().drafts.pendingCopies(before, 1000)).filter((d) => ids.includes(d.id)).map((d) => d.id);
       const older = await seedDraft(h(), { createdAt: t(1), updatedAt: t(1) });
       const old = await seedDraft(h(), { createdAt: t(2), updatedAt: t(2) });
       const recent = await seedDraft(h(), { createdAt: t(9), updatedAt: t(9) });
       const placed = await seedDraft(h(), { createdAt: t(1), updatedAt: t(1) });
-      await h().drafts.placed(placed.id, 'Drafts', null, t(2)); // placed without a UID is still placed
-      const sent = await seedDraft(h(), { createdAt: t(1), updatedAt: t(1) });
-      await h().drafts.setStatus(sent.id, 'discarded', t(2));
-      const ours = new Set([older.id, old.id, recent.id, placed.id, sent.id]);
-      const found = (await h().drafts.unfinished(t(5), 100)).filter((d) => ours.has(d.id));
-      expect(found).toEqual([older, old]);
-      expect((await h().drafts.unfinished(t(5), 1)).length).toBe(1);
+      await h().drafts.placed(placed.id, 'Drafts', null, t(2)); // placed without a UID is placed all the same
+      const discarded = await seedDraft(h(), { createdAt: t(1), updatedAt: t(1) });
+      await h().drafts.setStatus(discarded.id, 'discarded', t(2));
+      const written = await seedDraft(h(), { folderPath: 'Drafts', providerDraftId: '7', createdAt: t(1) });
+      const ids = [older.id, old.id, recent.id, placed.id, discarded.id, written.id];
+      expect(await pendingSince(t(5), ids)).toEqual([older.id, old.id]); // oldest first
+      expect(await h().drafts.get(older.accountId, older.id)).toEqual(older); // the mark is not part of a draft
+
+      // An edit marks its copy, for the draft's own account and version only, while it is a draft.
+      expect(await h().drafts.beginCopy(placed.accountId, placed.id, 2, t(3))).toBe(false);
+      expect(await h().drafts.beginCopy(older.accountId, placed.id, 1, t(3))).toBe(false);
+      expect(await h().drafts.beginCopy(discarded.accountId, discarded.id, 1, t(3))).toBe(false);
+      expect(await h().drafts.beginCopy(placed.accountId, placed.id, 1, t(3))).toBe(true);
+      expect(await pendingSince(t(4), ids)).toEqual([older.id, old.id, placed.id]);
+      await h().drafts.placed(placed.id, 'Drafts', '43', t(4));
+      expect(await pendingSince(t(9), ids)).toEqual([older.id, old.id]);
+      expect((await h().drafts.pendingCopies(t(5), 1)).length).toBe(1);
     });
 
     it('edits under an optimistic lock: the right version bumps it, a stale one is refused', async () => {

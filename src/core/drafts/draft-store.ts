@@ -5,7 +5,7 @@ export interface DraftStore {
   create(draft: Draft): Promise<void>;
   /** Scoped by account: a draft id of another account is not found. */
   get(accountId: AccountId, id: string): Promise<Draft | undefined>;
-  /** Records where the mailbox copy was written. */
+  /** Records where the mailbox copy was written, and that it is written (clears `beginCopy`'s mark). */
   placed(id: string, folderPath: string, providerDraftId: string | null, now: Date): Promise<void>;
   /**
    * Replaces the content when the stored version is `expectedVersion` (optimistic lock); the version goes up by
@@ -20,10 +20,12 @@ export interface DraftStore {
   ): Promise<Draft | undefined>;
   setStatus(id: string, status: Draft['status'], now: Date): Promise<void>;
   /**
-   * Drafts created before `before` whose mailbox copy was never recorded (status `draft`, no folder): their
-   * creation did not finish. Oldest first, at most `limit`.
+   * Marks the draft's mailbox copy as being rewritten, if the draft is still a draft at `expectedVersion`; false
+   * otherwise. A new draft is created marked (its folder null); `placed` clears the mark (decision 0031).
    */
-  unfinished(before: Date, limit: number): Promise<Draft[]>;
+  beginCopy(accountId: AccountId, id: string, expectedVersion: number, now: Date): Promise<boolean>;
+  /** Drafts whose copy has been marked as being written since before `before`: a process did not finish. Oldest first. */
+  pendingCopies(before: Date, limit: number): Promise<Draft[]>;
 }
 
 /**
