@@ -134,6 +134,17 @@ export class KyselyDraftStore implements DraftStore {
     return r.numUpdatedRows > 0n;
   }
 
+  async claimPendingCopy(id: string, before: Date, now: Date): Promise<boolean> {
+    const r = await this.db
+      .updateTable('drafts')
+      .set({ copy_pending_at: now.getTime() })
+      .where('id', '=', id)
+      .where('copy_pending_at', '<', before.getTime())
+      .where('status', '=', 'draft')
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  }
+
   async pendingCopies(before: Date, limit: number): Promise<Draft[]> {
     const rows = await this.db
       .selectFrom('drafts')

@@ -213,9 +213,13 @@ export class DraftService {
    */
   async recoverUnfinished(): Promise<number> {
     const now = this.deps.clock.now();
-    const pending = await this.deps.drafts.pendingCopies(new Date(now.getTime() - UNFINISHED_AFTER_MS), 100);
+    const before = new Date(now.getTime() - UNFINISHED_AFTER_MS);
     let resolved = 0;
-    for (const draft of pending) if (await this.finishCopy(draft, now)) resolved++;
+    for (const draft of await this.deps.drafts.pendingCopies(before, 100)) {
+      // A sweep on another node may have taken it: of two, only one removes and rewrites copies.
+      if (!(await this.deps.drafts.claimPendingCopy(draft.id, before, now))) continue;
+      if (await this.finishCopy(draft, now)) resolved++;
+    }
     return resolved;
   }
 

@@ -98,6 +98,18 @@ export function draftStoreContract(h: () => DraftStoreHarness): void {
       expect((await h().drafts.pendingCopies(t(5), 1)).length).toBe(1);
     });
 
+    it('of concurrent sweeps exactly one claims a draft whose copy was left half-written', async () => {
+      const d = await seedDraft(h(), { createdAt: t(1), updatedAt: t(1) });
+      const claims = await Promise.all(
+        Array.from({ length: 10 }, () => h().drafts.claimPendingCopy(d.id, t(5), t(20))),
+      );
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      // Claimed, its mark is renewed: the next sweep leaves it until it is old again.
+      expect((await h().drafts.pendingCopies(t(5), 1000)).map((x) => x.id)).not.toContain(d.id);
+      expect((await h().drafts.pendingCopies(t(21), 1000)).map((x) => x.id)).toContain(d.id);
+      expect(await h().drafts.claimPendingCopy(d.id, t(5), t(30))).toBe(false);
+    });
+
     it('edits under an optimistic lock: the right version bumps it, a stale one is refused', async () => {
       const d = await seedDraft(h());
       const content = { to: 'carol@example.test', subject: 'New subject', body: 'New body' };

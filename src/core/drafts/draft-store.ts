@@ -26,6 +26,11 @@ export interface DraftStore {
   beginCopy(accountId: AccountId, id: string, expectedVersion: number, now: Date): Promise<boolean>;
   /** Drafts whose copy has been marked as being written since before `before`: a process did not finish. Oldest first. */
   pendingCopies(before: Date, limit: number): Promise<Draft[]>;
+  /**
+   * Takes a draft `pendingCopies` returned for finishing its copy: renews the mark (to `now`) if it is still older
+   * than `before`. True for exactly one of concurrent callers (sweeps on several nodes).
+   */
+  claimPendingCopy(id: string, before: Date, now: Date): Promise<boolean>;
 }
 
 /**
