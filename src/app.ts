@@ -35,7 +35,7 @@ export interface App {
   readonly log: Logger;
   readonly clock: Clock;
   /**
-   * Starts background work — sync, the stranded-send sweep, WAL checkpoints in a worker thread (SQLite) — as the
+   * Starts background work — sync, the sweep for work a killed process left unfinished, WAL checkpoints in a worker thread (SQLite) — as the
    * `serve` command does; tests call it when they need it.
    */
   startBackground(): void;
@@ -112,10 +112,8 @@ export async function createApp(
         );
       });
       services.scheduler.start();
-      services.queue.every('sweep-stranded-sends', 5 * 60_000);
-      void services.queue.enqueue('sweep-stranded-sends', 'sweep-stranded-sends');
-      services.queue.every('sweep-unfinished-drafts', 5 * 60_000);
-      void services.queue.enqueue('sweep-unfinished-drafts', 'sweep-unfinished-drafts');
+      services.queue.every('sweep-unfinished', 5 * 60_000);
+      void services.queue.enqueue('sweep-unfinished', 'sweep-unfinished');
       services.queue.every('sweep-expired', 60 * 60_000);
       void services.queue.enqueue('sweep-expired', 'sweep-expired');
     },

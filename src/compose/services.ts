@@ -268,14 +268,17 @@ export function buildServices(c: {
     log,
   });
   scheduler.register();
-  // Sends left half-done by a process that died are marked unknown (never resent); see SendService.
-  queue.handle('sweep-stranded-sends', async () => {
-    await sending.recoverStranded();
-  });
-  // Drafts whose creation did not finish (the row written, the mailbox copy never recorded): removed, with their copy.
-  queue.handle('sweep-unfinished-drafts', async () => {
-    const n = await drafts.recoverUnfinished();
-    if (n > 0) log.info({ drafts: n }, 'removed drafts whose creation did not finish');
+  // What a process that died left half-done (decisions 0028, 0031): sends and unsubscribe requests cut mid-request
+  // become `unknown` (never made again on their own); a draft's mailbox copy left half-written is finished.
+  queue.handle('sweep-unfinished', async () => {
+    const sends = await sending.recoverStranded();
+    const requests = await unsubscribe.recoverStranded();
+    const copies = await drafts.recoverUnfinished();
+    if (sends + requests + copies > 0)
+      log.info(
+        { sends, unsubscribes: requests, drafts: copies },
+        'finished work a stopped process left half-done',
+      );
   });
   // Undo handles past their 7 days, removed in the background rather than by every action that writes one.
   queue.handle('sweep-expired', async () => {

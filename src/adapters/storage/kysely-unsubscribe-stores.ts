@@ -146,6 +146,18 @@ export class KyselyPendingUnsubscribeStore implements PendingUnsubscribeStore {
       .execute();
   }
 
+  async stranded(before: Date): Promise<PendingUnsubscribe[]> {
+    const rows = await this.db
+      .selectFrom('pending_unsubscribes')
+      .selectAll()
+      .where('status', '=', 'posting') // pending_unsubscribes_stranded_idx
+      .where('claimed_at', '<', before.getTime())
+      .orderBy('claimed_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toPending);
+  }
+
   async results(accountId: AccountId, inboxIds: readonly InboxId[]): Promise<UnsubscribeResult[]> {
     if (inboxIds.length === 0) return [];
     const rows = await this.db

@@ -29,6 +29,8 @@ export interface PendingUnsubscribeStore {
   waiting(accountId: AccountId, now: Date, limit: number): Promise<PendingUnsubscribe[]>;
   /** `pending` → `discarded` for this account; true for exactly one caller. */
   discard(accountId: AccountId, id: string): Promise<boolean>;
+  /** Requests claimed before `before` and never finished: left behind by a process that died mid-request. */
+  stranded(before: Date): Promise<PendingUnsubscribe[]>;
   /** The latest finished request per (inbox, sender) of these inboxes. */
   results(accountId: AccountId, inboxIds: readonly InboxId[]): Promise<UnsubscribeResult[]>;
 }

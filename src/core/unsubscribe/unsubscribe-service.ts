@@ -23,6 +23,8 @@ import type { PendingUnsubscribe, UnsubscribeResult } from './pending-unsubscrib
 import type { PostOutcome, UnsubscribePoster } from './unsubscribe-poster.ts';
 
 export const UNSUBSCRIBE_APPROVAL_TTL_MS = 24 * 3_600_000;
+/** A request still `posting` this long after its claim was cut short: the request itself times out in seconds. */
+const STRANDED_AFTER_MS = 10 * 60_000;
 export const UNSUBSCRIBE_MAX_WRONG_CODES = 5;
 
 export interface UnsubscribeServiceDeps {
@@ -242,6 +244,21 @@ export class UnsubscribeService {
   /** The person declines it in the app: its code will never make the request. */
   discard(accountId: AccountId, id: string): Promise<boolean> {
     return this.deps.pending.discard(accountId, id);
+  }
+
+  /**
+   * Marks requests left `posting` by a process that died as `unknown`: the sender may or may not have received it,
+   * and it is never made again on its own (as stranded sends; decision 0031). Run on start and periodically.
+   */
+  async recoverStranded(): Promise<number> {
+    const now = this.deps.clock.now();
+    const stranded = await this.deps.pending.stranded(new Date(now.getTime() - STRANDED_AFTER_MS));
+    for (const p of stranded)
+      await this.deps.pending.finish(p.id, 'unknown', now, {
+        httpStatus: null,
+        error: 'the process stopped during the request',
+      });
+    return stranded.length;
   }
 
   /**

@@ -105,6 +105,23 @@ export function pendingUnsubscribeStoreContract(h: () => UnsubscribeStoresHarnes
       });
     });
 
+    it('lists requests claimed before a moment and never finished, oldest first', async () => {
+      const early = await seedPending(h());
+      const later = await seedPending(h());
+      const recent = await seedPending(h());
+      const finished = await seedPending(h());
+      const waiting = await seedPending(h());
+      await h().pendingUnsubscribes.claim(later.id, t(3));
+      await h().pendingUnsubscribes.claim(early.id, t(2));
+      await h().pendingUnsubscribes.claim(recent.id, t(9));
+      await h().pendingUnsubscribes.claim(finished.id, t(1));
+      await h().pendingUnsubscribes.finish(finished.id, 'done', t(2), { httpStatus: 200, error: null });
+      const ours = new Set([early.id, later.id, recent.id, finished.id, waiting.id]);
+      const stranded = (await h().pendingUnsubscribes.stranded(t(5))).filter((p) => ours.has(p.id));
+      expect(stranded.map((p) => p.id)).toEqual([early.id, later.id]);
+      expect(stranded[0]).toMatchObject({ status: 'posting', claimedAt: t(2) });
+    });
+
     it('lists what waits for the account, newest first; discard takes a pending approval once', async () => {
       const a = await seedPending(h(), { createdAt: t(1) });
       const b = await seedPending(h(), { accountId: a.accountId, inboxId: a.inboxId, createdAt: t(2) });

@@ -15,7 +15,7 @@ import { requestedBy } from './0012-requested-by.ts';
 import { draftCards } from './0013-draft-cards.ts';
 import { listingOrder } from './0014-listing-order.ts';
 import { crashRecovery } from './0015-crash-recovery.ts';
-import { draftCopies } from './0016-draft-copies.ts';
+import { unfinishedWork } from './0016-unfinished-work.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -38,6 +38,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0013-draft-cards': draftCards(dialect),
     '0014-listing-order': listingOrder(),
     '0015-crash-recovery': crashRecovery(dialect),
-    '0016-draft-copies': draftCopies(dialect),
+    '0016-unfinished-work': unfinishedWork(dialect),
   };
 }

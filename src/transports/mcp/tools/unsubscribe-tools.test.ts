@@ -82,6 +82,29 @@ describe('unsubscribe tools on the demo inbox', () => {
     });
   });
 
+  it('a request cut short by a process that died is reported unknown ten minutes on, never made again', async () => {
+    const row = (await rows()).find((r) => r.oneClickAdvertised && r.unsubscribed === null)!;
+    const p = expectToolOk(await call('propose_unsubscribe', { inboxId, messageId: row.messageId }));
+    const id = p['pendingUnsubscribeId'] as string;
+    // Claimed eleven minutes ago by a process that died before the request finished.
+    expect(await app.stores.pendingUnsubscribes.claim(id, new Date(Date.now() - 11 * 60_000))).toBe(true);
+    expect((await rows()).find((r) => r.messageId === row.messageId)?.unsubscribed).toBeNull();
+
+    expect(await app.services.tools.unsubscribe.recoverStranded()).toBe(1);
+    expect((await rows()).find((r) => r.messageId === row.messageId)?.unsubscribed).toMatchObject({
+      result: 'unknown',
+    });
+    expectToolError(
+      await call('confirm_unsubscribe', {
+        pendingUnsubscribeId: id,
+        approvalCode: p['approvalCode'],
+        humanApprovedInChat: true,
+      }),
+      'approval_used',
+    );
+    expect(await app.services.tools.unsubscribe.recoverStranded()).toBe(0);
+  });
+
   it('a person who requires in-app confirmation cannot be unsubscribed by chat approval', async () => {
     const row = (await rows()).find((r) => r.oneClickAdvertised && r.unsubscribed === null)!;
     expectToolOk(
