@@ -41,11 +41,11 @@ export interface DraftServiceDeps {
 
 const THREAD_REFERENCES = 10;
 /**
- * A draft row still without its mailbox copy this long after it was written is a creation that did not finish: an
+ * A draft whose mailbox copy has been marked as being written for this long is one a process did not finish: an
  * APPEND of a text draft takes well under a second, and an unanswered one ends with the connection's timeout.
  */
 const UNFINISHED_AFTER_MS = 10 * 60_000;
-/** An unfinished draft whose mailbox cannot be reached (paused, waiting for a reconnect) is given up after this. */
+/** A half-written copy whose mailbox cannot be reached (paused, waiting for a reconnect) is given up after this. */
 const UNFINISHED_GIVE_UP_MS = 7 * 24 * 60 * 60_000;
 /** A draft has one copy, two while an edit is written: a few more are removed in one sweep, never a loop for good. */
 const MAX_COPIES = 8;
