@@ -145,6 +145,27 @@ export class KyselyDraftStore implements DraftStore {
     return r.numUpdatedRows > 0n;
   }
 
+  async placedByClaim(
+    id: string,
+    claimedAt: Date,
+    folderPath: string,
+    providerDraftId: string | null,
+    now: Date,
+  ): Promise<boolean> {
+    const r = await this.db
+      .updateTable('drafts')
+      .set({
+        folder_path: folderPath,
+        provider_draft_id: providerDraftId,
+        updated_at: now.getTime(),
+        copy_pending_at: null,
+      })
+      .where('id', '=', id)
+      .where('copy_pending_at', '=', claimedAt.getTime())
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  }
+
   async pendingCopies(before: Date, limit: number): Promise<Draft[]> {
     const rows = await this.db
       .selectFrom('drafts')

@@ -246,7 +246,9 @@ export class DraftService {
       } else {
         const raw = await this.deps.composer.compose(compositionOf(draft, inbox.value, now));
         const placed = await session.append(path, raw, ['\\Draft', '\\Seen'], now);
-        await this.deps.drafts.placed(draft.id, path, placed?.ref ?? null, now);
+        // The person may have started another edit since the claim: then its copy is the one that counts.
+        const kept = await this.deps.drafts.placedByClaim(draft.id, now, path, placed?.ref ?? null, now);
+        if (!kept && placed !== undefined) await session.deleteOwnDraft(path, placed.ref);
       }
       return true;
     } catch (e) {

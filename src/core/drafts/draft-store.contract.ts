@@ -108,6 +108,19 @@ export function draftStoreContract(h: () => DraftStoreHarness): void {
       expect((await h().drafts.pendingCopies(t(5), 1000)).map((x) => x.id)).not.toContain(d.id);
       expect((await h().drafts.pendingCopies(t(21), 1000)).map((x) => x.id)).toContain(d.id);
       expect(await h().drafts.claimPendingCopy(d.id, t(5), t(30))).toBe(false);
+      // The claimer records the copy only if no edit marked it since its claim.
+      expect(await h().drafts.beginCopy(d.accountId, d.id, 1, t(25))).toBe(true);
+      expect(await h().drafts.placedByClaim(d.id, t(20), 'Drafts', '9', t(26))).toBe(false);
+      expect((await h().drafts.get(d.accountId, d.id))?.folderPath).toBeNull();
+      await h().drafts.placed(d.id, 'Drafts', '10', t(27));
+      const e = await seedDraft(h(), { createdAt: t(1), updatedAt: t(1) });
+      expect(await h().drafts.claimPendingCopy(e.id, t(5), t(20))).toBe(true);
+      expect(await h().drafts.placedByClaim(e.id, t(20), 'Drafts', '11', t(21))).toBe(true);
+      expect(await h().drafts.get(e.accountId, e.id)).toMatchObject({
+        folderPath: 'Drafts',
+        providerDraftId: '11',
+      });
+      expect((await h().drafts.pendingCopies(t(60), 1000)).map((x) => x.id)).not.toContain(e.id);
     });
 
     it('edits under an optimistic lock: the right version bumps it, a stale one is refused', async () => {

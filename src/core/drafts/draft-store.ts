@@ -31,6 +31,17 @@ export interface DraftStore {
    * than `before`. True for exactly one of concurrent callers (sweeps on several nodes).
    */
   claimPendingCopy(id: string, before: Date, now: Date): Promise<boolean>;
+  /**
+   * `placed` for the sweep that claimed the draft at `claimedAt`: only if no edit has marked the copy since (an edit
+   * the person started meanwhile writes the copy that counts). True when recorded.
+   */
+  placedByClaim(
+    id: string,
+    claimedAt: Date,
+    folderPath: string,
+    providerDraftId: string | null,
+    now: Date,
+  ): Promise<boolean>;
 }
 
 /**
