@@ -215,10 +215,10 @@ describe('crash trial regressions: a change interrupted after it reached the mai
     // Used now: a second undo of the same handle is refused.
     expectToolError(await call('undo_action', { undoId }), 'undo_unavailable');
   });
-  // Read from the code, not found by a trial (a kill must land in the half-millisecond between the server's answer
-  // and the row's insert; 90 trials of the old code, half of them killed as the copy arrived, never did). The
-  // crash trials' `draft` kind now kills during create_draft too.
-  it('create_draft cut after its APPEND reached the mailbox: the sweep removes the copy nothing recorded', async () => {
+  // Found by the draft trials (CRASH_SEED=904, draft trials only, against the code before decision 0031): killed
+  // the moment Dovecot answered the APPEND, trials 1, 4, 6, 7 and 12 left a copy in Drafts no draft recorded, and
+  // trials 5, 8 and 13 (the card's edit) left two copies of one draft.
+  it('crash trial 1 (draft: create_draft killed as Dovecot answered its APPEND): the sweep removes the copy nothing recorded', async () => {
     const before = await mailboxState(dovecot, USER, PASSWORD);
     await interrupted('append', () =>
       call('create_draft', { inboxId, to: 'frank@example.org', subject: 'Cut short', text: 'Written once.' }),
@@ -245,7 +245,7 @@ describe('crash trial regressions: a change interrupted after it reached the mai
     expect(await app.stores.drafts.pendingCopies(new Date(Date.now() + 3_600_000), 10)).toEqual([]);
     expect(await app.services.tools.drafts.recoverUnfinished()).toBe(0);
   });
-  it('a draft card edit cut after its new copy reached the mailbox: the sweep leaves one copy, of the recorded content', async () => {
+  it('crash trial 5 (draft: a card edit killed as Dovecot answered its APPEND): the sweep leaves one copy, of the recorded content', async () => {
     const subject = 'Edited once';
     const created = expectToolOk(
       await call('create_draft', { inboxId, to: 'frank@example.org', subject, text: 'First words.' }),

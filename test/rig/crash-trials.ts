@@ -11,6 +11,7 @@ import { resolveEncryptionKey } from '../../src/config/encryption-key.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
 import type { Dovecot, SmtpSink } from './index.ts';
 import { appendViaImap } from './append-via-imap.ts';
+import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import { startMailServers } from './mail-servers.ts';
 import { createPrng, type Prng } from './prng.ts';
 import { connectImapInbox, imapClient, mailboxState } from '../support/imap-inbox.ts';
@@ -55,6 +56,8 @@ const bare = (id: string | null | undefined) => (id ?? '?').replace(/^<|>$/g, ''
 
 interface Rig {
   readonly dovecot: Dovecot;
+  /** Between the service and Dovecot: passes bytes through, or holds back an answer a trial waits for. */
+  readonly imapTap: FaultProxy;
   readonly sink: SmtpSink;
   readonly dataDir: string;
   readonly apiKey: string;
@@ -123,6 +126,7 @@ export async function runCrashTrials(o: {
       }
     }
   } finally {
+    await rig.imapTap.close();
     await rig.sink.stop();
     await rig.dovecot.stop();
   }
@@ -143,11 +147,12 @@ async function prepare(families: number): Promise<Rig> {
     dataDir,
     database: { kind: 'sqlite', path: join(dataDir, 'inbox-triage.db') },
   });
+  const imapTap = await startFaultProxy({ host: '127.0.0.1', port: dovecot.port });
   const app = await createApp(config, { encryptionKey }, { log: silentLogger });
   try {
     const agent = await agentOn(app);
     const inboxId = await connectImapInbox(app, agent.call, {
-      dovecot,
+      dovecot: { ...dovecot, port: imapTap.port },
       user: USER,
       password: PASSWORD,
       smtpPort: sink.port,
@@ -158,6 +163,7 @@ async function prepare(families: number): Promise<Rig> {
     for (let i = 0; i < families; i++) signIns.push(await signIn(agent.web));
     return {
       dovecot,
+      imapTap,
       sink,
       dataDir,
       apiKey: agent.key,
@@ -214,6 +220,7 @@ async function crashDuring<T>(
     after: (svc: ServiceProcess, prepared: T, answered: boolean) => Promise<void>;
   },
 ): Promise<{ finishedMs: number | undefined }> {
+  rig.imapTap.clear();
   const first = await startService(rig.env);
   let prepared: T;
   try {
@@ -294,49 +301,87 @@ const TRIALS: Record<TrialKind, Trial> = {
     });
   },
 
-  // A draft being written when the process dies — at a random moment, or (every other trial) a moment after its
-  // copy is seen arriving in the Drafts folder, watched from outside as the migration trials watch the schema. After
-  // the restart and the background sweep for drafts whose creation did not finish (run as if ten minutes had
-  // passed), every copy in Drafts is a draft the service records, and a create_draft that answered kept its draft.
+  // A draft's mailbox copy being written when the process dies: a `create_draft`, or the draft card saving an edit
+  // (`update_draft_from_card` with the card's code) — killed at a random moment, or the moment Dovecot answers the
+  // APPEND (the answer held back at the tap: the copy is stored, the service never learns it). After the restart and
+  // the background sweep for unfinished work (run as if ten minutes had passed): every copy in Drafts is a draft the
+  // service records, one copy per draft, holding the recorded text; a call that answered kept what it wrote.
   async draft(rig, rng, trial, killAfterMs) {
     const subject = `Draft trial ${String(trial)}`;
-    const onArrival = trial % 2 === 0;
+    const edit = rng.chance(0.5);
+    const onAnswer = rng.chance(0.5);
+    const [first, second] = ['First words.', 'Second words.'];
     return crashDuring(rig, killAfterMs, {
-      before: async () => (onArrival ? await draftsWatcher(rig) : undefined),
-      operation: (svc) =>
-        okCall(svc, rig, 'create_draft', {
-          inboxId: rig.inboxId,
-          to: 'frank@example.org',
-          subject,
-          text: 'Written once.',
-        }),
-      killWhen: onArrival
-        ? async (watch) => {
-            await watch?.arrived();
-            await sleep(rng.int(3));
-          }
-        : undefined,
-      async after(_svc, watch, answered) {
-        await watch?.close();
+      async before(svc) {
+        let code: string | undefined;
+        if (edit) {
+          const created = await okCall(svc, rig, 'create_draft', {
+            inboxId: rig.inboxId,
+            to: 'frank@example.org',
+            subject,
+            text: first,
+          });
+          const draftId = (created['draft'] as { id: string }).id;
+          const shown = await httpToolCaller(svc.baseUrl, rig.apiKey)('show_draft', {
+            inboxId: rig.inboxId,
+            draftId,
+          });
+          code = (shown.meta?.['inbox-triage/card'] as { code?: string } | undefined)?.code;
+          if (code === undefined) throw new TrialProblem('show_draft gave the card no code');
+        }
+        return { code };
+      },
+      operation: (svc, { code }) =>
+        code === undefined
+          ? okCall(svc, rig, 'create_draft', {
+              inboxId: rig.inboxId,
+              to: 'frank@example.org',
+              subject,
+              text: first,
+            })
+          : okCall(svc, rig, 'update_draft_from_card', {
+              nonce: code,
+              to: 'frank@example.org',
+              subject,
+              body: second,
+            }),
+      killWhen: onAnswer ? () => rig.imapTap.holdWhen('down', / OK \[APPENDUID /) : undefined,
+      async after(_svc, _prepared, answered) {
+        rig.imapTap.clear(); // a tap the operation never met would hold the sweep's own APPEND
         await sweepUnfinishedDrafts(rig);
         const copies = await draftCopies(rig, subject);
         const rows = readDb(rig, (db) =>
           db
             .prepare(
-              "select internet_message_id, folder_path from drafts where subject = ? and status = 'draft'",
+              "select internet_message_id, folder_path, body from drafts where subject = ? and status = 'draft'",
             )
             .all(subject),
-        ) as { internet_message_id: string; folder_path: string | null }[];
-        const recorded = rows.map((r) => bare(r.internet_message_id));
+        ) as { internet_message_id: string; folder_path: string | null; body: string }[];
+        const what = edit ? 'the edit' : 'create_draft';
         check(
           rows.every((r) => r.folder_path !== null),
-          'a draft whose creation did not finish was left after the sweep',
+          `a draft whose copy was left half-written is still unfinished after the sweep (${what})`,
         );
         check(
-          sameList(copies, recorded),
-          `Drafts holds [${copies.join(', ')}] but the service records [${recorded.join(', ')}]`,
+          sameList(
+            copies.map((c) => c.messageId),
+            rows.map((r) => bare(r.internet_message_id)),
+          ),
+          `Drafts holds [${copies.map((c) => c.messageId).join(', ')}] but the service records [${rows.map((r) => bare(r.internet_message_id)).join(', ')}] (${what})`,
         );
-        if (answered) check(recorded.length === 1, 'create_draft answered, but its draft is gone');
+        for (const r of rows) {
+          const text = copies.find((c) => c.messageId === bare(r.internet_message_id))?.text;
+          check(
+            text === r.body,
+            `the copy in Drafts says "${String(text)}", the draft "${r.body}" (${what})`,
+          );
+        }
+        if (answered)
+          check(
+            rows.length === 1 && rows[0]?.body === (edit ? second : first),
+            `${what} answered, but its draft is not what it wrote`,
+          );
+        if (edit) check(rows.length === 1, 'the edited draft is gone');
       },
     });
   },
@@ -555,42 +600,22 @@ async function sweepUnfinishedDrafts(rig: Rig): Promise<void> {
   }
 }
 
-/** An IMAP connection that tells when the Drafts folder holds one more message than when it was opened. */
-async function draftsWatcher(
-  rig: Rig,
-): Promise<{ arrived: () => Promise<void>; close: () => Promise<void> }> {
-  const c = await imapClient(rig.dovecot, USER, PASSWORD);
-  const path = (await c.list()).find((b) => b.specialUse === '\\Drafts' || b.path === 'Drafts')?.path;
-  if (path === undefined) throw new TrialProblem('the mailbox has no Drafts folder');
-  const count = async () => {
-    const s = await c.status(path, { messages: true });
-    return s === false ? 0 : (s.messages ?? 0);
-  };
-  const base = await count();
-  let open = true;
-  return {
-    async arrived() {
-      while (open && (await count()) <= base);
-    },
-    async close() {
-      open = false;
-      await c.logout().catch(() => undefined);
-    },
-  };
-}
-
-/** The Message-IDs of the messages with this subject in the mailbox's Drafts folder. */
-async function draftCopies(rig: Rig, subject: string): Promise<string[]> {
+/** The messages with this subject in the mailbox's Drafts folder: Message-ID and text. */
+async function draftCopies(rig: Rig, subject: string): Promise<{ messageId: string; text: string }[]> {
   const c = await imapClient(rig.dovecot, USER, PASSWORD);
   try {
     const drafts = (await c.list()).find((b) => b.specialUse === '\\Drafts' || b.path === 'Drafts');
     if (drafts === undefined) throw new TrialProblem('the mailbox has no Drafts folder');
     const lock = await c.getMailboxLock(drafts.path);
     try {
-      const out: string[] = [];
+      const out: { messageId: string; text: string }[] = [];
       if (c.mailbox === false || c.mailbox.exists === 0) return out;
-      for await (const m of c.fetch('1:*', { envelope: true }))
-        if (m.envelope?.subject === subject) out.push(bare(m.envelope.messageId));
+      for await (const m of c.fetch('1:*', { envelope: true, source: true }))
+        if (m.envelope?.subject === subject)
+          out.push({
+            messageId: bare(m.envelope.messageId),
+            text: /\r\n\r\n([\s\S]*)$/.exec(m.source?.toString('utf8') ?? '')?.[1]?.trim() ?? '',
+          });
       return out;
     } finally {
       lock.release();

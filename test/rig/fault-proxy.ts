@@ -39,6 +39,12 @@ export interface FaultProxy {
   inject(fault: Fault, opts?: { future?: boolean }): void;
   /** While on, new connections are accepted and closed at once (a server that is down); open ones are dropped. */
   refuse(on: boolean): void;
+  /**
+   * Holds back, on its connection, the next bytes flowing in `direction` that match `pattern` (and all after them)
+   * and resolves once they arrived: the service never sees them until `clear()`. For killing a process at the moment
+   * the server answered — the server has done the work, the service has not learnt it.
+   */
+  holdWhen(direction: Direction, pattern: RegExp): Promise<void>;
   /** Back to passing bytes through, for open and new connections. */
   clear(): void;
   close(): Promise<void>;
@@ -55,6 +61,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
   const attemptTimes: number[] = [];
   let refusing = false;
   let standing: Fault | undefined;
+  const taps: { direction: Direction; pattern: RegExp; seen: () => void }[] = [];
 
   const cut = (p: Pair) => {
     if (p.closed) return;
@@ -147,6 +154,11 @@ export async function startFaultProxy(target: { host: string; port: number }): P
     client.setNoDelay(true);
     upstream.setNoDelay(true);
     const onData = (direction: Direction) => (data: Buffer) => {
+      const tap = taps.findIndex((t) => t.direction === direction && t.pattern.test(data.toString('latin1')));
+      if (tap >= 0) {
+        p.held = true; // these bytes wait in the queue, with everything after them
+        taps.splice(tap, 1)[0]?.seen();
+      }
       p.queue.push({ direction, data });
       void pump(p);
     };
@@ -188,8 +200,12 @@ export async function startFaultProxy(target: { host: string; port: number }): P
       refusing = on;
       if (on) for (const p of [...pairs]) cut(p);
     },
+    holdWhen(direction, pattern) {
+      return new Promise<void>((seen) => taps.push({ direction, pattern, seen }));
+    },
     clear() {
       standing = undefined;
+      taps.length = 0;
       refusing = false;
       for (const p of pairs) {
         p.budget = { up: Infinity, down: Infinity };
