@@ -44,6 +44,26 @@ describe('the fault proxy', () => {
     expect(proxy.attempts).toBe(before + 1);
   });
 
+  it('holds back the answer a tap waits for, and everything after it, until cleared', async () => {
+    const s = connect(proxy.port, '127.0.0.1');
+    let text = '';
+    s.on('data', (d: Buffer) => (text += d.toString()));
+    await new Promise((r) => s.once('connect', r));
+    const seen = proxy.holdWhen('down', /OK \[DONE\]/);
+    s.write('first ');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(text).toBe('first '); // not matching: passed through
+    s.write('A1 OK [DONE] ');
+    await seen;
+    s.write('later');
+    await new Promise((r) => setTimeout(r, 150));
+    expect(text).toBe('first '); // the matching answer and what follows wait
+    proxy.clear();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(text).toBe('first A1 OK [DONE] later');
+    s.destroy();
+  });
+
   it('cuts a connection after exactly the bytes it names, mid-stream', async () => {
     proxy.inject({ kind: 'drop-after', direction: 'down', bytes: 7 }, { future: true });
     const r = await collect(proxy.port, ['0123456789']);
