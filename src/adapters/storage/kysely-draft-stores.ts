@@ -33,6 +33,14 @@ const toDraft = (r: Selectable<DraftsTable>): Draft => ({
   updatedAt: toDate(r.updated_at),
 });
 
+/** Where a draft's mailbox copy is, recorded: the copy is no longer being written. */
+const placement = (folderPath: string, providerDraftId: string | null, now: Date) => ({
+  folder_path: folderPath,
+  provider_draft_id: providerDraftId,
+  updated_at: now.getTime(),
+  copy_pending_at: null,
+});
+
 export class KyselyDraftStore implements DraftStore {
   private readonly db: Db['kysely'];
   constructor(db: Db) {
@@ -78,12 +86,7 @@ export class KyselyDraftStore implements DraftStore {
   async placed(id: string, folderPath: string, providerDraftId: string | null, now: Date): Promise<void> {
     await this.db
       .updateTable('drafts')
-      .set({
-        folder_path: folderPath,
-        provider_draft_id: providerDraftId,
-        updated_at: now.getTime(),
-        copy_pending_at: null,
-      })
+      .set(placement(folderPath, providerDraftId, now))
       .where('id', '=', id)
       .execute();
   }
@@ -154,12 +157,7 @@ export class KyselyDraftStore implements DraftStore {
   ): Promise<boolean> {
     const r = await this.db
       .updateTable('drafts')
-      .set({
-        folder_path: folderPath,
-        provider_draft_id: providerDraftId,
-        updated_at: now.getTime(),
-        copy_pending_at: null,
-      })
+      .set(placement(folderPath, providerDraftId, now))
       .where('id', '=', id)
       .where('copy_pending_at', '=', claimedAt.getTime())
       .executeTakeFirst();
