@@ -116,9 +116,10 @@ export class PgBossQueue implements JobQueue {
   }
 
   /**
-   * A periodic kind: every node's timer asks, and one job per interval slot is created across the cluster. The
-   * triggers have a queue of their own (`<kind>.every`, policy standard, throttled by `singletonSeconds`), so the
-   * kind's own queue keeps its stately policy for direct asks; their worker runs the kind's handler.
+   * A periodic kind: every node's timer asks, and one trigger per interval slot is created across the cluster. The
+   * triggers have a queue of their own (`<kind>.every`, policy standard, throttled by `singletonSeconds`); their
+   * worker asks for the kind's own job, so every run of the kind goes through its stately queue — never two at once,
+   * across nodes, whether a timer or a direct ask started it.
    */
   private async tick(kind: string, ms: number): Promise<void> {
     const trigger = `${kind}.every`;
@@ -128,10 +129,8 @@ export class PgBossQueue implements JobQueue {
       expireInSeconds: 3600,
       notify: true,
     });
-    await this.boss.work<{ key: string }>(
-      trigger,
-      { localConcurrency: 1, pollingIntervalSeconds: 1 },
-      ([job]) => this.run(kind, job?.data.key),
+    await this.boss.work<{ key: string }>(trigger, { localConcurrency: 1, pollingIntervalSeconds: 1 }, () =>
+      this.enqueue(kind, kind),
     );
     const t = setInterval(() => {
       this.boss

@@ -137,6 +137,33 @@ export function jobQueueContract(h: () => JobQueueHarness): void {
       await until(() => ticks > before);
     });
 
+    it('a periodic run and a direct ask of the same kind never run at once, on any node', async () => {
+      const kind = fresh('tick-once');
+      const g = gate();
+      const nodes: JobQueue[] = [];
+      for (let i = 0; i < (h().shared ? 2 : 1); i++)
+        nodes.push(
+          await node((x) => {
+            x.handle(kind, g.handler);
+            x.every(kind, 500);
+          }),
+        );
+      await until(() => g.runs.length === 1); // a tick's run, held open
+      for (const q of nodes) await q.enqueue(kind, kind); // asked for directly meanwhile
+      await pause(2000); // and more ticks come due
+      expect(g.most()).toBe(1);
+      g.release();
+      await until(() => g.runs.length >= 2); // what was asked meanwhile runs after it, once at a time
+      // Ticks keep coming: let every run through while the nodes stop.
+      const drain = setInterval(g.release, 20);
+      try {
+        for (const q of nodes) await q.stop();
+      } finally {
+        clearInterval(drain);
+      }
+      expect(g.most()).toBe(1);
+    }, 20_000);
+
     it('stop waits for the running jobs', async () => {
       const kind = fresh('drain');
       let done = false;
