@@ -35,8 +35,8 @@ export interface App {
   readonly log: Logger;
   readonly clock: Clock;
   /**
-   * Starts background work — sync, the sweep for work a killed process left unfinished, WAL checkpoints in a worker thread (SQLite) — as the
-   * `serve` command does; tests call it when they need it.
+   * Starts background work — sync, the sweep for work a killed process left unfinished, WAL checkpoints in a worker
+   * thread (SQLite) — as the `serve` command does; tests call it when they need it.
    */
   startBackground(): void;
   close(): Promise<void>;

@@ -228,22 +228,24 @@ export class DraftService {
     if (!inbox.ok) {
       // A deleted inbox has no mailbox. One paused or waiting for a reconnect is tried again by later sweeps, for a
       // week; then an unfinished creation is discarded and an unfinished edit keeps the copy it has.
-      const stale = now.getTime() - draft.updatedAt.getTime() > UNFINISHED_GIVE_UP_MS;
-      if (inbox.error.code === 'inbox_not_found' || (stale && draft.folderPath === null))
-        await this.deps.drafts.setStatus(draft.id, 'discarded', now);
-      else if (stale && draft.folderPath !== null)
-        await this.deps.drafts.placed(draft.id, draft.folderPath, draft.providerDraftId, now);
-      else return false;
+      const gone = inbox.error.code === 'inbox_not_found';
+      if (!gone && now.getTime() - draft.updatedAt.getTime() <= UNFINISHED_GIVE_UP_MS) return false;
+      if (gone || draft.folderPath === null) await this.deps.drafts.setStatus(draft.id, 'discarded', now);
+      else await this.deps.drafts.placed(draft.id, draft.folderPath, draft.providerDraftId, now);
       return true;
     }
     let session: MailSession | undefined;
     try {
       session = await this.deps.sessions.open(inbox.value);
-      const path = draft.folderPath ?? (await folderPath(this.deps.folders, session, inbox.value, 'drafts'));
-      if (path !== undefined) await removeCopies(session, path, draft.internetMessageId);
-      if (draft.folderPath === null || path === undefined) {
+      if (draft.folderPath === null) {
+        // A creation: whatever copy reached the mailbox goes with the draft.
+        const path = await folderPath(this.deps.folders, session, inbox.value, 'drafts');
+        if (path !== undefined) await removeCopies(session, path, draft.internetMessageId);
         await this.deps.drafts.setStatus(draft.id, 'discarded', now);
       } else {
+        // An edit: one copy, of the recorded content.
+        const path = draft.folderPath;
+        await removeCopies(session, path, draft.internetMessageId);
         const raw = await this.deps.composer.compose(compositionOf(draft, inbox.value, now));
         const placed = await session.append(path, raw, ['\\Draft', '\\Seen'], now);
         // The person may have started another edit since the claim: then its copy is the one that counts.
