@@ -3,7 +3,7 @@ import { ImapConnector } from '../../src/adapters/mail/imap/imap-connector.ts';
 import type { App } from '../../src/app.ts';
 import type { MailConnector, MailSession } from '../../src/core/mail/mail-ports.ts';
 import { buildMessage, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
-import { connectImapInbox, imapClient, mailboxState } from '../support/imap-inbox.ts';
+import { connectImapInbox, draftsWithSubject, mailboxState } from '../support/imap-inbox.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolError, expectToolOk, toolCaller } from '../support/tool-caller.ts';
 import { WebClient } from '../support/web-client.ts';
@@ -115,23 +115,8 @@ describe('crash trial regressions: a change interrupted after it reached the mai
   }
 
   /** The text of every message with this subject in Drafts, sorted. */
-  async function draftTexts(subject: string): Promise<string[]> {
-    const c = await imapClient(dovecot, USER, PASSWORD);
-    try {
-      const lock = await c.getMailboxLock('Drafts');
-      try {
-        const texts: string[] = [];
-        for await (const m of c.fetch('1:*', { envelope: true, source: true }))
-          if (m.envelope?.subject === subject)
-            texts.push(/\r\n\r\n([\s\S]*)$/.exec(m.source?.toString('utf8') ?? '')?.[1]?.trim() ?? '');
-        return texts.sort();
-      } finally {
-        lock.release();
-      }
-    } finally {
-      await c.logout();
-    }
-  }
+  const draftTexts = async (subject: string) =>
+    (await draftsWithSubject(dovecot, USER, PASSWORD, subject)).map((m) => m.text).sort();
 
   async function messageIds(): Promise<{ messageId: string; subject: string }[]> {
     return expectToolOk(await call('list_messages', { inboxId }))['messages'] as {

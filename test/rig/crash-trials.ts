@@ -14,7 +14,7 @@ import { appendViaImap } from './append-via-imap.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import { startMailServers } from './mail-servers.ts';
 import { createPrng, type Prng } from './prng.ts';
-import { connectImapInbox, imapClient, mailboxState } from '../support/imap-inbox.ts';
+import { connectImapInbox, draftsWithSubject, imapClient, mailboxState } from '../support/imap-inbox.ts';
 import { runService, startService, type ServiceProcess } from '../support/spawn-service.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { testConfig } from '../support/test-app.ts';
@@ -349,7 +349,10 @@ const TRIALS: Record<TrialKind, Trial> = {
       async after(_svc, _prepared, answered) {
         rig.imapTap.clear(); // a tap the operation never met would hold the sweep's own APPEND
         await sweepUnfinishedDrafts(rig);
-        const copies = await draftCopies(rig, subject);
+        const copies = (await draftsWithSubject(rig.dovecot, USER, PASSWORD, subject)).map((c) => ({
+          ...c,
+          messageId: bare(c.messageId),
+        }));
         const rows = readDb(rig, (db) =>
           db
             .prepare(
@@ -597,31 +600,6 @@ async function sweepUnfinishedDrafts(rig: Rig): Promise<void> {
     await app.services.tools.drafts.recoverUnfinished();
   } finally {
     await app.close();
-  }
-}
-
-/** The messages with this subject in the mailbox's Drafts folder: Message-ID and text. */
-async function draftCopies(rig: Rig, subject: string): Promise<{ messageId: string; text: string }[]> {
-  const c = await imapClient(rig.dovecot, USER, PASSWORD);
-  try {
-    const drafts = (await c.list()).find((b) => b.specialUse === '\\Drafts' || b.path === 'Drafts');
-    if (drafts === undefined) throw new TrialProblem('the mailbox has no Drafts folder');
-    const lock = await c.getMailboxLock(drafts.path);
-    try {
-      const out: { messageId: string; text: string }[] = [];
-      if (c.mailbox === false || c.mailbox.exists === 0) return out;
-      for await (const m of c.fetch('1:*', { envelope: true, source: true }))
-        if (m.envelope?.subject === subject)
-          out.push({
-            messageId: bare(m.envelope.messageId),
-            text: /\r\n\r\n([\s\S]*)$/.exec(m.source?.toString('utf8') ?? '')?.[1]?.trim() ?? '',
-          });
-      return out;
-    } finally {
-      lock.release();
-    }
-  } finally {
-    await c.logout();
   }
 }
 

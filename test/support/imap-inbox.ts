@@ -46,6 +46,39 @@ export async function imapClient(dovecot: Dovecot, user: string, password: strin
 }
 
 /**
+ * The messages with this subject in the Drafts folder (special-use \\Drafts, else "Drafts"), in mailbox order: the
+ * Message-ID as the envelope gives it, and the text after the header block.
+ */
+export async function draftsWithSubject(
+  dovecot: Dovecot,
+  user: string,
+  password: string,
+  subject: string,
+): Promise<{ messageId: string; text: string }[]> {
+  const c = await imapClient(dovecot, user, password);
+  try {
+    const drafts = (await c.list()).find((b) => b.specialUse === '\\Drafts' || b.path === 'Drafts');
+    if (drafts === undefined) throw new Error('the mailbox has no Drafts folder');
+    const lock = await c.getMailboxLock(drafts.path);
+    try {
+      const out: { messageId: string; text: string }[] = [];
+      if (c.mailbox === false || c.mailbox.exists === 0) return out;
+      for await (const m of c.fetch('1:*', { envelope: true, source: true }))
+        if (m.envelope?.subject === subject)
+          out.push({
+            messageId: m.envelope.messageId ?? '',
+            text: /\r\n\r\n([\s\S]*)$/.exec(m.source?.toString('utf8') ?? '')?.[1]?.trim() ?? '',
+          });
+      return out;
+    } finally {
+      lock.release();
+    }
+  } finally {
+    await c.logout();
+  }
+}
+
+/**
  * Every message in every folder as `folder | Message-ID | sorted flags`, sorted: equal listings mean equal mailboxes.
  * A fresh connection each time: a session that keeps a folder selected may not have been told of others' expunges.
  */
