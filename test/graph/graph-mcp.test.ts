@@ -140,8 +140,16 @@ describe.each(['sqlite', 'postgres'] as const)(
         'Quarterly invoice',
       ]);
       const invoice = (listed['messages'] as { subject: string; messageId: string }[]).at(-1)!;
+      const contentReads = () =>
+        graph.requests.filter((r) => r.method === 'GET' && /\/\$value$/.test(r.path));
       const full = expectToolOk(await call('get_message', { inboxId, messageId: invoice.messageId }));
       expect(JSON.stringify(full['bodyUntrusted'])).toContain('Body of Quarterly invoice.');
+      // Read again: the content kept from the first read (decision 0032), nothing more asked of Graph.
+      const reads = contentReads().length;
+      const again = expectToolOk(await call('get_message', { inboxId, messageId: invoice.messageId }));
+      expect(JSON.stringify(again['bodyUntrusted'])).toContain('Body of Quarterly invoice.');
+      expect(contentReads()).toHaveLength(reads);
+      expect(reads).toBeGreaterThan(0);
       // Categories the person made in Outlook are listed though no synced message carries them.
       await fetch(`${graph.url}/v1.0/me/outlook/masterCategories`, {
         method: 'POST',

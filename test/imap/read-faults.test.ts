@@ -15,6 +15,7 @@ describe('read tools when the IMAP server is gone', () => {
   let call: ReturnType<typeof toolCaller>;
   let inboxId: string;
   let messageId: string;
+  let unreadId: string;
   let partId: string;
   let link: string;
 
@@ -43,6 +44,7 @@ describe('read tools when the IMAP server is gone', () => {
       messageId: string;
     }[];
     messageId = listed[0]!.messageId;
+    unreadId = listed[1]!.messageId; // never read before the server goes
     const full = expectToolOk(await call('get_message', { inboxId, messageId }));
     partId = (full['attachments'] as { partId: string }[])[0]!.partId;
     link = expectToolOk(await call('get_attachment', { inboxId, messageId, partId }))['url'] as string;
@@ -54,15 +56,24 @@ describe('read tools when the IMAP server is gone', () => {
   });
 
   it('get_message, search_mailbox and load_older_messages answer provider_error; list_messages still works', async () => {
-    const read = expectToolError(await call('get_message', { inboxId, messageId }), 'provider_error');
+    const read = expectToolError(
+      await call('get_message', { inboxId, messageId: unreadId }),
+      'provider_error',
+    );
     expect(read['message']).toMatch(/^The mailbox could not be read right now: /);
     expectToolError(await call('search_mailbox', { inboxId, query: 'Message' }), 'provider_error');
     expectToolError(await call('load_older_messages', { inboxId, folder: 'inbox' }), 'provider_error');
-    expectToolError(await call('get_attachment', { inboxId, messageId, partId }), 'provider_error');
+    expectToolError(await call('get_attachment', { inboxId, messageId: unreadId, partId }), 'provider_error');
     // A download link handed out before: a clear 502, not a 500.
     const res = await app.fetch(new Request(link));
     expect(res.status).toBe(502);
     expect(await res.json()).toMatchObject({ error: 'provider_error' });
     expect(expectToolOk(await call('list_messages', { inboxId }))['messages']).toHaveLength(2);
+  });
+
+  it('a message read minutes ago is still readable: its content was kept (decision 0032)', async () => {
+    const again = expectToolOk(await call('get_message', { inboxId, messageId }));
+    expect(again['bodyUntrusted']).toContain(`Body ${String(again['subject']).replace('Message ', '')}`);
+    expect(again['attachments']).toMatchObject([{ partId, filename: 'note.txt' }]);
   });
 });

@@ -12,9 +12,10 @@ import type { Folder } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import { parseMessageId, type MessageSummary } from '../messages/message.ts';
 import type { MessageHeadline, MessageStore } from '../messages/message-store.ts';
-import { cleanText, fenceUntrusted } from '../messages/untrusted-content.ts';
+import { cleanBody, cleanText, fenceCleaned, type CleanedBody } from '../messages/untrusted-content.ts';
 import { resolveFolder } from '../sync/folder-names.ts';
 import { toSummary } from '../sync/sync-service.ts';
+import { ContentCache } from './content-cache.ts';
 
 export type ReadError = {
   readonly code:
@@ -38,6 +39,23 @@ export interface MessagePreview {
   readonly isList: boolean;
 }
 
+/** What `get_message` reads from the provider: every sender-written word cleaned (the body is fenced per answer). */
+export interface MessageContent {
+  readonly to: readonly { address: string; name: string }[];
+  readonly cc: readonly { address: string; name: string }[];
+  readonly replyTo: readonly { address: string; name: string }[];
+  readonly internetMessageId: string | null;
+  readonly inReplyTo: string | null;
+  /** Cleaned and cut, not yet fenced: each answer fences it with a nonce of its own. */
+  readonly body: CleanedBody;
+  readonly bodyFromHtml: boolean;
+  /** Filenames cleaned of control and direction characters. */
+  readonly attachments: readonly AttachmentInfo[];
+}
+
+/** How long message content read from the provider is kept, and how much of it (decision 0032). */
+export const CONTENT_CACHE = { ttlMs: 5 * 60_000, maxEntries: 500, maxWeight: 4_000_000 } as const;
+
 export interface ReadServiceDeps {
   readonly folders: FolderStore;
   readonly messages: MessageStore;
@@ -55,8 +73,10 @@ const ATTACHMENT_LINK_TTL_MS = 10 * 60_000;
 /** Reading mail: from the local index where it can, from the provider where it must. */
 export class ReadService {
   private readonly deps: ReadServiceDeps;
+  private readonly contents: ContentCache<MessageContent>;
   constructor(deps: ReadServiceDeps) {
     this.deps = deps;
+    this.contents = new ContentCache({ clock: deps.clock, ...CONTENT_CACHE });
   }
 
   async folders(inbox: Inbox): Promise<Folder[]> {
@@ -130,6 +150,42 @@ export class ReadService {
     const found = await this.locate(inbox, messageId);
     if (!found.ok) return found;
     const { message, folder } = found.value;
+    const content = await this.content(inbox, folder, message);
+    if (!content.ok) return content;
+    const c = content.value;
+    const fenced = fenceCleaned(c.body);
+    return ok({
+      ...preview(message, folderLabel(folder)),
+      to: c.to,
+      cc: c.cc,
+      replyTo: c.replyTo,
+      internetMessageId: c.internetMessageId,
+      inReplyTo: c.inReplyTo,
+      bodyUntrusted: fenced.bodyUntrusted,
+      bodyTruncated: fenced.truncated,
+      bodyFromHtml: c.bodyFromHtml,
+      attachments: c.attachments,
+      listUnsubscribe: message.listUnsubscribe,
+      listUnsubscribePost: message.listUnsubscribePost,
+    });
+  }
+
+  /**
+   * What a message holds beyond its index row, read from the provider once and then kept for a few minutes
+   * (decision 0032): a message's content never changes under its folder, UIDVALIDITY and provider ref — except a
+   * draft's, which Microsoft Graph edits in place, so drafts are always read afresh.
+   */
+  private async content(
+    inbox: Inbox,
+    folder: Folder,
+    message: MessageSummary,
+  ): Promise<Result<MessageContent, ReadError>> {
+    const key =
+      folder.canonical === 'drafts'
+        ? undefined
+        : `${folder.id}\u0000${folder.sync.uidValidity ?? ''}\u0000${message.providerRef}`;
+    const kept = key === undefined ? undefined : this.contents.get(key);
+    if (kept !== undefined) return ok(kept);
     return this.withSession(inbox, async (session) => {
       const full = await session.fetchMessage(folder.path, message.providerRef);
       if (full === undefined) {
@@ -141,16 +197,13 @@ export class ReadService {
         });
       }
       const text = full.text.trim() !== '' ? full.text : full.html === null ? '' : htmlToText(full.html);
-      const fenced = fenceUntrusted(text, this.deps.maxBodyChars);
-      return ok({
-        ...preview(message, folderLabel(folder)),
+      const c: MessageContent = {
         to: full.summary.to.map(cleanAddress),
         cc: full.cc.map(cleanAddress),
         replyTo: full.replyTo.map(cleanAddress),
         internetMessageId: full.summary.internetMessageId,
         inReplyTo: full.inReplyTo,
-        bodyUntrusted: fenced.bodyUntrusted,
-        bodyTruncated: fenced.truncated,
+        body: cleanBody(text, this.deps.maxBodyChars),
         bodyFromHtml: full.text.trim() === '' && full.html !== null,
         attachments: full.attachments.map((a) => ({
           partId: a.partId,
@@ -159,9 +212,9 @@ export class ReadService {
           size: a.size,
           inline: a.inline,
         })),
-        listUnsubscribe: message.listUnsubscribe,
-        listUnsubscribePost: message.listUnsubscribePost,
-      });
+      };
+      if (key !== undefined) this.contents.set(key, c, contentWeight(c));
+      return ok(c);
     });
   }
 
@@ -266,35 +319,33 @@ export class ReadService {
   async attachmentLink(inbox: Inbox, messageId: string, partId: string) {
     const found = await this.locate(inbox, messageId);
     if (!found.ok) return found;
-    const { message, folder } = found.value;
-    return this.withSession(inbox, async (session) => {
-      const full = await session.fetchMessage(folder.path, message.providerRef);
-      const part: AttachmentInfo | undefined = full?.attachments.find((a) => a.partId === partId);
-      if (part === undefined)
-        return err<ReadError>({
-          code: 'invalid_arguments',
-          message: 'No attachment with this part id on the message.',
-          next: 'use_part_from_message',
-        });
-      const token = newSecret('att_', 40);
-      const now = this.deps.clock.now();
-      const expiresAt = new Date(now.getTime() + ATTACHMENT_LINK_TTL_MS);
-      await this.deps.links.create({
-        idHash: sha256Hex(token),
-        purpose: 'attachment',
-        accountId: inbox.accountId,
-        inboxId: inbox.id,
-        payload: { messageId, partId },
-        createdAt: now,
-        expiresAt,
+    const content = await this.content(inbox, found.value.folder, found.value.message);
+    if (!content.ok) return content;
+    const part = content.value.attachments.find((a) => a.partId === partId);
+    if (part === undefined)
+      return err<ReadError>({
+        code: 'invalid_arguments',
+        message: 'No attachment with this part id on the message.',
+        next: 'use_part_from_message',
       });
-      return ok({
-        url: `${this.deps.baseUrl}/attachments/${token}`,
-        expiresAt: expiresAt.toISOString(),
-        filename: cleanText(part.filename),
-        contentType: part.contentType,
-        size: part.size,
-      });
+    const token = newSecret('att_', 40);
+    const now = this.deps.clock.now();
+    const expiresAt = new Date(now.getTime() + ATTACHMENT_LINK_TTL_MS);
+    await this.deps.links.create({
+      idHash: sha256Hex(token),
+      purpose: 'attachment',
+      accountId: inbox.accountId,
+      inboxId: inbox.id,
+      payload: { messageId, partId },
+      createdAt: now,
+      expiresAt,
+    });
+    return ok({
+      url: `${this.deps.baseUrl}/attachments/${token}`,
+      expiresAt: expiresAt.toISOString(),
+      filename: part.filename,
+      contentType: part.contentType,
+      size: part.size,
     });
   }
 
@@ -377,6 +428,13 @@ export class ReadService {
 
 export function folderLabel(f: Folder): string {
   return f.canonical ?? f.path;
+}
+
+/** About the characters an entry holds: its body, and a little for each address and attachment. */
+function contentWeight(c: MessageContent): number {
+  return (
+    c.body.body.length + 100 * (c.to.length + c.cc.length + c.replyTo.length + c.attachments.length) + 200
+  );
 }
 
 function cleanAddress(a: { address: string; name: string }) {
