@@ -39,7 +39,7 @@ export interface MessagePreview {
   readonly isList: boolean;
 }
 
-/** What `get_message` reads from the provider: every sender-written word cleaned (the body is fenced per answer). */
+/** What reading a message whole takes from the provider: every sender-written word cleaned (the body is fenced per answer). */
 export interface MessageContent {
   readonly to: readonly { address: string; name: string }[];
   readonly cc: readonly { address: string; name: string }[];
@@ -255,13 +255,24 @@ export class ReadService {
         scope.map((f) => f.path),
         limit,
       );
-      const results: MessagePreview[] = [];
-      for (const hit of hits.slice(0, limit)) {
+      // Hits join the index in one write, then are read back per folder: a fixed number of statements, not two
+      // per hit.
+      const found = hits.slice(0, limit).flatMap((hit) => {
         const folder = byPath.get(hit.path);
-        if (folder === undefined) continue;
-        await this.deps.messages.upsertMany([toSummary(inbox.id, folder.id, hit.summary)]);
-        const stored = await this.deps.messages.findByRef(folder.id, hit.summary.ref);
-        if (stored !== undefined) results.push(preview(stored, folderLabel(folder)));
+        return folder === undefined ? [] : [{ folder, ref: hit.summary.ref, summary: hit.summary }];
+      });
+      await this.deps.messages.upsertMany(found.map((h) => toSummary(inbox.id, h.folder.id, h.summary)));
+      const stored = new Map<string, MessageSummary>();
+      for (const folder of new Set(found.map((h) => h.folder)))
+        for (const m of await this.deps.messages.findByRefs(
+          folder.id,
+          found.filter((h) => h.folder === folder).map((h) => h.ref),
+        ))
+          stored.set(`${folder.id} ${m.providerRef}`, m);
+      const results: MessagePreview[] = [];
+      for (const h of found) {
+        const m = stored.get(`${h.folder.id} ${h.ref}`);
+        if (m !== undefined) results.push(preview(m, folderLabel(h.folder)));
       }
       return ok({ messages: results, searched: scope.map(folderLabel) });
     });
