@@ -39,7 +39,7 @@ export interface MessagePreview {
   readonly isList: boolean;
 }
 
-/** What reading a message whole takes from the provider: every sender-written word cleaned (the body is fenced per answer). */
+/** What reading a message whole takes from the provider, every sender-written word cleaned; fenced per answer. */
 export interface MessageContent {
   readonly to: readonly { address: string; name: string }[];
   readonly cc: readonly { address: string; name: string }[];
