@@ -185,6 +185,7 @@ export function buildServices(c: {
     folders: stores.folders,
     messages: stores.messages,
     sessions,
+    serial,
     clock,
     log,
     windowSize: config.syncWindow,

@@ -1,55 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ImapConnector } from '../../src/adapters/mail/imap/imap-connector.ts';
 import type { App } from '../../src/app.ts';
-import type { MailConnector, MailSession } from '../../src/core/mail/mail-ports.ts';
 import { buildMessage, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
 import { connectImapInbox, draftsWithSubject, mailboxState } from '../support/imap-inbox.ts';
+import { HoldingConnector } from '../support/holding-connector.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolError, expectToolOk, toolCaller } from '../support/tool-caller.ts';
 import { WebClient } from '../support/web-client.ts';
-
-/**
- * A real IMAP connector whose next `setFlags` or `move` makes its change at Dovecot and then never answers: the
- * process is, for the rest of the call, as good as killed between the mailbox change and anything after it.
- */
-class StallingConnector implements MailConnector {
-  stallAfter: 'setFlags' | 'move' | 'append' | undefined;
-  stalled: Promise<void> = Promise.resolve();
-  private signal: () => void = () => undefined;
-  private readonly real = new ImapConnector({ insecureHosts: ['127.0.0.1'] });
-
-  /** The next `method` call stalls after its change; resolves `stalled` when it has. */
-  arm(method: 'setFlags' | 'move' | 'append'): void {
-    this.stallAfter = method;
-    this.stalled = new Promise((resolve) => (this.signal = resolve));
-  }
-
-  async connect(...args: Parameters<MailConnector['connect']>): Promise<MailSession> {
-    const session = await this.real.connect(...args);
-    return new Proxy(session, {
-      get: (target, prop) => {
-        const value: unknown = Reflect.get(target, prop, target);
-        if (typeof value !== 'function') return value;
-        const fn = value as (...a: unknown[]) => Promise<unknown>;
-        if (prop !== this.stallAfter) return fn.bind(target);
-        return async (...a: unknown[]) => {
-          await fn.apply(target, a);
-          this.stallAfter = undefined;
-          this.signal();
-          return new Promise(() => undefined);
-        };
-      },
-    });
-  }
-
-  watch(...args: Parameters<MailConnector['watch']>): ReturnType<MailConnector['watch']> {
-    return this.real.watch(...args);
-  }
-
-  testLogin(...args: Parameters<MailConnector['testLogin']>): ReturnType<MailConnector['testLogin']> {
-    return this.real.testLogin(...args);
-  }
-}
 
 // Defects the crash trials (test/rig/crash-trials.ts, `npm run trials`) found, each kept as the case that found it.
 // The service is "killed" by a connector that stalls for good right after its change reached Dovecot; a second app
@@ -60,7 +16,7 @@ describe('crash trial regressions: a change interrupted after it reached the mai
   let dovecot: Dovecot;
   let app: App;
   const apps: App[] = [];
-  let stalling: StallingConnector;
+  let stalling: HoldingConnector;
   let key: string;
   let web: WebClient;
   let call: ReturnType<typeof toolCaller>;
@@ -83,7 +39,7 @@ describe('crash trial regressions: a change interrupted after it reached the mai
         internalDate: new Date(Date.UTC(2026, 9, i)),
       })),
     });
-    stalling = new StallingConnector();
+    stalling = new HoldingConnector();
     app = await createTestApp({ overrides: { imapConnector: stalling } });
     apps.push(app);
     ({ web, key, call } = await agentOn(app));
@@ -102,7 +58,7 @@ describe('crash trial regressions: a change interrupted after it reached the mai
    */
   async function restart(laterMs = apps.length * 120_000): Promise<void> {
     const later = laterMs;
-    stalling = new StallingConnector();
+    stalling = new HoldingConnector();
     app = await createTestApp({
       config: { dataDir: app.config.dataDir, database: app.config.database },
       overrides: { imapConnector: stalling, clock: { now: () => new Date(Date.now() + later) } },
@@ -130,9 +86,9 @@ describe('crash trial regressions: a change interrupted after it reached the mai
     method: 'setFlags' | 'move' | 'append',
     start: () => Promise<unknown>,
   ): Promise<void> {
-    stalling.arm(method);
+    const { reached } = stalling.hold(method); // never released
     void start();
-    await stalling.stalled;
+    await reached;
   }
 
   /** Undoes every change Activity lists as not finished, from the restarted service's page; how many it offered. */

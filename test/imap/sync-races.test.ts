@@ -6,6 +6,7 @@ import { generateMessages, seedMaildir, startDovecot, type Dovecot } from '../ri
 import { connectImapInbox } from '../support/imap-inbox.ts';
 import { createTestApp, NO_RATE_LIMITS } from '../support/test-app.ts';
 import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import { HoldingConnector } from '../support/holding-connector.ts';
 
 // In production a sync runs whenever IDLE reports a change, so it meets the agents' actions on the same folder:
 // a sync that read a folder's changes while an action moved a message out of it (or back in) must neither drop the
@@ -69,4 +70,72 @@ describe('sync racing an action on the same inbox (IMAP)', () => {
     });
     expect(total).toBe(30);
   });
+});
+
+// Found by the safety model on Dovecot (`npm run bench`, 2026-11-27, batch seed 1597916219; once before, on
+// 2026-11-26, unexplained): a message an agent had trashed was gone from the index while Dovecot had it in Trash. The
+// inbox's IDLE watcher had started a sync, which listed the folders between the MOVE at Dovecot and the action
+// re-pointing the message's row: it removed the row from the folder the message had left (and would have indexed the
+// copy in Trash under a new id). Here the action is held right after its MOVE while a sync runs to the end.
+describe('safety model, batch 1597916219: a sync between an action’s move and its index update', () => {
+  const USER = 'holder';
+  const PASSWORD = 'holder-imap-password';
+  let dovecot: Dovecot;
+  let app: App;
+  let connector: HoldingConnector;
+  let call: ReturnType<typeof toolCaller>;
+  let inboxId: string;
+
+  beforeAll(async () => {
+    dovecot = await startDovecot({ users: { [USER]: PASSWORD } });
+    await seedMaildir({ maildir: dovecot.maildirOf(USER), messages: generateMessages(6, { seed: 31 }) });
+    connector = new HoldingConnector();
+    app = await createTestApp({
+      config: { rateLimits: NO_RATE_LIMITS },
+      overrides: { imapConnector: connector },
+    });
+    ({ call } = await agentOn(app));
+    inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
+    expectToolOk(await call('sync_inbox', { inboxId, folders: ['inbox', 'trash'] }));
+  }, 120_000);
+
+  afterAll(async () => {
+    await app.close();
+    await dovecot.stop();
+  });
+
+  const idsIn = async (folder: string) =>
+    (
+      expectToolOk(await call('list_messages', { inboxId, folder, limit: 50 }))['messages'] as {
+        messageId: string;
+      }[]
+    ).map((m) => m.messageId);
+
+  let messageId = '';
+  let undoId = '';
+  for (const [n, action] of [
+    [1, 'trash'],
+    [2, 'undo'],
+  ] as const)
+    it(`case ${String(n)}: ${action === 'trash' ? 'trashed' : 'put back by undo'}, the message keeps its id and is indexed once`, async () => {
+      if (action === 'trash') messageId = (await idsIn('inbox'))[0]!;
+      const held = connector.hold('move');
+      const acting =
+        action === 'trash'
+          ? call('act_on_messages', { action: 'trash', items: [{ inboxId, messageId }] })
+          : call('undo_action', { undoId });
+      await held.reached; // moved at Dovecot, its row not yet re-pointed
+      const syncing = call('sync_inbox', { inboxId });
+      await new Promise((r) => setTimeout(r, 300)); // the sync lists both folders meanwhile
+      held.release();
+      const acted = expectToolOk(await acting);
+      if (action === 'trash') undoId = acted['undoId'] as string;
+      expectToolOk(await syncing);
+      const row = await app.stores.messages.get(inboxId as InboxId, messageId as MessageId);
+      expect(row?.id).toBe(messageId);
+      expectToolOk(await call('sync_inbox', { inboxId }));
+      const [inInbox, inTrash] = [await idsIn('inbox'), await idsIn('trash')];
+      expect((action === 'trash' ? inTrash : inInbox).filter((id) => id === messageId)).toHaveLength(1);
+      expect(inInbox.length + inTrash.length).toBe(6);
+    });
 });

@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.ts';
+import type { Serializer } from '../../lib/keyed-mutex.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics } from '../../lib/metrics.ts';
 import { newId } from '../../lib/random.ts';
@@ -47,6 +48,12 @@ export interface SyncServiceDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly windowSize: number;
+  /**
+   * The serializer actions and undos on an inbox run under: a sync's index writes wait for the one running, so a
+   * change the sync read half-way (the message moved at the provider, its row not yet re-pointed) is never applied
+   * over it (decision 0033).
+   */
+  readonly serial: Serializer;
   readonly onAuthFailure: (inbox: Inbox, reason: string) => Promise<void>;
   readonly onSynced: (inbox: Inbox, error: string | null) => Promise<void>;
   /** The inbox folder was re-read as a reset (its identity changed): whatever watches it should start over. */
@@ -188,6 +195,12 @@ export class SyncService {
     caught: Caught[],
   ): Promise<FolderReport> {
     const { messages, folders } = this.deps;
+    // An action moves a message at the provider and then re-points its row to the copy's folder and ref. A sync that
+    // listed the folder between the two would remove the row (the message is gone from here) or index the copy as a
+    // new message (it is new there), and the id an agent holds would stop working. Each index write of the sync
+    // waits for the action or undo running on the inbox; by then the row is re-pointed, which makes removing the old
+    // ref a no-op and indexing the copy an update of the same row.
+    const locked = <T>(work: () => Promise<T>): Promise<T> => this.deps.serial.run([inbox.id], work);
     const rule =
       folder.canonical === 'inbox' && this.deps.arrivals !== undefined
         ? await this.deps.arrivals.arrivalRule(inbox)
@@ -218,16 +231,19 @@ export class SyncService {
       windowSize: this.deps.windowSize,
       knownRefs,
       onAdded: async (batch, reset) => {
-        await clearOnReset(reset);
-        await messages.upsertMany(batch.map((m) => toSummary(inbox.id, folder.id, m)));
+        await locked(async () => {
+          await clearOnReset(reset);
+          await messages.upsertMany(batch.map((m) => toSummary(inbox.id, folder.id, m)));
+        });
         if (rule !== undefined) for (const m of batch) if (rule(m.from.address)) blocked.push(m.ref);
         added += batch.length;
       },
     });
-    await clearOnReset(changes.reset);
-    await messages.updateFlagsByRefs(folder.id, changes.flags);
-    const removed =
-      changes.removed.length === 0 ? 0 : await messages.removeByRefs(folder.id, changes.removed);
+    const removed = await locked(async () => {
+      await clearOnReset(changes.reset);
+      await messages.updateFlagsByRefs(folder.id, changes.flags);
+      return changes.removed.length === 0 ? 0 : messages.removeByRefs(folder.id, changes.removed);
+    });
     // Keep a window extended by loading older mail: never raise windowLow on an incremental sync.
     const windowLow =
       changes.reset || s.windowLow === null
