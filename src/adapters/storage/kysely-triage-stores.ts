@@ -138,6 +138,17 @@ export class KyselyLeaseStore implements LeaseStore {
   }
 
   async acquire(c: Lease, now: Date): Promise<{ acquired: boolean; lease: Lease }> {
+    // The holder of the lease that kept us out may release it before we read it back: then the lease is free and
+    // the next try takes it (found by the safety model: the read found no row and the call failed). Three leases
+    // taken and given back by others between our statements, three times over, is not worth more than "not now".
+    for (let attempt = 1; ; attempt++) {
+      const r = await this.tryAcquire(c, now);
+      if (r !== undefined || attempt === 3) return r ?? { acquired: false, lease: c };
+    }
+  }
+
+  /** One try: ours, or the holder's lease that kept us out, or undefined when that one was gone by the read. */
+  private async tryAcquire(c: Lease, now: Date): Promise<{ acquired: boolean; lease: Lease } | undefined> {
     // One statement: insert, or take over an expired lease, or extend our own. Otherwise the row is left alone.
     const written = await this.db
       .insertInto('leases')
@@ -186,8 +197,8 @@ export class KyselyLeaseStore implements LeaseStore {
       .selectFrom('leases')
       .selectAll()
       .where('inbox_id', '=', c.inboxId)
-      .executeTakeFirstOrThrow();
-    return { acquired: false, lease: toLease(row) };
+      .executeTakeFirst();
+    return row === undefined ? undefined : { acquired: false, lease: toLease(row) };
   }
 
   async extend(

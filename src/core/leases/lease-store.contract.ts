@@ -28,6 +28,32 @@ export function leaseStoreContract(
       expect(results.every((r) => r.lease.holder === winner)).toBe(true);
     });
 
+    // Found by the safety model on Dovecot (2026-11-27, after decision 0033): a heartbeat that had to re-acquire met
+    // the other agent's live lease, and that agent ended its pass before the lease could be read back — the read found
+    // no row and the tool answered internal_error.
+    it('an acquire racing the holder’s release never fails: it takes the freed lease or names the holder', async () => {
+      const failures: string[] = [];
+      for (let round = 0; round < 24; round++) {
+        const inbox = await seedInbox(h());
+        expect((await h().leases.acquire(lease(inbox, 'b'), t(0))).acquired).toBe(true);
+        const ticks = round % 8;
+        const [taken] = await Promise.all([
+          h()
+            .leases.acquire(lease(inbox, 'a', 'agent', 1), t(1))
+            .catch((e: unknown) => {
+              failures.push(`round ${String(round)}: ${e instanceof Error ? e.message : String(e)}`);
+              return undefined;
+            }),
+          (async () => {
+            for (let i = 0; i < ticks; i++) await Promise.resolve();
+            await h().leases.release(inbox, 'b', 'agent', t(1), null, `pass_${String(round)}`);
+          })(),
+        ]);
+        if (taken !== undefined && !taken.acquired) expect(taken.lease.holder).toBe('b');
+      }
+      expect(failures).toEqual([]);
+    });
+
     it('the same holder and label acquiring concurrently at different times is told acquired every time', async () => {
       const inbox = await seedInbox(h());
       const results = await Promise.all(
