@@ -10,7 +10,7 @@ import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { AttachmentContent, AttachmentInfo } from '../mail/mail-types.ts';
 import type { Folder } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
-import { parseMessageId, type MessageSummary } from '../messages/message.ts';
+import { parseMessageId, type Address, type MessageSummary } from '../messages/message.ts';
 import type { MessageHeadline, MessageStore } from '../messages/message-store.ts';
 import { cleanBody, cleanText, fenceCleaned, type CleanedBody } from '../messages/untrusted-content.ts';
 import { resolveFolder } from '../sync/folder-names.ts';
@@ -41,9 +41,9 @@ export interface MessagePreview {
 
 /** What reading a message whole takes from the provider, every sender-written word cleaned; fenced per answer. */
 export interface MessageContent {
-  readonly to: readonly { address: string; name: string }[];
-  readonly cc: readonly { address: string; name: string }[];
-  readonly replyTo: readonly { address: string; name: string }[];
+  readonly to: readonly Address[];
+  readonly cc: readonly Address[];
+  readonly replyTo: readonly Address[];
   readonly internetMessageId: string | null;
   readonly inReplyTo: string | null;
   /** Cleaned and cut, not yet fenced: each answer fences it with a nonce of its own. */
@@ -448,7 +448,7 @@ function contentWeight(c: MessageContent): number {
   );
 }
 
-function cleanAddress(a: { address: string; name: string }) {
+function cleanAddress(a: Address): Address {
   return { address: a.address, name: cleanText(a.name) };
 }
 
