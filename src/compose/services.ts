@@ -166,6 +166,7 @@ export function buildServices(c: {
     undo: stores.undo,
     clock,
     serial,
+    changes: stores.changeCounts,
   };
   const actions = new ActionService({ ...mailWork, vips });
   const undo = new UndoService(mailWork);
@@ -186,6 +187,7 @@ export function buildServices(c: {
     messages: stores.messages,
     sessions,
     serial,
+    changes: stores.changeCounts,
     clock,
     log,
     windowSize: config.syncWindow,

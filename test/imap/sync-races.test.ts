@@ -139,3 +139,90 @@ describe('safety model, batch 1597916219: a sync between an action’s move and 
       expect(inInbox.length + inTrash.length).toBe(6);
     });
 });
+
+// Found by the safety model on Dovecot (2026-11-27, batch seed 1150772712, after decision 0033): a label an agent had
+// just added was missing from the index while Dovecot had it. A sync had read the message's flags (starred, by an
+// earlier action) before the agent's change and wrote them after it, under the inbox's lock. Here the sync is held
+// right after it read the inbox folder (case 1) or a batch of new mail (case 2) while an agent changes that message.
+describe('safety model, batch 1150772712: a sync that read a message before an agent changed it', () => {
+  const USER = 'stale';
+  const PASSWORD = 'stale-imap-password';
+  let dovecot: Dovecot;
+  let app: App;
+  let connector: HoldingConnector;
+  let call: ReturnType<typeof toolCaller>;
+  let inboxId: string;
+
+  beforeAll(async () => {
+    dovecot = await startDovecot({ users: { [USER]: PASSWORD } });
+    await seedMaildir({ maildir: dovecot.maildirOf(USER), messages: generateMessages(6, { seed: 32 }) });
+    connector = new HoldingConnector();
+    app = await createTestApp({
+      config: { rateLimits: NO_RATE_LIMITS },
+      overrides: { imapConnector: connector },
+    });
+    ({ call } = await agentOn(app));
+    inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
+    expectToolOk(await call('sync_inbox', { inboxId, folders: ['inbox', 'trash'] }));
+  }, 120_000);
+
+  afterAll(async () => {
+    await app.close();
+    await dovecot.stop();
+  });
+
+  const inboxFolder = async () =>
+    (await app.stores.folders.list(inboxId as InboxId)).find((f) => f.canonical === 'inbox')!;
+  const firstInInbox = async () =>
+    (
+      expectToolOk(await call('list_messages', { inboxId, folder: 'inbox', limit: 1 }))['messages'] as {
+        messageId: string;
+      }[]
+    )[0]!.messageId;
+  const act = async (action: string, messageId: string, extra: Record<string, unknown> = {}) =>
+    expectToolOk(await call('act_on_messages', { action, items: [{ inboxId, messageId }], ...extra }));
+
+  it('case 1: flags read before an agent labels the message are not written over the label', async () => {
+    const messageId = await firstInInbox();
+    await act('star', messageId); // a flag change the next sync reads
+    const held = connector.hold('changes', { path: 'INBOX' });
+    const syncing = call('sync_inbox', { inboxId });
+    await held.reached; // the sync has read the inbox folder: the message starred, no label
+    await act('label', messageId, { labelIds: ['Later'] });
+    held.release();
+    expectToolOk(await syncing);
+    const row = await app.stores.messages.get(inboxId as InboxId, messageId as MessageId);
+    expect({ starred: row?.starred, labels: row?.labels }).toEqual({ starred: true, labels: ['Later'] });
+  });
+
+  it('case 2: a new message read before an agent moved it away is not indexed where it was', async () => {
+    // Trashed and put back, the message is new to the inbox folder (a new UID) and its row already points there.
+    const messageId = await firstInInbox();
+    const { undoId } = (await act('trash', messageId)) as { undoId: string };
+    expectToolOk(await call('undo_action', { undoId }));
+    const inbox = await inboxFolder();
+    const seen: string[] = [];
+    const held = connector.holdAdded('INBOX', async () => {
+      const { total } = await app.stores.messages.list(inboxId as InboxId, {
+        folderId: inbox.id,
+        limit: 1,
+        offset: 0,
+      });
+      seen.push(`${String(total)} rows in the inbox folder right after the sync indexed its batch`);
+    });
+    const syncing = call('sync_inbox', { inboxId });
+    await held.reached; // the sync has fetched the message as new in the inbox folder, not yet indexed it
+    await act('trash', messageId);
+    held.release();
+    expectToolOk(await syncing);
+    expect(seen).toEqual(['5 rows in the inbox folder right after the sync indexed its batch']);
+    const row = await app.stores.messages.get(inboxId as InboxId, messageId as MessageId);
+    expect(row?.folderId).not.toBe(inbox.id);
+    const { total } = await app.stores.messages.list(inboxId as InboxId, {
+      folderId: inbox.id,
+      limit: 1,
+      offset: 0,
+    });
+    expect(total).toBe(5);
+  });
+});

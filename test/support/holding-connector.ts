@@ -1,26 +1,56 @@
 import { ImapConnector } from '../../src/adapters/mail/imap/imap-connector.ts';
-import type { MailConnector, MailSession } from '../../src/core/mail/mail-ports.ts';
+import type { ChangeOptions, MailConnector, MailSession } from '../../src/core/mail/mail-ports.ts';
+import type { RemoteSummary } from '../../src/core/mail/mail-types.ts';
 
-type Held = 'setFlags' | 'move' | 'append';
+type Held = 'setFlags' | 'move' | 'append' | 'changes';
+
+interface Hold {
+  readonly method: Held | 'onAdded';
+  /** Only a call whose first argument (the folder path) is this one. */
+  readonly path: string | undefined;
+  readonly gate: Promise<void>;
+  readonly reached: () => void;
+  readonly after: () => Promise<void>;
+}
 
 /**
- * The real IMAP connector, except that the next call of one session method makes its change at the server and then
- * waits before answering: `reached` resolves once the change is made, `release()` lets the call answer. Never
- * released, the call never answers — for the rest of that call the process is as good as killed between the mailbox
- * change and anything after it.
+ * The real IMAP connector, except that the next call of one session method makes its change at the server (or, for
+ * `changes`, reads the folder) and then waits before answering: `reached` resolves once it is done, `release()` lets
+ * the call answer. Never released, the call never answers — for the rest of that call the process is as good as
+ * killed between the mailbox change and anything after it. `holdAdded` holds a sync's first batch of new messages
+ * instead, read and not yet indexed, and runs `after` once the sync has indexed it.
  */
 export class HoldingConnector implements MailConnector {
-  private held: Held | undefined;
-  private onReached: () => void = () => undefined;
-  private gate: Promise<void> = Promise.resolve();
+  private held: Hold | undefined;
   private readonly real = new ImapConnector({ insecureHosts: ['127.0.0.1'] });
 
-  hold(method: Held): { reached: Promise<void>; release: () => void } {
-    this.held = method;
+  hold(method: Held, opts: { path?: string } = {}): { reached: Promise<void>; release: () => void } {
+    return this.arm(method, opts.path, () => Promise.resolve());
+  }
+
+  holdAdded(
+    path: string,
+    after: () => Promise<void> = () => Promise.resolve(),
+  ): { reached: Promise<void>; release: () => void } {
+    return this.arm('onAdded', path, after);
+  }
+
+  private arm(method: Hold['method'], path: string | undefined, after: () => Promise<void>) {
     let release: () => void = () => undefined;
-    this.gate = new Promise((r) => (release = r));
-    const reached = new Promise<void>((r) => (this.onReached = r));
-    return { reached, release };
+    const gate = new Promise<void>((r) => (release = r));
+    let reached: () => void = () => undefined;
+    const reachedP = new Promise<void>((r) => (reached = r));
+    this.held = { method, path, gate, reached, after };
+    return { reached: reachedP, release };
+  }
+
+  /** The hold, taken if this call is the one it waits for. */
+  private take(method: string, path: unknown): Hold | undefined {
+    const h = this.held;
+    const wanted = h?.method === 'onAdded' ? 'changes' : h?.method;
+    if (h === undefined || method !== wanted || (h.path !== undefined && path !== h.path)) return undefined;
+    this.held = undefined;
+    return h;
   }
 
   async connect(...args: Parameters<MailConnector['connect']>): Promise<MailSession> {
@@ -30,14 +60,31 @@ export class HoldingConnector implements MailConnector {
         const value: unknown = Reflect.get(target, prop, target);
         if (typeof value !== 'function') return value;
         const fn = value as (...a: unknown[]) => Promise<unknown>;
-        if (prop !== this.held) return fn.bind(target);
+        const armed = this.held?.method === 'onAdded' ? 'changes' : this.held?.method;
+        if (prop !== armed) return fn.bind(target);
         return async (...a: unknown[]) => {
-          const gate = this.gate;
-          const reached = this.onReached;
-          this.held = undefined;
+          const h = this.take(prop, a[0]);
+          if (h === undefined) return fn.apply(target, a);
+          if (h.method === 'onAdded') {
+            const opts = a[2] as ChangeOptions;
+            const onAdded = opts.onAdded;
+            let first = true;
+            const wrapped: ChangeOptions = {
+              ...opts,
+              onAdded: async (batch: readonly RemoteSummary[], reset: boolean) => {
+                if (!first || onAdded === undefined) return onAdded?.(batch, reset);
+                first = false;
+                h.reached();
+                await h.gate;
+                await onAdded(batch, reset);
+                await h.after();
+              },
+            };
+            return fn.apply(target, [a[0], a[1], wrapped]);
+          }
           const result = await fn.apply(target, a);
-          reached();
-          await gate;
+          h.reached();
+          await h.gate;
           return result;
         };
       },

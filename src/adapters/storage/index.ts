@@ -35,6 +35,8 @@ import { KyselyFolderStore } from './kysely-folder-store.ts';
 import { KyselyInboxStore } from './kysely-inbox-store.ts';
 import { KyselyMessageStore } from './kysely-message-store.ts';
 import { KyselySettingsStore } from './kysely-settings-store.ts';
+import { KyselyChangeCounter } from './kysely-change-counter.ts';
+import type { ChangeCounter } from '../../core/sync/change-counter.ts';
 
 export interface Stores {
   readonly accounts: AccountStore;
@@ -58,6 +60,7 @@ export interface Stores {
   readonly pendingUnsubscribes: PendingUnsubscribeStore;
   readonly screenings: ScreeningStore;
   readonly mailingLists: MailingListIndex;
+  readonly changeCounts: ChangeCounter;
 }
 
 /** One implementation per port; the dialect only changes column types in the migrations. */
@@ -84,6 +87,7 @@ export function createStores(db: Db): Stores {
     pendingUnsubscribes: new KyselyPendingUnsubscribeStore(db),
     screenings: new KyselyScreeningStore(db),
     mailingLists: new KyselyMailingListIndex(db),
+    changeCounts: new KyselyChangeCounter(db),
   };
 }
 

@@ -239,6 +239,11 @@ export interface LeasesTable {
   expires_at: number;
 }
 
+export interface InboxChangeCountsTable {
+  inbox_id: string;
+  count: number;
+}
+
 export interface TriagePassesTable {
   id: string;
   inbox_id: string;
@@ -361,6 +366,7 @@ export interface Database {
   demo_folders: DemoFoldersTable;
   undo_records: UndoRecordsTable;
   leases: LeasesTable;
+  inbox_change_counts: InboxChangeCountsTable;
   triage_passes: TriagePassesTable;
   vips: VipsTable;
   drafts: DraftsTable;

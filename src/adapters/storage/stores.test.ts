@@ -1,4 +1,5 @@
 import { screeningStoreContract } from '../../core/screening/screening-store.contract.ts';
+import { changeCounterContract } from '../../core/sync/change-counter.contract.ts';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { accountStoreContract } from '../../core/accounts/account-store.contract.ts';
 import { inboxStoreContract } from '../../core/inboxes/inbox-store.contract.ts';
@@ -75,6 +76,7 @@ for (const { name, target } of targets) {
     pendingUnsubscribeStoreContract(() => stores);
     mailingListIndexContract(() => stores);
     screeningStoreContract(() => stores);
+    changeCounterContract(() => stores);
     auditLogContract(() => ({ accounts: stores.accounts, audit: new KyselyAuditLog(db) }));
     clientStoreContract(() => stores.oauthClients);
     requestStoreContract(() => ({ clients: stores.oauthClients, requests: stores.oauthRequests }));

@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock.ts';
 import type { Serializer } from '../../lib/keyed-mutex.ts';
+import { counted, type ChangeCounter } from '../sync/change-counter.ts';
 import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
@@ -53,9 +54,10 @@ export interface ActionServiceDeps {
   readonly vips: VipService;
   readonly undo: UndoStore;
   readonly clock: Clock;
-  /** Changes to one inbox (actions and undos) run one at a time, so two agents never move one message twice. */
   /** Actions and undos on one inbox run one at a time — across every node on PostgreSQL (decision 0024). */
   readonly serial: Serializer;
+  /** Counts each change made to a mailbox, for the syncs reading it meanwhile (decision 0034). */
+  readonly changes: ChangeCounter;
 }
 
 /** One inbox's share of an action: the inbox, its folder list (read once per act), and the messages to change. */
@@ -124,20 +126,23 @@ export class ActionService {
       const written = intent.length > 0 ? await this.saveUndo(actor, undoAction, intent) : null;
       const changed: ActOutcome['changed'][number][] = [];
       const undo: UndoEntry[] = [];
-      for (const { step, plans } of planned) {
-        for (const plan of plans) {
-          const done = await this.apply(plan, step, skipped);
-          changed.push(...done.changed);
-          undo.push(...done.undo);
-          if (done.error !== undefined) {
-            // Whatever was changed before the failure stays undoable, and the error says so.
-            const undoId = await this.settleUndo(actor, written, intent, undo);
-            return err({ ...done.error, partial: { changed, undoId } });
+      const touched = planned.flatMap(({ plans }) => plans.map((plan) => plan.inbox.id));
+      return counted(this.deps.changes, touched, async () => {
+        for (const { step, plans } of planned) {
+          for (const plan of plans) {
+            const done = await this.apply(plan, step, skipped);
+            changed.push(...done.changed);
+            undo.push(...done.undo);
+            if (done.error !== undefined) {
+              // Whatever was changed before the failure stays undoable, and the error says so.
+              const undoId = await this.settleUndo(actor, written, intent, undo);
+              return err({ ...done.error, partial: { changed, undoId } });
+            }
           }
         }
-      }
-      const undoId = await this.settleUndo(actor, written, intent, undo);
-      return ok({ changed, skipped, undoId, withoutLease, more });
+        const undoId = await this.settleUndo(actor, written, intent, undo);
+        return ok({ changed, skipped, undoId, withoutLease, more });
+      });
     });
   }
 

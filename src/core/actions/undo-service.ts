@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock.ts';
 import type { Serializer } from '../../lib/keyed-mutex.ts';
+import { counted, type ChangeCounter } from '../sync/change-counter.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
@@ -43,9 +44,10 @@ export interface UndoServiceDeps {
   readonly leases: LeaseService;
   readonly undo: UndoStore;
   readonly clock: Clock;
-  /** Shared with ActionService: changes to one inbox run one at a time. */
   /** Actions and undos on one inbox run one at a time — across every node on PostgreSQL (decision 0024). */
   readonly serial: Serializer;
+  /** Counts each change made to a mailbox, for the syncs reading it meanwhile (decision 0034). */
+  readonly changes: ChangeCounter;
 }
 
 /**
@@ -100,7 +102,9 @@ export class UndoService {
             notRestored.push({ inboxId, messageId: e.messageId, reason: 'inbox_unavailable' });
           continue;
         }
-        await this.undoInInbox(inbox.value, entries, restored, notRestored);
+        await counted(this.deps.changes, [inbox.value.id], () =>
+          this.undoInInbox(inbox.value, entries, restored, notRestored),
+        );
       }
       await this.deps.undo.consume(principal.accountId, undoId, this.deps.clock.now());
       return ok({ action: record.action, restored, notRestored });

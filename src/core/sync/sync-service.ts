@@ -12,6 +12,7 @@ import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageId, MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import { cleanText } from '../messages/untrusted-content.ts';
+import type { ChangeCounter } from './change-counter.ts';
 import { resolveFolders } from './folder-names.ts';
 
 export interface FolderReport {
@@ -54,6 +55,11 @@ export interface SyncServiceDeps {
    * over it (decision 0033).
    */
   readonly serial: Serializer;
+  /**
+   * How many changes actions and undos have made to an inbox's mailbox: what a sync read before one is checked
+   * again at the provider before it is written (decision 0034).
+   */
+  readonly changes: ChangeCounter;
   readonly onAuthFailure: (inbox: Inbox, reason: string) => Promise<void>;
   readonly onSynced: (inbox: Inbox, error: string | null) => Promise<void>;
   /** The inbox folder was re-read as a reset (its identity changed): whatever watches it should start over. */
@@ -199,8 +205,15 @@ export class SyncService {
     // listed the folder between the two would remove the row (the message is gone from here) or index the copy as a
     // new message (it is new there), and the id an agent holds would stop working. Each index write of the sync
     // waits for the action or undo running on the inbox; by then the row is re-pointed, which makes removing the old
-    // ref a no-op and indexing the copy an update of the same row.
+    // ref a no-op and indexing the copy an update of the same row (decision 0033).
     const locked = <T>(work: () => Promise<T>): Promise<T> => this.deps.serial.run([inbox.id], work);
+    // What the sync read before an action changed the mailbox is stale once the action is done: written as read, it
+    // would undo in the index what the action just did (a label it added, a message it moved away). The count of
+    // changes, read before the folder and again under the lock, tells (decision 0034).
+    const before = await this.deps.changes.read(inbox.id);
+    let stale = false;
+    const changedSince = async (): Promise<boolean> =>
+      (stale ||= (await this.deps.changes.read(inbox.id)) !== before);
     const rule =
       folder.canonical === 'inbox' && this.deps.arrivals !== undefined
         ? await this.deps.arrivals.arrivalRule(inbox)
@@ -226,23 +239,44 @@ export class SyncService {
       if (knownRefs.length > 0) await messages.removeByRefs(folder.id, knownRefs);
     };
     let added = 0;
+    const index = async (batch: readonly RemoteSummary[]) => {
+      await messages.upsertMany(batch.map((m) => toSummary(inbox.id, folder.id, m)));
+      if (rule !== undefined) for (const m of batch) if (rule(m.from.address)) blocked.push(m.ref);
+      added += batch.length;
+    };
+    // New messages read after a change are kept until the provider has been asked again, at the end.
+    const held: RemoteSummary[] = [];
     // New messages are indexed batch by batch as the provider delivers them, never all held at once.
     const changes = await session.changes(folder.path, cursor, {
       windowSize: this.deps.windowSize,
       knownRefs,
-      onAdded: async (batch, reset) => {
-        await locked(async () => {
+      onAdded: (batch, reset) =>
+        locked(async () => {
           await clearOnReset(reset);
-          await messages.upsertMany(batch.map((m) => toSummary(inbox.id, folder.id, m)));
-        });
-        if (rule !== undefined) for (const m of batch) if (rule(m.from.address)) blocked.push(m.ref);
-        added += batch.length;
-      },
+          if (await changedSince()) held.push(...batch);
+          else await index(batch);
+        }),
     });
     const removed = await locked(async () => {
       await clearOnReset(changes.reset);
-      await messages.updateFlagsByRefs(folder.id, changes.flags);
-      return changes.removed.length === 0 ? 0 : messages.removeByRefs(folder.id, changes.removed);
+      let { flags, removed: gone } = changes;
+      if (await changedSince()) {
+        // Ask the provider again for everything the sync would write: under the lock no action can change it
+        // meanwhile. Present: written as it is now; absent: it left the folder (an action's row went with it).
+        const read = [...new Set([...flags.map((f) => f.ref), ...gone])];
+        const refs = [...new Set([...held.map((m) => m.ref), ...read])];
+        const now = new Map((await session.flagsOf(folder.path, refs)).map((f) => [f.ref, f]));
+        await index(
+          held.flatMap((m) => {
+            const f = now.get(m.ref);
+            return f === undefined ? [] : [{ ...m, unread: f.unread, starred: f.starred, labels: f.labels }];
+          }),
+        );
+        flags = read.flatMap((ref) => now.get(ref) ?? []);
+        gone = read.filter((ref) => !now.has(ref));
+      }
+      await messages.updateFlagsByRefs(folder.id, flags);
+      return gone.length === 0 ? 0 : messages.removeByRefs(folder.id, gone);
     });
     // Keep a window extended by loading older mail: never raise windowLow on an incremental sync.
     const windowLow =

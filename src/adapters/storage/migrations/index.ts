@@ -16,6 +16,7 @@ import { draftCards } from './0013-draft-cards.ts';
 import { listingOrder } from './0014-listing-order.ts';
 import { crashRecovery } from './0015-crash-recovery.ts';
 import { unfinishedWork } from './0016-unfinished-work.ts';
+import { changeCounts } from './0017-change-counts.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -39,5 +40,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0014-listing-order': listingOrder(),
     '0015-crash-recovery': crashRecovery(dialect),
     '0016-unfinished-work': unfinishedWork(dialect),
+    '0017-change-counts': changeCounts(dialect),
   };
 }
