@@ -31,7 +31,7 @@ export function leaseStoreContract(
     // Found by the safety model on Dovecot (2026-11-27, after decision 0033): a heartbeat that had to re-acquire met
     // the other agent's live lease, and that agent ended its pass before the lease could be read back — the read found
     // no row and the tool answered internal_error.
-    it('an acquire racing the holder’s release never fails: it takes the freed lease or names the holder', async () => {
+    it('safety model on Dovecot, 2026-11-27: an acquire racing the holder’s release never fails — it takes the freed lease or names the holder', async () => {
       const failures: string[] = [];
       for (let round = 0; round < 24; round++) {
         const inbox = await seedInbox(h());
