@@ -72,41 +72,46 @@ describe('sync racing an action on the same inbox (IMAP)', () => {
   });
 });
 
+/** An IMAP inbox at Dovecot with six messages, its inbox and trash synced, behind a HoldingConnector: per describe. */
+function holdingInbox(user: string, seed: number) {
+  const h = {} as {
+    dovecot: Dovecot;
+    app: App;
+    connector: HoldingConnector;
+    call: ReturnType<typeof toolCaller>;
+    inboxId: string;
+  };
+  beforeAll(async () => {
+    const password = `${user}-imap-password`;
+    h.dovecot = await startDovecot({ users: { [user]: password } });
+    await seedMaildir({ maildir: h.dovecot.maildirOf(user), messages: generateMessages(6, { seed }) });
+    h.connector = new HoldingConnector();
+    h.app = await createTestApp({
+      config: { rateLimits: NO_RATE_LIMITS },
+      overrides: { imapConnector: h.connector },
+    });
+    ({ call: h.call } = await agentOn(h.app));
+    h.inboxId = await connectImapInbox(h.app, h.call, { dovecot: h.dovecot, user, password });
+    expectToolOk(await h.call('sync_inbox', { inboxId: h.inboxId, folders: ['inbox', 'trash'] }));
+  }, 120_000);
+  afterAll(async () => {
+    await h.app.close();
+    await h.dovecot.stop();
+  });
+  return h;
+}
+
 // Found by the safety model on Dovecot (`npm run bench`, 2026-11-27, batch seed 1597916219; once before, on
 // 2026-11-26, unexplained): a message an agent had trashed was gone from the index while Dovecot had it in Trash. The
 // inbox's IDLE watcher had started a sync, which listed the folders between the MOVE at Dovecot and the action
 // re-pointing the message's row: it removed the row from the folder the message had left (and would have indexed the
 // copy in Trash under a new id). Here the action is held right after its MOVE while a sync runs to the end.
 describe('safety model, batch 1597916219: a sync between an action’s move and its index update', () => {
-  const USER = 'holder';
-  const PASSWORD = 'holder-imap-password';
-  let dovecot: Dovecot;
-  let app: App;
-  let connector: HoldingConnector;
-  let call: ReturnType<typeof toolCaller>;
-  let inboxId: string;
-
-  beforeAll(async () => {
-    dovecot = await startDovecot({ users: { [USER]: PASSWORD } });
-    await seedMaildir({ maildir: dovecot.maildirOf(USER), messages: generateMessages(6, { seed: 31 }) });
-    connector = new HoldingConnector();
-    app = await createTestApp({
-      config: { rateLimits: NO_RATE_LIMITS },
-      overrides: { imapConnector: connector },
-    });
-    ({ call } = await agentOn(app));
-    inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
-    expectToolOk(await call('sync_inbox', { inboxId, folders: ['inbox', 'trash'] }));
-  }, 120_000);
-
-  afterAll(async () => {
-    await app.close();
-    await dovecot.stop();
-  });
+  const h = holdingInbox('holder', 31);
 
   const idsIn = async (folder: string) =>
     (
-      expectToolOk(await call('list_messages', { inboxId, folder, limit: 50 }))['messages'] as {
+      expectToolOk(await h.call('list_messages', { inboxId: h.inboxId, folder, limit: 50 }))['messages'] as {
         messageId: string;
       }[]
     ).map((m) => m.messageId);
@@ -119,21 +124,21 @@ describe('safety model, batch 1597916219: a sync between an action’s move and 
   ] as const)
     it(`case ${String(n)}: ${action === 'trash' ? 'trashed' : 'put back by undo'}, the message keeps its id and is indexed once`, async () => {
       if (action === 'trash') messageId = (await idsIn('inbox'))[0]!;
-      const held = connector.hold('move');
+      const held = h.connector.hold('move');
       const acting =
         action === 'trash'
-          ? call('act_on_messages', { action: 'trash', items: [{ inboxId, messageId }] })
-          : call('undo_action', { undoId });
+          ? h.call('act_on_messages', { action: 'trash', items: [{ inboxId: h.inboxId, messageId }] })
+          : h.call('undo_action', { undoId });
       await held.reached; // moved at Dovecot, its row not yet re-pointed
-      const syncing = call('sync_inbox', { inboxId });
+      const syncing = h.call('sync_inbox', { inboxId: h.inboxId });
       await new Promise((r) => setTimeout(r, 300)); // the sync lists both folders meanwhile
       held.release();
       const acted = expectToolOk(await acting);
       if (action === 'trash') undoId = acted['undoId'] as string;
       expectToolOk(await syncing);
-      const row = await app.stores.messages.get(inboxId as InboxId, messageId as MessageId);
+      const row = await h.app.stores.messages.get(h.inboxId as InboxId, messageId as MessageId);
       expect(row?.id).toBe(messageId);
-      expectToolOk(await call('sync_inbox', { inboxId }));
+      expectToolOk(await h.call('sync_inbox', { inboxId: h.inboxId }));
       const [inInbox, inTrash] = [await idsIn('inbox'), await idsIn('trash')];
       expect((action === 'trash' ? inTrash : inInbox).filter((id) => id === messageId)).toHaveLength(1);
       expect(inInbox.length + inTrash.length).toBe(6);
@@ -145,53 +150,33 @@ describe('safety model, batch 1597916219: a sync between an action’s move and 
 // earlier action) before the agent's change and wrote them after it, under the inbox's lock. Here the sync is held
 // right after it read the inbox folder (case 1) or a batch of new mail (case 2) while an agent changes that message.
 describe('safety model, batch 1150772712: a sync that read a message before an agent changed it', () => {
-  const USER = 'stale';
-  const PASSWORD = 'stale-imap-password';
-  let dovecot: Dovecot;
-  let app: App;
-  let connector: HoldingConnector;
-  let call: ReturnType<typeof toolCaller>;
-  let inboxId: string;
-
-  beforeAll(async () => {
-    dovecot = await startDovecot({ users: { [USER]: PASSWORD } });
-    await seedMaildir({ maildir: dovecot.maildirOf(USER), messages: generateMessages(6, { seed: 32 }) });
-    connector = new HoldingConnector();
-    app = await createTestApp({
-      config: { rateLimits: NO_RATE_LIMITS },
-      overrides: { imapConnector: connector },
-    });
-    ({ call } = await agentOn(app));
-    inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
-    expectToolOk(await call('sync_inbox', { inboxId, folders: ['inbox', 'trash'] }));
-  }, 120_000);
-
-  afterAll(async () => {
-    await app.close();
-    await dovecot.stop();
-  });
+  const h = holdingInbox('stale', 32);
 
   const inboxFolder = async () =>
-    (await app.stores.folders.list(inboxId as InboxId)).find((f) => f.canonical === 'inbox')!;
+    (await h.app.stores.folders.list(h.inboxId as InboxId)).find((f) => f.canonical === 'inbox')!;
   const firstInInbox = async () =>
     (
-      expectToolOk(await call('list_messages', { inboxId, folder: 'inbox', limit: 1 }))['messages'] as {
+      expectToolOk(await h.call('list_messages', { inboxId: h.inboxId, folder: 'inbox', limit: 1 }))[
+        'messages'
+      ] as {
         messageId: string;
       }[]
     )[0]!.messageId;
   const act = async (action: string, messageId: string, extra: Record<string, unknown> = {}) =>
-    expectToolOk(await call('act_on_messages', { action, items: [{ inboxId, messageId }], ...extra }));
+    expectToolOk(
+      await h.call('act_on_messages', { action, items: [{ inboxId: h.inboxId, messageId }], ...extra }),
+    );
 
   it('case 1: flags read before an agent labels the message are not written over the label', async () => {
     const messageId = await firstInInbox();
     await act('star', messageId); // a flag change the next sync reads
-    const held = connector.hold('changes', { path: 'INBOX' });
-    const syncing = call('sync_inbox', { inboxId });
+    const held = h.connector.hold('changes', { path: 'INBOX' });
+    const syncing = h.call('sync_inbox', { inboxId: h.inboxId });
     await held.reached; // the sync has read the inbox folder: the message starred, no label
     await act('label', messageId, { labelIds: ['Later'] });
     held.release();
     expectToolOk(await syncing);
-    const row = await app.stores.messages.get(inboxId as InboxId, messageId as MessageId);
+    const row = await h.app.stores.messages.get(h.inboxId as InboxId, messageId as MessageId);
     expect({ starred: row?.starred, labels: row?.labels }).toEqual({ starred: true, labels: ['Later'] });
   });
 
@@ -199,26 +184,26 @@ describe('safety model, batch 1150772712: a sync that read a message before an a
     // Trashed and put back, the message is new to the inbox folder (a new UID) and its row already points there.
     const messageId = await firstInInbox();
     const { undoId } = (await act('trash', messageId)) as { undoId: string };
-    expectToolOk(await call('undo_action', { undoId }));
+    expectToolOk(await h.call('undo_action', { undoId }));
     const inbox = await inboxFolder();
     const seen: string[] = [];
-    const held = connector.holdAdded('INBOX', async () => {
-      const { total } = await app.stores.messages.list(inboxId as InboxId, {
+    const held = h.connector.holdAdded('INBOX', async () => {
+      const { total } = await h.app.stores.messages.list(h.inboxId as InboxId, {
         folderId: inbox.id,
         limit: 1,
         offset: 0,
       });
       seen.push(`${String(total)} rows in the inbox folder right after the sync indexed its batch`);
     });
-    const syncing = call('sync_inbox', { inboxId });
+    const syncing = h.call('sync_inbox', { inboxId: h.inboxId });
     await held.reached; // the sync has fetched the message as new in the inbox folder, not yet indexed it
     await act('trash', messageId);
     held.release();
     expectToolOk(await syncing);
     expect(seen).toEqual(['5 rows in the inbox folder right after the sync indexed its batch']);
-    const row = await app.stores.messages.get(inboxId as InboxId, messageId as MessageId);
+    const row = await h.app.stores.messages.get(h.inboxId as InboxId, messageId as MessageId);
     expect(row?.folderId).not.toBe(inbox.id);
-    const { total } = await app.stores.messages.list(inboxId as InboxId, {
+    const { total } = await h.app.stores.messages.list(h.inboxId as InboxId, {
       folderId: inbox.id,
       limit: 1,
       offset: 0,
