@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../app.ts';
 import { fixedClock } from '../../lib/clock.ts';
 import { createTestApp } from '../../../test/support/test-app.ts';
+import { signInFor } from './session.ts';
 import { createKeyViaPage, invitedAccount, setUpOwner, WebClient } from '../../../test/support/web-client.ts';
 
 let app: App | undefined;
@@ -77,6 +78,23 @@ describe('sign-in', () => {
       next: '//evil.example/x',
     });
     expect(res.headers.get('location')).toBe('/settings');
+  });
+
+  // Found by the fuzz run of 2026-11-27 (seed 636088): a 13,631-character address behind sign-in was answered with a
+  // redirect whose Location header (the address, encoded again) no HTTP client would read.
+  it('fuzz run of 2026-11-27, seed 636088: a very long address is sent to sign-in with a header clients can read', async () => {
+    app = await createTestApp();
+    const web = new WebClient(app);
+    const query = `GM=${'x'.repeat(6000)}&oQa=${'%F0%9D%95%8F'.repeat(600)}`;
+    const long = await web.get(`/waiting?${query}`);
+    expect(long.status).toBe(303);
+    expect(long.headers.get('location')).toBe('/signin?next=%2Fwaiting');
+    expect(signInFor(new URL(`http://localhost/${'y'.repeat(5000)}`))).toBe('/signin');
+    // A way back of ordinary length is kept whole, query and all.
+    const short = await web.get(`/waiting?${'a'.repeat(1000)}=1`);
+    expect(short.headers.get('location')).toBe(
+      `/signin?next=${encodeURIComponent(`/waiting?${'a'.repeat(1000)}=1`)}`,
+    );
   });
 
   it('limits failed sign-ins per account with a clear message, also for the right password', async () => {
