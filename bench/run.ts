@@ -138,7 +138,7 @@ if (values.only === undefined || values.only === 'fuzz') {
     '',
     `Answers by status: ${Object.entries(r.byStatus)
       .map(([s, n]) => `${s} × ${n.toLocaleString('en')}`)
-      .join(', ')}.`,
+      .join(', ')}. Sent again after the kept-alive connection was closed under them: ${String(r.resent)}.`,
   ];
   if (r.failures.length > 0) lines.push('', `First failures: ${JSON.stringify(r.failures.slice(0, 3))}`);
   console.log(lines.join('\n'));

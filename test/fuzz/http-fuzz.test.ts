@@ -22,7 +22,7 @@ describe('the service process under 10,000 generated requests', () => {
     for (const kind of ['mcp', 'api', 'oauth', 'web']) expect(r.byKind[kind] ?? 0).toBeGreaterThan(500);
     expect(r.byStatus['200'] ?? 0).toBeGreaterThan(1000);
     console.log(
-      `fuzz seed ${String(seed)}: ${JSON.stringify({ byKind: r.byKind, byStatus: r.byStatus, slowestMs: r.slowestMs })}`,
+      `fuzz seed ${String(seed)}: ${JSON.stringify({ byKind: r.byKind, byStatus: r.byStatus, slowestMs: r.slowestMs, resent: r.resent })}`,
     );
   }, 300_000);
 });
