@@ -471,7 +471,8 @@ const closedUnder = (e: unknown): boolean =>
 
 const causeOf = (e: unknown): string => {
   const cause = (e as { cause?: unknown }).cause;
-  return cause instanceof Error ? ` (${String(causeCode(e) ?? cause.name)}: ${cause.message})` : '';
+  const code = causeCode(e);
+  return cause instanceof Error ? ` (${typeof code === 'string' ? code : cause.name}: ${cause.message})` : '';
 };
 
 /** Sends `count` generated requests, `concurrency` at a time, and checks each answer and the log. */
