@@ -140,7 +140,12 @@ if (values.only === undefined || values.only === 'fuzz') {
       .map(([s, n]) => `${s} × ${n.toLocaleString('en')}`)
       .join(', ')}. Sent again after the kept-alive connection was closed under them: ${String(r.resent)}.`,
   ];
-  if (r.failures.length > 0) lines.push('', `First failures: ${JSON.stringify(r.failures.slice(0, 3))}`);
+  // A generated request can be tens of kilobytes: its long strings are cut for the page.
+  const cut = (_k: string, v: unknown) =>
+    typeof v === 'string' && v.length > 200
+      ? `${v.slice(0, 120)}…(${v.length.toLocaleString('en')} characters)`
+      : v;
+  if (r.failures.length > 0) lines.push('', `First failures: ${JSON.stringify(r.failures.slice(0, 3), cut)}`);
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'fuzz', lines.join('\n'));
 }
