@@ -5,7 +5,9 @@ import type { RemoteSummary } from '../../src/core/mail/mail-types.ts';
 type Held = 'setFlags' | 'move' | 'append' | 'changes';
 
 interface Hold {
-  readonly method: Held | 'onAdded';
+  readonly method: Held;
+  /** Hold the first batch of new mail the `changes` call hands over, instead of the call's answer. */
+  readonly batch: boolean;
   /** Only a call whose first argument (the folder path) is this one. */
   readonly path: string | undefined;
   readonly gate: Promise<void>;
@@ -25,30 +27,29 @@ export class HoldingConnector implements MailConnector {
   private readonly real = new ImapConnector({ insecureHosts: ['127.0.0.1'] });
 
   hold(method: Held, opts: { path?: string } = {}): { reached: Promise<void>; release: () => void } {
-    return this.arm(method, opts.path, () => Promise.resolve());
+    return this.arm(method, false, opts.path, () => Promise.resolve());
   }
 
   holdAdded(
     path: string,
     after: () => Promise<void> = () => Promise.resolve(),
   ): { reached: Promise<void>; release: () => void } {
-    return this.arm('onAdded', path, after);
+    return this.arm('changes', true, path, after);
   }
 
-  private arm(method: Hold['method'], path: string | undefined, after: () => Promise<void>) {
+  private arm(method: Held, batch: boolean, path: string | undefined, after: () => Promise<void>) {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((r) => (release = r));
     let reached: () => void = () => undefined;
     const reachedP = new Promise<void>((r) => (reached = r));
-    this.held = { method, path, gate, reached, after };
+    this.held = { method, batch, path, gate, reached, after };
     return { reached: reachedP, release };
   }
 
   /** The hold, taken if this call is the one it waits for. */
   private take(method: string, path: unknown): Hold | undefined {
     const h = this.held;
-    const wanted = h?.method === 'onAdded' ? 'changes' : h?.method;
-    if (h === undefined || method !== wanted || (h.path !== undefined && path !== h.path)) return undefined;
+    if (h === undefined || method !== h.method || (h.path !== undefined && path !== h.path)) return undefined;
     this.held = undefined;
     return h;
   }
@@ -60,12 +61,11 @@ export class HoldingConnector implements MailConnector {
         const value: unknown = Reflect.get(target, prop, target);
         if (typeof value !== 'function') return value;
         const fn = value as (...a: unknown[]) => Promise<unknown>;
-        const armed = this.held?.method === 'onAdded' ? 'changes' : this.held?.method;
-        if (prop !== armed) return fn.bind(target);
+        if (prop !== this.held?.method) return fn.bind(target);
         return async (...a: unknown[]) => {
           const h = this.take(prop, a[0]);
           if (h === undefined) return fn.apply(target, a);
-          if (h.method === 'onAdded') {
+          if (h.batch) {
             const opts = a[2] as ChangeOptions;
             const onAdded = opts.onAdded;
             let first = true;

@@ -6,7 +6,7 @@ import { newId } from '../../lib/random.ts';
 import type { Inbox, InboxId } from '../inboxes/inbox.ts';
 import { MailAuthError, type MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
-import type { RemoteSummary } from '../mail/mail-types.ts';
+import type { FlagState, FolderChanges, RemoteSummary } from '../mail/mail-types.ts';
 import type { Folder, FolderId } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageId, MessageSummary } from '../messages/message.ts';
@@ -259,22 +259,14 @@ export class SyncService {
     });
     const removed = await locked(async () => {
       await clearOnReset(changes.reset);
-      let { flags, removed: gone } = changes;
-      if (await changedSince()) {
-        // Ask the provider again for everything the sync would write: under the lock no action can change it
-        // meanwhile. Present: written as it is now; absent: it left the folder (an action's row went with it).
-        const read = [...new Set([...flags.map((f) => f.ref), ...gone])];
-        const refs = [...new Set([...held.map((m) => m.ref), ...read])];
-        const now = new Map((await session.flagsOf(folder.path, refs)).map((f) => [f.ref, f]));
-        await index(
-          held.flatMap((m) => {
-            const f = now.get(m.ref);
-            return f === undefined ? [] : [{ ...m, unread: f.unread, starred: f.starred, labels: f.labels }];
-          }),
-        );
-        flags = read.flatMap((ref) => now.get(ref) ?? []);
-        gone = read.filter((ref) => !now.has(ref));
-      }
+      const {
+        added: kept,
+        flags,
+        gone,
+      } = (await changedSince())
+        ? await readAgain(session, folder.path, held, changes)
+        : { added: [], flags: changes.flags, gone: changes.removed };
+      await index(kept);
       await messages.updateFlagsByRefs(folder.id, flags);
       return gone.length === 0 ? 0 : messages.removeByRefs(folder.id, gone);
     });
@@ -300,6 +292,30 @@ export class SyncService {
       reset: changes.reset,
     };
   }
+}
+
+/**
+ * What a sync read of a folder before one of our changes, asked for again (decision 0034) — under the inbox's lock, so
+ * no action changes it meanwhile. Present now: written as it is now; absent: it left the folder (an action's row went
+ * with it), so new mail is not indexed and known mail is removed.
+ */
+async function readAgain(
+  session: MailSession,
+  path: string,
+  held: readonly RemoteSummary[],
+  read: FolderChanges,
+): Promise<{ added: RemoteSummary[]; flags: FlagState[]; gone: string[] }> {
+  const known = [...new Set([...read.flags.map((f) => f.ref), ...read.removed])];
+  const refs = [...new Set([...held.map((m) => m.ref), ...known])];
+  const now = new Map((await session.flagsOf(path, refs)).map((f) => [f.ref, f]));
+  return {
+    added: held.flatMap((m) => {
+      const f = now.get(m.ref);
+      return f === undefined ? [] : [{ ...m, ...f }];
+    }),
+    flags: known.flatMap((ref) => now.get(ref) ?? []),
+    gone: known.filter((ref) => !now.has(ref)),
+  };
 }
 
 /** New messages of one folder that the blocklist caught while they were indexed. */
