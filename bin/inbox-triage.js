@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as nodeModule from 'node:module'; // a namespace: Node 20, which only re-executes, lacks some members
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const major = Number(process.versions.node.split('.')[0]);
@@ -16,7 +16,11 @@ if (major >= 24) {
   // from the second start on (decision 0027).
   // NODE_DISABLE_COMPILE_CACHE=1 turns it off.
   nodeModule.enableCompileCache(join(root, 'node_modules', '.cache', 'inbox-triage-compile'));
-  await import(join(root, 'src', 'main.ts'));
+  // The service as one bundled file, built on the first start after a change (decision 0035); from src/ otherwise.
+  const { bundledMain } = await import('./bundle.ts');
+  // eslint-disable-next-line no-restricted-properties -- read before the service (and its configuration) exists
+  const main = bundledMain(root, process.env);
+  await import(main === undefined ? join(root, 'src', 'main.ts') : pathToFileURL(main).href);
 } else {
   const pinned = join(root, 'node_modules', 'node', 'bin', 'node');
   if (!existsSync(pinned)) {

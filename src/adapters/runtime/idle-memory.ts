@@ -38,7 +38,7 @@ export function startIdleMemoryRelease(opts: IdleMemoryOptions = {}): IdleMemory
   const intervalMs = opts.intervalMs ?? 5000;
   const idleMs = opts.idleMs ?? 10_000;
   const quiet = opts.quietUtilization ?? 0.02;
-  const minSlack = opts.minSlackBytes ?? 16 * 1024 * 1024;
+  const minSlack = opts.minSlackBytes ?? 8 * 1024 * 1024;
   let gc: Gc | undefined;
   let count = 0;
   let quietSince: number | undefined;
