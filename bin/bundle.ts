@@ -134,7 +134,10 @@ export function bundledMain(
 ): string | undefined {
   if (env['INBOX_TRIAGE_FROM_SOURCE'] === '1') return undefined;
   const cache = join(root, 'node_modules', '.cache', 'inbox-triage-bundle');
-  const key = bundleKey(root);
+  // Installs that share one node_modules (git worktrees with a link to it) keep each other's bundles: each removes
+  // only its own older ones, named by a hash of its place.
+  const place = createHash('sha256').update(root).digest('hex').slice(0, 8);
+  const key = `${place}-${bundleKey(root)}`;
   const dir = join(cache, key);
   const main = join(dir, 'main.mjs');
   if (existsSync(main)) return main;
@@ -154,7 +157,8 @@ export function bundledMain(
       if (!existsSync(main)) throw err;
     }
     for (const old of readdirSync(cache)) {
-      if (!old.startsWith(key)) rmSync(join(cache, old), { recursive: true, force: true });
+      if (old.startsWith(`${place}-`) && !old.startsWith(key))
+        rmSync(join(cache, old), { recursive: true, force: true });
     }
     return main;
   } catch (err) {

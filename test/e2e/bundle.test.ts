@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -50,6 +50,17 @@ describe('the service as one bundled module (decision 0035)', () => {
     expect(second).not.toBe(first);
     expect(run(second!)).toBe('hello!');
     expect(existsSync(first!)).toBe(false);
+  });
+
+  it("leaves the bundle of another install that shares its node_modules (a git worktree's link)", () => {
+    const one = tinyInstall('one');
+    const two = tinyInstall('two');
+    const first = bundledMain(one, {});
+    symlinkSync(join(one, 'node_modules'), join(two, 'node_modules'));
+    const second = bundledMain(two, {});
+    expect(run(second!)).toBe('two');
+    expect(existsSync(first!)).toBe(true);
+    expect(run(first!)).toBe('one');
   });
 
   it('is keyed by the code: a source change moves the key, a test file does not', () => {
