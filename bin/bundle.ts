@@ -51,8 +51,9 @@ export function isExternal(specifier: string, importer: string | undefined, root
   if (specifier.startsWith('node:') || BUILTIN.has(specifier)) return true;
   const pkg = packageOf(specifier);
   if (pkg === undefined) return false;
-  // What a bundled package imports comes along with it (prom-client's own dependencies, say).
-  const fromOurCode = importer === undefined || !relative(root, importer).startsWith('node_modules');
+  // What a bundled package imports comes along with it (prom-client's own dependencies, say). Ours is what lies
+  // under src/ (a package's real path may be elsewhere: a linked node_modules).
+  const fromOurCode = importer === undefined || !relative(join(root, 'src'), importer).startsWith('..');
   return fromOurCode && !BUNDLED.has(pkg);
 }
 

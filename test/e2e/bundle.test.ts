@@ -109,6 +109,8 @@ describe('the service as one bundled module (decision 0035)', () => {
       expect(isExternal(pkg, ours, ROOT)).toBe(false);
     expect(isExternal('node:fs', ours, ROOT)).toBe(true);
     expect(isExternal('tdigest', join(ROOT, 'node_modules', 'prom-client', 'index.js'), ROOT)).toBe(false);
+    // a package whose real path is outside the install (node_modules linked from elsewhere, as in a git worktree)
+    expect(isExternal('tdigest', '/elsewhere/node_modules/prom-client/index.js', ROOT)).toBe(false);
   });
 
   it("the real service, bundled, starts and reads the files beside its modules (the views' parts)", async () => {
