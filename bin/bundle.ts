@@ -157,13 +157,16 @@ export function bundledMain(
       rmSync(building, { recursive: true, force: true });
       if (!existsSync(main)) throw err;
     }
+    // Older bundles of this install, and what builders killed mid-way left (a builder still at work finds this
+    // bundle in place when its own directory is gone).
     for (const old of readdirSync(cache)) {
-      if (old.startsWith(`${place}-`) && !old.startsWith(key))
+      if (old.startsWith(`${place}-`) && old !== key)
         rmSync(join(cache, old), { recursive: true, force: true });
     }
     return main;
   } catch (err) {
     rmSync(building, { recursive: true, force: true });
+    if (existsSync(main)) return main; // another process put the same bundle in place meanwhile
     const why = err instanceof Error ? err.message : String(err);
     process.stderr.write(`inbox-triage: running from source: the bundle could not be built (${why})\n`);
     return undefined;

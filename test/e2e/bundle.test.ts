@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +51,18 @@ describe('the service as one bundled module (decision 0035)', () => {
     expect(second).not.toBe(first);
     expect(run(second!)).toBe('hello!');
     expect(existsSync(first!)).toBe(false);
+  });
+
+  it('removes what a builder killed mid-way left behind, once it has built', () => {
+    const root = tinyInstall('hello');
+    const cache = join(root, 'node_modules', '.cache', 'inbox-triage-bundle');
+    const place = createHash('sha256').update(root).digest('hex').slice(0, 8);
+    const left = join(cache, `${place}-${bundleKey(root)}.4242.building`);
+    mkdirSync(left, { recursive: true });
+    writeFileSync(join(left, 'main.mjs'), 'half');
+    const main = bundledMain(root, {});
+    expect(run(main!)).toBe('hello');
+    expect(existsSync(left)).toBe(false);
   });
 
   it("leaves the bundle of another install that shares its node_modules (a git worktree's link)", () => {
