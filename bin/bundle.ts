@@ -57,16 +57,6 @@ export function isExternal(specifier: string, importer: string | undefined, root
   return fromOurCode && !BUNDLED.has(pkg);
 }
 
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(path));
-    else if (!entry.name.endsWith('.test.ts')) out.push(path);
-  }
-  return out.sort();
-}
-
 /** A hash of what the bundle is made of: the install's place, this recipe, the Node version, the locked dependencies and src/. */
 export function bundleKey(root: string): string {
   const h = createHash('sha256');
@@ -75,7 +65,10 @@ export function bundleKey(root: string): string {
   for (const path of [
     join(root, 'bin', 'bundle.ts'),
     join(root, 'package-lock.json'),
-    ...filesUnder(join(root, 'src')),
+    ...readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && !e.name.endsWith('.test.ts'))
+      .map((e) => join(e.parentPath, e.name))
+      .sort(),
   ]) {
     h.update(`\0${relative(root, path)}\0`);
     h.update(existsSync(path) ? readFileSync(path) : '');
@@ -105,7 +98,7 @@ function importMetaOfTheSource(): Plugin {
 }
 
 /** Builds the bundle into `dir` (one ES module, `main.mjs`). */
-export async function buildBundle(root: string, dir: string): Promise<void> {
+async function buildBundle(root: string, dir: string): Promise<void> {
   const { build } = await import('rolldown');
   await build({
     input: join(root, 'src', 'main.ts'),

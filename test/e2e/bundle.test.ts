@@ -1,10 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { buildBundle, bundledMain, bundleKey, isExternal } from '../../bin/bundle.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { bundledMain, bundleKey, isExternal } from '../../bin/bundle.ts';
 import { freePort } from '../rig/free-port.ts';
 import { track } from '../rig/processes.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -127,13 +127,9 @@ describe('the service as one bundled module (decision 0035)', () => {
   });
 
   it("the real service, bundled, starts and reads the files beside its modules (the views' parts)", async () => {
-    // Where the launcher puts it (its packages resolve from there), not the launcher's own directory.
-    const dir = join(ROOT, 'node_modules', '.cache', 'inbox-triage-bundle-test', String(process.pid));
-    onTestFinished(() => {
-      rmSync(dir, { recursive: true, force: true });
-    });
-    await buildBundle(ROOT, dir);
-    const text = readFileSync(join(dir, 'main.mjs'), 'utf8');
+    // The bundle the launcher runs (the suite's global set-up built it).
+    const main = bundledMain(ROOT, {})!;
+    const text = readFileSync(main, 'utf8');
     // Only rolldown's own `require` for CommonJS packages still resolves from the bundle's place (node_modules/.cache).
     expect(text.replaceAll('createRequire(import.meta.url)', '')).not.toContain('import.meta');
     const urls = [...text.matchAll(/"(file:\/\/\/[^"]+)"/g)].map((m) => m[1]!);
@@ -141,7 +137,7 @@ describe('the service as one bundled module (decision 0035)', () => {
     for (const url of urls) expect(existsSync(fileURLToPath(url)), url).toBe(true);
 
     const port = await freePort();
-    const child = spawn(process.execPath, [join(dir, 'main.mjs'), 'serve'], {
+    const child = spawn(process.execPath, [main, 'serve'], {
       env: { PATH: process.env['PATH'] ?? '', PORT: String(port), DATA_DIR: tempDir('bundle-data-') },
       stdio: 'ignore',
     });
