@@ -135,20 +135,26 @@ interface HeadlineShape {
 
 /**
  * One listing page in one statement (decision 0026): the preview columns of the page's rows, newest first, with the
- * number of matches from a scalar subquery over the same filter — counted from the listing index, not the rows.
+ * number of matches in a scalar subquery. Without a text filter that number is the sum of the folders' kept counts
+ * (decision 0036: a few rows, whatever the folders hold); with one, the matches are counted from the listing index.
  * Compiled once per shape.
  */
 function headlineStatement(db: Db, shape: HeadlineShape) {
   return hotQuery<HeadlineRow, Record<string, unknown>>(db, (p) => {
+    const folders = sql.join(Array.from({ length: shape.folders }, (_, i) => p(`folder${String(i)}`)));
     const filter = sql.join(
       [
         sql`inbox_id in (${p('inboxId')})`,
-        sql`folder_id in (${sql.join(Array.from({ length: shape.folders }, (_, i) => p(`folder${String(i)}`)))})`,
+        sql`folder_id in (${folders})`,
         ...(shape.unreadOnly ? [sql`unread = 1`] : []),
         ...(shape.text ? [sql`search_text like ${p('text')} escape '\\'`] : []),
       ],
       sql` and `,
     );
+    // The folders are checked to be the inbox's, as the page's rows are: no count is read across inboxes.
+    const keptTotal = sql`select coalesce(sum(c.${sql.ref(shape.unreadOnly ? 'unread' : 'messages')}), 0)
+      from folder_counts c join folders f on f.id = c.folder_id
+      where f.inbox_id in (${p('inboxId')}) and c.folder_id in (${folders})`;
     return db.kysely
       .selectFrom('messages')
       .select([
@@ -166,7 +172,9 @@ function headlineStatement(db: Db, shape: HeadlineShape) {
         'has_attachments',
         'list_id',
         'list_unsubscribe',
-        sql<number>`(select count(*) from messages where ${filter})`.as('total'),
+        shape.text
+          ? sql<number>`(select count(*) from messages where ${filter})`.as('total')
+          : sql<number>`(${keptTotal})`.as('total'),
       ])
       .where(sql<boolean>`${filter}`)
       .orderBy('date', 'desc')

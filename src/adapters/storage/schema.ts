@@ -75,6 +75,13 @@ export interface MessagesTable {
   list_unsubscribe_post: number;
 }
 
+/** Kept by triggers on `messages` (migration 0018): never written by the stores. */
+export interface FolderCountsTable {
+  folder_id: string;
+  messages: number;
+  unread: number;
+}
+
 export interface SettingsTable {
   scope: string;
   key: string;
@@ -349,6 +356,7 @@ export interface Database {
   accounts: AccountsTable;
   inboxes: InboxesTable;
   folders: FoldersTable;
+  folder_counts: FolderCountsTable;
   messages: MessagesTable;
   settings: SettingsTable;
   sessions: SessionsTable;

@@ -235,6 +235,74 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       ).toBe(0);
     });
 
+    it('headlines: the total follows every write, by each path that changes the index', async () => {
+      const { inbox, inboxFolder, archive } = await setup(h());
+      const store = h().messages;
+      // The total of each folder scope, with and without unreadOnly, must equal a count of the rows (list).
+      const check = async (step: string) => {
+        for (const folderIds of [[inboxFolder], [archive], [inboxFolder, archive]])
+          for (const unreadOnly of [false, true]) {
+            const q = { folderIds, ...(unreadOnly && { unreadOnly }) };
+            const counted = (await store.list(inbox, { ...q, limit: 1, offset: 0 })).total;
+            const page = await store.headlines(inbox, { ...q, limit: 3, offset: 0 });
+            expect(page.total, `${step} ${JSON.stringify(q)}`).toBe(counted);
+          }
+      };
+      const all = Array.from({ length: 40 }, (_, n) =>
+        newSummary(inbox, n < 25 ? inboxFolder : archive, n + 1, { unread: n % 3 === 0 }),
+      );
+      await check('empty');
+      await store.upsertMany(all);
+      await check('inserted');
+      // The same rows again, unchanged; then with unread flipped on some (an upsert's update path).
+      await store.upsertMany(all);
+      await check('upserted unchanged');
+      await store.upsertMany(all.slice(0, 10).map((m) => ({ ...m, unread: !m.unread })));
+      await check('upserted with flags changed');
+      await store.updateFlags(inbox, all[11]!.id, { unread: !all[11]!.unread, starred: true, labels: ['x'] });
+      await store.updateFlags(inbox, all[12]!.id, { unread: all[12]!.unread, starred: true, labels: [] });
+      await check('updateFlags');
+      await store.updateFlagsByRefs(inboxFolder, [
+        { ref: '14', unread: true, starred: false, labels: [] },
+        { ref: '15', unread: false, starred: false, labels: [] },
+        { ref: '16', unread: false, starred: true, labels: ['y'] },
+      ]);
+      await check('updateFlagsByRefs');
+      await store.relocate(inbox, all[1]!.id, archive, '901', 901);
+      await store.relocate(inbox, all[30]!.id, inboxFolder, '902', 902);
+      await store.relocate(inbox, all[31]!.id, archive, '903', 903); // within its folder
+      await check('relocate');
+      await store.removeByRefs(inboxFolder, ['3', '4', '5', '902', 'missing']);
+      await store.removeByRefs(archive, ['26']);
+      await check('removeByRefs');
+      // A folder that goes away takes its messages (and its count) with it; a new one starts at nothing.
+      await h().folders.replaceAll(
+        inbox,
+        [
+          { path: 'INBOX', name: 'Inbox', canonical: 'inbox' },
+          { path: 'Later', name: 'Later', canonical: null },
+        ],
+        newFolderId,
+      );
+      const later = (await h().folders.list(inbox)).find((f) => f.path === 'Later')!.id;
+      expect((await store.headlines(inbox, { folderIds: [later], limit: 3, offset: 0 })).total).toBe(0);
+      await store.upsertMany([newSummary(inbox, later, 500, { unread: true })]);
+      expect(
+        (
+          await store.headlines(inbox, {
+            folderIds: [later, inboxFolder],
+            unreadOnly: true,
+            limit: 3,
+            offset: 0,
+          })
+        ).total,
+      ).toBe(
+        (await store.list(inbox, { folderIds: [later, inboxFolder], unreadOnly: true, limit: 1, offset: 0 }))
+          .total,
+      );
+      await check('folder removed');
+    });
+
     it('upsert keeps the id and updates flags; updateFlags and relocate keep it too', async () => {
       const { inbox, inboxFolder, archive } = await setup(h());
       const m = newSummary(inbox, inboxFolder, 7, { unread: true });

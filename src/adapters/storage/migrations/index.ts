@@ -17,6 +17,7 @@ import { listingOrder } from './0014-listing-order.ts';
 import { crashRecovery } from './0015-crash-recovery.ts';
 import { unfinishedWork } from './0016-unfinished-work.ts';
 import { changeCounts } from './0017-change-counts.ts';
+import { folderCounts } from './0018-folder-counts.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -41,5 +42,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0015-crash-recovery': crashRecovery(dialect),
     '0016-unfinished-work': unfinishedWork(dialect),
     '0017-change-counts': changeCounts(dialect),
+    '0018-folder-counts': folderCounts(dialect),
   };
 }
