@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId, randomToken } from './random.ts';
+import { newId, newTimeOrderedId, randomToken } from './random.ts';
 
 describe('randomToken', () => {
   it('has the asked length over [a-z0-9], across many refills of the byte pool', () => {
@@ -21,5 +21,17 @@ describe('randomToken', () => {
 
   it('prefixes ids', () => {
     expect(newId('msg')).toMatch(/^msg_[a-z0-9]{20}$/);
+  });
+
+  it('time-ordered ids: the shape of newId, later ones sort later, unique within a millisecond', () => {
+    const at = Date.UTC(2026, 10, 27, 12);
+    const ids = Array.from({ length: 2000 }, () => newTimeOrderedId('msg', at));
+    for (const id of ids) expect(id).toMatch(/^msg_[a-z0-9]{20}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    const later = newTimeOrderedId('msg', at + 1);
+    for (const id of ids) expect(id < later).toBe(true);
+    // Fixed width from the epoch to the year 5138, so string order is time order.
+    expect(newTimeOrderedId('msg', 0) < newTimeOrderedId('msg', 1000)).toBe(true);
+    expect(newTimeOrderedId('msg', Date.UTC(5000, 0, 1)) > newTimeOrderedId('msg', at)).toBe(true);
   });
 });

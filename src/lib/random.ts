@@ -29,3 +29,14 @@ export function randomToken(length: number): string {
 export function newId<P extends string>(prefix: P): `${P}_${string}` {
   return `${prefix}_${randomToken(20)}`;
 }
+
+/**
+ * `prefix_` + 20 characters like `newId`, of which the first 9 are the time in milliseconds (base 36, fixed width,
+ * so ids made later sort later, until the year 5138) and the other 11 random (~56 bits). For rows written in bulk
+ * under an index on their id: a random id puts each new row on a random page of that index, so a batch of 250 dirtied
+ * ~250 pages; ids that follow the clock land together at the index's end (decision 0037). Nothing relies on the
+ * order for meaning; the time comes from `Date.now()` because only locality depends on it.
+ */
+export function newTimeOrderedId<P extends string>(prefix: P, nowMs = Date.now()): `${P}_${string}` {
+  return `${prefix}_${Math.max(0, Math.floor(nowMs)).toString(36).padStart(9, '0').slice(-9)}${randomToken(11)}`;
+}

@@ -2,7 +2,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Serializer } from '../../lib/keyed-mutex.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics } from '../../lib/metrics.ts';
-import { newId } from '../../lib/random.ts';
+import { newId, newTimeOrderedId } from '../../lib/random.ts';
 import type { Inbox, InboxId } from '../inboxes/inbox.ts';
 import { MailAuthError, type MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
@@ -327,7 +327,7 @@ interface Caught {
 /** A provider summary as the index stores it; display strings are cleaned of invisible characters. */
 export function toSummary(inboxId: InboxId, folderId: FolderId, m: RemoteSummary): MessageSummary {
   return {
-    id: newId('msg') as MessageId,
+    id: newTimeOrderedId('msg') as MessageId,
     inboxId,
     folderId,
     providerRef: m.ref,
