@@ -1742,33 +1742,14 @@ describe.each([
   it(
     'never breaks the VIP, lease, sending, unsubscribe and undo rules, whatever two agents do (one of them obeying injected text)',
     async () => {
-      const seed = Number(process.env['FC_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
+      const given = process.env['FC_SEED'];
       const path = process.env['FC_PATH'];
       const runs = Number(process.env['MODEL_RUNS'] ?? 40);
-      const before = stepsRun;
-      console.log(`model: seed ${String(seed)}, ${String(runs)} runs`);
-      await fc.assert(
-        fc.asyncProperty(
-          fc.boolean(),
-          fc.commands(commands, { maxCommands: 25, size: 'max' }),
-          async (sendEnabled, cmds) => {
-            // Each run starts with sending on or off (as the person set it), so both get their share of runs.
-            const set = await env.agents.A('set_send_enabled', {
-              enabled: sendEnabled,
-              humanConfirmedInChat: true,
-            });
-            expect(set.isError).toBe(false);
-            await fc.asyncModelRun(async () => ({ model: await readWorld(env), real: env }), cmds);
-          },
-        ),
-        { numRuns: runs, seed, ...(path !== undefined && { path }) },
-      );
-      console.log(
-        `model: seed ${String(seed)}, ${String(runs)} runs, ${String(stepsRun - before)} steps, no rule broken`,
-      );
-      // The runs reached the interesting answers (a test that never gets there cannot fail).
-      const seen = Object.fromEntries([...env.outcomes].sort());
-      for (const key of [
+      // The runs must reach the interesting answers (a test that never gets there cannot fail). Which ones a batch
+      // reaches depends on its seed: one batch of 40 runs once missed an outcome (seed 2092727153 on Dovecot: no
+      // unapproved unsubscribe among 31). So a batch that missed one is followed by another with the next seed, up
+      // to three more; only an outcome no batch reaches fails the test.
+      const wanted = [
         'begin:ok',
         'begin:lease_held',
         'single:ok',
@@ -1789,7 +1770,37 @@ describe.each([
         'unsub:approval_invalid',
         'unsub:approval_used',
         'unsub:human_approval_required',
-      ])
+      ];
+      const missing = () => wanted.filter((key) => (env.outcomes.get(key) ?? 0) === 0);
+      const first = Number(given ?? Math.floor(Math.random() * 2 ** 31));
+      for (let batch = 0; batch < (given === undefined ? 4 : 1); batch++) {
+        const seed = (first + batch) % 2 ** 31;
+        const before = stepsRun;
+        console.log(`model: seed ${String(seed)}, ${String(runs)} runs`);
+        await fc.assert(
+          fc.asyncProperty(
+            fc.boolean(),
+            fc.commands(commands, { maxCommands: 25, size: 'max' }),
+            async (sendEnabled, cmds) => {
+              // Each run starts with sending on or off (as the person set it), so both get their share of runs.
+              const set = await env.agents.A('set_send_enabled', {
+                enabled: sendEnabled,
+                humanConfirmedInChat: true,
+              });
+              expect(set.isError).toBe(false);
+              await fc.asyncModelRun(async () => ({ model: await readWorld(env), real: env }), cmds);
+            },
+          ),
+          { numRuns: runs, seed, ...(path !== undefined && { path }) },
+        );
+        console.log(
+          `model: seed ${String(seed)}, ${String(runs)} runs, ${String(stepsRun - before)} steps, no rule broken`,
+        );
+        if (missing().length === 0) break;
+        console.log(`model: not reached yet: ${missing().join(', ')}`);
+      }
+      const seen = Object.fromEntries([...env.outcomes].sort());
+      for (const key of wanted)
         expect(seen[key] ?? 0, `outcome ${key} never came up: ${JSON.stringify(seen)}`).toBeGreaterThan(0);
     },
     Number(process.env['MODEL_TIMEOUT_MS'] ?? 300_000),
