@@ -5,7 +5,7 @@ import type { Dialect } from '../database.ts';
 /**
  * How many indexed messages each folder holds, and how many of them are unread, kept by the database itself
  * (decision 0036). `list_messages` answers with the total of the folders it pages; counting the folders' rows on
- * every page grew with the window (25 µs a page at 1,000 messages, ~2.5 ms at 100,000). The counts are kept by
+ * every page grew with the window (30 µs a page at 1,000 messages, 3.2 ms at 100,000). The counts are kept by
  * triggers on `messages`, so no write path can forget them: an insert adds, a delete subtracts, an update that
  * moves a message or changes its unread flag does both. Every folder gets its row when it is made.
  *
