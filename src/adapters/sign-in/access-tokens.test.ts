@@ -58,4 +58,52 @@ describe('AccessTokens', () => {
     expect(await tokens.get('inbox', 'rt-new', { onRotated })).toBe('at-3');
     expect(used.at(-1)).toBe('rt-new');
   });
+
+  // Found by a fresh clone's run of test/gmail/gmail-faults.test.ts: after the person signed in again, the first
+  // sync waited for the refresh a poll had started with the revoked token, failed with it, and marked the inbox
+  // needs_reconnect once more.
+  it('a sign-in does not wait for, or fail with, a refresh still running for the one it replaced', async () => {
+    const calls: string[] = [];
+    const gates: { rt: string; release: () => void; fail: (e: Error) => void }[] = [];
+    const gate = (rt: string) => gates.filter((g) => g.rt === rt).at(-1)!;
+    const tokens = new AccessTokens(
+      (rt) =>
+        new Promise((resolve, reject) => {
+          calls.push(rt);
+          const n = calls.length;
+          gates.push({
+            rt,
+            release: () => resolve({ token: `at-${String(n)}-for-${rt}`, expiresAt: Date.now() + 3_600_000 }),
+            fail: reject,
+          });
+        }),
+    );
+    const old = tokens.get('inbox', 'rt-revoked');
+    const fresh = tokens.get('inbox', 'rt-new');
+    // Each started its own refresh: the new sign-in did not join the old one's.
+    expect(calls).toEqual(['rt-revoked', 'rt-new']);
+    gate('rt-revoked').fail(new MailAuthError('invalid_grant'));
+    await expect(old).rejects.toThrow(MailAuthError);
+    gate('rt-new').release();
+    expect(await fresh).toBe('at-2-for-rt-new');
+    // A session still holding an older sign-in that works gets its own token; neither replaces the other.
+    const older = tokens.get('inbox', 'rt-older');
+    gate('rt-older').release();
+    expect(await older).toBe('at-3-for-rt-older');
+    expect(await tokens.get('inbox', 'rt-new')).toBe('at-2-for-rt-new');
+    expect(await tokens.get('inbox', 'rt-older')).toBe('at-3-for-rt-older');
+    // The old sign-in failing later drops only its own token.
+    const failing = tokens.get('inbox', 'rt-older', { force: true });
+    gate('rt-older').fail(new MailAuthError('invalid_grant'));
+    await expect(failing).rejects.toThrow(MailAuthError);
+    expect(await tokens.get('inbox', 'rt-new')).toBe('at-2-for-rt-new');
+    // Callers of one sign-in still share one refresh.
+    const both = Promise.all([
+      tokens.get('inbox', 'rt-new', { force: true }),
+      tokens.get('inbox', 'rt-new', { force: true }),
+    ]);
+    expect(calls).toEqual(['rt-revoked', 'rt-new', 'rt-older', 'rt-older', 'rt-new']);
+    gate('rt-new').release();
+    expect(await both).toEqual(['at-5-for-rt-new', 'at-5-for-rt-new']);
+  });
 });

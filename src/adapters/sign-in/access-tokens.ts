@@ -22,8 +22,13 @@ interface Entry {
 export class AccessTokens {
   private readonly refresh: (refreshToken: string) => Promise<AccessToken>;
   private readonly now: () => number;
-  private readonly cache = new Map<string, Entry>();
-  private readonly pending = new Map<string, Promise<Entry>>();
+  /**
+   * Per mailbox, the tokens of its latest sign-ins (newest first, at most two): a session opened before the person
+   * signed in again still holds the old one, and neither may take the other's place.
+   */
+  private readonly cache = new Map<string, Entry[]>();
+  /** The refreshes running per mailbox, each with the lineage it refreshes: only callers of that lineage wait. */
+  private readonly pending = new Map<string, { lineage: ReadonlySet<string>; entry: Promise<Entry> }[]>();
 
   constructor(refresh: (refreshToken: string) => Promise<AccessToken>, now: () => number = Date.now) {
     this.refresh = refresh;
@@ -39,16 +44,20 @@ export class AccessTokens {
     refreshToken: string,
     opts: { force?: boolean; onRotated?: (refreshToken: string) => Promise<void> } = {},
   ): Promise<string> {
-    const mine = this.cache.get(key);
-    const entry = mine !== undefined && mine.lineage.has(hash(refreshToken)) ? mine : undefined;
+    const mine = hash(refreshToken);
+    const entry = this.cache.get(key)?.find((e) => e.lineage.has(mine));
     if (opts.force !== true && entry !== undefined && entry.token.expiresAt - EARLY_MS > this.now())
       return entry.token.token;
-    let running = this.pending.get(key);
+    // A refresh already running for this sign-in is waited for. One running for another sign-in of the mailbox
+    // (the one the person just replaced, failing with its revoked token) is not: this caller refreshes its own.
+    let running = this.pending.get(key)?.find((p) => p.lineage.has(mine))?.entry;
     if (running === undefined) {
       const from = entry?.latest ?? refreshToken;
-      running = this.refresh(from)
+      const known = new Set(entry?.lineage ?? [hash(from)]);
+      known.add(mine);
+      const started: Promise<Entry> = this.refresh(from)
         .then(async (token) => {
-          const lineage = new Set(entry?.lineage ?? [hash(from)]);
+          const lineage = new Set(known);
           let latest = from;
           if (token.refreshToken !== undefined) {
             await opts.onRotated?.(token.refreshToken);
@@ -56,16 +65,25 @@ export class AccessTokens {
             latest = token.refreshToken;
           }
           const fresh = { token, lineage, latest };
-          this.cache.set(key, fresh);
+          const others = (this.cache.get(key) ?? []).filter((e) => !e.lineage.has(hash(from)));
+          this.cache.set(key, [fresh, ...others].slice(0, 2));
           return fresh;
         })
-        .finally(() => this.pending.delete(key));
-      this.pending.set(key, running);
+        .finally(() => {
+          const left = (this.pending.get(key) ?? []).filter((p) => p.entry !== started);
+          if (left.length === 0) this.pending.delete(key);
+          else this.pending.set(key, left);
+        });
+      running = started;
+      this.pending.set(key, [...(this.pending.get(key) ?? []), { lineage: known, entry: started }]);
     }
     try {
       return (await running).token.token;
     } catch (e) {
-      this.cache.delete(key);
+      // Only this sign-in's token is dropped: another's, in use by newer sessions, stays.
+      const left = (this.cache.get(key) ?? []).filter((x) => !x.lineage.has(mine));
+      if (left.length === 0) this.cache.delete(key);
+      else this.cache.set(key, left);
       throw e;
     }
   }
