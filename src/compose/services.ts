@@ -150,7 +150,7 @@ export function buildServices(c: {
     clock,
     baseUrl: config.baseUrl,
     maxBodyChars: 50_000,
-    onAuthFailure: (inbox, reason) => inboxes.markNeedsReconnect(inbox, reason),
+    onAuthFailure: (inbox, reason, since) => inboxes.markNeedsReconnect(inbox, reason, since),
   });
   const profiles = new ProfileService({ settings: stores.settings, clock });
   const leases = new LeaseService({ leases: stores.leases, profiles, clock });
@@ -191,7 +191,7 @@ export function buildServices(c: {
     clock,
     log,
     windowSize: config.syncWindow,
-    onAuthFailure: (inbox, reason) => inboxes.markNeedsReconnect(inbox, reason),
+    onAuthFailure: (inbox, reason, since) => inboxes.markNeedsReconnect(inbox, reason, since),
     onSynced: (inbox, error) => inboxes.recordError(inbox, error),
     onInboxFolderReset: (inbox) => {
       scheduler.rewatch(inbox);

@@ -97,7 +97,7 @@ describe('the person’s Inboxes page', () => {
     );
     const id = (added['inbox'] as { id: string }).id;
     const inbox = await app.stores.inboxes.get(accountId, id as InboxId);
-    await app.services.tools.inboxes.markNeedsReconnect(inbox!, 'AUTHENTICATIONFAILED');
+    await app.services.tools.inboxes.markNeedsReconnect(inbox!, 'AUTHENTICATIONFAILED', app.clock.now());
     await page.goto(`${app.config.baseUrl}/inboxes`);
     const card = page.locator(`[data-inbox-id="${id}"]`);
     expect(await card.locator('.problem').textContent()).toContain(

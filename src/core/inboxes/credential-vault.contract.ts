@@ -60,6 +60,17 @@ export function credentialVaultContract(h: () => CredentialVaultHarness): void {
       expect(await h().vault.get(await inbox())).toBeUndefined();
     });
 
+    it('says whether the credential was written after a moment', async () => {
+      const a = await inbox();
+      expect(await h().vault.changedSince(a, at)).toBe(false);
+      await h().vault.put(a, password, at);
+      expect(await h().vault.changedSince(a, new Date(at.getTime() - 1))).toBe(true);
+      expect(await h().vault.changedSince(a, at)).toBe(false);
+      await h().vault.put(a, oauth, new Date(at.getTime() + 5_000));
+      expect(await h().vault.changedSince(a, new Date(at.getTime() + 4_999))).toBe(true);
+      expect(await h().vault.changedSince(await inbox(), at)).toBe(false);
+    });
+
     it('a sealed value copied onto another inbox does not open there', async () => {
       const a = await inbox();
       const b = await inbox();

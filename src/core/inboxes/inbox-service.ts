@@ -362,10 +362,12 @@ export class InboxService {
     }
     const email = normaliseEmail(signedIn.email) ?? inbox.email;
     const previous = await this.deps.vault.get(inbox.id);
+    // Written at the time of writing (not when the callback began): an operation that read the old credential
+    // before this moment and fails with it afterwards must not mark the inbox again (markNeedsReconnect).
     await this.deps.vault.put(
       inbox.id,
       { kind: provider, username: email, refreshToken: signedIn.refreshToken },
-      now,
+      this.deps.clock.now(),
     );
     if (previous?.kind === provider && previous.refreshToken !== signedIn.refreshToken)
       await this.deps.onCredentialDropped?.(inbox.id, previous);
@@ -394,8 +396,13 @@ export class InboxService {
     return removed;
   }
 
-  /** Marks the inbox as needing a new credential, with a short reason for the person. */
-  async markNeedsReconnect(inbox: Inbox, reason: string): Promise<void> {
+  /**
+   * Marks the inbox as needing a new credential, with a short reason for the person — unless the credential was
+   * replaced after `since`, when the refused one was read: an operation that began before the person connected
+   * again must not undo their reconnection when it fails with the old credential.
+   */
+  async markNeedsReconnect(inbox: Inbox, reason: string, since: Date): Promise<void> {
+    if (await this.deps.vault.changedSince(inbox.id, since)) return;
     await this.deps.inboxes.update(
       inbox.accountId,
       inbox.id,

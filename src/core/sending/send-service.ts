@@ -328,7 +328,7 @@ export class SendService {
     } catch (e) {
       if (e instanceof SubmitRefusedError) {
         await this.deps.pendingSends.unclaim(pendingSendId);
-        if (e.authFailed) await this.deps.inboxes.markNeedsReconnect(inbox, e.message);
+        if (e.authFailed) await this.deps.inboxes.markNeedsReconnect(inbox, e.message, sentAt);
         return err({
           code: 'provider_error',
           message: `Not sent: ${e.message}. Nothing went out; the approval still works once this is fixed.`,

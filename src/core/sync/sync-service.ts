@@ -60,7 +60,8 @@ export interface SyncServiceDeps {
    * again at the provider before it is written (decision 0034).
    */
   readonly changes: ChangeCounter;
-  readonly onAuthFailure: (inbox: Inbox, reason: string) => Promise<void>;
+  /** The provider refused the credential read at `since` (the session's opening). */
+  readonly onAuthFailure: (inbox: Inbox, reason: string, since: Date) => Promise<void>;
   readonly onSynced: (inbox: Inbox, error: string | null) => Promise<void>;
   /** The inbox folder was re-read as a reset (its identity changed): whatever watches it should start over. */
   readonly onInboxFolderReset?: (inbox: Inbox) => void;
@@ -139,6 +140,7 @@ export class SyncService {
     caught: Caught[],
   ): Promise<SyncOutcome> {
     let session: MailSession | undefined;
+    const since = this.deps.clock.now();
     try {
       session = await this.deps.sessions.open(inbox);
       const folders = await this.deps.folders.replaceAll(
@@ -174,7 +176,7 @@ export class SyncService {
       return { ok: true, folders: reports };
     } catch (e) {
       if (e instanceof MailAuthError) {
-        await this.deps.onAuthFailure(inbox, e.message);
+        await this.deps.onAuthFailure(inbox, e.message, since);
         return {
           ok: false,
           code: 'needs_reconnect',

@@ -192,6 +192,7 @@ export class UnsubscribeService {
     path: string,
     ref: string,
   ): Promise<Result<Uint8Array | undefined, UnsubscribeError>> {
+    const since = this.deps.clock.now();
     try {
       const session = await this.deps.sessions.open(inbox);
       try {
@@ -201,7 +202,7 @@ export class UnsubscribeService {
       }
     } catch (e) {
       if (e instanceof MailAuthError) {
-        await this.deps.inboxes.markNeedsReconnect(inbox, e.message);
+        await this.deps.inboxes.markNeedsReconnect(inbox, e.message, since);
         return err({ code: 'needs_reconnect', message: e.message });
       }
       if (e instanceof MailProviderError) return err({ code: 'provider_error', detail: e.message });

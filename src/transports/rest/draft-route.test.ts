@@ -472,7 +472,7 @@ describe('409 (contract §7)', () => {
   it('an inbox whose credential the mailbox refused (needs reconnect) → 409 not_connected', async () => {
     const { d, inboxId } = await addedImapInbox();
     const inbox = await d.app.stores.inboxes.get(d.accountId, inboxId as InboxId);
-    await d.app.services.tools.inboxes.markNeedsReconnect(inbox!, 'AUTHENTICATIONFAILED');
+    await d.app.services.tools.inboxes.markNeedsReconnect(inbox!, 'AUTHENTICATIONFAILED', d.app.clock.now());
     const before = await written(d.app, d.inboxId);
     const res = await postDraft(d.app, d.key, inboxId, VALID);
     expect(await expectError(res, 409, 'not_connected')).toBe(NOT_CONNECTED);
