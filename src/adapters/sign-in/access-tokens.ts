@@ -14,10 +14,11 @@ interface Entry {
 
 /**
  * Access tokens per mailbox sign-in, shared by every concurrent call in this process: one refresh at a time per
- * mailbox (callers arriving meanwhile wait for it), reused until a minute before expiry. A provider that rotates
+ * sign-in (its callers arriving meanwhile wait for it), reused until a minute before expiry. A provider that rotates
  * refresh tokens (Microsoft) hands back a new one with each refresh: it is passed to `onRotated` (which stores it
  * sealed) before anyone uses the new access token, and the old one is not used again. A sign-in that is not of
- * this lineage (the person signed in again) starts afresh. Keys are the caller's (the inbox id); no token is a key.
+ * this lineage (the person signed in again) starts afresh, beside the old one, which sessions opened before it still
+ * use (decision 0038). Keys are the caller's (the inbox id); no token is a key.
  */
 export class AccessTokens {
   private readonly refresh: (refreshToken: string) => Promise<AccessToken>;
