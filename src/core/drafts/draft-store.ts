@@ -1,4 +1,5 @@
 import type { AccountId } from '../accounts/account.ts';
+import type { CodeApprovalReader } from '../approvals/approval-code.ts';
 import type { Draft, PendingSend, PendingSendStatus } from './draft.ts';
 
 export interface DraftStore {
@@ -48,11 +49,8 @@ export interface DraftStore {
  * Approvals to send one draft version. Every transition is one conditional statement, so concurrent callers
  * cannot both pass: of 100 racing `claim`s exactly one returns true.
  */
-export interface PendingSendStore {
+export interface PendingSendStore extends CodeApprovalReader<PendingSend> {
   create(send: PendingSend): Promise<void>;
-  get(accountId: AccountId, id: string): Promise<PendingSend | undefined>;
-  /** Counts a wrong code; at `lockAfter` wrong codes a pending send becomes `locked`. Returns the new count. */
-  recordFailure(id: string, lockAfter: number): Promise<number>;
   /** `pending` and not expired → `sending`; true for exactly one caller. */
   claim(id: string, now: Date): Promise<boolean>;
   /** `sending` → `pending` again: the server refused before accepting anything, the code stays usable. */

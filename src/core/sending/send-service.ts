@@ -3,8 +3,8 @@ import type { NextStep } from '../next-step.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
-import { newSecret, sha256Hex, timingSafeEqualStrings } from '../../lib/secret-token.ts';
 import type { AccountId } from '../accounts/account.ts';
+import { checkApprovalCode, newApprovalCode, type ApprovalCheck } from '../approvals/approval-code.ts';
 import type { Principal } from '../auth/principal.ts';
 import { compositionOf, folderPath } from '../drafts/draft-service.ts';
 import { parseRecipients, sameRecipients } from '../drafts/draft-input.ts';
@@ -116,7 +116,7 @@ export class SendService {
   async offer(draft: Draft, inbox: Inbox, requestedBy: Requester | null = null): Promise<Offer> {
     if (!this.deps.submitter.canSend(inbox)) return { sendAvailable: false, reason: 'provider_cannot_send' };
     if (!(await this.isEnabled(draft.accountId))) return { sendAvailable: false, reason: 'send_disabled' };
-    const code = newSecret('', 24);
+    const { code, codeHash } = newApprovalCode();
     const now = this.deps.clock.now();
     const expiresAt = new Date(now.getTime() + SEND_APPROVAL_TTL_MS);
     const id = newId('ps');
@@ -125,7 +125,7 @@ export class SendService {
       accountId: draft.accountId,
       draftId: draft.id,
       draftVersion: draft.version,
-      codeHash: sha256Hex(code),
+      codeHash,
       attempts: 0,
       status: 'pending',
       createdAt: now,
@@ -155,44 +155,14 @@ export class SendService {
         next: 'ask_person_to_approve_send',
       });
     }
-    const ps = /^ps_[a-z0-9]{20}$/.test(req.pendingSendId)
-      ? await this.deps.pendingSends.get(accountId, req.pendingSendId)
-      : undefined;
-    if (ps === undefined)
-      return err({
-        code: 'approval_invalid',
-        message: 'No pending send with this id.',
-        next: 'use_offered_approval',
-      });
-    if (ps.status === 'locked') {
-      return err({
-        code: 'approval_invalid',
-        message: 'This approval is locked after too many wrong codes. Create the draft again for a new one.',
-        attemptsLeft: 0,
-      });
-    }
-    if (!timingSafeEqualStrings(sha256Hex(req.approvalCode), ps.codeHash)) {
-      const attempts = await this.deps.pendingSends.recordFailure(ps.id, SEND_MAX_WRONG_CODES);
-      const attemptsLeft = Math.max(0, SEND_MAX_WRONG_CODES - attempts);
-      return err({
-        code: 'approval_invalid',
-        message: `The approval code does not match this pending send (${String(attemptsLeft)} attempts left).`,
-        next: 'use_offered_approval',
-        attemptsLeft,
-      });
-    }
-    if (ps.status !== 'pending') {
-      return err({
-        code: 'approval_used',
-        message: `This approval was already used (send ${ps.status}). Each approval sends once.`,
-        status: ps.status,
-      });
-    }
-    if (ps.expiresAt <= now)
-      return err({
-        code: 'approval_expired',
-        message: 'This approval expired (they last 24 hours). Create the draft again to get a new one.',
-      });
+    const check = await checkApprovalCode(
+      this.deps.pendingSends,
+      accountId,
+      { id: req.pendingSendId, code: req.approvalCode },
+      { idShape: /^ps_[a-z0-9]{20}$/, maxWrongCodes: SEND_MAX_WRONG_CODES, now },
+    );
+    if (!check.ok) return err(refusal(check));
+    const ps = check.approval;
     const draft = await this.deps.drafts.get(accountId, ps.draftId);
     if (draft?.status !== 'draft' || draft.version !== ps.draftVersion) {
       return err({
@@ -387,6 +357,42 @@ export class SendService {
       );
     }
     return stranded.length;
+  }
+}
+
+/** Why `send_draft` refuses an approval the code did not redeem, in its words. */
+function refusal(check: Exclude<ApprovalCheck<PendingSend>, { ok: true }>): SendError {
+  switch (check.reason) {
+    case 'not_found':
+      return {
+        code: 'approval_invalid',
+        message: 'No pending send with this id.',
+        next: 'use_offered_approval',
+      };
+    case 'locked':
+      return {
+        code: 'approval_invalid',
+        message: 'This approval is locked after too many wrong codes. Create the draft again for a new one.',
+        attemptsLeft: 0,
+      };
+    case 'wrong_code':
+      return {
+        code: 'approval_invalid',
+        message: `The approval code does not match this pending send (${String(check.attemptsLeft)} attempts left).`,
+        next: 'use_offered_approval',
+        attemptsLeft: check.attemptsLeft,
+      };
+    case 'used':
+      return {
+        code: 'approval_used',
+        message: `This approval was already used (send ${check.status}). Each approval sends once.`,
+        status: check.status,
+      };
+    case 'expired':
+      return {
+        code: 'approval_expired',
+        message: 'This approval expired (they last 24 hours). Create the draft again to get a new one.',
+      };
   }
 }
 

@@ -1,4 +1,5 @@
 import type { AccountId } from '../accounts/account.ts';
+import type { CodeApprovalReader } from '../approvals/approval-code.ts';
 import type { InboxId } from '../inboxes/inbox.ts';
 import type {
   PendingUnsubscribe,
@@ -10,12 +11,8 @@ import type {
  * Approvals to unsubscribe. As for sends, every transition is one conditional statement: of any number of
  * racing `claim`s exactly one returns true, so one approval makes at most one request.
  */
-export interface PendingUnsubscribeStore {
+export interface PendingUnsubscribeStore extends CodeApprovalReader<PendingUnsubscribe> {
   create(p: PendingUnsubscribe): Promise<void>;
-  /** Scoped by account: another account's id is not found. */
-  get(accountId: AccountId, id: string): Promise<PendingUnsubscribe | undefined>;
-  /** Counts a wrong code; at `lockAfter` wrong codes a pending approval becomes `locked`. Returns the new count. */
-  recordFailure(id: string, lockAfter: number): Promise<number>;
   /** `pending` and not expired → `posting`; true for exactly one caller. */
   claim(id: string, now: Date): Promise<boolean>;
   /** `posting` → a final status, with what the server answered. */

@@ -2,8 +2,8 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
-import { newSecret, sha256Hex, timingSafeEqualStrings } from '../../lib/secret-token.ts';
 import type { AccountId } from '../accounts/account.ts';
+import { checkApprovalCode, newApprovalCode, type ApprovalCheck } from '../approvals/approval-code.ts';
 import type { Requester } from '../drafts/draft.ts';
 import type { InboxError } from '../inboxes/inbox-errors.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
@@ -152,7 +152,7 @@ export class UnsubscribeService {
     if (!verdict.oneClick)
       return err({ code: 'unsubscribe_unavailable', reason: verdict.reason, fallback: verdict.fallback });
 
-    const code = newSecret('', 24);
+    const { code, codeHash } = newApprovalCode();
     const now = this.deps.clock.now();
     const expiresAt = new Date(now.getTime() + UNSUBSCRIBE_APPROVAL_TTL_MS);
     const pendingUnsubscribeId = newId('pu');
@@ -164,7 +164,7 @@ export class UnsubscribeService {
       senderKey: summary.listId ?? summary.from.address.toLowerCase(),
       senderAddress: summary.from.address.toLowerCase(),
       url: verdict.url,
-      codeHash: sha256Hex(code),
+      codeHash,
       attempts: 0,
       status: 'pending',
       createdAt: now,
@@ -214,21 +214,15 @@ export class UnsubscribeService {
   async confirm(accountId: AccountId, req: ConfirmRequest): Promise<Result<Confirmation, UnsubscribeError>> {
     if (!req.confirmedInApp && !req.approvedInChat)
       return err({ code: 'human_approval_required', inAppRequired: false });
-    const p = /^pu_[a-z0-9]{20}$/.test(req.pendingUnsubscribeId)
-      ? await this.deps.pending.get(accountId, req.pendingUnsubscribeId)
-      : undefined;
-    if (p === undefined) return err({ code: 'approval_invalid' });
-    if (p.status === 'locked') return err({ code: 'approval_invalid', attemptsLeft: 0, locked: true });
-    if (!timingSafeEqualStrings(sha256Hex(req.approvalCode), p.codeHash)) {
-      const attempts = await this.deps.pending.recordFailure(p.id, UNSUBSCRIBE_MAX_WRONG_CODES);
-      return err({
-        code: 'approval_invalid',
-        attemptsLeft: Math.max(0, UNSUBSCRIBE_MAX_WRONG_CODES - attempts),
-      });
-    }
-    if (p.status !== 'pending') return err({ code: 'approval_used', status: p.status });
     const now = this.deps.clock.now();
-    if (p.expiresAt <= now) return err({ code: 'approval_expired' });
+    const check = await checkApprovalCode(
+      this.deps.pending,
+      accountId,
+      { id: req.pendingUnsubscribeId, code: req.approvalCode },
+      { idShape: /^pu_[a-z0-9]{20}$/, maxWrongCodes: UNSUBSCRIBE_MAX_WRONG_CODES, now },
+    );
+    if (!check.ok) return err(refusal(check));
+    const p = check.approval;
     const inbox = await this.deps.inboxes.usable(accountId, p.inboxId);
     if (!inbox.ok) return inbox;
     const prefs = await this.deps.profiles.effective(accountId, p.inboxId);
@@ -318,5 +312,21 @@ function finalStatus(o: PostOutcome): {
       return { status: 'unknown', httpStatus: null, error: o.reason };
     case 'recorded':
       return { status: 'done', httpStatus: null, error: null };
+  }
+}
+
+/** Why `confirm_unsubscribe` refuses an approval the code did not redeem. */
+function refusal(check: Exclude<ApprovalCheck<PendingUnsubscribe>, { ok: true }>): UnsubscribeError {
+  switch (check.reason) {
+    case 'not_found':
+      return { code: 'approval_invalid' };
+    case 'locked':
+      return { code: 'approval_invalid', attemptsLeft: 0, locked: true };
+    case 'wrong_code':
+      return { code: 'approval_invalid', attemptsLeft: check.attemptsLeft };
+    case 'used':
+      return { code: 'approval_used', status: check.status };
+    case 'expired':
+      return { code: 'approval_expired' };
   }
 }
