@@ -12,7 +12,8 @@ import type { InboxId } from '../../core/inboxes/inbox.ts';
 import type { Db } from './database.ts';
 import type { CardCode, CardCodeStore, Redeemed } from '../../core/drafts/draft-cards.ts';
 import type { DraftsTable, PendingSendsTable } from './schema.ts';
-import { isUniqueViolation, toDate, toDateOrNull } from './sql-errors.ts';
+import { CodeApprovalRows } from './code-approval-rows.ts';
+import { toDate, toDateOrNull } from './sql-errors.ts';
 
 const toDraft = (r: Selectable<DraftsTable>): Draft => ({
   id: r.id,
@@ -193,36 +194,15 @@ const toPendingSend = (r: Selectable<PendingSendsTable>): PendingSend => ({
   requestedBy: r.requested_by === null ? null : (JSON.parse(r.requested_by) as Requester),
 });
 
-/** Every transition is a single conditional UPDATE, so it is atomic on SQLite and on PostgreSQL alike. */
-export class KyselyPendingSendStore implements PendingSendStore {
+/** Approvals to send one draft version; the lifecycle they share with unsubscribe requests is CodeApprovalRows'. */
+export class KyselyPendingSendStore
+  extends CodeApprovalRows<Selectable<PendingSendsTable>, PendingSend>
+  implements PendingSendStore
+{
   private readonly db: Db['kysely'];
   constructor(db: Db) {
+    super(db, 'pending_sends', 'sending', toPendingSend);
     this.db = db.kysely;
-  }
-
-  async waiting(accountId: AccountId, now: Date, limit: number): Promise<PendingSend[]> {
-    const rows = await this.db
-      .selectFrom('pending_sends')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('status', '=', 'pending')
-      .where('expires_at', '>', now.getTime())
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map(toPendingSend);
-  }
-
-  async discard(accountId: AccountId, id: string): Promise<boolean> {
-    const r = await this.db
-      .updateTable('pending_sends')
-      .set({ status: 'discarded' })
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    return r.numUpdatedRows > 0n;
   }
 
   async create(s: PendingSend): Promise<void> {
@@ -246,52 +226,6 @@ export class KyselyPendingSendStore implements PendingSendStore {
       .execute();
   }
 
-  async get(accountId: AccountId, id: string): Promise<PendingSend | undefined> {
-    const r = await this.db
-      .selectFrom('pending_sends')
-      .selectAll()
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
-    return r && toPendingSend(r);
-  }
-
-  async recordFailure(id: string, lockAfter: number): Promise<number> {
-    // The right-hand sides read the row as it was, so `attempts + 1` is the new count in both places.
-    const r = await this.db
-      .updateTable('pending_sends')
-      .set((eb) => ({
-        attempts: eb('attempts', '+', 1),
-        status: eb
-          .case()
-          .when(eb.and([eb(eb('attempts', '+', 1), '>=', lockAfter), eb('status', '=', 'pending')]))
-          .then('locked')
-          .else(eb.ref('status'))
-          .end(),
-      }))
-      .where('id', '=', id)
-      .returning('attempts')
-      .executeTakeFirst();
-    return r?.attempts ?? 0;
-  }
-
-  async claim(id: string, now: Date): Promise<boolean> {
-    try {
-      const r = await this.db
-        .updateTable('pending_sends')
-        .set({ status: 'sending', claimed_at: now.getTime() })
-        .where('id', '=', id)
-        .where('status', '=', 'pending')
-        .where('expires_at', '>', now.getTime())
-        .executeTakeFirst();
-      return r.numUpdatedRows === 1n;
-    } catch (e) {
-      // Another approval of the same draft is sending or sent (a unique index allows one per draft).
-      if (isUniqueViolation(e)) return false;
-      throw e;
-    }
-  }
-
   async unclaim(id: string): Promise<void> {
     await this.db
       .updateTable('pending_sends')
@@ -313,18 +247,6 @@ export class KyselyPendingSendStore implements PendingSendStore {
       .where('id', '=', id)
       .where('status', '=', 'sending')
       .execute();
-  }
-
-  async stranded(before: Date): Promise<PendingSend[]> {
-    const rows = await this.db
-      .selectFrom('pending_sends')
-      .selectAll()
-      .where('status', '=', 'sending')
-      .where('claimed_at', '<', before.getTime())
-      .orderBy('claimed_at')
-      .orderBy('id')
-      .execute();
-    return rows.map(toPendingSend);
   }
 }
 

@@ -11,6 +11,7 @@ import type {
 } from '../../core/unsubscribe/pending-unsubscribe.ts';
 import type { Db } from './database.ts';
 import type { PendingUnsubscribesTable } from './schema.ts';
+import { CodeApprovalRows } from './code-approval-rows.ts';
 import { toDate } from './sql-errors.ts';
 import type { Requester } from '../../core/drafts/draft.ts';
 
@@ -36,35 +37,15 @@ const toPending = (r: Selectable<PendingUnsubscribesTable>): PendingUnsubscribe 
 
 const FINAL = ['done', 'rejected', 'refused', 'unknown'] as const;
 
-export class KyselyPendingUnsubscribeStore implements PendingUnsubscribeStore {
+/** Approvals to unsubscribe; the lifecycle they share with sends is CodeApprovalRows'. */
+export class KyselyPendingUnsubscribeStore
+  extends CodeApprovalRows<Selectable<PendingUnsubscribesTable>, PendingUnsubscribe>
+  implements PendingUnsubscribeStore
+{
   private readonly db: Db['kysely'];
   constructor(db: Db) {
+    super(db, 'pending_unsubscribes', 'posting', toPending);
     this.db = db.kysely;
-  }
-
-  async waiting(accountId: AccountId, now: Date, limit: number): Promise<PendingUnsubscribe[]> {
-    const rows = await this.db
-      .selectFrom('pending_unsubscribes')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('status', '=', 'pending')
-      .where('expires_at', '>', now.getTime())
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map(toPending);
-  }
-
-  async discard(accountId: AccountId, id: string): Promise<boolean> {
-    const r = await this.db
-      .updateTable('pending_unsubscribes')
-      .set({ status: 'discarded' })
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    return r.numUpdatedRows > 0n;
   }
 
   async create(p: PendingUnsubscribe): Promise<void> {
@@ -92,46 +73,6 @@ export class KyselyPendingUnsubscribeStore implements PendingUnsubscribeStore {
       .execute();
   }
 
-  async get(accountId: AccountId, id: string): Promise<PendingUnsubscribe | undefined> {
-    const r = await this.db
-      .selectFrom('pending_unsubscribes')
-      .selectAll()
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
-    return r && toPending(r);
-  }
-
-  async recordFailure(id: string, lockAfter: number): Promise<number> {
-    // The right-hand sides read the row as it was, so `attempts + 1` is the new count in both places.
-    const r = await this.db
-      .updateTable('pending_unsubscribes')
-      .set((eb) => ({
-        attempts: eb('attempts', '+', 1),
-        status: eb
-          .case()
-          .when(eb.and([eb(eb('attempts', '+', 1), '>=', lockAfter), eb('status', '=', 'pending')]))
-          .then('locked')
-          .else(eb.ref('status'))
-          .end(),
-      }))
-      .where('id', '=', id)
-      .returning('attempts')
-      .executeTakeFirst();
-    return r?.attempts ?? 0;
-  }
-
-  async claim(id: string, now: Date): Promise<boolean> {
-    const r = await this.db
-      .updateTable('pending_unsubscribes')
-      .set({ status: 'posting', claimed_at: now.getTime() })
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .where('expires_at', '>', now.getTime())
-      .executeTakeFirst();
-    return r.numUpdatedRows === 1n;
-  }
-
   async finish(
     id: string,
     status: (typeof FINAL)[number],
@@ -144,18 +85,6 @@ export class KyselyPendingUnsubscribeStore implements PendingUnsubscribeStore {
       .where('id', '=', id)
       .where('status', '=', 'posting')
       .execute();
-  }
-
-  async stranded(before: Date): Promise<PendingUnsubscribe[]> {
-    const rows = await this.db
-      .selectFrom('pending_unsubscribes')
-      .selectAll()
-      .where('status', '=', 'posting') // pending_unsubscribes_stranded_idx
-      .where('claimed_at', '<', before.getTime())
-      .orderBy('claimed_at')
-      .orderBy('id')
-      .execute();
-    return rows.map(toPending);
   }
 
   async results(accountId: AccountId, inboxIds: readonly InboxId[]): Promise<UnsubscribeResult[]> {
