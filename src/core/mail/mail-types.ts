@@ -1,5 +1,5 @@
 import type { DiscoveredFolder } from '../messages/folder.ts';
-import type { Address } from '../messages/message.ts';
+import type { Address, SummaryFields } from '../messages/message.ts';
 
 /**
  * A folder (mailbox, label, Graph folder) as the provider lists it: its `path` is the provider's own id or path
@@ -18,27 +18,11 @@ export interface SyncCursor {
 }
 
 /** What the index keeps of a message, as a provider reports it (no body). */
-export interface RemoteSummary {
+export interface RemoteSummary extends SummaryFields {
   /** The provider's handle inside the folder (IMAP UID in decimal). */
   readonly ref: string;
   /** Numeric order inside the folder (IMAP UID); newer is larger. */
   readonly position: number;
-  readonly threadId: string | null;
-  readonly internetMessageId: string | null;
-  readonly subject: string;
-  readonly from: Address;
-  readonly to: readonly Address[];
-  readonly snippet: string;
-  readonly date: Date;
-  readonly unread: boolean;
-  readonly starred: boolean;
-  /** IMAP keywords / Gmail labels / Graph categories; never system flags. */
-  readonly labels: readonly string[];
-  readonly hasAttachments: boolean;
-  readonly size: number;
-  readonly listId: string | null;
-  readonly listUnsubscribe: string | null;
-  readonly listUnsubscribePost: boolean;
 }
 
 export interface FlagState {
