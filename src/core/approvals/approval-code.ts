@@ -2,10 +2,10 @@ import type { AccountId } from '../accounts/account.ts';
 import { newSecret, sha256Hex, timingSafeEqualStrings } from '../../lib/secret-token.ts';
 
 /**
- * The rule every approval redeemed by code follows — a send (`send_draft`) and an unsubscribe request
- * (`confirm_unsubscribe`), DESIGN.md §4: the code is shown once and only its SHA-256 is kept; a wrong code is
- * counted and the approval locks at the limit; a right code redeems only a `pending`, unexpired approval. The checks
- * run in one order for both, here: nothing about an approval but that it is locked is told before its code matched.
+ * The rule every approval redeemed by code follows — a send and an unsubscribe request alike (DESIGN.md §4): the
+ * code is shown once and only its SHA-256 is kept; a wrong code is counted and the approval locks at the limit; a
+ * right code redeems only a `pending`, unexpired approval. The checks run in one order for both, here: nothing about
+ * an approval but that it is locked is told before its code matched.
  */
 export interface CodeApproval {
   readonly id: string;

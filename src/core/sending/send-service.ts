@@ -360,7 +360,7 @@ export class SendService {
   }
 }
 
-/** Why `send_draft` refuses an approval the code did not redeem, in its words. */
+/** Why a send is refused when its code did not redeem the approval, in words. */
 function refusal(check: Exclude<ApprovalCheck<PendingSend>, { ok: true }>): SendError {
   switch (check.reason) {
     case 'not_found':

@@ -315,7 +315,7 @@ function finalStatus(o: PostOutcome): {
   }
 }
 
-/** Why `confirm_unsubscribe` refuses an approval the code did not redeem. */
+/** Why an unsubscribe request is refused when its code did not redeem the approval. */
 function refusal(check: Exclude<ApprovalCheck<PendingUnsubscribe>, { ok: true }>): UnsubscribeError {
   switch (check.reason) {
     case 'not_found':
