@@ -37,16 +37,6 @@ export class KyselyCredentialVault implements CredentialVault {
     return opened === undefined ? undefined : (JSON.parse(opened) as MailCredential);
   }
 
-  async changedSince(inboxId: InboxId, since: Date): Promise<boolean> {
-    const r = await this.db
-      .selectFrom('inbox_credentials')
-      .select('inbox_id')
-      .where('inbox_id', '=', inboxId)
-      .where('updated_at', '>', since.getTime())
-      .executeTakeFirst();
-    return r !== undefined;
-  }
-
   async delete(inboxId: InboxId): Promise<void> {
     await this.db.deleteFrom('inbox_credentials').where('inbox_id', '=', inboxId).execute();
   }

@@ -146,6 +146,35 @@ export class KyselyInboxStore implements InboxStore {
     return r && toInbox(r);
   }
 
+  async markNeedsReconnect(
+    accountId: AccountId,
+    id: InboxId,
+    reason: string,
+    credentialRead: Date,
+    now: Date,
+  ): Promise<boolean> {
+    // The vault's row is read in the same statement as the inbox is written, so no reconnection fits between the
+    // check and the write (a SELECT first and an UPDATE after left that window open).
+    const r = await this.db
+      .updateTable('inboxes')
+      .set({ connection_status: 'needs_reconnect', last_error: reason, updated_at: now.getTime() })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('inbox_credentials')
+              .select('inbox_id')
+              .whereRef('inbox_credentials.inbox_id', '=', 'inboxes.id')
+              .where('inbox_credentials.updated_at', '>', credentialRead.getTime()),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  }
+
   async delete(accountId: AccountId, id: InboxId): Promise<boolean> {
     const r = await this.db
       .deleteFrom('inboxes')

@@ -4,6 +4,7 @@ import type { MailCredential } from '../mail/mail-types.ts';
 import type { CredentialVault } from './credential-vault.ts';
 import type { InboxStore } from './inbox-store.ts';
 import { newInbox, seedAccount } from './inbox-store.contract.ts';
+import type { AccountId } from '../accounts/account.ts';
 import type { InboxId } from './inbox.ts';
 
 export interface CredentialVaultHarness {
@@ -60,15 +61,22 @@ export function credentialVaultContract(h: () => CredentialVaultHarness): void {
       expect(await h().vault.get(await inbox())).toBeUndefined();
     });
 
-    it('says whether the credential was written after a moment', async () => {
-      const a = await inbox();
-      expect(await h().vault.changedSince(a, at)).toBe(false);
-      await h().vault.put(a, password, at);
-      expect(await h().vault.changedSince(a, new Date(at.getTime() - 1))).toBe(true);
-      expect(await h().vault.changedSince(a, at)).toBe(false);
-      await h().vault.put(a, oauth, new Date(at.getTime() + 5_000));
-      expect(await h().vault.changedSince(a, new Date(at.getTime() + 4_999))).toBe(true);
-      expect(await h().vault.changedSince(await inbox(), at)).toBe(false);
+    // InboxStore.markNeedsReconnect reads the vault's rows in its statement (decision 0038), so it is checked here,
+    // where both are.
+    it('an inbox is marked for reconnecting only while the credential written last was read before the refusal', async () => {
+      const accountId = await seedAccount(h().accounts);
+      const { id: a } = await h().inboxes.create(newInbox(accountId));
+      const status = async () => (await h().inboxes.get(accountId, a))?.connectionStatus;
+      const mark = (read: Date) => h().inboxes.markNeedsReconnect(accountId, a, 'refused', read, at);
+      expect(await mark(at)).toBe(true); // no credential stored at all
+      expect(await status()).toBe('needs_reconnect');
+      await h().inboxes.update(accountId, a, { connectionStatus: 'connected' }, at);
+      await h().vault.put(a, password, new Date(at.getTime() + 5_000));
+      expect(await mark(new Date(at.getTime() + 4_999))).toBe(false); // read before the new one was written
+      expect(await status()).toBe('connected');
+      expect(await mark(new Date(at.getTime() + 5_000))).toBe(true); // the stored one was refused
+      expect((await h().inboxes.get(accountId, a))?.lastError).toBe('refused');
+      expect(await h().inboxes.markNeedsReconnect('acct_other' as AccountId, a, 'x', at, at)).toBe(false);
     });
 
     it('a sealed value copied onto another inbox does not open there', async () => {

@@ -9,9 +9,4 @@ export interface CredentialVault {
   put(inboxId: InboxId, credential: MailCredential, now: Date): Promise<void>;
   get(inboxId: InboxId): Promise<MailCredential | undefined>;
   delete(inboxId: InboxId): Promise<void>;
-  /**
-   * Whether the stored credential was written after `since` (the person connected again, or a provider rotated it):
-   * a refusal of the one read before then says nothing about the one stored now.
-   */
-  changedSince(inboxId: InboxId, since: Date): Promise<boolean>;
 }

@@ -402,11 +402,11 @@ export class InboxService {
    * again must not undo their reconnection when it fails with the old credential.
    */
   async markNeedsReconnect(inbox: Inbox, reason: string, since: Date): Promise<void> {
-    if (await this.deps.vault.changedSince(inbox.id, since)) return;
-    await this.deps.inboxes.update(
+    await this.deps.inboxes.markNeedsReconnect(
       inbox.accountId,
       inbox.id,
-      { connectionStatus: 'needs_reconnect', lastError: reason.slice(0, 200) },
+      reason.slice(0, 200),
+      since,
       this.deps.clock.now(),
     );
   }

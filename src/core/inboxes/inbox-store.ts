@@ -22,9 +22,22 @@ export interface InboxStore {
   /** Oldest first, so the list is stable. */
   list(accountId: AccountId): Promise<Inbox[]>;
   update(accountId: AccountId, id: InboxId, patch: InboxPatch, now: Date): Promise<Inbox | undefined>;
-  /** Inboxes that background sync should keep fresh: connected or demo, not paused — across all accounts. */
+  /**
+   * Sets `needs_reconnect` with the reason — unless the inbox's credential (CredentialVault) was written after
+   * `credentialRead`, the moment the refused credential was read. One conditional statement (decision 0038): a
+   * reconnection that lands at any moment is never undone by the failure of an operation that used the old
+   * credential. True when the inbox was marked.
+   */
+  markNeedsReconnect(
+    accountId: AccountId,
+    id: InboxId,
+    reason: string,
+    credentialRead: Date,
+    now: Date,
+  ): Promise<boolean>;
   /** Every account's inboxes counted by provider and state (`paused`, else the connection status), for metrics. */
   countByState(): Promise<{ provider: string; state: string; count: number }[]>;
+  /** Inboxes that background sync should keep fresh: connected or demo, not paused — across all accounts. */
   listSyncable(): Promise<Inbox[]>;
   /** One inbox by id, whatever its account, when background sync should keep it fresh (as `listSyncable`). */
   syncable(id: InboxId): Promise<Inbox | undefined>;
