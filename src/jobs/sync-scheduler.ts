@@ -1,3 +1,4 @@
+import { InboxGoneError } from '../core/inboxes/inbox-errors.ts';
 import type { Inbox, InboxId } from '../core/inboxes/inbox.ts';
 import type { InboxClaims } from '../core/jobs/inbox-claims.ts';
 import type { JobQueue } from '../core/jobs/job-queue.ts';
@@ -52,7 +53,11 @@ export class SyncScheduler {
   register(): void {
     this.deps.queue.handle(SYNC, async (id) => {
       const inbox = await this.deps.syncableInbox(id as InboxId);
-      if (inbox !== undefined) await this.deps.sync.sync(inbox);
+      // Removed while it synced: nothing is left to keep fresh (decision 0039).
+      if (inbox !== undefined)
+        await this.deps.sync.sync(inbox).catch((e: unknown) => {
+          if (!(e instanceof InboxGoneError)) throw e;
+        });
     });
     this.deps.queue.handle(TICK, () => this.tick());
   }

@@ -13,7 +13,7 @@ import type { Db } from './database.ts';
 import type { CardCode, CardCodeStore, Redeemed } from '../../core/drafts/draft-cards.ts';
 import type { DraftsTable, PendingSendsTable } from './schema.ts';
 import { CodeApprovalRows } from './code-approval-rows.ts';
-import { toDate, toDateOrNull } from './sql-errors.ts';
+import { toDate, toDateOrNull, inboxRowWrite } from './sql-errors.ts';
 
 const toDraft = (r: Selectable<DraftsTable>): Draft => ({
   id: r.id,
@@ -49,29 +49,31 @@ export class KyselyDraftStore implements DraftStore {
   }
 
   async create(d: Draft): Promise<void> {
-    await this.db
-      .insertInto('drafts')
-      .values({
-        id: d.id,
-        account_id: d.accountId,
-        inbox_id: d.inboxId,
-        to_text: d.to,
-        subject: d.subject,
-        body: d.body,
-        thread_id: d.threadId,
-        in_reply_to: d.inReplyTo,
-        references_json: JSON.stringify(d.references),
-        internet_message_id: d.internetMessageId,
-        folder_path: d.folderPath,
-        provider_draft_id: d.providerDraftId,
-        version: d.version,
-        status: d.status,
-        created_at: d.createdAt.getTime(),
-        updated_at: d.updatedAt.getTime(),
-        // A draft without its folder has its copy still to be written.
-        copy_pending_at: d.folderPath === null ? d.createdAt.getTime() : null,
-      })
-      .execute();
+    await inboxRowWrite(
+      this.db
+        .insertInto('drafts')
+        .values({
+          id: d.id,
+          account_id: d.accountId,
+          inbox_id: d.inboxId,
+          to_text: d.to,
+          subject: d.subject,
+          body: d.body,
+          thread_id: d.threadId,
+          in_reply_to: d.inReplyTo,
+          references_json: JSON.stringify(d.references),
+          internet_message_id: d.internetMessageId,
+          folder_path: d.folderPath,
+          provider_draft_id: d.providerDraftId,
+          version: d.version,
+          status: d.status,
+          created_at: d.createdAt.getTime(),
+          updated_at: d.updatedAt.getTime(),
+          // A draft without its folder has its copy still to be written.
+          copy_pending_at: d.folderPath === null ? d.createdAt.getTime() : null,
+        })
+        .execute(),
+    );
   }
 
   async get(accountId: AccountId, id: string): Promise<Draft | undefined> {

@@ -5,7 +5,7 @@ import type { FolderStore, SyncStateUpdate } from '../../core/messages/folder-st
 import type { Db } from './database.ts';
 import type { FoldersTable } from './schema.ts';
 import { hotQuery } from './sqlite/hot-query.ts';
-import { toDateOrNull } from './sql-errors.ts';
+import { toDateOrNull, inboxRowWrite } from './sql-errors.ts';
 
 const toFolder = (r: Selectable<FoldersTable>): Folder => ({
   id: r.id as FolderId,
@@ -48,39 +48,42 @@ export class KyselyFolderStore implements FolderStore {
     folders: readonly DiscoveredFolder[],
     newId: () => FolderId,
   ): Promise<Folder[]> {
-    await this.db.transaction().execute(async (tx) => {
-      const existing = await tx
-        .selectFrom('folders')
-        .select(['id', 'path'])
-        .where('inbox_id', '=', inboxId)
-        .execute();
-      const byPath = new Map(existing.map((f) => [f.path, f.id]));
-      const listed = new Set(folders.map((f) => f.path));
-      const gone = existing.filter((f) => !listed.has(f.path)).map((f) => f.id);
-      if (gone.length > 0) await tx.deleteFrom('folders').where('id', 'in', gone).execute();
-      for (const f of folders) {
-        const id = byPath.get(f.path);
-        if (id === undefined) {
-          await tx
-            .insertInto('folders')
-            .values({
-              id: newId(),
-              inbox_id: inboxId,
-              path: f.path,
-              name: f.name,
-              canonical: f.canonical,
-              selected: 0,
-            })
-            .execute();
-        } else {
-          await tx
-            .updateTable('folders')
-            .set({ name: f.name, canonical: f.canonical })
-            .where('id', '=', id)
-            .execute();
+    // A folder's one reference is its inbox: refused, the inbox was removed while its folders were read.
+    await inboxRowWrite(
+      this.db.transaction().execute(async (tx) => {
+        const existing = await tx
+          .selectFrom('folders')
+          .select(['id', 'path'])
+          .where('inbox_id', '=', inboxId)
+          .execute();
+        const byPath = new Map(existing.map((f) => [f.path, f.id]));
+        const listed = new Set(folders.map((f) => f.path));
+        const gone = existing.filter((f) => !listed.has(f.path)).map((f) => f.id);
+        if (gone.length > 0) await tx.deleteFrom('folders').where('id', 'in', gone).execute();
+        for (const f of folders) {
+          const id = byPath.get(f.path);
+          if (id === undefined) {
+            await tx
+              .insertInto('folders')
+              .values({
+                id: newId(),
+                inbox_id: inboxId,
+                path: f.path,
+                name: f.name,
+                canonical: f.canonical,
+                selected: 0,
+              })
+              .execute();
+          } else {
+            await tx
+              .updateTable('folders')
+              .set({ name: f.name, canonical: f.canonical })
+              .where('id', '=', id)
+              .execute();
+          }
         }
-      }
-    });
+      }),
+    );
     return this.list(inboxId);
   }
 

@@ -14,7 +14,8 @@ import type {
 import type { Db } from './database.ts';
 import { hotBatch, hotQuery } from './sqlite/hot-query.ts';
 import type { MessagesTable } from './schema.ts';
-import { bit, toDate } from './sql-errors.ts';
+import { bit, isForeignKeyViolation, toDate } from './sql-errors.ts';
+import { InboxGoneError } from '../../core/inboxes/inbox-errors.ts';
 
 // 23 columns a row: 500 rows stay far below SQLite's and PostgreSQL's bound-parameter limits.
 const UPSERT_CHUNK = 500;
@@ -201,8 +202,21 @@ export class KyselyMessageStore implements MessageStore {
       // better-sqlite3 is synchronous, so a 10,000-message first sync would hold the event loop for its whole
       // write; between chunks, let waiting requests run.
       if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      await this.upsert(messages.slice(i, i + UPSERT_CHUNK).map(toRow));
+      try {
+        await this.upsert(messages.slice(i, i + UPSERT_CHUNK).map(toRow));
+      } catch (e) {
+        // Refused for a missing inbox or folder: which one the database does not say (SQLite), so it is looked up.
+        if (isForeignKeyViolation(e) && !(await this.inboxExists(messages[i]?.inboxId)))
+          throw new InboxGoneError();
+        throw e;
+      }
     }
+  }
+
+  private async inboxExists(id: InboxId | undefined): Promise<boolean> {
+    if (id === undefined) return false;
+    const r = await this.db.selectFrom('inboxes').select('id').where('id', '=', id).executeTakeFirst();
+    return r !== undefined;
   }
 
   async get(inboxId: InboxId, id: MessageId): Promise<MessageSummary | undefined> {

@@ -16,7 +16,7 @@ import { newId } from '../../lib/random.ts';
 import type { Db } from './database.ts';
 import { toSummary } from './kysely-message-store.ts';
 import type { ScreeningsTable } from './schema.ts';
-import { toDate, toDateOrNull } from './sql-errors.ts';
+import { toDate, toDateOrNull, inboxRowWrite } from './sql-errors.ts';
 
 const toScreening = (r: Selectable<ScreeningsTable>): Screening => ({
   id: r.id,
@@ -76,27 +76,29 @@ export class KyselyScreeningStore implements ScreeningStore {
 
   async offer(items: readonly ScreeningItem[], now: Date, expiresAt: Date): Promise<void> {
     if (items.length === 0) return;
-    await this.db
-      .insertInto('screenings')
-      .values(
-        items.map((i) => ({
-          id: newId('scr'),
-          account_id: i.accountId,
-          inbox_id: i.inboxId,
-          message_id: i.messageId,
-          sender_address: i.senderAddress.toLowerCase(),
-          offered_at: now.getTime(),
-          offer_expires_at: expiresAt.getTime(),
-          source: 'agent',
-        })),
-      )
-      .onConflict((oc) =>
-        oc
-          .columns(['inbox_id', 'message_id'])
-          .doUpdateSet({ offered_at: now.getTime(), offer_expires_at: expiresAt.getTime() })
-          .where('screenings.verdict', 'is', null),
-      )
-      .execute();
+    await inboxRowWrite(
+      this.db
+        .insertInto('screenings')
+        .values(
+          items.map((i) => ({
+            id: newId('scr'),
+            account_id: i.accountId,
+            inbox_id: i.inboxId,
+            message_id: i.messageId,
+            sender_address: i.senderAddress.toLowerCase(),
+            offered_at: now.getTime(),
+            offer_expires_at: expiresAt.getTime(),
+            source: 'agent',
+          })),
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(['inbox_id', 'message_id'])
+            .doUpdateSet({ offered_at: now.getTime(), offer_expires_at: expiresAt.getTime() })
+            .where('screenings.verdict', 'is', null),
+        )
+        .execute(),
+    );
   }
 
   async decide(
@@ -134,32 +136,34 @@ export class KyselyScreeningStore implements ScreeningStore {
   ): Promise<Screening[]> {
     const out: Screening[] = [];
     for (const i of items) {
-      const r = await this.db
-        .insertInto('screenings')
-        .values({
-          id: newId('scr'),
-          account_id: i.accountId,
-          inbox_id: i.inboxId,
-          message_id: i.messageId,
-          sender_address: i.senderAddress.toLowerCase(),
-          verdict: 'junk',
-          reason: i.reason,
-          source: 'blocklist',
-          decided_at: now.getTime(),
-        })
-        .onConflict((oc) =>
-          oc
-            .columns(['inbox_id', 'message_id'])
-            .doUpdateSet({
-              verdict: 'junk',
-              reason: i.reason,
-              source: 'blocklist',
-              decided_at: now.getTime(),
-            })
-            .where('screenings.verdict', 'is', null),
-        )
-        .returningAll()
-        .executeTakeFirst();
+      const r = await inboxRowWrite(
+        this.db
+          .insertInto('screenings')
+          .values({
+            id: newId('scr'),
+            account_id: i.accountId,
+            inbox_id: i.inboxId,
+            message_id: i.messageId,
+            sender_address: i.senderAddress.toLowerCase(),
+            verdict: 'junk',
+            reason: i.reason,
+            source: 'blocklist',
+            decided_at: now.getTime(),
+          })
+          .onConflict((oc) =>
+            oc
+              .columns(['inbox_id', 'message_id'])
+              .doUpdateSet({
+                verdict: 'junk',
+                reason: i.reason,
+                source: 'blocklist',
+                decided_at: now.getTime(),
+              })
+              .where('screenings.verdict', 'is', null),
+          )
+          .returningAll()
+          .executeTakeFirst(),
+      );
       if (r !== undefined) out.push(toScreening(r));
     }
     return out;

@@ -5,7 +5,7 @@ import type { Lease, LeaseStore, TriagePass } from '../../core/leases/lease-stor
 import type { VipEntry, VipStore } from '../../core/vips/vip-store.ts';
 import type { Db } from './database.ts';
 import type { LeasesTable, UndoRecordsTable } from './schema.ts';
-import { toDate } from './sql-errors.ts';
+import { toDate, inboxRowWrite } from './sql-errors.ts';
 
 export class KyselyUndoStore implements UndoStore {
   private readonly db: Db['kysely'];
@@ -150,47 +150,49 @@ export class KyselyLeaseStore implements LeaseStore {
   /** One try: ours, or the holder's lease that kept us out, or undefined when that one was gone by the read. */
   private async tryAcquire(c: Lease, now: Date): Promise<{ acquired: boolean; lease: Lease } | undefined> {
     // One statement: insert, or take over an expired lease, or extend our own. Otherwise the row is left alone.
-    const written = await this.db
-      .insertInto('leases')
-      .values({
-        inbox_id: c.inboxId,
-        holder: c.holder,
-        agent_label: c.agentLabel,
-        started_at: c.startedAt.getTime(),
-        expires_at: c.expiresAt.getTime(),
-      })
-      .onConflict((oc) =>
-        oc
-          .column('inbox_id')
-          .doUpdateSet((eb) => ({
-            holder: eb.ref('excluded.holder'),
-            agent_label: eb.ref('excluded.agent_label'),
-            started_at: eb
-              .case()
-              .when(
+    const written = await inboxRowWrite(
+      this.db
+        .insertInto('leases')
+        .values({
+          inbox_id: c.inboxId,
+          holder: c.holder,
+          agent_label: c.agentLabel,
+          started_at: c.startedAt.getTime(),
+          expires_at: c.expiresAt.getTime(),
+        })
+        .onConflict((oc) =>
+          oc
+            .column('inbox_id')
+            .doUpdateSet((eb) => ({
+              holder: eb.ref('excluded.holder'),
+              agent_label: eb.ref('excluded.agent_label'),
+              started_at: eb
+                .case()
+                .when(
+                  eb.and([
+                    eb('leases.holder', '=', eb.ref('excluded.holder')),
+                    eb('leases.agent_label', '=', eb.ref('excluded.agent_label')),
+                    eb('leases.expires_at', '>', now.getTime()),
+                  ]),
+                )
+                .then(eb.ref('leases.started_at'))
+                .else(eb.ref('excluded.started_at'))
+                .end(),
+              expires_at: eb.ref('excluded.expires_at'),
+            }))
+            .where((eb) =>
+              eb.or([
+                eb('leases.expires_at', '<=', now.getTime()),
                 eb.and([
                   eb('leases.holder', '=', eb.ref('excluded.holder')),
                   eb('leases.agent_label', '=', eb.ref('excluded.agent_label')),
-                  eb('leases.expires_at', '>', now.getTime()),
                 ]),
-              )
-              .then(eb.ref('leases.started_at'))
-              .else(eb.ref('excluded.started_at'))
-              .end(),
-            expires_at: eb.ref('excluded.expires_at'),
-          }))
-          .where((eb) =>
-            eb.or([
-              eb('leases.expires_at', '<=', now.getTime()),
-              eb.and([
-                eb('leases.holder', '=', eb.ref('excluded.holder')),
-                eb('leases.agent_label', '=', eb.ref('excluded.agent_label')),
               ]),
-            ]),
-          ),
-      )
-      .returningAll()
-      .executeTakeFirst();
+            ),
+        )
+        .returningAll()
+        .executeTakeFirst(),
+    );
     // A returned row means this statement inserted or updated it: the lease is ours.
     if (written !== undefined) return { acquired: true, lease: toLease(written) };
     const row = await this.db

@@ -12,7 +12,7 @@ import type {
 import type { Db } from './database.ts';
 import type { PendingUnsubscribesTable } from './schema.ts';
 import { CodeApprovalRows } from './code-approval-rows.ts';
-import { toDate } from './sql-errors.ts';
+import { toDate, inboxRowWrite } from './sql-errors.ts';
 import type { Requester } from '../../core/drafts/draft.ts';
 
 const toPending = (r: Selectable<PendingUnsubscribesTable>): PendingUnsubscribe => ({
@@ -49,28 +49,30 @@ export class KyselyPendingUnsubscribeStore
   }
 
   async create(p: PendingUnsubscribe): Promise<void> {
-    await this.db
-      .insertInto('pending_unsubscribes')
-      .values({
-        id: p.id,
-        account_id: p.accountId,
-        inbox_id: p.inboxId,
-        message_id: p.messageId,
-        sender_key: p.senderKey,
-        sender_address: p.senderAddress,
-        url: p.url,
-        code_hash: p.codeHash,
-        attempts: p.attempts,
-        status: p.status,
-        created_at: p.createdAt.getTime(),
-        expires_at: p.expiresAt.getTime(),
-        claimed_at: p.claimedAt?.getTime() ?? null,
-        finished_at: p.finishedAt?.getTime() ?? null,
-        http_status: p.httpStatus,
-        error: p.error,
-        requested_by: p.requestedBy === null ? null : JSON.stringify(p.requestedBy),
-      })
-      .execute();
+    await inboxRowWrite(
+      this.db
+        .insertInto('pending_unsubscribes')
+        .values({
+          id: p.id,
+          account_id: p.accountId,
+          inbox_id: p.inboxId,
+          message_id: p.messageId,
+          sender_key: p.senderKey,
+          sender_address: p.senderAddress,
+          url: p.url,
+          code_hash: p.codeHash,
+          attempts: p.attempts,
+          status: p.status,
+          created_at: p.createdAt.getTime(),
+          expires_at: p.expiresAt.getTime(),
+          claimed_at: p.claimedAt?.getTime() ?? null,
+          finished_at: p.finishedAt?.getTime() ?? null,
+          http_status: p.httpStatus,
+          error: p.error,
+          requested_by: p.requestedBy === null ? null : JSON.stringify(p.requestedBy),
+        })
+        .execute(),
+    );
   }
 
   async finish(

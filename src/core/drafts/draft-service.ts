@@ -127,7 +127,8 @@ export class DraftService {
       await this.deps.drafts.placed(draft.id, path, placed?.ref ?? null, now);
       return ok({ ...draft, folderPath: path, providerDraftId: placed?.ref ?? null });
     } catch (e) {
-      if (e instanceof MailAuthError) await this.deps.inboxes.markNeedsReconnect(inbox.value, e.message, since);
+      if (e instanceof MailAuthError)
+        await this.deps.inboxes.markNeedsReconnect(inbox.value, e.message, since);
       if (e instanceof MailProviderError || e instanceof MailAuthError) {
         return err({ code: 'provider_error', message: `The mailbox refused the draft: ${e.message}` });
       }
@@ -193,7 +194,8 @@ export class DraftService {
       await this.deps.drafts.placed(draft.id, path, placed?.ref ?? null, now);
       return ok({ ...edited, folderPath: path, providerDraftId: placed?.ref ?? null });
     } catch (e) {
-      if (e instanceof MailAuthError) await this.deps.inboxes.markNeedsReconnect(inbox.value, e.message, since);
+      if (e instanceof MailAuthError)
+        await this.deps.inboxes.markNeedsReconnect(inbox.value, e.message, since);
       if (e instanceof MailProviderError || e instanceof MailAuthError) {
         return err({ code: 'provider_error', message: `The mailbox refused the edited draft: ${e.message}` });
       }
@@ -257,7 +259,8 @@ export class DraftService {
       }
       return true;
     } catch (e) {
-      if (e instanceof MailAuthError) await this.deps.inboxes.markNeedsReconnect(inbox.value, e.message, since);
+      if (e instanceof MailAuthError)
+        await this.deps.inboxes.markNeedsReconnect(inbox.value, e.message, since);
       if (e instanceof MailProviderError || e instanceof MailAuthError) return false; // the next sweep tries again
       throw e;
     } finally {

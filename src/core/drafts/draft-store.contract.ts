@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../lib/random.ts';
 import type { AccountStore } from '../accounts/account-store.ts';
+import { InboxGoneError } from '../inboxes/inbox-errors.ts';
 import type { InboxStore } from '../inboxes/inbox-store.ts';
 import { newInbox, seedAccount } from '../inboxes/inbox-store.contract.ts';
 import type { Draft, PendingSend } from './draft.ts';
@@ -53,6 +54,14 @@ export function draftStoreContract(h: () => DraftStoreHarness): void {
       expect(await h().drafts.get(d.accountId, d.id)).toEqual(d);
       const bare = await seedDraft(h(), { threadId: null, inReplyTo: null, references: [] });
       expect(await h().drafts.get(bare.accountId, bare.id)).toEqual(bare);
+    });
+
+    it('refuses a draft for an inbox removed meanwhile with InboxGoneError', async () => {
+      const accountId = await seedAccount(h().accounts);
+      const inbox = newInbox(accountId);
+      await h().inboxes.create(inbox);
+      await h().inboxes.delete(accountId, inbox.id);
+      await expect(seedDraft(h(), { accountId, inboxId: inbox.id })).rejects.toBeInstanceOf(InboxGoneError);
     });
 
     it('is scoped by account: another account’s id is not found', async () => {

@@ -17,3 +17,15 @@ export interface InboxError {
 
 export const inboxError = (code: InboxErrorCode, message: string, next?: NextStep): InboxError =>
   next === undefined ? { code, message } : { code, message, next };
+
+/**
+ * A write for an inbox that was removed while the operation ran: the database refused a row that refers to it.
+ * Stores throw it in place of the foreign-key error; transports answer it as `inbox_not_found`, never as a failure of
+ * the service (found by the HTTP fuzz: an unsubscribe proposal racing the inbox's removal).
+ */
+export class InboxGoneError extends Error {
+  override readonly name = 'InboxGoneError';
+  constructor() {
+    super('The inbox was removed while this call ran.');
+  }
+}

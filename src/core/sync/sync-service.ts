@@ -3,6 +3,7 @@ import type { Serializer } from '../../lib/keyed-mutex.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Metrics } from '../../lib/metrics.ts';
 import { newId, newTimeOrderedId } from '../../lib/random.ts';
+import { InboxGoneError } from '../inboxes/inbox-errors.ts';
 import type { Inbox, InboxId } from '../inboxes/inbox.ts';
 import { MailAuthError, type MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
@@ -175,6 +176,7 @@ export class SyncService {
       await this.deps.onSynced(inbox, null);
       return { ok: true, folders: reports };
     } catch (e) {
+      if (e instanceof InboxGoneError) throw e; // removed while it synced: not a failure of the mailbox (0039)
       if (e instanceof MailAuthError) {
         await this.deps.onAuthFailure(inbox, e.message, since);
         return {

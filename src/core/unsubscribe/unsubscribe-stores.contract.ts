@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newId } from '../../lib/random.ts';
 import type { AccountId } from '../accounts/account.ts';
 import type { AccountStore } from '../accounts/account-store.ts';
+import { InboxGoneError } from '../inboxes/inbox-errors.ts';
 import type { InboxStore } from '../inboxes/inbox-store.ts';
 import { newInbox, seedAccount } from '../inboxes/inbox-store.contract.ts';
 import type { InboxId } from '../inboxes/inbox.ts';
@@ -67,6 +68,16 @@ export function pendingUnsubscribeStoreContract(h: () => UnsubscribeStoresHarnes
       expect(await h().pendingUnsubscribes.get(p.accountId, p.id)).toEqual(p);
       const other = await seedAccount(h().accounts);
       expect(await h().pendingUnsubscribes.get(other, p.id)).toBeUndefined();
+    });
+
+    // Found by the HTTP fuzz (seed 444215): propose_unsubscribe racing the inbox's removal ended in the database's
+    // foreign-key error, an internal_error with a stack in the log. The store now says what happened.
+    it('refuses an approval for an inbox removed meanwhile with InboxGoneError', async () => {
+      const accountId = await seedAccount(h().accounts);
+      const inbox = newInbox(accountId);
+      await h().inboxes.create(inbox);
+      await h().inboxes.delete(accountId, inbox.id);
+      await expect(seedPending(h(), { accountId, inboxId: inbox.id })).rejects.toBeInstanceOf(InboxGoneError);
     });
 
     it('counts wrong codes and locks a pending approval at the limit', async () => {

@@ -4,6 +4,8 @@ import type { Metrics } from '../../lib/metrics.ts';
 import { healthRoutes, type Readiness } from './health-routes.ts';
 import type { HttpEnv } from './http-env.ts';
 import { failedRequest } from './request-frame.ts';
+import { jsonError } from './json-error.ts';
+import { InboxGoneError } from '../../core/inboxes/inbox-errors.ts';
 import { requestLog } from './request-log.ts';
 
 export interface RootAppDeps {
@@ -26,6 +28,8 @@ export function createRootApp(deps: RootAppDeps): Hono<HttpEnv> {
 
   app.notFound((c) => c.json({ error: 'not_found', error_description: 'No such route.' }, 404));
   app.onError((e, c) => {
+    // An inbox removed while the request ran (a store refused a row of it): what the contract calls a removed inbox.
+    if (e instanceof InboxGoneError) return jsonError(404, 'inbox_not_found', e.message);
     const failed = failedRequest(c.get('frame'), e);
     return new Response(failed.body, { status: failed.status, headers: failed.headers });
   });

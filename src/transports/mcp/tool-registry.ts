@@ -1,11 +1,13 @@
 import * as z from 'zod';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
+import { InboxGoneError, inboxError } from '../../core/inboxes/inbox-errors.ts';
 import { noMetrics, type Metrics } from '../../lib/metrics.ts';
 import { TOOL_ERROR } from './output-shapes.ts';
 import { errorResult, successResult, type CallToolResultWire } from './tool-result.ts';
 import { mark, markPlan, newMarker, notice, unwrapArguments, type MarkPlan } from './untrusted-marks.ts';
 import type { ToolContext, ToolDefinition } from './tool-definition.ts';
 import type { ToolError } from './tool-error.ts';
+import { fromInboxError } from './tool-helpers.ts';
 
 /** A tool as `tools/list` shows it; built once at startup. */
 export type ListedTool = {
@@ -96,6 +98,12 @@ export class ToolRegistry {
         result.viewOnly,
       );
     } catch (e) {
+      if (e instanceof InboxGoneError) {
+        outcome = 'inbox_not_found';
+        return errorResult(
+          fromInboxError(inboxError('inbox_not_found', e.message, 'pick_listed_inbox')).error,
+        );
+      }
       ctx.log.error({ err: e, tool: name }, 'tool failed');
       return errorResult({
         error: 'internal_error',

@@ -401,6 +401,21 @@ describe('404 inbox_not_found (contract §7)', () => {
     expect(await written(app, d.inboxId)).toEqual(before);
   });
 
+  // Found by the HTTP fuzz (seed 444215, on the MCP side): an inbox removed between the route's check and the draft's
+  // row was a 500 with a stack in the log.
+  it('an inbox removed while the draft is written → 404 inbox_not_found, not a failure of the service', async () => {
+    const d = await demoApp();
+    app = d.app;
+    const drafts = app.stores.drafts;
+    const create = drafts.create.bind(drafts);
+    drafts.create = async (draft) => {
+      await d.app.stores.inboxes.delete(draft.accountId, draft.inboxId);
+      return create(draft);
+    };
+    const res = await postDraft(app, d.key, d.inboxId, VALID);
+    expect(await expectError(res, 404, 'inbox_not_found')).toBe('The inbox was removed while this call ran.');
+  });
+
   it('an inbox of another account is not found, exactly like an unknown one; neither mailbox changes', async () => {
     const d = await demoApp();
     app = d.app;
