@@ -26,17 +26,21 @@ describe('an inbox removed while a tool call runs', () => {
     await app?.close();
   });
 
-  it('answers inbox_not_found, as for any removed inbox, and logs no failure', async () => {
+  /** An owner's app that keeps what it logs at warning and error level, an agent's caller and the demo inbox. */
+  async function owner() {
     const errors: string[] = [];
     app = await createTestApp({ overrides: { log: recordingLogger(errors) } });
-    const web = await setUpOwner(app);
-    const call = toolCaller(app, await createKeyViaPage(web));
+    const call = toolCaller(app, await createKeyViaPage(await setUpOwner(app)));
     const inboxes = (await call('list_inboxes')).body['inboxes'] as { id: string }[];
-    const inboxId = inboxes[0]!.id;
-    const drafts = app.stores.drafts;
+    return { a: app, call, inboxId: inboxes[0]!.id, errors };
+  }
+
+  it('answers inbox_not_found, as for any removed inbox, and logs no failure', async () => {
+    const { a, call, inboxId, errors } = await owner();
+    const drafts = a.stores.drafts;
     const create = drafts.create.bind(drafts);
     drafts.create = async (d) => {
-      await app!.stores.inboxes.delete(d.accountId, d.inboxId);
+      await a.stores.inboxes.delete(d.accountId, d.inboxId);
       return create(d);
     };
 
@@ -48,21 +52,16 @@ describe('an inbox removed while a tool call runs', () => {
   });
 
   it('a sync that finds its inbox removed ends as inbox_not_found, not as a mailbox failure', async () => {
-    const errors: string[] = [];
-    app = await createTestApp({ overrides: { log: recordingLogger(errors) } });
-    const web = await setUpOwner(app);
-    const call = toolCaller(app, await createKeyViaPage(web));
-    const inboxes = (await call('list_inboxes')).body['inboxes'] as { id: string }[];
-    const inboxId = inboxes[0]!.id;
-    const messages = app.stores.messages;
+    const { a, call, inboxId, errors } = await owner();
+    const messages = a.stores.messages;
     const upsertMany = messages.upsertMany.bind(messages);
     let removed = false;
     messages.upsertMany = async (rows) => {
       const first = rows[0];
       if (first !== undefined && !removed) {
         removed = true;
-        await app!.stores.inboxes.delete(
-          (await app!.stores.inboxes.syncable(first.inboxId))!.accountId,
+        await a.stores.inboxes.delete(
+          (await a.stores.inboxes.syncable(first.inboxId))!.accountId,
           first.inboxId,
         );
       }
