@@ -1195,6 +1195,25 @@ function checkResult(s: Spec, p: Plan, r: ToolResult, env: Env) {
   }
 }
 
+/**
+ * What the index and the mailbox say of one message, for a failure that says it is not there (the seed-204662483 run on
+ * Dovecot: a list message the model held in the mailbox was `message_not_found` to propose_unsubscribe).
+ */
+async function whereIs(env: Env, messageId: string): Promise<string> {
+  const row = await env.app.stores.messages.get(env.inboxId as InboxId, messageId as MessageId);
+  const folders = await env.app.stores.folders.list(env.inboxId as InboxId);
+  const path = folders.find((f) => f.id === row?.folderId)?.path;
+  const rows = await env.mailbox();
+  const held = rows
+    .filter((r) => row !== undefined && r.messageId === row.internetMessageId)
+    .map((r) => `${r.path}#${r.ref}`);
+  return [
+    `index: ${row === undefined ? 'no row' : `${path ?? `no folder ${row.folderId}`}#${row.providerRef}`}`,
+    `mailbox: ${held.join(', ') || 'nowhere'}`,
+    `last steps:\n${env.recent.join('\n')}`,
+  ].join('\n');
+}
+
 async function step(cmd: Step, w: World, env: Env) {
   const s = cmd.spec;
   const before = structuredClone(w);
@@ -1208,6 +1227,10 @@ async function step(cmd: Step, w: World, env: Env) {
     r = await env.agents[s.agent](p.tool, p.args ?? {});
     learn(env, r.body);
     count(env, s, r, p.args ?? {}, before);
+    if (s.t === 'propose' && p.error === undefined && r.body['error'] === 'message_not_found')
+      throw new Error(
+        `${describeSpec(s, env)} → message_not_found\n${await whereIs(env, String(p.args?.['messageId']))}`,
+      );
     checkResult(s, p, r, env);
   }
   const after = await readWorld(env);
