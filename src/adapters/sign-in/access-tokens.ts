@@ -71,9 +71,7 @@ export class AccessTokens {
           return fresh;
         })
         .finally(() => {
-          const left = (this.pending.get(key) ?? []).filter((p) => p.entry !== started);
-          if (left.length === 0) this.pending.delete(key);
-          else this.pending.set(key, left);
+          keepOnly(this.pending, key, (p) => p.entry !== started);
         });
       running = started;
       this.pending.set(key, [...(this.pending.get(key) ?? []), { lineage: known, entry: started }]);
@@ -82,9 +80,7 @@ export class AccessTokens {
       return (await running).token.token;
     } catch (e) {
       // Only this sign-in's token is dropped: another's, in use by newer sessions, stays.
-      const left = (this.cache.get(key) ?? []).filter((x) => !x.lineage.has(mine));
-      if (left.length === 0) this.cache.delete(key);
-      else this.cache.set(key, left);
+      keepOnly(this.cache, key, (x) => !x.lineage.has(mine));
       throw e;
     }
   }
@@ -102,4 +98,11 @@ export class AccessTokens {
 
 function hash(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
+}
+
+/** Keeps the key's values that pass; a key left with none is removed. */
+function keepOnly<V>(map: Map<string, V[]>, key: string, keep: (v: V) => boolean): void {
+  const left = (map.get(key) ?? []).filter(keep);
+  if (left.length === 0) map.delete(key);
+  else map.set(key, left);
 }

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp } from '../../../test/support/test-app.ts';
 import type { App } from '../../app.ts';
-import { seedAccount } from './inbox-store.contract.ts';
-import { newInbox } from './inbox-store.contract.ts';
+import { newInbox, seedAccount } from './inbox-store.contract.ts';
 import type { CredentialVault } from './credential-vault.ts';
 
 // A sync (or read, draft, send) that opened its session with the old credential and fails after the person connected
