@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AccountId } from '../accounts/account.ts';
 import {
   checkApprovalCode,
+  checkApprovalInApp,
   newApprovalCode,
   type CodeApproval,
   type CodeApprovalReader,
@@ -98,5 +99,33 @@ describe('checkApprovalCode', () => {
       ok: false,
       reason: 'expired',
     });
+  });
+});
+
+describe('checkApprovalInApp (the person, signed in: no code)', () => {
+  const approval = (over: Partial<Row> = {}): Row => ({
+    id: ID,
+    codeHash: newApprovalCode().codeHash,
+    attempts: 0,
+    status: 'pending',
+    expiresAt: new Date(NOW.getTime() + 60_000),
+    ...over,
+  });
+  const inApp = (store: CodeApprovalReader<Row>, accountId = ACCOUNT, id = ID) =>
+    checkApprovalInApp(store, accountId, id, { idShape: RULE.idShape, now: NOW });
+
+  it('takes a pending, unexpired approval of the account; no other shape is looked up', async () => {
+    const store = reader(approval());
+    expect(await inApp(store)).toMatchObject({ ok: true, approval: { id: ID } });
+    expect(await inApp(store, 'acct_b' as AccountId)).toEqual({ ok: false, reason: 'not_found' });
+    const gets = store.gets;
+    expect(await inApp(store, ACCOUNT, 'ap_x')).toEqual({ ok: false, reason: 'not_found' });
+    expect(store.gets).toBe(gets);
+  });
+
+  it('refuses a used, locked or expired approval: the person’s click is no way around the lock', async () => {
+    for (const status of ['sent', 'locked', 'discarded'])
+      expect(await inApp(reader(approval({ status })))).toEqual({ ok: false, reason: 'used', status });
+    expect(await inApp(reader(approval({ expiresAt: NOW })))).toEqual({ ok: false, reason: 'expired' });
   });
 });

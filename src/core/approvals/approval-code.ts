@@ -55,3 +55,21 @@ export async function checkApprovalCode<T extends CodeApproval>(
   if (approval.expiresAt <= rule.now) return { ok: false, reason: 'expired' };
   return { ok: true, approval };
 }
+
+/**
+ * The approval `id` names, for the person confirming it in the app: signed in, so no code — the rest of the rule
+ * holds (an id of the approval's shape, of this account, still `pending` — a locked one too stays refused — and
+ * unexpired). As with a code, the caller still claims it before acting.
+ */
+export async function checkApprovalInApp<T extends CodeApproval>(
+  store: Pick<CodeApprovalReader<T>, 'get'>,
+  accountId: AccountId,
+  id: string,
+  rule: { idShape: RegExp; now: Date },
+): Promise<Exclude<ApprovalCheck<T>, { reason: 'locked' | 'wrong_code' }>> {
+  const approval = rule.idShape.test(id) ? await store.get(accountId, id) : undefined;
+  if (approval === undefined) return { ok: false, reason: 'not_found' };
+  if (approval.status !== 'pending') return { ok: false, reason: 'used', status: approval.status };
+  if (approval.expiresAt <= rule.now) return { ok: false, reason: 'expired' };
+  return { ok: true, approval };
+}

@@ -4,7 +4,12 @@ import type { Logger } from '../../lib/logger.ts';
 import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
-import { checkApprovalCode, newApprovalCode, type ApprovalCheck } from '../approvals/approval-code.ts';
+import {
+  checkApprovalCode,
+  checkApprovalInApp,
+  newApprovalCode,
+  type ApprovalCheck,
+} from '../approvals/approval-code.ts';
 import type { Principal } from '../auth/principal.ts';
 import { compositionOf, folderPath } from '../drafts/draft-service.ts';
 import { parseRecipients, sameRecipients } from '../drafts/draft-input.ts';
@@ -25,6 +30,9 @@ import {
   type MailSubmitter,
   type SubmitReceipt,
 } from './mail-submitter.ts';
+
+/** The shape of a pending send's id (`newId('ps')`): any other string is never looked up. */
+const PENDING_SEND_ID = /^ps_[a-z0-9]{20}$/;
 
 export const SEND_APPROVAL_TTL_MS = 24 * 3_600_000;
 export const SEND_MAX_WRONG_CODES = 5;
@@ -159,7 +167,7 @@ export class SendService {
       this.deps.pendingSends,
       accountId,
       { id: req.pendingSendId, code: req.approvalCode },
-      { idShape: /^ps_[a-z0-9]{20}$/, maxWrongCodes: SEND_MAX_WRONG_CODES, now },
+      { idShape: PENDING_SEND_ID, maxWrongCodes: SEND_MAX_WRONG_CODES, now },
     );
     if (!check.ok) return err(refusal(check));
     const ps = check.approval;
@@ -218,13 +226,12 @@ export class SendService {
     const now = this.deps.clock.now();
     if (!(await this.isEnabled(accountId)))
       return err({ code: 'send_disabled', message: 'Sending is turned off for this account.' });
-    const ps = /^ps_[a-z0-9]{20}$/.test(pendingSendId)
-      ? await this.deps.pendingSends.get(accountId, pendingSendId)
-      : undefined;
-    if (ps === undefined) return err({ code: 'approval_invalid', message: 'No pending send with this id.' });
-    if (ps.status !== 'pending')
-      return err({ code: 'approval_used', message: `This send is ${ps.status}.`, status: ps.status });
-    if (ps.expiresAt <= now) return err({ code: 'approval_expired', message: 'This approval expired.' });
+    const check = await checkApprovalInApp(this.deps.pendingSends, accountId, pendingSendId, {
+      idShape: PENDING_SEND_ID,
+      now,
+    });
+    if (!check.ok) return err(refusal(check));
+    const ps = check.approval;
     const draft = await this.deps.drafts.get(accountId, ps.draftId);
     if (draft?.status !== 'draft' || draft.version !== ps.draftVersion)
       return err({ code: 'approval_invalid', message: 'The draft changed or is gone since it was offered.' });

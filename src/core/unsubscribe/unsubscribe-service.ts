@@ -3,7 +3,12 @@ import type { Logger } from '../../lib/logger.ts';
 import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
-import { checkApprovalCode, newApprovalCode, type ApprovalCheck } from '../approvals/approval-code.ts';
+import {
+  checkApprovalCode,
+  checkApprovalInApp,
+  newApprovalCode,
+  type ApprovalCheck,
+} from '../approvals/approval-code.ts';
 import type { Requester } from '../drafts/draft.ts';
 import type { InboxError } from '../inboxes/inbox-errors.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
@@ -21,6 +26,9 @@ import { oneClickVerdict, type NoOneClickReason, type UnsubscribeFallback } from
 import type { PendingUnsubscribeStore } from './pending-unsubscribe-store.ts';
 import type { PendingUnsubscribe, UnsubscribeResult } from './pending-unsubscribe.ts';
 import type { PostOutcome, UnsubscribePoster } from './unsubscribe-poster.ts';
+
+/** The shape of a pending unsubscribe request's id (`newId('pu')`): any other string is never looked up. */
+const PENDING_UNSUBSCRIBE_ID = /^pu_[a-z0-9]{20}$/;
 
 export const UNSUBSCRIBE_APPROVAL_TTL_MS = 24 * 3_600_000;
 /** A request still `posting` this long after its claim was cut short: the request itself times out in seconds. */
@@ -219,7 +227,7 @@ export class UnsubscribeService {
       this.deps.pending,
       accountId,
       { id: req.pendingUnsubscribeId, code: req.approvalCode },
-      { idShape: /^pu_[a-z0-9]{20}$/, maxWrongCodes: UNSUBSCRIBE_MAX_WRONG_CODES, now },
+      { idShape: PENDING_UNSUBSCRIBE_ID, maxWrongCodes: UNSUBSCRIBE_MAX_WRONG_CODES, now },
     );
     if (!check.ok) return err(refusal(check));
     const p = check.approval;
@@ -261,11 +269,13 @@ export class UnsubscribeService {
    * a pending, unexpired approval, a usable inbox, one conditional claim, so a double click makes one request.
    */
   async confirmFromApp(accountId: AccountId, id: string): Promise<Result<Confirmation, UnsubscribeError>> {
-    const p = /^pu_[a-z0-9]{20}$/.test(id) ? await this.deps.pending.get(accountId, id) : undefined;
-    if (p === undefined) return err({ code: 'approval_invalid' });
-    if (p.status !== 'pending') return err({ code: 'approval_used', status: p.status });
     const now = this.deps.clock.now();
-    if (p.expiresAt <= now) return err({ code: 'approval_expired' });
+    const check = await checkApprovalInApp(this.deps.pending, accountId, id, {
+      idShape: PENDING_UNSUBSCRIBE_ID,
+      now,
+    });
+    if (!check.ok) return err(refusal(check));
+    const p = check.approval;
     const inbox = await this.deps.inboxes.usable(accountId, p.inboxId);
     if (!inbox.ok) return inbox;
     return this.redeem(accountId, p, inbox.value, now);
