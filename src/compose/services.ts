@@ -46,6 +46,7 @@ import { AttachmentLinks } from '../core/reading/attachment-links.ts';
 import { ReadService } from '../core/reading/read-service.ts';
 import type { RateLimiter } from '../core/rate-limits/rate-limiter.ts';
 import { SessionService } from '../core/sessions/session-service.ts';
+import { RefusalMarkingSessions } from '../core/mail/refusal-marking-sessions.ts';
 import { SyncService } from '../core/sync/sync-service.ts';
 import { SyncScheduler } from '../jobs/sync-scheduler.ts';
 import { aead } from '../lib/aead.ts';
@@ -110,13 +111,11 @@ export function buildServices(c: {
     });
   const google = googleMail(config, secrets);
   const microsoft = microsoftMail(config, secrets, vault);
-  const sessions = new ProviderSessionFactory({
-    db,
-    vault,
-    imap,
-    gmail: google?.connector,
-    graph: microsoft?.connector,
-  });
+  // Every session the services open marks its inbox for reconnecting when the provider refuses the credential.
+  const sessions = new RefusalMarkingSessions(
+    new ProviderSessionFactory({ db, vault, imap, gmail: google?.connector, graph: microsoft?.connector }),
+    { clock, mark: (inbox, reason, since) => inboxes.markNeedsReconnect(inbox, reason, since) },
+  );
   // What several instances on one PostgreSQL share beyond the pool (decision 0024): a queue, locks, inbox claims.
   const pgUrl = db.dialect === 'postgres' ? (db.pool.options.connectionString ?? '') : undefined;
   const queue: JobQueue =
@@ -150,7 +149,6 @@ export function buildServices(c: {
     clock,
     baseUrl: config.baseUrl,
     maxBodyChars: 50_000,
-    onAuthFailure: (inbox, reason, since) => inboxes.markNeedsReconnect(inbox, reason, since),
   });
   const profiles = new ProfileService({ settings: stores.settings, clock });
   const leases = new LeaseService({ leases: stores.leases, profiles, clock });
@@ -191,7 +189,6 @@ export function buildServices(c: {
     clock,
     log,
     windowSize: config.syncWindow,
-    onAuthFailure: (inbox, reason, since) => inboxes.markNeedsReconnect(inbox, reason, since),
     onSynced: (inbox, error) => inboxes.recordError(inbox, error),
     onInboxFolderReset: (inbox) => {
       scheduler.rewatch(inbox);

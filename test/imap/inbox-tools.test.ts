@@ -258,6 +258,21 @@ describe('an IMAP inbox, from connecting to reading', () => {
   it('a password that stops working turns into needsReconnect with a clear status', async () => {
     await dovecot.addUser(USER, 'changed-elsewhere');
     await new Promise((r) => setTimeout(r, 1200)); // Dovecot re-reads passwd files at most once a second
+    // The server ends the logins it has (a kept one would otherwise serve the next minute, connection-pool.ts).
+    await dovecot.kick(USER);
+    // Noticed by whatever meets the refusal first — here an action, which used to answer only provider_error and
+    // leave the inbox looking connected until the next sync (RefusalMarkingSessions).
+    const first = (
+      (await call('list_messages', { inboxId, limit: 1 })).body['messages'] as { messageId: string }[]
+    )[0];
+    const act = await call('act_on_messages', {
+      action: 'star',
+      items: [{ inboxId, messageId: first!.messageId }],
+    });
+    expect(act.isError, JSON.stringify(act.body)).toBe(true);
+    expect((await call('get_connection_status', { inboxId })).body).toMatchObject({
+      connectionStatus: 'needs_reconnect',
+    });
     const r = await call('sync_inbox', { inboxId });
     expect(r.body).toMatchObject({ error: 'needs_reconnect' });
     const status = await call('get_connection_status', { inboxId });

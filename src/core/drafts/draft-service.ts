@@ -114,7 +114,6 @@ export class DraftService {
     };
     const raw = await this.deps.composer.compose(compositionOf(draft, inbox.value, now));
     let session: MailSession | undefined;
-    const since = this.deps.clock.now();
     try {
       session = await this.deps.sessions.open(inbox.value);
       const path = await folderPath(this.deps.folders, session, inbox.value, 'drafts');
@@ -127,8 +126,6 @@ export class DraftService {
       await this.deps.drafts.placed(draft.id, path, placed?.ref ?? null, now);
       return ok({ ...draft, folderPath: path, providerDraftId: placed?.ref ?? null });
     } catch (e) {
-      if (e instanceof MailAuthError)
-        await this.deps.inboxes.markNeedsReconnect(inbox.value, e.message, since);
       if (e instanceof MailProviderError || e instanceof MailAuthError) {
         return err({ code: 'provider_error', message: `The mailbox refused the draft: ${e.message}` });
       }
@@ -177,7 +174,6 @@ export class DraftService {
       });
     }
     let session: MailSession | undefined;
-    const since = this.deps.clock.now();
     try {
       session = await this.deps.sessions.open(inbox.value);
       const path = draft.folderPath ?? (await folderPath(this.deps.folders, session, inbox.value, 'drafts'));
@@ -194,8 +190,6 @@ export class DraftService {
       await this.deps.drafts.placed(draft.id, path, placed?.ref ?? null, now);
       return ok({ ...edited, folderPath: path, providerDraftId: placed?.ref ?? null });
     } catch (e) {
-      if (e instanceof MailAuthError)
-        await this.deps.inboxes.markNeedsReconnect(inbox.value, e.message, since);
       if (e instanceof MailProviderError || e instanceof MailAuthError) {
         return err({ code: 'provider_error', message: `The mailbox refused the edited draft: ${e.message}` });
       }
@@ -239,7 +233,6 @@ export class DraftService {
       return true;
     }
     let session: MailSession | undefined;
-    const since = this.deps.clock.now();
     try {
       session = await this.deps.sessions.open(inbox.value);
       if (draft.folderPath === null) {
@@ -259,8 +252,6 @@ export class DraftService {
       }
       return true;
     } catch (e) {
-      if (e instanceof MailAuthError)
-        await this.deps.inboxes.markNeedsReconnect(inbox.value, e.message, since);
       if (e instanceof MailProviderError || e instanceof MailAuthError) return false; // the next sweep tries again
       throw e;
     } finally {

@@ -65,7 +65,6 @@ export interface ReadServiceDeps {
   readonly baseUrl: string;
   readonly maxBodyChars: number;
   /** The provider refused the credential read at `since` (the session's opening): the inbox needs reconnecting. */
-  readonly onAuthFailure: (inbox: Inbox, reason: string, since: Date) => Promise<void>;
 }
 
 const ATTACHMENT_LINK_TTL_MS = 10 * 60_000;
@@ -414,13 +413,11 @@ export class ReadService {
     f: (s: MailSession) => Promise<Result<T, ReadError>>,
   ): Promise<Result<T, ReadError>> {
     let session: MailSession | undefined;
-    const since = this.deps.clock.now();
     try {
       session = await this.deps.sessions.open(inbox);
       return await f(session);
     } catch (e) {
       if (e instanceof MailAuthError) {
-        await this.deps.onAuthFailure(inbox, e.message, since);
         return err({
           code: 'needs_reconnect',
           message: `The mailbox refused the stored credential: ${e.message}`,

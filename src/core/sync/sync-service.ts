@@ -61,8 +61,6 @@ export interface SyncServiceDeps {
    * again at the provider before it is written (decision 0034).
    */
   readonly changes: ChangeCounter;
-  /** The provider refused the credential read at `since` (the session's opening). */
-  readonly onAuthFailure: (inbox: Inbox, reason: string, since: Date) => Promise<void>;
   readonly onSynced: (inbox: Inbox, error: string | null) => Promise<void>;
   /** The inbox folder was re-read as a reset (its identity changed): whatever watches it should start over. */
   readonly onInboxFolderReset?: (inbox: Inbox) => void;
@@ -141,7 +139,6 @@ export class SyncService {
     caught: Caught[],
   ): Promise<SyncOutcome> {
     let session: MailSession | undefined;
-    const since = this.deps.clock.now();
     try {
       session = await this.deps.sessions.open(inbox);
       const folders = await this.deps.folders.replaceAll(
@@ -177,8 +174,8 @@ export class SyncService {
       return { ok: true, folders: reports };
     } catch (e) {
       if (e instanceof InboxGoneError) throw e; // removed while it synced: not a failure of the mailbox (0039)
+      // The session marked the inbox for reconnecting (RefusalMarkingSessions).
       if (e instanceof MailAuthError) {
-        await this.deps.onAuthFailure(inbox, e.message, since);
         return {
           ok: false,
           code: 'needs_reconnect',

@@ -200,7 +200,6 @@ export class UnsubscribeService {
     path: string,
     ref: string,
   ): Promise<Result<Uint8Array | undefined, UnsubscribeError>> {
-    const since = this.deps.clock.now();
     try {
       const session = await this.deps.sessions.open(inbox);
       try {
@@ -209,10 +208,7 @@ export class UnsubscribeService {
         await session.close().catch(() => undefined);
       }
     } catch (e) {
-      if (e instanceof MailAuthError) {
-        await this.deps.inboxes.markNeedsReconnect(inbox, e.message, since);
-        return err({ code: 'needs_reconnect', message: e.message });
-      }
+      if (e instanceof MailAuthError) return err({ code: 'needs_reconnect', message: e.message });
       if (e instanceof MailProviderError) return err({ code: 'provider_error', detail: e.message });
       throw e;
     }
