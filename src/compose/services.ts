@@ -141,6 +141,8 @@ export function buildServices(c: {
       });
     },
   });
+  // Actions and undos on one inbox, one at a time: in this process on SQLite, across all nodes on PostgreSQL.
+  const serial = pgUrl === undefined ? new KeyedMutex() : new PgAdvisorySerializer(pgUrl);
   const read = new ReadService({
     folders: stores.folders,
     messages: stores.messages,
@@ -149,12 +151,11 @@ export function buildServices(c: {
     clock,
     baseUrl: config.baseUrl,
     maxBodyChars: 50_000,
+    serial,
   });
   const profiles = new ProfileService({ settings: stores.settings, clock });
   const leases = new LeaseService({ leases: stores.leases, profiles, clock });
   const vips = new VipService({ vips: stores.vips, profiles, clock });
-  // Actions and undos on one inbox, one at a time: in this process on SQLite, across all nodes on PostgreSQL.
-  const serial = pgUrl === undefined ? new KeyedMutex() : new PgAdvisorySerializer(pgUrl);
   const mailWork = {
     inboxes,
     folders: stores.folders,

@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.ts';
+import type { Serializer } from '../../lib/keyed-mutex.ts';
 import type { NextStep } from '../next-step.ts';
 import { htmlToText } from '../../lib/html-to-text.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
@@ -64,7 +65,11 @@ export interface ReadServiceDeps {
   readonly clock: Clock;
   readonly baseUrl: string;
   readonly maxBodyChars: number;
-  /** The provider refused the credential read at `since` (the session's opening): the inbox needs reconnecting. */
+  /**
+   * The serializer actions and undos on an inbox run under: a read that finds a message gone removes its row only
+   * once the action running on the inbox is done (decision 0040).
+   */
+  readonly serial: Serializer;
 }
 
 const ATTACHMENT_LINK_TTL_MS = 10 * 60_000;
@@ -188,8 +193,12 @@ export class ReadService {
     return this.withSession(inbox, async (session) => {
       const full = await session.fetchMessage(folder.path, message.providerRef);
       if (full === undefined) {
-        // Gone at the provider since the last sync: drop it from the index too.
-        await this.deps.messages.removeByRefs(folder.id, [message.providerRef]);
+        // Gone at the provider since the last sync: drop it from the index too — after the action running on the
+        // inbox, if any: one that moved this message has then re-pointed its row, and the removal finds nothing
+        // left at the old place (removed at once, the row and the message's id would be lost; decision 0040).
+        await this.deps.serial.run([inbox.id], () =>
+          this.deps.messages.removeByRefs(folder.id, [message.providerRef]),
+        );
         return err<ReadError>({
           code: 'message_not_found',
           message: 'This message no longer exists in the mailbox.',
