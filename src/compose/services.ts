@@ -152,6 +152,7 @@ export function buildServices(c: {
     baseUrl: config.baseUrl,
     maxBodyChars: 50_000,
     serial,
+    changes: stores.changeCounts,
   });
   const profiles = new ProfileService({ settings: stores.settings, clock });
   const leases = new LeaseService({ leases: stores.leases, profiles, clock });

@@ -8,12 +8,13 @@ import type { Inbox } from '../inboxes/inbox.ts';
 import type { SecretLinkStore } from '../inboxes/secret-link-store.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
-import type { AttachmentContent, AttachmentInfo } from '../mail/mail-types.ts';
+import type { AttachmentContent, AttachmentInfo, RemoteSummary } from '../mail/mail-types.ts';
 import type { Folder } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import { parseMessageId, type Address, type MessageSummary } from '../messages/message.ts';
 import type { MessageHeadline, MessageStore } from '../messages/message-store.ts';
 import { cleanBody, cleanText, fenceCleaned, type CleanedBody } from '../messages/untrusted-content.ts';
+import type { ChangeCounter } from '../sync/change-counter.ts';
 import { resolveFolder } from '../sync/folder-names.ts';
 import { toSummary } from '../sync/sync-service.ts';
 import { ContentCache } from './content-cache.ts';
@@ -70,6 +71,8 @@ export interface ReadServiceDeps {
    * once the action running on the inbox is done (decision 0040).
    */
   readonly serial: Serializer;
+  /** How many changes actions and undos have made to each inbox's mailbox (decision 0034). */
+  readonly changes: ChangeCounter;
 }
 
 const ATTACHMENT_LINK_TTL_MS = 10 * 60_000;
@@ -258,6 +261,7 @@ export class ReadService {
       });
     const byPath = new Map(scope.map((f) => [f.path, f]));
     return this.withSession(inbox, async (session) => {
+      const before = await this.deps.changes.read(inbox.id);
       const hits = await session.search(
         query,
         scope.map((f) => f.path),
@@ -269,7 +273,7 @@ export class ReadService {
         const folder = byPath.get(hit.path);
         return folder === undefined ? [] : [{ folder, ref: hit.summary.ref, summary: hit.summary }];
       });
-      await this.deps.messages.upsertMany(found.map((h) => toSummary(inbox.id, h.folder.id, h.summary)));
+      await this.indexRead(inbox, session, before, found);
       const stored = new Map<string, MessageSummary>();
       for (const folder of new Set(found.map((h) => h.folder)))
         for (const m of await this.deps.messages.findByRefs(
@@ -315,8 +319,14 @@ export class ReadService {
         next: 'sync_first',
       });
     return this.withSession(inbox, async (session) => {
+      const before = await this.deps.changes.read(inbox.id);
       const older = await session.fetchOlder(folder.path, low, count);
-      await this.deps.messages.upsertMany(older.map((m) => toSummary(inbox.id, folder.id, m)));
+      await this.indexRead(
+        inbox,
+        session,
+        before,
+        older.map((summary) => ({ folder, summary })),
+      );
       const newLow = older.reduce((min, m) => Math.min(min, m.position), low);
       if (newLow < low)
         await this.deps.folders.advanceSync(folder.id, folder.sync.version, {
@@ -410,6 +420,45 @@ export class ReadService {
     if (folder === undefined)
       return err({ code: 'message_not_found', message: 'The message’s folder is gone.', next: 'sync_first' });
     return ok({ message, folder });
+  }
+
+  /**
+   * Writes messages a read found at the provider into the index by the sync's rules: under the inbox's serializer, so
+   * never between an action's move and its re-pointing of the row (decision 0033), and — when an action changed the
+   * mailbox after `before` was read, before the provider was — only what the provider still has where it was read,
+   * with its flags as they are now (decision 0034). Written as read, a message moved away meanwhile would be indexed
+   * a second time, at the place it left (decision 0040).
+   */
+  private async indexRead(
+    inbox: Inbox,
+    session: MailSession,
+    before: number,
+    found: readonly { folder: Folder; summary: RemoteSummary }[],
+  ): Promise<void> {
+    if (found.length === 0) return;
+    await this.deps.serial.run([inbox.id], async () => {
+      let kept = found;
+      if ((await this.deps.changes.read(inbox.id)) !== before) {
+        const still: { folder: Folder; summary: RemoteSummary }[] = [];
+        kept = still;
+        for (const folder of new Set(found.map((h) => h.folder))) {
+          const here = found.filter((h) => h.folder === folder);
+          const now = new Map(
+            (
+              await session.flagsOf(
+                folder.path,
+                here.map((h) => h.summary.ref),
+              )
+            ).map((f) => [f.ref, f]),
+          );
+          for (const h of here) {
+            const f = now.get(h.summary.ref);
+            if (f !== undefined) still.push({ folder, summary: { ...h.summary, ...f } });
+          }
+        }
+      }
+      await this.deps.messages.upsertMany(kept.map((h) => toSummary(inbox.id, h.folder.id, h.summary)));
+    });
   }
 
   /**

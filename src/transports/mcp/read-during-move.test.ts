@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp } from '../../../test/support/test-app.ts';
 import { expectToolError, toolCaller } from '../../../test/support/tool-caller.ts';
 import { createKeyViaPage, setUpOwner } from '../../../test/support/web-client.ts';
+import { DemoSession } from '../../adapters/mail/demo/demo-session.ts';
 import type { App } from '../../app.ts';
 
 /** Lets everything already started run as far as it can (a few rounds of the event loop). */
@@ -48,5 +49,52 @@ describe('a message read while an action moves it', () => {
     const again = await call('get_message', { inboxId, messageId });
     expect(again.isError, JSON.stringify(again.body)).toBe(false);
     expect(again.body['folder']).toBe('archive');
+  });
+
+  it('a search that read the message before an action moved it does not index it again where it was', async () => {
+    app = await createTestApp();
+    const a = app;
+    const call = toolCaller(a, await createKeyViaPage(await setUpOwner(a)));
+    const inboxId = ((await call('list_inboxes')).body['inboxes'] as { id: string }[])[0]!.id;
+    expect((await call('sync_inbox', { inboxId })).isError).toBe(false);
+    type Row = { messageId: string; subject: string; folder: string };
+    const inboxPage = async () => {
+      const body = (await call('list_messages', { inboxId, folder: 'inbox', limit: 50 })).body;
+      return { rows: body['messages'] as Row[], total: body['total'] as number };
+    };
+    const before = await inboxPage();
+    const target = before.rows[0]!;
+
+    // The provider answers the search; before the answer is indexed, an agent archives the message it found.
+    const search = DemoSession.prototype.search;
+    let archived = false;
+    DemoSession.prototype.search = async function (this: DemoSession, ...args) {
+      const hits = await search.apply(this, args);
+      if (!archived) {
+        archived = true;
+        const act = await call('act_on_messages', {
+          action: 'archive',
+          items: [{ inboxId, messageId: target.messageId }],
+        });
+        expect(act.isError, JSON.stringify(act.body)).toBe(false);
+      }
+      return hits;
+    };
+    try {
+      const found = await call('search_mailbox', { inboxId, query: target.subject, folder: 'inbox' });
+      expect(found.isError, JSON.stringify(found.body)).toBe(false);
+      expect(archived).toBe(true);
+      // Not offered from the inbox, where it no longer is …
+      expect((found.body['messages'] as Row[]).map((m) => m.subject)).not.toContain(target.subject);
+    } finally {
+      DemoSession.prototype.search = search;
+    }
+    // … nor listed there again under a new id: the inbox lost exactly that message, and the id reads it in Archive.
+    const after = await inboxPage();
+    expect(after.total).toBe(before.total - 1);
+    expect(after.rows.map((m) => m.messageId)).not.toContain(target.messageId);
+    expect((await call('get_message', { inboxId, messageId: target.messageId })).body['folder']).toBe(
+      'archive',
+    );
   });
 });
