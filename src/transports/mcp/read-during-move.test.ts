@@ -66,9 +66,11 @@ describe('a message read while an action moves it', () => {
     const target = before.rows[0]!;
 
     // The provider answers the search; before the answer is indexed, an agent archives the message it found.
-    const search = DemoSession.prototype.search;
+    const proto = DemoSession.prototype;
+    const original = Object.getOwnPropertyDescriptor(proto, 'search')!;
+    const search = original.value as DemoSession['search'];
     let archived = false;
-    DemoSession.prototype.search = async function (this: DemoSession, ...args) {
+    proto.search = async function (this: DemoSession, ...args) {
       const hits = await search.apply(this, args);
       if (!archived) {
         archived = true;
@@ -87,7 +89,7 @@ describe('a message read while an action moves it', () => {
       // Not offered from the inbox, where it no longer is …
       expect((found.body['messages'] as Row[]).map((m) => m.subject)).not.toContain(target.subject);
     } finally {
-      DemoSession.prototype.search = search;
+      Object.defineProperty(proto, 'search', original);
     }
     // … nor listed there again under a new id: the inbox lost exactly that message, and the id reads it in Archive.
     const after = await inboxPage();
