@@ -1,17 +1,7 @@
 import type { Clock } from '../../lib/clock.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
-import { MailAuthError, type ChangeOptions, type MailSession, type Placed } from './mail-ports.ts';
+import { MailAuthError, type MailSession } from './mail-ports.ts';
 import type { MailSessionFactory } from './mail-session-factory.ts';
-import type {
-  AttachmentContent,
-  FlagState,
-  FolderChanges,
-  FullMessage,
-  RemoteFolder,
-  RemoteSummary,
-  SearchHit,
-  SyncCursor,
-} from './mail-types.ts';
 
 /** Marks an inbox for reconnecting unless its credential was replaced after `since` (decision 0038). */
 export type MarkNeedsReconnect = (inbox: Inbox, reason: string, since: Date) => Promise<void>;
@@ -66,58 +56,53 @@ class MarkingSession implements MailSession {
     this.guard = guard;
   }
 
-  listFolders(): Promise<RemoteFolder[]> {
-    return this.guard(() => this.s.listFolders());
+  listFolders(...a: Parameters<MailSession['listFolders']>): ReturnType<MailSession['listFolders']> {
+    return this.guard(() => this.s.listFolders(...a));
   }
-  fetchOlder(path: string, below: number, count: number): Promise<RemoteSummary[]> {
-    return this.guard(() => this.s.fetchOlder(path, below, count));
+  fetchOlder(...a: Parameters<MailSession['fetchOlder']>): ReturnType<MailSession['fetchOlder']> {
+    return this.guard(() => this.s.fetchOlder(...a));
   }
-  fetchMessage(path: string, ref: string): Promise<FullMessage | undefined> {
-    return this.guard(() => this.s.fetchMessage(path, ref));
+  fetchMessage(...a: Parameters<MailSession['fetchMessage']>): ReturnType<MailSession['fetchMessage']> {
+    return this.guard(() => this.s.fetchMessage(...a));
   }
-  fetchRaw(path: string, ref: string): Promise<Uint8Array | undefined> {
-    return this.guard(() => this.s.fetchRaw(path, ref));
+  fetchRaw(...a: Parameters<MailSession['fetchRaw']>): ReturnType<MailSession['fetchRaw']> {
+    return this.guard(() => this.s.fetchRaw(...a));
   }
-  listLabels(): Promise<string[]> {
-    return this.guard(() => this.s.listLabels());
+  listLabels(...a: Parameters<MailSession['listLabels']>): ReturnType<MailSession['listLabels']> {
+    return this.guard(() => this.s.listLabels(...a));
   }
-  locate(path: string, internetMessageId: string): Promise<Placed | undefined> {
-    return this.guard(() => this.s.locate(path, internetMessageId));
+  locate(...a: Parameters<MailSession['locate']>): ReturnType<MailSession['locate']> {
+    return this.guard(() => this.s.locate(...a));
   }
-  changes(path: string, cursor: SyncCursor | null, opts: ChangeOptions): Promise<FolderChanges> {
-    return this.guard(() => this.s.changes(path, cursor, opts));
+  changes(...a: Parameters<MailSession['changes']>): ReturnType<MailSession['changes']> {
+    return this.guard(() => this.s.changes(...a));
   }
-  flagsOf(path: string, refs: readonly string[]): Promise<FlagState[]> {
-    return this.guard(() => this.s.flagsOf(path, refs));
+  flagsOf(...a: Parameters<MailSession['flagsOf']>): ReturnType<MailSession['flagsOf']> {
+    return this.guard(() => this.s.flagsOf(...a));
   }
-  watch(path: string, onChange: () => void): Promise<() => Promise<void>> {
-    return this.guard(() => this.s.watch(path, onChange));
+  watch(...a: Parameters<MailSession['watch']>): ReturnType<MailSession['watch']> {
+    return this.guard(() => this.s.watch(...a));
   }
-  search(query: string, paths: readonly string[], limit: number): Promise<SearchHit[]> {
-    return this.guard(() => this.s.search(query, paths, limit));
+  search(...a: Parameters<MailSession['search']>): ReturnType<MailSession['search']> {
+    return this.guard(() => this.s.search(...a));
   }
-  openAttachment(path: string, ref: string, partId: string): Promise<AttachmentContent | undefined> {
-    return this.guard(() => this.s.openAttachment(path, ref, partId));
+  openAttachment(...a: Parameters<MailSession['openAttachment']>): ReturnType<MailSession['openAttachment']> {
+    return this.guard(() => this.s.openAttachment(...a));
   }
-  move(path: string, refs: readonly string[], toPath: string): Promise<Map<string, Placed>> {
-    return this.guard(() => this.s.move(path, refs, toPath));
+  move(...a: Parameters<MailSession['move']>): ReturnType<MailSession['move']> {
+    return this.guard(() => this.s.move(...a));
   }
-  setFlags(
-    path: string,
-    refs: readonly string[],
-    add: readonly string[],
-    remove: readonly string[],
-  ): Promise<void> {
-    return this.guard(() => this.s.setFlags(path, refs, add, remove));
+  setFlags(...a: Parameters<MailSession['setFlags']>): ReturnType<MailSession['setFlags']> {
+    return this.guard(() => this.s.setFlags(...a));
   }
-  append(path: string, raw: Uint8Array, flags: readonly string[], date: Date): Promise<Placed | undefined> {
-    return this.guard(() => this.s.append(path, raw, flags, date));
+  append(...a: Parameters<MailSession['append']>): ReturnType<MailSession['append']> {
+    return this.guard(() => this.s.append(...a));
   }
-  deleteOwnDraft(path: string, ref: string): Promise<void> {
-    return this.guard(() => this.s.deleteOwnDraft(path, ref));
+  deleteOwnDraft(...a: Parameters<MailSession['deleteOwnDraft']>): ReturnType<MailSession['deleteOwnDraft']> {
+    return this.guard(() => this.s.deleteOwnDraft(...a));
   }
-  createFolder(name: string): Promise<void> {
-    return this.guard(() => this.s.createFolder(name));
+  createFolder(...a: Parameters<MailSession['createFolder']>): ReturnType<MailSession['createFolder']> {
+    return this.guard(() => this.s.createFolder(...a));
   }
   close(): Promise<void> {
     return this.s.close();

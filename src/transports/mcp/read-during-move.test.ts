@@ -19,12 +19,18 @@ describe('a message read while an action moves it', () => {
     await app?.close();
   });
 
-  it('keeps its row and its id: the read’s removal waits for the action and then finds nothing at the old place', async () => {
+  /** An app, an agent's caller and the demo inbox, synced. */
+  async function demoAgent() {
     app = await createTestApp();
     const a = app;
     const call = toolCaller(a, await createKeyViaPage(await setUpOwner(a)));
     const inboxId = ((await call('list_inboxes')).body['inboxes'] as { id: string }[])[0]!.id;
     expect((await call('sync_inbox', { inboxId })).isError).toBe(false);
+    return { a, call, inboxId };
+  }
+
+  it('keeps its row and its id: the read’s removal waits for the action and then finds nothing at the old place', async () => {
+    const { a, call, inboxId } = await demoAgent();
     const messageId = (
       (await call('list_messages', { inboxId, limit: 1 })).body['messages'] as { messageId: string }[]
     )[0]!.messageId;
@@ -52,11 +58,7 @@ describe('a message read while an action moves it', () => {
   });
 
   it('a search that read the message before an action moved it does not index it again where it was', async () => {
-    app = await createTestApp();
-    const a = app;
-    const call = toolCaller(a, await createKeyViaPage(await setUpOwner(a)));
-    const inboxId = ((await call('list_inboxes')).body['inboxes'] as { id: string }[])[0]!.id;
-    expect((await call('sync_inbox', { inboxId })).isError).toBe(false);
+    const { call, inboxId } = await demoAgent();
     type Row = { messageId: string; subject: string; folder: string };
     const inboxPage = async () => {
       const body = (await call('list_messages', { inboxId, folder: 'inbox', limit: 50 })).body;
