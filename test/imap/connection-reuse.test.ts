@@ -231,4 +231,39 @@ describe('IMAP connection reuse', () => {
     }
     connector.close();
   });
+
+  // Found by the safety model on Dovecot (seed 204662483; the account's list message answered message_not_found to
+  // propose_unsubscribe after an agent had moved it): a kept login still has the folder its last session read
+  // EXAMINEd, and Dovecot answers a UID FETCH from that view — mail moved in since by another connection is not in
+  // it until a command lets the server tell. A read found nothing, and `get_message` then dropped the row.
+  it('a reused login sees mail that arrived in its open folder while it waited', async () => {
+    const { user, credential } = await account(3);
+    const connector = new ImapConnector({ insecureHosts: [dovecot.host] });
+    const direct = await imapClient(dovecot, user, `pw-${user}`);
+    try {
+      await direct.mailboxCreate('Archive').catch(() => undefined);
+      // A session reads Archive (nothing there yet) and gives its login back with Archive open.
+      const first = await connector.connect(endpoint(), credential);
+      expect(await first.fetchOlder('Archive', 1_000_000, 10)).toEqual([]);
+      await first.close();
+      expect(connector.openConnections()).toBe(1);
+      // Another connection moves a message into Archive.
+      await direct.mailboxOpen('INBOX');
+      const moved = await direct.messageMove('1', 'Archive', { uid: true });
+      const uid = moved === false ? undefined : moved.uidMap?.get(1);
+      expect(uid).toBeDefined();
+      // The next session reuses that login, and finds the message where the mover put it.
+      const next = await connector.connect(endpoint(), credential);
+      try {
+        expect(connector.openConnections()).toBe(1);
+        expect(await next.fetchRaw('Archive', String(uid))).toBeDefined();
+        expect((await next.fetchMessage('Archive', String(uid)))?.summary.ref).toBe(String(uid));
+      } finally {
+        await next.close();
+      }
+    } finally {
+      await direct.logout();
+      connector.close();
+    }
+  });
 });

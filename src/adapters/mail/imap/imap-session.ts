@@ -1,4 +1,4 @@
-import type { ImapFlow, MailboxLockObject } from 'imapflow';
+import type { ImapFlow, MailboxLockObject, MailboxObject } from 'imapflow';
 import {
   MAX_RAW_BYTES,
   MailProviderError,
@@ -50,10 +50,17 @@ export class ImapSession implements MailSession {
   private readonly log: Logger;
   private readonly watchers = new Set<IdleWatcher>();
   private closed = false;
+  /**
+   * The folder a reused login still has open from its last session (connection-pool.ts), until this session's first
+   * folder operation. Dovecot answers from the view the login had when the folder was opened: mail another connection
+   * moved in since is not in it until a command lets the server tell (a UID FETCH of it finds nothing).
+   */
+  private inherited: MailboxObject | false | undefined;
 
   constructor(deps: ImapSessionDeps) {
     this.deps = deps;
     this.log = deps.logger;
+    this.inherited = deps.client.mailbox;
   }
 
   async listFolders(): Promise<RemoteFolder[]> {
@@ -272,7 +279,18 @@ export class ImapSession implements MailSession {
     this.assertOpen();
     try {
       // Reads EXAMINE (no \Recent or \Seen side effects); writes SELECT.
-      return await this.deps.client.getMailboxLock(path, { readOnly: !writable });
+      const lock = await this.deps.client.getMailboxLock(path, { readOnly: !writable });
+      const inherited = this.inherited;
+      this.inherited = undefined;
+      // The lock kept the folder a reused login had open (no EXAMINE): a NOOP brings its view up to date first.
+      if (inherited !== undefined && inherited !== false && this.deps.client.mailbox === inherited) {
+        await this.deps.client.noop(); // imapflow: false, never a throw, when it fails
+        if (!this.deps.client.usable) {
+          lock.release();
+          throw lostConnection(action);
+        }
+      }
+      return lock;
     } catch (err) {
       throw sessionError(err, action, this.log);
     }
@@ -286,7 +304,11 @@ export class ImapSession implements MailSession {
   ): Promise<T> {
     const lock = await this.lock(path, action, writable);
     try {
-      return await fn();
+      const answer = await fn();
+      // imapflow answers a command on a connection that closed under it with an empty result, not an error: a message
+      // "not found" then was never looked for, and a read that drops rows on a miss would drop real mail.
+      if (!this.deps.client.usable) throw lostConnection(action);
+      return answer;
     } catch (err) {
       throw sessionError(err, action, this.log);
     } finally {
@@ -294,3 +316,6 @@ export class ImapSession implements MailSession {
     }
   }
 }
+
+const lostConnection = (action: string): MailProviderError =>
+  new MailProviderError(`Could not ${action}: the connection to the mail server was lost.`);
