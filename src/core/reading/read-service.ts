@@ -16,7 +16,7 @@ import type { MessageHeadline, MessageStore } from '../messages/message-store.ts
 import { cleanBody, cleanText, fenceCleaned, type CleanedBody } from '../messages/untrusted-content.ts';
 import type { ChangeCounter } from '../sync/change-counter.ts';
 import { resolveFolder } from '../sync/folder-names.ts';
-import { toSummary } from '../sync/sync-service.ts';
+import { stillThere, toSummary } from '../sync/sync-service.ts';
 import { ContentCache } from './content-cache.ts';
 
 export type ReadError = {
@@ -437,27 +437,20 @@ export class ReadService {
   ): Promise<void> {
     if (found.length === 0) return;
     await this.deps.serial.run([inbox.id], async () => {
-      let kept = found;
-      if ((await this.deps.changes.read(inbox.id)) !== before) {
-        const still: { folder: Folder; summary: RemoteSummary }[] = [];
-        kept = still;
-        for (const folder of new Set(found.map((h) => h.folder))) {
-          const here = found.filter((h) => h.folder === folder);
-          const now = new Map(
-            (
-              await session.flagsOf(
-                folder.path,
-                here.map((h) => h.summary.ref),
-              )
-            ).map((f) => [f.ref, f]),
+      const changed = (await this.deps.changes.read(inbox.id)) !== before;
+      const rows: MessageSummary[] = [];
+      for (const folder of new Set(found.map((h) => h.folder))) {
+        let read = found.filter((h) => h.folder === folder).map((h) => h.summary);
+        if (changed) {
+          const now = await session.flagsOf(
+            folder.path,
+            read.map((m) => m.ref),
           );
-          for (const h of here) {
-            const f = now.get(h.summary.ref);
-            if (f !== undefined) still.push({ folder, summary: { ...h.summary, ...f } });
-          }
+          read = stillThere(read, new Map(now.map((f) => [f.ref, f])));
         }
+        for (const m of read) rows.push(toSummary(inbox.id, folder.id, m));
       }
-      await this.deps.messages.upsertMany(kept.map((h) => toSummary(inbox.id, h.folder.id, h.summary)));
+      await this.deps.messages.upsertMany(rows);
     });
   }
 

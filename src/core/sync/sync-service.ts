@@ -310,13 +310,24 @@ async function readAgain(
   const refs = [...new Set([...held.map((m) => m.ref), ...known])];
   const now = new Map((await session.flagsOf(path, refs)).map((f) => [f.ref, f]));
   return {
-    added: held.flatMap((m) => {
-      const f = now.get(m.ref);
-      return f === undefined ? [] : [{ ...m, ...f }];
-    }),
+    added: stillThere(held, now),
     flags: known.flatMap((ref) => now.get(ref) ?? []),
     gone: known.filter((ref) => !now.has(ref)),
   };
+}
+
+/**
+ * Of messages read from a folder before one of our changes, those the provider has there still (`now`: their flags,
+ * asked for again by ref), with the flags they have now (decision 0034).
+ */
+export function stillThere(
+  read: readonly RemoteSummary[],
+  now: ReadonlyMap<string, FlagState>,
+): RemoteSummary[] {
+  return read.flatMap((m) => {
+    const f = now.get(m.ref);
+    return f === undefined ? [] : [{ ...m, ...f }];
+  });
 }
 
 /** New messages of one folder that the blocklist caught while they were indexed. */
