@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
+import type { Requester } from '../../core/drafts/draft.ts';
 import type { Db } from './database.ts';
 import type { PendingUnsubscribesTable } from './schema.ts';
 import { isUniqueViolation } from './sql-errors.ts';
@@ -19,6 +20,38 @@ type ApprovalColumns = Pick<
   | 'error'
   | 'requested_by'
 >;
+
+/** What every approval of the core carries under the same names (a pending send, a pending unsubscribe request). */
+interface ApprovalFields {
+  readonly id: string;
+  readonly accountId: AccountId;
+  readonly codeHash: string;
+  readonly attempts: number;
+  readonly status: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+  readonly claimedAt: Date | null;
+  readonly finishedAt: Date | null;
+  readonly error: string | null;
+  readonly requestedBy: Requester | null;
+}
+
+/** The shared columns of a new approval's row, for the table's own insert to complete. */
+export function approvalColumns(a: ApprovalFields): ApprovalColumns {
+  return {
+    id: a.id,
+    account_id: a.accountId,
+    code_hash: a.codeHash,
+    attempts: a.attempts,
+    status: a.status,
+    created_at: a.createdAt.getTime(),
+    expires_at: a.expiresAt.getTime(),
+    claimed_at: a.claimedAt?.getTime() ?? null,
+    finished_at: a.finishedAt?.getTime() ?? null,
+    error: a.error,
+    requested_by: a.requestedBy === null ? null : JSON.stringify(a.requestedBy),
+  };
+}
 
 /**
  * The statements of an approval's life that do not depend on what it approves (checkApprovalCode's store, the

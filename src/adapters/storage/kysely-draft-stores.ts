@@ -12,7 +12,7 @@ import type { InboxId } from '../../core/inboxes/inbox.ts';
 import type { Db } from './database.ts';
 import type { CardCode, CardCodeStore, Redeemed } from '../../core/drafts/draft-cards.ts';
 import type { DraftsTable, PendingSendsTable } from './schema.ts';
-import { CodeApprovalRows } from './code-approval-rows.ts';
+import { approvalColumns, CodeApprovalRows } from './code-approval-rows.ts';
 import { toDate, toDateOrNull, inboxRowWrite } from './sql-errors.ts';
 
 const toDraft = (r: Selectable<DraftsTable>): Draft => ({
@@ -210,21 +210,7 @@ export class KyselyPendingSendStore
   async create(s: PendingSend): Promise<void> {
     await this.db
       .insertInto('pending_sends')
-      .values({
-        id: s.id,
-        account_id: s.accountId,
-        draft_id: s.draftId,
-        draft_version: s.draftVersion,
-        code_hash: s.codeHash,
-        attempts: s.attempts,
-        status: s.status,
-        created_at: s.createdAt.getTime(),
-        expires_at: s.expiresAt.getTime(),
-        claimed_at: s.claimedAt?.getTime() ?? null,
-        finished_at: s.finishedAt?.getTime() ?? null,
-        error: s.error,
-        requested_by: s.requestedBy === null ? null : JSON.stringify(s.requestedBy),
-      })
+      .values({ ...approvalColumns(s), draft_id: s.draftId, draft_version: s.draftVersion })
       .execute();
   }
 

@@ -11,7 +11,7 @@ import type {
 } from '../../core/unsubscribe/pending-unsubscribe.ts';
 import type { Db } from './database.ts';
 import type { PendingUnsubscribesTable } from './schema.ts';
-import { CodeApprovalRows } from './code-approval-rows.ts';
+import { approvalColumns, CodeApprovalRows } from './code-approval-rows.ts';
 import { toDate, inboxRowWrite } from './sql-errors.ts';
 import type { Requester } from '../../core/drafts/draft.ts';
 
@@ -53,23 +53,13 @@ export class KyselyPendingUnsubscribeStore
       this.db
         .insertInto('pending_unsubscribes')
         .values({
-          id: p.id,
-          account_id: p.accountId,
+          ...approvalColumns(p),
           inbox_id: p.inboxId,
           message_id: p.messageId,
           sender_key: p.senderKey,
           sender_address: p.senderAddress,
           url: p.url,
-          code_hash: p.codeHash,
-          attempts: p.attempts,
-          status: p.status,
-          created_at: p.createdAt.getTime(),
-          expires_at: p.expiresAt.getTime(),
-          claimed_at: p.claimedAt?.getTime() ?? null,
-          finished_at: p.finishedAt?.getTime() ?? null,
           http_status: p.httpStatus,
-          error: p.error,
-          requested_by: p.requestedBy === null ? null : JSON.stringify(p.requestedBy),
         })
         .execute(),
     );

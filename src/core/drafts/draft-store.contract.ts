@@ -3,7 +3,7 @@ import { newId } from '../../lib/random.ts';
 import type { AccountStore } from '../accounts/account-store.ts';
 import { InboxGoneError } from '../inboxes/inbox-errors.ts';
 import type { InboxStore } from '../inboxes/inbox-store.ts';
-import { newInbox, seedAccount } from '../inboxes/inbox-store.contract.ts';
+import { newInbox, seedAccount, seedRemovedInbox } from '../inboxes/inbox-store.contract.ts';
 import type { Draft, PendingSend } from './draft.ts';
 import type { CardCode, CardCodeStore } from './draft-cards.ts';
 import type { DraftStore, PendingSendStore } from './draft-store.ts';
@@ -57,11 +57,7 @@ export function draftStoreContract(h: () => DraftStoreHarness): void {
     });
 
     it('refuses a draft for an inbox removed meanwhile with InboxGoneError', async () => {
-      const accountId = await seedAccount(h().accounts);
-      const inbox = newInbox(accountId);
-      await h().inboxes.create(inbox);
-      await h().inboxes.delete(accountId, inbox.id);
-      await expect(seedDraft(h(), { accountId, inboxId: inbox.id })).rejects.toBeInstanceOf(InboxGoneError);
+      await expect(seedDraft(h(), await seedRemovedInbox(h()))).rejects.toBeInstanceOf(InboxGoneError);
     });
 
     it('is scoped by account: another account’s id is not found', async () => {

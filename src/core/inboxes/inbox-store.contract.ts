@@ -36,6 +36,17 @@ export function newInbox(accountId: AccountId, overrides: Partial<NewInbox> = {}
   };
 }
 
+/** An inbox that existed and was removed, and its account (for writes racing the removal: InboxGoneError). */
+export async function seedRemovedInbox(
+  h: InboxStoreHarness,
+): Promise<{ accountId: AccountId; inboxId: InboxId }> {
+  const accountId = await seedAccount(h.accounts);
+  const inbox = newInbox(accountId);
+  await h.inboxes.create(inbox);
+  await h.inboxes.delete(accountId, inbox.id);
+  return { accountId, inboxId: inbox.id };
+}
+
 export function inboxStoreContract(h: () => InboxStoreHarness): void {
   describe('InboxStore contract', () => {
     it('creates and reads back every field', async () => {

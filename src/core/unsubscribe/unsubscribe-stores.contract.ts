@@ -4,7 +4,7 @@ import type { AccountId } from '../accounts/account.ts';
 import type { AccountStore } from '../accounts/account-store.ts';
 import { InboxGoneError } from '../inboxes/inbox-errors.ts';
 import type { InboxStore } from '../inboxes/inbox-store.ts';
-import { newInbox, seedAccount } from '../inboxes/inbox-store.contract.ts';
+import { newInbox, seedAccount, seedRemovedInbox } from '../inboxes/inbox-store.contract.ts';
 import type { InboxId } from '../inboxes/inbox.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import { newFolderId } from '../messages/folder-store.contract.ts';
@@ -73,11 +73,7 @@ export function pendingUnsubscribeStoreContract(h: () => UnsubscribeStoresHarnes
     // Found by the HTTP fuzz (seed 444215): propose_unsubscribe racing the inbox's removal ended in the database's
     // foreign-key error, an internal_error with a stack in the log. The store now says what happened.
     it('refuses an approval for an inbox removed meanwhile with InboxGoneError', async () => {
-      const accountId = await seedAccount(h().accounts);
-      const inbox = newInbox(accountId);
-      await h().inboxes.create(inbox);
-      await h().inboxes.delete(accountId, inbox.id);
-      await expect(seedPending(h(), { accountId, inboxId: inbox.id })).rejects.toBeInstanceOf(InboxGoneError);
+      await expect(seedPending(h(), await seedRemovedInbox(h()))).rejects.toBeInstanceOf(InboxGoneError);
     });
 
     it('counts wrong codes and locks a pending approval at the limit', async () => {
