@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
-import type { Requester } from '../../core/drafts/draft.ts';
+import type { PendingSend } from '../../core/drafts/draft.ts';
 import type { Db } from './database.ts';
 import type { PendingUnsubscribesTable } from './schema.ts';
 import { isUniqueViolation } from './sql-errors.ts';
@@ -22,19 +22,19 @@ type ApprovalColumns = Pick<
 >;
 
 /** What every approval of the core carries under the same names (a pending send, a pending unsubscribe request). */
-interface ApprovalFields {
-  readonly id: string;
-  readonly accountId: AccountId;
-  readonly codeHash: string;
-  readonly attempts: number;
-  readonly status: string;
-  readonly createdAt: Date;
-  readonly expiresAt: Date;
-  readonly claimedAt: Date | null;
-  readonly finishedAt: Date | null;
-  readonly error: string | null;
-  readonly requestedBy: Requester | null;
-}
+type ApprovalFields = Pick<
+  PendingSend,
+  | 'id'
+  | 'accountId'
+  | 'codeHash'
+  | 'attempts'
+  | 'createdAt'
+  | 'expiresAt'
+  | 'claimedAt'
+  | 'finishedAt'
+  | 'error'
+  | 'requestedBy'
+> & { readonly status: string };
 
 /** The shared columns of a new approval's row, for the table's own insert to complete. */
 export function approvalColumns(a: ApprovalFields): ApprovalColumns {
