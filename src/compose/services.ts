@@ -159,7 +159,6 @@ export function buildServices(c: {
   const vips = new VipService({ vips: stores.vips, profiles, clock });
   const mailWork = {
     inboxes,
-    folders: stores.folders,
     messages: stores.messages,
     sessions,
     leases,

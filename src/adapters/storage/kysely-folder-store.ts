@@ -7,7 +7,7 @@ import type { FoldersTable } from './schema.ts';
 import { hotQuery } from './sqlite/hot-query.ts';
 import { toDateOrNull, inboxRowWrite } from './sql-errors.ts';
 
-const toFolder = (r: Selectable<FoldersTable>): Folder => ({
+export const toFolder = (r: Selectable<FoldersTable>): Folder => ({
   id: r.id as FolderId,
   inboxId: r.inbox_id as InboxId,
   path: r.path,

@@ -1,9 +1,11 @@
 import type { Selectable } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { ConnectionStatus, Inbox, InboxId, Provider } from '../../core/inboxes/inbox.ts';
-import type { InboxPatch, InboxStore, NewInbox } from '../../core/inboxes/inbox-store.ts';
+import type { Folder } from '../../core/messages/folder.ts';
+import type { InboxPatch, InboxStore, InboxWithFolders, NewInbox } from '../../core/inboxes/inbox-store.ts';
 import type { Db } from './database.ts';
-import type { InboxesTable } from './schema.ts';
+import { toFolder } from './kysely-folder-store.ts';
+import type { FoldersTable, InboxesTable } from './schema.ts';
 import { hotQuery } from './sqlite/hot-query.ts';
 import { bit, toDate } from './sql-errors.ts';
 
@@ -47,14 +49,72 @@ const inboxOf = (db: Db) =>
       .where('account_id', 'in', [p('accountId')]),
   );
 
+// The folder's columns beside the inbox's, renamed where both tables have one.
+const FOLDER_COLUMNS = [
+  'folders.id as f_id',
+  'folders.path as f_path',
+  'folders.name as f_name',
+  'folders.canonical as f_canonical',
+  'folders.selected as f_selected',
+  'folders.uid_validity as f_uid_validity',
+  'folders.uid_next as f_uid_next',
+  'folders.highest_modseq as f_highest_modseq',
+  'folders.cursor as f_cursor',
+  'folders.window_low as f_window_low',
+  'folders.synced_at as f_synced_at',
+  'folders.sync_version as f_sync_version',
+] as const;
+
+type JoinedRow = Selectable<InboxesTable> & {
+  [K in Exclude<keyof FoldersTable, 'inbox_id'> as `f_${K}`]: Selectable<FoldersTable>[K] | null;
+};
+
+// Every tool that reads or changes an inbox's mail starts here: the inbox and its folders, one row per folder
+// (one row with no folder when it has none yet), compiled once.
+const inboxWithFoldersOf = (db: Db) =>
+  hotQuery<JoinedRow, { accountId: string; id: string }>(db, (p) =>
+    db.kysely
+      .selectFrom('inboxes')
+      .leftJoin('folders', 'folders.inbox_id', 'inboxes.id')
+      .selectAll('inboxes')
+      .select(FOLDER_COLUMNS)
+      .where('inboxes.id', 'in', [p('id')])
+      .where('inboxes.account_id', 'in', [p('accountId')])
+      .orderBy('folders.path'),
+  );
+
+/** The folder of one joined row; none on the one row of an inbox without folders. */
+function joinedFolder(r: JoinedRow): Folder | undefined {
+  const { f_id: id, f_path: path, f_name: name, f_selected: selected, f_sync_version: version } = r;
+  if (id === null || path === null || name === null || selected === null || version === null)
+    return undefined;
+  return toFolder({
+    id,
+    inbox_id: r.id,
+    path,
+    name,
+    canonical: r.f_canonical,
+    selected,
+    uid_validity: r.f_uid_validity,
+    uid_next: r.f_uid_next,
+    highest_modseq: r.f_highest_modseq,
+    cursor: r.f_cursor,
+    window_low: r.f_window_low,
+    synced_at: r.f_synced_at,
+    sync_version: version,
+  });
+}
+
 export class KyselyInboxStore implements InboxStore {
   private readonly db: Db['kysely'];
   private readonly listQuery: ReturnType<typeof inboxesOf>;
   private readonly getQuery: ReturnType<typeof inboxOf>;
+  private readonly withFoldersQuery: ReturnType<typeof inboxWithFoldersOf>;
   constructor(db: Db) {
     this.db = db.kysely;
     this.listQuery = inboxesOf(db);
     this.getQuery = inboxOf(db);
+    this.withFoldersQuery = inboxWithFoldersOf(db);
   }
 
   async create(i: NewInbox): Promise<Inbox> {
@@ -83,6 +143,17 @@ export class KyselyInboxStore implements InboxStore {
   async get(accountId: AccountId, id: InboxId): Promise<Inbox | undefined> {
     const [r] = await this.getQuery({ accountId, id });
     return r && toInbox(r);
+  }
+
+  async getWithFolders(accountId: AccountId, id: InboxId): Promise<InboxWithFolders | undefined> {
+    const rows = await this.withFoldersQuery({ accountId, id });
+    const [first] = rows;
+    if (first === undefined) return undefined;
+    const folders = rows.flatMap((r) => {
+      const f = joinedFolder(r);
+      return f === undefined ? [] : [f];
+    });
+    return { inbox: toInbox(first), folders };
   }
 
   async list(accountId: AccountId): Promise<Inbox[]> {

@@ -11,7 +11,6 @@ import type { LeaseService } from '../leases/lease-service.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { Folder, FolderId } from '../messages/folder.ts';
-import type { FolderStore } from '../messages/folder-store.ts';
 import { parseMessageId, type MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import type { VipService } from '../vips/vip-service.ts';
@@ -47,7 +46,6 @@ export interface ActRequest extends ActStep {
 
 export interface ActionServiceDeps {
   readonly inboxes: InboxService;
-  readonly folders: FolderStore;
   readonly messages: MessageStore;
   readonly sessions: MailSessionFactory;
   readonly leases: LeaseService;
@@ -292,9 +290,9 @@ export class ActionService {
 
   /** A usable inbox with its folder list, ready to collect messages. */
   private async group(accountId: AccountId, inboxId: string): Promise<Result<InboxGroup, ActError>> {
-    const r = await this.deps.inboxes.usable(accountId, inboxId);
+    const r = await this.deps.inboxes.usableWithFolders(accountId, inboxId);
     if (!r.ok) return err(r.error);
-    return ok({ inbox: r.value, folders: await this.deps.folders.list(r.value.id), messages: [] });
+    return ok({ inbox: r.value.inbox, folders: r.value.folders, messages: [] });
   }
 
   private async apply(

@@ -4,12 +4,12 @@ import { counted, type ChangeCounter } from '../sync/change-counter.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
+import type { InboxWithFolders } from '../inboxes/inbox-store.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
 import type { LeaseService } from '../leases/lease-service.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { Folder, FolderId } from '../messages/folder.ts';
-import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageId, MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import { applyFlagChange, FLAGGED } from './action-types.ts';
@@ -38,7 +38,6 @@ export type UndoError =
 
 export interface UndoServiceDeps {
   readonly inboxes: InboxService;
-  readonly folders: FolderStore;
   readonly messages: MessageStore;
   readonly sessions: MailSessionFactory;
   readonly leases: LeaseService;
@@ -96,14 +95,14 @@ export class UndoService {
       const restored: UndoOutcome['restored'][number][] = [];
       const notRestored: UndoOutcome['notRestored'][number][] = [];
       for (const [inboxId, entries] of byInbox) {
-        const inbox = await this.deps.inboxes.usable(principal.accountId, inboxId);
-        if (!inbox.ok) {
+        const place = await this.deps.inboxes.usableWithFolders(principal.accountId, inboxId);
+        if (!place.ok) {
           for (const e of entries)
             notRestored.push({ inboxId, messageId: e.messageId, reason: 'inbox_unavailable' });
           continue;
         }
-        await counted(this.deps.changes, [inbox.value.id], () =>
-          this.undoInInbox(inbox.value, entries, restored, notRestored),
+        await counted(this.deps.changes, [place.value.inbox.id], () =>
+          this.undoInInbox(place.value, entries, restored, notRestored),
         );
       }
       await this.deps.undo.consume(principal.accountId, undoId, this.deps.clock.now());
@@ -122,12 +121,12 @@ export class UndoService {
   }
 
   private async undoInInbox(
-    inbox: Inbox,
+    { inbox, folders: listed }: InboxWithFolders,
     entries: readonly UndoEntry[],
     restored: UndoOutcome['restored'][number][],
     notRestored: UndoOutcome['notRestored'][number][],
   ): Promise<void> {
-    const folders = new Map((await this.deps.folders.list(inbox.id)).map((f) => [f.id as string, f]));
+    const folders = new Map(listed.map((f) => [f.id as string, f]));
     const moves = new Map<
       string,
       { from: FolderId; to: FolderId; items: { entry: UndoEntry; now: MessageSummary }[] }

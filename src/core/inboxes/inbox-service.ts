@@ -9,7 +9,7 @@ import type { MailCredential } from '../mail/mail-types.ts';
 import { SignInError, type ProviderSignIn } from './provider-sign-in.ts';
 import type { CredentialVault } from './credential-vault.ts';
 import { inboxError, type InboxError } from './inbox-errors.ts';
-import type { InboxStore } from './inbox-store.ts';
+import type { InboxStore, InboxWithFolders } from './inbox-store.ts';
 import { inboxView, type InboxView } from './inbox-view.ts';
 import { parseInboxId, type Inbox, type InboxId, type Provider } from './inbox.ts';
 import {
@@ -91,34 +91,27 @@ export class InboxService {
   async owned(accountId: AccountId, inboxId: string): Promise<Result<Inbox, InboxError>> {
     const id = parseInboxId(inboxId);
     const inbox = id !== undefined ? await this.deps.inboxes.get(accountId, id) : undefined;
-    return inbox === undefined
-      ? err(inboxError('inbox_not_found', 'No inbox with this id on this account.', 'pick_listed_inbox'))
-      : ok(inbox);
+    return inbox === undefined ? err(notFound()) : ok(inbox);
   }
 
   /** The inbox, ready to talk to its provider: owned, not paused, with a working credential. */
   async usable(accountId: AccountId, inboxId: string): Promise<Result<Inbox, InboxError>> {
     const owned = await this.owned(accountId, inboxId);
     if (!owned.ok) return owned;
-    const inbox = owned.value;
-    if (inbox.paused)
-      return err(
-        inboxError('inbox_paused', 'The person paused this inbox. They can resume it on the Inboxes page.'),
-      );
-    if (inbox.isDemo) return owned;
-    if (inbox.connectionStatus === 'not_connected') {
-      return err(inboxError('not_connected', 'This inbox has no working credential yet.', 'connect_inbox'));
-    }
-    if (inbox.connectionStatus === 'needs_reconnect') {
-      return err(
-        inboxError(
-          'needs_reconnect',
-          `The mailbox refused the stored credential${inbox.lastError === null ? '' : ` (${inbox.lastError})`}. The person must reconnect it.`,
-          'connect_inbox',
-        ),
-      );
-    }
-    return owned;
+    const refused = unusable(owned.value);
+    return refused === undefined ? owned : err(refused);
+  }
+
+  /** `usable`, and the inbox's folders read with it (one statement): for the calls that read or change its mail. */
+  async usableWithFolders(
+    accountId: AccountId,
+    inboxId: string,
+  ): Promise<Result<InboxWithFolders, InboxError>> {
+    const id = parseInboxId(inboxId);
+    const found = id !== undefined ? await this.deps.inboxes.getWithFolders(accountId, id) : undefined;
+    if (found === undefined) return err(notFound());
+    const refused = unusable(found.inbox);
+    return refused === undefined ? ok(found) : err(refused);
   }
 
   async add(accountId: AccountId, input: AddInboxInput): Promise<Result<Inbox, InboxError>> {
@@ -424,4 +417,26 @@ export class InboxService {
     const normalised = normaliseEmail(email);
     return normalised === undefined ? undefined : detectProvider(normalised);
   }
+}
+
+const notFound = () =>
+  inboxError('inbox_not_found', 'No inbox with this id on this account.', 'pick_listed_inbox');
+
+/** Why an owned inbox cannot talk to its provider now, if it cannot: paused, or no working credential. */
+function unusable(inbox: Inbox): InboxError | undefined {
+  if (inbox.paused)
+    return inboxError(
+      'inbox_paused',
+      'The person paused this inbox. They can resume it on the Inboxes page.',
+    );
+  if (inbox.isDemo) return undefined;
+  if (inbox.connectionStatus === 'not_connected')
+    return inboxError('not_connected', 'This inbox has no working credential yet.', 'connect_inbox');
+  if (inbox.connectionStatus === 'needs_reconnect')
+    return inboxError(
+      'needs_reconnect',
+      `The mailbox refused the stored credential${inbox.lastError === null ? '' : ` (${inbox.lastError})`}. The person must reconnect it.`,
+      'connect_inbox',
+    );
+  return undefined;
 }

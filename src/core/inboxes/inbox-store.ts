@@ -1,7 +1,14 @@
 import type { AccountId } from '../accounts/account.ts';
+import type { Folder } from '../messages/folder.ts';
 import type { ConnectionStatus, Inbox, InboxId } from './inbox.ts';
 
 export type NewInbox = Omit<Inbox, 'updatedAt' | 'lastError' | 'paused'> & { readonly paused?: boolean };
+
+/** An inbox and its folders (ordered by path), as one read saw them. */
+export interface InboxWithFolders {
+  readonly inbox: Inbox;
+  readonly folders: readonly Folder[];
+}
 
 export interface InboxPatch {
   readonly label?: string;
@@ -19,6 +26,11 @@ export interface InboxPatch {
 export interface InboxStore {
   create(inbox: NewInbox): Promise<Inbox>;
   get(accountId: AccountId, id: InboxId): Promise<Inbox | undefined>;
+  /**
+   * `get` and the inbox's folders (the FolderStore's rows, by path) in one statement: the start of every tool call
+   * that reads or changes an inbox's mail.
+   */
+  getWithFolders(accountId: AccountId, id: InboxId): Promise<InboxWithFolders | undefined>;
   /** Oldest first, so the list is stable. */
   list(accountId: AccountId): Promise<Inbox[]>;
   update(accountId: AccountId, id: InboxId, patch: InboxPatch, now: Date): Promise<Inbox | undefined>;

@@ -61,6 +61,37 @@ export function folderStoreContract(h: () => FolderStoreHarness): void {
       expect(selected).toEqual([folders[1]!.id]);
     });
 
+    it('reads an inbox with its folders in one go, exactly as each store reads them, and only for its account', async () => {
+      const acct = await seedAccount(h().accounts);
+      const other = await seedAccount(h().accounts);
+      const inbox = newInbox(acct);
+      await h().inboxes.create(inbox);
+      expect(await h().inboxes.getWithFolders(acct, inbox.id)).toEqual({
+        inbox: await h().inboxes.get(acct, inbox.id),
+        folders: [],
+      });
+      const [first] = await h().folders.replaceAll(inbox.id, STANDARD, newFolderId);
+      await h().folders.setSelected(inbox.id, [first!.id]);
+      await h().folders.advanceSync(first!.id, 0, {
+        uidValidity: '7',
+        uidNext: 12,
+        highestModseq: '99',
+        cursor: 'c',
+        windowLow: 3,
+        syncedAt: new Date('2030-01-02T00:00:00Z'),
+      });
+      await h().folders.replaceAll(await seedInbox(h()), STANDARD, newFolderId); // another inbox's folders
+      const both = await h().inboxes.getWithFolders(acct, inbox.id);
+      expect(both).toEqual({
+        inbox: await h().inboxes.get(acct, inbox.id),
+        folders: await h().folders.list(inbox.id),
+      });
+      expect(both!.folders.map((f) => f.path)).toEqual(['INBOX', 'Projects/Ünïcode', 'Sent']);
+      expect(both!.folders[0]).toMatchObject({ selected: true, sync: { uidNext: 12, version: 1 } });
+      expect(await h().inboxes.getWithFolders(other, inbox.id)).toBeUndefined();
+      expect(await h().inboxes.getWithFolders(acct, newId('inbox') as InboxId)).toBeUndefined();
+    });
+
     it('scopes get by inbox', async () => {
       const a = await seedInbox(h());
       const b = await seedInbox(h());

@@ -100,8 +100,9 @@ export class ReadService {
     );
   }
 
+  /** A page of the index; `place` is the inbox with its folders as just read (InboxService.usableWithFolders). */
   async listMessages(
-    inbox: Inbox,
+    place: { readonly inbox: Inbox; readonly folders: readonly Folder[] },
     q: {
       unreadOnly?: boolean | undefined;
       query?: string | undefined;
@@ -115,9 +116,9 @@ export class ReadService {
       ReadError
     >
   > {
-    const folders = await this.deps.folders.list(inbox.id);
+    const { inbox, folders } = place;
     const selected = folders.filter((f) => f.selected);
-    let scope: Folder[];
+    let scope: readonly Folder[];
     if (q.folder !== undefined) {
       const f = resolveFolder(folders, q.folder);
       if (f === undefined)

@@ -136,18 +136,18 @@ export class ScreeningService implements ArrivalScreen {
     const found: { inbox: Inbox; folder: Folder; message: MessageSummary }[] = [];
     let more = false;
     for (const named of inboxes) {
-      const usable = await this.deps.inboxes.usable(accountId, named.id);
+      const usable = await this.deps.inboxes.usableWithFolders(accountId, named.id);
       if (!usable.ok) {
         skippedInboxes.push({ inboxId: named.id, reason: usable.error.code });
         continue;
       }
-      const inbox = usable.value;
+      const { inbox, folders } = usable.value;
       const prefs = await this.deps.profiles.effective(accountId, inbox.id);
       if (!prefs.junk.screenUnknownSenders) {
         skippedInboxes.push({ inboxId: inbox.id, reason: 'screening_off' });
         continue;
       }
-      const folder = (await this.deps.folders.list(inbox.id)).find((f) => f.canonical === 'inbox');
+      const folder = folders.find((f) => f.canonical === 'inbox');
       if (folder === undefined) {
         skippedInboxes.push({ inboxId: inbox.id, reason: 'not_synced' });
         continue;

@@ -36,6 +36,14 @@ export async function usableInbox(ctx: ToolContext, inboxId: string) {
     : ({ ok: false, error: fromInboxError(r.error) } as const);
 }
 
+/** `usableInbox`, with the inbox's folders read in the same statement (for tools that page through its mail). */
+export async function usableInboxWithFolders(ctx: ToolContext, inboxId: string) {
+  const r = await ctx.services.inboxes.usableWithFolders(ctx.principal.accountId, inboxId);
+  return r.ok
+    ? ({ ok: true, inbox: r.value.inbox, folders: r.value.folders } as const)
+    : ({ ok: false, error: fromInboxError(r.error) } as const);
+}
+
 export const demoNote = (inbox: Inbox) => (inbox.isDemo ? { isDemo: true as const } : {});
 
 /**

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { agentMessage } from '../next-steps.ts';
-import { clamp, demoNote, usableInbox } from '../tool-helpers.ts';
+import { clamp, demoNote, usableInboxWithFolders } from '../tool-helpers.ts';
 import { fitItems } from '../page-fit.ts';
 import { DEMO, MESSAGE_PREVIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
@@ -31,10 +31,10 @@ export const listMessages = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
-    const inbox = await usableInbox(ctx, args.inboxId);
+    const inbox = await usableInboxWithFolders(ctx, args.inboxId);
     if (!inbox.ok) return inbox.error;
     const offset = clamp(args.offset, 0, Number.MAX_SAFE_INTEGER, 0);
-    const r = await ctx.services.read.listMessages(inbox.inbox, {
+    const r = await ctx.services.read.listMessages(inbox, {
       unreadOnly: args.unreadOnly,
       query: args.query,
       folder: args.folder,

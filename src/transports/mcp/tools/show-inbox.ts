@@ -4,7 +4,7 @@ import { fitItems } from '../page-fit.ts';
 import { DEMO, MESSAGE_PREVIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
-import { clamp, demoNote, usableInbox } from '../tool-helpers.ts';
+import { clamp, demoNote, usableInboxWithFolders } from '../tool-helpers.ts';
 import { VIEWS } from '../views/views.ts';
 
 export const showInbox = defineTool({
@@ -44,11 +44,11 @@ export const showInbox = defineTool({
         'inbox_not_found',
         'This account has no inbox yet: connect one first (propose_connection).',
       );
-    const inbox = await usableInbox(ctx, inboxId);
+    const inbox = await usableInboxWithFolders(ctx, inboxId);
     if (!inbox.ok) return inbox.error;
     const offset = clamp(args.offset, 0, Number.MAX_SAFE_INTEGER, 0);
     const unreadOnly = args.unreadOnly === true;
-    const r = await ctx.services.read.listMessages(inbox.inbox, {
+    const r = await ctx.services.read.listMessages(inbox, {
       unreadOnly,
       query: undefined,
       folder: args.folder,
