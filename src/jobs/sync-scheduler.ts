@@ -184,9 +184,14 @@ export class SyncScheduler {
   private async watch(inbox: Inbox): Promise<(() => Promise<void>) | undefined> {
     try {
       // Debounced: a burst of EXISTS/FLAGS notifications becomes one sync.
-      return await this.deps.sessions.watchInbox(inbox, () => {
+      const stop = await this.deps.sessions.watchInbox(inbox, () => {
         this.syncSoon(inbox, 250);
       });
+      // A watcher hears only what happens from now on. Until now nobody on this node watched the inbox: it was
+      // just connected, or taken over from a node that stopped, died or lost its claims. Mail that arrived in
+      // between is found by one sync, started once the watch is up so that nothing falls between the two.
+      this.syncSoon(inbox);
+      return stop;
     } catch (e) {
       this.deps.log.warn({ inboxId: inbox.id, err: e }, 'could not watch inbox');
       // Hand the inbox back; the next pass (here or on another node) tries again.
