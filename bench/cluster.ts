@@ -15,8 +15,15 @@ import { startProcess, stopProcess } from './processes.ts';
 const ROOT = join(import.meta.dirname, '..');
 
 export interface ClusterBench {
-  /** Statements sent to PostgreSQL per MCP tool call (BEGIN/COMMIT counted), by tool. */
-  readonly roundTrips: readonly { readonly tool: string; readonly perCall: number }[];
+  /**
+   * Statements sent to PostgreSQL per MCP tool call (BEGIN/COMMIT counted), by tool: calls one after another, and
+   * 32 calls at once (where calls share what is grouped: the audit rows' group commit).
+   */
+  readonly roundTrips: readonly {
+    readonly tool: string;
+    readonly perCall: number;
+    readonly atOnce: number;
+  }[];
   readonly one: LoadResult;
   readonly three: LoadResult;
   /** Three nodes / one node, median of the per-round ratios (and each round's). */
@@ -52,28 +59,34 @@ export async function clusterBench(opts: { seconds: number; rounds: number; conn
     const inboxId = ((await call('list_inboxes')).body['inboxes'] as { id: string }[])[0]!.id;
     await call('sync_inbox', { inboxId });
     const ids = (
-      (await call('list_messages', { inboxId, limit: 40 })).body['messages'] as { messageId: string }[]
+      (await call('list_messages', { inboxId, limit: 100 })).body['messages'] as { messageId: string }[]
     ).map((m) => m.messageId);
-    const perCall = async (tool: string, args: (i: number) => Record<string, unknown>, n: number) => {
-      await call(tool, args(n)); // warm: statement caches, the key's first lookup
+    const SERIAL = 20;
+    const AT_ONCE = 32;
+    // Calls i = 1..SERIAL one after another, then i = SERIAL + 1..SERIAL + AT_ONCE all at once; call 0 warms up
+    // (statement caches, the key's first lookup).
+    const perCall = async (tool: string, args: (i: number) => Record<string, unknown>) => {
+      await call(tool, args(0));
       statements = 0;
-      for (let i = 0; i < n; i++) await call(tool, args(i));
-      return statements / n;
+      for (let i = 1; i <= SERIAL; i++) await call(tool, args(i));
+      const serial = statements / SERIAL;
+      statements = 0;
+      await Promise.all(Array.from({ length: AT_ONCE }, (_, i) => call(tool, args(SERIAL + 1 + i))));
+      return { perCall: serial, atOnce: statements / AT_ONCE };
     };
     const roundTrips = [
       {
         tool: 'list_messages (limit 50)',
-        perCall: await perCall('list_messages', () => ({ inboxId, limit: 50 }), 20),
+        ...(await perCall('list_messages', () => ({ inboxId, limit: 50 }))),
       },
       {
         tool: 'act_on_messages (archive one)',
-        perCall: await perCall(
-          'act_on_messages',
-          (i) => ({ action: 'archive', items: [{ inboxId, messageId: ids[i] }] }),
-          20,
-        ),
+        ...(await perCall('act_on_messages', (i) => ({
+          action: 'archive',
+          items: [{ inboxId, messageId: ids[i] }],
+        }))),
       },
-      { tool: 'list_inboxes', perCall: await perCall('list_inboxes', () => ({}), 20) },
+      { tool: 'list_inboxes', ...(await perCall('list_inboxes', () => ({}))) },
     ];
     pg.Client.prototype.query = query;
     await app.close();

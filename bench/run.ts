@@ -107,9 +107,9 @@ if (values.only === undefined || values.only === 'cluster') {
   const lines = [
     `Measured ${today} on ${machine()}; PostgreSQL 15 on loopback (the test rig's cluster).`,
     '',
-    '| MCP tool call on PostgreSQL | statements per call |',
-    '|---|---|',
-    ...r.roundTrips.map((t) => `| ${t.tool} | **${t.perCall.toFixed(1)}** |`),
+    '| MCP tool call on PostgreSQL | statements per call, one call at a time | 32 calls at once |',
+    '|---|---|---|',
+    ...r.roundTrips.map((t) => `| ${t.tool} | **${t.perCall.toFixed(1)}** | ${t.atOnce.toFixed(1)} |`),
     '',
     `| list_messages (limit 5), ${String(connections)} connections | req/s | p50 | p99 |`,
     '|---|---|---|---|',

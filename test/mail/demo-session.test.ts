@@ -1,4 +1,4 @@
-import { describe } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DemoMailbox } from '../../src/adapters/mail/demo/demo-mailbox.ts';
 import { docFromRaw } from '../../src/adapters/mail/demo/doc-from-raw.ts';
 import { DemoSession } from '../../src/adapters/mail/demo/demo-session.ts';
@@ -8,11 +8,17 @@ import { mailWriterContract } from '../../src/core/mail/mail-writer.contract.ts'
 import type { AccountId } from '../../src/core/accounts/account.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import { newId } from '../../src/lib/random.ts';
+import { freshPgDatabase } from '../rig/index.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
-/** The demo mailbox behind the same contract as IMAP: appended mail is parsed into demo documents. */
-async function demoHarness(): Promise<MailHarness> {
-  const db = openDatabase({ kind: 'sqlite', path: `${tempDir('demo-contract-')}/db.sqlite` });
+type Engine = 'sqlite' | 'postgres';
+
+async function demoMailbox(engine: Engine) {
+  const db = openDatabase(
+    engine === 'sqlite'
+      ? { kind: 'sqlite', path: `${tempDir('demo-contract-')}/db.sqlite` }
+      : { kind: 'postgres', url: await freshPgDatabase() },
+  );
   await migrateToLatest(db);
   const stores = createStores(db);
   const accountId = newId('acct') as AccountId;
@@ -41,6 +47,12 @@ async function demoHarness(): Promise<MailHarness> {
   });
   const box = new DemoMailbox(db, inboxId);
   await box.seed([], new Date('2025-01-01T00:00:00Z'));
+  return { db, box };
+}
+
+/** The demo mailbox behind the same contract as IMAP: appended mail is parsed into demo documents. */
+async function demoHarness(engine: Engine): Promise<MailHarness> {
+  const { db, box } = await demoMailbox(engine);
   const uidOf = async (path: string, messageId: string) =>
     (await box.rows(path)).find((r) => r.doc.messageId === messageId)?.uid;
   return {
@@ -72,7 +84,35 @@ async function demoHarness(): Promise<MailHarness> {
   };
 }
 
-describe('demo mailbox', () => {
-  mailSessionContract('demo', demoHarness);
-  mailWriterContract('demo', demoHarness);
+describe.each(['sqlite', 'postgres'] as const)('demo mailbox on %s', (engine) => {
+  mailSessionContract(`demo (${engine})`, () => demoHarness(engine));
+  mailWriterContract(`demo (${engine})`, () => demoHarness(engine));
+
+  // As on an IMAP server, each message appended or moved into a folder gets a UID of its own, however many arrive at
+  // once (drafts saved by two agents, moves from two inboxes' actions).
+  it('gives messages arriving in one folder at once a UID each, and changes flags at once without losing one', async () => {
+    const { db, box } = await demoMailbox(engine);
+    try {
+      const doc = (i: number) =>
+        docFromRaw(
+          Buffer.from(
+            `From: a@example.test\r\nSubject: At once ${String(i)}\r\nMessage-ID: <${String(i)}@x>\r\n\r\nHi\r\n`,
+          ),
+          new Date(),
+          [],
+        );
+      const docs = await Promise.all(Array.from({ length: 12 }, (_, i) => doc(i)));
+      const uids = await Promise.all(docs.map((d) => box.append('INBOX', d, [], new Date())));
+      expect(new Set(uids).size).toBe(12);
+      const before = (await box.folder('INBOX'))!.modseq;
+      await Promise.all(uids.map((uid) => box.setFlags('INBOX', uid, ['\\Seen'])));
+      const rows = await box.rows('INBOX');
+      expect(rows.filter((r) => uids.includes(r.uid)).every((r) => r.flags.includes('\\Seen'))).toBe(true);
+      // Every change has a modification sequence of its own, as CONDSTORE promises.
+      expect(new Set(rows.map((r) => r.modseq)).size).toBe(rows.length);
+      expect((await box.folder('INBOX'))!.modseq).toBe(before + 12);
+    } finally {
+      await db.close();
+    }
+  });
 });

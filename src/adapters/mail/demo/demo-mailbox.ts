@@ -168,55 +168,48 @@ export class DemoMailbox {
     flags: readonly string[],
     date: Date,
   ): Promise<number> {
+    // The folder's row first, as an UPDATE: it takes the row's lock, so appends to one folder at once each get
+    // their own UID and modseq (a SELECT first let two read the same uid_next on PostgreSQL).
     const f = await tx
-      .selectFrom('demo_folders')
-      .selectAll()
+      .updateTable('demo_folders')
+      .set((eb) => ({ uid_next: eb('uid_next', '+', 1), modseq: eb('modseq', '+', 1) }))
       .where('inbox_id', '=', this.inboxId)
       .where('path', '=', path)
+      .returning(['uid_next', 'modseq'])
       .executeTakeFirstOrThrow();
-    const modseq = f.modseq + 1;
+    const uid = f.uid_next - 1;
     await tx
       .insertInto('demo_messages')
       .values({
         inbox_id: this.inboxId,
         folder_path: path,
-        uid: f.uid_next,
+        uid,
         flags_json: JSON.stringify(flags),
         internal_date: date.getTime(),
         doc_json: JSON.stringify(doc),
-        modseq,
+        modseq: f.modseq,
       })
       .execute();
-    await tx
-      .updateTable('demo_folders')
-      .set({ uid_next: f.uid_next + 1, modseq })
-      .where('inbox_id', '=', this.inboxId)
-      .where('path', '=', path)
-      .execute();
-    return f.uid_next;
+    return uid;
   }
 
   async setFlags(path: string, uid: number, flags: readonly string[]): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
+      // The folder's modseq bumped first, holding its row's lock: flag changes at once each get their own.
       const f = await tx
-        .selectFrom('demo_folders')
-        .select('modseq')
+        .updateTable('demo_folders')
+        .set((eb) => ({ modseq: eb('modseq', '+', 1) }))
         .where('inbox_id', '=', this.inboxId)
         .where('path', '=', path)
+        .returning('modseq')
         .executeTakeFirstOrThrow();
       const r = await tx
         .updateTable('demo_messages')
-        .set({ flags_json: JSON.stringify(flags), modseq: f.modseq + 1 })
+        .set({ flags_json: JSON.stringify(flags), modseq: f.modseq })
         .where('inbox_id', '=', this.inboxId)
         .where('folder_path', '=', path)
         .where('uid', '=', uid)
         .executeTakeFirst();
-      await tx
-        .updateTable('demo_folders')
-        .set({ modseq: f.modseq + 1 })
-        .where('inbox_id', '=', this.inboxId)
-        .where('path', '=', path)
-        .execute();
       return r.numUpdatedRows === 1n;
     });
   }
