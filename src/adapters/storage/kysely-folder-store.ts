@@ -56,32 +56,26 @@ export class KyselyFolderStore implements FolderStore {
           .select(['id', 'path'])
           .where('inbox_id', '=', inboxId)
           .execute();
-        const byPath = new Map(existing.map((f) => [f.path, f.id]));
         const listed = new Set(folders.map((f) => f.path));
         const gone = existing.filter((f) => !listed.has(f.path)).map((f) => f.id);
         if (gone.length > 0) await tx.deleteFrom('folders').where('id', 'in', gone).execute();
-        for (const f of folders) {
-          const id = byPath.get(f.path);
-          if (id === undefined) {
-            await tx
-              .insertInto('folders')
-              .values({
-                id: newId(),
-                inbox_id: inboxId,
-                path: f.path,
-                name: f.name,
-                canonical: f.canonical,
-                selected: 0,
-              })
-              .execute();
-          } else {
-            await tx
-              .updateTable('folders')
-              .set({ name: f.name, canonical: f.canonical })
-              .where('id', '=', id)
-              .execute();
-          }
-        }
+        // An upsert, not a look-up then an insert: two syncs of the inbox at once (on two nodes) both find a new
+        // folder missing, and the second insert would break the (inbox, path) key. It waits for the first instead.
+        for (const f of folders)
+          await tx
+            .insertInto('folders')
+            .values({
+              id: newId(),
+              inbox_id: inboxId,
+              path: f.path,
+              name: f.name,
+              canonical: f.canonical,
+              selected: 0,
+            })
+            .onConflict((oc) =>
+              oc.columns(['inbox_id', 'path']).doUpdateSet({ name: f.name, canonical: f.canonical }),
+            )
+            .execute();
       }),
     );
     return this.list(inboxId);

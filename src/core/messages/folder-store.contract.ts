@@ -52,6 +52,19 @@ export function folderStoreContract(h: () => FolderStoreHarness): void {
       expect(second[0]).toMatchObject({ id: inboxFolder?.id, name: 'Inbox (renamed)' });
     });
 
+    it('records the same new folders listed by two syncs at once (two nodes) once each, with one id per path', async () => {
+      const inbox = await seedInbox(h());
+      // Connections open first (a pool opens them on demand), so that the two really run side by side.
+      await Promise.all(Array.from({ length: 4 }, () => h().folders.list(inbox)));
+      const both = await Promise.all([
+        h().folders.replaceAll(inbox, STANDARD, newFolderId),
+        h().folders.replaceAll(inbox, STANDARD, newFolderId),
+      ]);
+      const listed = await h().folders.list(inbox);
+      expect(listed.map((f) => f.path)).toEqual(['INBOX', 'Projects/Ünïcode', 'Sent']);
+      for (const answer of both) expect(answer.map((f) => f.id)).toEqual(listed.map((f) => f.id));
+    });
+
     it('selects exactly the given folders', async () => {
       const inbox = await seedInbox(h());
       const folders = await h().folders.replaceAll(inbox, STANDARD, newFolderId);
