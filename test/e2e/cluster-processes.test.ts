@@ -355,6 +355,7 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
     leaving!.child.kill('SIGTERM');
     expect(await leaving!.exited).toBe(0);
     expect(leaving!.stdout() + leaving!.stderr()).toContain('stopped');
+    const meanwhile = await appendToAll('handover');
     await until(
       'every inbox watched by the last node',
       async () => {
@@ -364,8 +365,9 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
       },
       30_000,
     );
+    await allListed(meanwhile);
     await newMailSeen([5, 25]);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('three service processes started at the same instant on an empty PostgreSQL database', () => {
