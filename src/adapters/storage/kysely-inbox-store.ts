@@ -3,6 +3,7 @@ import type { AccountId } from '../../core/accounts/account.ts';
 import type { ConnectionStatus, Inbox, InboxId, Provider } from '../../core/inboxes/inbox.ts';
 import type { Folder } from '../../core/messages/folder.ts';
 import type { InboxPatch, InboxStore, InboxWithFolders, NewInbox } from '../../core/inboxes/inbox-store.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
 import type { Db } from './database.ts';
 import { toFolder } from './kysely-folder-store.ts';
 import type { FoldersTable, InboxesTable } from './schema.ts';
@@ -83,6 +84,25 @@ const inboxWithFoldersOf = (db: Db) =>
       .orderBy('folders.path'),
   );
 
+const inboxRow = (i: NewInbox): Selectable<InboxesTable> => ({
+  id: i.id,
+  account_id: i.accountId,
+  label: i.label,
+  provider: i.provider,
+  email: i.email,
+  imap_host: i.imapHost,
+  imap_port: i.imapPort,
+  imap_user: i.imapUser,
+  smtp_host: i.smtpHost,
+  smtp_port: i.smtpPort,
+  is_demo: bit(i.isDemo),
+  paused: bit(i.paused ?? false),
+  connection_status: i.connectionStatus,
+  last_error: null,
+  created_at: i.createdAt.getTime(),
+  updated_at: i.createdAt.getTime(),
+});
+
 /** The folder of one joined row; none on the one row of an inbox without folders. */
 function joinedFolder(r: JoinedRow): Folder | undefined {
   const { f_id: id, f_path: path, f_name: name, f_selected: selected, f_sync_version: version } = r;
@@ -107,37 +127,40 @@ function joinedFolder(r: JoinedRow): Folder | undefined {
 
 export class KyselyInboxStore implements InboxStore {
   private readonly db: Db['kysely'];
+  private readonly dialect: Db['dialect'];
   private readonly listQuery: ReturnType<typeof inboxesOf>;
   private readonly getQuery: ReturnType<typeof inboxOf>;
   private readonly withFoldersQuery: ReturnType<typeof inboxWithFoldersOf>;
   constructor(db: Db) {
     this.db = db.kysely;
+    this.dialect = db.dialect;
     this.listQuery = inboxesOf(db);
     this.getQuery = inboxOf(db);
     this.withFoldersQuery = inboxWithFoldersOf(db);
   }
 
   async create(i: NewInbox): Promise<Inbox> {
-    const row: Selectable<InboxesTable> = {
-      id: i.id,
-      account_id: i.accountId,
-      label: i.label,
-      provider: i.provider,
-      email: i.email,
-      imap_host: i.imapHost,
-      imap_port: i.imapPort,
-      imap_user: i.imapUser,
-      smtp_host: i.smtpHost,
-      smtp_port: i.smtpPort,
-      is_demo: bit(i.isDemo),
-      paused: bit(i.paused ?? false),
-      connection_status: i.connectionStatus,
-      last_error: null,
-      created_at: i.createdAt.getTime(),
-      updated_at: i.createdAt.getTime(),
-    };
+    const row = inboxRow(i);
     await this.db.insertInto('inboxes').values(row).execute();
     return toInbox(row);
+  }
+
+  async createWithinLimit(i: NewInbox, maxPerAccount: number): Promise<Result<Inbox, 'limit_reached'>> {
+    return this.db.transaction().execute(async (tx) => {
+      // PostgreSQL: the account's row locked first, so adds for one account count one after another (as API keys
+      // do). SQLite: its one connection runs transactions one at a time already.
+      if (this.dialect === 'postgres')
+        await tx.selectFrom('accounts').select('id').where('id', '=', i.accountId).forUpdate().execute();
+      const { n } = await tx
+        .selectFrom('inboxes')
+        .select((eb) => eb.fn.countAll<number | string>().as('n')) // a string on PostgreSQL (bigint)
+        .where('account_id', '=', i.accountId)
+        .executeTakeFirstOrThrow();
+      if (Number(n) >= maxPerAccount) return err('limit_reached' as const);
+      const row = inboxRow(i);
+      await tx.insertInto('inboxes').values(row).execute();
+      return ok(toInbox(row));
+    });
   }
 
   async get(accountId: AccountId, id: InboxId): Promise<Inbox | undefined> {

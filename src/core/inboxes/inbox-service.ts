@@ -120,14 +120,6 @@ export class InboxService {
     const label = input.label.trim();
     if (label === '' || label.length > 80)
       return err(inboxError('invalid_arguments', 'label must be 1 to 80 characters.'));
-    if ((await this.deps.inboxes.list(accountId)).length >= this.deps.maxInboxesPerAccount) {
-      return err(
-        inboxError(
-          'invalid_arguments',
-          `An account can have at most ${String(this.deps.maxInboxesPerAccount)} inboxes.`,
-        ),
-      );
-    }
     let imapHost: string | null = null;
     let imapPort: number | null = null;
     if (input.provider === 'imap') {
@@ -162,8 +154,8 @@ export class InboxService {
     if (imapUser !== undefined && (imapUser.length > 254 || /[\r\n\0]/.test(imapUser)))
       return err(inboxError('invalid_arguments', 'imapUser is not a valid user name.'));
     const now = this.deps.clock.now();
-    return ok(
-      await this.deps.inboxes.create({
+    const made = await this.deps.inboxes.createWithinLimit(
+      {
         id: newId('inbox') as InboxId,
         accountId,
         label,
@@ -177,8 +169,17 @@ export class InboxService {
         isDemo: false,
         connectionStatus: 'not_connected',
         createdAt: now,
-      }),
+      },
+      this.deps.maxInboxesPerAccount,
     );
+    return made.ok
+      ? made
+      : err(
+          inboxError(
+            'invalid_arguments',
+            `An account can have at most ${String(this.deps.maxInboxesPerAccount)} inboxes.`,
+          ),
+        );
   }
 
   /** A single-use link to a masked password form, bound to this inbox and account, valid 15 minutes. */

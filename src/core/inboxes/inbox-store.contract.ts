@@ -70,6 +70,25 @@ export function inboxStoreContract(h: () => InboxStoreHarness): void {
       expect(await h().inboxes.get(acct, bare.id)).toMatchObject({ smtpHost: null, smtpPort: null });
     });
 
+    it('adds an inbox only within the account’s limit, however many are added at once', async () => {
+      const acct = await seedAccount(h().accounts);
+      const other = await seedAccount(h().accounts);
+      await h().inboxes.create(newInbox(other));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, () => h().inboxes.createWithinLimit(newInbox(acct), 3)),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(3);
+      expect(results.flatMap((r) => (r.ok ? [] : [r.error]))).toEqual(
+        Array.from({ length: 9 }, () => 'limit_reached'),
+      );
+      expect(await h().inboxes.list(acct)).toHaveLength(3);
+      const made = results.find((r) => r.ok);
+      expect(made?.ok === true && (await h().inboxes.get(acct, made.value.id))).toEqual(
+        made?.ok === true && made.value,
+      );
+      expect((await h().inboxes.createWithinLimit(newInbox(other), 2)).ok).toBe(true);
+    });
+
     it('lists an account’s inboxes oldest first and nobody else’s', async () => {
       const a = await seedAccount(h().accounts);
       const b = await seedAccount(h().accounts);

@@ -1,3 +1,4 @@
+import type { Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
 import type { Folder } from '../messages/folder.ts';
 import type { ConnectionStatus, Inbox, InboxId } from './inbox.ts';
@@ -25,6 +26,11 @@ export interface InboxPatch {
  */
 export interface InboxStore {
   create(inbox: NewInbox): Promise<Inbox>;
+  /**
+   * `create`, unless the account already has `maxPerAccount` inboxes. Adds at once for one account are counted one
+   * after another (on several nodes too), so they never pass the limit together.
+   */
+  createWithinLimit(inbox: NewInbox, maxPerAccount: number): Promise<Result<Inbox, 'limit_reached'>>;
   get(accountId: AccountId, id: InboxId): Promise<Inbox | undefined>;
   /**
    * `get` and the inbox's folders (the FolderStore's rows, by path) in one statement: the start of every tool call
