@@ -4,6 +4,7 @@ import type { NextStep } from '../next-step.ts';
 import { htmlToText } from '../../lib/html-to-text.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
+import type { InboxWithFolders } from '../inboxes/inbox-store.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
 import type { SecretLinkStore } from '../inboxes/secret-link-store.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
@@ -154,8 +155,10 @@ export class ReadService {
     });
   }
 
-  async getMessage(inbox: Inbox, messageId: string) {
-    const found = await this.locate(inbox, messageId);
+  /** One message with its content; `place` is the inbox with its folders as just read (`usableWithFolders`). */
+  async getMessage(place: InboxWithFolders, messageId: string) {
+    const { inbox } = place;
+    const found = await this.locate(place, messageId);
     if (!found.ok) return found;
     const { message, folder } = found.value;
     const content = await this.content(inbox, folder, message);
@@ -346,8 +349,9 @@ export class ReadService {
   }
 
   /** A short-lived download link for one attachment of one message of this account. */
-  async attachmentLink(inbox: Inbox, messageId: string, partId: string) {
-    const found = await this.locate(inbox, messageId);
+  async attachmentLink(place: InboxWithFolders, messageId: string, partId: string) {
+    const { inbox } = place;
+    const found = await this.locate(place, messageId);
     if (!found.ok) return found;
     const content = await this.content(inbox, found.value.folder, found.value.message);
     if (!content.ok) return content;
@@ -385,7 +389,7 @@ export class ReadService {
     messageId: string,
     partId: string,
   ): Promise<{ content: AttachmentContent; done: () => Promise<void> } | undefined> {
-    const found = await this.locate(inbox, messageId);
+    const found = await this.locate({ inbox }, messageId);
     if (!found.ok) return undefined;
     const session = await this.deps.sessions.open(inbox);
     try {
@@ -405,8 +409,9 @@ export class ReadService {
     }
   }
 
+  /** The indexed message and its folder: from `folders` when the caller read them with the inbox, else looked up. */
   private async locate(
-    inbox: Inbox,
+    { inbox, folders }: { readonly inbox: Inbox; readonly folders?: readonly Folder[] },
     messageId: string,
   ): Promise<Result<{ message: MessageSummary; folder: Folder }, ReadError>> {
     const id = parseMessageId(messageId);
@@ -417,7 +422,10 @@ export class ReadService {
         message: 'No message with this id in this inbox.',
         next: 'use_listed_message_ids',
       });
-    const folder = await this.deps.folders.get(inbox.id, message.folderId);
+    const folder =
+      folders === undefined
+        ? await this.deps.folders.get(inbox.id, message.folderId)
+        : folders.find((f) => f.id === message.folderId);
     if (folder === undefined)
       return err({ code: 'message_not_found', message: 'The message’s folder is gone.', next: 'sync_first' });
     return ok({ message, folder });

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { agentMessage } from '../next-steps.ts';
-import { demoNote, usableInbox } from '../tool-helpers.ts';
+import { demoNote, usableInboxWithFolders } from '../tool-helpers.ts';
 import { DEMO, payload, SENDER_TEXT } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
@@ -22,9 +22,9 @@ export const getAttachment = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ inboxId, messageId, partId }, ctx) {
-    const inbox = await usableInbox(ctx, inboxId);
+    const inbox = await usableInboxWithFolders(ctx, inboxId);
     if (!inbox.ok) return inbox.error;
-    const r = await ctx.services.read.attachmentLink(inbox.inbox, messageId, partId);
+    const r = await ctx.services.read.attachmentLink(inbox, messageId, partId);
     if (!r.ok) return toolError(r.error.code, agentMessage(r.error));
     return toolOk({ ...r.value, ...demoNote(inbox.inbox) });
   },
