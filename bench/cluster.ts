@@ -63,6 +63,9 @@ export async function clusterBench(opts: { seconds: number; rounds: number; conn
     ).map((m) => m.messageId);
     const SERIAL = 20;
     const AT_ONCE = 32;
+    // The archives below take the first 1 + SERIAL + AT_ONCE; get_message reads the last, never archived.
+    if (ids.length <= 1 + SERIAL + AT_ONCE)
+      throw new Error(`the demo inbox lists only ${String(ids.length)} messages`);
     // Calls i = 1..SERIAL one after another, then i = SERIAL + 1..SERIAL + AT_ONCE all at once; call 0 warms up
     // (statement caches, the key's first lookup).
     const perCall = async (tool: string, args: (i: number) => Record<string, unknown>) => {
@@ -85,6 +88,10 @@ export async function clusterBench(opts: { seconds: number; rounds: number; conn
           action: 'archive',
           items: [{ inboxId, messageId: ids[i] }],
         }))),
+      },
+      {
+        tool: 'get_message (its content cached)',
+        ...(await perCall('get_message', () => ({ inboxId, messageId: ids.at(-1) }))),
       },
       { tool: 'list_inboxes', ...(await perCall('list_inboxes', () => ({}))) },
     ];
