@@ -178,7 +178,10 @@ export async function syncBench(opts: {
         let indexed = first.folders[0]?.added ?? 0;
         let calls = 0;
         for (;;) {
-          const r = await app.services.tools.read.loadOlder(inbox, 'inbox', 200);
+          // As the tool does: the inbox with its folders read afresh, then the page of older mail.
+          const place = await app.services.tools.inboxes.usableWithFolders(inbox.accountId, inbox.id);
+          if (!place.ok) throw new Error(`inbox not usable: ${place.error.code}`);
+          const r = await app.services.tools.read.loadOlder(place.value, 'inbox', 200);
           calls++;
           if (!r.ok) throw new Error(`load_older_messages failed: ${JSON.stringify(r.error)}`);
           indexed += r.value.loaded.length;

@@ -87,10 +87,6 @@ export class ReadService {
     this.contents = new ContentCache({ clock: deps.clock, ...CONTENT_CACHE });
   }
 
-  async folders(inbox: Inbox): Promise<Folder[]> {
-    return this.deps.folders.list(inbox.id);
-  }
-
   /** Labels in use on synced mail (IMAP keywords; Gmail labels once the Gmail adapter lands). */
   /** Labels in use on indexed mail, and those the provider keeps a list of (Gmail labels, Outlook categories). */
   async labels(inbox: Inbox): Promise<Result<string[], ReadError>> {
@@ -234,8 +230,8 @@ export class ReadService {
   }
 
   /** Searches at the provider: the named folder, or every folder except Spam and Trash. Hits join the index. */
-  async search(inbox: Inbox, query: string, folderName: string | undefined, limit: number) {
-    const folders = await this.deps.folders.list(inbox.id);
+  async search(place: InboxWithFolders, query: string, folderName: string | undefined, limit: number) {
+    const { inbox, folders } = place;
     let scope: Folder[];
     if (folderName !== undefined) {
       const f = resolveFolder(folders, folderName);
@@ -295,13 +291,13 @@ export class ReadService {
   }
 
   /** Extends one selected folder's window past its oldest synced message. */
-  async loadOlder(inbox: Inbox, folderName: string, count: number) {
+  async loadOlder(place: InboxWithFolders, folderName: string, count: number) {
+    const { inbox, folders } = place;
     if (inbox.provider === 'microsoft' && !inbox.isDemo)
       return err<ReadError>({
         code: 'not_supported',
         message: 'Loading older mail is not available for Microsoft inboxes yet.',
       });
-    const folders = await this.deps.folders.list(inbox.id);
     const folder = resolveFolder(folders, folderName);
     if (folder === undefined)
       return err<ReadError>({

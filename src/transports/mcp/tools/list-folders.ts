@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { demoNote, usableInbox } from '../tool-helpers.ts';
+import { demoNote, usableInboxWithFolders } from '../tool-helpers.ts';
 import { CANONICAL_FOLDERS } from '../../../core/messages/folder.ts';
 import { DEMO, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
@@ -27,9 +27,9 @@ export const listFolders = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId }, ctx) {
-    const inbox = await usableInbox(ctx, inboxId);
+    const inbox = await usableInboxWithFolders(ctx, inboxId);
     if (!inbox.ok) return inbox.error;
-    const folders = await ctx.services.read.folders(inbox.inbox);
+    const { folders } = inbox;
     return toolOk({
       folders: folders.map((f) => ({
         id: f.id,

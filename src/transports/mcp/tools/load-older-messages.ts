@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { agentMessage } from '../next-steps.ts';
-import { clamp, demoNote, usableInbox } from '../tool-helpers.ts';
+import { clamp, demoNote, usableInboxWithFolders } from '../tool-helpers.ts';
 import { fitItems } from '../page-fit.ts';
 import { DEMO, MESSAGE_PREVIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
@@ -23,9 +23,9 @@ export const loadOlderMessages = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ inboxId, folder, count }, ctx) {
-    const inbox = await usableInbox(ctx, inboxId);
+    const inbox = await usableInboxWithFolders(ctx, inboxId);
     if (!inbox.ok) return inbox.error;
-    const r = await ctx.services.read.loadOlder(inbox.inbox, folder, clamp(count, 1, 200, 50));
+    const r = await ctx.services.read.loadOlder(inbox, folder, clamp(count, 1, 200, 50));
     if (!r.ok) return toolError(r.error.code, agentMessage(r.error));
     const loaded = fitItems(r.value.loaded);
     return toolOk({

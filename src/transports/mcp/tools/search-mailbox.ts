@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { agentMessage } from '../next-steps.ts';
-import { clamp, demoNote, usableInbox } from '../tool-helpers.ts';
+import { clamp, demoNote, usableInboxWithFolders } from '../tool-helpers.ts';
 import { DEMO, MESSAGE_PREVIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
@@ -23,9 +23,9 @@ export const searchMailbox = defineTool({
   async run({ inboxId, query, folder, limit }, ctx) {
     if (query.trim() === '')
       return toolError('invalid_arguments', 'query must contain 1 to 200 characters besides spaces.');
-    const inbox = await usableInbox(ctx, inboxId);
+    const inbox = await usableInboxWithFolders(ctx, inboxId);
     if (!inbox.ok) return inbox.error;
-    const r = await ctx.services.read.search(inbox.inbox, query.trim(), folder, clamp(limit, 1, 50, 20));
+    const r = await ctx.services.read.search(inbox, query.trim(), folder, clamp(limit, 1, 50, 20));
     if (!r.ok) return toolError(r.error.code, agentMessage(r.error));
     return toolOk({ ...r.value, ...demoNote(inbox.inbox) });
   },
