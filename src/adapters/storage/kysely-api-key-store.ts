@@ -3,6 +3,7 @@ import type { Account, AccountId, PaymentState, Plan } from '../../core/accounts
 import type { ApiKey, ApiKeyId } from '../../core/api-keys/api-key.ts';
 import type { ApiKeyStore, NewApiKey } from '../../core/api-keys/api-key-store.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
+import { lockAccount } from './account-lock.ts';
 import type { Db } from './database.ts';
 import type { ApiKeysTable } from './schema.ts';
 import { toDate, toDateOrNull } from './sql-errors.ts';
@@ -57,11 +58,7 @@ export class KyselyApiKeyStore implements ApiKeyStore {
 
   async createWithinLimit(k: NewApiKey, maxActive: number): Promise<Result<ApiKey, 'limit_reached'>> {
     return this.db.kysely.transaction().execute(async (tx) => {
-      // PostgreSQL: lock the account row so concurrent creates for one account run one after another.
-      // SQLite: the single connection already serialises transactions.
-      if (this.db.dialect === 'postgres') {
-        await tx.selectFrom('accounts').select('id').where('id', '=', k.accountId).forUpdate().execute();
-      }
+      await lockAccount(tx, this.db.dialect, k.accountId);
       const { n } = await tx
         .selectFrom('api_keys')
         .select((eb) => eb.fn.countAll<number>().as('n'))

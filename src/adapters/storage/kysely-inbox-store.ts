@@ -4,6 +4,7 @@ import type { ConnectionStatus, Inbox, InboxId, Provider } from '../../core/inbo
 import type { Folder } from '../../core/messages/folder.ts';
 import type { InboxPatch, InboxStore, InboxWithFolders, NewInbox } from '../../core/inboxes/inbox-store.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
+import { lockAccount } from './account-lock.ts';
 import type { Db } from './database.ts';
 import { toFolder } from './kysely-folder-store.ts';
 import type { FoldersTable, InboxesTable } from './schema.ts';
@@ -147,16 +148,13 @@ export class KyselyInboxStore implements InboxStore {
 
   async createWithinLimit(i: NewInbox, maxPerAccount: number): Promise<Result<Inbox, 'limit_reached'>> {
     return this.db.transaction().execute(async (tx) => {
-      // PostgreSQL: the account's row locked first, so adds for one account count one after another (as API keys
-      // do). SQLite: its one connection runs transactions one at a time already.
-      if (this.dialect === 'postgres')
-        await tx.selectFrom('accounts').select('id').where('id', '=', i.accountId).forUpdate().execute();
+      await lockAccount(tx, this.dialect, i.accountId);
       const { n } = await tx
         .selectFrom('inboxes')
-        .select((eb) => eb.fn.countAll<number | string>().as('n')) // a string on PostgreSQL (bigint)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('account_id', '=', i.accountId)
         .executeTakeFirstOrThrow();
-      if (Number(n) >= maxPerAccount) return err('limit_reached' as const);
+      if (n >= maxPerAccount) return err('limit_reached' as const);
       const row = inboxRow(i);
       await tx.insertInto('inboxes').values(row).execute();
       return ok(toInbox(row));

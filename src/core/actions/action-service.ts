@@ -292,7 +292,7 @@ export class ActionService {
   private async group(accountId: AccountId, inboxId: string): Promise<Result<InboxGroup, ActError>> {
     const r = await this.deps.inboxes.usableWithFolders(accountId, inboxId);
     if (!r.ok) return err(r.error);
-    return ok({ inbox: r.value.inbox, folders: r.value.folders, messages: [] });
+    return ok({ ...r.value, messages: [] });
   }
 
   private async apply(

@@ -99,7 +99,7 @@ export class ReadService {
 
   /** A page of the index; `place` is the inbox with its folders as just read (InboxService.usableWithFolders). */
   async listMessages(
-    place: { readonly inbox: Inbox; readonly folders: readonly Folder[] },
+    place: InboxWithFolders,
     q: {
       unreadOnly?: boolean | undefined;
       query?: string | undefined;
