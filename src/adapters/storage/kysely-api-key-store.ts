@@ -3,7 +3,7 @@ import type { Account, AccountId, PaymentState, Plan } from '../../core/accounts
 import type { ApiKey, ApiKeyId } from '../../core/api-keys/api-key.ts';
 import type { ApiKeyStore, NewApiKey } from '../../core/api-keys/api-key-store.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
-import { lockAccount } from './account-lock.ts';
+import { lockAccount } from './row-locks.ts';
 import type { Db } from './database.ts';
 import type { ApiKeysTable } from './schema.ts';
 import { toDate, toDateOrNull } from './sql-errors.ts';

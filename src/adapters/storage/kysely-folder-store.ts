@@ -5,6 +5,7 @@ import type { FolderStore, SyncStateUpdate } from '../../core/messages/folder-st
 import type { Db } from './database.ts';
 import type { FoldersTable } from './schema.ts';
 import { hotQuery } from './sqlite/hot-query.ts';
+import { lockInbox } from './row-locks.ts';
 import { toDateOrNull, inboxRowWrite } from './sql-errors.ts';
 
 export const toFolder = (r: Selectable<FoldersTable>): Folder => ({
@@ -37,9 +38,11 @@ const foldersOf = (db: Db) =>
 
 export class KyselyFolderStore implements FolderStore {
   private readonly db: Db['kysely'];
+  private readonly dialect: Db['dialect'];
   private readonly listQuery: ReturnType<typeof foldersOf>;
   constructor(db: Db) {
     this.db = db.kysely;
+    this.dialect = db.dialect;
     this.listQuery = foldersOf(db);
   }
 
@@ -51,6 +54,7 @@ export class KyselyFolderStore implements FolderStore {
     // A folder's one reference is its inbox: refused, the inbox was removed while its folders were read.
     await inboxRowWrite(
       this.db.transaction().execute(async (tx) => {
+        await lockInbox(tx, this.dialect, inboxId);
         const existing = await tx
           .selectFrom('folders')
           .select(['id', 'path'])
@@ -97,6 +101,7 @@ export class KyselyFolderStore implements FolderStore {
 
   async setSelected(inboxId: InboxId, ids: readonly FolderId[]): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
+      await lockInbox(tx, this.dialect, inboxId);
       await tx.updateTable('folders').set({ selected: 0 }).where('inbox_id', '=', inboxId).execute();
       if (ids.length > 0) {
         await tx

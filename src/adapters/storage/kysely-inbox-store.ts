@@ -4,7 +4,7 @@ import type { ConnectionStatus, Inbox, InboxId, Provider } from '../../core/inbo
 import type { Folder } from '../../core/messages/folder.ts';
 import type { InboxPatch, InboxStore, InboxWithFolders, NewInbox } from '../../core/inboxes/inbox-store.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
-import { lockAccount } from './account-lock.ts';
+import { lockAccount } from './row-locks.ts';
 import type { Db } from './database.ts';
 import { toFolder } from './kysely-folder-store.ts';
 import type { FoldersTable, InboxesTable } from './schema.ts';

@@ -10,7 +10,7 @@ import type { Inbox } from '../inboxes/inbox.ts';
 import type { LeaseService } from '../leases/lease-service.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
-import type { Folder, FolderId } from '../messages/folder.ts';
+import type { CanonicalFolder, Folder, FolderId } from '../messages/folder.ts';
 import { parseMessageId, type MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import type { VipService } from '../vips/vip-service.ts';
@@ -36,6 +36,13 @@ export interface ActStep {
     | { readonly items: readonly Target[] }
     | { readonly sender: { readonly inboxId: string; readonly address: string } };
   readonly labels?: readonly string[];
+  /**
+   * Only messages still in the folder of this role when the change runs; the others are skipped as not found.
+   * Junk screening's rescue and report move a message out of Screened: checked before the inbox's lock, two of them
+   * at once (or a rescue after an agent's move) would both pass and the later one move it on from where the first
+   * put it.
+   */
+  readonly onlyFrom?: CanonicalFolder;
 }
 
 export interface ActRequest extends ActStep {
@@ -179,10 +186,18 @@ export class ActionService {
         });
       }
       let allowed = messages;
+      if (req.onlyFrom !== undefined) {
+        const from = folders.find((f) => f.canonical === req.onlyFrom)?.id;
+        allowed = [];
+        for (const m of messages)
+          if (m.folderId === from) allowed.push(m);
+          else skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'not_found' });
+      }
       if (PROTECTED_MOVES.has(req.action)) {
         const isVip = await this.deps.vips.matcher(inbox.accountId, inbox.id);
+        const candidates = allowed;
         allowed = [];
-        for (const m of messages) {
+        for (const m of candidates) {
           if (!isVip(m.from.address)) allowed.push(m);
           else if (!bulk && confirmedForVip) allowed.push(m);
           else if (!bulk)

@@ -65,6 +65,37 @@ export function folderStoreContract(h: () => FolderStoreHarness): void {
       for (const answer of both) expect(answer.map((f) => f.id)).toEqual(listed.map((f) => f.id));
     });
 
+    it('takes the folder list and the selection of several syncs at once (on several nodes) without a deadlock', async () => {
+      // A sync records the folders it listed, then selects some. Several at once on PostgreSQL locked the same rows
+      // in different orders, the upsert in the listing's order and the selection in its scan's, until one was cut
+      // off as a deadlock (sync_inbox at once on two nodes: "deadlock detected").
+      const inbox = await seedInbox(h());
+      const many = [
+        ...STANDARD,
+        ...Array.from({ length: 12 }, (_, i) => ({
+          path: `Lists/${String(i)}`,
+          name: String(i),
+          canonical: null,
+        })),
+      ];
+      const first = await h().folders.replaceAll(inbox, many, newFolderId);
+      await Promise.all(Array.from({ length: 8 }, () => h().folders.list(inbox)));
+      for (let round = 0; round < 5; round++) {
+        await Promise.all(
+          Array.from({ length: 6 }, async (_, i) => {
+            // The listing in another order each time, as servers and renames give it.
+            const listed = i % 2 === 0 ? many : [...many].reverse();
+            const folders = await h().folders.replaceAll(inbox, listed, newFolderId);
+            await h().folders.setSelected(
+              inbox,
+              folders.filter((_, k) => (k + i + round) % 3 === 0).map((f) => f.id),
+            );
+          }),
+        );
+      }
+      expect((await h().folders.list(inbox)).map((f) => f.id).sort()).toEqual(first.map((f) => f.id).sort());
+    });
+
     it('selects exactly the given folders', async () => {
       const inbox = await seedInbox(h());
       const folders = await h().folders.replaceAll(inbox, STANDARD, newFolderId);

@@ -471,6 +471,7 @@ export class ScreeningService implements ArrivalScreen {
       principal,
       action,
       targets: { items: [{ inboxId: screening.inboxId, messageId: message.id }] },
+      onlyFrom: 'screened',
       confirmedForVip: false,
     });
     if (!r.ok) return r;
