@@ -2,7 +2,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
-import { INSTANCE_SCOPE, type SettingsStore } from '../settings/settings-store.ts';
+import { INSTANCE_SCOPE, type JsonValue, type SettingsStore } from '../settings/settings-store.ts';
 import type { Account, AccountId, PaymentState, Plan } from './account.ts';
 import type { AccountStore } from './account-store.ts';
 import type { InvitationStore } from './invitation-store.ts';
@@ -61,7 +61,27 @@ export class AccountService {
   }
 
   async isSetupLinkValid(token: string): Promise<boolean> {
+    return this.isLink(await this.deps.settings.get(INSTANCE_SCOPE, SETUP_KEY), token);
+  }
+
+  async completeSetup(
+    token: string,
+    email: string,
+    password: string,
+  ): Promise<Result<Account, RegisterError>> {
     const stored = await this.deps.settings.get(INSTANCE_SCOPE, SETUP_KEY);
+    if (!this.isLink(stored, token) || !(await this.needsSetup())) return err({ code: 'invalid_link' });
+    const problem = this.problem(email, password);
+    if (problem) return err(problem);
+    // One link, one account: of setups sent at once (two tabs, two nodes), only the one that takes the link (a
+    // compare-and-set to null) goes on. Checked first and deleted once the account was made, each made an account.
+    if (!(await this.deps.settings.replace(INSTANCE_SCOPE, SETUP_KEY, stored, null, this.deps.clock.now())))
+      return err({ code: 'invalid_link' });
+    return this.register(email, password);
+  }
+
+  /** The stored setup link (undefined, or null once taken) is this token's, and not expired. */
+  private isLink(stored: JsonValue | undefined, token: string): boolean {
     if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return false;
     const { hash, expiresAt } = stored;
     return (
@@ -70,18 +90,6 @@ export class AccountService {
       expiresAt > this.deps.clock.now().getTime() &&
       hash === sha256Hex(token)
     );
-  }
-
-  async completeSetup(
-    token: string,
-    email: string,
-    password: string,
-  ): Promise<Result<Account, RegisterError>> {
-    if (!(await this.isSetupLinkValid(token)) || !(await this.needsSetup()))
-      return err({ code: 'invalid_link' });
-    const created = await this.register(email, password);
-    if (created.ok) await this.deps.settings.delete(INSTANCE_SCOPE, SETUP_KEY);
-    return created;
   }
 
   async issueInvitation(email: string | null): Promise<Result<string, 'invalid_email'>> {

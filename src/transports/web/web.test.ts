@@ -31,6 +31,31 @@ describe('first run', () => {
     expect(again.lastHtml).toContain('already set up');
   });
 
+  it('one link makes one account, however many setups are sent with it at once', async () => {
+    // Each setup checked the link, made its account (hashing the password takes a while), then deleted the link:
+    // six sent at once made two or more accounts.
+    const one = await createTestApp();
+    app = one;
+    const token = await one.services.accounts.issueSetupLink();
+    const webs = Array.from({ length: 6 }, () => new WebClient(one));
+    for (const web of webs) await web.get(`/setup?token=${token}`);
+    const answers = await Promise.all(
+      webs.map((web, i) =>
+        web.post('/setup', {
+          token,
+          email: `owner${String(i)}@example.test`,
+          password: 'correct horse battery',
+        }),
+      ),
+    );
+    expect(answers.filter((r) => r.status === 303)).toHaveLength(1);
+    expect(answers.filter((r) => r.status === 410)).toHaveLength(5);
+    const made = await Promise.all(
+      webs.map((_, i) => one.stores.accounts.findByEmail(`owner${String(i)}@example.test`)),
+    );
+    expect(made.filter((a) => a !== undefined)).toHaveLength(1);
+  });
+
   it('refuses a wrong or expired link, and a short password', async () => {
     const clock = fixedClock(new Date('2030-01-01T00:00:00Z'));
     app = await createTestApp({ overrides: { clock } });

@@ -46,6 +46,9 @@ export function registerSetupPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const problem = await unavailable(f.token);
     if (problem !== undefined) return c.html(gone(problem), 410);
     const created = await deps.accounts.completeSetup(f.token, f.email, f.password);
+    // Another setup with this link (another tab, another node) took it meanwhile.
+    if (!created.ok && created.error.code === 'invalid_link')
+      return c.html(gone((await unavailable(f.token)) ?? 'This setup link was used already.'), 410);
     if (!created.ok)
       return c.html(render(c.get('csrf'), f.token, registerErrorFor(created.error), f.email), 400);
     return welcomeNewAccount(c, deps, created.value);
