@@ -253,7 +253,8 @@ export class ScreeningService implements ArrivalScreen {
           return ready;
         }
       }
-      steps.push({ action: 'screen', targets: { items: junk } });
+      // Offers come from the inbox folder; mail someone moved away since (archived, trashed) stays where it was put.
+      steps.push({ action: 'screen', targets: { items: junk }, onlyFrom: 'inbox' });
     }
     const unsure = items('unsure');
     if (unsure.length > 0)

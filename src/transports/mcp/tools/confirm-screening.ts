@@ -14,7 +14,7 @@ export const confirmScreening = defineTool({
     `Applies verdicts on messages screen_junk handed out (within the hour): up to ${String(SCREEN_BATCH)} ` +
     '{ inboxId, messageId, verdict: "junk" | "unsure" | "fine", reason }. junk moves the message to the Screened folder, ' +
     'where the person reviews it (review_screened); unsure leaves it in the inbox marked Screening-Unsure; fine leaves it and ' +
-    'it is not offered again. Ids not handed out to you, already judged, or from VIP or known-good senders are reported in ' +
+    'it is not offered again. Ids not handed out to you, already judged, from VIP or known-good senders, or moved out of the inbox since are reported in ' +
     'skipped and nothing happens to them. The changes share one undoId for undo_action. Another agent’s triage lease on ' +
     'the inbox refuses the call (lease_held).',
   input: z.strictObject({

@@ -171,6 +171,26 @@ describe('junk screening on the demo inbox', () => {
     );
   });
 
+  it('a junk verdict on mail moved out of the inbox since it was handed out leaves it where it was put', async () => {
+    const [first, second] = (expectToolOk(await call('screen_junk', {}))['messages'] as Offered[]).slice(
+      0,
+      2,
+    );
+    expectToolOk(await call('act_on_messages', { action: 'archive', items: [target(first!)] }));
+    const r = expectToolOk(
+      await call('confirm_screening', {
+        verdicts: [
+          { ...target(first!), verdict: 'junk' },
+          { ...target(second!), verdict: 'junk' },
+        ],
+      }),
+    );
+    expect(r['applied']).toEqual([{ ...target(second!), verdict: 'junk', id: expect.any(String) }]);
+    expect(r['skipped']).toEqual([{ ...target(first!), reason: 'not_found' }]);
+    const message = expectToolOk(await call('get_message', { inboxId, messageId: first!.messageId }));
+    expect(message['folder']).toBe('archive');
+  });
+
   it('screening off for the inbox: nothing handed out, and the answer says why', async () => {
     expectToolOk(
       await call('update_triage_profile', { patch: { defaults: { junk: { screenUnknownSenders: false } } } }),
