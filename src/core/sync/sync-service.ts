@@ -5,7 +5,7 @@ import type { Metrics } from '../../lib/metrics.ts';
 import { newId, newTimeOrderedId } from '../../lib/random.ts';
 import { InboxGoneError } from '../inboxes/inbox-errors.ts';
 import type { Inbox, InboxId } from '../inboxes/inbox.ts';
-import { MailAuthError, type MailSession } from '../mail/mail-ports.ts';
+import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { FlagState, FolderChanges, RemoteSummary } from '../mail/mail-types.ts';
 import type { Folder, FolderId } from '../messages/folder.ts';
@@ -182,7 +182,10 @@ export class SyncService {
           message: `The mailbox refused the stored credential: ${e.message}`,
         };
       }
-      const message = e instanceof Error ? e.message : 'unknown error';
+      // Anything else is ours (the database, a defect), not the mailbox's: the caller gets internal_error and the
+      // log gets the details, rather than the agent and the inbox's status getting, say, "deadlock detected".
+      if (!(e instanceof MailProviderError)) throw e;
+      const message = e.message;
       this.deps.log.warn({ inboxId: inbox.id, err: e }, 'sync failed');
       await this.deps.onSynced(inbox, message);
       return {

@@ -76,9 +76,18 @@ export class ImapSession implements MailSession {
     // If taking the lock selected the folder, that SELECT is fresh enough: skip a second one (on a large Maildir
     // each costs Dovecot a directory scan, ~85 ms at 100k messages).
     const before = this.deps.client.mailbox;
+    // What the caller's own onAdded throws (its index write: the database, an inbox removed meanwhile) is the
+    // caller's failure, not the mail server's: it passes through as thrown.
+    const onAdded = opts.onAdded;
     return this.inFolder(path, 'sync the folder', () =>
       folderChanges(this.deps.client, path, cursor, {
         ...opts,
+        ...(onAdded !== undefined && {
+          onAdded: (batch, reset) =>
+            onAdded(batch, reset).catch((err: unknown) => {
+              throw new CallerFailure(err);
+            }),
+        }),
         justSelected: this.deps.client.mailbox !== before && this.deps.client.mailbox !== false,
       }),
     );
@@ -310,10 +319,20 @@ export class ImapSession implements MailSession {
       if (!this.deps.client.usable) throw lostConnection(action);
       return answer;
     } catch (err) {
+      if (err instanceof CallerFailure) throw err.error;
       throw sessionError(err, action, this.log);
     } finally {
       lock.release();
     }
+  }
+}
+
+/** An error of the caller's callback, on its way out through a command's handling unchanged. */
+class CallerFailure extends Error {
+  readonly error: unknown;
+  constructor(error: unknown) {
+    super('the caller failed');
+    this.error = error;
   }
 }
 
