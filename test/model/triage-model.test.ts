@@ -8,7 +8,7 @@ import type { MessageId } from '../../src/core/messages/message.ts';
 import { fixedClock } from '../../src/lib/clock.ts';
 import { dkimSigner, ONE_CLICK_HEADERS } from '../rig/dkim-fixtures.ts';
 import { startHttpsSink, testTls } from '../rig/https-sink.ts';
-import { buildMessage } from '../rig/index.ts';
+import { buildMessage, freshPgDatabase } from '../rig/index.ts';
 import { startMailServers } from '../rig/mail-servers.ts';
 import { connectImapInbox, imapClient } from '../support/imap-inbox.ts';
 import { createTestApp, NO_RATE_LIMITS } from '../support/test-app.ts';
@@ -1537,6 +1537,8 @@ const commands = specs.flatMap(([weight, arb]) =>
 /** Where a suite's agents work: the app, its clock, the first agent and the inbox, and the mailbox read directly. */
 interface Backend {
   readonly app: App;
+  /** Where the second agent's calls go: another node on the same database, or the same app. */
+  readonly secondNode?: App;
   readonly clock: ReturnType<typeof fixedClock>;
   readonly agent: Awaited<ReturnType<typeof agentOn>>;
   readonly inboxId: string;
@@ -1553,6 +1555,31 @@ const START = new Date(Date.UTC(2026, 10, 2, 9, 0, 0));
 async function demoBackend(): Promise<Backend> {
   const clock = fixedClock(START);
   const app = await createTestApp({ config: { rateLimits: NO_RATE_LIMITS }, overrides: { clock } });
+  return demoOn(app, clock);
+}
+
+/**
+ * The demo inbox on PostgreSQL with two nodes, one per agent: every rule must hold across nodes as in one process
+ * (issue 20), with both agents' calls racing on different processes' pools and locks.
+ */
+async function demoTwoNodesBackend(): Promise<Backend> {
+  const clock = fixedClock(START);
+  const url = await freshPgDatabase();
+  const nodes = { config: { rateLimits: NO_RATE_LIMITS }, overrides: { clock }, pgUrl: url };
+  const app = await createTestApp(nodes);
+  const second = await createTestApp(nodes);
+  const be = await demoOn(app, clock);
+  return {
+    ...be,
+    secondNode: second,
+    close: async () => {
+      await second.close();
+      await app.close();
+    },
+  };
+}
+
+async function demoOn(app: App, clock: ReturnType<typeof fixedClock>): Promise<Backend> {
   const agent = await agentOn(app);
   const inboxes = (await agent.call('list_inboxes')).body['inboxes'] as { id: string; isDemo: boolean }[];
   const inboxId = inboxes.find((i) => i.isDemo)!.id;
@@ -1667,6 +1694,7 @@ async function dovecotBackend(): Promise<Backend> {
 
 describe.each([
   { where: 'the demo inbox', backend: demoBackend },
+  { where: 'the demo inbox on PostgreSQL, each on a node of its own', backend: demoTwoNodesBackend },
   { where: 'an IMAP inbox on Dovecot', backend: dovecotBackend },
 ])('triage safety rules, model-based, two agents on $where', ({ backend }) => {
   let env: Env;
@@ -1676,7 +1704,7 @@ describe.each([
     be = await backend();
     const { app, clock, inboxId } = be;
     const a = be.agent;
-    const b = toolCaller(app, await createKeyViaPage(a.web, 'second agent'));
+    const b = toolCaller(be.secondNode ?? app, await createKeyViaPage(a.web, 'second agent'));
     const agents = { A: a.call, B: b };
     const accountId = (
       await app.db.kysely
