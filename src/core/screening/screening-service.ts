@@ -411,6 +411,8 @@ export class ScreeningService implements ArrivalScreen {
         {
           action: 'screen',
           targets: { items: recorded.map((r) => ({ inboxId: r.inboxId, messageId: r.messageId })) },
+          // Arrivals of the inbox folder: one an agent moved since it was indexed stays where it was put.
+          onlyFrom: 'inbox',
         },
       ],
       'screen',
