@@ -131,4 +131,13 @@ export class KyselyFolderStore implements FolderStore {
       .executeTakeFirst();
     return r.numUpdatedRows === 1n;
   }
+
+  async lowerWindow(id: FolderId, windowLow: number): Promise<void> {
+    await this.db
+      .updateTable('folders')
+      .set((eb) => ({ window_low: windowLow, sync_version: eb('sync_version', '+', 1) }))
+      .where('id', '=', id)
+      .where('window_low', '>', windowLow)
+      .execute();
+  }
 }

@@ -165,5 +165,26 @@ export function folderStoreContract(h: () => FolderStoreHarness): void {
       expect(await h().folders.advanceSync(f!.id, 0, next(50))).toBe(false);
       expect(await h().folders.advanceSync(f!.id, 1, next(51))).toBe(true);
     });
+
+    it('lowers the window whatever the version, never raises it, and fails a sync that read the state before', async () => {
+      const inbox = await seedInbox(h());
+      const [f] = await h().folders.replaceAll(inbox, STANDARD.slice(0, 1), newFolderId);
+      const state = {
+        uidValidity: '7',
+        uidNext: 500,
+        highestModseq: '12',
+        cursor: null,
+        windowLow: 300,
+        syncedAt: new Date('2030-01-01T00:00:00Z'),
+      };
+      expect(await h().folders.advanceSync(f!.id, 0, state)).toBe(true);
+      await h().folders.lowerWindow(f!.id, 250);
+      await h().folders.lowerWindow(f!.id, 280); // an older call's page, finishing late: no raise
+      const after = await h().folders.get(inbox, f!.id);
+      expect(after?.sync).toMatchObject({ ...state, windowLow: 250, version: 2 });
+      // A sync that read version 1 (window 300) cannot write its stale window back.
+      expect(await h().folders.advanceSync(f!.id, 1, state)).toBe(false);
+      expect((await h().folders.get(inbox, f!.id))?.sync.windowLow).toBe(250);
+    });
   });
 }

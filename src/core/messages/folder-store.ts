@@ -23,4 +23,10 @@ export interface FolderStore {
    * must re-read. This is what lets several processes sync without double-applying changes.
    */
   advanceSync(id: FolderId, expectedVersion: number, next: SyncStateUpdate): Promise<boolean>;
+  /**
+   * Lowers the folder's window to `windowLow` (older mail now indexed below it), whatever the version, and bumps
+   * the version: one statement, so a sync that wrote the folder's state meanwhile neither loses the lowering nor,
+   * holding the state it read before, raises the window again (its compare-and-set fails). Never raises it.
+   */
+  lowerWindow(id: FolderId, windowLow: number): Promise<void>;
 }

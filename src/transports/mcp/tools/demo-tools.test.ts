@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../app.ts';
+import type { AccountId } from '../../../core/accounts/account.ts';
 import { agentOn, type toolCaller } from '../../../../test/support/tool-caller.ts';
 import { createTestApp } from '../../../../test/support/test-app.ts';
 
@@ -152,6 +153,30 @@ describe('reading the demo inbox through MCP tools', () => {
     expect((await call('load_older_messages', { inboxId, folder: 'archive' })).body).toMatchObject({
       error: 'invalid_arguments',
     });
+  });
+
+  it('load_older_messages that a sync overtook still moves the window down: the next call goes on below it', async () => {
+    // The call reads the inbox with its folders, loads the page, then lowers the window by compare-and-set on the
+    // version it read. A sync that wrote the folder's state in between (IDLE's, or another node's) made that write
+    // fail unnoticed: the next call loaded the same page again, and an agent paging to the end could go round.
+    const accountId = (
+      await app.db.kysely
+        .selectFrom('inboxes')
+        .select('account_id')
+        .where('id', '=', inboxId)
+        .executeTakeFirstOrThrow()
+    ).account_id as AccountId;
+    const place = await app.services.tools.inboxes.usableWithFolders(accountId, inboxId);
+    if (!place.ok) throw new Error(place.error.code);
+    const folder = place.value.folders.find((f) => f.canonical === 'inbox')!;
+    expect(await app.stores.folders.advanceSync(folder.id, folder.sync.version, folder.sync)).toBe(true);
+    const first = await app.services.tools.read.loadOlder(place.value, 'inbox', 10);
+    if (!first.ok) throw new Error(first.error.code);
+    const second = await call('load_older_messages', { inboxId, folder: 'inbox', count: 10 });
+    const ids = [...first.value.loaded, ...(second.body['loaded'] as { messageId: string }[])].map(
+      (m) => m.messageId,
+    );
+    expect(new Set(ids).size).toBe(20);
   });
 
   it('get_attachment returns a short-lived link that downloads the exact bytes with safe headers', async () => {
