@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../app.ts';
-import type { AccountId } from '../../../core/accounts/account.ts';
+import type { InboxId } from '../../../core/inboxes/inbox.ts';
 import { agentOn, type toolCaller } from '../../../../test/support/tool-caller.ts';
 import { createTestApp } from '../../../../test/support/test-app.ts';
 
@@ -159,13 +159,7 @@ describe('reading the demo inbox through MCP tools', () => {
     // The call reads the inbox with its folders, loads the page, then lowers the window by compare-and-set on the
     // version it read. A sync that wrote the folder's state in between (IDLE's, or another node's) made that write
     // fail unnoticed: the next call loaded the same page again, and an agent paging to the end could go round.
-    const accountId = (
-      await app.db.kysely
-        .selectFrom('inboxes')
-        .select('account_id')
-        .where('id', '=', inboxId)
-        .executeTakeFirstOrThrow()
-    ).account_id as AccountId;
+    const { accountId } = (await app.stores.inboxes.syncable(inboxId as InboxId))!;
     const place = await app.services.tools.inboxes.usableWithFolders(accountId, inboxId);
     if (!place.ok) throw new Error(place.error.code);
     const folder = place.value.folders.find((f) => f.canonical === 'inbox')!;
