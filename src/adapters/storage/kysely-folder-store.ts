@@ -132,11 +132,12 @@ export class KyselyFolderStore implements FolderStore {
     return r.numUpdatedRows === 1n;
   }
 
-  async lowerWindow(id: FolderId, windowLow: number): Promise<void> {
+  async lowerWindow(id: FolderId, uidValidity: string | null, windowLow: number): Promise<void> {
     await this.db
       .updateTable('folders')
       .set((eb) => ({ window_low: windowLow, sync_version: eb('sync_version', '+', 1) }))
       .where('id', '=', id)
+      .where('uid_validity', uidValidity === null ? 'is' : '=', uidValidity)
       .where('window_low', '>', windowLow)
       .execute();
   }

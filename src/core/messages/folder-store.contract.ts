@@ -166,7 +166,7 @@ export function folderStoreContract(h: () => FolderStoreHarness): void {
       expect(await h().folders.advanceSync(f!.id, 1, next(51))).toBe(true);
     });
 
-    it('lowers the window whatever the version, never raises it, and fails a sync that read the state before', async () => {
+    it('lowers the window whatever the version, never raises it, fails a sync that read the state before, and keeps to one folder identity', async () => {
       const inbox = await seedInbox(h());
       const [f] = await h().folders.replaceAll(inbox, STANDARD.slice(0, 1), newFolderId);
       const state = {
@@ -178,13 +178,19 @@ export function folderStoreContract(h: () => FolderStoreHarness): void {
         syncedAt: new Date('2030-01-01T00:00:00Z'),
       };
       expect(await h().folders.advanceSync(f!.id, 0, state)).toBe(true);
-      await h().folders.lowerWindow(f!.id, 250);
-      await h().folders.lowerWindow(f!.id, 280); // an older call's page, finishing late: no raise
+      await h().folders.lowerWindow(f!.id, '7', 250);
+      await h().folders.lowerWindow(f!.id, '7', 280); // an older call's page, finishing late: no raise
       const after = await h().folders.get(inbox, f!.id);
       expect(after?.sync).toMatchObject({ ...state, windowLow: 250, version: 2 });
       // A sync that read version 1 (window 300) cannot write its stale window back.
       expect(await h().folders.advanceSync(f!.id, 1, state)).toBe(false);
       expect((await h().folders.get(inbox, f!.id))?.sync.windowLow).toBe(250);
+      // The folder re-read under a new identity since: a page of the old one lowers nothing.
+      expect(await h().folders.advanceSync(f!.id, 2, { ...state, uidValidity: '8', windowLow: 40 })).toBe(
+        true,
+      );
+      await h().folders.lowerWindow(f!.id, '7', 10);
+      expect((await h().folders.get(inbox, f!.id))?.sync).toMatchObject({ uidValidity: '8', windowLow: 40 });
     });
   });
 }

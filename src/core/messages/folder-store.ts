@@ -26,7 +26,9 @@ export interface FolderStore {
   /**
    * Lowers the folder's window to `windowLow` (older mail now indexed below it), whatever the version, and bumps
    * the version: one statement, so a sync that wrote the folder's state meanwhile neither loses the lowering nor,
-   * holding the state it read before, raises the window again (its compare-and-set fails). Never raises it.
+   * holding the state it read before, raises the window again (its compare-and-set fails). Never raises it, and
+   * only while the folder is still the one of `uidValidity`: positions of a folder re-read since (a reset) mean
+   * nothing in the new one.
    */
-  lowerWindow(id: FolderId, windowLow: number): Promise<void>;
+  lowerWindow(id: FolderId, uidValidity: string | null, windowLow: number): Promise<void>;
 }

@@ -330,7 +330,7 @@ export class ReadService {
       const newLow = older.reduce((min, m) => Math.min(min, m.position), low);
       // Not a compare-and-set on the version read with the inbox: a sync that wrote the folder's state since would
       // make it fail, and the next call would load this page again.
-      if (newLow < low) await this.deps.folders.lowerWindow(folder.id, newLow);
+      if (newLow < low) await this.deps.folders.lowerWindow(folder.id, folder.sync.uidValidity, newLow);
       const label = folderLabel(folder);
       const loaded: MessagePreview[] = (
         await this.deps.messages.findByRefs(
