@@ -132,7 +132,7 @@ if (values.only === undefined || values.only === 'fuzz') {
   const lines = [
     `Run ${today} on ${machine()} (seed ${String(seed)}, 8 at a time, ${seconds.toFixed(0)} s): generated requests against the real service process — every tool's arguments from its own input schema and then mutated, in both MCP eras; the REST API; the OAuth endpoints; the web forms with and without a session and its CSRF token (\`test/fuzz/http-fuzz.ts\`; 10,000 of them run in \`npm test\`).`,
     '',
-    '| requests | 5xx or no answer within 5 s | slowest answer | process alive after | log lines with a stack or at error level |',
+    '| requests | 5xx, no answer within 5 s, or an answer in a database’s words | slowest answer | process alive after | log lines with a stack or at error level |',
     '|---|---|---|---|---|',
     `| **${r.requests.toLocaleString('en')}** (${Object.entries(r.byKind)
       .map(([k, n]) => `${k} ${n.toLocaleString('en')}`)

@@ -65,6 +65,13 @@ const weirdStrings = fc.constantFrom(
   'http://169.254.169.254/latest/meta-data/',
   '<script>alert(1)</script>',
 );
+/**
+ * An answer in a database's own words — SQLite's or PostgreSQL's error text, which names tables and constraints and
+ * is nothing a client can act on. Sync once answered `provider_error` "…: deadlock detected" (2026-11-28).
+ */
+export const DATABASE_WORDS =
+  /SQLITE_[A-Z]|(UNIQUE|FOREIGN KEY|NOT NULL|CHECK) constraint failed|no such (table|column)|database is locked|deadlock detected|duplicate key value|violates (foreign key|unique|not-null|check) constraint|syntax error at or near|could not serialize access/;
+
 const weirdNumbers = fc.constantFrom(0, -1, 1e308, -1e308, 2 ** 53, 0.5, -0, 1e-300, 4_294_967_297);
 const anyJson = fc.jsonValue({ maxDepth: 3 });
 
@@ -523,11 +530,14 @@ export async function fuzz(opts: { count: number; concurrency: number; seed: num
               resent++;
               return send();
             });
-            await res.arrayBuffer();
+            const text = await res.text();
             const ms = performance.now() - t;
             slowestMs = Math.max(slowestMs, ms);
             byStatus[String(res.status)] = (byStatus[String(res.status)] ?? 0) + 1;
             if (res.status >= 500) failures.push({ request: r, problem: `answered ${String(res.status)}` });
+            const words = DATABASE_WORDS.exec(text);
+            if (words !== null)
+              failures.push({ request: r, problem: `answered in a database's words: ${words[0]}` });
           } catch (e) {
             failures.push({ request: r, problem: `no answer within 5 s: ${String(e)}${causeOf(e)}` });
           }
