@@ -5,11 +5,8 @@ import { createPrng } from '../rig/prng.ts';
 import { createTestApp, NO_RATE_LIMITS } from '../support/test-app.ts';
 import { agentOn, expectToolOk, toolCaller } from '../support/tool-caller.ts';
 import { createKeyViaPage } from '../support/web-client.ts';
+import { DATABASE_WORDS } from '../support/database-words.ts';
 import { connectImapInbox, imapClient } from '../support/imap-inbox.ts';
-
-/** What a PostgreSQL error says, should one reach an answer. */
-const DATABASE_WORDS =
-  /deadlock|duplicate key|violates|constraint|relation "|syntax error|could not serialize/i;
 
 // Two nodes on one PostgreSQL, the demo inbox, and the same call sent to both at the same moment: what one agent
 // retrying on a second node, or two agents, do. Each case failed before its fix.

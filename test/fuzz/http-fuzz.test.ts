@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DATABASE_WORDS, fuzz } from './http-fuzz.ts';
+import { DATABASE_WORDS } from '../support/database-words.ts';
+import { fuzz } from './http-fuzz.ts';
 
 /**
  * 10,000 generated requests against the real process (issue 21, R3); `npm run bench -- --only fuzz` sends 100,000.

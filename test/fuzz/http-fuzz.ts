@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { DATABASE_WORDS } from '../support/database-words.ts';
 import { createApp } from '../../src/app.ts';
 import { readConfiguration } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
@@ -65,13 +66,6 @@ const weirdStrings = fc.constantFrom(
   'http://169.254.169.254/latest/meta-data/',
   '<script>alert(1)</script>',
 );
-/**
- * An answer in a database's own words — SQLite's or PostgreSQL's error text, which names tables and constraints and
- * is nothing a client can act on. Sync once answered `provider_error` "…: deadlock detected" (2026-11-28).
- */
-export const DATABASE_WORDS =
-  /SQLITE_[A-Z]|(UNIQUE|FOREIGN KEY|NOT NULL|CHECK) constraint failed|no such (table|column)|database is locked|deadlock detected|duplicate key value|violates (foreign key|unique|not-null|check) constraint|syntax error at or near|could not serialize access/;
-
 const weirdNumbers = fc.constantFrom(0, -1, 1e308, -1e308, 2 ** 53, 0.5, -0, 1e-300, 4_294_967_297);
 const anyJson = fc.jsonValue({ maxDepth: 3 });
 
