@@ -303,6 +303,11 @@ export function buildServices(c: {
     requestStore: stores.oauthRequests,
     grantStore: stores.grants,
     fetcher: o.clientMetadataFetcher ?? metadataDocumentFetcher(),
+    // Its own key, derived from the encryption key like the device tokens' (decision 0041).
+    rotationKey: createHash('sha256')
+      .update(secrets.encryptionKey)
+      .update('inbox-triage oauth refresh rotation')
+      .digest(),
   });
 
   return {

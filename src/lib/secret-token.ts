@@ -32,6 +32,17 @@ export function pkceChallenge(verifier: string): string {
   return createHash('sha256').update(verifier, 'ascii').digest('base64url');
 }
 
+/**
+ * A secret shaped like `newSecret(prefix, length)` (at most 43 characters, ~222 bits) that is a function of `text`
+ * under `key`: whoever presents the same text gets the same secret, and no one without the key can compute it.
+ * The HMAC-SHA-256 read as a number, reduced modulo 36^length and written in base 36 (bias ≤ 2^-33).
+ */
+export function derivedSecret(prefix: string, key: Uint8Array, text: string, length = 43): string {
+  if (length > 43) throw new RangeError('A derived secret carries at most 43 base-36 characters.');
+  const mac = createHmac('sha256', key).update(text, 'utf8').digest('hex');
+  return prefix + (BigInt(`0x${mac}`) % 36n ** BigInt(length)).toString(36).padStart(length, '0');
+}
+
 /** HMAC-SHA-256 of `text` under `key`, base64url: a value only the holder of the key can have made. */
 export function hmacSha256(key: Uint8Array, text: string): string {
   return createHmac('sha256', key).update(text, 'utf8').digest('base64url');

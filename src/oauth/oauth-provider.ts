@@ -24,6 +24,8 @@ export class OAuthProvider {
     requestStore: RequestStore;
     grantStore: GrantStore;
     fetcher: ClientMetadataFetcher;
+    /** Derives each rotation's pair (`TokenManager`): the same on every node and across restarts. */
+    rotationKey: Uint8Array;
   }) {
     this.config = deps.config;
     this.grants = deps.grantStore;
@@ -45,6 +47,7 @@ export class OAuthProvider {
       accounts: deps.accounts,
       clock: deps.clock,
       config: deps.config,
+      rotationKey: deps.rotationKey,
     });
   }
 }

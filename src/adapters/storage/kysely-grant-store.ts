@@ -61,46 +61,6 @@ const liveToken = (db: Db['kysely'], hash: string, kind: string, now: number) =>
     .where('oauth_grants.revoked_at', 'is', null)
     .$castTo<LiveRow>();
 
-/**
- * A refresh token of a live grant rotated away at most `graceMs` ago whose successor pair (issued by that rotation,
- * so created when it was revoked) is unused: its refresh token not rotated, its access token never presented.
- */
-const unansweredRotation = (db: Db['kysely'], hash: string, now: number, graceMs: number) =>
-  db
-    .selectFrom('oauth_tokens as old')
-    .innerJoin('oauth_grants', 'oauth_grants.id', 'old.grant_id')
-    .innerJoin('oauth_tokens as next', (j) =>
-      j
-        .onRef('next.grant_id', '=', 'old.grant_id')
-        .onRef('next.created_at', '=', 'old.revoked_at')
-        .on('next.kind', '=', 'refresh')
-        .on('next.revoked_at', 'is', null),
-    )
-    .selectAll('oauth_grants')
-    .select([
-      'old.hash as t_hash',
-      'old.created_at as t_created_at',
-      'old.expires_at as t_expires_at',
-      'old.revoked_at as t_revoked_at',
-    ])
-    .where('old.hash', '=', hash)
-    .where('old.kind', '=', 'refresh')
-    .where('old.revoked_at', '>=', now - graceMs)
-    .where('old.expires_at', '>', now)
-    .where('oauth_grants.revoked_at', 'is', null)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('oauth_tokens as used')
-            .select('used.hash')
-            .whereRef('used.grant_id', '=', 'old.grant_id')
-            .whereRef('used.created_at', '=', 'old.revoked_at')
-            .where('used.used_at', 'is not', null),
-        ),
-      ),
-    );
-
 export class KyselyGrantStore implements GrantStore {
   private readonly db: Db['kysely'];
   constructor(db: Db) {
@@ -241,62 +201,43 @@ export class KyselyGrantStore implements GrantStore {
     });
   }
 
-  async rotatedUnanswered(
-    hash: string,
-    now: Date,
-    graceMs: number,
-  ): Promise<{ token: TokenRecord; grant: Grant } | undefined> {
-    const r = await unansweredRotation(this.db, hash, now.getTime(), graceMs).executeTakeFirst();
-    if (r === undefined) return undefined;
-    return {
-      token: {
-        hash: r.t_hash,
-        kind: 'refresh',
-        grantId: r.id,
-        createdAt: toDate(r.t_created_at),
-        expiresAt: toDate(r.t_expires_at),
-      },
-      grant: toGrant(r),
-    };
-  }
-
-  async reissue(
+  async replayableRotation(
     oldHash: string,
-    next: readonly TokenRecord[],
+    successor: { readonly accessHash: string; readonly refreshHash: string },
     now: Date,
-    graceMs: number,
-  ): Promise<RefreshRotation> {
-    return this.db.transaction().execute(async (tx): Promise<RefreshRotation> => {
-      const ms = now.getTime();
-      const r = await unansweredRotation(tx, oldHash, ms, graceMs).executeTakeFirst();
-      if (r?.t_revoked_at == null) {
-        // No longer an unanswered rotation: a token never rotated is invalid, one rotated away is reuse.
-        const old = await tx
-          .selectFrom('oauth_tokens')
-          .select(['grant_id', 'revoked_at', 'kind'])
-          .where('hash', '=', oldHash)
-          .executeTakeFirst();
-        return old === undefined || old.kind !== 'refresh' || old.revoked_at === null
-          ? { status: 'invalid' }
-          : { status: 'reused', grantId: old.grant_id };
-      }
-      const pair = (kind: TokenRecord['kind']) =>
-        tx
-          .updateTable('oauth_tokens')
-          .set({ revoked_at: ms })
-          .where('grant_id', '=', r.id)
-          .where('created_at', '=', r.t_revoked_at)
-          .where('kind', '=', kind)
-          .where('revoked_at', 'is', null);
-      // The successor pair, taken by exactly one of concurrent callers: its refresh token must still be unused.
-      const taken = await pair('refresh').returning('grant_id').executeTakeFirst();
-      if (taken === undefined) return { status: 'reused', grantId: r.id };
-      await pair('access').execute();
-      // The old token now leads to `next`: should this answer be lost too, it can be presented once more.
-      await tx.updateTable('oauth_tokens').set({ revoked_at: ms }).where('hash', '=', oldHash).execute();
-      if (next.length > 0) await tx.insertInto('oauth_tokens').values(next.map(toTokenRow)).execute();
-      return { status: 'rotated', grant: toGrant(r) };
-    });
+    window: { readonly recentMs: number; readonly unusedMs: number },
+  ): Promise<{ grant: Grant; accessExpiresAt: Date } | undefined> {
+    const ms = now.getTime();
+    // The pair is named by its hashes, and was made by the rotation (created when the old token was revoked).
+    const r = await this.db
+      .selectFrom('oauth_tokens as old')
+      .innerJoin('oauth_grants', 'oauth_grants.id', 'old.grant_id')
+      .innerJoin('oauth_tokens as nr', (j) =>
+        j
+          .onRef('nr.grant_id', '=', 'old.grant_id')
+          .onRef('nr.created_at', '=', 'old.revoked_at')
+          .on('nr.hash', '=', successor.refreshHash)
+          .on('nr.kind', '=', 'refresh')
+          .on('nr.revoked_at', 'is', null),
+      )
+      .innerJoin('oauth_tokens as na', (j) =>
+        j
+          .onRef('na.grant_id', '=', 'old.grant_id')
+          .onRef('na.created_at', '=', 'old.revoked_at')
+          .on('na.hash', '=', successor.accessHash)
+          .on('na.kind', '=', 'access')
+          .on('na.revoked_at', 'is', null),
+      )
+      .selectAll('oauth_grants')
+      .select('na.expires_at as access_expires_at')
+      .where('old.hash', '=', oldHash)
+      .where('old.kind', '=', 'refresh')
+      .where('old.revoked_at', '>=', ms - window.unusedMs)
+      .where((eb) => eb.or([eb('old.revoked_at', '>=', ms - window.recentMs), eb('na.used_at', 'is', null)]))
+      .where('na.expires_at', '>', ms)
+      .where('oauth_grants.revoked_at', 'is', null)
+      .executeTakeFirst();
+    return r && { grant: toGrant(r), accessExpiresAt: toDate(r.access_expires_at) };
   }
 
   async findLiveToken(

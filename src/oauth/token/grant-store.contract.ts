@@ -114,35 +114,35 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
       expect(await h().grants.rotateRefresh(refresh, [], t(2))).toEqual({ status: 'reused', grantId: g.id });
     });
 
-    it('rotates again a token whose rotation went unanswered: its successor unused, within the grace period, once', async () => {
+    it("finds a rotation whose answer may be given again: by its pair's hashes, within the windows, while that pair lives", async () => {
       const acct = await seedAccount(h().accounts);
       const { g, first } = await signedIn(acct);
       const old = first[1]!.hash;
-      const lost = tokens(g, 1);
-      expect((await h().grants.rotateRefresh(old, lost, t(1))).status).toBe('rotated');
-      const grace = 60_000;
-      const within = new Date(t(1).getTime() + 30_000);
-      expect(await h().grants.rotatedUnanswered(lost[1]!.hash, within, grace)).toBeUndefined(); // live, not rotated
-      expect((await h().grants.rotatedUnanswered(old, within, grace))?.grant.id).toBe(g.id);
-      expect(await h().grants.rotatedUnanswered(old, t(3), grace)).toBeUndefined(); // past the grace period
-      const again = Array.from({ length: 4 }, (_, i) => tokens(g, 2 + i));
-      const outcomes = await Promise.all(again.map((next) => h().grants.reissue(old, next, within, grace)));
-      expect(outcomes.filter((o) => o.status === 'rotated')).toHaveLength(1);
-      expect(outcomes.filter((o) => o.status === 'reused')).toHaveLength(3);
-      // The unanswered pair is revoked; the new one is live.
-      for (const tk of lost) expect(await h().grants.findLiveToken(tk.hash, tk.kind, within)).toBeUndefined();
-      const winner = again[outcomes.findIndex((o) => o.status === 'rotated')]!;
-      expect(await h().grants.findLiveToken(winner[1]!.hash, 'refresh', within)).toBeDefined();
-      // Once that pair's access token is used, the old token is plain reuse.
-      await h().grants.markUsed(winner[0]!.hash, within);
-      expect((await h().grants.findLiveToken(winner[0]!.hash, 'access', within))?.token.usedAt).toEqual(
-        within,
-      );
-      expect(await h().grants.rotatedUnanswered(old, within, grace)).toBeUndefined();
-      expect(await h().grants.reissue(old, tokens(g, 9), within, grace)).toEqual({
-        status: 'reused',
-        grantId: g.id,
-      });
+      const pair = tokens(g, 1);
+      const hashes = { accessHash: pair[0]!.hash, refreshHash: pair[1]!.hash };
+      expect((await h().grants.rotateRefresh(old, pair, t(1))).status).toBe('rotated');
+      const after = (ms: number) => new Date(t(1).getTime() + ms);
+      const window = { recentMs: 10_000, unusedMs: 60_000 };
+      const found = (hash: string, ms: number, names = hashes) =>
+        h().grants.replayableRotation(hash, names, after(ms), window);
+      expect(await found(old, 5_000)).toEqual({ grant: g, accessExpiresAt: t(61) });
+      expect(await found(old, 59_000)).toBeDefined(); // never used: the answer may have been lost
+      expect(await found(old, 61_000)).toBeUndefined();
+      // Only the pair that rotation issued; a live token never rotated is not a rotation at all.
+      expect(await found(old, 5_000, { ...hashes, accessHash: first[0]!.hash })).toBeUndefined();
+      expect(await found(pair[1]!.hash, 5_000)).toBeUndefined();
+      // Once the pair is used, only within the recent window.
+      await h().grants.markUsed(pair[0]!.hash, after(1_000));
+      expect(await found(old, 9_000)).toBeDefined();
+      expect(await found(old, 11_000)).toBeUndefined();
+      // Not once the pair is rotated on, nor when the sign-in is revoked.
+      const next = tokens(g, 2).map((tk) => ({ ...tk, createdAt: after(2_000) })); // made by that rotation
+      expect((await h().grants.rotateRefresh(pair[1]!.hash, next, after(2_000))).status).toBe('rotated');
+      expect(await found(old, 3_000)).toBeUndefined();
+      const again = { accessHash: next[0]!.hash, refreshHash: next[1]!.hash };
+      expect(await found(pair[1]!.hash, 3_000, again)).toBeDefined();
+      await h().grants.revokeGrant(g.id, after(3_000));
+      expect(await found(pair[1]!.hash, 4_000, again)).toBeUndefined();
     });
 
     it('finds live tokens only: not expired, not revoked, not of a revoked grant', async () => {

@@ -48,7 +48,8 @@ export type RefreshRotation =
 
 /**
  * Codes, grants and tokens, stored as SHA-256 hashes. Atomicity is part of the contract: a code is redeemed by
- * exactly one caller; a refresh token is rotated by exactly one caller, and every later presentation reports reuse.
+ * exactly one caller; a refresh token is rotated by exactly one caller, and every later presentation reports reuse
+ * (whether that reuse may be answered again is `replayableRotation`'s question).
  */
 export interface GrantStore {
   saveCode(code: AuthorizationCode): Promise<void>;
@@ -61,24 +62,17 @@ export interface GrantStore {
   /** Revokes `oldRefreshHash` and adds `next` in one step, if the old token is live and its grant is not revoked. */
   rotateRefresh(oldRefreshHash: string, next: readonly TokenRecord[], now: Date): Promise<RefreshRotation>;
   /**
-   * The grant of a refresh token rotated away within the last `graceMs` whose successor — the refresh token that
-   * rotation issued — has not been used: the answer to that rotation may have been lost on its way to the client.
+   * A refresh token rotated away whose rotation's answer may be given again (decision 0041): it was rotated into
+   * `successor` (both of its tokens still live, so its refresh token not rotated on) of a live grant, at most
+   * `window.recentMs` ago, or at most `window.unusedMs` ago while that pair was never used. The grant, and when the
+   * pair's access token expires.
    */
-  rotatedUnanswered(
+  replayableRotation(
     oldRefreshHash: string,
+    successor: { readonly accessHash: string; readonly refreshHash: string },
     now: Date,
-    graceMs: number,
-  ): Promise<{ token: TokenRecord; grant: Grant } | undefined>;
-  /**
-   * If `rotatedUnanswered` still holds, revokes the successor pair and adds `next` in one step (`rotated`); else
-   * `reused`, or `invalid` for a token never rotated. Of concurrent callers at most one gets `rotated`.
-   */
-  reissue(
-    oldRefreshHash: string,
-    next: readonly TokenRecord[],
-    now: Date,
-    graceMs: number,
-  ): Promise<RefreshRotation>;
+    window: { readonly recentMs: number; readonly unusedMs: number },
+  ): Promise<{ grant: Grant; accessExpiresAt: Date } | undefined>;
   /** A live (unexpired, unrevoked) token of a live grant. */
   findLiveToken(
     hash: string,

@@ -3,7 +3,13 @@ import type { AccountStore } from '../../core/accounts/account-store.ts';
 import { agentAccess } from '../../core/accounts/plan.ts';
 import type { BearerVerifier, Verified } from '../../core/auth/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { newSecret, pkceChallenge, sha256Hex, timingSafeEqualStrings } from '../../lib/secret-token.ts';
+import {
+  derivedSecret,
+  newSecret,
+  pkceChallenge,
+  sha256Hex,
+  timingSafeEqualStrings,
+} from '../../lib/secret-token.ts';
 import type { OAuthClient } from '../client/client.ts';
 import { ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX, type OAuthConfig } from '../oauth-config.ts';
 import {
@@ -25,20 +31,38 @@ export interface TokenResponse {
 }
 
 /**
- * How long a refresh token rotated away may be presented again while its successor is unused (decision 0028): long
- * enough for a client to retry after a dropped answer or a restarted service, short like the grace periods of
- * hosted authorization servers (Okta allows 0–60 s).
+ * How a refresh token rotated away may be presented again and get that rotation's answer (decision 0041):
+ * - `recentMs`: within 10 s, while the pair it was rotated into is not itself rotated on. A client that sends several
+ *   refreshes at once (the MCP SDKs refresh once per request that got a 401, and drop their stored tokens on any
+ *   `invalid_grant`) gets one answer, even to a refresh that arrives after another's pair was used;
+ * - `unusedMs`: within 60 s while that pair was never used: the answer was lost (decision 0028). Hosted authorization
+ *   servers allow the same (Okta's grace period for rotation, 0–60 s).
  */
-export const REISSUE_GRACE_MS = 60_000;
+export const REPLAY_WINDOW = { recentMs: 10_000, unusedMs: 60_000 } as const;
 
 /**
  * The token endpoint's grants (OAuth 2.1 §4.1.3, §4.3), revocation (RFC 7009) and access-token verification for
  * `/mcp`. Access tokens live 1 hour, refresh tokens 30 days; every refresh rotates, and a rotated-away refresh
- * token presented again revokes the whole sign-in — unless that rotation's answer was lost (`REISSUE_GRACE_MS`).
+ * token presented again revokes the whole sign-in, unless `REPLAY_WINDOW` lets it have its rotation's answer again.
+ * A rotation's pair is derived from the refresh token it replaces under `rotationKey`, so that answer can be
+ * computed again by any node without a copy of it being kept.
  */
 export class TokenManager implements BearerVerifier {
-  private readonly deps: { grants: GrantStore; accounts: AccountStore; clock: Clock; config: OAuthConfig };
-  constructor(deps: { grants: GrantStore; accounts: AccountStore; clock: Clock; config: OAuthConfig }) {
+  private readonly deps: {
+    grants: GrantStore;
+    accounts: AccountStore;
+    clock: Clock;
+    config: OAuthConfig;
+    rotationKey: Uint8Array;
+  };
+  constructor(deps: {
+    grants: GrantStore;
+    accounts: AccountStore;
+    clock: Clock;
+    config: OAuthConfig;
+    /** A key of its own, the same on every node and across restarts. */
+    rotationKey: Uint8Array;
+  }) {
     this.deps = deps;
   }
 
@@ -97,19 +121,38 @@ export class TokenManager implements BearerVerifier {
       throw new InvalidRequestError('refresh_token is required.');
     const now = this.deps.clock.now();
     const hash = sha256Hex(p.refreshToken);
-    // A token rotated away moments ago whose successor was never used: the answer to that rotation was lost (the
-    // connection dropped, the process died after its commit). Rotated again instead of taken for theft (decision 0028).
+    const next = this.successor(p.refreshToken);
     const found = await this.deps.grants.findLiveToken(hash, 'refresh', now);
-    const unanswered =
-      found === undefined ? await this.deps.grants.rotatedUnanswered(hash, now, REISSUE_GRACE_MS) : undefined;
-    const live = found ?? unanswered;
-    if (live === undefined) {
-      // Not live: either never issued, expired, or already rotated away. Only the last is reuse.
-      const outcome = await this.deps.grants.rotateRefresh(hash, [], now);
-      if (outcome.status === 'reused') await this.reuseDetected(outcome.grantId, now);
-      throw new InvalidGrantError('The refresh token is invalid, expired or revoked.');
+    if (found !== undefined) {
+      const grant = await this.refreshable(found.grant, client, p);
+      const { records, response } = this.mint(grant, now, next);
+      const rotated = await this.deps.grants.rotateRefresh(hash, records, now);
+      if (rotated.status === 'rotated') return response;
+      // 'reused': another presentation of the same token rotated it a moment ago; its answer may be ours too.
     }
-    const { grant } = live;
+    // Rotated away already: the same answer again if the window allows, else a copy in the wrong hands.
+    const replay = await this.deps.grants.replayableRotation(
+      hash,
+      { accessHash: sha256Hex(next.access), refreshHash: sha256Hex(next.refresh) },
+      now,
+      REPLAY_WINDOW,
+    );
+    if (replay !== undefined) {
+      const grant = await this.refreshable(replay.grant, client, p);
+      return this.answer(grant, next, replay.accessExpiresAt.getTime() - now.getTime());
+    }
+    // Not live: never issued, expired, of a revoked sign-in, or rotated away. Only the last is reuse.
+    const outcome = await this.deps.grants.rotateRefresh(hash, [], now);
+    if (outcome.status === 'reused') await this.reuseDetected(outcome.grantId, now);
+    throw new InvalidGrantError('The refresh token is invalid, expired or revoked.');
+  }
+
+  /** The checks a refresh makes of its sign-in: the same client, resource and scope, and an account allowed in. */
+  private async refreshable(
+    grant: Grant,
+    client: OAuthClient,
+    p: { resource?: string; scope?: string },
+  ): Promise<Grant> {
     if (grant.clientId !== client.clientId)
       throw new InvalidGrantError('The refresh token was issued to another client.');
     if (p.resource !== undefined && p.resource !== '' && !sameResource(p.resource, grant.resource)) {
@@ -119,15 +162,16 @@ export class TokenManager implements BearerVerifier {
     if (!asked.every((s) => grant.scope.includes(s)))
       throw new InvalidScopeError('A refresh cannot widen the scope.');
     await this.allowedAccount(grant.accountId);
-    const { records, response } = this.mint(grant, now);
-    const rotated =
-      unanswered !== undefined
-        ? await this.deps.grants.reissue(hash, records, now, REISSUE_GRACE_MS)
-        : await this.deps.grants.rotateRefresh(hash, records, now);
-    if (rotated.status === 'reused') await this.reuseDetected(rotated.grantId, now); // lost a race with a thief
-    if (rotated.status !== 'rotated')
-      throw new InvalidGrantError('The refresh token is invalid, expired or revoked.');
-    return response;
+    return grant;
+  }
+
+  /** The pair a rotation of `refreshToken` issues: the same for every presentation of it, on every node. */
+  private successor(refreshToken: string): Pair {
+    const key = this.deps.rotationKey;
+    return {
+      access: derivedSecret(ACCESS_TOKEN_PREFIX, key, `access\0${refreshToken}`),
+      refresh: derivedSecret(REFRESH_TOKEN_PREFIX, key, `refresh\0${refreshToken}`),
+    };
   }
 
   private async reuseDetected(grantId: string, now: Date): Promise<never> {
@@ -186,34 +230,46 @@ export class TokenManager implements BearerVerifier {
     return account;
   }
 
-  private mint(grant: Grant, now: Date): { records: TokenRecord[]; response: TokenResponse } {
+  /** A sign-in's first pair is random; a rotation's is its `successor`. */
+  private mint(
+    grant: Grant,
+    now: Date,
+    pair: Pair = { access: newSecret(ACCESS_TOKEN_PREFIX, 43), refresh: newSecret(REFRESH_TOKEN_PREFIX, 43) },
+  ): { records: TokenRecord[]; response: TokenResponse } {
     const { accessTokenTtlMs, refreshTokenTtlMs } = this.deps.config;
-    const access = newSecret(ACCESS_TOKEN_PREFIX, 43);
-    const refresh = newSecret(REFRESH_TOKEN_PREFIX, 43);
     return {
       records: [
         {
-          hash: sha256Hex(access),
+          hash: sha256Hex(pair.access),
           kind: 'access',
           grantId: grant.id,
           createdAt: now,
           expiresAt: new Date(now.getTime() + accessTokenTtlMs),
         },
         {
-          hash: sha256Hex(refresh),
+          hash: sha256Hex(pair.refresh),
           kind: 'refresh',
           grantId: grant.id,
           createdAt: now,
           expiresAt: new Date(now.getTime() + refreshTokenTtlMs),
         },
       ],
-      response: {
-        access_token: access,
-        token_type: 'Bearer',
-        expires_in: Math.floor(accessTokenTtlMs / 1000),
-        refresh_token: refresh,
-        scope: grant.scope.join(' '),
-      },
+      response: this.answer(grant, pair, accessTokenTtlMs),
     };
   }
+
+  private answer(grant: Grant, pair: Pair, accessLeftMs: number): TokenResponse {
+    return {
+      access_token: pair.access,
+      token_type: 'Bearer',
+      expires_in: Math.max(0, Math.floor(accessLeftMs / 1000)),
+      refresh_token: pair.refresh,
+      scope: grant.scope.join(' '),
+    };
+  }
+}
+
+interface Pair {
+  readonly access: string;
+  readonly refresh: string;
 }

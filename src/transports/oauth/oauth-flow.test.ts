@@ -9,6 +9,7 @@ import { TestOAuthProvider } from '../../../test/support/oauth-client.ts';
 import { createTestApp } from '../../../test/support/test-app.ts';
 import { toolsListStatus } from '../../../test/support/tool-caller.ts';
 import { setUpOwner, type WebClient } from '../../../test/support/web-client.ts';
+import { fixedClock } from '../../lib/clock.ts';
 
 let app: App | undefined;
 afterEach(async () => {
@@ -35,8 +36,9 @@ async function approveInBrowser(
 }
 
 describe.each(['v2-modern', 'v2-legacy'] as const)('OAuth with the official v2 client (%s)', (era) => {
-  it('401 → discovery → DCR → authorize → token → tool call → refresh (old token refused once the new pair is used) → revoke → 401', async () => {
-    app = await createTestApp();
+  it('401 → discovery → DCR → authorize → token → tool call → refresh (old token refused once the new pair is used and 10 s passed) → revoke → 401', async () => {
+    const clock = fixedClock(new Date('2026-11-25T12:00:00Z'));
+    app = await createTestApp({ overrides: { clock } });
     const a = app;
     const browser = await setUpOwner(a);
     const serverUrl = new URL('/mcp', a.config.baseUrl);
@@ -79,9 +81,10 @@ describe.each(['v2-modern', 'v2-legacy'] as const)('OAuth with the official v2 c
     expect(second.refresh_token).not.toBe(first.refresh_token);
     const clientId = (provider.creds.values().next().value as { client_id: string }).client_id;
     const mcp = (token: string) => toolsListStatus(a.fetch, a.config.baseUrl, token);
-    // The client got the new pair and used it: the old refresh token presented again is a stolen copy. (Presented
-    // again before the new pair is used, within a minute, it is rotated again: the answer may have been lost.)
+    // The client got the new pair and used it: the old refresh token presented again, 10 s on, is a stolen copy.
+    // (Sooner, or within a minute while the new pair is unused, it gets that pair again: decision 0041.)
     expect(await mcp(second.access_token)).toBe(200);
+    clock.advance(11_000);
     const reuse = await fetch(`${a.config.baseUrl}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -98,6 +101,52 @@ describe.each(['v2-modern', 'v2-legacy'] as const)('OAuth with the official v2 c
     expect(await mcp(second.access_token)).toBe(401);
   });
 });
+
+/** The SDKs drop their stored tokens on `invalid_grant`, as a client that keeps them on disk does. */
+class ForgetfulOAuthProvider extends TestOAuthProvider {
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+    if (scope === 'all' || scope === 'tokens') this.tokensValue = undefined;
+    if (scope === 'all' || scope === 'client') this.creds.clear();
+  }
+}
+
+// Found by a probe (decision 0041): an SDK client whose access token has expired refreshes once per request that got
+// a 401. Six such requests at once sent six refreshes of one token: one was rotated, the other five counted as reuse
+// and revoked the sign-in, and the SDK dropped its tokens on their invalid_grant.
+describe.each(['v2-modern', 'v2-legacy'] as const)(
+  'six tool calls at once with an expired token (%s)',
+  (era) => {
+    it('all succeed after one refresh, and the client keeps a pair that works', async () => {
+      app = await createTestApp();
+      const a = app;
+      const browser = await setUpOwner(a);
+      const serverUrl = new URL('/mcp', a.config.baseUrl);
+      const fetch = inProcessFetch(a);
+      const provider = new ForgetfulOAuthProvider();
+      const transport = () => new StreamableHTTPClientTransport(serverUrl, { authProvider: provider, fetch });
+      const client = new Client(
+        { name: 'test-harness', version: '1.0.0' },
+        era === 'v2-modern' ? { versionNegotiation: { mode: 'auto' } } : {},
+      );
+      await expect(client.connect(transport())).rejects.toBeInstanceOf(UnauthorizedError);
+      await transport().finishAuth((await approveInBrowser(browser, provider.authUrl!)).searchParams);
+      await client.connect(transport());
+      const first = provider.tokensValue!;
+
+      provider.tokensValue = { access_token: 'ita_expired', refresh_token: first.refresh_token };
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => client.callTool({ name: 'list_inboxes', arguments: {} })),
+      );
+      expect(results.map((r) => r.isError ?? false)).toEqual([false, false, false, false, false, false]);
+      const kept = provider.tokensValue as { access_token: string; refresh_token?: string } | undefined;
+      expect(kept?.refresh_token).toMatch(/^itr_/);
+      expect(kept?.refresh_token).not.toBe(first.refresh_token);
+      expect(await toolsListStatus(a.fetch, a.config.baseUrl, kept!.access_token)).toBe(200);
+      expect((await client.callTool({ name: 'list_inboxes', arguments: {} })).isError ?? false).toBe(false);
+      await client.close();
+    });
+  },
+);
 
 describe('OAuth with the official v1 client', () => {
   it('signs in, calls a tool, and loses access after revocation', async () => {
