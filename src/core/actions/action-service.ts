@@ -138,6 +138,12 @@ export class ActionService {
             const done = await this.apply(plan, step, skipped);
             changed.push(...done.changed);
             undo.push(...done.undo);
+            if (done.fault !== undefined) {
+              // Not the mailbox's refusal: ours (the index's database). The handle keeps what was changed if it can
+              // be trimmed, else it still holds every planned change; the person finds it under Activity.
+              await this.settleUndo(actor, written, intent, undo).catch(() => undefined);
+              throw done.fault;
+            }
             if (done.error !== undefined) {
               // Whatever was changed before the failure stays undoable, and the error says so.
               const undoId = await this.settleUndo(actor, written, intent, undo);
@@ -310,6 +316,12 @@ export class ActionService {
     return ok({ ...r.value, messages: [] });
   }
 
+  /**
+   * Makes one plan's changes at the mailbox, then records them in the index. A change counts (in `changed` and its
+   * undo entry) as soon as the mailbox made it, so an index write that fails after it leaves it undoable. A failure
+   * of the mailbox is `error` (what was done before it stands); anything else, such as the index's database failing,
+   * is `fault`, for the caller to throw.
+   */
   private async apply(
     { inbox, folders, messages }: InboxGroup,
     req: ActStep,
@@ -318,11 +330,16 @@ export class ActionService {
     changed: ActOutcome['changed'][number][];
     undo: UndoEntry[];
     error?: { code: 'provider_error'; message: string };
+    fault?: unknown;
   }> {
     const byId = new Map(folders.map((f) => [f.id, f]));
     const target = moveTarget(folders, req.action);
     const changed: ActOutcome['changed'][number][] = [];
     const undo: UndoEntry[] = [];
+    const made = (m: MessageSummary) => {
+      changed.push({ inboxId: inbox.id, messageId: m.id, subject: m.subject });
+      undo.push(undoEntry(m, req, target));
+    };
     let session: MailSession | undefined;
     try {
       session = await this.deps.sessions.open(inbox);
@@ -338,36 +355,35 @@ export class ActionService {
         const refs = list.map((m) => m.providerRef);
         if (target !== undefined) {
           const placed = await session.move(folder.path, refs, target.path);
+          const moved: [MessageSummary, { ref: string; position: number }][] = [];
           for (const m of list) {
             const to = placed.get(m.providerRef);
-            if (to === undefined) {
-              skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'not_found' });
-              continue;
+            if (to === undefined) skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'not_found' });
+            else {
+              made(m);
+              moved.push([m, to]);
             }
-            await this.deps.messages.relocate(inbox.id, m.id, target.id, to.ref, to.position);
-            changed.push({ inboxId: inbox.id, messageId: m.id, subject: m.subject });
-            undo.push(undoEntry(m, req, target));
           }
+          for (const [m, to] of moved)
+            await this.deps.messages.relocate(inbox.id, m.id, target.id, to.ref, to.position);
         } else {
           const { add, remove } = flagChange(req.action, req.labels ?? []);
           await session.setFlags(folder.path, refs, add, remove);
+          for (const m of list) made(m);
           for (const m of list) {
             // A request may name a label twice; the message keeps it once.
             const { labels, starred } = applyFlagChange(m, [...new Set(add)], remove);
             await this.deps.messages.updateFlags(inbox.id, m.id, { unread: m.unread, starred, labels });
-            changed.push({ inboxId: inbox.id, messageId: m.id, subject: m.subject });
-            undo.push(undoEntry(m, req, undefined));
           }
         }
       }
       return { changed, undo };
     } catch (e) {
-      const reason =
-        e instanceof MailProviderError || e instanceof MailAuthError ? e.message : 'the connection failed';
+      if (!(e instanceof MailProviderError || e instanceof MailAuthError)) return { changed, undo, fault: e };
       return {
         changed,
         undo,
-        error: { code: 'provider_error', message: `The mailbox refused the change: ${reason}` },
+        error: { code: 'provider_error', message: `The mailbox refused the change: ${e.message}` },
       };
     } finally {
       await session?.close().catch(() => undefined);
