@@ -330,7 +330,7 @@ export class ActionService {
     changed: ActOutcome['changed'][number][];
     undo: UndoEntry[];
     error?: { code: 'provider_error'; message: string };
-    fault?: unknown;
+    fault?: Error;
   }> {
     const byId = new Map(folders.map((f) => [f.id, f]));
     const target = moveTarget(folders, req.action);
@@ -379,7 +379,8 @@ export class ActionService {
       }
       return { changed, undo };
     } catch (e) {
-      if (!(e instanceof MailProviderError || e instanceof MailAuthError)) return { changed, undo, fault: e };
+      if (!(e instanceof MailProviderError || e instanceof MailAuthError))
+        return { changed, undo, fault: e instanceof Error ? e : new Error(String(e)) };
       return {
         changed,
         undo,
