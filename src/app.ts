@@ -9,6 +9,7 @@ import {
   type Stores,
 } from './adapters/storage/index.ts';
 import { reportCredentialChanges } from './compose/credential-changes.ts';
+import { adoptEncryptionKey, checkEncryptionKey } from './compose/key-check.ts';
 import { PrometheusMetrics } from './adapters/metrics/prometheus-metrics.ts';
 import { buildHttp } from './compose/http.ts';
 import { buildServices, type Services } from './compose/services.ts';
@@ -43,6 +44,20 @@ export interface App {
 }
 
 /**
+ * `inbox-triage key adopt`: makes this instance's key the database's, after the key the database was set up with was
+ * lost (decision 0042). Migrates first, so it works on a database that is not yet up to date.
+ */
+export async function adoptKey(config: Config, secrets: Secrets): Promise<void> {
+  const db = openDatabase(databaseTarget(config, secrets));
+  try {
+    await migrateToLatest(db);
+    await adoptEncryptionKey(createStores(db).settings, secrets.encryptionKey, systemClock.now());
+  } finally {
+    await db.close();
+  }
+}
+
+/**
  * The composition root: the only place that chooses adapters and wires them to use-cases and transports
  * (services in compose/services.ts, the HTTP surface in compose/http.ts). Tests call it with overrides (clock,
  * database, logger, connectors) and exercise the returned `fetch` in-process.
@@ -70,6 +85,14 @@ export async function createApp(
   const stores = reportCredentialChanges(createStores(db), () => {
     credentials.clear();
   });
+  try {
+    // Before anything is written under it: the key the database was set up with (decision 0042).
+    if (overrides.migrate !== false)
+      await checkEncryptionKey(stores.settings, secrets.encryptionKey, clock.now());
+  } catch (e) {
+    if (overrides.db === undefined) await db.close();
+    throw e;
+  }
   const metrics = new PrometheusMetrics();
   const services = buildServices({ config, secrets, stores, db, clock, log, overrides, metrics });
   try {

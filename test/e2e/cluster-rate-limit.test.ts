@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshPgDatabase } from '../rig/pg.ts';
 import { startService, type ServiceProcess } from '../support/spawn-service.ts';
-import { createTestApp } from '../support/test-app.ts';
+import { createTestApp, TEST_KEY } from '../support/test-app.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { createKeyViaPage, setUpOwner } from '../support/web-client.ts';
 
@@ -18,7 +18,11 @@ describe('two service processes on one PostgreSQL', () => {
     const key = await createKeyViaPage(await setUpOwner(admin));
     await admin.close();
 
-    const env = { DATABASE_URL: url, RATE_LIMIT_API_PER_MINUTE: '5' };
+    const env = {
+      DATABASE_URL: url,
+      RATE_LIMIT_API_PER_MINUTE: '5',
+      ENCRYPTION_KEY: TEST_KEY.toString('base64'),
+    };
     const [a, b] = await Promise.all([
       startService({ ...env, DATA_DIR: tempDir('n1-') }),
       startService({ ...env, DATA_DIR: tempDir('n2-') }),

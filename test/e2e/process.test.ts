@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrationsFor } from '../../src/adapters/storage/migrations/index.ts';
+import { freePort } from '../rig/free-port.ts';
 import { freshPgDatabase } from '../rig/pg.ts';
 import { runService, startService, type ServiceProcess } from '../support/spawn-service.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -74,7 +75,8 @@ describe('the service as a process (npm start)', () => {
     expect(await again.exited).toBe(0);
     expect(again.stdout()).toBe('Database is up to date.\n');
 
-    const svc = await startService({ DATABASE_URL: url, DATA_DIR: tempDir('proc-') });
+    const firstDir = tempDir('proc-');
+    const svc = await startService({ DATABASE_URL: url, DATA_DIR: firstDir });
     running.push(svc);
     expect((await fetch(`${svc.baseUrl}/readyz`)).status).toBe(200);
     expect(svc.stdout()).toContain('"database":"postgres"');
@@ -89,5 +91,29 @@ describe('the service as a process (npm start)', () => {
       expect.arrayContaining(['accounts', 'folders', 'inboxes', 'messages', 'settings', 'schema_migrations']),
     );
     expect((await stop(svc)).code).toBe(0);
+
+    // Another instance with a key of its own (its DATA_DIR generated one): it refuses to start (decision 0042).
+    const otherDir = tempDir('proc-');
+    const refused = runService(['serve'], {
+      DATABASE_URL: url,
+      DATA_DIR: otherDir,
+      PORT: String(await freePort()),
+    });
+    expect(await refused.exited).toBe(2);
+    expect(refused.stderr()).toContain('is not the key this database was set up with');
+    expect(refused.stderr()).toContain('inbox-triage key adopt');
+    // The operator says the old key is lost: the other key becomes the database's, and the first is refused.
+    const adopt = runService(['key', 'adopt'], { DATABASE_URL: url, DATA_DIR: otherDir });
+    expect(await adopt.exited).toBe(0);
+    const adopted = await startService({ DATABASE_URL: url, DATA_DIR: otherDir });
+    running.push(adopted);
+    expect((await fetch(`${adopted.baseUrl}/readyz`)).status).toBe(200);
+    expect((await stop(adopted)).code).toBe(0);
+    const old = runService(['serve'], {
+      DATABASE_URL: url,
+      DATA_DIR: firstDir,
+      PORT: String(await freePort()),
+    });
+    expect(await old.exited).toBe(2);
   });
 });

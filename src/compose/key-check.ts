@@ -1,0 +1,33 @@
+import { createHmac } from 'node:crypto';
+import { ConfigError } from '../config/index.ts';
+import { INSTANCE_SCOPE, type SettingsStore } from '../core/settings/settings-store.ts';
+
+/** Where the database keeps the check value of the key it was set up with. */
+export const KEY_CHECK_SETTING = 'encryption_key_check';
+
+/** A value only this key gives, from which the key cannot be found: HMAC-SHA-256 of a fixed text under it. */
+export function keyCheck(key: Uint8Array): string {
+  return createHmac('sha256', key).update('inbox-triage encryption key check').digest('base64url');
+}
+
+/**
+ * Every instance on one database must hold the key the database was set up with (decision 0042): it decrypts the
+ * stored mail credentials, signs device tokens and derives OAuth refresh answers. The first start records the key's
+ * check value; a later start with another key stops here, before it could write anything under the wrong key.
+ */
+export async function checkEncryptionKey(settings: SettingsStore, key: Uint8Array, now: Date): Promise<void> {
+  const mine = keyCheck(key);
+  if (await settings.setIfAbsent(INSTANCE_SCOPE, KEY_CHECK_SETTING, mine, now)) return;
+  if ((await settings.get(INSTANCE_SCOPE, KEY_CHECK_SETTING)) === mine) return;
+  throw new ConfigError(
+    'ENCRYPTION_KEY (or DATA_DIR/encryption.key when it is not set) is not the key this database was set up with. ' +
+      'Every instance on one database needs the same key: set ENCRYPTION_KEY to it. If that key is lost for good, ' +
+      'run `inbox-triage key adopt` with this one; stored mail credentials then cannot be read, and each inbox asks ' +
+      'to be reconnected.',
+  );
+}
+
+/** Makes `key` the database's key, after the one it was set up with was lost (`inbox-triage key adopt`). */
+export async function adoptEncryptionKey(settings: SettingsStore, key: Uint8Array, now: Date): Promise<void> {
+  await settings.set(INSTANCE_SCOPE, KEY_CHECK_SETTING, keyCheck(key), now);
+}
