@@ -85,11 +85,14 @@ it('an IMAP move the index could not record: internal_error, and the handle stil
   const [handle] = await handlesNaming(first!.messageId);
   expect(handle).toEqual({ id: expect.any(String), used: false });
   expect(await handlesNaming(second!.messageId)).toEqual([handle]);
-  // The index still places them in the inbox until a sync learns where they went (the undo then finds them in
-  // Archive by their Message-IDs, as after a crash: decision 0028).
-  expectToolOk(await call('sync_inbox', { inboxId }));
-  expectToolOk(await call('undo_action', { undoId: handle!.id }));
+  // The index may still place them in the inbox (it did, and the undo said "already back" and left them in Archive),
+  // or a sync may have dropped them from it since: either way the undo finds them in Archive by their Message-IDs.
+  const undone = expectToolOk(await call('undo_action', { undoId: handle!.id }));
+  expect(undone['notRestored']).toEqual([]);
   expect(await mailboxState(dovecot, 'ada', PASSWORD)).toEqual(before);
+  expectToolOk(await call('sync_inbox', { inboxId }));
+  const listed = expectToolOk(await call('list_messages', { inboxId }))['messages'] as { subject: string }[];
+  expect(listed.map((m) => m.subject).sort()).toEqual(['Message 1', 'Message 2']);
 }, 60_000);
 
 it('a flag change the index could not record: internal_error, and the handle unflags at the mailbox', async () => {
@@ -138,4 +141,39 @@ it('the demo mailbox failing on our database is ours too: internal_error, nothin
       items: [{ inboxId: demoId, messageId: m!.messageId }],
     }),
   );
+}, 60_000);
+
+it('an undo the index says is already back asks the mailbox: the demo move it never recorded is put back', async () => {
+  const demoId = ((await call('list_inboxes')).body['inboxes'] as { id: string; isDemo?: boolean }[]).find(
+    (i) => i.isDemo === true,
+  )!.id;
+  expectToolOk(await call('sync_inbox', { inboxId: demoId }));
+  const [m] = expectToolOk(await call('list_messages', { inboxId: demoId, limit: 1 }))['messages'] as {
+    messageId: string;
+  }[];
+  const trash = async () =>
+    (
+      await db.query<{ n: number }>(
+        "select count(*)::int as n from demo_messages where folder_path = 'Trash'",
+      )
+    ).rows[0]!.n;
+  const trashBefore = await trash();
+  await db.query(`create trigger refuse_index before update of folder_id on messages
+    for each row when (old.folder_id is distinct from new.folder_id) execute function refuse()`);
+  expectToolError(
+    await call('act_on_messages', { action: 'trash', items: [{ inboxId: demoId, messageId: m!.messageId }] }),
+    'internal_error',
+  );
+  await db.query('drop trigger refuse_index on messages');
+  expect(await trash()).toBe(trashBefore + 1);
+  const [handle] = await handlesNaming(m!.messageId);
+  const undone = expectToolOk(await call('undo_action', { undoId: handle!.id }));
+  expect([undone['restored'], undone['notRestored']]).toEqual([
+    [{ inboxId: demoId, messageId: m!.messageId }],
+    [],
+  ]);
+  expect(await trash()).toBe(trashBefore);
+  // The index row now has the UID the message came back under: it reads, by the same id.
+  const read = expectToolOk(await call('get_message', { inboxId: demoId, messageId: m!.messageId }));
+  expect(read['folder']).toBe('inbox');
 }, 60_000);

@@ -134,6 +134,14 @@ export class UndoService {
     const flags: { entry: UndoEntry; now: MessageSummary }[] = [];
     // Moved, but in no folder the index holds: looked for at the provider (below).
     const unindexed: { entry: UndoEntry; from: Folder; to: Folder; internetMessageId: string }[] = [];
+    // Back where it was, says the index; asked of the provider, as the index may never have learnt of the move.
+    const claimedBack: {
+      entry: UndoEntry;
+      now: MessageSummary;
+      from: Folder;
+      to: Folder;
+      internetMessageId: string;
+    }[] = [];
     for (const entry of entries) {
       const now = await this.current(inbox, entry);
       const from = folders.get(entry.fromFolderId);
@@ -145,7 +153,11 @@ export class UndoService {
       } else if (entry.toFolderId === null) {
         flags.push({ entry, now });
       } else if (now.folderId === entry.fromFolderId) {
-        restored.push({ inboxId: inbox.id, messageId: entry.messageId }); // already back
+        // Already back, or moved by a change whose index write never happened (the process killed, or the index's
+        // database failing, between the two): then the index still shows it here, and only the provider knows.
+        if (entry.internetMessageId && from !== undefined && to !== undefined)
+          claimedBack.push({ entry, now, from, to, internetMessageId: entry.internetMessageId });
+        else restored.push({ inboxId: inbox.id, messageId: entry.messageId });
       } else if (now.folderId !== entry.toFolderId || !folders.has(entry.fromFolderId)) {
         notRestored.push({ inboxId: inbox.id, messageId: entry.messageId, reason: 'moved_since' });
       } else {
@@ -155,13 +167,14 @@ export class UndoService {
         moves.set(key, group);
       }
     }
-    if (moves.size === 0 && flags.length === 0 && unindexed.length === 0) return;
+    if (moves.size === 0 && flags.length === 0 && unindexed.length === 0 && claimedBack.length === 0) return;
     let session: MailSession | undefined;
     const pending = new Set(
       [...moves.values()]
         .flatMap((g) => g.items.map((i) => i.entry.messageId))
         .concat(flags.map((f) => f.entry.messageId))
-        .concat(unindexed.map((u) => u.entry.messageId)),
+        .concat(unindexed.map((u) => u.entry.messageId))
+        .concat(claimedBack.map((c) => c.entry.messageId)),
     );
     try {
       session = await this.deps.sessions.open(inbox);
@@ -184,6 +197,24 @@ export class UndoService {
           await this.deps.messages.relocate(inbox.id, now.id, group.to, at.ref, at.position);
           restored.push({ inboxId: inbox.id, messageId: entry.messageId });
         }
+      }
+      for (const { entry, now, from, to, internetMessageId } of claimedBack) {
+        pending.delete(entry.messageId);
+        if ((await session.locate(from.path, internetMessageId)) !== undefined) {
+          restored.push({ inboxId: inbox.id, messageId: entry.messageId }); // really back
+          continue;
+        }
+        const found = await session.locate(to.path, internetMessageId);
+        const at =
+          found === undefined
+            ? undefined
+            : (await session.move(to.path, [found.ref], from.path)).get(found.ref);
+        if (at === undefined) {
+          notRestored.push({ inboxId: inbox.id, messageId: entry.messageId, reason: 'gone' });
+          continue;
+        }
+        await this.deps.messages.relocate(inbox.id, now.id, from.id, at.ref, at.position);
+        restored.push({ inboxId: inbox.id, messageId: entry.messageId });
       }
       // Moved back at the provider only: the next sync of the folder it returns to indexes it again.
       for (const { entry, from, to, internetMessageId } of unindexed) {
