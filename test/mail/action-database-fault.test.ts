@@ -115,7 +115,8 @@ it('a flag change the index could not record: internal_error, and the handle unf
   expect(await mailboxState(dovecot, 'ada', PASSWORD)).toEqual(before);
 }, 60_000);
 
-it('the demo mailbox failing on our database is ours too: internal_error, nothing left to undo', async () => {
+/** The demo inbox, synced, and its newest message. */
+async function newestDemoMessage(): Promise<{ demoId: string; m: { messageId: string } }> {
   const demoId = ((await call('list_inboxes')).body['inboxes'] as { id: string; isDemo?: boolean }[]).find(
     (i) => i.isDemo === true,
   )!.id;
@@ -123,34 +124,33 @@ it('the demo mailbox failing on our database is ours too: internal_error, nothin
   const [m] = expectToolOk(await call('list_messages', { inboxId: demoId, limit: 1 }))['messages'] as {
     messageId: string;
   }[];
+  return { demoId, m: m! };
+}
+
+it('the demo mailbox failing on our database is ours too: internal_error, nothing left to undo', async () => {
+  const { demoId, m } = await newestDemoMessage();
   await db.query(
     'create trigger refuse_demo before insert or update or delete on demo_messages for each row execute function refuse()',
   );
   expectToolError(
     await call('act_on_messages', {
       action: 'archive',
-      items: [{ inboxId: demoId, messageId: m!.messageId }],
+      items: [{ inboxId: demoId, messageId: m.messageId }],
     }),
     'internal_error',
   );
   await db.query('drop trigger refuse_demo on demo_messages');
-  expect(await handlesNaming(m!.messageId)).toEqual([]);
+  expect(await handlesNaming(m.messageId)).toEqual([]);
   expectToolOk(
     await call('act_on_messages', {
       action: 'archive',
-      items: [{ inboxId: demoId, messageId: m!.messageId }],
+      items: [{ inboxId: demoId, messageId: m.messageId }],
     }),
   );
 }, 60_000);
 
 it('an undo the index says is already back asks the mailbox: the demo move it never recorded is put back', async () => {
-  const demoId = ((await call('list_inboxes')).body['inboxes'] as { id: string; isDemo?: boolean }[]).find(
-    (i) => i.isDemo === true,
-  )!.id;
-  expectToolOk(await call('sync_inbox', { inboxId: demoId }));
-  const [m] = expectToolOk(await call('list_messages', { inboxId: demoId, limit: 1 }))['messages'] as {
-    messageId: string;
-  }[];
+  const { demoId, m } = await newestDemoMessage();
   const trash = async () =>
     (
       await db.query<{ n: number }>(
@@ -161,19 +161,19 @@ it('an undo the index says is already back asks the mailbox: the demo move it ne
   await db.query(`create trigger refuse_index before update of folder_id on messages
     for each row when (old.folder_id is distinct from new.folder_id) execute function refuse()`);
   expectToolError(
-    await call('act_on_messages', { action: 'trash', items: [{ inboxId: demoId, messageId: m!.messageId }] }),
+    await call('act_on_messages', { action: 'trash', items: [{ inboxId: demoId, messageId: m.messageId }] }),
     'internal_error',
   );
   await db.query('drop trigger refuse_index on messages');
   expect(await trash()).toBe(trashBefore + 1);
-  const [handle] = await handlesNaming(m!.messageId);
+  const [handle] = await handlesNaming(m.messageId);
   const undone = expectToolOk(await call('undo_action', { undoId: handle!.id }));
   expect([undone['restored'], undone['notRestored']]).toEqual([
-    [{ inboxId: demoId, messageId: m!.messageId }],
+    [{ inboxId: demoId, messageId: m.messageId }],
     [],
   ]);
   expect(await trash()).toBe(trashBefore);
   // The index row now has the UID the message came back under: it reads, by the same id.
-  const read = expectToolOk(await call('get_message', { inboxId: demoId, messageId: m!.messageId }));
+  const read = expectToolOk(await call('get_message', { inboxId: demoId, messageId: m.messageId }));
   expect(read['folder']).toBe('inbox');
 }, 60_000);
