@@ -138,6 +138,8 @@ export class TokenManager implements BearerVerifier {
       REPLAY_WINDOW,
     );
     if (replay !== undefined) {
+      // Another client holding a rotated-away token is a copy in the wrong hands, as it was before this window.
+      if (replay.grant.clientId !== client.clientId) await this.reuseDetected(replay.grant.id, now);
       const grant = await this.refreshable(replay.grant, client, p);
       return this.answer(grant, next, replay.accessExpiresAt.getTime() - now.getTime());
     }

@@ -23,8 +23,8 @@ async function signedIn(app: App) {
   const mcp = (accessToken: string) => toolsListStatus(app.fetch, base, accessToken);
   const first = await token(codeGrant(code, `${base}/mcp`));
   expect(first.status).toBe(200);
-  const refresh = (refreshToken: string) =>
-    token({ grant_type: 'refresh_token', refresh_token: refreshToken });
+  const refresh = (refreshToken: string, asClient = clientId) =>
+    token({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: asClient });
   return { first: first.body, refresh, mcp };
 }
 
@@ -114,5 +114,24 @@ describe('refreshes of one token sent at once (decision 0041)', () => {
     const late = await refresh(first['refresh_token']!);
     expect([late.status, late.body['error']]).toEqual([400, 'invalid_grant']);
     expect(await mcp(next.body['access_token']!)).toBe(401);
+  });
+  it('a rotated-away token presented by another client is reuse even within the window', async () => {
+    app = await createTestApp({ overrides: { clock } });
+    const { first, refresh, mcp } = await signedIn(app);
+    const winner = await refresh(first['refresh_token']!);
+    const reg = await app.fetch(
+      new Request(`${app.config.baseUrl}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          redirect_uris: ['http://127.0.0.1:9/callback'],
+          token_endpoint_auth_method: 'none',
+        }),
+      }),
+    );
+    const other = ((await reg.json()) as { client_id: string }).client_id;
+    const copy = await refresh(first['refresh_token']!, other);
+    expect([copy.status, copy.body['error']]).toEqual([400, 'invalid_grant']);
+    expect(await mcp(winner.body['access_token']!)).toBe(401);
   });
 });
