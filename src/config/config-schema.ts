@@ -96,7 +96,8 @@ export const SETTINGS = {
     env: 'ENCRYPTION_KEY',
     schema: encryptionKey.optional(),
     defaultText: 'generated into DATA_DIR/encryption.key',
-    description: 'Key (base64, 32 bytes) that encrypts provider credentials at rest.',
+    description:
+      'Key (base64, 32 bytes) that encrypts provider credentials at rest. Every instance on one database needs the same key; a start with another stops.',
     secret: true,
   },
   metricsToken: {
