@@ -15,6 +15,8 @@ export class OAuthProvider {
   readonly authorization: AuthorizationManager;
   readonly tokens: TokenManager;
   readonly grants: GrantStore;
+  /** The time the endpoints go by (a request's arrival, for the token endpoint). */
+  readonly clock: Clock;
 
   constructor(deps: {
     config: OAuthConfig;
@@ -29,6 +31,7 @@ export class OAuthProvider {
   }) {
     this.config = deps.config;
     this.grants = deps.grantStore;
+    this.clock = deps.clock;
     this.clients = new ClientManager({
       store: deps.clientStore,
       fetcher: deps.fetcher,

@@ -205,7 +205,7 @@ export class KyselyGrantStore implements GrantStore {
     oldHash: string,
     successor: { readonly accessHash: string; readonly refreshHash: string },
     now: Date,
-    window: { readonly recentMs: number; readonly unusedMs: number },
+    window: { readonly receivedAt: Date; readonly withinMs: number },
   ): Promise<{ grant: Grant; accessExpiresAt: Date } | undefined> {
     const ms = now.getTime();
     // The pair is named by its hashes, and was made by the rotation (created when the old token was revoked).
@@ -232,8 +232,10 @@ export class KyselyGrantStore implements GrantStore {
       .select('na.expires_at as access_expires_at')
       .where('old.hash', '=', oldHash)
       .where('old.kind', '=', 'refresh')
-      .where('old.revoked_at', '>=', ms - window.unusedMs)
-      .where((eb) => eb.or([eb('old.revoked_at', '>=', ms - window.recentMs), eb('na.used_at', 'is', null)]))
+      .where('old.revoked_at', '>=', ms - window.withinMs)
+      .where((eb) =>
+        eb.or([eb('old.revoked_at', '>=', window.receivedAt.getTime()), eb('na.used_at', 'is', null)]),
+      )
       .where('na.expires_at', '>', ms)
       .where('oauth_grants.revoked_at', 'is', null)
       .executeTakeFirst();

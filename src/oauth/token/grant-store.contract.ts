@@ -114,7 +114,7 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
       expect(await h().grants.rotateRefresh(refresh, [], t(2))).toEqual({ status: 'reused', grantId: g.id });
     });
 
-    it("finds a rotation whose answer may be given again: by its pair's hashes, within the windows, while that pair lives", async () => {
+    it("finds a rotation whose answer may be given again: by its pair's hashes, for a duplicate or while unused, while that pair lives", async () => {
       const acct = await seedAccount(h().accounts);
       const { g, first } = await signedIn(acct);
       const old = first[1]!.hash;
@@ -122,27 +122,31 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
       const hashes = { accessHash: pair[0]!.hash, refreshHash: pair[1]!.hash };
       expect((await h().grants.rotateRefresh(old, pair, t(1))).status).toBe('rotated');
       const after = (ms: number) => new Date(t(1).getTime() + ms);
-      const window = { recentMs: 10_000, unusedMs: 60_000 };
-      const found = (hash: string, ms: number, names = hashes) =>
-        h().grants.replayableRotation(hash, names, after(ms), window);
+      /** Presented `ms` after the rotation, received `receivedMs` after it (negative: before the rotation). */
+      const found = (hash: string, ms: number, receivedMs = ms, names = hashes) =>
+        h().grants.replayableRotation(hash, names, after(ms), {
+          receivedAt: after(receivedMs),
+          withinMs: 60_000,
+        });
       expect(await found(old, 5_000)).toEqual({ grant: g, accessExpiresAt: t(61) });
       expect(await found(old, 59_000)).toBeDefined(); // never used: the answer may have been lost
-      expect(await found(old, 61_000)).toBeUndefined();
+      expect(await found(old, 61_000, -1)).toBeUndefined(); // past the minute, however early received
       // Only the pair that rotation issued; a live token never rotated is not a rotation at all.
-      expect(await found(old, 5_000, { ...hashes, accessHash: first[0]!.hash })).toBeUndefined();
+      expect(await found(old, 5_000, 5_000, { ...hashes, accessHash: first[0]!.hash })).toBeUndefined();
       expect(await found(pair[1]!.hash, 5_000)).toBeUndefined();
-      // Once the pair is used, only within the recent window.
+      // Once the pair is used: only a presentation received no later than the rotation (a concurrent duplicate).
       await h().grants.markUsed(pair[0]!.hash, after(1_000));
-      expect(await found(old, 9_000)).toBeDefined();
-      expect(await found(old, 11_000)).toBeUndefined();
+      expect(await found(old, 9_000, -5)).toBeDefined();
+      expect(await found(old, 9_000, 0)).toBeDefined();
+      expect(await found(old, 9_000, 1)).toBeUndefined();
       // Not once the pair is rotated on, nor when the sign-in is revoked.
       const next = tokens(g, 2).map((tk) => ({ ...tk, createdAt: after(2_000) })); // made by that rotation
       expect((await h().grants.rotateRefresh(pair[1]!.hash, next, after(2_000))).status).toBe('rotated');
-      expect(await found(old, 3_000)).toBeUndefined();
+      expect(await found(old, 3_000, -5)).toBeUndefined();
       const again = { accessHash: next[0]!.hash, refreshHash: next[1]!.hash };
-      expect(await found(pair[1]!.hash, 3_000, again)).toBeDefined();
+      expect(await found(pair[1]!.hash, 3_000, 3_000, again)).toBeDefined();
       await h().grants.revokeGrant(g.id, after(3_000));
-      expect(await found(pair[1]!.hash, 4_000, again)).toBeUndefined();
+      expect(await found(pair[1]!.hash, 4_000, 1_000, again)).toBeUndefined();
     });
 
     it('finds live tokens only: not expired, not revoked, not of a revoked grant', async () => {

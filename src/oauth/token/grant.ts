@@ -64,14 +64,15 @@ export interface GrantStore {
   /**
    * A refresh token rotated away whose rotation's answer may be given again (decision 0041): it was rotated into
    * `successor` (both of its tokens still live, so its refresh token not rotated on) of a live grant, at most
-   * `window.recentMs` ago, or at most `window.unusedMs` ago while that pair was never used. The grant, and when the
-   * pair's access token expires.
+   * `window.withinMs` ago, and either this presentation was received no later than that rotation (`receivedAt`: sent
+   * before anyone could have had its answer) or that pair was never used. The grant, and when the pair's access
+   * token expires.
    */
   replayableRotation(
     oldRefreshHash: string,
     successor: { readonly accessHash: string; readonly refreshHash: string },
     now: Date,
-    window: { readonly recentMs: number; readonly unusedMs: number },
+    window: { readonly receivedAt: Date; readonly withinMs: number },
   ): Promise<{ grant: Grant; accessExpiresAt: Date } | undefined>;
   /** A live (unexpired, unrevoked) token of a live grant. */
   findLiveToken(

@@ -31,19 +31,21 @@ export interface TokenResponse {
 }
 
 /**
- * How a refresh token rotated away may be presented again and get that rotation's answer (decision 0041):
- * - `recentMs`: within 10 s, while the pair it was rotated into is not itself rotated on. A client that sends several
- *   refreshes at once (the MCP SDKs refresh once per request that got a 401, and drop their stored tokens on any
- *   `invalid_grant`) gets one answer, even to a refresh that arrives after another's pair was used;
- * - `unusedMs`: within 60 s while that pair was never used: the answer was lost (decision 0028). Hosted authorization
- *   servers allow the same (Okta's grace period for rotation, 0–60 s).
+ * How long after its rotation a refresh token rotated away may still get that rotation's answer (decision 0041), in
+ * two cases:
+ * - it was received no later than the rotation: a duplicate sent before anyone could have had the answer. The MCP
+ *   SDKs refresh once per request that got a 401 and drop their stored tokens on any `invalid_grant`, so an agent
+ *   with several calls in flight when its access token expired sends several refreshes of one token;
+ * - the pair was never used: the answer was lost (decision 0028). Hosted authorization servers allow the same
+ *   (Okta's grace period for rotation, 0–60 s).
+ * Presented after its rotation once that pair was used, it is a copy in the wrong hands (RFC 9700 §4.14.2).
  */
-export const REPLAY_WINDOW = { recentMs: 10_000, unusedMs: 60_000 } as const;
+export const REPLAY_WITHIN_MS = 60_000;
 
 /**
  * The token endpoint's grants (OAuth 2.1 §4.1.3, §4.3), revocation (RFC 7009) and access-token verification for
  * `/mcp`. Access tokens live 1 hour, refresh tokens 30 days; every refresh rotates, and a rotated-away refresh
- * token presented again revokes the whole sign-in, unless `REPLAY_WINDOW` lets it have its rotation's answer again.
+ * token presented again revokes the whole sign-in, unless `REPLAY_WITHIN_MS` lets it have its rotation's answer again.
  * A rotation's pair is derived from the refresh token it replaces under `rotationKey`, so that answer can be
  * computed again by any node without a copy of it being kept.
  */
@@ -113,32 +115,36 @@ export class TokenManager implements BearerVerifier {
     return response;
   }
 
+  /** `receivedAt`: when the request arrived, before anything it waited for (default: now). */
   async refresh(
     client: OAuthClient,
     p: { refreshToken?: string; resource?: string; scope?: string },
+    receivedAt: Date = this.deps.clock.now(),
   ): Promise<TokenResponse> {
     if (p.refreshToken === undefined || p.refreshToken === '')
       throw new InvalidRequestError('refresh_token is required.');
-    const now = this.deps.clock.now();
     const hash = sha256Hex(p.refreshToken);
     const next = this.successor(p.refreshToken);
-    const found = await this.deps.grants.findLiveToken(hash, 'refresh', now);
+    const found = await this.deps.grants.findLiveToken(hash, 'refresh', this.deps.clock.now());
     if (found !== undefined) {
       const grant = await this.refreshable(found.grant, client, p);
-      const { records, response } = this.mint(grant, now, next);
-      const rotated = await this.deps.grants.rotateRefresh(hash, records, now);
+      // The rotation's time, as late as it can be read: a duplicate received before it is a concurrent one.
+      const rotatedAt = this.deps.clock.now();
+      const { records, response } = this.mint(grant, rotatedAt, next);
+      const rotated = await this.deps.grants.rotateRefresh(hash, records, rotatedAt);
       if (rotated.status === 'rotated') return response;
       // 'reused': another presentation of the same token rotated it a moment ago; its answer may be ours too.
     }
-    // Rotated away already: the same answer again if the window allows, else a copy in the wrong hands.
+    // Rotated away already: the same answer again if this is a duplicate or the answer was lost, else reuse.
+    const now = this.deps.clock.now();
     const replay = await this.deps.grants.replayableRotation(
       hash,
       { accessHash: sha256Hex(next.access), refreshHash: sha256Hex(next.refresh) },
       now,
-      REPLAY_WINDOW,
+      { receivedAt, withinMs: REPLAY_WITHIN_MS },
     );
     if (replay !== undefined) {
-      // Another client holding a rotated-away token is a copy in the wrong hands, as it was before this window.
+      // Another client holding a rotated-away token is a copy in the wrong hands, duplicate or not.
       if (replay.grant.clientId !== client.clientId) await this.reuseDetected(replay.grant.id, now);
       const grant = await this.refreshable(replay.grant, client, p);
       return this.answer(grant, next, replay.accessExpiresAt.getTime() - now.getTime());

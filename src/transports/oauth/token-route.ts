@@ -7,6 +7,9 @@ import { clientCredentials, formBody, noStoreJson, oauthErrorResponse } from './
 /** `POST /oauth/token` — authorization_code (PKCE, redirect_uri, resource checked) and refresh_token (rotating). */
 export function registerTokenRoute(app: Hono<HttpEnv>, oauth: OAuthProvider): void {
   app.post('/oauth/token', async (c) => {
+    // Before anything that waits (the body, the client's lookup): a refresh received before another presentation of
+    // its token was rotated is that one's duplicate (decision 0041).
+    const receivedAt = oauth.clock.now();
     const form = await formBody(c);
     const creds = clientCredentials(c, form);
     try {
@@ -37,6 +40,7 @@ export function registerTokenRoute(app: Hono<HttpEnv>, oauth: OAuthProvider): vo
           await oauth.tokens.refresh(
             client,
             withDefined({ refreshToken: p('refresh_token'), resource: p('resource'), scope: p('scope') }),
+            receivedAt,
           ),
         );
       }
