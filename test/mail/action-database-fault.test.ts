@@ -1,53 +1,46 @@
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { App } from '../../src/app.ts';
-import { buildMessage, freshPgDatabase, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
+import { buildMessage, seedMaildir } from '../rig/index.ts';
+import { databaseFaultRig } from '../support/database-fault-rig.ts';
 import { connectImapInbox, mailboxState } from '../support/imap-inbox.ts';
-import { recordingLogger } from '../support/recording-logger.ts';
-import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import { expectToolError, expectToolOk } from '../support/tool-caller.ts';
 
 // A change whose index write failed on our own database was answered provider_error "The mailbox refused the change:
 // the connection failed", and the undo handle was trimmed to the changes recorded before the failure: a message the
 // mailbox had moved, or flagged, had no undo. Now the answer is internal_error (the error goes to the log), and the
 // handle keeps every change the mailbox made.
-let app: App;
-let call: ReturnType<typeof toolCaller>;
-let db: pg.Client;
-let dovecot: Dovecot;
 const PASSWORD = 'a long enough password';
-const { log, lines } = recordingLogger();
+let rig: Awaited<ReturnType<typeof databaseFaultRig>>;
+let call: (typeof rig)['call'];
+let db: (typeof rig)['db'];
+let dovecot: (typeof rig)['dovecot'];
 
 beforeAll(async () => {
-  dovecot = await startDovecot({ users: { ada: PASSWORD } });
-  await seedMaildir({
-    maildir: dovecot.maildirOf('ada'),
-    messages: [1, 2].map((i) => ({
-      raw: buildMessage({
-        from: { address: `s${String(i)}@example.org`, name: `Sender ${String(i)}` },
-        to: [{ address: 'ada@example.test' }],
-        subject: `Message ${String(i)}`,
-        date: new Date(Date.UTC(2026, 9, i)),
-        messageId: `<f${String(i)}@rig.test>`,
-        text: `Body ${String(i)}`,
+  rig = await databaseFaultRig({
+    users: { ada: PASSWORD },
+    seed: (d) =>
+      seedMaildir({
+        maildir: d.maildirOf('ada'),
+        messages: [1, 2].map((i) => ({
+          raw: buildMessage({
+            from: { address: `s${String(i)}@example.org`, name: `Sender ${String(i)}` },
+            to: [{ address: 'ada@example.test' }],
+            subject: `Message ${String(i)}`,
+            date: new Date(Date.UTC(2026, 9, i)),
+            messageId: `<f${String(i)}@rig.test>`,
+            text: `Body ${String(i)}`,
+          }),
+          flags: [],
+          internalDate: new Date(Date.UTC(2026, 9, i)),
+        })),
       }),
-      flags: [],
-      internalDate: new Date(Date.UTC(2026, 9, i)),
-    })),
   });
-  const url = await freshPgDatabase();
-  app = await createTestApp({ pgUrl: url, overrides: { log } });
-  ({ call } = await agentOn(app));
-  db = new pg.Client({ connectionString: url });
-  await db.connect();
+  ({ call, db, dovecot } = rig);
   await db.query(`create function refuse() returns trigger language plpgsql as $$
     begin raise exception 'relation "messages": disk quota exceeded on tablespace pg_secret'; end $$`);
 }, 60_000);
 
 afterAll(async () => {
-  await db.end();
-  await app.close();
-  await dovecot.stop();
+  await rig.close();
 });
 
 /** The account's undo handles that name this message, and whether each was used. */
@@ -65,7 +58,7 @@ async function handlesNaming(messageId: string): Promise<{ id: string; used: boo
 let inboxId: string;
 
 it('an IMAP move the index could not record: internal_error, and the handle still puts it back', async () => {
-  inboxId = await connectImapInbox(app, call, { dovecot, user: 'ada', password: PASSWORD });
+  inboxId = await connectImapInbox(rig.app, call, { dovecot, user: 'ada', password: PASSWORD });
   const before = await mailboxState(dovecot, 'ada', PASSWORD);
   const [first, second] = expectToolOk(await call('list_messages', { inboxId }))['messages'] as {
     messageId: string;
@@ -76,7 +69,7 @@ it('an IMAP move the index could not record: internal_error, and the handle stil
   const r = expectToolError(await call('act_on_messages', { action: 'archive', items }), 'internal_error');
   expect(JSON.stringify(r)).not.toMatch(/pg_secret|quota|relation|mail/);
   expect(
-    lines.some((l) => l.startsWith('error') && l.includes('"P0001"') && l.includes('act_on_messages')),
+    rig.lines.some((l) => l.startsWith('error') && l.includes('"P0001"') && l.includes('act_on_messages')),
   ).toBe(true);
   await db.query('drop trigger refuse on messages');
   // Dovecot moved both; the handle written ahead of the change names both.

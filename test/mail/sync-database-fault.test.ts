@@ -1,34 +1,23 @@
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { App } from '../../src/app.ts';
-import { appendViaImap, buildMessage, freshPgDatabase, startDovecot, type Dovecot } from '../rig/index.ts';
+import { appendViaImap, buildMessage } from '../rig/index.ts';
+import { databaseFaultRig } from '../support/database-fault-rig.ts';
 import { connectImapInbox } from '../support/imap-inbox.ts';
-import { recordingLogger } from '../support/recording-logger.ts';
-import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import { expectToolError, expectToolOk } from '../support/tool-caller.ts';
 
 // A sync that fails on our own database is not the mailbox's failure. It was answered provider_error "The mailbox
 // could not be synced right now: <the database's words>", and the same words became the inbox's sync status.
-let app: App;
-let call: ReturnType<typeof toolCaller>;
-let db: pg.Client;
-let dovecot: Dovecot;
 const PASSWORD = 'a long enough password';
-const { log, lines } = recordingLogger();
+let rig: Awaited<ReturnType<typeof databaseFaultRig>>;
+let call: (typeof rig)['call'];
+let db: (typeof rig)['db'];
 
 beforeAll(async () => {
-  const url = await freshPgDatabase();
-  app = await createTestApp({ pgUrl: url, overrides: { log } });
-  ({ call } = await agentOn(app));
-  db = new pg.Client({ connectionString: url });
-  await db.connect();
-  dovecot = await startDovecot({ users: { ada: PASSWORD } });
+  rig = await databaseFaultRig({ users: { ada: PASSWORD } });
+  ({ call, db } = rig);
 }, 60_000);
 
 afterAll(async () => {
-  await db.end();
-  await app.close();
-  await dovecot.stop();
+  await rig.close();
 });
 
 it('answers internal_error, logs the database’s error, and leaves the inbox’s status alone', async () => {
@@ -45,16 +34,20 @@ it('answers internal_error, logs the database’s error, and leaves the inbox’
   const inbox = ((await call('list_inboxes')).body['inboxes'] as Record<string, unknown>[])[0]!;
   expect(JSON.stringify(inbox)).not.toMatch(/pg_secret|quota|relation/);
   // Logged at error level with the database's error (the raised exception's code), for the operator.
-  expect(lines.some((l) => l.startsWith('error') && l.includes('"P0001"') && l.includes('sync_inbox'))).toBe(
-    true,
-  );
+  expect(
+    rig.lines.some((l) => l.startsWith('error') && l.includes('"P0001"') && l.includes('sync_inbox')),
+  ).toBe(true);
   await db.query('drop trigger refuse on folders');
   expect((await call('sync_inbox', { inboxId, folders: ['inbox', 'sent'] })).isError).toBe(false);
 }, 60_000);
 
 it('on an IMAP inbox too, when the index write of new mail fails in the middle of the FETCH', async () => {
   // The IMAP session turned whatever its callback threw into "the mail server refused" (provider_error).
-  const inboxId = await connectImapInbox(app, call, { dovecot, user: 'ada', password: PASSWORD });
+  const inboxId = await connectImapInbox(rig.app, call, {
+    dovecot: rig.dovecot,
+    user: 'ada',
+    password: PASSWORD,
+  });
   await db.query(`create function refuse_mail() returns trigger language plpgsql as $$
     begin raise exception 'relation "messages": disk quota exceeded on tablespace pg_secret'; end $$`);
   await db.query(
@@ -62,7 +55,7 @@ it('on an IMAP inbox too, when the index write of new mail fails in the middle o
   );
   await appendViaImap({
     host: '127.0.0.1',
-    port: dovecot.port,
+    port: rig.dovecot.port,
     user: 'ada',
     password: PASSWORD,
     messages: [
