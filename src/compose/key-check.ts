@@ -1,13 +1,13 @@
-import { createHmac } from 'node:crypto';
 import { ConfigError } from '../config/index.ts';
 import { INSTANCE_SCOPE, type SettingsStore } from '../core/settings/settings-store.ts';
+import { hmacSha256 } from '../lib/secret-token.ts';
 
 /** Where the database keeps the check value of the key it was set up with. */
 export const KEY_CHECK_SETTING = 'encryption_key_check';
 
 /** A value only this key gives, from which the key cannot be found: HMAC-SHA-256 of a fixed text under it. */
 export function keyCheck(key: Uint8Array): string {
-  return createHmac('sha256', key).update('inbox-triage encryption key check').digest('base64url');
+  return hmacSha256(key, 'inbox-triage encryption key check');
 }
 
 /**

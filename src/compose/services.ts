@@ -286,6 +286,9 @@ export function buildServices(c: {
     await stores.undo.deleteExpired(clock.now());
   });
 
+  /** A key of its own for one purpose, derived from the encryption key: the same on every node and across restarts. */
+  const subkey = (purpose: string) =>
+    createHash('sha256').update(secrets.encryptionKey).update(purpose).digest();
   const oauth = new OAuthProvider({
     config: {
       issuer: config.baseUrl,
@@ -303,11 +306,8 @@ export function buildServices(c: {
     requestStore: stores.oauthRequests,
     grantStore: stores.grants,
     fetcher: o.clientMetadataFetcher ?? metadataDocumentFetcher(),
-    // Its own key, derived from the encryption key like the device tokens' (decision 0041).
-    rotationKey: createHash('sha256')
-      .update(secrets.encryptionKey)
-      .update('inbox-triage oauth refresh rotation')
-      .digest(),
+    // Decision 0041.
+    rotationKey: subkey('inbox-triage oauth refresh rotation'),
   });
 
   return {
@@ -344,11 +344,8 @@ export function buildServices(c: {
         failuresPerIp: { name: 'signin-ip', points: failures * 4, windowSeconds: 15 * 60 },
         failuresPerDevice: { name: 'signin-device', points: failures, windowSeconds: 15 * 60 },
       },
-      // Its own key, derived from the encryption key: device tokens stay valid across restarts and nodes.
-      deviceKey: createHash('sha256')
-        .update(secrets.encryptionKey)
-        .update('inbox-triage device tokens')
-        .digest(),
+      // Device tokens stay valid across restarts and nodes.
+      deviceKey: subkey('inbox-triage device tokens'),
     }),
     apiKeys: new ApiKeyService({ keys: stores.apiKeys, accounts: stores.accounts, clock }),
     sending,

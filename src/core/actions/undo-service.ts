@@ -7,7 +7,7 @@ import type { InboxService } from '../inboxes/inbox-service.ts';
 import type { InboxWithFolders } from '../inboxes/inbox-store.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
 import type { LeaseService } from '../leases/lease-service.ts';
-import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
+import { MailAuthError, MailProviderError, type MailSession, type Placed } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { Folder, FolderId } from '../messages/folder.ts';
 import type { MessageId, MessageSummary } from '../messages/message.ts';
@@ -204,11 +204,7 @@ export class UndoService {
           restored.push({ inboxId: inbox.id, messageId: entry.messageId }); // really back
           continue;
         }
-        const found = await session.locate(to.path, internetMessageId);
-        const at =
-          found === undefined
-            ? undefined
-            : (await session.move(to.path, [found.ref], from.path)).get(found.ref);
+        const at = await moveBackByMessageId(session, to, from, internetMessageId);
         if (at === undefined) {
           notRestored.push({ inboxId: inbox.id, messageId: entry.messageId, reason: 'gone' });
           continue;
@@ -218,10 +214,9 @@ export class UndoService {
       }
       // Moved back at the provider only: the next sync of the folder it returns to indexes it again.
       for (const { entry, from, to, internetMessageId } of unindexed) {
-        const found = await session.locate(to.path, internetMessageId);
-        const back = found === undefined ? undefined : await session.move(to.path, [found.ref], from.path);
+        const at = await moveBackByMessageId(session, to, from, internetMessageId);
         pending.delete(entry.messageId);
-        if (found === undefined || back?.has(found.ref) !== true)
+        if (at === undefined)
           notRestored.push({ inboxId: inbox.id, messageId: entry.messageId, reason: 'gone' });
         else restored.push({ inboxId: inbox.id, messageId: entry.messageId });
       }
@@ -247,6 +242,19 @@ export class UndoService {
       await session?.close().catch(() => undefined);
     }
   }
+}
+
+/** Finds a message in `to` by its Message-ID and moves it back to `from`: where it landed, or undefined if not found. */
+async function moveBackByMessageId(
+  session: MailSession,
+  to: Folder,
+  from: Folder,
+  internetMessageId: string,
+): Promise<Placed | undefined> {
+  const found = await session.locate(to.path, internetMessageId);
+  return found === undefined
+    ? undefined
+    : (await session.move(to.path, [found.ref], from.path)).get(found.ref);
 }
 
 /** What to add and remove to reverse a flag change: only what the action actually changed. */
