@@ -5,7 +5,15 @@ import type { AccountId } from '../../src/core/accounts/account.ts';
 import type { UndoEntry } from '../../src/core/actions/undo-store.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import type { MessageId } from '../../src/core/messages/message.ts';
+import { gmail } from '@googleapis/gmail';
 import { fixedClock } from '../../src/lib/clock.ts';
+import { silentLogger } from '../../src/lib/logger.ts';
+import { listen } from '../../src/transports/http/serve.ts';
+import { launchBrowser } from '../rig/browser.ts';
+import { freePort } from '../rig/free-port.ts';
+import { startGoogleEmulator } from '../rig/gmail-emulator.ts';
+import { startGraphStub } from '../rig/graph-stub.ts';
+import { startMicrosoftSignIn } from '../rig/microsoft-sign-in.ts';
 import { dkimSigner, ONE_CLICK_HEADERS } from '../rig/dkim-fixtures.ts';
 import { startHttpsSink, testTls } from '../rig/https-sink.ts';
 import { buildMessage, freshPgDatabase } from '../rig/index.ts';
@@ -121,6 +129,9 @@ interface Env {
   mailbox: () => Promise<MailboxRow[]>;
   /** Messages at the SMTP sink; undefined for the demo, which sends nowhere. */
   delivered: () => number | undefined;
+  /** The mailbox's paths of its Sent and Drafts folders. */
+  sentPath: string;
+  draftsPath: string;
   accountId: string;
   agents: Record<Agent, ReturnType<typeof toolCaller>>;
   /** Lease holder (credential key) → agent. */
@@ -450,7 +461,7 @@ async function readWorld(env: Env): Promise<World> {
     .sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
 
   // What left through SMTP is what the mailbox filed in Sent: nothing sent without landing there, nor twice.
-  const sentCount = rows.filter((r) => r.path === 'Sent').length;
+  const sentCount = rows.filter((r) => r.path === env.sentPath).length;
   const delivered = env.delivered();
   if (delivered !== undefined) expect(delivered, 'messages at the SMTP sink vs Sent').toBe(sentCount);
   return {
@@ -462,7 +473,7 @@ async function readWorld(env: Env): Promise<World> {
     sends,
     unsubs,
     sent: sentCount,
-    drafts: rows.filter((r) => r.path === 'Drafts').length,
+    drafts: rows.filter((r) => r.path === env.draftsPath).length,
   };
 }
 
@@ -1546,8 +1557,14 @@ interface Backend {
   readonly mailbox: () => Promise<MailboxRow[]>;
   /** Messages that reached the SMTP sink (the demo sends nowhere: its Sent folder is the record). */
   readonly delivered: () => number | undefined;
+  /** The mailbox's paths of Sent and Drafts, and the plain name of a path (Trash, Archive) for the race tests. */
+  readonly sentPath: string;
+  readonly draftsPath: string;
+  readonly placeName: (path: string) => string;
   readonly close: () => Promise<void>;
 }
+
+const IMAP_PLACES = { sentPath: 'Sent', draftsPath: 'Drafts', placeName: (path: string) => path } as const;
 
 const START = new Date(Date.UTC(2026, 10, 2, 9, 0, 0));
 
@@ -1604,8 +1621,68 @@ async function demoOn(app: App, clock: ReturnType<typeof fixedClock>): Promise<B
     isDemo: true,
     mailbox,
     delivered: () => undefined,
+    ...IMAP_PLACES,
     close: () => app.close(),
   };
+}
+
+/** Where list mail's DKIM keys and one-click links lead: a signer, and a local https sink the service may post to. */
+async function listMailRig() {
+  const signer = dkimSigner('lists.example.test');
+  const tls = testTls(['unsub.lists.example.test']);
+  const https = await startHttpsSink(tls);
+  return {
+    signer,
+    port: https.port,
+    config: { unsubscribeAllowedHosts: ['unsub.lists.example.test'] },
+    overrides: {
+      dkimResolver: signer.resolver,
+      unsubscribeCa: tls.ca,
+      unsubscribeLookup: (name: string) =>
+        name === 'unsub.lists.example.test'
+          ? Promise.resolve(['127.0.0.1'])
+          : Promise.reject(new Error('ENOTFOUND')),
+    },
+    close: () => https.close(),
+  };
+}
+
+/** The mailbox of a non-demo suite: a VIP and another frequent sender (3–8 messages each), people who wrote once, and three DKIM-signed lists with one-click links. */
+async function modelMail(
+  to: string,
+  rig: Awaited<ReturnType<typeof listMailRig>>,
+): Promise<{ raw: Buffer; date: Date; messageId: string }[]> {
+  const mail: { raw: Buffer; date: Date; messageId: string }[] = [];
+  const add = async (from: string, list?: number) => {
+    const i = mail.length;
+    const date = new Date(START.getTime() - (100 - i) * 3_600_000);
+    const messageId = `<m${String(i)}@model.example.test>`;
+    const raw = buildMessage({
+      from: { name: from.split('@')[0] ?? '', address: from },
+      to: [{ address: to }],
+      subject: `Message ${String(i)}`,
+      date,
+      messageId,
+      text: `Hello, this is message ${String(i)}.`,
+      ...(list !== undefined && {
+        list: {
+          id: `list${String(list)}.lists.example.test`,
+          unsubscribeHttps: `https://unsub.lists.example.test:${String(rig.port)}/u/${String(list)}`,
+          oneClick: true,
+        },
+      }),
+    });
+    mail.push({
+      raw: list === undefined ? raw : await rig.signer.sign(raw, ONE_CLICK_HEADERS),
+      date,
+      messageId,
+    });
+  };
+  for (let i = 0; i < 6; i++) await add('vip@people.example.test');
+  for (let i = 0; i < 4; i++) await add('colleague@people.example.test');
+  for (let i = 0; i < 30; i++) await add(`person${String(i)}@people.example.test`);
+  for (let l = 0; l < 3; l++) await add(`news${String(l)}@lists.example.test`, l);
+  return mail;
 }
 
 /**
@@ -1616,46 +1693,12 @@ async function dovecotBackend(): Promise<Backend> {
   const user = 'model';
   const password = 'model-imap-password';
   const clock = fixedClock(START);
-  const signer = dkimSigner('lists.example.test');
-  const tls = testTls(['unsub.lists.example.test']);
-  const https = await startHttpsSink(tls);
-  const mail: Buffer[] = [];
-  const add = async (from: string, list?: number) => {
-    const i = mail.length;
-    const raw = buildMessage({
-      from: { name: from.split('@')[0] ?? '', address: from },
-      to: [{ address: `${user}@example.test` }],
-      subject: `Message ${String(i)}`,
-      date: new Date(START.getTime() - (100 - i) * 3_600_000),
-      messageId: `<m${String(i)}@model.example.test>`,
-      text: `Hello, this is message ${String(i)}.`,
-      ...(list !== undefined && {
-        list: {
-          id: `list${String(list)}.lists.example.test`,
-          unsubscribeHttps: `https://unsub.lists.example.test:${String(https.port)}/u/${String(list)}`,
-          oneClick: true,
-        },
-      }),
-    });
-    mail.push(list === undefined ? raw : await signer.sign(raw, ONE_CLICK_HEADERS));
-  };
-  // A VIP and another frequent sender (3–8 messages each), people who wrote once, and three signed lists.
-  for (let i = 0; i < 6; i++) await add('vip@people.example.test');
-  for (let i = 0; i < 4; i++) await add('colleague@people.example.test');
-  for (let i = 0; i < 30; i++) await add(`person${String(i)}@people.example.test`);
-  for (let l = 0; l < 3; l++) await add(`news${String(l)}@lists.example.test`, l);
+  const lists = await listMailRig();
+  const mail = (await modelMail(`${user}@example.test`, lists)).map((m) => m.raw);
   const { dovecot, sink } = await startMailServers({ user, password, mail });
   const app = await createTestApp({
-    config: { rateLimits: NO_RATE_LIMITS, unsubscribeAllowedHosts: ['unsub.lists.example.test'] },
-    overrides: {
-      clock,
-      dkimResolver: signer.resolver,
-      unsubscribeCa: tls.ca,
-      unsubscribeLookup: (name) =>
-        name === 'unsub.lists.example.test'
-          ? Promise.resolve(['127.0.0.1'])
-          : Promise.reject(new Error('ENOTFOUND')),
-    },
+    config: { rateLimits: NO_RATE_LIMITS, ...lists.config },
+    overrides: { clock, ...lists.overrides },
   });
   const agent = await agentOn(app);
   const inboxId = await connectImapInbox(app, agent.call, { dovecot, user, password, smtpPort: sink.port });
@@ -1684,10 +1727,225 @@ async function dovecotBackend(): Promise<Backend> {
     isDemo: false,
     mailbox,
     delivered: () => sink.received.length,
+    ...IMAP_PLACES,
     close: async () => {
       await direct.logout();
       await app.close();
-      await Promise.all([dovecot.stop(), sink.stop(), https.close()]);
+      await Promise.all([dovecot.stop(), sink.stop(), lists.close()]);
+    },
+  };
+}
+
+/** A service on a real port (the provider's sign-in redirects the browser to it), signed in through Chromium. */
+async function signedIn(
+  app: App,
+  port: number,
+  start: {
+    tool: 'start_google_oauth' | 'start_microsoft_oauth';
+    provider: 'google' | 'microsoft';
+    email: string;
+  },
+  callback: RegExp,
+) {
+  const server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger, lane: app.lane });
+  const agent = await agentOn(app);
+  const added = await agent.call('add_inbox', {
+    label: 'Model',
+    provider: start.provider,
+    email: start.email,
+  });
+  const inboxId = (added.body['inbox'] as { id: string }).id;
+  const link = (await agent.call(start.tool, { inboxId })).body['url'] as string;
+  const browser = await launchBrowser();
+  try {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(link);
+    await page.getByRole('button', { name: new RegExp(start.email.replaceAll('.', '\\.')) }).click();
+    await page.waitForURL(callback);
+    await page.getByRole('heading', { name: `${start.email} is connected` }).waitFor();
+  } finally {
+    await browser.close();
+  }
+  return { server, agent, inboxId };
+}
+
+const MS_CLIENT = { id: '11111111-2222-3333-4444-555555555555', secret: 'entra-test-secret' };
+
+/** A Microsoft 365 inbox: the Graph stub for mail, emulate's Entra sign-in; folders are Graph's folder ids. */
+async function graphBackend(): Promise<Backend> {
+  const user = 'pat@contoso.test';
+  const clock = fixedClock(START);
+  const lists = await listMailRig();
+  const graph = await startGraphStub({ user });
+  for (const m of await modelMail(user, lists)) await graph.deliver(m.raw, { received: m.date });
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${String(port)}`;
+  const entra = await startMicrosoftSignIn({
+    user,
+    client: { ...MS_CLIENT, redirectUri: `${baseUrl}/connect/microsoft/callback` },
+  });
+  const app = await createTestApp({
+    config: {
+      rateLimits: NO_RATE_LIMITS,
+      ...lists.config,
+      baseUrl,
+      mcpAllowedOrigins: [baseUrl],
+      microsoft: {
+        clientId: MS_CLIENT.id,
+        tenant: 'common',
+        authority: entra.url,
+        graphApiUrl: graph.url,
+        pollSeconds: 30,
+      },
+    },
+    microsoftClientSecret: MS_CLIENT.secret,
+    overrides: { clock, ...lists.overrides },
+  });
+  const { server, agent, inboxId } = await signedIn(
+    app,
+    port,
+    { tool: 'start_microsoft_oauth', provider: 'microsoft', email: user },
+    /\/connect\/microsoft\/callback/,
+  );
+  const places = ['inbox', 'drafts', 'sentitems', 'deleteditems', 'junkemail', 'archive'];
+  const name = new Map([
+    [graph.folderId('deleteditems'), 'Trash'],
+    [graph.folderId('archive'), 'Archive'],
+  ]);
+  const mailbox = (): Promise<MailboxRow[]> =>
+    Promise.resolve(
+      places.flatMap((place) =>
+        graph.messagesIn(place).map((m) => ({
+          path: m.folderId,
+          ref: m.id,
+          flags: [...(m.isRead ? ['\\Seen'] : []), ...(m.flagged ? [FLAGGED] : []), ...m.categories],
+          messageId: m.internetMessageId,
+        })),
+      ),
+    );
+  return {
+    app,
+    clock,
+    agent,
+    inboxId,
+    isDemo: false,
+    mailbox,
+    delivered: () => undefined,
+    sentPath: graph.folderId('sentitems')!,
+    draftsPath: graph.folderId('drafts')!,
+    placeName: (path) => name.get(path) ?? path,
+    close: async () => {
+      await server.close(1000);
+      await app.close();
+      await Promise.all([graph.close(), entra.close(), lists.close()]);
+    },
+  };
+}
+
+const GOOGLE_CLIENT = { id: 'triage-test.apps.googleusercontent.com', secret: 'test-client-secret-123' };
+
+/**
+ * A Gmail inbox: emulate's Gmail and Google sign-in behind our stub of what it lacks. Folders are Gmail's system
+ * labels and ARCHIVE (in none of them); the model's labels are user labels made beforehand, by name.
+ */
+async function gmailBackend(): Promise<Backend> {
+  const clock = fixedClock(START);
+  const lists = await listMailRig();
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${String(port)}`;
+  const google = await startGoogleEmulator({
+    client: { ...GOOGLE_CLIENT, redirectUri: `${baseUrl}/connect/google/callback` },
+  });
+  const api = gmail({ version: 'v1', rootUrl: `${google.url}/` });
+  const other = { headers: { authorization: 'Bearer another-client' } };
+  for (const name of ['Travel', 'Receipts', 'model-label', 'model-sender'])
+    await api.users.labels.create({ userId: 'me', requestBody: { name } }, other);
+  for (const m of await modelMail(google.user, lists))
+    await api.users.messages.insert(
+      {
+        userId: 'me',
+        internalDateSource: 'dateHeader',
+        requestBody: { raw: m.raw.toString('base64url'), labelIds: ['INBOX', 'UNREAD'] },
+      },
+      other,
+    );
+  const app = await createTestApp({
+    config: {
+      rateLimits: NO_RATE_LIMITS,
+      ...lists.config,
+      baseUrl,
+      mcpAllowedOrigins: [baseUrl],
+      google: { clientId: GOOGLE_CLIENT.id, issuer: google.url, gmailApiUrl: google.url, pollSeconds: 30 },
+    },
+    googleClientSecret: GOOGLE_CLIENT.secret,
+    overrides: { clock, ...lists.overrides },
+  });
+  const { server, agent, inboxId } = await signedIn(
+    app,
+    port,
+    { tool: 'start_google_oauth', provider: 'google', email: google.user },
+    /\/connect\/google\/callback/,
+  );
+  const mailbox = async (): Promise<MailboxRow[]> => {
+    const labels = (await api.users.labels.list({ userId: 'me' }, other)).data.labels ?? [];
+    const userLabel = new Map(labels.filter((l) => l.type === 'user').map((l) => [l.id ?? '', l.name ?? '']));
+    const rows: MailboxRow[] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = await api.users.messages.list(
+        {
+          userId: 'me',
+          includeSpamTrash: true,
+          maxResults: 500,
+          ...(pageToken !== undefined && { pageToken }),
+        },
+        other,
+      );
+      const got = await Promise.all(
+        (page.data.messages ?? []).map(
+          async ({ id }) =>
+            (
+              await api.users.messages.get(
+                { userId: 'me', id: id ?? '', format: 'metadata', metadataHeaders: ['Message-ID'] },
+                other,
+              )
+            ).data,
+        ),
+      );
+      for (const m of got) {
+        const has = (l: string) => m.labelIds?.includes(l) === true;
+        const path = ['TRASH', 'SPAM', 'INBOX', 'DRAFT', 'SENT'].find(has) ?? 'ARCHIVE';
+        rows.push({
+          path,
+          ref: m.id ?? '',
+          flags: [
+            ...(has('UNREAD') ? [] : ['\\Seen']),
+            ...(has('STARRED') ? [FLAGGED] : []),
+            ...(m.labelIds ?? []).flatMap((l) => (userLabel.has(l) ? [userLabel.get(l) ?? ''] : [])),
+          ],
+          messageId:
+            m.payload?.headers?.find((h) => h.name?.toLowerCase() === 'message-id')?.value ?? undefined,
+        });
+      }
+      pageToken = page.data.nextPageToken ?? undefined;
+    } while (pageToken !== undefined);
+    return rows;
+  };
+  return {
+    app,
+    clock,
+    agent,
+    inboxId,
+    isDemo: false,
+    mailbox,
+    delivered: () => undefined,
+    sentPath: 'SENT',
+    draftsPath: 'DRAFT',
+    placeName: (path) => ({ TRASH: 'Trash', ARCHIVE: 'Archive' })[path] ?? path,
+    close: async () => {
+      await server.close(1000);
+      await app.close();
+      await Promise.all([google.close(), lists.close()]);
     },
   };
 }
@@ -1696,6 +1954,8 @@ describe.each([
   { where: 'the demo inbox', backend: demoBackend },
   { where: 'the demo inbox on PostgreSQL, each on a node of its own', backend: demoTwoNodesBackend },
   { where: 'an IMAP inbox on Dovecot', backend: dovecotBackend },
+  { where: 'a Microsoft 365 inbox (Graph)', backend: graphBackend },
+  { where: 'a Gmail inbox', backend: gmailBackend },
 ])('triage safety rules, model-based, two agents on $where', ({ backend }) => {
   let env: Env;
   let be: Backend;
@@ -1791,6 +2051,8 @@ describe.each([
       isDemo: be.isDemo,
       mailbox: be.mailbox,
       delivered: be.delivered,
+      sentPath: be.sentPath,
+      draftsPath: be.draftsPath,
       accountId,
       agents,
       holders,
@@ -1902,13 +2164,16 @@ describe.each([
     const m = await env.app.stores.messages.get(env.inboxId as InboxId, messageId as MessageId);
     return (await env.mailbox())
       .filter((r) => r.messageId !== undefined && r.messageId === m?.internetMessageId)
-      .map((r) => r.path);
+      .map((r) => be.placeName(r.path));
   };
 
   it('keeps one copy of a message, where the index says, when both agents move it at the same moment', async () => {
     env.clock.advance(LEASE_MS + 1); // whatever lease the property left has lapsed: both may change mail
     const folders = new Map(
-      (await env.app.stores.folders.list(env.inboxId as InboxId)).map((f) => [f.id as string, f.path]),
+      (await env.app.stores.folders.list(env.inboxId as InboxId)).map((f) => [
+        f.id as string,
+        be.placeName(f.path),
+      ]),
     );
     const outcomes: string[] = [];
     for (const ticks of OFFSETS) {

@@ -75,13 +75,22 @@ export async function startGoogleEmulator(opts: GoogleEmulatorOptions = {}): Pro
   const refreshTokens: string[] = [];
   const revoked = new Set<string>();
 
+  // The emulator meters each bearer at 5,000 requests an hour and then answers 403 in GitHub's words: not Gmail's
+  // quota (per user per second, answered 429 or 403 `rateLimitExceeded`, which `failNext` injects). Calls to the mail
+  // API go on under a bearer of the stub's that changes every 4,000 requests; the emulator maps any bearer it did
+  // not issue to its one user, and revoked tokens are refused here before forwarding.
+  let gmailCalls = 0;
   const forward = async (req: IncomingMessage, path: string, body?: Buffer): Promise<Response> =>
     fetch(emulatorUrl + path, {
       method: req.method ?? 'GET',
       headers: Object.fromEntries(
         Object.entries(req.headers)
           .filter(([k, v]) => typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k))
-          .map(([k, v]) => [k, v as string]),
+          .map(([k, v]) =>
+            k === 'authorization' && path.startsWith('/gmail/')
+              ? [k, `Bearer stub-quota-${String(Math.floor(gmailCalls++ / 4000))}`]
+              : [k, v as string],
+          ),
       ),
       ...(body !== undefined && body.length > 0 && { body: new Uint8Array(body) }),
       redirect: 'manual',
