@@ -17,6 +17,7 @@ import { createTestApp } from '../support/test-app.ts';
 import { ImapConnector } from '../../src/adapters/mail/imap/imap-connector.ts';
 import { agentOn, type toolCaller } from '../support/tool-caller.ts';
 import type { App } from '../../src/app.ts';
+import type { AccountId } from '../../src/core/accounts/account.ts';
 
 // Issue 6 end to end: a real IMAP server (Dovecot), the capture form in a real browser, and every read tool.
 describe('an IMAP inbox, from connecting to reading', () => {
@@ -96,6 +97,14 @@ describe('an IMAP inbox, from connecting to reading', () => {
       error: 'not_supported',
     });
     expect((await call('list_messages', { inboxId: gid })).body).toMatchObject({ error: 'not_connected' });
+    // Asked again (an agent retrying, or asking twice): the same inbox, not a second one syncing the same mail.
+    const again = await call('add_inbox', { label: 'Gmail again', provider: 'google', email: 'A@Gmail.com' });
+    expect(again.body).toMatchObject({ inbox: { id: gid, label: 'Gmail' }, alreadyAdded: true });
+    expect(again.body['agentOnly']).toEqual([
+      `Nothing was added. It is not connected: Call start_google_oauth with inboxId ${gid} and give the person the link it returns.`,
+    ]);
+    const inboxes = (await call('list_inboxes')).body['inboxes'] as { email: string }[];
+    expect(inboxes.filter((i) => i.email === 'a@gmail.com')).toHaveLength(1);
   });
 
   it('connects through the password form in a browser: a wrong password is explained, the right one saved', async () => {
@@ -136,6 +145,35 @@ describe('an IMAP inbox, from connecting to reading', () => {
       needsReconnect: false,
       canSyncNow: true,
     });
+    // The same mailbox added again answers with this inbox, connected; another login at that server is another one.
+    const same = {
+      label: 'Work again',
+      provider: 'imap',
+      email: 'alice@example.test',
+      imapHost: '127.0.0.1',
+      imapPort: dovecot.port,
+      imapUser: USER,
+    };
+    const again = await call('add_inbox', same);
+    expect(again.body).toMatchObject({
+      inbox: { id: inboxId, label: 'Work', connectionStatus: 'connected' },
+      alreadyAdded: true,
+      sayToHuman: '“Work” (alice@example.test) was already added and is connected.',
+      agentOnly: [`Nothing was added: use inboxId ${inboxId}.`],
+    });
+    const otherLogin = await call('add_inbox', { ...same, imapUser: 'alice-shared' });
+    expect(otherLogin.body['alreadyAdded']).toBeUndefined();
+    expect((otherLogin.body['inbox'] as { id: string }).id).not.toBe(inboxId);
+    const { account_id } = await app.db.kysely
+      .selectFrom('inboxes')
+      .select('account_id')
+      .where('id', '=', inboxId)
+      .executeTakeFirstOrThrow();
+    // As the person would from the Inboxes page: the other login is not part of what follows.
+    await app.services.tools.inboxes.remove(
+      account_id as AccountId,
+      (otherLogin.body['inbox'] as { id: string }).id,
+    );
     // The password never passed through MCP, and is not stored in clear.
     const row = await app.db.kysely.selectFrom('inbox_credentials').selectAll().executeTakeFirstOrThrow();
     expect(row.sealed).not.toContain(PASSWORD);

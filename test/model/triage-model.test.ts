@@ -1772,7 +1772,7 @@ async function signedIn(
 const MS_CLIENT = { id: '11111111-2222-3333-4444-555555555555', secret: 'entra-test-secret' };
 
 /** A Microsoft 365 inbox: the Graph stub for mail, emulate's Entra sign-in; folders are Graph's folder ids. */
-async function graphBackend(): Promise<Backend> {
+async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<Backend> {
   const user = 'pat@contoso.test';
   const clock = fixedClock(START);
   const lists = await listMailRig();
@@ -1784,7 +1784,8 @@ async function graphBackend(): Promise<Backend> {
     user,
     client: { ...MS_CLIENT, redirectUri: `${baseUrl}/connect/microsoft/callback` },
   });
-  const app = await createTestApp({
+  const pgUrl = opts.twoNodes === true ? await freshPgDatabase() : undefined;
+  const nodeOptions: Parameters<typeof createTestApp>[0] = {
     config: {
       rateLimits: NO_RATE_LIMITS,
       ...lists.config,
@@ -1800,7 +1801,10 @@ async function graphBackend(): Promise<Backend> {
     },
     microsoftClientSecret: MS_CLIENT.secret,
     overrides: { clock, ...lists.overrides },
-  });
+    ...(pgUrl !== undefined && { pgUrl }),
+  };
+  const app = await createTestApp(nodeOptions);
+  const second = pgUrl === undefined ? undefined : await createTestApp(nodeOptions);
   const { server, agent, inboxId } = await signedIn(
     app,
     port,
@@ -1828,6 +1832,7 @@ async function graphBackend(): Promise<Backend> {
     clock,
     agent,
     inboxId,
+    ...(second !== undefined && { secondNode: second }),
     isDemo: false,
     mailbox,
     delivered: () => undefined,
@@ -1836,6 +1841,7 @@ async function graphBackend(): Promise<Backend> {
     placeName: (path) => name.get(path) ?? path,
     close: async () => {
       await server.close(1000);
+      await second?.close();
       await app.close();
       await Promise.all([graph.close(), entra.close(), lists.close()]);
     },
@@ -1848,7 +1854,7 @@ const GOOGLE_CLIENT = { id: 'triage-test.apps.googleusercontent.com', secret: 't
  * A Gmail inbox: emulate's Gmail and Google sign-in behind our stub of what it lacks. Folders are Gmail's system
  * labels and ARCHIVE (in none of them); the model's labels are user labels made beforehand, by name.
  */
-async function gmailBackend(): Promise<Backend> {
+async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<Backend> {
   const clock = fixedClock(START);
   const lists = await listMailRig();
   const port = await freePort();
@@ -1869,7 +1875,8 @@ async function gmailBackend(): Promise<Backend> {
       },
       other,
     );
-  const app = await createTestApp({
+  const pgUrl = opts.twoNodes === true ? await freshPgDatabase() : undefined;
+  const nodeOptions: Parameters<typeof createTestApp>[0] = {
     config: {
       rateLimits: NO_RATE_LIMITS,
       ...lists.config,
@@ -1879,7 +1886,10 @@ async function gmailBackend(): Promise<Backend> {
     },
     googleClientSecret: GOOGLE_CLIENT.secret,
     overrides: { clock, ...lists.overrides },
-  });
+    ...(pgUrl !== undefined && { pgUrl }),
+  };
+  const app = await createTestApp(nodeOptions);
+  const second = pgUrl === undefined ? undefined : await createTestApp(nodeOptions);
   const { server, agent, inboxId } = await signedIn(
     app,
     port,
@@ -1936,6 +1946,7 @@ async function gmailBackend(): Promise<Backend> {
     clock,
     agent,
     inboxId,
+    ...(second !== undefined && { secondNode: second }),
     isDemo: false,
     mailbox,
     delivered: () => undefined,
@@ -1944,18 +1955,28 @@ async function gmailBackend(): Promise<Backend> {
     placeName: (path) => ({ TRASH: 'Trash', ARCHIVE: 'Archive' })[path] ?? path,
     close: async () => {
       await server.close(1000);
+      await second?.close();
       await app.close();
       await Promise.all([google.close(), lists.close()]);
     },
   };
 }
 
+// Titles are cut at 40 characters ($where), and `-t` filters on the cut title.
 describe.each([
   { where: 'the demo inbox', backend: demoBackend },
   { where: 'the demo inbox on PostgreSQL, each on a node of its own', backend: demoTwoNodesBackend },
   { where: 'an IMAP inbox on Dovecot', backend: dovecotBackend },
-  { where: 'a Microsoft 365 inbox (Graph)', backend: graphBackend },
-  { where: 'a Gmail inbox', backend: gmailBackend },
+  { where: 'a Microsoft 365 inbox (Graph)', backend: () => graphBackend() },
+  { where: 'a Gmail inbox', backend: () => gmailBackend() },
+  {
+    where: 'Graph, each agent on a PostgreSQL node',
+    backend: () => graphBackend({ twoNodes: true }),
+  },
+  {
+    where: 'Gmail, each agent on a PostgreSQL node',
+    backend: () => gmailBackend({ twoNodes: true }),
+  },
 ])('triage safety rules, model-based, two agents on $where', ({ backend }) => {
   let env: Env;
   let be: Backend;

@@ -146,18 +146,21 @@ export class KyselyInboxStore implements InboxStore {
     return toInbox(row);
   }
 
-  async createWithinLimit(i: NewInbox, maxPerAccount: number): Promise<Result<Inbox, 'limit_reached'>> {
+  async createWithinLimit(
+    i: NewInbox,
+    maxPerAccount: number,
+    sameAs?: (existing: Inbox) => boolean,
+  ): Promise<Result<{ inbox: Inbox; added: boolean }, 'limit_reached'>> {
     return this.db.transaction().execute(async (tx) => {
       await lockAccount(tx, this.dialect, i.accountId);
-      const { n } = await tx
-        .selectFrom('inboxes')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('account_id', '=', i.accountId)
-        .executeTakeFirstOrThrow();
-      if (n >= maxPerAccount) return err('limit_reached' as const);
+      // At most `maxPerAccount` rows: read whole, so the same-mailbox rule stays the caller's.
+      const rows = await tx.selectFrom('inboxes').selectAll().where('account_id', '=', i.accountId).execute();
+      const same = sameAs === undefined ? undefined : rows.map(toInbox).find(sameAs);
+      if (same !== undefined) return ok({ inbox: same, added: false });
+      if (rows.length >= maxPerAccount) return err('limit_reached' as const);
       const row = inboxRow(i);
       await tx.insertInto('inboxes').values(row).execute();
-      return ok(toInbox(row));
+      return ok({ inbox: toInbox(row), added: true });
     });
   }
 

@@ -114,7 +114,14 @@ export class InboxService {
     return refused === undefined ? ok(found) : err(refused);
   }
 
-  async add(accountId: AccountId, input: AddInboxInput): Promise<Result<Inbox, InboxError>> {
+  /**
+   * Registers a mailbox, or finds it already registered (decision 0043): an agent that retries, or asks twice,
+   * gets the inbox it added before (`added: false`), never a second inbox syncing the same mail.
+   */
+  async add(
+    accountId: AccountId,
+    input: AddInboxInput,
+  ): Promise<Result<{ readonly inbox: Inbox; readonly added: boolean }, InboxError>> {
     const email = normaliseEmail(input.email);
     if (email === undefined) return err(inboxError('invalid_arguments', 'email must be a valid address.'));
     const label = input.label.trim();
@@ -154,23 +161,25 @@ export class InboxService {
     if (imapUser !== undefined && (imapUser.length > 254 || /[\r\n\0]/.test(imapUser)))
       return err(inboxError('invalid_arguments', 'imapUser is not a valid user name.'));
     const now = this.deps.clock.now();
+    const candidate = {
+      id: newId('inbox') as InboxId,
+      accountId,
+      label,
+      provider: input.provider,
+      email,
+      imapHost,
+      imapPort,
+      imapUser: input.provider === 'imap' || input.provider === 'icloud' ? (imapUser ?? null) : null,
+      smtpHost,
+      smtpPort,
+      isDemo: false,
+      connectionStatus: 'not_connected' as const,
+      createdAt: now,
+    };
     const made = await this.deps.inboxes.createWithinLimit(
-      {
-        id: newId('inbox') as InboxId,
-        accountId,
-        label,
-        provider: input.provider,
-        email,
-        imapHost,
-        imapPort,
-        imapUser: input.provider === 'imap' || input.provider === 'icloud' ? (imapUser ?? null) : null,
-        smtpHost,
-        smtpPort,
-        isDemo: false,
-        connectionStatus: 'not_connected',
-        createdAt: now,
-      },
+      candidate,
       this.deps.maxInboxesPerAccount,
+      (existing) => sameMailbox(existing, candidate),
     );
     return made.ok
       ? made
@@ -424,6 +433,24 @@ const notFound = () =>
   inboxError('inbox_not_found', 'No inbox with this id on this account.', 'pick_listed_inbox');
 
 /** Why an owned inbox cannot talk to its provider now, if it cannot: paused, or no working credential. */
+/**
+ * Whether a registered inbox is the mailbox about to be added: same provider and address, and for a mailbox reached
+ * over IMAP the same server, port and login (one address can be two logins, or two servers). The demo is never one.
+ */
+export function sameMailbox(
+  existing: Inbox,
+  candidate: Pick<Inbox, 'provider' | 'email' | 'imapHost' | 'imapPort' | 'imapUser'>,
+): boolean {
+  if (existing.isDemo || existing.provider !== candidate.provider || existing.email !== candidate.email)
+    return false;
+  if (candidate.provider !== 'imap' && candidate.provider !== 'icloud') return true;
+  return (
+    existing.imapHost === candidate.imapHost &&
+    existing.imapPort === candidate.imapPort &&
+    (existing.imapUser ?? existing.email) === (candidate.imapUser ?? candidate.email)
+  );
+}
+
 function unusable(inbox: Inbox): InboxError | undefined {
   if (inbox.paused)
     return inboxError(

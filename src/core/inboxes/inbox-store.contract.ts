@@ -3,7 +3,7 @@ import { newId } from '../../lib/random.ts';
 import type { AccountId } from '../accounts/account.ts';
 import type { AccountStore } from '../accounts/account-store.ts';
 import { newAccount } from '../accounts/account-store.contract.ts';
-import type { InboxId } from './inbox.ts';
+import type { Inbox, InboxId } from './inbox.ts';
 import type { InboxStore, NewInbox } from './inbox-store.ts';
 
 export interface InboxStoreHarness {
@@ -83,10 +83,38 @@ export function inboxStoreContract(h: () => InboxStoreHarness): void {
       );
       expect(await h().inboxes.list(acct)).toHaveLength(3);
       const made = results.find((r) => r.ok);
-      expect(made?.ok === true && (await h().inboxes.get(acct, made.value.id))).toEqual(
-        made?.ok === true && made.value,
+      expect(made?.ok === true && made.value.added).toBe(true);
+      expect(made?.ok === true && (await h().inboxes.get(acct, made.value.inbox.id))).toEqual(
+        made?.ok === true && made.value.inbox,
       );
       expect((await h().inboxes.createWithinLimit(newInbox(other), 2)).ok).toBe(true);
+    });
+
+    it('adds a mailbox once, however many adds of it arrive at once, and gives the others that inbox', async () => {
+      const acct = await seedAccount(h().accounts);
+      const other = await seedAccount(h().accounts);
+      const sameAs = (existing: Inbox) => existing.email === 'twice@example.test';
+      // Another account's inbox of that address is not this account's.
+      await h().inboxes.create(newInbox(other, { email: 'twice@example.test' }));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          h().inboxes.createWithinLimit(newInbox(acct, { email: 'twice@example.test' }), 5, sameAs),
+        ),
+      );
+      const values = results.map((r) => (r.ok ? r.value : undefined));
+      expect(values.filter((v) => v?.added === true)).toHaveLength(1);
+      expect(values.filter((v) => v?.added === false)).toHaveLength(7);
+      expect(new Set(values.map((v) => v?.inbox.id)).size).toBe(1);
+      expect(await h().inboxes.list(acct)).toHaveLength(1);
+      // Found before the limit is counted: a full account still answers with the inbox it has.
+      const full = await seedAccount(h().accounts);
+      const first = await h().inboxes.createWithinLimit(newInbox(full, { email: 'twice@example.test' }), 1);
+      expect(
+        await h().inboxes.createWithinLimit(newInbox(full, { email: 'twice@example.test' }), 1, sameAs),
+      ).toEqual({
+        ok: true,
+        value: { inbox: first.ok && first.value.inbox, added: false },
+      });
     });
 
     it('lists an account’s inboxes oldest first and nobody else’s', async () => {

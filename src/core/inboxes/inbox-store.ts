@@ -27,10 +27,15 @@ export interface InboxPatch {
 export interface InboxStore {
   create(inbox: NewInbox): Promise<Inbox>;
   /**
-   * `create`, unless the account already has `maxPerAccount` inboxes. Adds at once for one account are counted one
-   * after another (on several nodes too), so they never pass the limit together.
+   * `create`, unless the account already has `maxPerAccount` inboxes, or already has an inbox `sameAs` says is this
+   * one (that inbox is returned, `added: false`). Adds at once for one account are checked one after another (on
+   * several nodes too), so they never pass the limit together, nor add one mailbox twice.
    */
-  createWithinLimit(inbox: NewInbox, maxPerAccount: number): Promise<Result<Inbox, 'limit_reached'>>;
+  createWithinLimit(
+    inbox: NewInbox,
+    maxPerAccount: number,
+    sameAs?: (existing: Inbox) => boolean,
+  ): Promise<Result<{ readonly inbox: Inbox; readonly added: boolean }, 'limit_reached'>>;
   get(accountId: AccountId, id: InboxId): Promise<Inbox | undefined>;
   /**
    * `get` and the inbox's folders (the FolderStore's rows, by path) in one statement: the start of every tool call

@@ -24,20 +24,34 @@ export const addInbox = defineTool({
     smtpHost: z.string().max(253).optional(),
     smtpPort: z.number().int().optional(),
   }),
-  output: payload({ inbox: INBOX_VIEW }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  output: payload({ inbox: INBOX_VIEW, alreadyAdded: z.literal(true).optional() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
     const r = await ctx.services.inboxes.add(ctx.principal.accountId, args);
     if (!r.ok) return fromInboxError(r.error);
-    const inbox = inboxView(r.value);
+    const { inbox, added } = r.value;
     const next =
-      args.provider === 'google' || args.provider === 'microsoft'
-        ? `start_${args.provider}_oauth`
+      inbox.provider === 'google' || inbox.provider === 'microsoft'
+        ? `start_${inbox.provider}_oauth`
         : 'start_imap_secret_capture';
+    const connect = `Call ${next} with inboxId ${inbox.id} and give the person the link it returns.`;
+    if (added)
+      return toolOk({
+        inbox: inboxView(inbox),
+        sayToHuman: `I added “${inbox.label}” (${inbox.email}). It is not connected yet.`,
+        agentOnly: [connect],
+      });
+    // The same mailbox was added before (decision 0043): that inbox, never a second one syncing the same mail.
+    const connected = inbox.connectionStatus === 'connected';
     return toolOk({
-      inbox,
-      sayToHuman: `I added “${r.value.label}” (${r.value.email}). It is not connected yet.`,
-      agentOnly: [`Call ${next} with inboxId ${r.value.id} and give the person the link it returns.`],
+      inbox: inboxView(inbox),
+      alreadyAdded: true,
+      sayToHuman: `“${inbox.label}” (${inbox.email}) was already added${connected ? ' and is connected' : ''}.`,
+      agentOnly: [
+        connected
+          ? `Nothing was added: use inboxId ${inbox.id}.`
+          : `Nothing was added. It is not connected: ${connect}`,
+      ],
     });
   },
 });

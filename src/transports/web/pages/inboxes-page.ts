@@ -240,7 +240,8 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
         { errors: { [fieldOf(added.error.message)]: added.error.message }, values: f },
         400,
       );
-    const link = await inboxes.startSecretCapture(account.id, added.value.id);
+    // The same mailbox added again (decision 0043): its form asks for the password of the inbox already there.
+    const link = await inboxes.startSecretCapture(account.id, added.value.inbox.id);
     return link.ok
       ? c.redirect(new URL(link.value.url).pathname + new URL(link.value.url).search, 303)
       : c.redirect('/inboxes', 303);
