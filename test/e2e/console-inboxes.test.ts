@@ -128,5 +128,13 @@ describe('the person’s Inboxes page', () => {
     await page.waitForURL(/\/connect\/imap/);
     expect(await count()).toBe(before + 1);
     expect(await page.locator('input[type="password"]').count()).toBe(1);
+    // The same mailbox again: the password page of the inbox already there, nothing added (decision 0043).
+    const first = page.url();
+    await page.goto(`${app.config.baseUrl}/inboxes`);
+    await submit({ label: 'Home again', email: 'Me@home.test', imapHost: 'imap.home.test', imapPort: '993' });
+    await page.waitForURL(/\/connect\/imap/);
+    expect(page.url()).not.toBe(first);
+    expect(await count()).toBe(before + 1);
+    expect(await page.locator('main').textContent()).toContain('Connect me@home.test');
   });
 });
