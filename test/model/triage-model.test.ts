@@ -6,6 +6,7 @@ import type { UndoEntry } from '../../src/core/actions/undo-store.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import type { MessageId } from '../../src/core/messages/message.ts';
 import { gmail } from '@googleapis/gmail';
+import { moveLabels } from '../../src/adapters/mail/gmail/gmail-folders.ts';
 import { fixedClock } from '../../src/lib/clock.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
 import { listen } from '../../src/transports/http/serve.ts';
@@ -39,6 +40,7 @@ import { createKeyViaPage } from '../support/web-client.ts';
 type Agent = 'A' | 'B';
 type Folder = 'inbox' | 'trash' | 'spam' | 'archive';
 type Action = 'trash' | 'spam' | 'archive' | 'star' | 'unstar' | 'label';
+type OutsideOp = 'move' | 'seen' | 'flag' | 'delete' | 'deliver';
 
 const MOVES: Partial<Record<Action, Folder>> = { trash: 'trash', spam: 'spam', archive: 'archive' };
 const LEASE_MS = 5 * 60_000;
@@ -119,6 +121,16 @@ interface MailboxRow {
   flags: string[];
   messageId: string | undefined;
 }
+/** Another mail client on the same mailbox: what the person's phone or webmail does while the agents work. */
+interface Outside {
+  move(row: MailboxRow, to: Folder): Promise<void>;
+  flag(row: MailboxRow, flag: string, on: boolean): Promise<void>;
+  remove(row: MailboxRow): Promise<void>;
+  deliver(raw: Buffer): Promise<void>;
+}
+/** Senders of the mail only the other client changes (never in the pool, never a spare). */
+const OUTSIDE_DOMAIN = 'elsewhere.example.test';
+
 interface Env {
   app: App;
   clock: ReturnType<typeof fixedClock>;
@@ -132,6 +144,11 @@ interface Env {
   /** The mailbox's paths of its Sent and Drafts folders. */
   sentPath: string;
   draftsPath: string;
+  /** Another mail client on the mailbox (none on the demo), and the Message-IDs of the mail it may change. */
+  outside: Outside | undefined;
+  outsiders: string[];
+  /** Another client changed the mailbox since the last sync_inbox. */
+  outsidePending: boolean;
   accountId: string;
   agents: Record<Agent, ReturnType<typeof toolCaller>>;
   /** Lease holder (credential key) → agent. */
@@ -197,6 +214,8 @@ type Spec =
     }
   | { t: 'tick'; ms: number }
   | { t: 'sync'; agent: Agent }
+  /** Another mail client changes a message no agent works on (or delivers one); the index catches up at the next sync. */
+  | { t: 'outside'; op: OutsideOp; n: number; to: Folder; on: boolean }
   /** Two calls at the same time, by A and by B: the outcome must be that of one of the two orders. */
   | { t: 'pair'; a: Spec; b: Spec };
 
@@ -241,6 +260,8 @@ function describeSpec(s: Spec, env: Env | undefined): string {
       return `clock+${s.ms >= 3_600_000 ? `${String(s.ms / 3_600_000)}h` : `${String(s.ms / 60_000)}min`}`;
     case 'sync':
       return `${s.agent}.sync_inbox()`;
+    case 'outside':
+      return `outside.${s.op}(#${String(s.n)}${s.op === 'move' ? ` → ${s.to}` : s.op === 'seen' || s.op === 'flag' ? ` ${String(s.on)}` : ''})`;
     case 'pair':
       return `(${describeSpec(s.a, env)} ‖ ${describeSpec(s.b, env)})`;
   }
@@ -341,16 +362,19 @@ async function readWorld(env: Env): Promise<World> {
           `The last steps:\n${env.recent.join('\n')}`,
       );
   }
-  // The inbox folder holds as many rows in the index as in the mailbox (a sync after moves and undos adds no copies).
-  const inboxFolder = folders.find((f) => f.canonical === 'inbox')!;
-  const indexed = await env.app.stores.messages.list(env.inboxId as InboxId, {
-    folderId: inboxFolder.id,
-    limit: 1,
-    offset: 0,
-  });
-  expect(indexed.total, 'index vs mailbox: messages in the inbox folder').toBe(
-    rows.filter((r) => r.path === inboxFolder.path).length,
-  );
+  // The inbox folder holds as many rows in the index as in the mailbox (a sync after moves and undos adds no copies)
+  // — unless another client changed it since the last sync_inbox, which the index learns at the next sync.
+  if (!env.outsidePending) {
+    const inboxFolder = folders.find((f) => f.canonical === 'inbox')!;
+    const indexed = await env.app.stores.messages.list(env.inboxId as InboxId, {
+      folderId: inboxFolder.id,
+      limit: 1,
+      offset: 0,
+    });
+    expect(indexed.total, 'index vs mailbox: messages in the inbox folder').toBe(
+      rows.filter((r) => r.path === inboxFolder.path).length,
+    );
+  }
 
   const leaseRow = await db
     .selectFrom('leases')
@@ -991,6 +1015,7 @@ function planCall(s: Spec, w: World, env: Env, pin: Pin | undefined): Plan {
       };
     }
     case 'tick':
+    case 'outside':
       return {};
     case 'sync':
       return { tool: 'sync_inbox', args: { inboxId }, ok: () => undefined };
@@ -1258,6 +1283,12 @@ async function step(cmd: Step, w: World, env: Env) {
   if (s.t === 'tick') {
     env.clock.advance(s.ms);
     w.now += s.ms;
+  } else if (s.t === 'outside') {
+    cmd.resolved = await outsideChange(env, s);
+    if (env.outside !== undefined) {
+      env.outsidePending = true;
+      env.outcomes.set('outside', (env.outcomes.get('outside') ?? 0) + 1);
+    }
   } else if (p.tool !== undefined && 'agent' in s) {
     r = await env.agents[s.agent](p.tool, p.args ?? {});
     learn(env, r.body);
@@ -1271,6 +1302,88 @@ async function step(cmd: Step, w: World, env: Env) {
   const after = await readWorld(env);
   invariants(s, before, after, r, env, p.args);
   expect(view(after, env), `real state after ${describeSpec(s, env)} vs the model`).toEqual(view(w, env));
+  if (s.t === 'sync' && r?.isError === false) {
+    await inboxConverged(env);
+    if (env.outsidePending) env.outcomes.set('converged', (env.outcomes.get('converged') ?? 0) + 1);
+    env.outsidePending = false;
+  }
+}
+
+/** A change by another mail client, on mail outside the pool; returns what it did, for the failure report. */
+async function outsideChange(env: Env, s: Extract<Spec, { t: 'outside' }>): Promise<string> {
+  const outside = env.outside;
+  if (outside === undefined) return 'no other client';
+  const rows = await env.mailbox();
+  const present = env.outsiders.filter((id) => rows.some((r) => r.messageId === id));
+  if (s.op === 'deliver' || present.length === 0) {
+    const n = env.outsiders.length;
+    const messageId = `<outside-${String(n)}-${String(env.clock.now().getTime())}@model.example.test>`;
+    await outside.deliver(
+      buildMessage({
+        from: { name: 'Stranger', address: `stranger${String(n)}@${OUTSIDE_DOMAIN}` },
+        to: [{ address: 'model@example.test' }],
+        subject: `Outside ${String(n)}`,
+        date: env.clock.now(),
+        messageId,
+        text: `Delivered while the agents worked (${String(n)}).`,
+      }),
+    );
+    env.outsiders.push(messageId);
+    return `delivered ${messageId}`;
+  }
+  const messageId = present[s.n % present.length]!;
+  const row = rows.find((r) => r.messageId === messageId)!;
+  switch (s.op) {
+    case 'move':
+      await outside.move(row, s.to);
+      break;
+    case 'seen':
+      await outside.flag(row, '\\Seen', s.on);
+      break;
+    case 'flag':
+      await outside.flag(row, FLAGGED, s.on);
+      break;
+    case 'delete':
+      await outside.remove(row);
+      break;
+  }
+  return `${messageId} at ${row.path}#${row.ref}`;
+}
+
+/**
+ * After `sync_inbox` the index of the inbox folder (the one folder synced by default) is the mailbox's inbox folder:
+ * every message once, under its ref, with its flags — whatever another client changed meanwhile.
+ */
+async function inboxConverged(env: Env) {
+  const folder = (await env.app.stores.folders.list(env.inboxId as InboxId)).find(
+    (f) => f.canonical === 'inbox',
+  )!;
+  const indexed = (
+    await env.app.stores.messages.list(env.inboxId as InboxId, {
+      folderId: folder.id,
+      limit: 1000,
+      offset: 0,
+    })
+  ).items
+    .map(
+      (m) =>
+        `${m.providerRef} ${m.unread ? 'unread' : 'read'}${m.starred ? ' starred' : ''} ${[...m.labels].sort().join(',')}`,
+    )
+    .sort();
+  const held = (await env.mailbox())
+    .filter((r) => r.path === folder.path)
+    .map(
+      (r) =>
+        `${r.ref} ${r.flags.includes('\\Seen') ? 'read' : 'unread'}${r.flags.includes(FLAGGED) ? ' starred' : ''} ${r.flags
+          .filter((f) => !f.startsWith('\\'))
+          .sort()
+          .join(',')}`,
+    )
+    .sort();
+  expect(
+    indexed,
+    `the inbox folder after sync_inbox, index vs mailbox. The last steps:\n${env.recent.join('\n')}`,
+  ).toEqual(held);
 }
 
 /**
@@ -1489,6 +1602,13 @@ const tick = fc.record({
   ),
 });
 const sync = fc.record({ t: fc.constant('sync' as const), agent });
+const outside = fc.record({
+  t: fc.constant('outside' as const),
+  op: fc.constantFrom<OutsideOp>('move', 'move', 'seen', 'flag', 'delete', 'deliver'),
+  n: fc.nat(50),
+  to: fc.constantFrom<Folder>('inbox', 'archive', 'trash', 'spam'),
+  on: fc.boolean(),
+});
 /**
  * What two agents may race on. The lease, an approval and an undo handle are each taken by one conditional
  * statement, so every pair with at least one lease, draft or send call must be explained by one order of the two
@@ -1536,7 +1656,8 @@ const specs: [number, fc.Arbitrary<Spec>][] = [
   [2, unsubAsTold],
   [3, obey],
   [2, tick],
-  [1, sync],
+  [2, sync],
+  [3, outside],
   [4, pair],
 ];
 const commands = specs.flatMap(([weight, arb]) =>
@@ -1561,7 +1682,15 @@ interface Backend {
   readonly sentPath: string;
   readonly draftsPath: string;
   readonly placeName: (path: string) => string;
+  readonly outside?: Outside;
   readonly close: () => Promise<void>;
+}
+
+/** The mailbox's path of a canonical folder, as the index has it. */
+async function canonicalPath(app: App, inboxId: string, folder: Folder): Promise<string> {
+  const found = (await app.stores.folders.list(inboxId as InboxId)).find((f) => f.canonical === folder);
+  if (found === undefined) throw new Error(`no ${folder} folder`);
+  return found.path;
 }
 
 const IMAP_PLACES = { sentPath: 'Sent', draftsPath: 'Drafts', placeName: (path: string) => path } as const;
@@ -1682,6 +1811,7 @@ async function modelMail(
   for (let i = 0; i < 4; i++) await add('colleague@people.example.test');
   for (let i = 0; i < 30; i++) await add(`person${String(i)}@people.example.test`);
   for (let l = 0; l < 3; l++) await add(`news${String(l)}@lists.example.test`, l);
+  for (let i = 0; i < 8; i++) await add(`stranger${String(i)}@${OUTSIDE_DOMAIN}`);
   return mail;
 }
 
@@ -1728,6 +1858,28 @@ async function dovecotBackend(): Promise<Backend> {
     mailbox,
     delivered: () => sink.received.length,
     ...IMAP_PLACES,
+    // The same login as the listing's; each change opens its folder read-write first.
+    outside: {
+      async move(row, to) {
+        const dest = await canonicalPath(app, inboxId, to);
+        if (dest === row.path) return;
+        await direct.mailboxOpen(row.path);
+        await direct.messageMove(row.ref, dest, { uid: true });
+      },
+      async flag(row, flag, on) {
+        await direct.mailboxOpen(row.path);
+        await (on
+          ? direct.messageFlagsAdd(row.ref, [flag], { uid: true })
+          : direct.messageFlagsRemove(row.ref, [flag], { uid: true }));
+      },
+      async remove(row) {
+        await direct.mailboxOpen(row.path);
+        await direct.messageDelete(row.ref, { uid: true });
+      },
+      async deliver(raw) {
+        await direct.append('INBOX', raw);
+      },
+    },
     close: async () => {
       await direct.logout();
       await app.close();
@@ -1812,6 +1964,19 @@ async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<Backend>
     /\/connect\/microsoft\/callback/,
   );
   const places = ['inbox', 'drafts', 'sentitems', 'deleteditems', 'junkemail', 'archive'];
+  /** Another client's Graph request (the stub's own API, as graph-harness.ts). */
+  const asOther = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${graph.url}/v1.0/me${path}`, {
+      method,
+      headers: {
+        authorization: 'Bearer another-client',
+        prefer: 'IdType="ImmutableId"',
+        'content-type': 'application/json',
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${String(res.status)}`);
+  };
   const name = new Map([
     [graph.folderId('deleteditems'), 'Trash'],
     [graph.folderId('archive'), 'Archive'],
@@ -1839,6 +2004,25 @@ async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<Backend>
     sentPath: graph.folderId('sentitems')!,
     draftsPath: graph.folderId('drafts')!,
     placeName: (path) => name.get(path) ?? path,
+    outside: {
+      async move(row, to) {
+        const dest = await canonicalPath(app, inboxId, to);
+        if (dest !== row.path) await asOther('POST', `/messages/${row.ref}/move`, { destinationId: dest });
+      },
+      async flag(row, flag, on) {
+        await asOther(
+          'PATCH',
+          `/messages/${row.ref}`,
+          flag === FLAGGED ? { flag: { flagStatus: on ? 'flagged' : 'notFlagged' } } : { isRead: on },
+        );
+      },
+      async remove(row) {
+        await asOther('POST', `/messages/${row.ref}/permanentDelete`);
+      },
+      async deliver(raw) {
+        await graph.deliver(raw);
+      },
+    },
     close: async () => {
       await server.close(1000);
       await second?.close();
@@ -1953,6 +2137,42 @@ async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<Backend>
     sentPath: 'SENT',
     draftsPath: 'DRAFT',
     placeName: (path) => ({ TRASH: 'Trash', ARCHIVE: 'Archive' })[path] ?? path,
+    outside: {
+      async move(row, to) {
+        const dest = await canonicalPath(app, inboxId, to);
+        if (dest === row.path) return;
+        const { add, remove } = moveLabels(row.path, dest);
+        await api.users.messages.modify(
+          { userId: 'me', id: row.ref, requestBody: { addLabelIds: add, removeLabelIds: remove } },
+          other,
+        );
+      },
+      async flag(row, flag, on) {
+        // \Seen is the absence of UNREAD; \Flagged is STARRED.
+        const [label, add] = flag === FLAGGED ? ['STARRED', on] : ['UNREAD', !on];
+        await api.users.messages.modify(
+          {
+            userId: 'me',
+            id: row.ref,
+            requestBody: add ? { addLabelIds: [label] } : { removeLabelIds: [label] },
+          },
+          other,
+        );
+      },
+      async remove(row) {
+        await api.users.messages.delete({ userId: 'me', id: row.ref }, other);
+      },
+      async deliver(raw) {
+        await api.users.messages.insert(
+          {
+            userId: 'me',
+            internalDateSource: 'dateHeader',
+            requestBody: { raw: raw.toString('base64url'), labelIds: ['INBOX', 'UNREAD'] },
+          },
+          other,
+        );
+      },
+    },
     close: async () => {
       await server.close(1000);
       await second?.close();
@@ -2026,7 +2246,8 @@ describe.each([
     };
     take((m) => m.from.address === vip, 'vip', 100);
     take((m) => m.from.address === otherSender, 'snd', 100);
-    take((m) => count.get(m.from.address) === 1, 'msg', 8);
+    const outsider = (m: (typeof list)[number]) => m.from.address.endsWith(`@${OUTSIDE_DOMAIN}`);
+    take((m) => count.get(m.from.address) === 1 && !outsider(m), 'msg', 8);
     expect(pool.filter((p) => p.vip).length).toBeGreaterThanOrEqual(3);
     expect((await a.call('add_vip', { emails: [vip] })).isError).toBe(false);
 
@@ -2085,7 +2306,12 @@ describe.each([
       codes: new Map(),
       outcomes: new Map(),
       recent: [],
-      spare: list.map((m) => m.messageId).filter((id) => !pool.some((p) => p.id === id)),
+      spare: list
+        .filter((m) => !outsider(m) && !pool.some((p) => p.id === m.messageId))
+        .map((m) => m.messageId),
+      outside: be.outside,
+      outsiders: list.filter(outsider).map((m) => m.internetMessageId ?? ''),
+      outsidePending: false,
       lists,
     };
   }, 120_000);
@@ -2152,7 +2378,10 @@ describe.each([
           { numRuns: runs, seed, ...(path !== undefined && { path }) },
         );
         console.log(
-          `model: seed ${String(seed)}, ${String(runs)} runs, ${String(stepsRun - before)} steps, no rule broken`,
+          `model: seed ${String(seed)}, ${String(runs)} runs, ${String(stepsRun - before)} steps, no rule broken` +
+            (env.outside === undefined
+              ? ''
+              : ` (another client's changes so far: ${String(env.outcomes.get('outside') ?? 0)}, caught up with by a sync_inbox: ${String(env.outcomes.get('converged') ?? 0)})`),
         );
         if (missing().length === 0) break;
         console.log(`model: not reached yet: ${missing().join(', ')}`);
