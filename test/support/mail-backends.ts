@@ -216,21 +216,29 @@ export async function dovecotBackend(): Promise<Backend> {
   const inboxId = await connectImapInbox(app, agent.call, { dovecot, user, password, smtpPort: sink.port });
   // One login of our own; every folder EXAMINEd afresh on each read, so its listing is the server's state now.
   const direct = await imapClient(dovecot, user, password);
-  const mailbox = async (): Promise<MailboxRow[]> => {
-    const rows: MailboxRow[] = [];
-    for (const box of await direct.list()) {
-      const opened = await direct.mailboxOpen(box.path, { readOnly: true });
-      if (opened.exists === 0) continue;
-      for await (const m of direct.fetch('1:*', { uid: true, flags: true, envelope: true }))
-        rows.push({
-          path: box.path,
-          ref: String(m.uid),
-          flags: [...(m.flags ?? new Set<string>())].filter((f) => f !== '\\Recent'),
-          messageId: m.envelope?.messageId,
-        });
-    }
-    return rows;
+  // One login opens one folder at a time: its uses run one after another, as one client's would.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(f: () => Promise<T>): Promise<T> => {
+    const run = queue.then(f);
+    queue = run.catch(() => undefined);
+    return run;
   };
+  const mailbox = (): Promise<MailboxRow[]> =>
+    serial(async () => {
+      const rows: MailboxRow[] = [];
+      for (const box of await direct.list()) {
+        const opened = await direct.mailboxOpen(box.path, { readOnly: true });
+        if (opened.exists === 0) continue;
+        for await (const m of direct.fetch('1:*', { uid: true, flags: true, envelope: true }))
+          rows.push({
+            path: box.path,
+            ref: String(m.uid),
+            flags: [...(m.flags ?? new Set<string>())].filter((f) => f !== '\\Recent'),
+            messageId: m.envelope?.messageId,
+          });
+      }
+      return rows;
+    });
   return {
     app,
     clock,
@@ -245,22 +253,27 @@ export async function dovecotBackend(): Promise<Backend> {
       async move(row, to) {
         const dest = await canonicalPath(app, inboxId, to);
         if (dest === row.path) return;
-        await direct.mailboxOpen(row.path);
-        await direct.messageMove(row.ref, dest, { uid: true });
+        await serial(async () => {
+          await direct.mailboxOpen(row.path);
+          await direct.messageMove(row.ref, dest, { uid: true });
+        });
       },
-      async flag(row, flag, on) {
-        await direct.mailboxOpen(row.path);
-        await (on
-          ? direct.messageFlagsAdd(row.ref, [flag], { uid: true })
-          : direct.messageFlagsRemove(row.ref, [flag], { uid: true }));
-      },
-      async remove(row) {
-        await direct.mailboxOpen(row.path);
-        await direct.messageDelete(row.ref, { uid: true });
-      },
-      async deliver(raw) {
-        await direct.append('INBOX', raw);
-      },
+      flag: (row, flag, on) =>
+        serial(async () => {
+          await direct.mailboxOpen(row.path);
+          await (on
+            ? direct.messageFlagsAdd(row.ref, [flag], { uid: true })
+            : direct.messageFlagsRemove(row.ref, [flag], { uid: true }));
+        }),
+      remove: (row) =>
+        serial(async () => {
+          await direct.mailboxOpen(row.path);
+          await direct.messageDelete(row.ref, { uid: true });
+        }),
+      deliver: (raw) =>
+        serial(async () => {
+          await direct.append('INBOX', raw);
+        }),
     },
     close: async () => {
       await direct.logout();

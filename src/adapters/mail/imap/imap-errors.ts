@@ -101,9 +101,20 @@ export function classifyConnectError(err: unknown, endpoint: ImapEndpoint, oauth
 /** A folder that is not (or no longer) on the server; still a MailProviderError for callers of the port. */
 export class FolderMissingError extends MailProviderError {}
 
-/** The error a session method throws: MailAuthError when the login no longer works, MailProviderError otherwise. */
-export function sessionError(err: unknown, action: string, log: Logger): MailAuthError | MailProviderError {
+/**
+ * A defect — ours, or the IMAP library's — rather than anything the server said or did: it is not "the mail server
+ * refused", and goes on unchanged to be answered as an internal error and logged (a TypeError from decoding a NIL
+ * body part did, until 2026-11-28). Node's socket and stream errors are plain Errors with a code, never these.
+ */
+const DEFECTS = [TypeError, RangeError, ReferenceError, SyntaxError];
+
+/**
+ * The error a session method throws: MailAuthError when the login no longer works, MailProviderError for anything
+ * the server or the connection did, and a defect (DEFECTS) as it is.
+ */
+export function sessionError(err: unknown, action: string, log: Logger): Error {
   if (err instanceof MailAuthError || err instanceof MailProviderError) return err;
+  if (DEFECTS.some((kind) => err instanceof kind)) return err as Error;
   const e = fieldsOf(err);
   log.warn({ err, action }, 'IMAP command failed');
   if (e.authenticationFailed === true)

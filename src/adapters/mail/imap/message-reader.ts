@@ -5,6 +5,7 @@ import { htmlToText } from '../../../lib/html-to-text.ts';
 import { parseMessage, snippet } from '../mime/parse-message.ts';
 import { attachmentsOf, decodedSize, findPart, textParts } from './body-structure.ts';
 import { SUMMARY_QUERY, toRemoteSummary } from './summary-fetch.ts';
+import { bytesOf } from './fetched-bytes.ts';
 
 /** Reads one message or one attachment. Both expect the folder's mailbox lock to be held by the caller. */
 
@@ -41,12 +42,15 @@ export async function readFullMessage(client: ImapFlow, uid: number): Promise<Fu
     { ...SUMMARY_QUERY, source: { maxLength: WHOLE_MESSAGE_MAX_BYTES } },
     (m) => m.source !== undefined && m.envelope !== undefined,
   );
-  if (head?.source === undefined) return undefined;
+  const start = bytesOf(head?.source);
+  if (head === undefined || start === undefined) return undefined;
   const whole = (head.size ?? 0) <= WHOLE_MESSAGE_MAX_BYTES;
   const source = whole
-    ? head.source
+    ? start
     : head.bodyStructure?.childNodes === undefined
-      ? (await fetchByUid(client, uid, { uid: true, source: true }, (m) => m.source !== undefined))?.source
+      ? bytesOf(
+          (await fetchByUid(client, uid, { uid: true, source: true }, (m) => m.source !== undefined))?.source,
+        )
       : await textOnly(client, uid, textParts(head.bodyStructure));
   if (source === undefined) return undefined;
   const parsed = await parseMessage(source);
@@ -80,10 +84,12 @@ async function textOnly(
     { uid: true, headers: true, bodyParts: parts.flatMap((p) => [`${p}.MIME`, p]) },
     (r) => r.bodyParts !== undefined && r.headers !== undefined,
   );
-  if (m?.bodyParts === undefined || m.headers === undefined) return undefined;
-  const got = (k: string) => m.bodyParts?.get(k.toLowerCase()) ?? m.bodyParts?.get(k) ?? Buffer.alloc(0);
+  const headerBlock = bytesOf(m?.headers);
+  if (m?.bodyParts === undefined || headerBlock === undefined) return undefined;
+  const got = (k: string) =>
+    bytesOf(m.bodyParts?.get(k.toLowerCase())) ?? bytesOf(m.bodyParts?.get(k)) ?? Buffer.alloc(0);
   const boundary = `inbox-triage-text-${String(uid)}`;
-  const header = withoutContentFields((m.headers ?? Buffer.alloc(0)).toString('latin1'));
+  const header = withoutContentFields(headerBlock.toString('latin1'));
   const pieces = [
     Buffer.from(`${header}Content-Type: multipart/alternative; boundary="${boundary}"\r\n\r\n`, 'latin1'),
     ...parts.flatMap((p) => [
@@ -114,7 +120,9 @@ export async function readRawMessage(
 ): Promise<Uint8Array | undefined> {
   const sized = await fetchByUid(client, uid, { uid: true, size: true }, (m) => m.size !== undefined);
   if (sized === undefined || (sized.size ?? 0) > maxBytes) return undefined;
-  return (await fetchByUid(client, uid, { uid: true, source: true }, (m) => m.source !== undefined))?.source;
+  return bytesOf(
+    (await fetchByUid(client, uid, { uid: true, source: true }, (m) => m.source !== undefined))?.source,
+  );
 }
 
 /** A stream the consumer never reads must not hold the folder lock forever. */

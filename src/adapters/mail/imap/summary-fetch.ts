@@ -5,6 +5,7 @@ import { isOneClick, listIdOf, messageIds, parseHeaderBlock, threadRoot } from '
 import { snippet } from '../mime/parse-message.ts';
 import { decodePartPreview } from '../mime/part-preview.ts';
 import { hasAttachments, snippetPart, type TextPart } from './body-structure.ts';
+import { bytesOf } from './fetched-bytes.ts';
 import { chunk, toUidSet } from './uid-set.ts';
 
 /**
@@ -70,7 +71,7 @@ export async function fetchSummaries(
       // only an answer to this query, for an asked-for UID, is a summary.
       if (m.envelope === undefined || !wanted.delete(m.uid)) continue;
       const part = snippetPart(m.bodyStructure);
-      const early = m.bodyParts?.get('1');
+      const early = bytesOf(m.bodyParts?.get('1'));
       if (part === undefined) done.push(toRemoteSummary(m, ''));
       else if (part.part === '1' && part.contentType === 'text/plain' && early !== undefined)
         done.push(toRemoteSummary(m, snippet(decodePartPreview(early, part))));
@@ -109,7 +110,7 @@ async function fetchPreviews(
     const bodies: [number, Buffer][] = [];
     const wanted = new Set(uids);
     for await (const m of client.fetch(toUidSet(uids), query, { uid: true })) {
-      const body = m.bodyParts?.get(partId);
+      const body = bytesOf(m.bodyParts?.get(partId));
       if (body !== undefined && wanted.delete(m.uid)) bodies.push([m.uid, body]);
     }
     for (const [uid, body] of bodies) {
@@ -150,7 +151,8 @@ function validDate(d: Date | string | undefined): Date | undefined {
  */
 export function toRemoteSummary(m: FetchMessageObject, preview: string): RemoteSummary {
   const env = m.envelope ?? {};
-  const headers = m.headers === undefined ? new Map<string, string>() : parseHeaderBlock(m.headers);
+  const block = bytesOf(m.headers);
+  const headers = block === undefined ? new Map<string, string>() : parseHeaderBlock(block);
   const messageId = messageIds(env.messageId)[0] ?? null;
   const from = env.from?.map(address).find((a) => a !== undefined);
   return {
