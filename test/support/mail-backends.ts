@@ -3,7 +3,7 @@ import { moveLabels } from '../../src/adapters/mail/gmail/gmail-folders.ts';
 import type { App } from '../../src/app.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import { fixedClock } from '../../src/lib/clock.ts';
-import { silentLogger } from '../../src/lib/logger.ts';
+import { silentLogger, type Logger } from '../../src/lib/logger.ts';
 import { listen } from '../../src/transports/http/serve.ts';
 import { launchBrowser } from '../rig/browser.ts';
 import { dkimSigner, ONE_CLICK_HEADERS } from '../rig/dkim-fixtures.ts';
@@ -65,7 +65,26 @@ export interface Backend {
   readonly draftsPath: string;
   readonly placeName: (path: string) => string;
   readonly outside?: Outside;
+  /** What the service logged at warn and error level (errors with their message and stack), for failure reports. */
+  readonly logged?: readonly string[];
   readonly close: () => Promise<void>;
+}
+
+/** A logger keeping warn and error lines, errors written out (JSON.stringify gives `{}` for an Error). */
+function errorLog(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const json = (a: unknown[]) =>
+    JSON.stringify(a, (_k, v: unknown) =>
+      v instanceof Error ? { name: v.name, message: v.message, stack: v.stack } : v,
+    );
+  const log: Logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (...a: unknown[]) => void lines.push(`warn ${json(a)}`),
+    error: (...a: unknown[]) => void lines.push(`error ${json(a)}`),
+    child: () => log,
+  };
+  return { log, lines };
 }
 
 /** The mailbox's path of a canonical folder, as the index has it. */
@@ -206,11 +225,12 @@ export async function dovecotBackend(): Promise<Backend> {
   const password = 'model-imap-password';
   const clock = fixedClock(START);
   const lists = await listMailRig();
+  const errors = errorLog();
   const mail = (await modelMail(`${user}@example.test`, lists)).map((m) => m.raw);
   const { dovecot, sink } = await startMailServers({ user, password, mail });
   const app = await createTestApp({
     config: { rateLimits: NO_RATE_LIMITS, ...lists.config },
-    overrides: { clock, ...lists.overrides },
+    overrides: { clock, log: errors.log, ...lists.overrides },
   });
   const agent = await agentOn(app);
   const inboxId = await connectImapInbox(app, agent.call, { dovecot, user, password, smtpPort: sink.port });
@@ -245,6 +265,7 @@ export async function dovecotBackend(): Promise<Backend> {
     agent,
     inboxId,
     isDemo: false,
+    logged: errors.lines,
     mailbox,
     delivered: () => sink.received.length,
     ...IMAP_PLACES,
@@ -323,6 +344,7 @@ export async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<B
   const user = 'pat@contoso.test';
   const clock = fixedClock(START);
   const lists = await listMailRig();
+  const errors = errorLog();
   const graph = await startGraphStub({ user });
   for (const m of await modelMail(user, lists)) await graph.deliver(m.raw, { received: m.date });
   const port = await freePort();
@@ -347,7 +369,7 @@ export async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<B
       },
     },
     microsoftClientSecret: MS_CLIENT.secret,
-    overrides: { clock, ...lists.overrides },
+    overrides: { clock, log: errors.log, ...lists.overrides },
     ...(pgUrl !== undefined && { pgUrl }),
   };
   const app = await createTestApp(nodeOptions);
@@ -394,6 +416,7 @@ export async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<B
     inboxId,
     ...(second !== undefined && { secondNode: second }),
     isDemo: false,
+    logged: errors.lines,
     mailbox,
     delivered: () => undefined,
     sentPath: graph.folderId('sentitems')!,
@@ -436,6 +459,7 @@ const GOOGLE_CLIENT = { id: 'triage-test.apps.googleusercontent.com', secret: 't
 export async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<Backend> {
   const clock = fixedClock(START);
   const lists = await listMailRig();
+  const errors = errorLog();
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${String(port)}`;
   const google = await startGoogleEmulator({
@@ -464,7 +488,7 @@ export async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<B
       google: { clientId: GOOGLE_CLIENT.id, issuer: google.url, gmailApiUrl: google.url, pollSeconds: 30 },
     },
     googleClientSecret: GOOGLE_CLIENT.secret,
-    overrides: { clock, ...lists.overrides },
+    overrides: { clock, log: errors.log, ...lists.overrides },
     ...(pgUrl !== undefined && { pgUrl }),
   };
   const app = await createTestApp(nodeOptions);
@@ -527,6 +551,7 @@ export async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<B
     inboxId,
     ...(second !== undefined && { secondNode: second }),
     isDemo: false,
+    logged: errors.lines,
     mailbox,
     delivered: () => undefined,
     sentPath: 'SENT',

@@ -14,7 +14,7 @@ import type {
 import type { Db } from './database.ts';
 import { hotBatch, hotQuery } from './sqlite/hot-query.ts';
 import type { MessagesTable } from './schema.ts';
-import { bit, isForeignKeyViolation, toDate } from './sql-errors.ts';
+import { bit, isForeignKeyViolation, isUniqueViolation, toDate } from './sql-errors.ts';
 import { InboxGoneError } from '../../core/inboxes/inbox-errors.ts';
 
 // 23 columns a row: 500 rows stay far below SQLite's and PostgreSQL's bound-parameter limits.
@@ -341,13 +341,31 @@ export class KyselyMessageStore implements MessageStore {
     providerRef: string,
     position: number,
   ): Promise<boolean> {
-    const r = await this.db
-      .updateTable('messages')
-      .set({ folder_id: folderId, provider_ref: providerRef, position })
-      .where('inbox_id', '=', inboxId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return r.numUpdatedRows === 1n;
+    const move = (db: Db['kysely']) =>
+      db
+        .updateTable('messages')
+        .set({ folder_id: folderId, provider_ref: providerRef, position })
+        .where('inbox_id', '=', inboxId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    try {
+      return (await move(this.db)).numUpdatedRows === 1n;
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e;
+    }
+    // The folder already has a row under that ref: the same message, indexed there by a sync after another client
+    // moved it there, and not yet removed from where this row says it is (Gmail's and Graph's refs are the same in
+    // every folder). The mailbox holds it once, where it now is: that stale row gives way to this one, whose id the
+    // caller holds (docs/decisions/0044).
+    return this.db.transaction().execute(async (tx) => {
+      await tx
+        .deleteFrom('messages')
+        .where('folder_id', '=', folderId)
+        .where('provider_ref', '=', providerRef)
+        .where('id', '!=', id)
+        .execute();
+      return (await move(tx)).numUpdatedRows === 1n;
+    });
   }
 
   async removeByRefs(folderId: FolderId, refs: readonly string[]): Promise<number> {

@@ -321,6 +321,27 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       });
     });
 
+    it('relocates onto a ref its new folder already indexes: that stale row of the same message gives way', async () => {
+      // Gmail and Graph keep a message's ref in every folder. Another client moved it to Archive and a sync of
+      // Archive indexed it there before a sync of the inbox folder removed it here; then an agent archived it.
+      const { inbox, inboxFolder, archive } = await setup(h());
+      const here = newSummary(inbox, inboxFolder, 77);
+      const stale = { ...newSummary(inbox, archive, 77), providerRef: here.providerRef };
+      const other = newSummary(inbox, archive, 78);
+      await h().messages.upsertMany([here, stale, other]);
+      expect(await h().messages.relocate(inbox, here.id, archive, here.providerRef, 77)).toBe(true);
+      expect(await h().messages.get(inbox, here.id)).toMatchObject({
+        folderId: archive,
+        providerRef: here.providerRef,
+      });
+      expect(await h().messages.get(inbox, stale.id)).toBeUndefined();
+      expect(await h().messages.get(inbox, other.id)).toBeDefined();
+      expect(await h().messages.listRefs(archive)).toEqual(
+        expect.arrayContaining([here.providerRef, other.providerRef]),
+      );
+      expect(await h().messages.listRefs(archive)).toHaveLength(2);
+    });
+
     it('scopes by inbox: another inbox cannot read or change a message', async () => {
       const { inbox, inboxFolder } = await setup(h());
       const other = await seedInbox(h());
