@@ -33,8 +33,18 @@ describe('Gmail faults (emulate 0.12.2 + stub)', () => {
     await g.close();
   });
 
-  it('an expired history re-reads the window: nothing duplicated, nothing lost', async () => {
+  it('an expired history re-reads the window: nothing duplicated, nothing lost, every id an agent holds still good', async () => {
     expect(await subjects()).toEqual(['Message 1', 'Message 2', 'Message 3', 'Message 4']);
+    const ids = async () =>
+      Object.fromEntries(
+        (
+          expectToolOk(await call('list_messages', { inboxId, limit: 200 }))['messages'] as {
+            subject: string;
+            messageId: string;
+          }[]
+        ).map((m) => [m.subject, m.messageId]),
+      );
+    const held = await ids();
     // Meanwhile, elsewhere: one message archived, one new; then Gmail forgets the history we hold.
     const first = (await g.api.users.messages.list({ userId: 'me', q: 'subject:Message 1' }, OTHER)).data
       .messages?.[0];
@@ -48,8 +58,12 @@ describe('Gmail faults (emulate 0.12.2 + stub)', () => {
     };
     g.google.expireHistoryBefore(profile.historyId);
     const synced = expectToolOk(await call('sync_inbox', { inboxId }));
-    expect(JSON.stringify(synced)).toMatch(/"reset":true/);
+    // Gmail's ids outlive its history: not a reset of the folder (decision 0045).
+    expect(JSON.stringify(synced)).not.toMatch(/"reset":true/);
     expect(await subjects()).toEqual(['Message 2', 'Message 3', 'Message 4', 'Message 5']);
+    const now = await ids();
+    for (const subject of ['Message 2', 'Message 3', 'Message 4']) expect(now[subject]).toBe(held[subject]);
+    expectToolOk(await call('get_message', { inboxId, messageId: held['Message 2'] }));
     // And the next sync is incremental again from the fresh history id.
     expect(JSON.stringify(expectToolOk(await call('sync_inbox', { inboxId })))).not.toMatch(/"reset":true/);
   });

@@ -117,6 +117,11 @@ export async function gmailHarness(opts: { pollMs?: number } = {}): Promise<
       const { historyId } = (await profile.json()) as { historyId: string };
       google.expireHistoryBefore(historyId);
     },
+    async expireChangeLog() {
+      const profile = await fetch(`${google.url}/gmail/v1/users/me/profile`, o);
+      const { historyId } = (await profile.json()) as { historyId: string };
+      google.expireHistoryBefore(historyId);
+    },
     close: () => google.close(),
   };
 }

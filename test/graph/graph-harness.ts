@@ -72,6 +72,10 @@ export async function graphHarness(
       for (const m of graph.messagesIn(path)) await req('POST', `/messages/${m.id}/permanentDelete`);
       graph.expireDeltaTokens();
     },
+    expireChangeLog() {
+      graph.expireDeltaTokens();
+      return Promise.resolve();
+    },
     close: () => graph.close(),
   };
 }

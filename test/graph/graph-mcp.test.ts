@@ -232,24 +232,84 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect(graph.requests.some((r) => r.method === 'DELETE' || /permanentDelete/.test(r.path))).toBe(false);
     });
 
-    it('an expired delta re-reads the window with nothing duplicated or lost; throttling is waited out', async () => {
+    it('an expired delta re-reads the window with nothing duplicated or lost and every id kept; throttling is waited out', async () => {
+      const ids = async () =>
+        Object.fromEntries(
+          (
+            expectToolOk(await call('list_messages', { inboxId }))['messages'] as {
+              subject: string;
+              messageId: string;
+            }[]
+          ).map((m) => [m.subject, m.messageId]),
+        );
+      const held = await ids();
       const elsewhere = graph.find('<graph-e2e-1@example.org>')!;
       elsewhere.folderId = graph.folderId('archive')!; // moved by another client, behind the log's back
       await graph.deliver(mail(4, 'Fresh news'));
       graph.expireDeltaTokens();
-      expect(JSON.stringify(expectToolOk(await call('sync_inbox', { inboxId })))).toMatch(/"reset":true/);
-      const listed = expectToolOk(await call('list_messages', { inboxId }));
-      expect((listed['messages'] as { subject: string }[]).map((m) => m.subject).sort()).toEqual([
-        'Fresh news',
-        'Lunch on Friday?',
-        'Project kumquat notes',
-      ]);
+      // Graph's ids outlive its delta tokens: not a reset of the folder (decision 0045).
+      expect(JSON.stringify(expectToolOk(await call('sync_inbox', { inboxId })))).not.toMatch(/"reset":true/);
+      const now = await ids();
+      expect(Object.keys(now).sort()).toEqual(['Fresh news', 'Lunch on Friday?', 'Project kumquat notes']);
+      expect(now['Lunch on Friday?']).toBe(held['Lunch on Friday?']);
+      expect(now['Project kumquat notes']).toBe(held['Project kumquat notes']);
       graph.failNext(1, { status: 429, retryAfter: 1, path: /\/messages$/ });
       const before = graph.requests.length;
       expectToolOk(await call('search_mailbox', { inboxId, query: 'kumquat' }));
       const searches = graph.requests.slice(before).filter((r) => /\$search/.test(r.path));
       expect(searches.length).toBeGreaterThanOrEqual(2);
       expect(searches[1]!.at - searches[0]!.at).toBeGreaterThanOrEqual(950);
+    });
+
+    it('a message gone meanwhile is skipped; a failure part-way keeps what was moved, undoable', async () => {
+      // Graph moves message by message: another client can delete one between our look and our move (404), and
+      // Graph can fail on one after others moved (found by test/mail/another-client.test.ts, seed 94940714).
+      const listed = expectToolOk(await call('list_messages', { inboxId }));
+      const bySubject = (s: string) =>
+        (listed['messages'] as { subject: string; messageId: string }[]).find((m) => m.subject === s)!
+          .messageId;
+      const [fresh, lunch, notes] = ['Fresh news', 'Lunch on Friday?', 'Project kumquat notes'].map(
+        bySubject,
+      );
+      const stub = (n: number) => graph.find(`<graph-e2e-${String(n)}@example.org>`)!;
+      const items = (...ids: (string | undefined)[]) => ids.map((messageId) => ({ inboxId, messageId }));
+
+      graph.failNext(1, { status: 404, path: new RegExp(`/messages/${stub(2).id}/move$`) });
+      const gone = expectToolOk(
+        await call('act_on_messages', { action: 'archive', items: items(fresh, lunch) }),
+      );
+      expect(gone['changed']).toEqual([expect.objectContaining({ messageId: fresh })]);
+      expect(gone['skipped']).toEqual([expect.objectContaining({ messageId: lunch, reason: 'not_found' })]);
+      expect(stub(4).folderId).toBe(graph.folderId('archive'));
+      expectToolOk(await call('undo_action', { undoId: gone['undoId'] }));
+      expect(stub(4).folderId).toBe(graph.folderId('inbox'));
+
+      graph.failNext(20, { status: 500, path: new RegExp(`/messages/${stub(3).id}/move$`) });
+      const partly = expectToolError(
+        await call('act_on_messages', { action: 'trash', items: items(fresh, notes) }),
+        'provider_error',
+      );
+      graph.clearFaults();
+      expect(partly['details']).toMatchObject({
+        changed: [expect.objectContaining({ messageId: fresh })],
+        undoId: expect.any(String),
+      });
+      expect(stub(4).folderId).toBe(graph.folderId('deleteditems'));
+      expect(stub(3).folderId).toBe(graph.folderId('inbox'));
+      expectToolOk(await call('undo_action', { undoId: (partly['details'] as { undoId: string }).undoId }));
+      expect(stub(4).folderId).toBe(graph.folderId('inbox'));
+
+      graph.failNext(20, { status: 500, path: new RegExp(`/messages/${stub(3).id}$`) });
+      const flags = expectToolError(
+        await call('act_on_messages', { action: 'star', items: items(fresh, notes) }),
+        'provider_error',
+      );
+      graph.clearFaults();
+      // The look at the messages (a GET of each) failed first here: nothing was changed, nothing claimed.
+      expect((flags['details'] as { changed: unknown[] }).changed.length).toBeLessThanOrEqual(1);
+      expect(stub(4).flagged).toBe(
+        (flags['details'] as { changed: { messageId: string }[] }).changed.some((c) => c.messageId === fresh),
+      );
     });
 
     it('keeps the rotated refresh token: after a restart the stored one still works', async () => {

@@ -91,7 +91,8 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
   /** Every change, in order: what each folder's delta reads. */
   const log: { seq: number; folderId: string; messageId: string }[] = [];
   let seq = 0;
-  let expiredBelow = 0;
+  // Tokens carry the generation they were issued in; expireDeltaTokens starts a new one (a token issued after it works).
+  let generation = 0;
   const faults: { count: number; status: number; retryAfter?: number; path?: RegExp }[] = [];
   const requests: { method: string; path: string; at: number }[] = [];
   const categories = new Set<string>();
@@ -287,15 +288,19 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
     const token = c.req.query('$deltatoken');
     const skip = c.req.query('$skiptoken');
     const deltaLink = () =>
-      `${base()}/mailFolders/${f.id}/messages/delta?$deltatoken=${Buffer.from(JSON.stringify({ f: f.id, s: seq })).toString('base64url')}`;
+      `${base()}/mailFolders/${f.id}/messages/delta?$deltatoken=${Buffer.from(JSON.stringify({ f: f.id, s: seq, g: generation })).toString('base64url')}`;
     if (token === 'latest') return c.json({ value: [], '@odata.deltaLink': deltaLink() });
-    let state: { f: string; s: number; o: number; u: number };
+    let state: { f: string; s: number; o: number; u: number; g?: number };
     try {
       if (skip !== undefined)
         state = JSON.parse(Buffer.from(skip, 'base64url').toString('utf8')) as typeof state;
       else if (token !== undefined)
         state = {
-          ...(JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { f: string; s: number }),
+          ...(JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as {
+            f: string;
+            s: number;
+            g?: number;
+          }),
           o: 0,
           u: seq,
         };
@@ -304,7 +309,7 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
       return err(c, 400, 'BadRequest', 'Invalid delta token.');
     }
     if (state.f !== f.id) return err(c, 400, 'BadRequest', 'The delta token belongs to another folder.');
-    if (state.s >= 0 && state.s < expiredBelow)
+    if (state.s >= 0 && (state.g ?? 0) < generation)
       return err(c, 410, 'SyncStateNotFound', 'The sync state generation is no longer valid.');
     // A first round lists the folder; later rounds what changed in (s, u], newest state of each message.
     let ids: string[];
@@ -336,7 +341,7 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
       });
     return c.json({
       value,
-      '@odata.deltaLink': `${base()}/mailFolders/${f.id}/messages/delta?$deltatoken=${Buffer.from(JSON.stringify({ f: f.id, s: state.u })).toString('base64url')}`,
+      '@odata.deltaLink': `${base()}/mailFolders/${f.id}/messages/delta?$deltatoken=${Buffer.from(JSON.stringify({ f: f.id, s: state.u, g: generation })).toString('base64url')}`,
     });
   });
 
@@ -585,7 +590,7 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
       return m.id;
     },
     expireDeltaTokens() {
-      expiredBelow = seq + 1;
+      generation++;
     },
     failNext(count, fault) {
       faults.push({ count, ...fault });

@@ -8,7 +8,13 @@ import type { Principal } from '../auth/principal.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
 import type { LeaseService } from '../leases/lease-service.ts';
-import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
+import {
+  MailAuthError,
+  MailProviderError,
+  PartialChangeError,
+  type MailSession,
+  type Placed,
+} from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { CanonicalFolder, Folder, FolderId } from '../messages/folder.ts';
 import { parseMessageId, type MessageSummary } from '../messages/message.ts';
@@ -353,29 +359,47 @@ export class ActionService {
         const folder: Folder | undefined = byId.get(folderId);
         if (folder === undefined) continue;
         const refs = list.map((m) => m.providerRef);
+        // A provider that changes message by message can fail part-way (PartialChangeError): what it did is
+        // recorded like any change, and then the failure is answered.
+        let partial: PartialChangeError | undefined;
         if (target !== undefined) {
-          const placed = await session.move(folder.path, refs, target.path);
-          const moved: [MessageSummary, { ref: string; position: number }][] = [];
+          let placed: ReadonlyMap<string, Placed>;
+          try {
+            placed = await session.move(folder.path, refs, target.path);
+          } catch (e) {
+            if (!(e instanceof PartialChangeError)) throw e;
+            partial = e;
+            placed = e.placed;
+          }
+          const moved: [MessageSummary, Placed][] = [];
           for (const m of list) {
             const to = placed.get(m.providerRef);
-            if (to === undefined) skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'not_found' });
-            else {
+            if (to !== undefined) {
               made(m);
               moved.push([m, to]);
-            }
+            } else if (partial === undefined)
+              skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'not_found' });
           }
           for (const [m, to] of moved)
             await this.deps.messages.relocate(inbox.id, m.id, target.id, to.ref, to.position);
         } else {
           const { add, remove } = flagChange(req.action, req.labels ?? []);
-          await session.setFlags(folder.path, refs, add, remove);
-          for (const m of list) made(m);
-          for (const m of list) {
+          let done = list;
+          try {
+            await session.setFlags(folder.path, refs, add, remove);
+          } catch (e) {
+            if (!(e instanceof PartialChangeError)) throw e;
+            partial = e;
+            done = list.filter((m) => e.flagged.has(m.providerRef));
+          }
+          for (const m of done) made(m);
+          for (const m of done) {
             // A request may name a label twice; the message keeps it once.
             const { labels, starred } = applyFlagChange(m, [...new Set(add)], remove);
             await this.deps.messages.updateFlags(inbox.id, m.id, { unread: m.unread, starred, labels });
           }
         }
+        if (partial !== undefined) throw partial;
       }
       return { changed, undo };
     } catch (e) {

@@ -40,7 +40,10 @@ export const MAX_RAW_BYTES = 10 * 1024 * 1024;
 /**
  * Changes in one folder since a cursor, within a window of the newest `windowSize` messages on first sync.
  * With CONDSTORE/QRESYNC the adapter asks only for what changed; otherwise it diffs flags of `knownRefs`.
- * A UIDVALIDITY change returns `reset: true` with a fresh window (RFC 3501 §2.3.1.1).
+ * A UIDVALIDITY change returns `reset: true` with a fresh window (RFC 3501 §2.3.1.1): the old refs name nothing.
+ * A provider whose refs outlive its change log (Gmail's history, Graph's delta tokens expire) answers an expired log
+ * without a reset: the window read again as `added` (rows keep their ids) and the known refs gone from the folder as
+ * `removed` (decision 0045).
  */
 export interface ChangeFeed {
   changes(path: string, cursor: SyncCursor | null, opts: ChangeOptions): Promise<FolderChanges>;
@@ -95,9 +98,15 @@ export interface Placed {
  * service wrote (after it was sent or replaced) — trash and spam are moves.
  */
 export interface MailboxWriter {
-  /** Moves messages; the result maps each moved ref to its place in `toPath` (refs not found are absent). */
+  /**
+   * Moves messages; the result maps each moved ref to its place in `toPath` (refs not found are absent). A failure
+   * after some were moved is a PartialChangeError naming them.
+   */
   move(path: string, refs: readonly string[], toPath: string): Promise<Map<string, Placed>>;
-  /** Adds and removes flags by IMAP name (`\Seen`, `\Flagged`, or keywords used as labels). */
+  /**
+   * Adds and removes flags by IMAP name (`\Seen`, `\Flagged`, or keywords used as labels); refs not found are left
+   * alone. A failure after some were changed is a PartialChangeError naming them.
+   */
   setFlags(
     path: string,
     refs: readonly string[],
@@ -149,5 +158,24 @@ export class MailAuthError extends Error {
 
 /** Thrown by adapters for any other provider failure; `message` is safe to show (no provider internals). */
 export class MailProviderError extends Error {
-  override readonly name = 'MailProviderError';
+  override readonly name: string = 'MailProviderError';
+}
+
+/**
+ * A change the provider made for some of the messages before it failed — possible where each message is its own
+ * request (Microsoft Graph): what was done stands and must be recorded (its undo entry, the index), so it says which.
+ * `placed`: the moves made (as `MailboxWriter.move` returns them); `flagged`: the refs whose flags were changed.
+ */
+export class PartialChangeError extends MailProviderError {
+  override readonly name = 'PartialChangeError';
+  readonly placed: ReadonlyMap<string, Placed>;
+  readonly flagged: ReadonlySet<string>;
+  constructor(
+    message: string,
+    done: { placed?: ReadonlyMap<string, Placed>; flagged?: ReadonlySet<string> },
+  ) {
+    super(message);
+    this.placed = done.placed ?? new Map();
+    this.flagged = done.flagged ?? new Set();
+  }
 }

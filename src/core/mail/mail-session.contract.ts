@@ -23,6 +23,11 @@ export interface MailHarness {
   moveElsewhere(folderPath: string, messageIdHeader: string, toPath: string): Promise<void>;
   /** Empties the folder and makes its positions invalid (IMAP: delete and re-create, a new UIDVALIDITY). */
   resetUidValidity?(folderPath: string): Promise<void>;
+  /**
+   * Expires the provider's change log (Gmail's history, Graph's delta tokens) and nothing else: the messages and
+   * their ids stay. Only for providers whose refs outlive the log (decision 0045).
+   */
+  expireChangeLog?(): Promise<void>;
   /** False when `watch` cannot notice mail delivered by others (e.g. the demo mailbox). Default true. */
   readonly watchNoticesDelivery?: boolean;
   /** Releases the mailbox (the suite calls it after each case). */
@@ -264,10 +269,43 @@ export function mailSessionContract(name: string, makeHarness: () => Promise<Mai
         windowSize: 50,
         knownRefs: initial.added.map((m) => m.ref),
       });
-      expect(next.reset).toBe(true);
-      expect(next.cursor.uidValidity).not.toBe(initial.cursor.uidValidity);
       expect(next.added.map((m) => m.internetMessageId)).toEqual([after!.messageId]);
       expect(next.cursor.windowLow).toBe(next.added[0]!.position);
+      if (h.expireChangeLog === undefined) {
+        // IMAP: the old UIDs name nothing any more, so the index starts the folder over.
+        expect(next.reset).toBe(true);
+        expect(next.cursor.uidValidity).not.toBe(initial.cursor.uidValidity);
+      } else {
+        // Ids outlive the log: not a reset (the index keeps its rows); the emptied folder's messages are removed.
+        expect(next.reset).toBe(false);
+        expect([...next.removed].sort()).toEqual(initial.added.map((m) => m.ref).sort());
+      }
+    });
+
+    it('after its change log expired, names the same messages by the same refs and drops only what left', async (ctx) => {
+      if (h.expireChangeLog === undefined) ctx.skip();
+      const [stays, leaves] = await deliver(h, [spec(1), spec(2)], { folder: h.archivePath });
+      const initial = await s.changes(h.archivePath, null, { windowSize: 50, knownRefs: [] });
+      expect(initial.added).toHaveLength(2);
+      await s.close();
+      await h.expunge(h.archivePath, leaves!.messageId);
+      await h.expireChangeLog!();
+      s = await h.session();
+      const [after] = await deliver(h, [spec(3, { subject: 'After the expiry' })], { folder: h.archivePath });
+      const next = await s.changes(h.archivePath, initial.cursor, {
+        windowSize: 50,
+        knownRefs: initial.added.map((m) => m.ref),
+      });
+      expect(next.reset).toBe(false);
+      expect(next.cursor.uidValidity).toBe(initial.cursor.uidValidity);
+      const refOf = (id: string) => initial.added.find((m) => m.internetMessageId === id)!.ref;
+      expect(next.added.map((m) => m.internetMessageId).sort()).toEqual(
+        [after!.messageId, stays!.messageId].sort(),
+      );
+      expect(next.added.find((m) => m.internetMessageId === stays!.messageId)!.ref).toBe(
+        refOf(stays!.messageId),
+      );
+      expect(next.removed).toEqual([refOf(leaves!.messageId)]);
     });
 
     it('pages older messages below the window without gaps or duplicates', async () => {

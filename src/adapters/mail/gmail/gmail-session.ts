@@ -76,7 +76,7 @@ export class GmailSession implements MailSession {
       const history = await this.history(cursor.highestModseq);
       if (history !== 'stale') return this.applyHistory(path, cursor, history, opts);
     }
-    return this.freshWindow(path, opts);
+    return this.freshWindow(path, opts, cursor);
   }
 
   async flagsOf(path: string, refs: readonly string[]): Promise<FlagState[]> {
@@ -459,8 +459,19 @@ export class GmailSession implements MailSession {
     );
   }
 
-  /** The newest `windowSize` messages of the folder, as a reset: the cursor starts at the current history id. */
-  private async freshWindow(path: string, opts: ChangeOptions): Promise<FolderChanges> {
+  /**
+   * The newest `windowSize` messages of the folder; the cursor starts at the current history id. A reset on a first
+   * sync. After the cursor's history expired (404), Gmail's ids still name the same messages, so it is not a reset:
+   * the window comes as `added` (the index keeps its rows and their ids), and known messages no longer in the folder
+   * are `removed` (decision 0045).
+   */
+  private async freshWindow(
+    path: string,
+    opts: ChangeOptions,
+    expired: SyncCursor | null = null,
+  ): Promise<FolderChanges> {
+    const reset = expired === null;
+    const inWindow = new Set<string>();
     const historyId = (await this.profile()).historyId ?? '0';
     const selector = listSelector(path);
     const ids: string[] = [];
@@ -494,24 +505,33 @@ export class GmailSession implements MailSession {
       for (const m of batch) {
         low = Math.min(low, m.position);
         high = Math.max(high, m.position);
+        inWindow.add(m.ref);
       }
       if (opts.onAdded !== undefined) {
-        if (batch.length > 0) await opts.onAdded(batch, true);
+        if (batch.length > 0) await opts.onAdded(batch, reset);
       } else added.push(...batch);
     }
     const empty = low === Number.POSITIVE_INFINITY;
     const windowLow = empty ? Date.now() * 1000 : low;
+    let removed: string[] = [];
+    if (!reset) {
+      const others = opts.knownRefs.filter((r) => !inWindow.has(r));
+      const still = new Set(
+        (await this.minimal(others)).filter((m) => inFolder(path, m.labelIds)).map((m) => m.id ?? ''),
+      );
+      removed = others.filter((r) => !still.has(r));
+    }
     return {
       cursor: {
-        uidValidity: `gmail:${historyId}`,
+        uidValidity: expired?.uidValidity ?? `gmail:${historyId}`,
         uidNext: empty ? windowLow : high + 1,
         highestModseq: historyId,
         windowLow,
       },
-      reset: true,
+      reset,
       added,
       flags: [],
-      removed: [],
+      removed,
     };
   }
 

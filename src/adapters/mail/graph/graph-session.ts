@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   MailProviderError,
+  PartialChangeError,
   type ChangeOptions,
   type MailSession,
   type Placed,
@@ -115,7 +116,7 @@ export class GraphSession implements MailSession {
       const delta = await this.readDelta(cursor.highestModseq);
       if (delta !== 'stale') return this.applyDelta(path, cursor, delta, opts);
     }
-    return this.freshWindow(path, opts);
+    return this.freshWindow(path, opts, cursor);
   }
 
   async flagsOf(path: string, refs: readonly string[]): Promise<FlagState[]> {
@@ -233,14 +234,16 @@ export class GraphSession implements MailSession {
     const placed = new Map<string, Placed>();
     for (const m of await this.messages(refs, FLAGS_SELECT)) {
       if (m.parentFolderId !== path) continue;
-      const moved = await this.api.json<GraphMessage>(
-        'the move',
-        'POST',
-        `/messages/${encodeURIComponent(m.id)}/move`,
-        { destinationId: toPath },
-        { repeat: 'idempotent' },
+      const moved = await this.eachOf(placed.size, { placed }, () =>
+        this.api.json<GraphMessage>(
+          'the move',
+          'POST',
+          `/messages/${encodeURIComponent(m.id)}/move`,
+          { destinationId: toPath },
+          { repeat: 'idempotent' },
+        ),
       );
-      placed.set(m.id, { ref: moved.id, position: positionOf(moved) });
+      if (moved !== undefined) placed.set(m.id, { ref: moved.value.id, position: positionOf(moved.value) });
     }
     return placed;
   }
@@ -253,6 +256,7 @@ export class GraphSession implements MailSession {
   ): Promise<void> {
     const addCats = add.filter((f) => !f.startsWith('\\'));
     const removeCats = new Set(remove.filter((f) => !f.startsWith('\\')));
+    const flagged = new Set<string>();
     for (const m of await this.messages(refs, FLAGS_SELECT)) {
       if (m.parentFolderId !== path) continue;
       const patch: Record<string, unknown> = {};
@@ -265,8 +269,31 @@ export class GraphSession implements MailSession {
         for (const c of removeCats) next.delete(c);
         patch['categories'] = [...next];
       }
-      if (Object.keys(patch).length > 0)
-        await this.api.json('the change', 'PATCH', `/messages/${encodeURIComponent(m.id)}`, patch);
+      if (Object.keys(patch).length === 0) continue;
+      const done = await this.eachOf(flagged.size, { flagged }, () =>
+        this.api.json('the change', 'PATCH', `/messages/${encodeURIComponent(m.id)}`, patch),
+      );
+      if (done !== undefined) flagged.add(m.id);
+    }
+  }
+
+  /**
+   * One message's request of a change made message by message: undefined when the message has gone meanwhile (404:
+   * another client deleted or moved it, as an IMAP server ignores an expunged UID), and a failure after `doneSoFar`
+   * messages were changed is a PartialChangeError naming them, so the caller records what was done.
+   */
+  private async eachOf<T>(
+    doneSoFar: number,
+    done: ConstructorParameters<typeof PartialChangeError>[1],
+    request: () => Promise<T>,
+  ): Promise<{ value: T } | undefined> {
+    try {
+      return { value: await request() };
+    } catch (e) {
+      if (e instanceof GraphStatusError && e.status === 404) return undefined;
+      if (doneSoFar > 0 && e instanceof MailProviderError && !(e instanceof PartialChangeError))
+        throw new PartialChangeError(e.message, done);
+      throw e;
     }
   }
 
@@ -413,9 +440,21 @@ export class GraphSession implements MailSession {
     return link;
   }
 
-  private async freshWindow(path: string, opts: ChangeOptions): Promise<FolderChanges> {
+  /**
+   * The newest `windowSize` messages of the folder with a new delta link: a reset on a first sync. After the
+   * cursor's delta expired (410), Graph's ids still name the same messages, so it is not a reset: the window comes
+   * as `added` (the index keeps its rows and their ids), and known messages no longer in the folder are `removed`
+   * (decision 0045).
+   */
+  private async freshWindow(
+    path: string,
+    opts: ChangeOptions,
+    expired: SyncCursor | null = null,
+  ): Promise<FolderChanges> {
+    const reset = expired === null;
     const link = await this.latestLink(path);
     const added: RemoteSummary[] = [];
+    const inWindow = new Set<string>();
     let low = Number.POSITIVE_INFINITY;
     let high = 0;
     let next: string | undefined = this.listPath(path, Math.min(opts.windowSize, 500));
@@ -427,25 +466,36 @@ export class GraphSession implements MailSession {
       for (const m of batch) {
         low = Math.min(low, m.position);
         high = Math.max(high, m.position);
+        inWindow.add(m.ref);
       }
       if (opts.onAdded !== undefined) {
-        if (batch.length > 0) await opts.onAdded(batch, true);
+        if (batch.length > 0) await opts.onAdded(batch, reset);
       } else added.push(...batch);
       next = page['@odata.nextLink'];
     }
     const empty = low === Number.POSITIVE_INFINITY;
     const windowLow = empty ? Date.now() * 1000 : low;
+    let removed: string[] = [];
+    if (!reset) {
+      const others = opts.knownRefs.filter((r) => !inWindow.has(r));
+      const still = new Set(
+        (await this.messages(others, FLAGS_SELECT)).filter((m) => m.parentFolderId === path).map((m) => m.id),
+      );
+      removed = others.filter((r) => !still.has(r));
+    }
     return {
       cursor: {
-        uidValidity: `graph:${createHash('sha256').update(link).digest('base64url').slice(0, 16)}`,
+        uidValidity:
+          expired?.uidValidity ??
+          `graph:${createHash('sha256').update(link).digest('base64url').slice(0, 16)}`,
         uidNext: empty ? windowLow : high + 1,
         highestModseq: link,
         windowLow,
       },
-      reset: true,
+      reset,
       added,
       flags: [],
-      removed: [],
+      removed,
     };
   }
 
