@@ -110,3 +110,18 @@ export async function sendDraftOnce(
   }
   return { filedByProvider: true };
 }
+
+/**
+ * Of the refs the index knew, those neither in a window read again nor, as the provider says (`stillIn`: the refs of
+ * these still in the folder), anywhere in the folder: what left while the change log that would have said so expired.
+ */
+export async function goneFromFolder(
+  known: readonly string[],
+  inWindow: ReadonlySet<string>,
+  stillIn: (refs: readonly string[]) => Promise<Iterable<string>>,
+): Promise<string[]> {
+  const others = known.filter((r) => !inWindow.has(r));
+  if (others.length === 0) return [];
+  const still = new Set(await stillIn(others));
+  return others.filter((r) => !still.has(r));
+}

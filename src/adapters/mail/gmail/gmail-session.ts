@@ -18,7 +18,7 @@ import type {
 } from '../../../core/mail/mail-types.ts';
 import { messageIds } from '../mime/header-fields.ts';
 import { GmailStatusError, type GmailApi } from './gmail-api.ts';
-import { mapPresent, startPolling } from '../provider-api.ts';
+import { goneFromFolder, mapPresent, startPolling } from '../provider-api.ts';
 import { GmailFolders, inFolder, includesSpamTrash, listSelector, moveLabels } from './gmail-folders.ts';
 import {
   contentOf,
@@ -513,14 +513,11 @@ export class GmailSession implements MailSession {
     }
     const empty = low === Number.POSITIVE_INFINITY;
     const windowLow = empty ? Date.now() * 1000 : low;
-    let removed: string[] = [];
-    if (!reset) {
-      const others = opts.knownRefs.filter((r) => !inWindow.has(r));
-      const still = new Set(
-        (await this.minimal(others)).filter((m) => inFolder(path, m.labelIds)).map((m) => m.id ?? ''),
-      );
-      removed = others.filter((r) => !still.has(r));
-    }
+    const removed = reset
+      ? []
+      : await goneFromFolder(opts.knownRefs, inWindow, async (refs) =>
+          (await this.minimal(refs)).filter((m) => inFolder(path, m.labelIds)).map((m) => m.id ?? ''),
+        );
     return {
       cursor: {
         uidValidity: expired?.uidValidity ?? `gmail:${historyId}`,

@@ -21,7 +21,7 @@ import type { CanonicalFolder } from '../../../core/messages/folder.ts';
 import { messageIds } from '../mime/header-fields.ts';
 import { parseMessage } from '../mime/parse-message.ts';
 import { GraphStatusError, type GraphApi } from './graph-api.ts';
-import { mapPresent, startPolling } from '../provider-api.ts';
+import { goneFromFolder, mapPresent, startPolling } from '../provider-api.ts';
 import {
   FLAGS_SELECT,
   flagStateOf,
@@ -475,14 +475,11 @@ export class GraphSession implements MailSession {
     }
     const empty = low === Number.POSITIVE_INFINITY;
     const windowLow = empty ? Date.now() * 1000 : low;
-    let removed: string[] = [];
-    if (!reset) {
-      const others = opts.knownRefs.filter((r) => !inWindow.has(r));
-      const still = new Set(
-        (await this.messages(others, FLAGS_SELECT)).filter((m) => m.parentFolderId === path).map((m) => m.id),
-      );
-      removed = others.filter((r) => !still.has(r));
-    }
+    const removed = reset
+      ? []
+      : await goneFromFolder(opts.knownRefs, inWindow, async (refs) =>
+          (await this.messages(refs, FLAGS_SELECT)).filter((m) => m.parentFolderId === path).map((m) => m.id),
+        );
     return {
       cursor: {
         uidValidity:
