@@ -5,6 +5,6 @@ import { graphHarness } from './graph-harness.ts';
 
 /** The same contract Dovecot, the demo and Gmail pass, on the Graph adapter against our documented-behaviour stub. */
 describe('Microsoft Graph (stub)', () => {
-  mailSessionContract('Graph', () => graphHarness());
+  mailSessionContract('Graph', () => graphHarness(), { reset: true, changeLog: true });
   mailWriterContract('Graph', () => graphHarness());
 });

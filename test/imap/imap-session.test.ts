@@ -91,7 +91,7 @@ async function imapHarness(): Promise<MailHarness> {
   };
 }
 
-mailSessionContract('IMAP (Dovecot)', imapHarness);
+mailSessionContract('IMAP (Dovecot)', imapHarness, { reset: true });
 mailWriterContract('IMAP (Dovecot)', imapHarness);
 
 describe('IDLE watcher', () => {

@@ -85,7 +85,7 @@ async function demoHarness(engine: Engine): Promise<MailHarness> {
 }
 
 describe.each(['sqlite', 'postgres'] as const)('demo mailbox on %s', (engine) => {
-  mailSessionContract(`demo (${engine})`, () => demoHarness(engine));
+  mailSessionContract(`demo (${engine})`, () => demoHarness(engine), { reset: true });
   mailWriterContract(`demo (${engine})`, () => demoHarness(engine));
 
   // As on an IMAP server, each message appended or moved into a folder gets a UID of its own, however many arrive at

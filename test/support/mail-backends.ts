@@ -1,6 +1,7 @@
 import { gmail } from '@googleapis/gmail';
 import { moveLabels } from '../../src/adapters/mail/gmail/gmail-folders.ts';
 import type { App } from '../../src/app.ts';
+import type { Config } from '../../src/config/config.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import { fixedClock } from '../../src/lib/clock.ts';
 import { silentLogger, type Logger } from '../../src/lib/logger.ts';
@@ -304,37 +305,76 @@ export async function dovecotBackend(): Promise<Backend> {
   };
 }
 
-/** A service on a real port (the provider's sign-in redirects the browser to it), signed in through Chromium. */
-async function signedIn(
-  app: App,
-  port: number,
-  start: {
-    tool: 'start_google_oauth' | 'start_microsoft_oauth';
-    provider: 'google' | 'microsoft';
-    email: string;
-  },
-  callback: RegExp,
-) {
-  const server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger, lane: app.lane });
-  const agent = await agentOn(app);
-  const added = await agent.call('add_inbox', {
-    label: 'Model',
-    provider: start.provider,
-    email: start.email,
+/**
+ * The service for a provider that signs in with OAuth: on one node, or two on a fresh PostgreSQL database (the second
+ * serves agent B), the first on a real port (the provider's sign-in redirects the browser to it), with an inbox of
+ * that provider added and signed in through Chromium. Returns what every such Backend shares.
+ */
+async function signedInNodes(o: {
+  readonly twoNodes: boolean | undefined;
+  readonly port: number;
+  readonly clock: ReturnType<typeof fixedClock>;
+  readonly lists: Awaited<ReturnType<typeof listMailRig>>;
+  readonly config: Partial<Config>;
+  readonly secret: { googleClientSecret: string } | { microsoftClientSecret: string };
+  readonly provider: 'google' | 'microsoft';
+  readonly email: string;
+}) {
+  const errors = errorLog();
+  const baseUrl = `http://127.0.0.1:${String(o.port)}`;
+  const pgUrl = o.twoNodes === true ? await freshPgDatabase() : undefined;
+  const nodeOptions: Parameters<typeof createTestApp>[0] = {
+    config: {
+      rateLimits: NO_RATE_LIMITS,
+      ...o.lists.config,
+      baseUrl,
+      mcpAllowedOrigins: [baseUrl],
+      ...o.config,
+    },
+    ...o.secret,
+    overrides: { clock: o.clock, log: errors.log, ...o.lists.overrides },
+    ...(pgUrl !== undefined && { pgUrl }),
+  };
+  const app = await createTestApp(nodeOptions);
+  const second = pgUrl === undefined ? undefined : await createTestApp(nodeOptions);
+  const server = await listen(app.fetch, {
+    host: '127.0.0.1',
+    port: o.port,
+    log: silentLogger,
+    lane: app.lane,
   });
+  const agent = await agentOn(app);
+  const added = await agent.call('add_inbox', { label: 'Model', provider: o.provider, email: o.email });
   const inboxId = (added.body['inbox'] as { id: string }).id;
-  const link = (await agent.call(start.tool, { inboxId })).body['url'] as string;
+  const link = (await agent.call(`start_${o.provider}_oauth`, { inboxId })).body['url'] as string;
   const browser = await launchBrowser();
   try {
     const page = await (await browser.newContext()).newPage();
     await page.goto(link);
-    await page.getByRole('button', { name: new RegExp(start.email.replaceAll('.', '\\.')) }).click();
-    await page.waitForURL(callback);
-    await page.getByRole('heading', { name: `${start.email} is connected` }).waitFor();
+    await page.getByRole('button', { name: new RegExp(o.email.replaceAll('.', '\\.')) }).click();
+    await page.waitForURL(new RegExp(`/connect/${o.provider}/callback`));
+    await page.getByRole('heading', { name: `${o.email} is connected` }).waitFor();
   } finally {
     await browser.close();
   }
-  return { server, agent, inboxId };
+  return {
+    shared: {
+      app,
+      clock: o.clock,
+      agent,
+      inboxId,
+      ...(second !== undefined && { secondNode: second }),
+      isDemo: false,
+      logged: errors.lines,
+      delivered: () => undefined,
+    },
+    close: async () => {
+      await server.close(1000);
+      await second?.close();
+      await app.close();
+      await o.lists.close();
+    },
+  };
 }
 
 const MS_CLIENT = { id: '11111111-2222-3333-4444-555555555555', secret: 'entra-test-secret' };
@@ -344,7 +384,6 @@ export async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<B
   const user = 'pat@contoso.test';
   const clock = fixedClock(START);
   const lists = await listMailRig();
-  const errors = errorLog();
   const graph = await startGraphStub({ user });
   for (const m of await modelMail(user, lists)) await graph.deliver(m.raw, { received: m.date });
   const port = await freePort();
@@ -353,13 +392,12 @@ export async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<B
     user,
     client: { ...MS_CLIENT, redirectUri: `${baseUrl}/connect/microsoft/callback` },
   });
-  const pgUrl = opts.twoNodes === true ? await freshPgDatabase() : undefined;
-  const nodeOptions: Parameters<typeof createTestApp>[0] = {
+  const nodes = await signedInNodes({
+    twoNodes: opts.twoNodes,
+    port,
+    clock,
+    lists,
     config: {
-      rateLimits: NO_RATE_LIMITS,
-      ...lists.config,
-      baseUrl,
-      mcpAllowedOrigins: [baseUrl],
       microsoft: {
         clientId: MS_CLIENT.id,
         tenant: 'common',
@@ -368,18 +406,11 @@ export async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<B
         pollSeconds: 30,
       },
     },
-    microsoftClientSecret: MS_CLIENT.secret,
-    overrides: { clock, log: errors.log, ...lists.overrides },
-    ...(pgUrl !== undefined && { pgUrl }),
-  };
-  const app = await createTestApp(nodeOptions);
-  const second = pgUrl === undefined ? undefined : await createTestApp(nodeOptions);
-  const { server, agent, inboxId } = await signedIn(
-    app,
-    port,
-    { tool: 'start_microsoft_oauth', provider: 'microsoft', email: user },
-    /\/connect\/microsoft\/callback/,
-  );
+    secret: { microsoftClientSecret: MS_CLIENT.secret },
+    provider: 'microsoft',
+    email: user,
+  });
+  const { app, inboxId } = nodes.shared;
   const places = ['inbox', 'drafts', 'sentitems', 'deleteditems', 'junkemail', 'archive'];
   /** Another client's Graph request (the stub's own API, as graph-harness.ts). */
   const asOther = async (method: string, path: string, body?: unknown) => {
@@ -410,15 +441,8 @@ export async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<B
       ),
     );
   return {
-    app,
-    clock,
-    agent,
-    inboxId,
-    ...(second !== undefined && { secondNode: second }),
-    isDemo: false,
-    logged: errors.lines,
+    ...nodes.shared,
     mailbox,
-    delivered: () => undefined,
     sentPath: graph.folderId('sentitems')!,
     draftsPath: graph.folderId('drafts')!,
     placeName: (path) => name.get(path) ?? path,
@@ -442,10 +466,8 @@ export async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<B
       },
     },
     close: async () => {
-      await server.close(1000);
-      await second?.close();
-      await app.close();
-      await Promise.all([graph.close(), entra.close(), lists.close()]);
+      await nodes.close();
+      await Promise.all([graph.close(), entra.close()]);
     },
   };
 }
@@ -459,7 +481,6 @@ const GOOGLE_CLIENT = { id: 'triage-test.apps.googleusercontent.com', secret: 't
 export async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<Backend> {
   const clock = fixedClock(START);
   const lists = await listMailRig();
-  const errors = errorLog();
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${String(port)}`;
   const google = await startGoogleEmulator({
@@ -478,27 +499,19 @@ export async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<B
       },
       other,
     );
-  const pgUrl = opts.twoNodes === true ? await freshPgDatabase() : undefined;
-  const nodeOptions: Parameters<typeof createTestApp>[0] = {
+  const nodes = await signedInNodes({
+    twoNodes: opts.twoNodes,
+    port,
+    clock,
+    lists,
     config: {
-      rateLimits: NO_RATE_LIMITS,
-      ...lists.config,
-      baseUrl,
-      mcpAllowedOrigins: [baseUrl],
       google: { clientId: GOOGLE_CLIENT.id, issuer: google.url, gmailApiUrl: google.url, pollSeconds: 30 },
     },
-    googleClientSecret: GOOGLE_CLIENT.secret,
-    overrides: { clock, log: errors.log, ...lists.overrides },
-    ...(pgUrl !== undefined && { pgUrl }),
-  };
-  const app = await createTestApp(nodeOptions);
-  const second = pgUrl === undefined ? undefined : await createTestApp(nodeOptions);
-  const { server, agent, inboxId } = await signedIn(
-    app,
-    port,
-    { tool: 'start_google_oauth', provider: 'google', email: google.user },
-    /\/connect\/google\/callback/,
-  );
+    secret: { googleClientSecret: GOOGLE_CLIENT.secret },
+    provider: 'google',
+    email: google.user,
+  });
+  const { app, inboxId } = nodes.shared;
   const mailbox = async (): Promise<MailboxRow[]> => {
     const labels = (await api.users.labels.list({ userId: 'me' }, other)).data.labels ?? [];
     const userLabel = new Map(labels.filter((l) => l.type === 'user').map((l) => [l.id ?? '', l.name ?? '']));
@@ -545,15 +558,8 @@ export async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<B
     return rows;
   };
   return {
-    app,
-    clock,
-    agent,
-    inboxId,
-    ...(second !== undefined && { secondNode: second }),
-    isDemo: false,
-    logged: errors.lines,
+    ...nodes.shared,
     mailbox,
-    delivered: () => undefined,
     sentPath: 'SENT',
     draftsPath: 'DRAFT',
     placeName: (path) => ({ TRASH: 'Trash', ARCHIVE: 'Archive' })[path] ?? path,
@@ -594,10 +600,8 @@ export async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<B
       },
     },
     close: async () => {
-      await server.close(1000);
-      await second?.close();
-      await app.close();
-      await Promise.all([google.close(), lists.close()]);
+      await nodes.close();
+      await google.close();
     },
   };
 }
