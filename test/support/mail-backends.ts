@@ -4,7 +4,7 @@ import type { App } from '../../src/app.ts';
 import type { Config } from '../../src/config/config.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import { fixedClock } from '../../src/lib/clock.ts';
-import { silentLogger, type Logger } from '../../src/lib/logger.ts';
+import { silentLogger } from '../../src/lib/logger.ts';
 import { listen } from '../../src/transports/http/serve.ts';
 import { launchBrowser } from '../rig/browser.ts';
 import { dkimSigner, ONE_CLICK_HEADERS } from '../rig/dkim-fixtures.ts';
@@ -16,6 +16,7 @@ import { buildMessage, freshPgDatabase } from '../rig/index.ts';
 import { startMailServers } from '../rig/mail-servers.ts';
 import { startMicrosoftSignIn } from '../rig/microsoft-sign-in.ts';
 import { connectImapInbox, imapClient } from './imap-inbox.ts';
+import { recordingLogger } from './recording-logger.ts';
 import { createTestApp, NO_RATE_LIMITS } from './test-app.ts';
 import { agentOn } from './tool-caller.ts';
 
@@ -66,26 +67,9 @@ export interface Backend {
   readonly draftsPath: string;
   readonly placeName: (path: string) => string;
   readonly outside?: Outside;
-  /** What the service logged at warn and error level (errors with their message and stack), for failure reports. */
+  /** Every line the service logged (errors with their message and stack), for failure reports. */
   readonly logged?: readonly string[];
   readonly close: () => Promise<void>;
-}
-
-/** A logger keeping warn and error lines, errors written out (JSON.stringify gives `{}` for an Error). */
-function errorLog(): { log: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const json = (a: unknown[]) =>
-    JSON.stringify(a, (_k, v: unknown) =>
-      v instanceof Error ? { name: v.name, message: v.message, stack: v.stack } : v,
-    );
-  const log: Logger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (...a: unknown[]) => void lines.push(`warn ${json(a)}`),
-    error: (...a: unknown[]) => void lines.push(`error ${json(a)}`),
-    child: () => log,
-  };
-  return { log, lines };
 }
 
 /** The mailbox's path of a canonical folder, as the index has it. */
@@ -226,12 +210,12 @@ export async function dovecotBackend(): Promise<Backend> {
   const password = 'model-imap-password';
   const clock = fixedClock(START);
   const lists = await listMailRig();
-  const errors = errorLog();
+  const recorded = recordingLogger();
   const mail = (await modelMail(`${user}@example.test`, lists)).map((m) => m.raw);
   const { dovecot, sink } = await startMailServers({ user, password, mail });
   const app = await createTestApp({
     config: { rateLimits: NO_RATE_LIMITS, ...lists.config },
-    overrides: { clock, log: errors.log, ...lists.overrides },
+    overrides: { clock, log: recorded.log, ...lists.overrides },
   });
   const agent = await agentOn(app);
   const inboxId = await connectImapInbox(app, agent.call, { dovecot, user, password, smtpPort: sink.port });
@@ -266,7 +250,7 @@ export async function dovecotBackend(): Promise<Backend> {
     agent,
     inboxId,
     isDemo: false,
-    logged: errors.lines,
+    logged: recorded.lines,
     mailbox,
     delivered: () => sink.received.length,
     ...IMAP_PLACES,
@@ -320,7 +304,7 @@ async function signedInNodes(o: {
   readonly provider: 'google' | 'microsoft';
   readonly email: string;
 }) {
-  const errors = errorLog();
+  const recorded = recordingLogger();
   const baseUrl = `http://127.0.0.1:${String(o.port)}`;
   const pgUrl = o.twoNodes === true ? await freshPgDatabase() : undefined;
   const nodeOptions: Parameters<typeof createTestApp>[0] = {
@@ -332,7 +316,7 @@ async function signedInNodes(o: {
       ...o.config,
     },
     ...o.secret,
-    overrides: { clock: o.clock, log: errors.log, ...o.lists.overrides },
+    overrides: { clock: o.clock, log: recorded.log, ...o.lists.overrides },
     ...(pgUrl !== undefined && { pgUrl }),
   };
   const app = await createTestApp(nodeOptions);
@@ -365,7 +349,7 @@ async function signedInNodes(o: {
       inboxId,
       ...(second !== undefined && { secondNode: second }),
       isDemo: false,
-      logged: errors.lines,
+      logged: recorded.lines,
       delivered: () => undefined,
     },
     close: async () => {
