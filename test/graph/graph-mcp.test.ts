@@ -285,15 +285,17 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect(stub(4).folderId).toBe(graph.folderId('inbox'));
 
       graph.failNext(20, { status: 500, path: new RegExp(`/messages/${stub(3).id}/move$`) });
-      const partly = expectToolError(
-        await call('act_on_messages', { action: 'trash', items: items(fresh, notes) }),
-        'provider_error',
-      );
+      const partlyRaw = await call('act_on_messages', { action: 'trash', items: items(fresh, notes) });
+      const partly = expectToolError(partlyRaw, 'provider_error');
       graph.clearFaults();
       expect(partly['details']).toMatchObject({
         changed: [expect.objectContaining({ messageId: fresh })],
         undoId: expect.any(String),
       });
+      // The subject in the failure's details is the sender's, and marked as such.
+      expect((partlyRaw.raw['details'] as { changed: { subject: string }[] }).changed[0]!.subject).toMatch(
+        /^\u27e6[a-z0-9]{6}\u27e7Fresh news\u27e6\/[a-z0-9]{6}\u27e7$/,
+      );
       expect(stub(4).folderId).toBe(graph.folderId('deleteditems'));
       expect(stub(3).folderId).toBe(graph.folderId('inbox'));
       expectToolOk(await call('undo_action', { undoId: (partly['details'] as { undoId: string }).undoId }));

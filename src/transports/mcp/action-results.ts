@@ -82,7 +82,15 @@ export function fromActError(e: ActError, marker: Marker): ToolFailure {
       return toolError(
         'provider_error',
         e.message,
-        e.partial === undefined ? {} : { details: { changed: e.partial.changed, undoId: e.partial.undoId } },
+        e.partial === undefined
+          ? {}
+          : {
+              details: {
+                // Subjects are the senders' words: marked here, as an error is not marked by the tool's schema.
+                changed: e.partial.changed.map((c) => ({ ...c, subject: marker.wrap(c.subject) })),
+                undoId: e.partial.undoId,
+              },
+            },
       );
     case 'message_not_found':
       return toolError(e.code, agentMessage(e));
