@@ -437,7 +437,7 @@ const notFound = () =>
  * Whether a registered inbox is the mailbox about to be added: same provider and address, and for a mailbox reached
  * over IMAP the same server, port and login (one address can be two logins, or two servers). The demo is never one.
  */
-export function sameMailbox(
+function sameMailbox(
   existing: Inbox,
   candidate: Pick<Inbox, 'provider' | 'email' | 'imapHost' | 'imapPort' | 'imapUser'>,
 ): boolean {
