@@ -35,6 +35,10 @@ export interface GraphStub {
   /** The mailbox as it is now, for assertions: folder display name → messages. */
   messagesIn(folder: string): StubMessage[];
   folderId(nameOrWellKnown: string): string | undefined;
+  /** Every folder's id, the well-known ones and any a client made (the service's Screened, for one). */
+  folderIds(): string[];
+  /** A folder's display name ("Deleted Items", "Screened"). */
+  folderName(id: string): string | undefined;
   /** The message with this Message-ID header, wherever it is. */
   find(messageIdHeader: string): StubMessage | undefined;
   readonly requests: { method: string; path: string; at: number }[];
@@ -604,6 +608,8 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
     },
     find: (messageIdHeader) => [...messages.values()].find((m) => m.internetMessageId === messageIdHeader),
     folderId: (name) => (folderOf(name) ?? folders.find((x) => x.displayName === name))?.id,
+    folderIds: () => folders.map((f) => f.id),
+    folderName: (id) => folders.find((f) => f.id === id)?.displayName,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

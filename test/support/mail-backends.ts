@@ -395,7 +395,6 @@ export async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<B
     email: user,
   });
   const { app, inboxId } = nodes.shared;
-  const places = ['inbox', 'drafts', 'sentitems', 'deleteditems', 'junkemail', 'archive'];
   /** Another client's Graph request (the stub's own API, as graph-harness.ts). */
   const asOther = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${graph.url}/v1.0/me${path}`, {
@@ -415,7 +414,7 @@ export async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<B
   ]);
   const mailbox = (): Promise<MailboxRow[]> =>
     Promise.resolve(
-      places.flatMap((place) =>
+      graph.folderIds().flatMap((place) =>
         graph.messagesIn(place).map((m) => ({
           path: m.folderId,
           ref: m.id,
@@ -429,7 +428,7 @@ export async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<B
     mailbox,
     sentPath: graph.folderId('sentitems')!,
     draftsPath: graph.folderId('drafts')!,
-    placeName: (path) => name.get(path) ?? path,
+    placeName: (path) => name.get(path) ?? graph.folderName(path) ?? path,
     outside: {
       async move(row, to) {
         const dest = await canonicalPath(app, inboxId, to);

@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMessage } from '../rig/index.ts';
+import {
+  dovecotBackend,
+  gmailBackend,
+  graphBackend,
+  OUTSIDE_DOMAIN,
+  START,
+  type Backend,
+  type MailboxRow,
+} from '../support/mail-backends.ts';
+import { expectToolOk } from '../support/tool-caller.ts';
+
+// Junk screening (issue 18) on every kind of mailbox the service changes: a Screened place the service makes at the
+// provider (an IMAP folder, a Gmail label, a Microsoft 365 mail folder), the unsure mark (a keyword, a label, a
+// category), undo, rescue, report, and the blocklist applied to mail that arrives later — each checked in the
+// mailbox itself, read past the service. test/imap/screening.test.ts holds the refusals and the IMAP details.
+
+/** Where a message is, in words the three mailboxes share, and what marks it carries. */
+type Place = { where: string; marks: string[] };
+
+const MAILBOXES: [string, () => Promise<Backend>, (be: Backend, row: MailboxRow) => Place][] = [
+  [
+    'Dovecot',
+    dovecotBackend,
+    (_, r) => ({ where: { INBOX: 'inbox', Junk: 'spam' }[r.path] ?? r.path, marks: r.flags }),
+  ],
+  [
+    'Gmail',
+    () => gmailBackend(),
+    // A label made by the service is a place when the message is in no system one (labels as folders).
+    (_, r) => ({
+      where:
+        r.path === 'ARCHIVE' && r.flags.includes('Screened')
+          ? 'Screened'
+          : ({ INBOX: 'inbox', SPAM: 'spam' }[r.path] ?? r.path),
+      marks: r.flags.filter((f) => f !== 'Screened'),
+    }),
+  ],
+  [
+    'Microsoft 365',
+    () => graphBackend(),
+    (be, r) => ({
+      where: { Inbox: 'inbox', 'Junk Email': 'spam' }[be.placeName(r.path)] ?? be.placeName(r.path),
+      marks: r.flags,
+    }),
+  ],
+];
+
+const VIP = 'vip@people.example.test';
+const GOOD = 'colleague@people.example.test';
+const stranger = (i: number) => `stranger${String(i)}@${OUTSIDE_DOMAIN}`;
+/** A sender of a domain with no one the person knows, and none of the person's own inboxes, at it. */
+const PROMO = 'promo@junk-deals.test';
+const LATER = 'billing@mail.junk-deals.test';
+const mailFrom = (address: string, n: number) =>
+  buildMessage({
+    from: { address, name: address.split('@')[0] ?? '' },
+    to: [{ address: 'someone@example.test' }],
+    subject: `Deal ${String(n)}`,
+    date: new Date(START.getTime() + n * 60_000),
+    messageId: `<deal${String(n)}@screening.test>`,
+    text: 'Buy now.',
+  });
+
+describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
+  let be: Backend;
+  let call: Backend['agent']['call'];
+  let inboxId: string;
+  type Offered = { inboxId: string; messageId: string; from: { address: string } };
+  let offered: Offered[] = [];
+
+  /** Every message of the mailbox by sender address (Message-ID → From, from the index), with its place. */
+  const truth = async () => {
+    const senders = new Map(
+      (
+        await be.app.db.kysely
+          .selectFrom('messages')
+          .select(['internet_message_id', 'from_address'])
+          .where('inbox_id', '=', inboxId)
+          .execute()
+      ).map((r) => [r.internet_message_id, r.from_address]),
+    );
+    return (await be.mailbox()).map((r) => ({
+      from: senders.get(r.messageId ?? null) ?? r.messageId ?? '',
+      ...placeOf(be, r),
+    }));
+  };
+  const placesOf = async (address: string) =>
+    (await truth()).filter((t) => t.from === address).map((t) => t.where);
+  const screen = async () =>
+    expectToolOk(await call('screen_junk', { inbox: inboxId }))['messages'] as Offered[];
+  const of = (address: string) => offered.filter((m) => m.from.address === address);
+  const target = (m: Offered) => ({ inboxId: m.inboxId, messageId: m.messageId });
+
+  beforeAll(async () => {
+    be = await start();
+    ({ call } = be.agent);
+    inboxId = be.inboxId;
+    await be.outside!.deliver(mailFrom(PROMO, 1));
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    expectToolOk(await call('add_vip', { emails: [VIP] }));
+    expectToolOk(
+      await call('update_triage_profile', { patch: { defaults: { junk: { knownGoodSenders: [GOOD] } } } }),
+    );
+  }, 300_000);
+
+  afterAll(async () => {
+    await be.close();
+  });
+
+  it('junk goes to a Screened place the service makes, unsure is marked, fine stays — and undo puts it all back', async () => {
+    offered = await screen();
+    const addresses = new Set(offered.map((m) => m.from.address));
+    expect(addresses).not.toContain(VIP);
+    expect(addresses).not.toContain(GOOD);
+    expect(offered.length).toBeGreaterThan(10);
+    const before = await truth();
+    const verdicts = [
+      ...[0, 1, 2, 3].flatMap((i) => of(stranger(i))).map((m) => ({ ...target(m), verdict: 'junk' })),
+      ...of('person0@people.example.test').map((m) => ({ ...target(m), verdict: 'unsure' })),
+      ...of('person1@people.example.test').map((m) => ({ ...target(m), verdict: 'fine' })),
+    ];
+    expect(verdicts).toHaveLength(6);
+    const done = expectToolOk(await call('confirm_screening', { verdicts }));
+    expect(done['applied']).toHaveLength(6);
+    for (const i of [0, 1, 2, 3]) expect(await placesOf(stranger(i))).toEqual(['Screened']);
+    const unsure = (await truth()).find((t) => t.from === 'person0@people.example.test');
+    expect(unsure).toEqual({
+      from: 'person0@people.example.test',
+      where: 'inbox',
+      marks: ['Screening-Unsure'],
+    });
+    expect(await placesOf('person1@people.example.test')).toEqual(['inbox']);
+    // What the person reviews says the same.
+    const review = expectToolOk(await call('review_screened', { inbox: inboxId }));
+    expect((review['rows'] as unknown[]).length).toBe(4);
+
+    expectToolOk(await call('undo_action', { undoId: done['undoId'] }));
+    const sorted = (rows: { from: string; where: string; marks: string[] }[]) =>
+      rows.map((r) => `${r.from} ${r.where} ${[...r.marks].sort().join(',')}`).sort();
+    expect(sorted(await truth())).toEqual(sorted(before));
+  });
+
+  it('review, rescue (the sender becomes known-good), report (spam, the domain blocked), and later mail from it screened on sync', async () => {
+    offered = await screen();
+    const verdicts = [...of(stranger(4)), ...of(PROMO)].map((m) => ({ ...target(m), verdict: 'junk' }));
+    expect(verdicts).toHaveLength(2);
+    expectToolOk(await call('confirm_screening', { verdicts }));
+    const review = expectToolOk(await call('review_screened', { inbox: inboxId }));
+    const rows = review['rows'] as { id: string; sender: { address: string } }[];
+    expect(rows.map((r) => r.sender.address).sort()).toEqual([PROMO, stranger(4)]);
+    const row = (address: string) => rows.find((r) => r.sender.address === address)!.id;
+
+    const rescued = expectToolOk(await call('rescue_screened', { inboxId, id: row(stranger(4)) }));
+    expect(rescued['knownGood']).toBe(true);
+    expect(await placesOf(stranger(4))).toEqual(['inbox']);
+
+    const reported = expectToolOk(await call('report_screened', { inboxId, id: row(PROMO) }));
+    expect(reported['blocked']).toEqual({ kind: 'domain', value: 'junk-deals.test' });
+    expect(await placesOf(PROMO)).toEqual(['spam']);
+
+    await be.outside!.deliver(mailFrom(LATER, 2));
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    expect(await placesOf(LATER)).toEqual(['Screened']);
+    const again = expectToolOk(await call('review_screened', { inbox: inboxId }));
+    const blocked = (again['rows'] as { id: string; sender: { address: string }; source: string }[]).find(
+      (r) => r.sender.address === LATER,
+    );
+    expect(blocked?.source).toBe('blocklist');
+    // Never deleted: rescuing it brings it back.
+    expectToolOk(await call('rescue_screened', { inboxId, id: blocked!.id }));
+    expect(await placesOf(LATER)).toEqual(['inbox']);
+  });
+});
