@@ -117,19 +117,32 @@ describe.each(MAILBOXES)(
         previews.push(...(page.body['messages'] as Preview[]));
         offset = page.body['nextOffset'] as number | null;
       }
+      let attachments = 0;
       const hostile = previews.filter((p) => p.from.address.includes('evil.example'));
       expect(hostile).toHaveLength(240);
       for (const p of hostile) {
         const full = await checked('get_message', { inboxId, messageId: p.messageId });
         expect(full.isError, JSON.stringify(full.body)).toBe(false);
-        for (const a of (full.body['attachments'] as { partId: string }[] | undefined) ?? [])
-          await checked('get_attachment', { inboxId, messageId: p.messageId, partId: a.partId });
+        for (const a of (full.body['attachments'] as { partId: string }[] | undefined) ?? []) {
+          const got = await checked('get_attachment', { inboxId, messageId: p.messageId, partId: a.partId });
+          expect(got.isError, JSON.stringify(got.body)).toBe(false);
+          attachments++;
+        }
       }
+      expect(attachments, 'every fourth message has one').toBe(60);
       await checked('search_mailbox', { inboxId, query: 'instructions', limit: 50 });
       await checked('search_mailbox', { inboxId, query: 'evil.example', limit: 50 });
       const senders = await checked('review_unsubscribes', { inbox: inboxId, limit: 100 });
-      for (const s of (senders.body['senders'] as { messageId: string }[]).slice(0, 10))
-        await checked('propose_unsubscribe', { inboxId, messageId: s.messageId });
+      const proposals = senders.body['senders'] as { messageId: string; sender: { address: string } }[];
+      expect(proposals.filter((p) => p.sender.address.includes('evil.example'))).toHaveLength(48);
+      for (const p of proposals) {
+        // Hostile list mail is not signed: its proposals are refused, in words that quote the list marked. The
+        // mailbox's own three lists are signed.
+        const proposed = await checked('propose_unsubscribe', { inboxId, messageId: p.messageId });
+        expect(proposed.body['error'] ?? 'ok', JSON.stringify(proposed.body)).toBe(
+          p.sender.address.includes('evil.example') ? 'unsubscribe_unavailable' : 'ok',
+        );
+      }
       // A change's result names what it moved; the undo's names what it restored.
       const some = hostile.slice(0, 12).map((p) => ({ inboxId, messageId: p.messageId }));
       const acted = await checked('act_on_messages', { action: 'archive', items: some });
