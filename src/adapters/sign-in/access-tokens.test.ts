@@ -107,3 +107,68 @@ describe('AccessTokens', () => {
     expect(await both).toEqual(['at-5-for-rt-new', 'at-5-for-rt-new']);
   });
 });
+
+describe('AccessTokens on several processes sharing one stored sign-in', () => {
+  /** A provider whose refresh tokens are good for one use (each refresh retires the token it was given). */
+  function singleUseProvider(first: string) {
+    const live = new Set([first]);
+    let n = 0;
+    return {
+      refreshed: [] as string[],
+      refresh(rt: string) {
+        this.refreshed.push(rt);
+        if (!live.delete(rt)) return Promise.reject(new MailAuthError('invalid_grant'));
+        n++;
+        live.add(`rt-${String(n)}`);
+        return Promise.resolve({
+          token: `at-${String(n)}`,
+          expiresAt: Date.now() + 3_600_000,
+          refreshToken: `rt-${String(n)}`,
+        });
+      },
+    };
+  }
+
+  it('a refresh refused because another process rotated the token first follows the stored one', async () => {
+    const provider = singleUseProvider('rt-0');
+    let vault = 'rt-0';
+    const onRotated = (rt: string) => {
+      vault = rt;
+      return Promise.resolve();
+    };
+    const stored = () => Promise.resolve(vault);
+    // Two nodes, each its own cache, both holding the sign-in as it was stored before either refreshed.
+    const nodes = [1, 2].map(() => new AccessTokens((rt) => provider.refresh(rt)));
+    const got = await Promise.all(nodes.map((t) => t.get('inbox', 'rt-0', { onRotated, stored })));
+    expect(new Set(got).size).toBe(2);
+    expect(provider.refreshed).toEqual(['rt-0', 'rt-0', 'rt-1']);
+    expect(vault).toBe('rt-2');
+    // Each node refreshes on from there with what it knows, and follows the other's rotation again when needed.
+    const again = await Promise.all(
+      nodes.map((t) => t.get('inbox', 'rt-0', { onRotated, stored, force: true })),
+    );
+    expect(again).toHaveLength(2);
+    expect(vault).toBe('rt-4');
+  });
+
+  it('a refusal stands when the stored token is the one refused, or gone (after reading it again a while)', async () => {
+    const refused = () => Promise.reject(new MailAuthError('invalid_grant'));
+    let reads = 0;
+    const same = new AccessTokens(refused);
+    await expect(
+      same.get('inbox', 'rt-0', { stored: () => (reads++, Promise.resolve('rt-0')) }),
+    ).rejects.toThrow(MailAuthError);
+    expect(reads).toBe(3);
+    const gone = new AccessTokens(refused);
+    await expect(gone.get('inbox', 'rt-0', { stored: () => Promise.resolve(undefined) })).rejects.toThrow(
+      MailAuthError,
+    );
+    // Other failures are not about the token: no second look.
+    reads = 0;
+    const down = new AccessTokens(() => Promise.reject(new Error('ECONNRESET')));
+    await expect(
+      down.get('inbox', 'rt-0', { stored: () => (reads++, Promise.resolve('rt-9')) }),
+    ).rejects.toThrow('ECONNRESET');
+    expect(reads).toBe(0);
+  });
+});

@@ -1,8 +1,18 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MailAuthError } from '../../core/mail/mail-ports.ts';
 import type { AccessToken } from './provider-oauth.ts';
 
 /** Refreshes this long before the expiry the provider announced, so a request never starts with a dying token. */
 const EARLY_MS = 60_000;
+/**
+ * After a refused refresh, when the stored refresh token is read again to see whether another process rotated it
+ * meanwhile: at once, then twice more, for the other's write that may still be on its way (its refresh was answered
+ * before ours was refused, its store follows).
+ */
+const REREAD_AFTER_MS = [0, 200, 1000] as const;
+/** How many times a refused refresh follows a token another process stored, before the refusal stands. */
+const MAX_FOLLOWS = 3;
 
 interface Entry {
   readonly token: AccessToken;
@@ -19,6 +29,10 @@ interface Entry {
  * sealed) before anyone uses the new access token, and the old one is not used again. A sign-in that is not of
  * this lineage (the person signed in again) starts afresh, beside the old one, which sessions opened before it still
  * use (decision 0038). Keys are the caller's (the inbox id); no token is a key.
+ *
+ * Another process on the same database may rotate the token first (several instances, decision 0024): to a provider
+ * whose refresh tokens are good for one use, ours is then refused. A refusal is therefore believed only when the
+ * stored token (`stored`) is still one this refresh tried; otherwise the refresh is made again with the stored one.
  */
 export class AccessTokens {
   private readonly refresh: (refreshToken: string) => Promise<AccessToken>;
@@ -43,7 +57,12 @@ export class AccessTokens {
   async get(
     key: string,
     refreshToken: string,
-    opts: { force?: boolean; onRotated?: (refreshToken: string) => Promise<void> } = {},
+    opts: {
+      force?: boolean;
+      onRotated?: (refreshToken: string) => Promise<void>;
+      /** The refresh token stored now, read afresh (another process may have rotated it). */
+      stored?: () => Promise<string | undefined>;
+    } = {},
   ): Promise<string> {
     const mine = hash(refreshToken);
     const entry = this.cache.get(key)?.find((e) => e.lineage.has(mine));
@@ -56,10 +75,10 @@ export class AccessTokens {
       const from = entry?.latest ?? refreshToken;
       const known = new Set(entry?.lineage ?? [hash(from)]);
       known.add(mine);
-      const started: Promise<Entry> = this.refresh(from)
-        .then(async (token) => {
+      const started: Promise<Entry> = this.refreshOrFollow(from, known, opts.stored)
+        .then(async ({ token, used }) => {
           const lineage = new Set(known);
-          let latest = from;
+          let latest = used;
           if (token.refreshToken !== undefined) {
             await opts.onRotated?.(token.refreshToken);
             lineage.add(hash(token.refreshToken));
@@ -82,6 +101,37 @@ export class AccessTokens {
       // Only this sign-in's token is dropped: another's, in use by newer sessions, stays.
       keepOnly(this.cache, key, (x) => !x.lineage.has(mine));
       throw e;
+    }
+  }
+
+  /**
+   * Refreshes with `from`; when that is refused and the stored token has become one this refresh has not tried,
+   * with that one instead (adding it to `known`, the lineage being refreshed). Resolves with the token that worked.
+   */
+  private async refreshOrFollow(
+    from: string,
+    known: Set<string>,
+    stored: (() => Promise<string | undefined>) | undefined,
+  ): Promise<{ token: AccessToken; used: string }> {
+    let used = from;
+    for (let follows = 0; ; follows++) {
+      try {
+        return { token: await this.refresh(used), used };
+      } catch (e) {
+        if (!(e instanceof MailAuthError) || stored === undefined || follows === MAX_FOLLOWS) throw e;
+        let next: string | undefined;
+        for (const wait of REREAD_AFTER_MS) {
+          if (wait > 0) await sleep(wait);
+          const now = await stored();
+          if (now !== undefined && !known.has(hash(now))) {
+            next = now;
+            break;
+          }
+        }
+        if (next === undefined) throw e;
+        known.add(hash(next));
+        used = next;
+      }
     }
   }
 

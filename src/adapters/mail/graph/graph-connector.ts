@@ -25,7 +25,8 @@ export interface GraphConnectorOptions {
 /**
  * Opens Graph sessions for inboxes signed in with Microsoft and sends their drafts. Microsoft rotates refresh
  * tokens: each refresh's new one is sealed into the vault at once, so a restart (or another process) refreshes with
- * the newest. One token cache and one limiter per process.
+ * the newest, and a refresh refused because another process rotated first follows the vault (access-tokens.ts).
+ * One token cache and one limiter per process.
  */
 export class GraphConnector {
   private readonly opts: GraphConnectorOptions;
@@ -46,10 +47,15 @@ export class GraphConnector {
         { kind: 'microsoft', username: credential.username, refreshToken },
         this.opts.now?.() ?? new Date(),
       );
+    // Another instance may have rotated it since this session read it: a refresh refused then follows the vault.
+    const storedNow = async () => {
+      const now = await this.opts.vault.get(inbox.id);
+      return now?.kind === 'microsoft' ? now.refreshToken : undefined;
+    };
     return new GraphSession({
       api: new GraphApi({
         rootUrl: this.opts.apiUrl,
-        token: (force) => this.tokens.get(inbox.id, stored, { force, onRotated }),
+        token: (force) => this.tokens.get(inbox.id, stored, { force, onRotated, stored: storedNow }),
         limiter: this.limiter,
         limiterKey: inbox.id,
       }),
