@@ -1681,7 +1681,8 @@ describe.each([
       (await a.call('update_triage_profile', { patch: { defaults: { cadence: { everyHours: null } } } }))
         .isError,
     ).toBe(false);
-    expect((await a.call('sync_inbox', { inboxId })).isError).toBe(false);
+    const synced = await a.call('sync_inbox', { inboxId });
+    expect(synced.isError, JSON.stringify(synced.body)).toBe(false);
 
     // Every message of the inbox folder, from the index (a list_messages page is cut to the result size budget).
     const inboxFolder = (await app.stores.folders.list(inboxId as InboxId)).find(
