@@ -77,10 +77,15 @@ export class GmailFolders {
   }
 }
 
-/** Whether a message with these labels is in the folder `path`. */
+/**
+ * Whether a message with these labels is in the folder `path`, as `messages.list` with `listSelector` sees it: mail in
+ * Spam or Trash is in those two only, even when it still carries INBOX or a user label (a client that adds SPAM or
+ * TRASH may leave them, and Gmail lists it in neither), so a sync by history agrees with a sync by listing.
+ */
 export function inFolder(path: string, labelIds: readonly string[] | null | undefined): boolean {
   const ids = labelIds ?? [];
   if (path === ARCHIVE) return !ids.some((id) => NOT_ARCHIVED.includes(id));
+  if (!includesSpamTrash(path) && ids.some((id) => id === 'SPAM' || id === 'TRASH')) return false;
   return ids.includes(path);
 }
 
