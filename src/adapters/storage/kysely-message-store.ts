@@ -6,6 +6,7 @@ import type {
   FlagUpdate,
   HeadlinePage,
   HeadlineQuery,
+  KnownRef,
   MessageHeadline,
   MessagePage,
   MessageQuery,
@@ -431,12 +432,12 @@ export class KyselyMessageStore implements MessageStore {
     return [...all].sort();
   }
 
-  async listRefs(folderId: FolderId): Promise<string[]> {
+  async listRefs(folderId: FolderId): Promise<KnownRef[]> {
     const rows = await this.db
       .selectFrom('messages')
-      .select('provider_ref')
+      .select(['provider_ref', 'internet_message_id'])
       .where('folder_id', '=', folderId)
       .execute();
-    return rows.map((r) => r.provider_ref);
+    return rows.map((r) => ({ ref: r.provider_ref, internetMessageId: r.internet_message_id }));
   }
 }

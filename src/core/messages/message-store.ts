@@ -91,6 +91,15 @@ export interface MessageStore {
   updateFlagsByRefs(folderId: FolderId, states: readonly FlagState[]): Promise<void>;
   /** Distinct labels on the inbox's indexed messages, sorted. */
   labelsInUse(inboxId: InboxId): Promise<string[]>;
-  /** All refs currently indexed in a folder, for a full flags diff. */
-  listRefs(folderId: FolderId): Promise<string[]>;
+  /**
+   * Every ref indexed in a folder with the Message-ID its row holds: what a sync knows of the folder (a full flags
+   * diff; on a reset, whether a ref still names the message the row is — decision 0046).
+   */
+  listRefs(folderId: FolderId): Promise<KnownRef[]>;
+}
+
+/** A message the index holds in a folder: its ref there and its Message-ID header (null when it had none). */
+export interface KnownRef {
+  readonly ref: string;
+  readonly internetMessageId: string | null;
 }

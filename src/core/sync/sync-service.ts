@@ -234,19 +234,32 @@ export class SyncService {
             highestModseq: s.highestModseq,
             windowLow: s.windowLow,
           };
-    const knownRefs = await messages.listRefs(folder.id);
-    // On a reset the old refs go before anything new is indexed: the new UIDVALIDITY may reuse their numbers.
-    let cleared = false;
-    const clearOnReset = async (reset: boolean) => {
-      if (!reset || cleared) return;
-      cleared = true;
-      if (knownRefs.length > 0) await messages.removeByRefs(folder.id, knownRefs);
+    const known = new Map((await messages.listRefs(folder.id)).map((k) => [k.ref, k.internetMessageId]));
+    const knownRefs = [...known.keys()];
+    // A reset (a folder's first sync, or a new UIDVALIDITY, which may reuse the old numbers for other messages) reads
+    // the window afresh. A row whose ref holds the same message now (the same Message-ID) keeps its id — an action
+    // put it there, or the folder was re-created with its mail — and is not new; any other known row goes before the
+    // message now under its ref is indexed, and the rows the window did not show go at the end (decision 0046).
+    let resetting = false;
+    const seen = new Set<string>();
+    const clearOnReset = (reset: boolean) => {
+      resetting ||= reset;
+      return Promise.resolve();
     };
     let added = 0;
+    // Known already (a window read again keeps its rows): not new mail, and not screened again as if it arrived.
+    const same = (m: RemoteSummary) =>
+      m.internetMessageId !== null && known.get(m.ref) === m.internetMessageId;
     const index = async (batch: readonly RemoteSummary[]) => {
+      if (resetting) {
+        const replaced = batch.filter((m) => known.has(m.ref) && !same(m)).map((m) => m.ref);
+        if (replaced.length > 0) await messages.removeByRefs(folder.id, replaced);
+        for (const m of batch) seen.add(m.ref);
+      }
+      const fresh = batch.filter((m) => !same(m));
       await messages.upsertMany(batch.map((m) => toSummary(inbox.id, folder.id, m)));
-      if (rule !== undefined) for (const m of batch) if (rule(m.from.address)) blocked.push(m.ref);
-      added += batch.length;
+      if (rule !== undefined) for (const m of fresh) if (rule(m.from.address)) blocked.push(m.ref);
+      added += fresh.length;
     };
     // New messages read after a change are kept until the provider has been asked again, at the end.
     const held: RemoteSummary[] = [];
@@ -272,7 +285,8 @@ export class SyncService {
         : { added: [], flags: changes.flags, gone: changes.removed };
       await index(kept);
       await messages.updateFlagsByRefs(folder.id, flags);
-      return gone.length === 0 ? 0 : messages.removeByRefs(folder.id, gone);
+      const away = resetting ? [...gone, ...knownRefs.filter((ref) => !seen.has(ref))] : gone;
+      return away.length === 0 ? 0 : messages.removeByRefs(folder.id, away);
     });
     // Keep a window extended by loading older mail: never raise windowLow on an incremental sync.
     const windowLow =
