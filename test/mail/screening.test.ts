@@ -10,6 +10,7 @@ import {
   type MailboxRow,
 } from '../support/mail-backends.ts';
 import { expectToolOk } from '../support/tool-caller.ts';
+import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 
 // Junk screening (issue 18) on every kind of mailbox the service changes: a Screened place the service makes at the
 // provider (an IMAP folder, a Gmail label, a Microsoft 365 mail folder), the unsure mark (a keyword, a label, a
@@ -70,9 +71,9 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
   type Offered = { inboxId: string; messageId: string; from: { address: string } };
   let offered: Offered[] = [];
 
-  /** Every message of the mailbox by sender address (Message-ID → From, from the index), with its place. */
-  const truth = async () => {
-    const senders = new Map(
+  /** Message-ID → From address, from the index (the mailbox's rows name messages by Message-ID). */
+  const sendersByMessageId = async () =>
+    new Map(
       (
         await be.app.db.kysely
           .selectFrom('messages')
@@ -81,10 +82,20 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
           .execute()
       ).map((r) => [r.internet_message_id, r.from_address]),
     );
+  /** Every message of the mailbox by sender address (Message-ID → From, from the index), with its place. */
+  const truth = async () => {
+    const senders = await sendersByMessageId();
     return (await be.mailbox()).map((r) => ({
       from: senders.get(r.messageId ?? null) ?? r.messageId ?? '',
       ...placeOf(be, r),
     }));
+  };
+  /** The mailbox's row of the one message from `address`. */
+  const rowOf = async (address: string) => {
+    const senders = await sendersByMessageId();
+    const rows = (await be.mailbox()).filter((r) => senders.get(r.messageId ?? null) === address);
+    expect(rows).toHaveLength(1);
+    return rows[0]!;
   };
   const placesOf = async (address: string) =>
     (await truth()).filter((t) => t.from === address).map((t) => t.where);
@@ -171,5 +182,31 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
     // Never deleted: rescuing it brings it back.
     expectToolOk(await call('rescue_screened', { inboxId, id: blocked!.id }));
     expect(await placesOf(LATER)).toEqual(['inbox']);
+  });
+
+  it('what the person does in Screened from another client (moved back, deleted) leaves the review after a sync', async () => {
+    offered = await screen();
+    const verdicts = [6, 7].flatMap((i) => of(stranger(i))).map((m) => ({ ...target(m), verdict: 'junk' }));
+    expect(verdicts).toHaveLength(2);
+    expectToolOk(await call('confirm_screening', { verdicts }));
+    const waiting = async () =>
+      (
+        expectToolOk(await call('review_screened', { inbox: inboxId }))['rows'] as {
+          sender: { address: string };
+        }[]
+      )
+        .map((r) => r.sender.address)
+        .sort();
+    expect(await waiting()).toEqual([stranger(6), stranger(7)]);
+    // Moved from the Screened view (on Gmail, where it is also in Archive, that takes the Screened label off).
+    const screenedPath = (await be.app.stores.folders.list(inboxId as InboxId)).find(
+      (f) => f.canonical === 'screened',
+    )!.path;
+    await be.outside!.move({ ...(await rowOf(stranger(6))), path: screenedPath }, 'inbox');
+    await be.outside!.remove(await rowOf(stranger(7)));
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    expect(await waiting()).toEqual([]);
+    const review = expectToolOk(await call('review_screened', { inbox: inboxId }));
+    expect(review['counts']).toMatchObject({ waiting: 0 });
   });
 });
