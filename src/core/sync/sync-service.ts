@@ -170,8 +170,8 @@ export class SyncService {
           this.deps.onInboxFolderReset?.(inbox);
         reports.push(report);
       }
-      // Screened is synced with them, unlisted and unreported: what waits there is what review_screened shows, and
-      // the person may empty it from any client. Its first sync keeps the ids screening put there (decision 0046).
+      // Screened is synced with them, unlisted and unreported: what waits there is what the review of screened mail
+      // shows, and the person may empty it from any client. Its first sync keeps the ids screening put there (0046).
       const screened = folders.find((f) => f.canonical === 'screened');
       if (screened !== undefined && !selected.some((f) => f.id === screened.id))
         await this.syncFolder(session, inbox, screened, caught);
