@@ -247,9 +247,8 @@ export class SyncService {
     // message now under its ref is indexed, and the rows the window did not show go at the end (decision 0046).
     let resetting = false;
     const seen = new Set<string>();
-    const clearOnReset = (reset: boolean) => {
+    const noteReset = (reset: boolean) => {
       resetting ||= reset;
-      return Promise.resolve();
     };
     let added = 0;
     // Known already (a window read again keeps its rows): not new mail, and not screened again as if it arrived.
@@ -274,13 +273,13 @@ export class SyncService {
       knownRefs,
       onAdded: (batch, reset) =>
         locked(async () => {
-          await clearOnReset(reset);
+          noteReset(reset);
           if (await changedSince()) held.push(...batch);
           else await index(batch);
         }),
     });
     const removed = await locked(async () => {
-      await clearOnReset(changes.reset);
+      noteReset(changes.reset);
       const {
         added: kept,
         flags,
