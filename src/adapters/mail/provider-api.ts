@@ -1,4 +1,5 @@
-import { MailAuthError, MailProviderError } from '../../core/mail/mail-ports.ts';
+import { MailAuthError, MailProviderError, type ChangeOptions } from '../../core/mail/mail-ports.ts';
+import type { RemoteSummary } from '../../core/mail/mail-types.ts';
 import {
   SubmitRefusedError,
   SubmitUncertainError,
@@ -7,7 +8,8 @@ import {
 
 /**
  * What the HTTP mail adapters (Gmail, Graph) share: their status error, the Retry-After rule and backoff, bounded
- * parallel reads, positions from received times, the polling watcher and sending a draft exactly once.
+ * parallel reads, positions from received times, reading a folder's window afresh, the polling watcher and sending a
+ * draft exactly once.
  */
 
 /** A provider answer that was not 2xx; `message` is safe to show (no body, no header). */
@@ -112,16 +114,46 @@ export async function sendDraftOnce(
 }
 
 /**
- * Of the refs the index knew, those neither in a window read again nor, as the provider says (`stillIn`: the refs of
- * these still in the folder), anywhere in the folder: what left while the change log that would have said so expired.
+ * A folder's newest window read afresh, batch by batch, as Gmail and Graph both do: each batch handed over (or kept
+ * as `added`), its positions and refs noted. `end` gives the window's bounds and, when it is not a reset (an expired
+ * change log, decision 0045), the known refs gone from the folder: neither in the window nor, as the provider says
+ * (`stillIn`: the refs of these still in the folder), anywhere in it.
  */
-export async function goneFromFolder(
-  known: readonly string[],
-  inWindow: ReadonlySet<string>,
-  stillIn: (refs: readonly string[]) => Promise<Iterable<string>>,
-): Promise<string[]> {
-  const others = known.filter((r) => !inWindow.has(r));
-  if (others.length === 0) return [];
-  const still = new Set(await stillIn(others));
-  return others.filter((r) => !still.has(r));
+export class FreshWindow {
+  readonly added: RemoteSummary[] = [];
+  private readonly inWindow = new Set<string>();
+  private low = Number.POSITIVE_INFINITY;
+  private high = 0;
+  private readonly opts: ChangeOptions;
+  readonly reset: boolean;
+
+  constructor(opts: ChangeOptions, reset: boolean) {
+    this.opts = opts;
+    this.reset = reset;
+  }
+
+  async take(batch: readonly RemoteSummary[]): Promise<void> {
+    for (const m of batch) {
+      this.low = Math.min(this.low, m.position);
+      this.high = Math.max(this.high, m.position);
+      this.inWindow.add(m.ref);
+    }
+    if (this.opts.onAdded !== undefined) {
+      if (batch.length > 0) await this.opts.onAdded(batch, this.reset);
+    } else this.added.push(...batch);
+  }
+
+  async end(
+    stillIn: (refs: readonly string[]) => Promise<Iterable<string>>,
+  ): Promise<{ windowLow: number; uidNext: number; removed: string[] }> {
+    const empty = this.low === Number.POSITIVE_INFINITY;
+    const windowLow = empty ? Date.now() * 1000 : this.low;
+    const others = this.reset ? [] : this.opts.knownRefs.filter((r) => !this.inWindow.has(r));
+    const still = others.length === 0 ? new Set<string>() : new Set(await stillIn(others));
+    return {
+      windowLow,
+      uidNext: empty ? windowLow : this.high + 1,
+      removed: others.filter((r) => !still.has(r)),
+    };
+  }
 }

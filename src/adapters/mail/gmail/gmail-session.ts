@@ -18,7 +18,7 @@ import type {
 } from '../../../core/mail/mail-types.ts';
 import { messageIds } from '../mime/header-fields.ts';
 import { GmailStatusError, type GmailApi } from './gmail-api.ts';
-import { goneFromFolder, mapPresent, startPolling } from '../provider-api.ts';
+import { FreshWindow, mapPresent, startPolling } from '../provider-api.ts';
 import { GmailFolders, inFolder, includesSpamTrash, listSelector, moveLabels } from './gmail-folders.ts';
 import {
   contentOf,
@@ -470,8 +470,6 @@ export class GmailSession implements MailSession {
     opts: ChangeOptions,
     expired: SyncCursor | null = null,
   ): Promise<FolderChanges> {
-    const reset = expired === null;
-    const inWindow = new Set<string>();
     const historyId = (await this.profile()).historyId ?? '0';
     const selector = listSelector(path);
     const ids: string[] = [];
@@ -493,40 +491,27 @@ export class GmailSession implements MailSession {
       pageToken = page.nextPageToken ?? undefined;
       if (pageToken === undefined) break;
     }
-    const window = ids.slice(0, opts.windowSize);
-    const added: RemoteSummary[] = [];
-    let low = Number.POSITIVE_INFINITY;
-    let high = 0;
-    for (let i = 0; i < window.length; i += HAND_OVER) {
+    const listed = ids.slice(0, opts.windowSize);
+    const window = new FreshWindow(opts, expired === null);
+    for (let i = 0; i < listed.length; i += HAND_OVER) {
       const batch: RemoteSummary[] = [];
-      const metas = await this.metadata(window.slice(i, i + HAND_OVER));
+      const metas = await this.metadata(listed.slice(i, i + HAND_OVER));
       const folders = await this.foldersKnowing(metas);
       for (const m of metas) if (inFolder(path, m.labelIds)) batch.push(await summaryOf(m, folders));
-      for (const m of batch) {
-        low = Math.min(low, m.position);
-        high = Math.max(high, m.position);
-        inWindow.add(m.ref);
-      }
-      if (opts.onAdded !== undefined) {
-        if (batch.length > 0) await opts.onAdded(batch, reset);
-      } else added.push(...batch);
+      await window.take(batch);
     }
-    const empty = low === Number.POSITIVE_INFINITY;
-    const windowLow = empty ? Date.now() * 1000 : low;
-    const removed = reset
-      ? []
-      : await goneFromFolder(opts.knownRefs, inWindow, async (refs) =>
-          (await this.minimal(refs)).filter((m) => inFolder(path, m.labelIds)).map((m) => m.id ?? ''),
-        );
+    const { windowLow, uidNext, removed } = await window.end(async (refs) =>
+      (await this.minimal(refs)).filter((m) => inFolder(path, m.labelIds)).map((m) => m.id ?? ''),
+    );
     return {
       cursor: {
         uidValidity: expired?.uidValidity ?? `gmail:${historyId}`,
-        uidNext: empty ? windowLow : high + 1,
+        uidNext,
         highestModseq: historyId,
         windowLow,
       },
-      reset,
-      added,
+      reset: window.reset,
+      added: window.added,
       flags: [],
       removed,
     };

@@ -21,7 +21,7 @@ import type { CanonicalFolder } from '../../../core/messages/folder.ts';
 import { messageIds } from '../mime/header-fields.ts';
 import { parseMessage } from '../mime/parse-message.ts';
 import { GraphStatusError, type GraphApi } from './graph-api.ts';
-import { goneFromFolder, mapPresent, startPolling } from '../provider-api.ts';
+import { FreshWindow, mapPresent, startPolling } from '../provider-api.ts';
 import {
   FLAGS_SELECT,
   flagStateOf,
@@ -451,46 +451,31 @@ export class GraphSession implements MailSession {
     opts: ChangeOptions,
     expired: SyncCursor | null = null,
   ): Promise<FolderChanges> {
-    const reset = expired === null;
     const link = await this.latestLink(path);
-    const added: RemoteSummary[] = [];
-    const inWindow = new Set<string>();
-    let low = Number.POSITIVE_INFINITY;
-    let high = 0;
+    const window = new FreshWindow(opts, expired === null);
     let next: string | undefined = this.listPath(path, Math.min(opts.windowSize, 500));
     let seen = 0;
     while (next !== undefined && seen < opts.windowSize) {
       const page: Page<GraphMessage> = await this.api.json('the messages', 'GET', next);
       const batch = (page.value ?? []).slice(0, opts.windowSize - seen).map(summaryOf);
       seen += batch.length;
-      for (const m of batch) {
-        low = Math.min(low, m.position);
-        high = Math.max(high, m.position);
-        inWindow.add(m.ref);
-      }
-      if (opts.onAdded !== undefined) {
-        if (batch.length > 0) await opts.onAdded(batch, reset);
-      } else added.push(...batch);
+      await window.take(batch);
       next = page['@odata.nextLink'];
     }
-    const empty = low === Number.POSITIVE_INFINITY;
-    const windowLow = empty ? Date.now() * 1000 : low;
-    const removed = reset
-      ? []
-      : await goneFromFolder(opts.knownRefs, inWindow, async (refs) =>
-          (await this.messages(refs, FLAGS_SELECT)).filter((m) => m.parentFolderId === path).map((m) => m.id),
-        );
+    const { windowLow, uidNext, removed } = await window.end(async (refs) =>
+      (await this.messages(refs, FLAGS_SELECT)).filter((m) => m.parentFolderId === path).map((m) => m.id),
+    );
     return {
       cursor: {
         uidValidity:
           expired?.uidValidity ??
           `graph:${createHash('sha256').update(link).digest('base64url').slice(0, 16)}`,
-        uidNext: empty ? windowLow : high + 1,
+        uidNext,
         highestModseq: link,
         windowLow,
       },
-      reset,
-      added,
+      reset: window.reset,
+      added: window.added,
       flags: [],
       removed,
     };
