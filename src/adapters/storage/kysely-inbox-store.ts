@@ -1,12 +1,28 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { ConnectionStatus, Inbox, InboxId, Provider } from '../../core/inboxes/inbox.ts';
 import type { Folder } from '../../core/messages/folder.ts';
-import type { InboxPatch, InboxStore, InboxWithFolders, NewInbox } from '../../core/inboxes/inbox-store.ts';
+import type {
+  InboxPatch,
+  InboxStore,
+  InboxWithFolders,
+  InboxWithPage,
+  NewInbox,
+  SelectedPageQuery,
+} from '../../core/inboxes/inbox-store.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { lockAccount } from './row-locks.ts';
 import type { Db } from './database.ts';
 import { toFolder } from './kysely-folder-store.ts';
+import {
+  headlineMatches,
+  headlinePage,
+  KyselyMessageStore,
+  likeContains,
+  toHeadline,
+  type HeadlineRow,
+  type HeadlineShape,
+} from './kysely-message-store.ts';
 import type { FoldersTable, InboxesTable } from './schema.ts';
 import { hotQuery } from './sqlite/hot-query.ts';
 import { bit, toDate } from './sql-errors.ts';
@@ -85,6 +101,111 @@ const inboxWithFoldersOf = (db: Db) =>
       .orderBy('folders.path'),
   );
 
+/** A joined row of `getWithSelectedPage`: the inbox and a folder, and the folder's rows of the page, if any. */
+/** A page's columns as `getWithSelectedPage` names them (its folder is the joined folder's). */
+type PageColumns = { [K in Exclude<keyof HeadlineRow, 'folder_id' | 'total'> as `m_${K}`]: HeadlineRow[K] };
+
+/** A joined row of `getWithSelectedPage`: the inbox and a folder, one of the folder's rows of the page if any. */
+type PagedRow = JoinedRow & { [K in keyof PageColumns]: PageColumns[K] | null } & {
+  m_rank: number | null;
+  m_total: number;
+};
+
+/** The page's row in a joined row, and its rank in the page; none on a folder without rows of the page. */
+function pagedHeadline(r: PagedRow): { rank: number; row: HeadlineRow } | undefined {
+  if (r.m_id === null || r.f_id === null || r.m_rank === null) return undefined;
+  // A page's columns are NOT NULL: a row with the page's id has them all.
+  const m = r as PagedRow & PageColumns;
+  return {
+    rank: r.m_rank,
+    row: {
+      id: m.m_id,
+      folder_id: r.f_id,
+      thread_id: m.m_thread_id,
+      subject: m.m_subject,
+      from_address: m.m_from_address,
+      from_name: m.m_from_name,
+      snippet: m.m_snippet,
+      date: m.m_date,
+      unread: m.m_unread,
+      starred: m.m_starred,
+      labels_json: m.m_labels_json,
+      has_attachments: m.m_has_attachments,
+      list_id: m.m_list_id,
+      list_unsubscribe: m.m_list_unsubscribe,
+      total: r.m_total,
+    },
+  };
+}
+
+type PageValues = { accountId: string; inboxId: string; text: string | undefined; offset: number } & Record<
+  `folder${number}`,
+  string
+>;
+
+/** Which folders the page spans: the ids expected to be the selected ones, or the selected ones as the statement sees them. */
+type PageFolders = number | 'selected';
+
+/**
+ * The read of a listing call that names no folder, in one statement (decision 0047): `inboxWithFoldersOf`'s rows,
+ * each folder's rows of the page joined to it, and the number of matches on every row (so a page past the end still
+ * carries it). The page is `headlinePage`'s, over the folders given by id (which the caller checks against the
+ * selected folders read with it), or over a subquery of the selected folders (always right, but the index gives no
+ * order across a subquery's folders: the rows are sorted). Compiled once per shape.
+ */
+const inboxWithPageOf = (db: Db, shape: Omit<HeadlineShape, 'folders'> & { folders: PageFolders }) =>
+  hotQuery<PagedRow, PageValues>(db, (p) => {
+    const folders =
+      shape.folders === 'selected'
+        ? sql`select id from folders where inbox_id in (${p('inboxId')}) and selected = 1`
+        : shape.folders === 0
+          ? sql`null`
+          : sql.join(Array.from({ length: shape.folders }, (_, i) => p(`folder${i}`)));
+    const page = headlinePage(db, { ...shape, total: false }, p, folders);
+    // The number of matches on every row: the inbox's rows carry it when the page has none.
+    const { total } = headlineMatches(shape, p, folders);
+    return (
+      db.kysely
+        // Read once, whatever plan joins it to the folders (one index scan, not one per folder).
+        .with(
+          (cte) => cte('p').materialized(),
+          (qb) =>
+            qb
+              .selectFrom(page.select('position').as('q'))
+              .selectAll('q')
+              .select(
+                sql<number>`row_number() over (order by q.date desc, q.position desc, q.id desc)`.as('rank'),
+              ),
+        )
+        .selectFrom('inboxes')
+        .leftJoin('folders', 'folders.inbox_id', 'inboxes.id')
+        .leftJoin('p', 'p.folder_id', 'folders.id')
+        .selectAll('inboxes')
+        .select(FOLDER_COLUMNS)
+        .select([
+          'p.id as m_id',
+          'p.thread_id as m_thread_id',
+          'p.subject as m_subject',
+          'p.from_address as m_from_address',
+          'p.from_name as m_from_name',
+          'p.snippet as m_snippet',
+          'p.date as m_date',
+          'p.unread as m_unread',
+          'p.starred as m_starred',
+          'p.labels_json as m_labels_json',
+          'p.has_attachments as m_has_attachments',
+          'p.list_id as m_list_id',
+          'p.list_unsubscribe as m_list_unsubscribe',
+          'p.rank as m_rank',
+          total.as('m_total'),
+        ])
+        .where('inboxes.id', 'in', [p('inboxId')])
+        .where('inboxes.account_id', 'in', [p('accountId')])
+        .orderBy('folders.path')
+        .orderBy('p.rank')
+    );
+  });
+
 const inboxRow = (i: NewInbox): Selectable<InboxesTable> => ({
   id: i.id,
   account_id: i.accountId,
@@ -132,8 +253,17 @@ export class KyselyInboxStore implements InboxStore {
   private readonly listQuery: ReturnType<typeof inboxesOf>;
   private readonly getQuery: ReturnType<typeof inboxOf>;
   private readonly withFoldersQuery: ReturnType<typeof inboxWithFoldersOf>;
+  private readonly full: Db;
+  /** On SQLite, the page of `getWithSelectedPage` is the message store's own read. */
+  private readonly messages: KyselyMessageStore;
+  /** By the page's shape (its SQL depends on it, never on the values). */
+  private readonly pageQueries = new Map<string, ReturnType<typeof inboxWithPageOf>>();
+  /** Each inbox's selected folders as this node last read them (`getWithSelectedPage`): a guess, always checked. */
+  private readonly selectedSeen = new Map<InboxId, readonly string[]>();
   constructor(db: Db) {
     this.db = db.kysely;
+    this.full = db;
+    this.messages = new KyselyMessageStore(db);
     this.dialect = db.dialect;
     this.listQuery = inboxesOf(db);
     this.getQuery = inboxOf(db);
@@ -178,6 +308,78 @@ export class KyselyInboxStore implements InboxStore {
       return f === undefined ? [] : [f];
     });
     return { inbox: toInbox(first), folders };
+  }
+
+  async getWithSelectedPage(
+    accountId: AccountId,
+    id: InboxId,
+    q: SelectedPageQuery,
+  ): Promise<InboxWithPage | undefined> {
+    if (this.dialect === 'sqlite') {
+      // In this process, a statement is no round trip: the two reads, each a statement made for its own rows, cost
+      // less than the one joined (docs/benchmarks.md, decision 0047).
+      const place = await this.getWithFolders(accountId, id);
+      if (place === undefined) return undefined;
+      const folderIds = place.folders.filter((f) => f.selected).map((f) => f.id);
+      return { ...place, page: await this.messages.headlines(id, { ...q, folderIds }) };
+    }
+    const text = q.text !== undefined && q.text !== '' ? likeContains(q.text) : undefined;
+    const values: PageValues = { accountId, inboxId: id, text, offset: q.offset };
+    // The selected folders as this node last read them: right nearly always, and checked against the folders read
+    // in the same statement. When they are not (none read yet, or the selection changed), the page is read again
+    // over the selection as the statement sees it.
+    const expected = this.selectedSeen.get(id);
+    if (expected !== undefined) {
+      expected.forEach((f, i) => (values[`folder${i}`] = f));
+      const read = await this.pageQuery(q, expected.length)(values);
+      if (read === undefined) return undefined;
+      const selected = read.folders.filter((f) => f.selected).map((f) => f.id);
+      if (selected.length === expected.length && selected.every((f) => expected.includes(f))) return read;
+    }
+    const read = await this.pageQuery(q, 'selected')(values);
+    if (read === undefined) this.selectedSeen.delete(id);
+    else {
+      if (this.selectedSeen.size >= 10_000) this.selectedSeen.clear();
+      this.selectedSeen.set(
+        id,
+        read.folders.filter((f) => f.selected).map((f) => f.id),
+      );
+    }
+    return read;
+  }
+
+  /** The statement of `getWithSelectedPage` for this query's shape, compiled once, and its rows put together. */
+  private pageQuery(q: SelectedPageQuery, folders: PageFolders) {
+    const shape = {
+      unreadOnly: q.unreadOnly === true,
+      text: q.text !== undefined && q.text !== '',
+      limit: q.limit,
+      folders,
+    };
+    const key = `${String(shape.unreadOnly)}/${String(shape.text)}/${String(shape.limit)}/${String(folders)}`;
+    let run = this.pageQueries.get(key);
+    if (run === undefined) {
+      if (this.pageQueries.size >= 256) this.pageQueries.clear();
+      run = inboxWithPageOf(this.full, shape);
+      this.pageQueries.set(key, run);
+    }
+    const statement = run;
+    return async (values: PageValues): Promise<InboxWithPage | undefined> => {
+      const rows = await statement(values);
+      const [first] = rows;
+      if (first === undefined) return undefined;
+      // Rows come by folder path, each folder's page rows in page order: the folders once each, the page by rank.
+      const found: Folder[] = [];
+      const ranked: { rank: number; row: HeadlineRow }[] = [];
+      for (const r of rows) {
+        const f = r.f_id === found.at(-1)?.id ? undefined : joinedFolder(r);
+        if (f !== undefined) found.push(f);
+        const row = pagedHeadline(r);
+        if (row !== undefined) ranked.push(row);
+      }
+      const items = ranked.sort((a, b) => a.rank - b.rank).map((x) => toHeadline(x.row));
+      return { inbox: toInbox(first), folders: found, page: { items, total: first.m_total } };
+    };
   }
 
   async list(accountId: AccountId): Promise<Inbox[]> {

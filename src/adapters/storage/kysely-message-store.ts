@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { InboxId } from '../../core/inboxes/inbox.ts';
 import type { FolderId } from '../../core/messages/folder.ts';
 import type { Address, MessageId, MessageSummary } from '../../core/messages/message.ts';
@@ -13,7 +13,7 @@ import type {
   MessageStore,
 } from '../../core/messages/message-store.ts';
 import type { Db } from './database.ts';
-import { hotBatch, hotQuery } from './sqlite/hot-query.ts';
+import { hotBatch, hotQuery, type Param } from './sqlite/hot-query.ts';
 import type { MessagesTable } from './schema.ts';
 import { bit, isForeignKeyViolation, isUniqueViolation, toDate } from './sql-errors.ts';
 import { InboxGoneError } from '../../core/inboxes/inbox-errors.ts';
@@ -116,18 +116,18 @@ const upsertStatement = (db: Db) =>
 type FlagColumns = Pick<Selectable<MessagesTable>, 'unread' | 'starred' | 'labels_json'>;
 
 /** LIKE pattern for a literal substring: %, _ and the escape character itself are escaped. */
-const likeContains = (s: string): string => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+export const likeContains = (s: string): string => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-type HeadlineRow = PreviewColumns &
+export type HeadlineRow = PreviewColumns &
   Pick<Selectable<MessagesTable>, 'list_id' | 'list_unsubscribe'> & { total: number };
 
-const toHeadline = (r: HeadlineRow): MessageHeadline => ({
+export const toHeadline = (r: HeadlineRow): MessageHeadline => ({
   ...previewOf(r),
   isList: r.list_id !== null || r.list_unsubscribe !== null,
 });
 
 /** The shape of a listing statement: it depends on these, never on the values. */
-interface HeadlineShape {
+export interface HeadlineShape {
   readonly folders: number;
   readonly unreadOnly: boolean;
   readonly text: boolean;
@@ -135,56 +135,86 @@ interface HeadlineShape {
   readonly limit: number;
 }
 
+type HeadlineValues = { inboxId: string; text: string | undefined; offset: number };
+
+/** A listing's filter, and the number of its matches as a scalar subquery. */
+export function headlineMatches(
+  shape: Omit<HeadlineShape, 'folders' | 'limit'>,
+  p: Param<HeadlineValues>,
+  folders: RawBuilder<unknown>,
+) {
+  const filter = sql.join(
+    [
+      sql`inbox_id in (${p('inboxId')})`,
+      sql`folder_id in (${folders})`,
+      ...(shape.unreadOnly ? [sql`unread = 1`] : []),
+      ...(shape.text ? [sql`search_text like ${p('text')} escape '\\'`] : []),
+    ],
+    sql` and `,
+  );
+  // The folders are checked to be the inbox's, as the page's rows are: no count is read across inboxes.
+  const keptTotal = sql`select coalesce(sum(c.${sql.ref(shape.unreadOnly ? 'unread' : 'messages')}), 0)
+    from folder_counts c join folders f on f.id = c.folder_id
+    where f.inbox_id in (${p('inboxId')}) and c.folder_id in (${folders})`;
+  return {
+    filter,
+    total: shape.text
+      ? sql<number>`(select count(*) from messages where ${filter})`
+      : sql<number>`(${keptTotal})`,
+  };
+}
+
 /**
  * One listing page in one statement (decision 0026): the preview columns of the page's rows, newest first, with the
  * number of matches in a scalar subquery. Without a text filter that number is the sum of the folders' kept counts
  * (decision 0036: a few rows, whatever the folders hold); with one, the matches are counted from the listing index.
- * Compiled once per shape.
+ * `folders` is the page's folder ids as SQL: a list of parameters, or a subquery (decision 0047). With `total: false`
+ * each row's count is 0, for a caller that counts once itself. The builder of both `headlines` and
+ * `KyselyInboxStore.getWithSelectedPage`.
  */
+export function headlinePage(
+  db: Db,
+  shape: Omit<HeadlineShape, 'folders'> & { readonly total?: false },
+  p: Param<HeadlineValues>,
+  folders: RawBuilder<unknown>,
+) {
+  const { filter, total } = headlineMatches(shape, p, folders);
+  return db.kysely
+    .selectFrom('messages')
+    .select([
+      'id',
+      'folder_id',
+      'thread_id',
+      'subject',
+      'from_address',
+      'from_name',
+      'snippet',
+      'date',
+      'unread',
+      'starred',
+      'labels_json',
+      'has_attachments',
+      'list_id',
+      'list_unsubscribe',
+      shape.total === false ? sql<number>`0`.as('total') : total.as('total'),
+    ])
+    .where(sql<boolean>`${filter}`)
+    .orderBy('date', 'desc')
+    .orderBy('position', 'desc')
+    .orderBy('id', 'desc')
+    .limit(sql.lit(shape.limit))
+    .offset(p('offset'));
+}
+
 function headlineStatement(db: Db, shape: HeadlineShape) {
-  return hotQuery<HeadlineRow, Record<string, unknown>>(db, (p) => {
-    const folders = sql.join(Array.from({ length: shape.folders }, (_, i) => p(`folder${String(i)}`)));
-    const filter = sql.join(
-      [
-        sql`inbox_id in (${p('inboxId')})`,
-        sql`folder_id in (${folders})`,
-        ...(shape.unreadOnly ? [sql`unread = 1`] : []),
-        ...(shape.text ? [sql`search_text like ${p('text')} escape '\\'`] : []),
-      ],
-      sql` and `,
-    );
-    // The folders are checked to be the inbox's, as the page's rows are: no count is read across inboxes.
-    const keptTotal = sql`select coalesce(sum(c.${sql.ref(shape.unreadOnly ? 'unread' : 'messages')}), 0)
-      from folder_counts c join folders f on f.id = c.folder_id
-      where f.inbox_id in (${p('inboxId')}) and c.folder_id in (${folders})`;
-    return db.kysely
-      .selectFrom('messages')
-      .select([
-        'id',
-        'folder_id',
-        'thread_id',
-        'subject',
-        'from_address',
-        'from_name',
-        'snippet',
-        'date',
-        'unread',
-        'starred',
-        'labels_json',
-        'has_attachments',
-        'list_id',
-        'list_unsubscribe',
-        shape.text
-          ? sql<number>`(select count(*) from messages where ${filter})`.as('total')
-          : sql<number>`(${keptTotal})`.as('total'),
-      ])
-      .where(sql<boolean>`${filter}`)
-      .orderBy('date', 'desc')
-      .orderBy('position', 'desc')
-      .orderBy('id', 'desc')
-      .limit(sql.lit(shape.limit))
-      .offset(p('offset') as number);
-  });
+  return hotQuery<HeadlineRow, Record<string, unknown>>(db, (p) =>
+    headlinePage(
+      db,
+      shape,
+      p as Param<HeadlineValues>,
+      sql.join(Array.from({ length: shape.folders }, (_, i) => p(`folder${String(i)}`))),
+    ),
+  );
 }
 
 export class KyselyMessageStore implements MessageStore {

@@ -9,7 +9,7 @@ import type { MailCredential } from '../mail/mail-types.ts';
 import { SignInError, type ProviderSignIn } from './provider-sign-in.ts';
 import type { CredentialVault } from './credential-vault.ts';
 import { inboxError, type InboxError } from './inbox-errors.ts';
-import type { InboxStore, InboxWithFolders } from './inbox-store.ts';
+import type { InboxPlace, InboxStore, SelectedPageQuery } from './inbox-store.ts';
 import { inboxView, type InboxView } from './inbox-view.ts';
 import { parseInboxId, type Inbox, type InboxId, type Provider } from './inbox.ts';
 import {
@@ -102,13 +102,27 @@ export class InboxService {
     return refused === undefined ? owned : err(refused);
   }
 
-  /** `usable`, and the inbox's folders read with it (one statement): for the calls that read or change its mail. */
+  /**
+   * `usable`, and the inbox's folders read with it (one statement): for the calls that read or change its mail.
+   * With `page`, the page of its selected folders is read in that statement too (decision 0047).
+   */
   async usableWithFolders(
     accountId: AccountId,
     inboxId: string,
-  ): Promise<Result<InboxWithFolders, InboxError>> {
+    page?: SelectedPageQuery,
+  ): Promise<Result<InboxPlace, InboxError>> {
     const id = parseInboxId(inboxId);
-    const found = id !== undefined ? await this.deps.inboxes.getWithFolders(accountId, id) : undefined;
+    if (id === undefined) return err(notFound());
+    let found: InboxPlace | undefined;
+    if (page === undefined) found = await this.deps.inboxes.getWithFolders(accountId, id);
+    else {
+      const read = await this.deps.inboxes.getWithSelectedPage(accountId, id, page);
+      found = read && {
+        inbox: read.inbox,
+        folders: read.folders,
+        selectedPage: { query: page, page: read.page },
+      };
+    }
     if (found === undefined) return err(notFound());
     const refused = unusable(found.inbox);
     return refused === undefined ? ok(found) : err(refused);

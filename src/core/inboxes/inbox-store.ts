@@ -1,6 +1,7 @@
 import type { Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
 import type { Folder } from '../messages/folder.ts';
+import type { HeadlinePage, HeadlineQuery } from '../messages/message-store.ts';
 import type { ConnectionStatus, Inbox, InboxId } from './inbox.ts';
 
 export type NewInbox = Omit<Inbox, 'updatedAt' | 'lastError' | 'paused'> & { readonly paused?: boolean };
@@ -9,6 +10,25 @@ export type NewInbox = Omit<Inbox, 'updatedAt' | 'lastError' | 'paused'> & { rea
 export interface InboxWithFolders {
   readonly inbox: Inbox;
   readonly folders: readonly Folder[];
+}
+
+/** A page of the mail of the folders marked selected: a listing that names no folder. */
+export type SelectedPageQuery = Omit<HeadlineQuery, 'folderIds'>;
+
+/** An inbox, its folders, and a page of its selected folders' mail, as one read saw them. */
+export interface InboxWithPage extends InboxWithFolders {
+  readonly page: HeadlinePage;
+}
+
+/** A page of the selected folders read with its inbox, and what it was asked for. */
+export interface SelectedPage {
+  readonly query: SelectedPageQuery;
+  readonly page: HeadlinePage;
+}
+
+/** An inbox and its folders; with the page of its selected folders when the caller asked for it in the same read. */
+export interface InboxPlace extends InboxWithFolders {
+  readonly selectedPage?: SelectedPage;
 }
 
 export interface InboxPatch {
@@ -42,6 +62,15 @@ export interface InboxStore {
    * that reads or changes an inbox's mail.
    */
   getWithFolders(accountId: AccountId, id: InboxId): Promise<InboxWithFolders | undefined>;
+  /**
+   * `getWithFolders` and, in the same statement, the page `MessageStore.headlines` gives for the folders marked
+   * selected: the whole read of a listing that names no folder (decision 0047).
+   */
+  getWithSelectedPage(
+    accountId: AccountId,
+    id: InboxId,
+    query: SelectedPageQuery,
+  ): Promise<InboxWithPage | undefined>;
   /** Oldest first, so the list is stable. */
   list(accountId: AccountId): Promise<Inbox[]>;
   update(accountId: AccountId, id: InboxId, patch: InboxPatch, now: Date): Promise<Inbox | undefined>;

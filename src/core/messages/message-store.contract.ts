@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../lib/random.ts';
 import type { InboxId } from '../inboxes/inbox.ts';
+import type { SelectedPageQuery } from '../inboxes/inbox-store.ts';
+import { newInbox, seedAccount } from '../inboxes/inbox-store.contract.ts';
 import type { FolderId } from './folder.ts';
 import { newFolderId, seedInbox, type FolderStoreHarness } from './folder-store.contract.ts';
 import type { MessageId, MessageSummary } from './message.ts';
@@ -233,6 +235,75 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       expect(
         (await h().messages.headlines(other.inbox, { folderIds: [inboxFolder], limit: 5, offset: 0 })).total,
       ).toBe(0);
+    });
+
+    it("getWithSelectedPage: the inbox, its folders and the selected folders' page, as each read alone gives them", async () => {
+      const acct = await seedAccount(h().accounts);
+      const stranger = await seedAccount(h().accounts);
+      const made = newInbox(acct);
+      await h().inboxes.create(made);
+      const inbox = made.id;
+      const read = (q: SelectedPageQuery, account = acct) =>
+        h().inboxes.getWithSelectedPage(account, inbox, q);
+      // No folders yet: the inbox alone, and an empty page.
+      expect(await read({ limit: 5, offset: 0 })).toEqual({
+        inbox: await h().inboxes.get(acct, inbox),
+        folders: [],
+        page: { items: [], total: 0 },
+      });
+      const folders = await h().folders.replaceAll(
+        inbox,
+        [
+          { path: 'INBOX', name: 'Inbox', canonical: 'inbox' },
+          { path: 'Archive', name: 'Archive', canonical: 'archive' },
+          { path: 'Later', name: 'Later', canonical: null },
+          { path: 'Zed', name: 'Zed', canonical: null },
+        ],
+        newFolderId,
+      );
+      const id = (path: string) => folders.find((f) => f.path === path)!.id;
+      const other = await setup(h());
+      const sameDate = new Date('2026-01-01T00:00:00Z');
+      await h().messages.upsertMany([
+        ...Array.from({ length: 60 }, (_, n) =>
+          newSummary(inbox, id(['INBOX', 'Archive', 'Later', 'Zed'][n % 4]!), n + 1, {
+            unread: n % 3 === 0,
+            subject: n % 5 === 0 ? `Invoice 100% #${String(n)}` : `Note ${String(n)}`,
+            ...(n < 12 && { date: sameDate }),
+            ...(n === 8 && { listUnsubscribe: '<https://news.example/u>' }),
+          }),
+        ),
+        newSummary(other.inbox, other.inboxFolder, 1, { subject: 'Invoice 100% elsewhere' }),
+      ]);
+      const pages = [
+        { limit: 5, offset: 0 },
+        { limit: 7, offset: 14 },
+        { limit: 200, offset: 0 },
+        { limit: 10, offset: 25 },
+        { limit: 10, offset: 500 },
+        { limit: 5, offset: 0, unreadOnly: true },
+        { limit: 50, offset: 3, text: 'INVOICE 100%' },
+        { limit: 3, offset: 1, text: 'invoice', unreadOnly: true },
+        { limit: 5, offset: 0, text: 'nothing like this' },
+        { limit: 5, offset: 9, text: 'note' },
+      ];
+      for (const selected of [[], ['INBOX'], ['INBOX', 'Zed'], ['Archive', 'Later', 'INBOX', 'Zed']]) {
+        await h().folders.setSelected(inbox, selected.map(id));
+        const place = await h().inboxes.getWithFolders(acct, inbox);
+        const scope = place!.folders.filter((f) => f.selected).map((f) => f.id);
+        for (const q of pages) {
+          const why = JSON.stringify({ selected, q });
+          const page =
+            scope.length === 0
+              ? { items: [], total: 0 }
+              : await h().messages.headlines(inbox, { ...q, folderIds: scope });
+          expect(await read(q), why).toEqual({ ...place, page });
+        }
+      }
+      expect(await read({ limit: 5, offset: 0 }, stranger)).toBeUndefined();
+      expect(
+        await h().inboxes.getWithSelectedPage(acct, other.inbox, { limit: 5, offset: 0 }),
+      ).toBeUndefined();
     });
 
     it('headlines: the total follows every write, by each path that changes the index', async () => {

@@ -4,7 +4,7 @@ import type { NextStep } from '../next-step.ts';
 import { htmlToText } from '../../lib/html-to-text.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
-import type { InboxWithFolders } from '../inboxes/inbox-store.ts';
+import type { InboxPlace, InboxWithFolders, SelectedPageQuery } from '../inboxes/inbox-store.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
 import type { SecretLinkStore } from '../inboxes/secret-link-store.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
@@ -41,6 +41,37 @@ export interface MessagePreview {
   readonly hasAttachments: boolean;
   readonly isList: boolean;
 }
+
+/** What a listing of the index asks for (an agent's page, the triage view's). */
+export interface ListQuery {
+  readonly unreadOnly?: boolean | undefined;
+  readonly query?: string | undefined;
+  /** A folder's canonical id, id, path or name; none for every selected folder. */
+  readonly folder?: string | undefined;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+const pageQuery = (q: ListQuery): SelectedPageQuery => {
+  const text = q.query?.trim() ?? '';
+  return {
+    ...(q.unreadOnly === true && { unreadOnly: true }),
+    ...(text !== '' && { text }),
+    limit: q.limit,
+    offset: q.offset,
+  };
+};
+
+const samePageQuery = (a: SelectedPageQuery, b: SelectedPageQuery) =>
+  a.unreadOnly === b.unreadOnly && a.text === b.text && a.limit === b.limit && a.offset === b.offset;
+
+/**
+ * The page `ReadService.listMessages` shows when no folder is named: a caller reads it with the inbox
+ * (InboxService.usableWithFolders), one statement where it would take two (decision 0047). None when a folder is
+ * named: which one is the folder resolution's rule, applied to the folders read first.
+ */
+export const selectedPageQuery = (q: ListQuery): SelectedPageQuery | undefined =>
+  q.folder === undefined ? pageQuery(q) : undefined;
 
 /** What reading a message whole takes from the provider, every sender-written word cleaned; fenced per answer. */
 export interface MessageContent {
@@ -97,16 +128,13 @@ export class ReadService {
     );
   }
 
-  /** A page of the index; `place` is the inbox with its folders as just read (InboxService.usableWithFolders). */
+  /**
+   * A page of the index; `place` is the inbox with its folders as just read (InboxService.usableWithFolders), and
+   * the page itself when it was read with them (`selectedPageQuery`, decision 0047).
+   */
   async listMessages(
-    place: InboxWithFolders,
-    q: {
-      unreadOnly?: boolean | undefined;
-      query?: string | undefined;
-      folder?: string | undefined;
-      limit: number;
-      offset: number;
-    },
+    place: InboxPlace,
+    q: ListQuery,
   ): Promise<
     Result<
       { messages: MessagePreview[]; total: number; nextOffset: number | null; folders: string[] },
@@ -134,13 +162,12 @@ export class ReadService {
     } else {
       scope = selected;
     }
-    const page = await this.deps.messages.headlines(inbox.id, {
-      folderIds: scope.map((f) => f.id),
-      ...(q.unreadOnly === true && { unreadOnly: true }),
-      ...(q.query !== undefined && q.query.trim() !== '' && { text: q.query.trim() }),
-      limit: q.limit,
-      offset: q.offset,
-    });
+    const wanted = pageQuery(q);
+    const read = place.selectedPage;
+    const page =
+      q.folder === undefined && read !== undefined && samePageQuery(read.query, wanted)
+        ? read.page
+        : await this.deps.messages.headlines(inbox.id, { folderIds: scope.map((f) => f.id), ...wanted });
     const names = new Map(folders.map((f) => [f.id, folderLabel(f)]));
     const nextOffset = q.offset + page.items.length < page.total ? q.offset + page.items.length : null;
     return ok({

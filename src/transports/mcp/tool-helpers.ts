@@ -1,5 +1,6 @@
 import type { InboxError } from '../../core/inboxes/inbox-errors.ts';
 import type { Inbox } from '../../core/inboxes/inbox.ts';
+import type { SelectedPageQuery } from '../../core/inboxes/inbox-store.ts';
 import type { ToolContext } from './tool-definition.ts';
 import { agentMessage } from './next-steps.ts';
 import { toolError } from './tool-error.ts';
@@ -36,11 +37,14 @@ export async function usableInbox(ctx: ToolContext, inboxId: string) {
     : ({ ok: false, error: fromInboxError(r.error) } as const);
 }
 
-/** `usableInbox`, with the inbox's folders read in the same statement (for tools that page through its mail). */
-export async function usableInboxWithFolders(ctx: ToolContext, inboxId: string) {
-  const r = await ctx.services.inboxes.usableWithFolders(ctx.principal.accountId, inboxId);
+/**
+ * `usableInbox`, with the inbox's folders read in the same statement (for tools that page through its mail), and the
+ * page of its selected folders too when `page` says which (`selectedPageQuery`).
+ */
+export async function usableInboxWithFolders(ctx: ToolContext, inboxId: string, page?: SelectedPageQuery) {
+  const r = await ctx.services.inboxes.usableWithFolders(ctx.principal.accountId, inboxId, page);
   return r.ok
-    ? ({ ok: true, inbox: r.value.inbox, folders: r.value.folders } as const)
+    ? ({ ok: true, ...r.value } as const)
     : ({ ok: false, error: fromInboxError(r.error) } as const);
 }
 

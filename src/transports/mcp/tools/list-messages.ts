@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { selectedPageQuery } from '../../../core/reading/read-service.ts';
 import { agentMessage } from '../next-steps.ts';
 import { clamp, demoNote, usableInboxWithFolders } from '../tool-helpers.ts';
 import { fitItems } from '../page-fit.ts';
@@ -31,16 +32,18 @@ export const listMessages = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
-    const inbox = await usableInboxWithFolders(ctx, args.inboxId);
-    if (!inbox.ok) return inbox.error;
     const offset = clamp(args.offset, 0, Number.MAX_SAFE_INTEGER, 0);
-    const r = await ctx.services.read.listMessages(inbox, {
+    const q = {
       unreadOnly: args.unreadOnly,
       query: args.query,
       folder: args.folder,
       limit: clamp(args.limit, 1, 200, 50),
       offset,
-    });
+    };
+    // With no folder named, the page is read in the inbox's own statement.
+    const inbox = await usableInboxWithFolders(ctx, args.inboxId, selectedPageQuery(q));
+    if (!inbox.ok) return inbox.error;
+    const r = await ctx.services.read.listMessages(inbox, q);
     if (!r.ok) return toolError(r.error.code, agentMessage(r.error));
     // A page too long for one result ends early; nextOffset continues exactly where it stopped.
     const messages = fitItems(r.value.messages);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { selectedPageQuery } from '../../../core/reading/read-service.ts';
 import { agentMessage } from '../next-steps.ts';
 import { fitItems } from '../page-fit.ts';
 import { DEMO, MESSAGE_PREVIEW, payload } from '../output-shapes.ts';
@@ -44,17 +45,12 @@ export const showInbox = defineTool({
         'inbox_not_found',
         'This account has no inbox yet: connect one first (propose_connection).',
       );
-    const inbox = await usableInboxWithFolders(ctx, inboxId);
-    if (!inbox.ok) return inbox.error;
     const offset = clamp(args.offset, 0, Number.MAX_SAFE_INTEGER, 0);
     const unreadOnly = args.unreadOnly === true;
-    const r = await ctx.services.read.listMessages(inbox, {
-      unreadOnly,
-      query: undefined,
-      folder: args.folder,
-      limit: clamp(args.limit, 1, 100, 25),
-      offset,
-    });
+    const q = { unreadOnly, folder: args.folder, limit: clamp(args.limit, 1, 100, 25), offset };
+    const inbox = await usableInboxWithFolders(ctx, inboxId, selectedPageQuery(q));
+    if (!inbox.ok) return inbox.error;
+    const r = await ctx.services.read.listMessages(inbox, q);
     if (!r.ok) return toolError(r.error.code, agentMessage(r.error));
     const messages = fitItems(r.value.messages);
     const nextOffset =
