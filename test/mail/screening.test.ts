@@ -54,6 +54,8 @@ const stranger = (i: number) => `stranger${String(i)}@${OUTSIDE_DOMAIN}`;
 /** A sender of a domain with no one the person knows, and none of the person's own inboxes, at it. */
 const PROMO = 'promo@junk-deals.test';
 const LATER = 'billing@mail.junk-deals.test';
+/** A stranger whose mail arrives after Screened was deleted. */
+const LATE = `late@${OUTSIDE_DOMAIN}`;
 const mailFrom = (address: string, n: number) =>
   buildMessage({
     from: { address, name: address.split('@')[0] ?? '' },
@@ -208,5 +210,29 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
     expect(await waiting()).toEqual([]);
     const review = expectToolOk(await call('review_screened', { inbox: inboxId }));
     expect(review['counts']).toMatchObject({ waiting: 0 });
+  });
+
+  it('a Screened place the person deleted in another client is made again by the next junk verdict', async () => {
+    const screenedPath = async () =>
+      (await be.app.stores.folders.list(inboxId as InboxId)).find((f) => f.canonical === 'screened')?.path;
+    const before = await screenedPath();
+    expect(before).toBeDefined();
+    await be.outside!.deliver(mailFrom(LATE, 40));
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    offered = await screen();
+    // Empty since the last case; deleted where the service does not see it (no sync since: its folders still list it).
+    await be.outside!.deleteFolder(before!);
+    const verdicts = of(LATE).map((m) => ({ ...target(m), verdict: 'junk' }));
+    expect(verdicts).toHaveLength(1);
+    const confirmed = expectToolOk(await call('confirm_screening', { verdicts }));
+    expect(confirmed['skipped']).toEqual([]);
+    expect(await placesOf(LATE)).toEqual(['Screened']);
+    const rows = expectToolOk(await call('review_screened', { inbox: inboxId }))['rows'] as {
+      sender: { address: string };
+    }[];
+    expect(rows.map((r) => r.sender.address)).toEqual([LATE]);
+    // Undone, it is back in the inbox; the Screened place made again stays.
+    expectToolOk(await call('undo_action', { undoId: confirmed['undoId'] }));
+    expect(await placesOf(LATE)).toEqual(['inbox']);
   });
 });

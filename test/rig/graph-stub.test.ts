@@ -158,6 +158,19 @@ describe('Graph stub behaves as Graph mail is documented', () => {
     expect(g.messagesIn('deleteditems')).toHaveLength(0);
   });
 
+  it('deletes a folder a client made, its messages to Deleted Items; a well-known folder is refused', async () => {
+    const made = await post('/mailFolders', { displayName: 'Screened' });
+    const folder = String(made.body?.['id']);
+    await g.deliver(mail(1), { folder });
+    const del = await fetch(`${g.url}/v1.0/me/mailFolders/${folder}`, { method: 'DELETE', headers: H });
+    expect(del.status).toBe(204);
+    expect(g.folderName(folder)).toBeUndefined();
+    expect(g.messagesIn('deleteditems')).toHaveLength(1);
+    expect((await get(`/mailFolders/${folder}`)).status).toBe(404);
+    const inbox = await fetch(`${g.url}/v1.0/me/mailFolders/inbox`, { method: 'DELETE', headers: H });
+    expect(inbox.status).toBe(403);
+  });
+
   it('searches newest first, leaves out Deleted Items and Junk, and refuses $orderby with $search', async () => {
     await g.deliver(mail(1, { subject: 'kumquat one' }));
     await g.deliver(mail(2, { subject: 'kumquat two' }));

@@ -15,7 +15,8 @@ import PostalMime from 'postal-mime';
  *   left as `{ id, "@removed": { reason } }`; `$deltatoken=latest` answers no items and a fresh link; a token that
  *   is too old answers 410 `SyncStateNotFound`;
  * - `$value` gives the MIME; `internetMessageHeaders` only when `$select`ed; `send` answers 202 and files the
- *   message in Sent Items; `DELETE` moves to Deleted Items, `permanentDelete` removes;
+ *   message in Sent Items; `DELETE` moves to Deleted Items, `permanentDelete` removes; deleting a folder a client
+ *   made moves its messages to Deleted Items;
  * - `$search` matches subject, body and sender, newest first, at most 1,000 results and no `$orderby`/`$filter`;
  * - a missing bearer answers 401; injected faults answer 429/503 with `Retry-After`.
  */
@@ -282,6 +283,23 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
     const f = { id: newId(), displayName, wellKnownName: null };
     folders.push(f);
     return c.json({ id: f.id, displayName: f.displayName, parentFolderId: 'root' }, 201);
+  });
+
+  // A folder a client made can be deleted; its messages go to Deleted Items (well-known folders cannot be).
+  app.delete('/v1.0/me/mailFolders/:folder', (c) => {
+    const f = folderOf(c.req.param('folder'));
+    if (f === undefined) return notFound(c);
+    if (f.wellKnownName !== null)
+      return err(c, 403, 'ErrorDeleteDistinguishedFolder', 'Cannot delete this folder.');
+    const bin = folderOf('deleteditems')!;
+    for (const m of messages.values())
+      if (m.folderId === f.id) {
+        touch(m.folderId, m.id);
+        m.folderId = bin.id;
+        touch(m.folderId, m.id);
+      }
+    folders.splice(folders.indexOf(f), 1);
+    return c.body(null, 204);
   });
 
   // Delta: see the header comment.

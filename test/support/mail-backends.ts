@@ -46,6 +46,8 @@ export interface Outside {
   flag(row: MailboxRow, flag: string, on: boolean): Promise<void>;
   remove(row: MailboxRow): Promise<void>;
   deliver(raw: Buffer): Promise<void>;
+  /** Deletes a folder (a label on Gmail) the service made, as the person would in another client. */
+  deleteFolder(path: string): Promise<void>;
 }
 /** Senders of the mail only the other client changes in the safety model (never in its pool). */
 export const OUTSIDE_DOMAIN = 'elsewhere.example.test';
@@ -280,6 +282,11 @@ export async function dovecotBackend(): Promise<Backend> {
         serial(async () => {
           await direct.append('INBOX', raw);
         }),
+      deleteFolder: (path) =>
+        serial(async () => {
+          if (direct.mailbox !== false && direct.mailbox.path === path) await direct.mailboxClose();
+          await direct.mailboxDelete(path);
+        }),
     },
     close: async () => {
       await direct.logout();
@@ -447,6 +454,9 @@ export async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<B
       async deliver(raw) {
         await graph.deliver(raw);
       },
+      async deleteFolder(path) {
+        await asOther('DELETE', `/mailFolders/${path}`);
+      },
     },
     close: async () => {
       await nodes.close();
@@ -580,6 +590,9 @@ export async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<B
           },
           other,
         );
+      },
+      async deleteFolder(path) {
+        await api.users.labels.delete({ userId: 'me', id: path }, other);
       },
     },
     close: async () => {

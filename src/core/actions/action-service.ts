@@ -10,6 +10,7 @@ import type { Inbox } from '../inboxes/inbox.ts';
 import type { LeaseService } from '../leases/lease-service.ts';
 import {
   MailAuthError,
+  FolderGoneError,
   MailProviderError,
   PartialChangeError,
   type MailSession,
@@ -335,7 +336,7 @@ export class ActionService {
   ): Promise<{
     changed: ActOutcome['changed'][number][];
     undo: UndoEntry[];
-    error?: { code: 'provider_error'; message: string };
+    error?: { code: 'provider_error'; message: string; folderGone?: true };
     fault?: Error;
   }> {
     const byId = new Map(folders.map((f) => [f.id, f]));
@@ -408,7 +409,11 @@ export class ActionService {
       return {
         changed,
         undo,
-        error: { code: 'provider_error', message: `The mailbox refused the change: ${e.message}` },
+        error: {
+          code: 'provider_error',
+          message: `The mailbox refused the change: ${e.message}`,
+          ...(e instanceof FolderGoneError && { folderGone: true as const }),
+        },
       };
     } finally {
       await session?.close().catch(() => undefined);

@@ -68,6 +68,8 @@ export type ActError =
       readonly message: string;
       /** What was changed before the failure, still undoable with this handle. */
       readonly partial?: { readonly changed: ActOutcome['changed']; readonly undoId: string | null };
+      /** The folder the messages were to move to is no longer in the mailbox (deleted elsewhere). */
+      readonly folderGone?: true;
     };
 
 /** The IMAP flag that is the star; every other flag an action sets or clears is a label. */

@@ -161,6 +161,11 @@ export class MailProviderError extends Error {
   override readonly name: string = 'MailProviderError';
 }
 
+/** A move's destination is not (or no longer) in the mailbox: the person deleted it elsewhere. Nothing was moved. */
+export class FolderGoneError extends MailProviderError {
+  override readonly name: string = 'FolderGoneError';
+}
+
 /**
  * A change the provider made for some of the messages before it failed — possible where each message is its own
  * request (Microsoft Graph): what was done stands and must be recorded (its undo entry, the index), so it says which.

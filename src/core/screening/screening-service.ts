@@ -259,10 +259,28 @@ export class ScreeningService implements ArrivalScreen {
     const unsure = items('unsure');
     if (unsure.length > 0)
       steps.push({ action: 'label', targets: { items: unsure }, labels: [UNSURE_LABEL] });
-    const acted =
+    let acted =
       steps.length === 0
         ? ok({ changed: [], skipped: [], undoId: null, withoutLease: false, more: false })
         : await this.deps.actions.actMany(principal, steps, 'screen');
+    if (
+      !acted.ok &&
+      acted.error.code === 'provider_error' &&
+      acted.error.folderGone === true &&
+      (acted.error.partial?.changed.length ?? 0) === 0
+    ) {
+      // The person deleted Screened elsewhere since its folders were last listed: it is made again, and the
+      // verdicts applied once more.
+      for (const inboxId of new Set(junk.map((j) => j.inboxId))) {
+        const inbox = inboxes.get(inboxId);
+        const ready = inbox === undefined ? undefined : await this.ensureScreenedFolder(inbox, 'relist');
+        if (ready !== undefined && !ready.ok) {
+          await this.release(claimed.map((c) => c.row));
+          return ready;
+        }
+      }
+      acted = await this.deps.actions.actMany(principal, steps, 'screen');
+    }
     if (!acted.ok) {
       const kept = new Set(
         acted.error.code === 'provider_error'
@@ -483,19 +501,28 @@ export class ScreeningService implements ArrivalScreen {
     return ok(r.value.undoId);
   }
 
-  /** The inbox has a folder with the screened role, created at the provider when missing. */
-  private async ensureScreenedFolder(inbox: Inbox): Promise<Result<Folder, ScreeningError>> {
-    const have = (await this.deps.folders.list(inbox.id)).find((f) => f.canonical === 'screened');
-    if (have !== undefined) return ok(have);
+  /**
+   * The inbox has a folder with the screened role, created at the provider when missing. `relist`: the index's
+   * folders are out of date (a move to Screened found it gone), so the provider's list is read first, and Screened
+   * made only if that list lacks it.
+   */
+  private async ensureScreenedFolder(
+    inbox: Inbox,
+    relist?: 'relist',
+  ): Promise<Result<Folder, ScreeningError>> {
+    if (relist === undefined) {
+      const have = (await this.deps.folders.list(inbox.id)).find((f) => f.canonical === 'screened');
+      if (have !== undefined) return ok(have);
+    }
     let session: MailSession | undefined;
     try {
       session = await this.deps.sessions.open(inbox);
-      await session.createFolder(SCREENED_FOLDER_NAME);
-      const folders = await this.deps.folders.replaceAll(
-        inbox.id,
-        await session.listFolders(),
-        () => newId('fld') as FolderId,
-      );
+      let listed = relist === undefined ? undefined : await session.listFolders();
+      if (listed === undefined || !listed.some((f) => f.canonical === 'screened')) {
+        await session.createFolder(SCREENED_FOLDER_NAME);
+        listed = await session.listFolders();
+      }
+      const folders = await this.deps.folders.replaceAll(inbox.id, listed, () => newId('fld') as FolderId);
       const made = folders.find((f) => f.canonical === 'screened');
       return made !== undefined
         ? ok(made)

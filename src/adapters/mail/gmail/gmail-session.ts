@@ -1,6 +1,7 @@
 import type { gmail_v1 } from '@googleapis/gmail';
 import {
   MAX_RAW_BYTES,
+  FolderGoneError,
   MailProviderError,
   type ChangeOptions,
   type MailSession,
@@ -230,11 +231,24 @@ export class GmailSession implements MailSession {
   async move(path: string, refs: readonly string[], toPath: string): Promise<Map<string, Placed>> {
     const present = (await this.minimal(refs)).filter((m) => inFolder(path, m.labelIds));
     const { add, remove } = moveLabels(path, toPath);
-    await this.modify(
-      present.map((m) => m.id ?? ''),
-      add,
-      remove,
-    );
+    try {
+      await this.modify(
+        present.map((m) => m.id ?? ''),
+        add,
+        remove,
+      );
+    } catch (e) {
+      // A label the person deleted is refused (400): said as the destination gone, not as Gmail refusing.
+      if (!(e instanceof GmailStatusError) || e.status !== 400 || add.length === 0) throw e;
+      const label = await this.api.find('the label', (g, o) =>
+        g.users.labels.get({ userId: 'me', id: toPath }, o),
+      );
+      if (label === undefined)
+        throw new FolderGoneError(
+          'Could not move the messages: the label they were to get is no longer in the mailbox.',
+        );
+      throw e;
+    }
     return new Map(present.map((m) => [m.id ?? '', { ref: m.id ?? '', position: positionOf(m) }]));
   }
 

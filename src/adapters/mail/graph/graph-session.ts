@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  FolderGoneError,
   MailProviderError,
   PartialChangeError,
   type ChangeOptions,
@@ -232,16 +233,31 @@ export class GraphSession implements MailSession {
 
   async move(path: string, refs: readonly string[], toPath: string): Promise<Map<string, Placed>> {
     const placed = new Map<string, Placed>();
+    // A refused move (404 for the message, or for a folder the person deleted) looks the destination up, once.
+    let destinationThere = false;
+    const refused = async (e: unknown): Promise<never> => {
+      if (!destinationThere && e instanceof GraphStatusError && (e.status === 404 || e.status === 400)) {
+        const folder = await this.api.find('the folder', `/mailFolders/${encodeURIComponent(toPath)}`);
+        if (folder === undefined)
+          throw new FolderGoneError(
+            'Could not move the messages: the folder they were to go to is no longer in the mailbox.',
+          );
+        destinationThere = true;
+      }
+      throw e;
+    };
     for (const m of await this.messages(refs, FLAGS_SELECT)) {
       if (m.parentFolderId !== path) continue;
       const moved = await this.eachOf(placed.size, { placed }, () =>
-        this.api.json<GraphMessage>(
-          'the move',
-          'POST',
-          `/messages/${encodeURIComponent(m.id)}/move`,
-          { destinationId: toPath },
-          { repeat: 'idempotent' },
-        ),
+        this.api
+          .json<GraphMessage>(
+            'the move',
+            'POST',
+            `/messages/${encodeURIComponent(m.id)}/move`,
+            { destinationId: toPath },
+            { repeat: 'idempotent' },
+          )
+          .catch(refused),
       );
       if (moved !== undefined) placed.set(m.id, { ref: moved.value.id, position: positionOf(moved.value) });
     }

@@ -1,5 +1,5 @@
 import type { ImapFlow } from 'imapflow';
-import { MailProviderError, type Placed } from '../../../core/mail/mail-ports.ts';
+import { FolderGoneError, MailProviderError, type Placed } from '../../../core/mail/mail-ports.ts';
 import { toUidSet } from './uid-set.ts';
 
 /** UIDs of refs, skipping anything that is not a UID (they cannot name a message here). */
@@ -16,10 +16,28 @@ export async function moveMessages(
   const placed = new Map<string, Placed>();
   if (uids.length === 0) return placed;
   const result = await client.messageMove(toUidSet(uids), toPath, { uid: true });
-  if (result === false) return placed;
+  // imapflow answers false for any refusal or failure of the MOVE (a UID that is gone is no refusal: the server
+  // answers OK and moves nothing). Refused is not "not found": the destination is looked up to say which it was.
+  if (result === false) throw await refusedMove(client, toPath);
   for (const [from, to] of result.uidMap ?? new Map<number, number>())
     placed.set(String(from), { ref: String(to), position: to });
   return placed;
+}
+
+async function refusedMove(client: ImapFlow, toPath: string): Promise<Error> {
+  const gone = await client.status(toPath, { messages: true }).then(
+    () => false,
+    (e: unknown) => {
+      // imapflow's STATUS confirms a NO with a LIST: an empty one is this code.
+      if (typeof e === 'object' && e !== null && 'code' in e && e.code === 'NotFound') return true;
+      throw e;
+    },
+  );
+  return gone
+    ? new FolderGoneError(
+        'Could not move the messages: the folder they were to go to is no longer in the mailbox.',
+      )
+    : new MailProviderError('Could not move the messages: the mail server refused.');
 }
 
 export async function changeFlags(
