@@ -4,6 +4,7 @@ import type { ApiKey, ApiKeyId } from '../../core/api-keys/api-key.ts';
 import type { ApiKeyStore, NewApiKey } from '../../core/api-keys/api-key-store.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { lockAccount } from './row-locks.ts';
+import { hotQuery } from './sqlite/hot-query.ts';
 import type { Db } from './database.ts';
 import type { ApiKeysTable } from './schema.ts';
 import { toDate, toDateOrNull } from './sql-errors.ts';
@@ -28,32 +29,37 @@ const toKey = (r: Selectable<ApiKeysTable>): ApiKey => ({
 
 // The account's columns come from correlated subqueries, not a join: on SQLite a two-table join cost ~28 µs per
 // run here against ~6 µs for the same lookups as subqueries (measured; the join's per-run setup dominates on tables
-// this small). The foreign key guarantees the account row exists. Verified credentials are then believed for a few
-// seconds (decision 0010), so this runs about once per key per CREDENTIAL_CACHE_SECONDS, not on every request.
-const activeKeyByHash = (db: Db, hash: string) =>
-  db.kysely
-    .selectFrom('api_keys')
-    .selectAll('api_keys')
-    .select((eb) => {
-      const account = <C extends 'email' | 'plan' | 'trial_ends_at' | 'payment_state' | 'created_at'>(
-        column: C,
-      ) => eb.selectFrom('accounts').select(column).whereRef('accounts.id', '=', 'api_keys.account_id');
-      return [
-        account('email').as('a_email'),
-        account('plan').as('a_plan'),
-        account('trial_ends_at').as('a_trial_ends_at'),
-        account('payment_state').as('a_payment_state'),
-        account('created_at').as('a_created_at'),
-      ];
-    })
-    .where('api_keys.hash', '=', hash)
-    .where('api_keys.revoked_at', 'is', null)
-    .$castTo<ActiveKeyRow>();
+// this small). The foreign key guarantees the account row exists. On SQLite verified credentials are then believed
+// for a few seconds (decision 0010); on PostgreSQL this runs on every request (decision 0024), so it is a hot
+// statement: compiled once, and prepared once per connection there (decision 0048).
+const activeKeyByHash = (db: Db) =>
+  hotQuery<ActiveKeyRow, { hash: string }>(db, (p) =>
+    db.kysely
+      .selectFrom('api_keys')
+      .selectAll('api_keys')
+      .select((eb) => {
+        const account = <C extends 'email' | 'plan' | 'trial_ends_at' | 'payment_state' | 'created_at'>(
+          column: C,
+        ) => eb.selectFrom('accounts').select(column).whereRef('accounts.id', '=', 'api_keys.account_id');
+        return [
+          account('email').as('a_email'),
+          account('plan').as('a_plan'),
+          account('trial_ends_at').as('a_trial_ends_at'),
+          account('payment_state').as('a_payment_state'),
+          account('created_at').as('a_created_at'),
+        ];
+      })
+      .where('api_keys.hash', 'in', [p('hash')])
+      .where('api_keys.revoked_at', 'is', null)
+      .$castTo<ActiveKeyRow>(),
+  );
 
 export class KyselyApiKeyStore implements ApiKeyStore {
   private readonly db: Db;
+  private readonly activeKey: ReturnType<typeof activeKeyByHash>;
   constructor(db: Db) {
     this.db = db;
+    this.activeKey = activeKeyByHash(db);
   }
 
   async createWithinLimit(k: NewApiKey, maxActive: number): Promise<Result<ApiKey, 'limit_reached'>> {
@@ -114,7 +120,7 @@ export class KyselyApiKeyStore implements ApiKeyStore {
   }
 
   async findActiveByHash(hash: string): Promise<{ key: ApiKey; account: Account } | undefined> {
-    const r = await activeKeyByHash(this.db, hash).executeTakeFirst();
+    const [r] = await this.activeKey({ hash });
     if (r === undefined) return undefined;
     return {
       key: toKey(r),

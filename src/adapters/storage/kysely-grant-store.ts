@@ -10,6 +10,7 @@ import type {
 } from '../../oauth/token/grant.ts';
 import type { Db } from './database.ts';
 import type { OAuthGrantsTable } from './schema.ts';
+import { hotQuery } from './sqlite/hot-query.ts';
 import { toDate, toDateOrNull } from './sql-errors.ts';
 
 const toGrant = (r: Selectable<OAuthGrantsTable>): Grant => ({
@@ -40,31 +41,35 @@ type LiveRow = Selectable<OAuthGrantsTable> & {
   t_used_at: number | null;
 };
 
-// Verified credentials are believed for a few seconds (decision 0010): this runs about once per access token per
-// CREDENTIAL_CACHE_SECONDS, not on every request, so plain Kysely is fast enough.
-const liveToken = (db: Db['kysely'], hash: string, kind: string, now: number) =>
-  db
-    .selectFrom('oauth_tokens')
-    .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_tokens.grant_id')
-    .selectAll('oauth_grants')
-    .select([
-      'oauth_tokens.hash as t_hash',
-      'oauth_tokens.kind as t_kind',
-      'oauth_tokens.created_at as t_created_at',
-      'oauth_tokens.expires_at as t_expires_at',
-      'oauth_tokens.used_at as t_used_at',
-    ])
-    .where('oauth_tokens.hash', '=', hash)
-    .where('oauth_tokens.kind', '=', kind)
-    .where('oauth_tokens.revoked_at', 'is', null)
-    .where('oauth_tokens.expires_at', '>', now)
-    .where('oauth_grants.revoked_at', 'is', null)
-    .$castTo<LiveRow>();
+// On SQLite verified credentials are believed for a few seconds (decision 0010); on PostgreSQL this runs on every
+// request (decision 0024), so it is a hot statement: compiled once, and prepared once per connection there (0048).
+const liveToken = (db: Db) =>
+  hotQuery<LiveRow, { hash: string; kind: string; now: number }>(db, (p) =>
+    db.kysely
+      .selectFrom('oauth_tokens')
+      .innerJoin('oauth_grants', 'oauth_grants.id', 'oauth_tokens.grant_id')
+      .selectAll('oauth_grants')
+      .select([
+        'oauth_tokens.hash as t_hash',
+        'oauth_tokens.kind as t_kind',
+        'oauth_tokens.created_at as t_created_at',
+        'oauth_tokens.expires_at as t_expires_at',
+        'oauth_tokens.used_at as t_used_at',
+      ])
+      .where('oauth_tokens.hash', 'in', [p('hash')])
+      .where('oauth_tokens.kind', 'in', [p('kind')])
+      .where('oauth_tokens.revoked_at', 'is', null)
+      .where('oauth_tokens.expires_at', '>', p('now'))
+      .where('oauth_grants.revoked_at', 'is', null)
+      .$castTo<LiveRow>(),
+  );
 
 export class KyselyGrantStore implements GrantStore {
   private readonly db: Db['kysely'];
+  private readonly live: ReturnType<typeof liveToken>;
   constructor(db: Db) {
     this.db = db.kysely;
+    this.live = liveToken(db);
   }
 
   async saveCode(c: AuthorizationCode): Promise<void> {
@@ -247,7 +252,7 @@ export class KyselyGrantStore implements GrantStore {
     kind: TokenRecord['kind'],
     now: Date,
   ): Promise<{ token: TokenRecord; grant: Grant } | undefined> {
-    const r = await liveToken(this.db, hash, kind, now.getTime()).executeTakeFirst();
+    const [r] = await this.live({ hash, kind, now: now.getTime() });
     if (r === undefined) return undefined;
     return {
       token: {
