@@ -9,7 +9,7 @@ import {
   type Backend,
   type MailboxRow,
 } from '../support/mail-backends.ts';
-import { expectToolOk } from '../support/tool-caller.ts';
+import { expectToolError, expectToolOk } from '../support/tool-caller.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 
 // Junk screening (issue 18) on every kind of mailbox the service changes: a Screened place the service makes at the
@@ -56,6 +56,7 @@ const PROMO = 'promo@junk-deals.test';
 const LATER = 'billing@mail.junk-deals.test';
 /** A stranger whose mail arrives after Screened was deleted. */
 const LATE = `late@${OUTSIDE_DOMAIN}`;
+const GONE = `gone@${OUTSIDE_DOMAIN}`;
 const mailFrom = (address: string, n: number) =>
   buildMessage({
     from: { address, name: address.split('@')[0] ?? '' },
@@ -234,5 +235,27 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
     // Undone, it is back in the inbox; the Screened place made again stays.
     expectToolOk(await call('undo_action', { undoId: confirmed['undoId'] }));
     expect(await placesOf(LATE)).toEqual(['inbox']);
+  });
+
+  it('rescuing mail whose Screened place the person deleted says it is no longer in Screened', async () => {
+    await be.outside!.deliver(mailFrom(GONE, 41));
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    offered = await screen();
+    const verdicts = of(GONE).map((m) => ({ ...target(m), verdict: 'junk' }));
+    expect(verdicts).toHaveLength(1);
+    expectToolOk(await call('confirm_screening', { verdicts }));
+    const row = (
+      expectToolOk(await call('review_screened', { inbox: inboxId }))['rows'] as {
+        id: string;
+        sender: { address: string };
+      }[]
+    ).find((r) => r.sender.address === GONE);
+    const screenedPath = (await be.app.stores.folders.list(inboxId as InboxId)).find(
+      (f) => f.canonical === 'screened',
+    )!.path;
+    // With the message in it: IMAP deletes it too, Gmail leaves it archived, Microsoft moves it to Deleted Items.
+    await be.outside!.deleteFolder(screenedPath);
+    expectToolError(await call('rescue_screened', { inboxId, id: row!.id }), 'screened_not_found');
+    expect(await placesOf(GONE)).not.toContain('inbox');
   });
 });

@@ -197,13 +197,20 @@ export class ImapSession implements MailSession {
     };
   }
 
-  move(path: string, refs: readonly string[], toPath: string): Promise<Map<string, Placed>> {
-    return this.inFolder(
-      path,
-      'move the messages',
-      () => moveMessages(this.deps.client, uidsOf(refs), toPath),
-      true,
-    );
+  async move(path: string, refs: readonly string[], toPath: string): Promise<Map<string, Placed>> {
+    try {
+      return await this.inFolder(
+        path,
+        'move the messages',
+        () => moveMessages(this.deps.client, uidsOf(refs), toPath),
+        true,
+      );
+    } catch (e) {
+      // The folder they were in was deleted elsewhere, and they with it: none of them is there. (A destination that
+      // is gone is a FolderGoneError, decision 0049.)
+      if (e instanceof FolderMissingError) return new Map();
+      throw e;
+    }
   }
 
   setFlags(
