@@ -2,10 +2,12 @@ import { sql, type Selectable } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { ConnectionStatus, Inbox, InboxId, Provider } from '../../core/inboxes/inbox.ts';
 import type { Folder } from '../../core/messages/folder.ts';
+import type { MessageId, MessageSummary } from '../../core/messages/message.ts';
 import type {
   InboxPatch,
   InboxStore,
   InboxWithFolders,
+  InboxWithMessages,
   InboxWithPage,
   NewInbox,
   SelectedPageQuery,
@@ -20,10 +22,11 @@ import {
   KyselyMessageStore,
   likeContains,
   toHeadline,
+  toSummary,
   type HeadlineRow,
   type HeadlineShape,
 } from './kysely-message-store.ts';
-import type { FoldersTable, InboxesTable } from './schema.ts';
+import type { FoldersTable, InboxesTable, MessagesTable } from './schema.ts';
 import { hotQuery } from './sqlite/hot-query.ts';
 import { bit, toDate } from './sql-errors.ts';
 
@@ -206,6 +209,68 @@ const inboxWithPageOf = (db: Db, shape: Omit<HeadlineShape, 'folders'> & { folde
     );
   });
 
+/** Every column of a messages row (`MessageStore.get` reads them all). */
+const MESSAGE_COLUMNS = [
+  'id',
+  'inbox_id',
+  'folder_id',
+  'provider_ref',
+  'position',
+  'thread_id',
+  'internet_message_id',
+  'subject',
+  'from_address',
+  'from_name',
+  'to_json',
+  'snippet',
+  'search_text',
+  'date',
+  'unread',
+  'starred',
+  'labels_json',
+  'has_attachments',
+  'size',
+  'list_id',
+  'list_unsubscribe',
+  'list_unsubscribe_post',
+] as const satisfies readonly (keyof MessagesTable)[];
+
+/** At most this many ids are read with the inbox in one statement; more go in a statement of their own. */
+const MESSAGES_WITH_INBOX = 16;
+
+type MessageJoinedRow = JoinedRow & { [K in keyof MessagesTable as `m_${K}`]: MessagesTable[K] | null };
+
+/**
+ * `inboxWithFoldersOf`'s rows with the asked messages joined to their folder's row (a folder holding several repeats
+ * for each), in one statement (decision 0047). Compiled once per number of ids.
+ */
+const inboxWithMessagesOf = (db: Db, count: number) =>
+  hotQuery<MessageJoinedRow, Record<string, string>>(db, (p) => {
+    const ids = Array.from({ length: count }, (_, i) => p(`message${String(i)}`));
+    return db.kysely
+      .selectFrom('inboxes')
+      .leftJoin('folders', 'folders.inbox_id', 'inboxes.id')
+      .leftJoin('messages', (join) =>
+        join.onRef('messages.folder_id', '=', 'folders.id').on('messages.id', 'in', ids),
+      )
+      .selectAll('inboxes')
+      .select(FOLDER_COLUMNS)
+      .select(MESSAGE_COLUMNS.map((c) => sql.ref(`messages.${c}`).as(`m_${c}`)))
+      .where('inboxes.id', 'in', [p('inboxId')])
+      .where('inboxes.account_id', 'in', [p('accountId')])
+      .orderBy('folders.path')
+      .$castTo<MessageJoinedRow>();
+  });
+
+/** The message of a joined row, if one was joined to it. */
+function joinedMessage(r: MessageJoinedRow): Selectable<MessagesTable> | undefined {
+  if (r.m_id === null) return undefined;
+  const row: Record<string, unknown> = {};
+  for (const c of MESSAGE_COLUMNS) row[c] = r[`m_${c}`];
+  // Every NOT NULL column is there when the id is: the row is a messages row.
+  return row as unknown as Selectable<MessagesTable>;
+}
+
 const inboxRow = (i: NewInbox): Selectable<InboxesTable> => ({
   id: i.id,
   account_id: i.accountId,
@@ -258,6 +323,8 @@ export class KyselyInboxStore implements InboxStore {
   private readonly messages: KyselyMessageStore;
   /** By the page's shape (its SQL depends on it, never on the values). */
   private readonly pageQueries = new Map<string, ReturnType<typeof inboxWithPageOf>>();
+  /** By the number of ids (at most MESSAGES_WITH_INBOX). */
+  private readonly messageQueries = new Map<number, ReturnType<typeof inboxWithMessagesOf>>();
   /** Each inbox's selected folders as this node last read them (`getWithSelectedPage`): a guess, always checked. */
   private readonly selectedSeen = new Map<InboxId, readonly string[]>();
   constructor(db: Db) {
@@ -380,6 +447,39 @@ export class KyselyInboxStore implements InboxStore {
       const items = ranked.sort((a, b) => a.rank - b.rank).map((x) => toHeadline(x.row));
       return { inbox: toInbox(first), folders: found, page: { items, total: first.m_total } };
     };
+  }
+
+  async getWithMessages(
+    accountId: AccountId,
+    id: InboxId,
+    messageIds: readonly MessageId[],
+  ): Promise<InboxWithMessages | undefined> {
+    const ids = [...new Set(messageIds)];
+    if (this.dialect === 'sqlite' || ids.length === 0 || ids.length > MESSAGES_WITH_INBOX) {
+      // In this process (SQLite), or too many ids for one shape of statement: the inbox, then the messages.
+      const place = await this.getWithFolders(accountId, id);
+      if (place === undefined) return undefined;
+      return { ...place, messages: await this.messages.getMany(id, ids) };
+    }
+    let run = this.messageQueries.get(ids.length);
+    if (run === undefined) {
+      run = inboxWithMessagesOf(this.full, ids.length);
+      this.messageQueries.set(ids.length, run);
+    }
+    const values: Record<string, string> = { accountId, inboxId: id };
+    ids.forEach((m, i) => (values[`message${String(i)}`] = m));
+    const rows = await run(values);
+    const [first] = rows;
+    if (first === undefined) return undefined;
+    const folders: Folder[] = [];
+    const messages: MessageSummary[] = [];
+    for (const r of rows) {
+      const f = r.f_id === folders.at(-1)?.id ? undefined : joinedFolder(r);
+      if (f !== undefined) folders.push(f);
+      const m = joinedMessage(r);
+      if (m !== undefined) messages.push(toSummary(m));
+    }
+    return { inbox: toInbox(first), folders, messages };
   }
 
   async list(accountId: AccountId): Promise<Inbox[]> {

@@ -260,6 +260,17 @@ export class KyselyMessageStore implements MessageStore {
     return r && toSummary(r);
   }
 
+  async getMany(inboxId: InboxId, ids: readonly MessageId[]): Promise<MessageSummary[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('inbox_id', '=', inboxId)
+      .where('id', 'in', [...ids])
+      .execute();
+    return rows.map(toSummary);
+  }
+
   async findByRef(folderId: FolderId, providerRef: string): Promise<MessageSummary | undefined> {
     const r = await this.db
       .selectFrom('messages')

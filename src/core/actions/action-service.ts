@@ -258,19 +258,23 @@ export class ActionService {
     if ('sender' in req.targets) return this.resolveSender(accountId, req.targets.sender);
     const targets = req.targets.items;
     const byInbox = new Map<string, InboxGroup>();
+    const indexed = new Map<string, Map<string, MessageSummary>>();
     const missing: (Target & { reason: 'not_found' })[] = [];
     for (const id of new Set(targets.map((t) => t.inboxId))) {
-      const group = await this.group(accountId, id);
-      if (!group.ok) return group;
-      byInbox.set(id, group.value);
+      // The inbox, its folders and its messages named here, in one read (decision 0047).
+      const messages = targets.flatMap((t) => {
+        const m = t.inboxId === id ? parseMessageId(t.messageId) : undefined;
+        return m === undefined ? [] : [m];
+      });
+      const r = await this.deps.inboxes.usableWithFolders(accountId, id, { messages });
+      if (!r.ok) return err(r.error);
+      byInbox.set(id, { inbox: r.value.inbox, folders: r.value.folders, messages: [] });
+      indexed.set(id, new Map((r.value.messages ?? []).map((m) => [m.id, m])));
     }
     for (const t of targets) {
       const group = byInbox.get(t.inboxId);
       const messageId = parseMessageId(t.messageId);
-      const m =
-        group && messageId !== undefined
-          ? await this.deps.messages.get(group.inbox.id, messageId)
-          : undefined;
+      const m = messageId === undefined ? undefined : indexed.get(t.inboxId)?.get(messageId);
       if (group === undefined || m === undefined) missing.push({ ...t, reason: 'not_found' });
       else if (!group.messages.some((x) => x.id === m.id)) group.messages.push(m);
     }

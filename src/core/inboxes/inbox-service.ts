@@ -10,6 +10,7 @@ import { SignInError, type ProviderSignIn } from './provider-sign-in.ts';
 import type { CredentialVault } from './credential-vault.ts';
 import { inboxError, type InboxError } from './inbox-errors.ts';
 import type { InboxPlace, InboxStore, SelectedPageQuery } from './inbox-store.ts';
+import { parseMessageId } from '../messages/message.ts';
 import { inboxView, type InboxView } from './inbox-view.ts';
 import { parseInboxId, type Inbox, type InboxId, type Provider } from './inbox.ts';
 import {
@@ -104,24 +105,28 @@ export class InboxService {
 
   /**
    * `usable`, and the inbox's folders read with it (one statement): for the calls that read or change its mail.
-   * With `page`, the page of its selected folders is read in that statement too (decision 0047).
+   * With `also`, the page of its selected folders, or the messages with these ids, are read in that statement too
+   * (decision 0047).
    */
   async usableWithFolders(
     accountId: AccountId,
     inboxId: string,
-    page?: SelectedPageQuery,
+    also?: { readonly page: SelectedPageQuery } | { readonly messages: readonly string[] },
   ): Promise<Result<InboxPlace, InboxError>> {
     const id = parseInboxId(inboxId);
     if (id === undefined) return err(notFound());
     let found: InboxPlace | undefined;
-    if (page === undefined) found = await this.deps.inboxes.getWithFolders(accountId, id);
-    else {
-      const read = await this.deps.inboxes.getWithSelectedPage(accountId, id, page);
+    if (also === undefined) found = await this.deps.inboxes.getWithFolders(accountId, id);
+    else if ('page' in also) {
+      const read = await this.deps.inboxes.getWithSelectedPage(accountId, id, also.page);
       found = read && {
         inbox: read.inbox,
         folders: read.folders,
-        selectedPage: { query: page, page: read.page },
+        selectedPage: { query: also.page, page: read.page },
       };
+    } else {
+      const ids = also.messages.flatMap((m) => parseMessageId(m) ?? []);
+      found = await this.deps.inboxes.getWithMessages(accountId, id, ids);
     }
     if (found === undefined) return err(notFound());
     const refused = unusable(found.inbox);

@@ -306,6 +306,51 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       ).toBeUndefined();
     });
 
+    it('getWithMessages and getMany: the inbox, its folders and the asked messages it holds, as each read alone gives them', async () => {
+      const acct = await seedAccount(h().accounts);
+      const stranger = await seedAccount(h().accounts);
+      const made = newInbox(acct);
+      await h().inboxes.create(made);
+      const inbox = made.id;
+      const folders = await h().folders.replaceAll(
+        inbox,
+        [
+          { path: 'INBOX', name: 'Inbox', canonical: 'inbox' },
+          { path: 'Archive', name: 'Archive', canonical: 'archive' },
+          { path: 'Zed', name: 'Zed', canonical: null },
+        ],
+        newFolderId,
+      );
+      const mine = Array.from({ length: 30 }, (_, n) =>
+        newSummary(inbox, folders[n % 3]!.id, n + 1, { labels: n % 4 === 0 ? ['x'] : [] }),
+      );
+      const other = await setup(h());
+      const elsewhere = newSummary(other.inbox, other.inboxFolder, 1);
+      await h().messages.upsertMany([...mine, elsewhere]);
+      const unknown = newId('msg') as MessageId;
+      const place = await h().inboxes.getWithFolders(acct, inbox);
+      const byId = (ms: readonly MessageSummary[]) => [...ms].sort((a, b) => a.id.localeCompare(b.id));
+      for (const ids of [
+        [],
+        [mine[0]!.id],
+        [mine[1]!.id, mine[4]!.id, mine[4]!.id, unknown, elsewhere.id],
+        mine.slice(0, 16).map((m) => m.id),
+        mine.slice(0, 17).map((m) => m.id),
+        [...mine.map((m) => m.id), elsewhere.id],
+      ]) {
+        const want = byId(mine.filter((m) => ids.includes(m.id)));
+        const read = await h().inboxes.getWithMessages(acct, inbox, ids);
+        expect(read && { ...read, messages: byId(read.messages) }, String(ids.length)).toEqual({
+          ...place,
+          messages: want,
+        });
+        expect(byId(await h().messages.getMany(inbox, ids))).toEqual(want);
+        for (const m of want) expect(await h().messages.get(inbox, m.id)).toEqual(m);
+      }
+      expect(await h().inboxes.getWithMessages(stranger, inbox, [mine[0]!.id])).toBeUndefined();
+      expect(await h().messages.getMany(other.inbox, [mine[0]!.id])).toEqual([]);
+    });
+
     it('headlines: the total follows every write, by each path that changes the index', async () => {
       const { inbox, inboxFolder, archive } = await setup(h());
       const store = h().messages;

@@ -68,6 +68,8 @@ export interface MessageStore {
   /** Inserts or updates by (folder, providerRef); an existing row keeps its id. */
   upsertMany(messages: readonly MessageSummary[]): Promise<void>;
   get(inboxId: InboxId, id: MessageId): Promise<MessageSummary | undefined>;
+  /** `get` of each id in one statement: the ids not indexed in this inbox are left out, the order not kept. */
+  getMany(inboxId: InboxId, ids: readonly MessageId[]): Promise<MessageSummary[]>;
   findByRef(folderId: FolderId, providerRef: string): Promise<MessageSummary | undefined>;
   /** The folder's messages with these refs, in the order given (refs not indexed are left out); one statement. */
   findByRefs(folderId: FolderId, providerRefs: readonly string[]): Promise<MessageSummary[]>;

@@ -432,11 +432,23 @@ export class ReadService {
 
   /** The indexed message and its folder: from `folders` when the caller read them with the inbox, else looked up. */
   private async locate(
-    { inbox, folders }: { readonly inbox: Inbox; readonly folders?: readonly Folder[] },
+    {
+      inbox,
+      folders,
+      messages,
+    }: {
+      readonly inbox: Inbox;
+      readonly folders?: readonly Folder[];
+      readonly messages?: readonly MessageSummary[];
+    },
     messageId: string,
   ): Promise<Result<{ message: MessageSummary; folder: Folder }, ReadError>> {
     const id = parseMessageId(messageId);
-    const message = id !== undefined ? await this.deps.messages.get(inbox.id, id) : undefined;
+    // Read with the inbox when the caller asked for it (InboxService.usableWithFolders, decision 0047).
+    const message =
+      id === undefined
+        ? undefined
+        : (messages?.find((m) => m.id === id) ?? (await this.deps.messages.get(inbox.id, id)));
     if (message === undefined)
       return err({
         code: 'message_not_found',

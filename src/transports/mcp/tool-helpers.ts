@@ -1,6 +1,5 @@
 import type { InboxError } from '../../core/inboxes/inbox-errors.ts';
 import type { Inbox } from '../../core/inboxes/inbox.ts';
-import type { SelectedPageQuery } from '../../core/inboxes/inbox-store.ts';
 import type { ToolContext } from './tool-definition.ts';
 import { agentMessage } from './next-steps.ts';
 import { toolError } from './tool-error.ts';
@@ -39,10 +38,14 @@ export async function usableInbox(ctx: ToolContext, inboxId: string) {
 
 /**
  * `usableInbox`, with the inbox's folders read in the same statement (for tools that page through its mail), and the
- * page of its selected folders too when `page` says which (`selectedPageQuery`).
+ * page of its selected folders (`selectedPageQuery`) or the messages named, when `also` says which.
  */
-export async function usableInboxWithFolders(ctx: ToolContext, inboxId: string, page?: SelectedPageQuery) {
-  const r = await ctx.services.inboxes.usableWithFolders(ctx.principal.accountId, inboxId, page);
+export async function usableInboxWithFolders(
+  ctx: ToolContext,
+  inboxId: string,
+  also?: Parameters<ToolContext['services']['inboxes']['usableWithFolders']>[2],
+) {
+  const r = await ctx.services.inboxes.usableWithFolders(ctx.principal.accountId, inboxId, also);
   return r.ok
     ? ({ ok: true, ...r.value } as const)
     : ({ ok: false, error: fromInboxError(r.error) } as const);

@@ -22,7 +22,7 @@ export const getAttachment = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ inboxId, messageId, partId }, ctx) {
-    const inbox = await usableInboxWithFolders(ctx, inboxId);
+    const inbox = await usableInboxWithFolders(ctx, inboxId, { messages: [messageId] });
     if (!inbox.ok) return inbox.error;
     const r = await ctx.services.read.attachmentLink(inbox, messageId, partId);
     if (!r.ok) return toolError(r.error.code, agentMessage(r.error));

@@ -40,7 +40,7 @@ export const getMessage = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ inboxId, messageId }, ctx) {
-    const inbox = await usableInboxWithFolders(ctx, inboxId);
+    const inbox = await usableInboxWithFolders(ctx, inboxId, { messages: [messageId] });
     if (!inbox.ok) return inbox.error;
     const r = await ctx.services.read.getMessage(inbox, messageId);
     if (!r.ok) return toolError(r.error.code, agentMessage(r.error));

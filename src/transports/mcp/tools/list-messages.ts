@@ -41,7 +41,8 @@ export const listMessages = defineTool({
       offset,
     };
     // With no folder named, the page is read in the inbox's own statement.
-    const inbox = await usableInboxWithFolders(ctx, args.inboxId, selectedPageQuery(q));
+    const page = selectedPageQuery(q);
+    const inbox = await usableInboxWithFolders(ctx, args.inboxId, page && { page });
     if (!inbox.ok) return inbox.error;
     const r = await ctx.services.read.listMessages(inbox, q);
     if (!r.ok) return toolError(r.error.code, agentMessage(r.error));

@@ -48,7 +48,8 @@ export const showInbox = defineTool({
     const offset = clamp(args.offset, 0, Number.MAX_SAFE_INTEGER, 0);
     const unreadOnly = args.unreadOnly === true;
     const q = { unreadOnly, folder: args.folder, limit: clamp(args.limit, 1, 100, 25), offset };
-    const inbox = await usableInboxWithFolders(ctx, inboxId, selectedPageQuery(q));
+    const page = selectedPageQuery(q);
+    const inbox = await usableInboxWithFolders(ctx, inboxId, page && { page });
     if (!inbox.ok) return inbox.error;
     const r = await ctx.services.read.listMessages(inbox, q);
     if (!r.ok) return toolError(r.error.code, agentMessage(r.error));
