@@ -65,11 +65,12 @@ export interface Stores {
 
 /** One implementation per port; the dialect only changes column types in the migrations. */
 export function createStores(db: Db): Stores {
+  const messages = new KyselyMessageStore(db);
   return {
     accounts: new KyselyAccountStore(db),
-    inboxes: new KyselyInboxStore(db),
+    inboxes: new KyselyInboxStore(db, messages),
     folders: new KyselyFolderStore(db),
-    messages: new KyselyMessageStore(db),
+    messages,
     settings: new KyselySettingsStore(db),
     sessions: new KyselySessionStore(db),
     invitations: new KyselyInvitationStore(db),

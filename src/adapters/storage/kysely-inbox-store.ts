@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { ConnectionStatus, Inbox, InboxId, Provider } from '../../core/inboxes/inbox.ts';
 import type { Folder } from '../../core/messages/folder.ts';
-import type { MessageId, MessageSummary } from '../../core/messages/message.ts';
+import type { MessageId } from '../../core/messages/message.ts';
 import type {
   InboxPatch,
   InboxStore,
@@ -19,8 +19,8 @@ import { toFolder } from './kysely-folder-store.ts';
 import {
   headlineMatches,
   headlinePage,
-  KyselyMessageStore,
   likeContains,
+  type KyselyMessageStore,
   toHeadline,
   toSummary,
   type HeadlineRow,
@@ -104,7 +104,6 @@ const inboxWithFoldersOf = (db: Db) =>
       .orderBy('folders.path'),
   );
 
-/** A joined row of `getWithSelectedPage`: the inbox and a folder, and the folder's rows of the page, if any. */
 /** A page's columns as `getWithSelectedPage` names them (its folder is the joined folder's). */
 type PageColumns = { [K in Exclude<keyof HeadlineRow, 'folder_id' | 'total'> as `m_${K}`]: HeadlineRow[K] };
 
@@ -290,6 +289,20 @@ const inboxRow = (i: NewInbox): Selectable<InboxesTable> => ({
   updated_at: i.createdAt.getTime(),
 });
 
+/**
+ * The folders of joined rows that come by folder path, each once (a folder's row repeats for each row joined to it);
+ * none for the one row of an inbox without folders.
+ */
+function joinedFolders(rows: readonly JoinedRow[]): Folder[] {
+  const folders: Folder[] = [];
+  for (const r of rows) {
+    if (r.f_id !== null && r.f_id === folders.at(-1)?.id) continue;
+    const f = joinedFolder(r);
+    if (f !== undefined) folders.push(f);
+  }
+  return folders;
+}
+
 /** The folder of one joined row; none on the one row of an inbox without folders. */
 function joinedFolder(r: JoinedRow): Folder | undefined {
   const { f_id: id, f_path: path, f_name: name, f_selected: selected, f_sync_version: version } = r;
@@ -319,7 +332,7 @@ export class KyselyInboxStore implements InboxStore {
   private readonly getQuery: ReturnType<typeof inboxOf>;
   private readonly withFoldersQuery: ReturnType<typeof inboxWithFoldersOf>;
   private readonly full: Db;
-  /** On SQLite, the page of `getWithSelectedPage` is the message store's own read. */
+  /** Where `getWithSelectedPage` and `getWithMessages` read their messages when not in the inbox's statement. */
   private readonly messages: KyselyMessageStore;
   /** By the page's shape (its SQL depends on it, never on the values). */
   private readonly pageQueries = new Map<string, ReturnType<typeof inboxWithPageOf>>();
@@ -327,10 +340,10 @@ export class KyselyInboxStore implements InboxStore {
   private readonly messageQueries = new Map<number, ReturnType<typeof inboxWithMessagesOf>>();
   /** Each inbox's selected folders as this node last read them (`getWithSelectedPage`): a guess, always checked. */
   private readonly selectedSeen = new Map<InboxId, readonly string[]>();
-  constructor(db: Db) {
+  constructor(db: Db, messages: KyselyMessageStore) {
     this.db = db.kysely;
     this.full = db;
-    this.messages = new KyselyMessageStore(db);
+    this.messages = messages;
     this.dialect = db.dialect;
     this.listQuery = inboxesOf(db);
     this.getQuery = inboxOf(db);
@@ -370,11 +383,7 @@ export class KyselyInboxStore implements InboxStore {
     const rows = await this.withFoldersQuery({ accountId, id });
     const [first] = rows;
     if (first === undefined) return undefined;
-    const folders = rows.flatMap((r) => {
-      const f = joinedFolder(r);
-      return f === undefined ? [] : [f];
-    });
-    return { inbox: toInbox(first), folders };
+    return { inbox: toInbox(first), folders: joinedFolders(rows) };
   }
 
   async getWithSelectedPage(
@@ -435,17 +444,12 @@ export class KyselyInboxStore implements InboxStore {
       const rows = await statement(values);
       const [first] = rows;
       if (first === undefined) return undefined;
-      // Rows come by folder path, each folder's page rows in page order: the folders once each, the page by rank.
-      const found: Folder[] = [];
-      const ranked: { rank: number; row: HeadlineRow }[] = [];
-      for (const r of rows) {
-        const f = r.f_id === found.at(-1)?.id ? undefined : joinedFolder(r);
-        if (f !== undefined) found.push(f);
-        const row = pagedHeadline(r);
-        if (row !== undefined) ranked.push(row);
-      }
-      const items = ranked.sort((a, b) => a.rank - b.rank).map((x) => toHeadline(x.row));
-      return { inbox: toInbox(first), folders: found, page: { items, total: first.m_total } };
+      // Each folder's rows of the page come in page order under it: the page is put in order by rank.
+      const items = rows
+        .flatMap((r) => pagedHeadline(r) ?? [])
+        .sort((a, b) => a.rank - b.rank)
+        .map((x) => toHeadline(x.row));
+      return { inbox: toInbox(first), folders: joinedFolders(rows), page: { items, total: first.m_total } };
     };
   }
 
@@ -471,15 +475,11 @@ export class KyselyInboxStore implements InboxStore {
     const rows = await run(values);
     const [first] = rows;
     if (first === undefined) return undefined;
-    const folders: Folder[] = [];
-    const messages: MessageSummary[] = [];
-    for (const r of rows) {
-      const f = r.f_id === folders.at(-1)?.id ? undefined : joinedFolder(r);
-      if (f !== undefined) folders.push(f);
+    const messages = rows.flatMap((r) => {
       const m = joinedMessage(r);
-      if (m !== undefined) messages.push(toSummary(m));
-    }
-    return { inbox: toInbox(first), folders, messages };
+      return m === undefined ? [] : [toSummary(m)];
+    });
+    return { inbox: toInbox(first), folders: joinedFolders(rows), messages };
   }
 
   async list(accountId: AccountId): Promise<Inbox[]> {

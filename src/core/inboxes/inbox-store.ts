@@ -84,7 +84,7 @@ export interface InboxStore {
   ): Promise<InboxWithPage | undefined>;
   /**
    * `getWithFolders` and the inbox's messages with these ids (`MessageStore.get` of each; ids not indexed in this
-   * inbox left out, the order not kept): on PostgreSQL in one statement for a few ids (decision 0047), the read that
+   * inbox left out, the order not kept), in the same statement where the store can (decision 0047): the read that
    * starts a change to messages or a read of one.
    */
   getWithMessages(

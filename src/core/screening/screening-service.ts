@@ -2,7 +2,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { htmlToText } from '../../lib/html-to-text.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { newId } from '../../lib/random.ts';
-import { err, ok, type Result } from '../../lib/result.ts';
+import { err, ok, type Err, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
 import type { ActionService, Actor, ActStep } from '../actions/action-service.ts';
 import type { ActError } from '../actions/action-types.ts';
@@ -245,13 +245,10 @@ export class ScreeningService implements ArrivalScreen {
     const junk = items('junk');
     const steps: ActStep[] = [];
     if (junk.length > 0) {
-      for (const inboxId of new Set(junk.map((j) => j.inboxId))) {
-        const inbox = inboxes.get(inboxId);
-        const ready = inbox === undefined ? undefined : await this.ensureScreenedFolder(inbox);
-        if (ready !== undefined && !ready.ok) {
-          await this.release(claimed.map((c) => c.row));
-          return ready;
-        }
+      const refused = await this.screenedEverywhere(junk, inboxes);
+      if (refused !== undefined) {
+        await this.release(claimed.map((c) => c.row));
+        return refused;
       }
       // Offers come from the inbox folder; mail someone moved away since (archived, trashed) stays where it was put.
       steps.push({ action: 'screen', targets: { items: junk }, onlyFrom: 'inbox' });
@@ -271,13 +268,10 @@ export class ScreeningService implements ArrivalScreen {
     ) {
       // The person deleted Screened elsewhere since its folders were last listed: it is made again, and the
       // verdicts applied once more.
-      for (const inboxId of new Set(junk.map((j) => j.inboxId))) {
-        const inbox = inboxes.get(inboxId);
-        const ready = inbox === undefined ? undefined : await this.ensureScreenedFolder(inbox, 'relist');
-        if (ready !== undefined && !ready.ok) {
-          await this.release(claimed.map((c) => c.row));
-          return ready;
-        }
+      const refused = await this.screenedEverywhere(junk, inboxes, 'relist');
+      if (refused !== undefined) {
+        await this.release(claimed.map((c) => c.row));
+        return refused;
       }
       acted = await this.deps.actions.actMany(principal, steps, 'screen');
     }
@@ -499,6 +493,20 @@ export class ScreeningService implements ArrivalScreen {
     if (r.value.changed.length === 0)
       return err({ code: 'screened_not_found', message: 'The message is no longer in the mailbox.' });
     return ok(r.value.undoId);
+  }
+
+  /** `ensureScreenedFolder` for each inbox the junk is in: the first refusal, if any. */
+  private async screenedEverywhere(
+    junk: readonly { readonly inboxId: string }[],
+    inboxes: ReadonlyMap<string, Inbox | undefined>,
+    relist?: 'relist',
+  ): Promise<Err<ScreeningError> | undefined> {
+    for (const inboxId of new Set(junk.map((j) => j.inboxId))) {
+      const inbox = inboxes.get(inboxId);
+      const ready = inbox === undefined ? undefined : await this.ensureScreenedFolder(inbox, relist);
+      if (ready !== undefined && !ready.ok) return ready;
+    }
+    return undefined;
   }
 
   /**
