@@ -201,7 +201,7 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
         .map((r) => r.sender.address)
         .sort();
     expect(await waiting()).toEqual([stranger(6), stranger(7)]);
-    // Moved from the Screened view (on Gmail, where it is also in Archive, that takes the Screened label off).
+    // Moved from the Screened view (on Gmail, a message with no system label: that takes the Screened label off).
     const screenedPath = (await be.app.stores.folders.list(inboxId as InboxId)).find(
       (f) => f.canonical === 'screened',
     )!.path;
@@ -211,6 +211,33 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
     expect(await waiting()).toEqual([]);
     const review = expectToolOk(await call('review_screened', { inbox: inboxId }));
     expect(review['counts']).toMatchObject({ waiting: 0 });
+  });
+
+  it('screened mail is in Screened only: an agent reading Archive does not meet it there', async () => {
+    offered = await screen();
+    const verdicts = of(stranger(5)).map((m) => ({ ...target(m), verdict: 'junk' }));
+    expect(verdicts).toHaveLength(1);
+    expectToolOk(await call('confirm_screening', { verdicts }));
+    const selected = (await be.app.stores.folders.list(inboxId as InboxId)).filter((f) => f.selected);
+    expectToolOk(await call('sync_inbox', { inboxId, folders: ['inbox', 'archive', 'screened'] }));
+    const senders = async (folder: string) =>
+      (
+        expectToolOk(await call('list_messages', { inboxId, folder, limit: 100 }))['messages'] as {
+          from: { address: string };
+        }[]
+      ).map((m) => m.from.address);
+    expect(await senders('screened')).toEqual([stranger(5)]);
+    expect(await senders('archive')).not.toContain(stranger(5));
+    // Rescued, it leaves Screened empty for the cases below.
+    const row = (
+      expectToolOk(await call('review_screened', { inbox: inboxId }))['rows'] as {
+        id: string;
+        sender: { address: string };
+      }[]
+    ).find((r) => r.sender.address === stranger(5));
+    expectToolOk(await call('rescue_screened', { inboxId, id: row!.id }));
+    expect(await placesOf(stranger(5))).toEqual(['inbox']);
+    expectToolOk(await call('sync_inbox', { inboxId, folders: selected.map((f) => f.canonical ?? f.path) }));
   });
 
   it('a Screened place the person deleted in another client is made again by the next junk verdict', async () => {

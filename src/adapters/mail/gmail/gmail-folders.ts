@@ -20,14 +20,17 @@ const SYSTEM: Record<string, { name: string; canonical: CanonicalFolder }> = {
 /** Labels whose mail is not "archived": Archive lists mail with none of them. */
 const NOT_ARCHIVED = ['INBOX', 'SENT', 'DRAFT', 'SPAM', 'TRASH'];
 
-/** Flags of the mail ports (IMAP names) that are Gmail system labels; the others are user labels by name. */
+/** The user label named this (in any case) is the Screened folder: the first of them, as `folders()` lists them. */
 const SCREENED_NAME = 'screened';
 
 export class GmailFolders {
   private readonly byId = new Map<string, gmail_v1.Schema$Label>();
+  private readonly screened: string | undefined;
 
   constructor(labels: readonly gmail_v1.Schema$Label[]) {
     for (const l of labels) if (l.id != null) this.byId.set(l.id, l);
+    this.screened =
+      this.userLabels().find((l) => (l.name ?? '').toLowerCase() === SCREENED_NAME)?.id ?? undefined;
   }
 
   folders(): RemoteFolder[] {
@@ -35,13 +38,18 @@ export class GmailFolders {
     for (const [id, system] of Object.entries(SYSTEM))
       if (this.byId.has(id) || id === 'INBOX') out.push({ path: id, ...system });
     out.push({ path: ARCHIVE, name: 'Archive', canonical: 'archive' });
-    let screened = false;
-    for (const l of this.userLabels()) {
-      const isScreened = !screened && (l.name ?? '').toLowerCase() === SCREENED_NAME;
-      if (isScreened) screened = true;
-      out.push({ path: l.id ?? '', name: l.name ?? '', canonical: isScreened ? 'screened' : null });
-    }
+    for (const l of this.userLabels())
+      out.push({
+        path: l.id ?? '',
+        name: l.name ?? '',
+        canonical: l.id === this.screened ? 'screened' : null,
+      });
     return out;
+  }
+
+  /** Whether a message with these labels is in the folder `path` of this mailbox (see `inFolder`). */
+  holds(path: string, labelIds: readonly string[] | null | undefined): boolean {
+    return inFolder(path, labelIds, this.screened);
   }
 
   /** Names of the user labels among these ids, sorted (what the index keeps as labels). */
@@ -80,20 +88,29 @@ export class GmailFolders {
 /**
  * Whether a message with these labels is in the folder `path`, as `messages.list` with `listSelector` sees it: mail in
  * Spam or Trash is in those two only, even when it still carries INBOX or a user label (a client that adds SPAM or
- * TRASH may leave them, and Gmail lists it in neither), so a sync by history agrees with a sync by listing.
+ * TRASH may leave them, and Gmail lists it in neither), so a sync by history agrees with a sync by listing. Screened
+ * mail (the label `screened`, the Screened folder) is not archived: it waits for the person's review, and an agent
+ * tidying Archive must not meet it there.
  */
-export function inFolder(path: string, labelIds: readonly string[] | null | undefined): boolean {
+export function inFolder(
+  path: string,
+  labelIds: readonly string[] | null | undefined,
+  screenedId: string | undefined,
+): boolean {
   const ids = labelIds ?? [];
-  if (path === ARCHIVE) return !ids.some((id) => NOT_ARCHIVED.includes(id));
+  if (path === ARCHIVE) return !ids.some((id) => NOT_ARCHIVED.includes(id) || id === screenedId);
   if (!includesSpamTrash(path) && ids.some((id) => id === 'SPAM' || id === 'TRASH')) return false;
   return ids.includes(path);
 }
 
-/** How messages.list selects the folder: a label id, or for Archive a query (Spam and Trash are left out anyway). */
+/**
+ * How messages.list selects the folder: a label id, or for Archive a query (Spam and Trash are left out anyway;
+ * Gmail's search names a user label by its name, and it ignores case, as the Screened folder's name does).
+ */
 export function listSelector(path: string): { labelIds?: string[]; q?: string } {
   return path === ARCHIVE
     ? {
-        q: NOT_ARCHIVED.filter((l) => l !== 'SPAM' && l !== 'TRASH')
+        q: [...NOT_ARCHIVED.filter((l) => l !== 'SPAM' && l !== 'TRASH'), SCREENED_NAME]
           .map((l) => `-label:${l}`)
           .join(' '),
       }

@@ -20,7 +20,7 @@ import type {
 import { messageIds } from '../mime/header-fields.ts';
 import { GmailStatusError, type GmailApi } from './gmail-api.ts';
 import { FreshWindow, mapPresent, startPolling } from '../provider-api.ts';
-import { GmailFolders, inFolder, includesSpamTrash, listSelector, moveLabels } from './gmail-folders.ts';
+import { GmailFolders, includesSpamTrash, listSelector, moveLabels } from './gmail-folders.ts';
 import {
   contentOf,
   filenameOf,
@@ -84,7 +84,7 @@ export class GmailSession implements MailSession {
     const found = await this.minimal(refs);
     const folders = await this.foldersKnowing(found);
     return found
-      .filter((m) => inFolder(path, m.labelIds))
+      .filter((m) => folders.holds(path, m.labelIds))
       .map((m) => flagStateOf(m.id ?? '', m.labelIds, folders));
   }
 
@@ -144,7 +144,7 @@ export class GmailSession implements MailSession {
       const metas = await this.metadata((page.messages ?? []).map((m) => m.id ?? ''));
       const folders = await this.foldersKnowing(metas);
       for (const m of metas)
-        if (positionOf(m) < below && inFolder(path, m.labelIds)) out.push(await summaryOf(m, folders));
+        if (positionOf(m) < below && folders.holds(path, m.labelIds)) out.push(await summaryOf(m, folders));
       pageToken = page.nextPageToken ?? undefined;
     } while (pageToken !== undefined && out.length < count);
     return out.sort((a, b) => b.position - a.position).slice(0, count);
@@ -172,8 +172,8 @@ export class GmailSession implements MailSession {
     const m = await this.api.find('the message', (g, o) =>
       g.users.messages.get({ userId: 'me', id: ref, format: 'raw' }, o),
     );
-    if (m === undefined || !inFolder(path, m.labelIds) || (m.sizeEstimate ?? 0) > MAX_RAW_BYTES)
-      return undefined;
+    if (m === undefined || (m.sizeEstimate ?? 0) > MAX_RAW_BYTES) return undefined;
+    if (!(await this.foldersKnowing([m])).holds(path, m.labelIds)) return undefined;
     const bytes = Buffer.from(m.raw ?? '', 'base64url');
     return bytes.length > MAX_RAW_BYTES ? undefined : new Uint8Array(bytes);
   }
@@ -198,7 +198,8 @@ export class GmailSession implements MailSession {
       const metas = await this.metadata(ids);
       const folders = await this.foldersKnowing(metas);
       for (const m of metas)
-        if (inFolder(path, m.labelIds)) hits.set(m.id ?? '', { path, summary: await summaryOf(m, folders) });
+        if (folders.holds(path, m.labelIds))
+          hits.set(m.id ?? '', { path, summary: await summaryOf(m, folders) });
     }
     return [...hits.values()].sort((a, b) => b.summary.position - a.summary.position).slice(0, limit);
   }
@@ -229,7 +230,7 @@ export class GmailSession implements MailSession {
   }
 
   async move(path: string, refs: readonly string[], toPath: string): Promise<Map<string, Placed>> {
-    const present = (await this.minimal(refs)).filter((m) => inFolder(path, m.labelIds));
+    const present = await this.within(path, refs);
     const { add, remove } = moveLabels(path, toPath);
     try {
       await this.modify(
@@ -263,7 +264,7 @@ export class GmailSession implements MailSession {
     // IMAP's \Seen is the absence of UNREAD: adding it removes UNREAD and the other way round.
     if (add.includes('\\Seen')) removing.push('UNREAD');
     if (remove.includes('\\Seen')) adding.push('UNREAD');
-    const present = (await this.minimal(refs)).filter((m) => inFolder(path, m.labelIds));
+    const present = await this.within(path, refs);
     await this.modify(
       present.map((m) => m.id ?? ''),
       adding.filter((l) => !removing.includes(l)),
@@ -312,8 +313,7 @@ export class GmailSession implements MailSession {
       return;
     }
     // Not a draft (any more): Gmail keeps no permanent delete in our hands, so it goes to Trash.
-    const [m] = await this.minimal([ref]);
-    if (m !== undefined && inFolder(path, m.labelIds))
+    if ((await this.within(path, [ref])).length > 0)
       await this.api.call('the message', (g, o) => g.users.messages.trash({ userId: 'me', id: ref }, o));
   }
 
@@ -450,7 +450,14 @@ export class GmailSession implements MailSession {
     const m = await this.api.find('the message', (g, o) =>
       g.users.messages.get({ userId: 'me', id: ref, format: 'full' }, o),
     );
-    return m !== undefined && inFolder(path, m.labelIds) ? m : undefined;
+    return m !== undefined && (await this.foldersKnowing([m])).holds(path, m.labelIds) ? m : undefined;
+  }
+
+  /** Labels and dates of those of these messages that are in the folder `path`. */
+  private async within(path: string, refs: readonly string[]): Promise<Message[]> {
+    const found = await this.minimal(refs);
+    const folders = await this.foldersKnowing(found);
+    return found.filter((m) => folders.holds(path, m.labelIds));
   }
 
   /** Labels and dates of these messages; ones that are gone are left out. */
@@ -511,11 +518,11 @@ export class GmailSession implements MailSession {
       const batch: RemoteSummary[] = [];
       const metas = await this.metadata(listed.slice(i, i + HAND_OVER));
       const folders = await this.foldersKnowing(metas);
-      for (const m of metas) if (inFolder(path, m.labelIds)) batch.push(await summaryOf(m, folders));
+      for (const m of metas) if (folders.holds(path, m.labelIds)) batch.push(await summaryOf(m, folders));
       await window.take(batch);
     }
     const { windowLow, uidNext, removed } = await window.end(async (refs) =>
-      (await this.minimal(refs)).filter((m) => inFolder(path, m.labelIds)).map((m) => m.id ?? ''),
+      (await this.within(path, refs)).map((m) => m.id ?? ''),
     );
     return {
       cursor: {
@@ -550,7 +557,7 @@ export class GmailSession implements MailSession {
     const removed: string[] = [];
     for (const id of history.touched) {
       const m = metas.get(id);
-      if (m === undefined || !inFolder(path, m.labelIds)) {
+      if (m === undefined || !folders.holds(path, m.labelIds)) {
         if (known.has(id)) removed.push(id);
       } else if (known.has(id)) flags.push(flagStateOf(id, m.labelIds, folders));
       else added.push(await summaryOf(m, folders));
@@ -613,8 +620,9 @@ export class GmailSession implements MailSession {
         o,
       ),
     );
-    const [m] = (await this.minimal((found.messages ?? []).map((x) => x.id ?? ''))).filter((x) =>
-      inFolder(path, x.labelIds),
+    const [m] = await this.within(
+      path,
+      (found.messages ?? []).map((x) => x.id ?? ''),
     );
     return m === undefined ? undefined : { ref: m.id ?? '', position: positionOf(m) };
   }
