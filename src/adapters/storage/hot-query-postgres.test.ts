@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
 import { openPostgres, type PostgresDb } from './database.ts';
 import { migrateToLatest } from './index.ts';
-import { hotBatch, hotQuery } from './sqlite/hot-query.ts';
+import { hotBatch, hotQuery } from './hot-query.ts';
 
 // On PostgreSQL a hot statement is prepared once per pooled connection (hot-query.ts, decision 0047). These pin what
 // that must not change: the rows are Kysely's, and a table changed by another node's migration does not break it.

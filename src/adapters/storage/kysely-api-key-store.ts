@@ -4,7 +4,7 @@ import type { ApiKey, ApiKeyId } from '../../core/api-keys/api-key.ts';
 import type { ApiKeyStore, NewApiKey } from '../../core/api-keys/api-key-store.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { lockAccount } from './row-locks.ts';
-import { hotQuery } from './sqlite/hot-query.ts';
+import { hotQuery } from './hot-query.ts';
 import type { Db } from './database.ts';
 import type { ApiKeysTable } from './schema.ts';
 import { toDate, toDateOrNull } from './sql-errors.ts';

@@ -3,7 +3,7 @@ import type { AccountId } from '../../core/accounts/account.ts';
 import type { AuditEntry, AuditLog, AuditQuery } from '../../core/audit/audit-log.ts';
 import type { Db } from './database.ts';
 import type { AuditLogTable } from './schema.ts';
-import { hotBatch } from './sqlite/hot-query.ts';
+import { hotBatch } from './hot-query.ts';
 import { toDate } from './sql-errors.ts';
 
 const toAuditRow = (e: AuditEntry) => ({

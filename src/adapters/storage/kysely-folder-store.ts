@@ -4,7 +4,7 @@ import type { CanonicalFolder, DiscoveredFolder, Folder, FolderId } from '../../
 import type { FolderStore, SyncStateUpdate } from '../../core/messages/folder-store.ts';
 import type { Db } from './database.ts';
 import type { FoldersTable } from './schema.ts';
-import { hotQuery } from './sqlite/hot-query.ts';
+import { hotQuery } from './hot-query.ts';
 import { lockInbox } from './row-locks.ts';
 import { toDateOrNull, inboxRowWrite } from './sql-errors.ts';
 

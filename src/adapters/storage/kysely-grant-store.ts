@@ -10,7 +10,7 @@ import type {
 } from '../../oauth/token/grant.ts';
 import type { Db } from './database.ts';
 import type { OAuthGrantsTable } from './schema.ts';
-import { hotQuery } from './sqlite/hot-query.ts';
+import { hotQuery } from './hot-query.ts';
 import { toDate, toDateOrNull } from './sql-errors.ts';
 
 const toGrant = (r: Selectable<OAuthGrantsTable>): Grant => ({

@@ -27,7 +27,7 @@ import {
   type HeadlineShape,
 } from './kysely-message-store.ts';
 import type { FoldersTable, InboxesTable, MessagesTable } from './schema.ts';
-import { hotQuery } from './sqlite/hot-query.ts';
+import { hotQuery } from './hot-query.ts';
 import { bit, toDate } from './sql-errors.ts';
 
 const toInbox = (r: Selectable<InboxesTable>): Inbox => ({

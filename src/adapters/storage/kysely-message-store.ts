@@ -13,7 +13,7 @@ import type {
   MessageStore,
 } from '../../core/messages/message-store.ts';
 import type { Db } from './database.ts';
-import { hotBatch, hotQuery, type Param } from './sqlite/hot-query.ts';
+import { hotBatch, hotQuery, type Param } from './hot-query.ts';
 import type { MessagesTable } from './schema.ts';
 import { bit, isForeignKeyViolation, isUniqueViolation, toDate } from './sql-errors.ts';
 import { InboxGoneError } from '../../core/inboxes/inbox-errors.ts';

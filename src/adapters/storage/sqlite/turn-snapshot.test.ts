@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../../test/support/temp-dir.ts';
-import { hotBatch, hotQuery } from './hot-query.ts';
+import { hotBatch, hotQuery } from '../hot-query.ts';
 import { migrateToLatest } from '../index.ts';
 import { openSqlite, type SqliteDb } from './open-sqlite.ts';
 

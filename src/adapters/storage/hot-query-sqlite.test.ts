@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../../test/support/temp-dir.ts';
+import { tempDir } from '../../../test/support/temp-dir.ts';
 import { sql } from 'kysely';
 import { hotBatch, hotQuery, HotQueryError } from './hot-query.ts';
-import { migrateToLatest } from '../index.ts';
-import { openSqlite, type SqliteDb } from './open-sqlite.ts';
+import { migrateToLatest } from './index.ts';
+import { openSqlite, type SqliteDb } from './sqlite/open-sqlite.ts';
 
 // SQLite hot statements run on the raw handle, beside Kysely's single connection. These pin what must not
 // change because of that: the rows are Kysely's, and an open transaction is neither joined nor bypassed.

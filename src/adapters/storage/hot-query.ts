@@ -1,7 +1,7 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { Db } from '../database.ts';
+import type { Db } from './database.ts';
 
 const MARK = '\u0000hot:';
 
