@@ -29,12 +29,12 @@ const MAILBOXES: [string, () => Promise<Backend>, (be: Backend, row: MailboxRow)
   [
     'Gmail',
     () => gmailBackend(),
-    // A label made by the service is a place when the message is in no system one (labels as folders).
+    // The rig's paths are the system labels, ARCHIVE, and the Screened label (mail in no system label with it).
     (_, r) => ({
       where:
-        r.path === 'ARCHIVE' && r.flags.includes('Screened')
-          ? 'Screened'
-          : ({ INBOX: 'inbox', SPAM: 'spam' }[r.path] ?? r.path),
+        { INBOX: 'inbox', SPAM: 'spam', TRASH: 'TRASH', ARCHIVE: 'ARCHIVE', SENT: 'SENT', DRAFT: 'DRAFT' }[
+          r.path
+        ] ?? 'Screened',
       marks: r.flags.filter((f) => f !== 'Screened'),
     }),
   ],

@@ -469,7 +469,8 @@ const GOOGLE_CLIENT = { id: 'triage-test.apps.googleusercontent.com', secret: 't
 
 /**
  * A Gmail inbox: emulate's Gmail and Google sign-in behind our stub of what it lacks. Folders are Gmail's system
- * labels and ARCHIVE (in none of them); the model's labels are user labels made beforehand, by name.
+ * labels, the Screened label once made (mail in no system label that carries it), and ARCHIVE (in none of them); the
+ * model's labels are user labels made beforehand, by name.
  */
 export async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<Backend> {
   const clock = fixedClock(START);
@@ -508,6 +509,7 @@ export async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<B
   const mailbox = async (): Promise<MailboxRow[]> => {
     const labels = (await api.users.labels.list({ userId: 'me' }, other)).data.labels ?? [];
     const userLabel = new Map(labels.filter((l) => l.type === 'user').map((l) => [l.id ?? '', l.name ?? '']));
+    const screened = [...userLabel].find(([, name]) => name.toLowerCase() === 'screened')?.[0];
     const rows: MailboxRow[] = [];
     let pageToken: string | undefined;
     do {
@@ -533,7 +535,9 @@ export async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<B
       );
       for (const m of got) {
         const has = (l: string) => m.labelIds?.includes(l) === true;
-        const path = ['TRASH', 'SPAM', 'INBOX', 'DRAFT', 'SENT'].find(has) ?? 'ARCHIVE';
+        const path =
+          ['TRASH', 'SPAM', 'INBOX', 'DRAFT', 'SENT'].find(has) ??
+          (screened !== undefined && has(screened) ? screened : 'ARCHIVE');
         rows.push({
           path,
           ref: m.id ?? '',
