@@ -4,6 +4,7 @@ import { createApp } from '../src/app.ts';
 import { readConfiguration } from '../src/config/index.ts';
 import { silentLogger } from '../src/lib/logger.ts';
 import { freePort } from '../test/rig/free-port.ts';
+import { generateMessages, seedMaildir, startDovecot } from '../test/rig/index.ts';
 import { startPgCluster } from '../test/rig/pg-cluster.ts';
 import { tempDir } from '../test/support/temp-dir.ts';
 import { TEST_KEY } from '../test/support/test-app.ts';
@@ -11,6 +12,7 @@ import { toolCaller } from '../test/support/tool-caller.ts';
 import { createKeyViaPage, setUpOwner } from '../test/support/web-client.ts';
 import { load, medianOf, type LoadResult } from './load.ts';
 import { startProcess, stopProcess } from './processes.ts';
+import { connectedInbox, PASSWORD } from './sync.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -34,14 +36,24 @@ export interface ClusterBench {
 /**
  * Several instances on one PostgreSQL (decision 0024): how many statements an MCP call costs on PostgreSQL (counted
  * at the driver, in-process, credential lookup and audit row included), and the same `list_messages` call against
- * one service process versus spread over three on the same database, alternating rounds.
+ * one service process versus spread over three on the same database, alternating rounds. The calls are counted on
+ * the demo inbox, whose mailbox is itself kept in the database (its changes are statements too), and on an IMAP
+ * inbox at Dovecot, where the mailbox is elsewhere, as in a deployment.
  */
 export async function clusterBench(opts: { seconds: number; rounds: number; connections: number }) {
   const cluster = await startPgCluster();
+  const dovecot = await startDovecot({ users: { reader: PASSWORD } });
   try {
+    await seedMaildir({
+      maildir: dovecot.maildirOf('reader'),
+      messages: generateMessages(200, { seed: 11, intervalMs: 60_000 }),
+    });
     const url = await cluster.createDatabase();
     const env = { DATABASE_URL: url, ENCRYPTION_KEY: TEST_KEY.toString('base64') };
-    const { config, secrets } = readConfiguration({ ...env, DATA_DIR: tempDir('bench-pg-') }, ROOT);
+    const { config, secrets } = readConfiguration(
+      { ...env, DATA_DIR: tempDir('bench-pg-'), IMAP_INSECURE_HOSTS: '127.0.0.1' },
+      ROOT,
+    );
 
     // Statements per call, counted at the pg driver.
     let statements = 0;
@@ -57,15 +69,23 @@ export async function clusterBench(opts: { seconds: number; rounds: number; conn
     const key = await createKeyViaPage(web);
     const call = toolCaller(app, key);
     const inboxId = ((await call('list_inboxes')).body['inboxes'] as { id: string }[])[0]!.id;
-    await call('sync_inbox', { inboxId });
-    const ids = (
-      (await call('list_messages', { inboxId, limit: 100 })).body['messages'] as { messageId: string }[]
-    ).map((m) => m.messageId);
+    const imapInboxId = (await connectedInbox(app, dovecot, 'reader', 'owner@example.test')).id;
     const SERIAL = 20;
     const AT_ONCE = 32;
-    // The archives below take the first 1 + SERIAL + AT_ONCE; get_message reads the last, never archived.
-    if (ids.length <= 1 + SERIAL + AT_ONCE)
-      throw new Error(`the demo inbox lists only ${String(ids.length)} messages`);
+    const idsOf = async (inbox: string) => {
+      await call('sync_inbox', { inboxId: inbox });
+      const ids = (
+        (await call('list_messages', { inboxId: inbox, limit: 100 })).body['messages'] as {
+          messageId: string;
+        }[]
+      ).map((m) => m.messageId);
+      // The archives below take the first 1 + SERIAL + AT_ONCE; get_message reads the last, never archived.
+      if (ids.length <= 1 + SERIAL + AT_ONCE)
+        throw new Error(`the inbox lists only ${String(ids.length)} messages`);
+      return ids;
+    };
+    const ids = await idsOf(inboxId);
+    const imapIds = await idsOf(imapInboxId);
     // Calls i = 1..SERIAL one after another, then i = SERIAL + 1..SERIAL + AT_ONCE all at once; call 0 warms up
     // (statement caches, the key's first lookup).
     const perCall = async (tool: string, args: (i: number) => Record<string, unknown>) => {
@@ -77,22 +97,26 @@ export async function clusterBench(opts: { seconds: number; rounds: number; conn
       await Promise.all(Array.from({ length: AT_ONCE }, (_, i) => call(tool, args(SERIAL + 1 + i))));
       return { perCall: serial, atOnce: statements / AT_ONCE };
     };
-    const roundTrips = [
+    const onInbox = async (where: string, inbox: string, its: string[]) => [
       {
-        tool: 'list_messages (limit 50)',
-        ...(await perCall('list_messages', () => ({ inboxId, limit: 50 }))),
+        tool: `list_messages (limit 50), ${where}`,
+        ...(await perCall('list_messages', () => ({ inboxId: inbox, limit: 50 }))),
       },
       {
-        tool: 'act_on_messages (archive one)',
+        tool: `act_on_messages (archive one), ${where}`,
         ...(await perCall('act_on_messages', (i) => ({
           action: 'archive',
-          items: [{ inboxId, messageId: ids[i] }],
+          items: [{ inboxId: inbox, messageId: its[i] }],
         }))),
       },
       {
-        tool: 'get_message (its content cached)',
-        ...(await perCall('get_message', () => ({ inboxId, messageId: ids.at(-1) }))),
+        tool: `get_message (its content cached), ${where}`,
+        ...(await perCall('get_message', () => ({ inboxId: inbox, messageId: its.at(-1) }))),
       },
+    ];
+    const roundTrips = [
+      ...(await onInbox('demo inbox', inboxId, ids)),
+      ...(await onInbox('IMAP inbox', imapInboxId, imapIds)),
       { tool: 'list_inboxes', ...(await perCall('list_inboxes', () => ({}))) },
     ];
     pg.Client.prototype.query = query;
@@ -110,6 +134,7 @@ export async function clusterBench(opts: { seconds: number; rounds: number; conn
             PORT: String(port),
             RATE_LIMIT_MCP_PER_MINUTE: '100000000',
             SYNC_INTERVAL_SECONDS: '3600',
+            IMAP_INSECURE_HOSTS: '127.0.0.1',
             LOG_LEVEL: 'info',
           },
           'listening',
@@ -171,5 +196,6 @@ export async function clusterBench(opts: { seconds: number; rounds: number; conn
     }
   } finally {
     await cluster.stop();
+    await dovecot.stop();
   }
 }
