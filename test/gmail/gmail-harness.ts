@@ -122,6 +122,7 @@ export async function gmailHarness(opts: { pollMs?: number } = {}): Promise<
       const { historyId } = (await profile.json()) as { historyId: string };
       google.expireHistoryBefore(historyId);
     },
+    providerRequests: () => google.requests.length,
     close: () => google.close(),
   };
 }

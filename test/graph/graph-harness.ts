@@ -76,6 +76,7 @@ export async function graphHarness(
       graph.expireDeltaTokens();
       return Promise.resolve();
     },
+    providerRequests: () => graph.requests.length,
     close: () => graph.close(),
   };
 }

@@ -45,10 +45,12 @@ describe('Graph stub behaves as Graph mail is documented', () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('InvalidAuthenticationToken');
   });
 
-  it('resolves well-known folder names and creates folders once (409 ErrorFolderExists)', async () => {
+  it('resolves well-known folder names, with their item counts, and creates folders once (409 ErrorFolderExists)', async () => {
+    await g.deliver(mail(1));
     const inbox = await get('/mailFolders/inbox');
     expect(inbox.body['displayName']).toBe('Inbox');
     expect(inbox.body['id']).not.toBe('inbox');
+    expect(inbox.body['totalItemCount']).toBe(1);
     expect((await post('/mailFolders', { displayName: 'Screened' })).status).toBe(201);
     const again = await post('/mailFolders', { displayName: 'Screened' });
     expect(again.status).toBe(409);

@@ -272,7 +272,12 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
     const f = folderOf(c.req.param('folder'));
     return f === undefined
       ? err(c, 404, 'ErrorInvalidIdMalformed', 'Id is malformed.')
-      : c.json({ id: f.id, displayName: f.displayName, parentFolderId: 'root' });
+      : c.json({
+          id: f.id,
+          displayName: f.displayName,
+          parentFolderId: 'root',
+          totalItemCount: [...messages.values()].filter((m) => m.folderId === f.id).length,
+        });
   });
   app.post('/v1.0/me/mailFolders', async (c) => {
     const { displayName } = await c.req.json<{ displayName?: string }>();

@@ -28,6 +28,8 @@ export interface MailHarness {
    * their ids stay. Only for providers whose refs outlive the log (decision 0045).
    */
   expireChangeLog?(): Promise<void>;
+  /** Requests the provider has answered so far (from anyone), where the test rig counts them. */
+  providerRequests?(): number;
   /** False when `watch` cannot notice mail delivered by others (e.g. the demo mailbox). Default true. */
   readonly watchNoticesDelivery?: boolean;
   /** Releases the mailbox (the suite calls it after each case). */
@@ -324,6 +326,41 @@ export function mailSessionContract(
           refOf(stays!.messageId),
         );
         expect(next.removed).toEqual([refOf(leaves!.messageId)]);
+      },
+    );
+
+    itIf(can.changeLog)(
+      'after its change log expired, tells which of many known messages below the window are left, without a request for each',
+      async () => {
+        const sent = await deliver(
+          h,
+          Array.from({ length: 40 }, (_, i) => spec(i)),
+          { folder: h.archivePath },
+        );
+        const initial = await s.changes(h.archivePath, null, { windowSize: 50, knownRefs: [] });
+        expect(initial.added).toHaveLength(40);
+        await s.close();
+        // Two of the 35 below the next window of 5 leave; every known message stays in the index until then.
+        const gone = [sent[3]!, sent[17]!];
+        for (const m of gone) await h.expunge(h.archivePath, m.messageId);
+        await h.expireChangeLog!();
+        s = await h.session();
+        const before = h.providerRequests?.();
+        const next = await s.changes(h.archivePath, initial.cursor, {
+          windowSize: 5,
+          knownRefs: initial.added.map((m) => m.ref),
+        });
+        expect(next.reset).toBe(false);
+        expect(next.added.map((m) => m.internetMessageId).sort()).toEqual(
+          sent
+            .slice(-5)
+            .map((m) => m.messageId)
+            .sort(),
+        );
+        const refOf = (id: string) => initial.added.find((m) => m.internetMessageId === id)!.ref;
+        expect([...next.removed].sort()).toEqual(gone.map((m) => refOf(m.messageId)).sort());
+        // Reading each of the 35 would be 35 requests; listing the folder's ids takes a few.
+        if (before !== undefined) expect(h.providerRequests!() - before).toBeLessThan(20);
       },
     );
 

@@ -20,7 +20,7 @@ import type {
 import { messageIds } from '../mime/header-fields.ts';
 import { GmailStatusError, type GmailApi } from './gmail-api.ts';
 import { FreshWindow, mapPresent, startPolling } from '../provider-api.ts';
-import { GmailFolders, includesSpamTrash, listSelector, moveLabels } from './gmail-folders.ts';
+import { ARCHIVE, GmailFolders, includesSpamTrash, listSelector, moveLabels } from './gmail-folders.ts';
 import {
   contentOf,
   filenameOf,
@@ -39,6 +39,8 @@ const BATCH_IDS = 1000;
 const MAX_HISTORY_PAGES = 20;
 /** Summaries handed to `onAdded` at a time. */
 const HAND_OVER = 200;
+/** Ids a messages.list page names, for the quota of one messages.get (5 units each). */
+const LIST_PAGE = 500;
 
 type Message = gmail_v1.Schema$Message;
 
@@ -97,7 +99,7 @@ export class GmailSession implements MailSession {
             userId: 'me',
             startHistoryId: last,
             maxResults: 1,
-            ...(path === 'ARCHIVE' ? {} : { labelId: path }),
+            ...(path === ARCHIVE ? {} : { labelId: path }),
           },
           o,
         ),
@@ -289,7 +291,7 @@ export class GmailSession implements MailSession {
     // labelIdsFor maps \Flagged to STARRED and keywords to user labels; \Seen is the absence of UNREAD.
     const labelIds = [
       ...new Set([
-        ...moveLabels('ARCHIVE', path).add,
+        ...moveLabels(ARCHIVE, path).add,
         ...(flags.includes('\\Seen') ? [] : ['UNREAD']),
         ...(await this.labelIdsFor(flags, true)),
       ]),
@@ -453,6 +455,50 @@ export class GmailSession implements MailSession {
     return m !== undefined && (await this.foldersKnowing([m])).holds(path, m.labelIds) ? m : undefined;
   }
 
+  /**
+   * Which of these known refs are still in the folder, after an expired history. A few are read one by one; many (an
+   * agent may have indexed the whole folder with load_older_messages) are found by listing the folder's ids, when its
+   * size says that takes fewer requests: a page of the list names 500 ids for the quota of one read.
+   */
+  private async stillIn(path: string, refs: readonly string[]): Promise<string[]> {
+    if (refs.length > 2) {
+      const size =
+        path === ARCHIVE
+          ? (await this.profile()).messagesTotal // all of the mailbox: more than Archive, never less
+          : (await this.api.find('the label', (g, o) => g.users.labels.get({ userId: 'me', id: path }, o)))
+              ?.messagesTotal;
+      if (size != null && Math.ceil(size / LIST_PAGE) + 1 < refs.length) {
+        const listed = await this.listedIds(path);
+        return refs.filter((r) => listed.has(r));
+      }
+    }
+    return (await this.within(path, refs)).map((m) => m.id ?? '');
+  }
+
+  /** The ids of every message in the folder, as messages.list with `listSelector` names them (`within` agrees). */
+  private async listedIds(path: string): Promise<Set<string>> {
+    const selector = listSelector(path);
+    const ids = new Set<string>();
+    let pageToken: string | undefined;
+    do {
+      const page = await this.api.call('the message list', (g, o) =>
+        g.users.messages.list(
+          {
+            userId: 'me',
+            ...selector,
+            maxResults: LIST_PAGE,
+            includeSpamTrash: includesSpamTrash(path),
+            ...(pageToken !== undefined && { pageToken }),
+          },
+          o,
+        ),
+      );
+      for (const m of page.messages ?? []) if (m.id != null) ids.add(m.id);
+      pageToken = page.nextPageToken ?? undefined;
+    } while (pageToken !== undefined);
+    return ids;
+  }
+
   /** Labels and dates of those of these messages that are in the folder `path`. */
   private async within(path: string, refs: readonly string[]): Promise<Message[]> {
     const found = await this.minimal(refs);
@@ -521,9 +567,7 @@ export class GmailSession implements MailSession {
       for (const m of metas) if (folders.holds(path, m.labelIds)) batch.push(await summaryOf(m, folders));
       await window.take(batch);
     }
-    const { windowLow, uidNext, removed } = await window.end(async (refs) =>
-      (await this.within(path, refs)).map((m) => m.id ?? ''),
-    );
+    const { windowLow, uidNext, removed } = await window.end((refs) => this.stillIn(path, refs));
     return {
       cursor: {
         uidValidity: expired?.uidValidity ?? `gmail:${historyId}`,

@@ -47,6 +47,8 @@ const PAGE = 100;
 /** Delta pages past this are a re-read of the window instead: a bounded catch-up. */
 const MAX_DELTA_PAGES = 50;
 const PARALLEL = 4;
+/** Ids a page of a folder's message list names at most, when only the ids are asked for. */
+const ID_PAGE = 1000;
 
 interface Page<T> {
   readonly value?: readonly T[];
@@ -478,9 +480,7 @@ export class GraphSession implements MailSession {
       await window.take(batch);
       next = page['@odata.nextLink'];
     }
-    const { windowLow, uidNext, removed } = await window.end(async (refs) =>
-      (await this.messages(refs, FLAGS_SELECT)).filter((m) => m.parentFolderId === path).map((m) => m.id),
-    );
+    const { windowLow, uidNext, removed } = await window.end((refs) => this.stillIn(path, refs));
     return {
       cursor: {
         uidValidity:
@@ -495,6 +495,35 @@ export class GraphSession implements MailSession {
       flags: [],
       removed,
     };
+  }
+
+  /**
+   * Which of these known refs are still in the folder, after an expired delta. A few are read one by one; many (an
+   * agent may have indexed the whole folder with older messages) are found by listing the folder's ids, when its
+   * size says that takes fewer requests: a page of the list names up to 1,000.
+   */
+  private async stillIn(path: string, refs: readonly string[]): Promise<string[]> {
+    if (refs.length > 2) {
+      const folder = await this.api.find<{ totalItemCount?: number }>(
+        'the folder',
+        `/mailFolders/${encodeURIComponent(path)}?$select=totalItemCount`,
+      );
+      const size = folder?.totalItemCount;
+      if (size !== undefined && Math.ceil(size / ID_PAGE) + 1 < refs.length) {
+        const listed = new Set<string>();
+        let next: string | undefined =
+          `/mailFolders/${encodeURIComponent(path)}/messages?$select=id&$top=${String(ID_PAGE)}`;
+        while (next !== undefined) {
+          const page: Page<{ id: string }> = await this.api.json('the messages', 'GET', next);
+          for (const m of page.value ?? []) listed.add(m.id);
+          next = page['@odata.nextLink'];
+        }
+        return refs.filter((r) => listed.has(r));
+      }
+    }
+    return (await this.messages(refs, FLAGS_SELECT))
+      .filter((m) => m.parentFolderId === path)
+      .map((m) => m.id);
   }
 
   private async readDelta(link: string): Promise<{ items: GraphMessage[]; link: string } | 'stale'> {
