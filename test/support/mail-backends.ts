@@ -48,6 +48,11 @@ export interface Outside {
   deliver(raw: Buffer): Promise<void>;
   /** Deletes a folder (a label on Gmail) the service made, as the person would in another client. */
   deleteFolder(path: string): Promise<void>;
+  /**
+   * The provider forgets the change log the service holds (Gmail's history, Graph's delta tokens), as after a week
+   * away; the messages and their ids stay. Only where refs outlive the log (decision 0045).
+   */
+  expireChangeLog?(): Promise<void>;
 }
 /** Senders of the mail only the other client changes in the safety model (never in its pool). */
 export const OUTSIDE_DOMAIN = 'elsewhere.example.test';
@@ -457,6 +462,10 @@ export async function graphBackend(opts: { twoNodes?: boolean } = {}): Promise<B
       async deleteFolder(path) {
         await asOther('DELETE', `/mailFolders/${path}`);
       },
+      expireChangeLog() {
+        graph.expireDeltaTokens();
+        return Promise.resolve();
+      },
     },
     close: async () => {
       await nodes.close();
@@ -597,6 +606,10 @@ export async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<B
       },
       async deleteFolder(path) {
         await api.users.labels.delete({ userId: 'me', id: path }, other);
+      },
+      async expireChangeLog() {
+        const { historyId } = (await api.users.getProfile({ userId: 'me' }, other)).data;
+        google.expireHistoryBefore(historyId ?? '0');
       },
     },
     close: async () => {
