@@ -458,9 +458,12 @@ export class GmailSession implements MailSession {
   /**
    * Which of these known refs are still in the folder, after an expired history. A few are read one by one; many (an
    * agent may have indexed the whole folder with load_older_messages) are found by listing the folder's ids, when its
-   * size says that takes fewer requests: a page of the list names 500 ids for the quota of one read.
+   * size says that takes fewer requests: a page of the list names 500 ids for the quota of one read. A ref the list
+   * leaves out is read before it counts as gone: Archive is listed by a search, which may lag a change of seconds ago.
    */
   private async stillIn(path: string, refs: readonly string[]): Promise<string[]> {
+    let unsure = refs;
+    const found: string[] = [];
     if (refs.length > 2) {
       const size =
         path === ARCHIVE
@@ -469,10 +472,11 @@ export class GmailSession implements MailSession {
               ?.messagesTotal;
       if (size != null && Math.ceil(size / LIST_PAGE) + 1 < refs.length) {
         const listed = await this.listedIds(path);
-        return refs.filter((r) => listed.has(r));
+        found.push(...refs.filter((r) => listed.has(r)));
+        unsure = refs.filter((r) => !listed.has(r));
       }
     }
-    return (await this.within(path, refs)).map((m) => m.id ?? '');
+    return [...found, ...(await this.within(path, unsure)).map((m) => m.id ?? '')];
   }
 
   /** The ids of every message in the folder, as messages.list with `listSelector` names them (`within` agrees). */

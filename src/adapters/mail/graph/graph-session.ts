@@ -500,9 +500,12 @@ export class GraphSession implements MailSession {
   /**
    * Which of these known refs are still in the folder, after an expired delta. A few are read one by one; many (an
    * agent may have indexed the whole folder with older messages) are found by listing the folder's ids, when its
-   * size says that takes fewer requests: a page of the list names up to 1,000.
+   * size says that takes fewer requests: a page of the list names up to 1,000. A ref the list leaves out is read
+   * before it counts as gone, as on Gmail.
    */
   private async stillIn(path: string, refs: readonly string[]): Promise<string[]> {
+    let unsure = refs;
+    const found: string[] = [];
     if (refs.length > 2) {
       const folder = await this.api.find<{ totalItemCount?: number }>(
         'the folder',
@@ -518,12 +521,12 @@ export class GraphSession implements MailSession {
           for (const m of page.value ?? []) listed.add(m.id);
           next = page['@odata.nextLink'];
         }
-        return refs.filter((r) => listed.has(r));
+        found.push(...refs.filter((r) => listed.has(r)));
+        unsure = refs.filter((r) => !listed.has(r));
       }
     }
-    return (await this.messages(refs, FLAGS_SELECT))
-      .filter((m) => m.parentFolderId === path)
-      .map((m) => m.id);
+    const still = (await this.messages(unsure, FLAGS_SELECT)).filter((m) => m.parentFolderId === path);
+    return [...found, ...still.map((m) => m.id)];
   }
 
   private async readDelta(link: string): Promise<{ items: GraphMessage[]; link: string } | 'stale'> {
