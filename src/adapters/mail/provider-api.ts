@@ -114,6 +114,32 @@ export async function sendDraftOnce(
 }
 
 /**
+ * Which of these known refs are still in a folder whose change log expired (decision 0045). A few are read one by one;
+ * many (an agent may have indexed the whole folder with load_older_messages) are found by listing the folder's ids,
+ * when its size says that takes fewer requests than a read each. A ref the list leaves out is read before it counts
+ * as gone: a listing may lag a change of seconds ago (Gmail lists Archive by a search), and a message wrongly taken
+ * out of the index would not come back by itself, being below the window.
+ */
+export async function stillInFolder(
+  refs: readonly string[],
+  folder: {
+    /** Ids one page of the listing names. */
+    readonly pageSize: number;
+    /** How many messages the folder holds, or more; undefined when the provider does not say. */
+    size(): Promise<number | undefined>;
+    listIds(): Promise<ReadonlySet<string>>;
+    /** The refs among these still in the folder, one read each. */
+    read(refs: readonly string[]): Promise<string[]>;
+  },
+): Promise<string[]> {
+  if (refs.length <= 2) return folder.read(refs);
+  const size = await folder.size();
+  if (size === undefined || Math.ceil(size / folder.pageSize) + 1 >= refs.length) return folder.read(refs);
+  const listed = await folder.listIds();
+  return [...refs.filter((r) => listed.has(r)), ...(await folder.read(refs.filter((r) => !listed.has(r))))];
+}
+
+/**
  * A folder's newest window read afresh, batch by batch, as Gmail and Graph both do: each batch handed over (or kept
  * as `added`), its positions and refs noted. `end` gives the window's bounds and, when it is not a reset (an expired
  * change log, decision 0045), the known refs gone from the folder: neither in the window nor, as the provider says

@@ -19,7 +19,7 @@ import type {
 } from '../../../core/mail/mail-types.ts';
 import { messageIds } from '../mime/header-fields.ts';
 import { GmailStatusError, type GmailApi } from './gmail-api.ts';
-import { FreshWindow, mapPresent, startPolling } from '../provider-api.ts';
+import { FreshWindow, mapPresent, startPolling, stillInFolder } from '../provider-api.ts';
 import { ARCHIVE, GmailFolders, includesSpamTrash, listSelector, moveLabels } from './gmail-folders.ts';
 import {
   contentOf,
@@ -455,52 +455,47 @@ export class GmailSession implements MailSession {
     return m !== undefined && (await this.foldersKnowing([m])).holds(path, m.labelIds) ? m : undefined;
   }
 
-  /**
-   * Which of these known refs are still in the folder, after an expired history. A few are read one by one; many (an
-   * agent may have indexed the whole folder with load_older_messages) are found by listing the folder's ids, when its
-   * size says that takes fewer requests: a page of the list names 500 ids for the quota of one read. A ref the list
-   * leaves out is read before it counts as gone: Archive is listed by a search, which may lag a change of seconds ago.
-   */
-  private async stillIn(path: string, refs: readonly string[]): Promise<string[]> {
-    let unsure = refs;
-    const found: string[] = [];
-    if (refs.length > 2) {
-      const size =
-        path === ARCHIVE
+  /** Which of these known refs are still in the folder, after an expired history (`stillInFolder`). */
+  private stillIn(path: string, refs: readonly string[]): Promise<string[]> {
+    return stillInFolder(refs, {
+      // A page of the list names 500 ids for the quota of one read (5 units each).
+      pageSize: LIST_PAGE,
+      size: async () =>
+        (path === ARCHIVE
           ? (await this.profile()).messagesTotal // all of the mailbox: more than Archive, never less
           : (await this.api.find('the label', (g, o) => g.users.labels.get({ userId: 'me', id: path }, o)))
-              ?.messagesTotal;
-      if (size != null && Math.ceil(size / LIST_PAGE) + 1 < refs.length) {
-        const listed = await this.listedIds(path);
-        found.push(...refs.filter((r) => listed.has(r)));
-        unsure = refs.filter((r) => !listed.has(r));
-      }
-    }
-    return [...found, ...(await this.within(path, unsure)).map((m) => m.id ?? '')];
+              ?.messagesTotal) ?? undefined,
+      listIds: async () => new Set(await this.listIds(path, Number.POSITIVE_INFINITY)),
+      read: async (unsure) => (await this.within(path, unsure)).map((m) => m.id ?? ''),
+    });
   }
 
-  /** The ids of every message in the folder, as messages.list with `listSelector` names them (`within` agrees). */
-  private async listedIds(path: string): Promise<Set<string>> {
+  /**
+   * The ids of the folder's newest `limit` messages (all of them for Infinity), as messages.list with `listSelector`
+   * names them (`within` agrees), newest first.
+   */
+  private async listIds(path: string, limit: number): Promise<string[]> {
     const selector = listSelector(path);
-    const ids = new Set<string>();
+    const ids: string[] = [];
     let pageToken: string | undefined;
-    do {
+    while (ids.length < limit) {
       const page = await this.api.call('the message list', (g, o) =>
         g.users.messages.list(
           {
             userId: 'me',
             ...selector,
-            maxResults: LIST_PAGE,
+            maxResults: Math.min(LIST_PAGE, limit - ids.length),
             includeSpamTrash: includesSpamTrash(path),
             ...(pageToken !== undefined && { pageToken }),
           },
           o,
         ),
       );
-      for (const m of page.messages ?? []) if (m.id != null) ids.add(m.id);
+      ids.push(...(page.messages ?? []).map((m) => m.id ?? ''));
       pageToken = page.nextPageToken ?? undefined;
-    } while (pageToken !== undefined);
-    return ids;
+      if (pageToken === undefined) break;
+    }
+    return ids.slice(0, limit);
   }
 
   /** Labels and dates of those of these messages that are in the folder `path`. */
@@ -542,27 +537,7 @@ export class GmailSession implements MailSession {
     expired: SyncCursor | null = null,
   ): Promise<FolderChanges> {
     const historyId = (await this.profile()).historyId ?? '0';
-    const selector = listSelector(path);
-    const ids: string[] = [];
-    let pageToken: string | undefined;
-    while (ids.length < opts.windowSize) {
-      const page = await this.api.call('the message list', (g, o) =>
-        g.users.messages.list(
-          {
-            userId: 'me',
-            ...selector,
-            maxResults: Math.min(500, opts.windowSize - ids.length),
-            includeSpamTrash: includesSpamTrash(path),
-            ...(pageToken !== undefined && { pageToken }),
-          },
-          o,
-        ),
-      );
-      ids.push(...(page.messages ?? []).map((m) => m.id ?? ''));
-      pageToken = page.nextPageToken ?? undefined;
-      if (pageToken === undefined) break;
-    }
-    const listed = ids.slice(0, opts.windowSize);
+    const listed = await this.listIds(path, opts.windowSize);
     const window = new FreshWindow(opts, expired === null);
     for (let i = 0; i < listed.length; i += HAND_OVER) {
       const batch: RemoteSummary[] = [];

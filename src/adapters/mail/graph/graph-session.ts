@@ -22,7 +22,7 @@ import type { CanonicalFolder } from '../../../core/messages/folder.ts';
 import { messageIds } from '../mime/header-fields.ts';
 import { parseMessage } from '../mime/parse-message.ts';
 import { GraphStatusError, type GraphApi } from './graph-api.ts';
-import { FreshWindow, mapPresent, startPolling } from '../provider-api.ts';
+import { FreshWindow, mapPresent, startPolling, stillInFolder } from '../provider-api.ts';
 import {
   FLAGS_SELECT,
   flagStateOf,
@@ -497,36 +497,27 @@ export class GraphSession implements MailSession {
     };
   }
 
-  /**
-   * Which of these known refs are still in the folder, after an expired delta. A few are read one by one; many (an
-   * agent may have indexed the whole folder with older messages) are found by listing the folder's ids, when its
-   * size says that takes fewer requests: a page of the list names up to 1,000. A ref the list leaves out is read
-   * before it counts as gone, as on Gmail.
-   */
-  private async stillIn(path: string, refs: readonly string[]): Promise<string[]> {
-    let unsure = refs;
-    const found: string[] = [];
-    if (refs.length > 2) {
-      const folder = await this.api.find<{ totalItemCount?: number }>(
-        'the folder',
-        `/mailFolders/${encodeURIComponent(path)}?$select=totalItemCount`,
-      );
-      const size = folder?.totalItemCount;
-      if (size !== undefined && Math.ceil(size / ID_PAGE) + 1 < refs.length) {
+  /** Which of these known refs are still in the folder, after an expired delta (`stillInFolder`). */
+  private stillIn(path: string, refs: readonly string[]): Promise<string[]> {
+    const folder = `/mailFolders/${encodeURIComponent(path)}`;
+    return stillInFolder(refs, {
+      pageSize: ID_PAGE,
+      size: async () =>
+        (await this.api.find<{ totalItemCount?: number }>('the folder', `${folder}?$select=totalItemCount`))
+          ?.totalItemCount,
+      listIds: async () => {
         const listed = new Set<string>();
-        let next: string | undefined =
-          `/mailFolders/${encodeURIComponent(path)}/messages?$select=id&$top=${String(ID_PAGE)}`;
+        let next: string | undefined = `${folder}/messages?$select=id&$top=${String(ID_PAGE)}`;
         while (next !== undefined) {
           const page: Page<{ id: string }> = await this.api.json('the messages', 'GET', next);
           for (const m of page.value ?? []) listed.add(m.id);
           next = page['@odata.nextLink'];
         }
-        found.push(...refs.filter((r) => listed.has(r)));
-        unsure = refs.filter((r) => !listed.has(r));
-      }
-    }
-    const still = (await this.messages(unsure, FLAGS_SELECT)).filter((m) => m.parentFolderId === path);
-    return [...found, ...still.map((m) => m.id)];
+        return listed;
+      },
+      read: async (unsure) =>
+        (await this.messages(unsure, FLAGS_SELECT)).filter((m) => m.parentFolderId === path).map((m) => m.id),
+    });
   }
 
   private async readDelta(link: string): Promise<{ items: GraphMessage[]; link: string } | 'stale'> {
