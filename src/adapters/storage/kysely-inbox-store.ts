@@ -393,7 +393,7 @@ export class KyselyInboxStore implements InboxStore {
   ): Promise<InboxWithPage | undefined> {
     if (this.dialect === 'sqlite') {
       // In this process, a statement is no round trip: the two reads, each a statement made for its own rows, cost
-      // less than the one joined (docs/benchmarks.md, decision 0047).
+      // less than the one joined (decision 0047).
       const place = await this.getWithFolders(accountId, id);
       if (place === undefined) return undefined;
       const folderIds = place.folders.filter((f) => f.selected).map((f) => f.id);

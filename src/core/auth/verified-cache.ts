@@ -19,7 +19,7 @@ interface Entry {
 /**
  * Remembers, for a few seconds, which bearer credentials were verified and what they proved. Every agent call
  * starts with a credential lookup, and on a busy connection the answer is the same each time; asking the
- * database (hash, lookup, account row) was a fifth of an MCP call's CPU (docs/benchmarks.md).
+ * database (hash, lookup, account row) was a fifth of an MCP call's CPU (docs/benchmarks-history.md).
  *
  * What keeps it safe (decision 0010):
  * - Only successes are kept: an unknown or revoked credential is looked up every time, and a new key works at once.

@@ -24,7 +24,7 @@ export type HeaderOf = (name: string) => string | undefined;
 /**
  * A complete 200 answer, kept as plain data so the raw `node:http` lane can write it without a web `Response`. The
  * body is in pieces, encoded one by one: joined, a 50-preview answer became one string of ~140 KB that V8 allocates
- * outside its young generation, which cost more than the rest of the call (docs/benchmarks.md).
+ * outside its young generation, which cost more than the rest of the call (docs/benchmarks-history.md).
  */
 export interface FastReply {
   readonly status: 200;
@@ -177,7 +177,7 @@ export const isFastReply = (r: Response | FastReply): r is FastReply => Array.is
 /**
  * Where answers are encoded before being copied out at their exact size: writing into room known to be enough skips
  * the pass that measures each piece's UTF-8 length first, a third of the encoding's cost on a page of previews
- * (docs/benchmarks.md). Grown to the largest answer that fits `SCRATCH_MAX`; larger ones are measured.
+ * (docs/benchmarks-history.md). Grown to the largest answer that fits `SCRATCH_MAX`; larger ones are measured.
  */
 let scratch: Buffer<ArrayBuffer> | undefined;
 const SCRATCH_MAX = 1 << 20;

@@ -8,7 +8,7 @@ import type { McpHttpReply, McpHttpRequest } from './mcp-http.ts';
 
 /**
  * `/mcp` straight on node:http, ahead of Hono: turning each Node request into a web `Request` and the answer back
- * costs more CPU than the tool call itself (docs/benchmarks.md). Only I/O conversion lives here; what /mcp does is
+ * costs more CPU than the tool call itself (docs/benchmarks-history.md). Only I/O conversion lives here; what /mcp does is
  * `mcpHttp` (mcp-http.ts), which the web adapter calls too.
  */
 export function mcpNodeAdapter(

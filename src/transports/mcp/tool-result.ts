@@ -55,7 +55,7 @@ export function errorResult(error: ToolError): CallToolResultWire {
  * The members of a tool result as JSON (`"content":…,"structuredContent":…[,"isError":true]`, no braces, no `_meta`),
  * in pieces whose concatenation is the text `JSON.stringify` would give them, for answers written by hand: the
  * payload is serialized once and only its escaped copy in the text item is new. Pieces, because joining a large
- * answer into one string costs more than encoding it (docs/benchmarks.md). `_meta` is left to the caller
+ * answer into one string costs more than encoding it (docs/benchmarks-history.md). `_meta` is left to the caller
  * (`resultMetaJson`): the 2026 wire adds the server's identity into it.
  */
 export function resultMembersJson(result: CallToolResultWire): string[] {

@@ -23,7 +23,7 @@ interface Reply {
 /**
  * Moves SQLite's WAL checkpoints off the service's thread. By default the connection that commits the
  * 1000th WAL page copies the WAL back into the database and fsyncs, inside that commit: 5–8 ms with the event
- * loop stopped, every couple of seconds under load (~4% of MCP throughput, and the p99 tail; docs/benchmarks.md).
+ * loop stopped, every couple of seconds under load (~4% of MCP throughput, and the p99 tail; docs/benchmarks-history.md).
  * Here a worker thread with its own connection runs a PASSIVE checkpoint every `intervalMs` after the service's
  * connection wrote (`total_changes()`, read on the service's thread, costs microseconds), and the service's
  * connection checkpoints itself only past `BACKSTOP_PAGES`, should the worker ever fall behind.
