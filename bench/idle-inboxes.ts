@@ -19,7 +19,9 @@ export interface IdleInboxes {
   readonly settledSeconds: number;
   readonly rssMb: number;
   readonly threads: number;
-  /** CPU of the service process over `idleSeconds` of idling, as a share of one core. */
+  /** CPU of the service process over the `idleSeconds` right after settling, as a share of one core. */
+  readonly settlingCpuPercent: number;
+  /** CPU of the service process over the next `idleSeconds`, at rest, as a share of one core. */
   readonly cpuPercent: number;
   readonly idleSeconds: number;
   /** APPEND at Dovecot to the message in `list_messages` through the service, per sample. */
@@ -106,9 +108,16 @@ export async function idleInboxes(opts: {
       }
       const settledSeconds = (performance.now() - started) / 1000;
 
-      const t0 = ticks(pid);
-      await new Promise((r) => setTimeout(r, opts.idleSeconds * 1000));
-      const cpuPercent = (ticks(pid) - t0) / opts.idleSeconds; // ticks per second = % of a core at 100 Hz
+      // Two windows back to back. The first still holds the tail of the start: V8's helper threads collecting what the
+      // thousand first syncs left, and the service giving memory back once quiet (decision 0030). The second is the
+      // process at rest, which is what the goal is about; both are reported.
+      const cpuOver = async () => {
+        const t0 = ticks(pid);
+        await new Promise((r) => setTimeout(r, opts.idleSeconds * 1000));
+        return (ticks(pid) - t0) / opts.idleSeconds; // ticks per second = % of a core at 100 Hz
+      };
+      const settlingCpuPercent = await cpuOver();
+      const cpuPercent = await cpuOver();
       const status = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
 
       const call = httpToolCaller(svc.baseUrl, key);
@@ -152,6 +161,7 @@ export async function idleInboxes(opts: {
         settledSeconds,
         rssMb: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024,
         threads: Number(/Threads:\s+(\d+)/.exec(status)?.[1] ?? 0),
+        settlingCpuPercent,
         cpuPercent,
         idleSeconds: opts.idleSeconds,
         newMailMs,
