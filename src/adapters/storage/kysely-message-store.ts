@@ -217,11 +217,28 @@ function headlineStatement(db: Db, shape: HeadlineShape) {
   );
 }
 
+/** Up to this many ids, `getMany` runs a statement compiled once per count. */
+const HOT_MANY = 16;
+
+const manyStatement = (db: Db, count: number) =>
+  hotQuery<Selectable<MessagesTable>, Record<string, string>>(db, (p) =>
+    db.kysely
+      .selectFrom('messages')
+      .selectAll()
+      .where('inbox_id', '=', p('inboxId'))
+      .where(
+        'id',
+        'in',
+        Array.from({ length: count }, (_, i) => p(`id${String(i)}`)),
+      ),
+  );
+
 export class KyselyMessageStore implements MessageStore {
   private readonly db: Db['kysely'];
   private readonly full: Db;
   private readonly upsert: ReturnType<typeof upsertStatement>;
   private readonly headlineStatements = new Map<string, ReturnType<typeof headlineStatement>>();
+  private readonly manyStatements = new Map<number, ReturnType<typeof manyStatement>>();
   constructor(db: Db) {
     this.db = db.kysely;
     this.full = db;
@@ -262,13 +279,24 @@ export class KyselyMessageStore implements MessageStore {
 
   async getMany(inboxId: InboxId, ids: readonly MessageId[]): Promise<MessageSummary[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db
-      .selectFrom('messages')
-      .selectAll()
-      .where('inbox_id', '=', inboxId)
-      .where('id', 'in', [...ids])
-      .execute();
-    return rows.map(toSummary);
+    if (ids.length > HOT_MANY) {
+      const rows = await this.db
+        .selectFrom('messages')
+        .selectAll()
+        .where('inbox_id', '=', inboxId)
+        .where('id', 'in', [...ids])
+        .execute();
+      return rows.map(toSummary);
+    }
+    // The messages a call names (one, mostly): a statement compiled once per count, not by Kysely on every call.
+    let run = this.manyStatements.get(ids.length);
+    if (run === undefined) {
+      run = manyStatement(this.full, ids.length);
+      this.manyStatements.set(ids.length, run);
+    }
+    const values: Record<string, string> = { inboxId };
+    ids.forEach((m, i) => (values[`id${String(i)}`] = m));
+    return (await run(values)).map(toSummary);
   }
 
   async findByRef(folderId: FolderId, providerRef: string): Promise<MessageSummary | undefined> {
