@@ -7,6 +7,8 @@ export interface IdleSample {
   readonly readyMs: number;
   readonly rssMb: number;
   readonly threads: number;
+  /** The quiet-time collections (decision 0030) the service had logged by the reading, with the heap slack it left. */
+  readonly releases: readonly { before: number; after: number }[];
 }
 
 /**
@@ -19,7 +21,7 @@ export async function idleService(runs: number): Promise<IdleSample[]> {
   const out: IdleSample[] = [];
   for (let i = 0; i < runs; i++) {
     const started = performance.now();
-    const svc = await startService({ DATA_DIR: tempDir('idle-') });
+    const svc = await startService({ DATA_DIR: tempDir('idle-'), LOG_LEVEL: 'debug' });
     try {
       for (;;) {
         const res = await fetch(`${svc.baseUrl}/readyz`).catch(() => undefined);
@@ -33,6 +35,14 @@ export async function idleService(runs: number): Promise<IdleSample[]> {
         readyMs,
         rssMb: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024,
         threads: Number(/Threads:\s+(\d+)/.exec(status)?.[1] ?? 0),
+        releases: svc
+          .stdout()
+          .split('\n')
+          .filter((l) => l.includes('"idle: memory given back"'))
+          .map((l) => {
+            const r = JSON.parse(l) as { slackBeforeMb: number; slackAfterMb: number };
+            return { before: r.slackBeforeMb, after: r.slackAfterMb };
+          }),
       });
     } finally {
       svc.child.kill('SIGTERM');

@@ -160,13 +160,13 @@ if (values.only === undefined || values.only === 'idle') {
   const lines = [
     `Measured ${today} on ${machine()}: \`serve\` on a new data directory with only the demo inbox, five starts; ready = process start to the first 200 from \`/readyz\`; memory and threads from \`/proc\` after 25 s idle (the service gives memory back after 10 s quiet, decision 0030). The service runs as one bundled module (decision 0035), built before the first start; the first start after that fills the compile cache (decision 0027).`,
     '',
-    '| start | ready | RSS | threads |',
-    '|---|---|---|---|',
+    '| start | ready | RSS | threads | memory given back by then (heap slack before → after) |',
+    '|---|---|---|---|---|',
     ...samples.map(
       (x, i) =>
-        `| ${String(i + 1)} | ${x.readyMs.toFixed(0)} ms | ${x.rssMb.toFixed(0)} MB | ${String(x.threads)} |`,
+        `| ${String(i + 1)} | ${x.readyMs.toFixed(0)} ms | ${x.rssMb.toFixed(0)} MB | ${String(x.threads)} | ${x.releases.length === 0 ? 'not yet' : x.releases.map((r) => `${String(r.before)} → ${String(r.after)} MB`).join(', ')} |`,
     ),
-    `| **median** | **${med('readyMs').toFixed(0)} ms** | **${med('rssMb').toFixed(0)} MB** | |`,
+    `| **median** | **${med('readyMs').toFixed(0)} ms** | **${med('rssMb').toFixed(0)} MB** | | |`,
   ];
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'idle', lines.join('\n'));
