@@ -24,6 +24,9 @@ export interface IdleInboxes {
   /** CPU of the service process over the next `idleSeconds`, at rest, as a share of one core. */
   readonly cpuPercent: number;
   readonly idleSeconds: number;
+  /** Log lines the service wrote during the two windows, and how many of them were requests. */
+  readonly idleLogLines: number;
+  readonly idleRequests: number;
   /** APPEND at Dovecot to the message in `list_messages` through the service, per sample. */
   readonly newMailMs: readonly number[];
 }
@@ -116,8 +119,12 @@ export async function idleInboxes(opts: {
         await new Promise((r) => setTimeout(r, opts.idleSeconds * 1000));
         return (ticks(pid) - t0) / opts.idleSeconds; // ticks per second = % of a core at 100 Hz
       };
+      const logged = svc.stdout().length;
       const settlingCpuPercent = await cpuOver();
       const cpuPercent = await cpuOver();
+      // Nothing is sent to the service while it idles; what it logged meanwhile says what it did.
+      const idleLog = svc.stdout().slice(logged).split('\n').filter(Boolean);
+      const idleRequests = idleLog.filter((l) => l.includes('"msg":"request"')).length;
       const status = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
 
       const call = httpToolCaller(svc.baseUrl, key);
@@ -164,6 +171,8 @@ export async function idleInboxes(opts: {
         settlingCpuPercent,
         cpuPercent,
         idleSeconds: opts.idleSeconds,
+        idleLogLines: idleLog.length,
+        idleRequests,
         newMailMs,
       };
     } finally {

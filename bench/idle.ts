@@ -9,6 +9,9 @@ export interface IdleSample {
   readonly threads: number;
   /** The quiet-time collections (decision 0030) the service had logged by the reading, with the heap slack it left. */
   readonly releases: readonly { before: number; after: number }[];
+  /** CPU the process used while the bench waited, in ms, and the requests it logged meanwhile (none are sent). */
+  readonly waitCpuMs: number;
+  readonly waitRequests: number;
 }
 
 /**
@@ -17,6 +20,13 @@ export interface IdleSample {
  * the first sync's writes, has ended (it runs until 10 s after the last write), and the service, quiet for 10 s, has
  * given back the memory start-up grew (decision 0030).
  */
+const ticks = (pid: number) => {
+  const fields = readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
+    .split(') ')[1]!
+    .split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100 a second here)
+};
+
 export async function idleService(runs: number): Promise<IdleSample[]> {
   const out: IdleSample[] = [];
   for (let i = 0; i < runs; i++) {
@@ -29,7 +39,15 @@ export async function idleService(runs: number): Promise<IdleSample[]> {
         await new Promise((r) => setTimeout(r, 10));
       }
       const readyMs = performance.now() - started;
+      const cpu0 = ticks(svc.child.pid ?? 0);
+      const logged = svc.stdout().length;
       await new Promise((r) => setTimeout(r, 25_000));
+      const waitCpuMs = (ticks(svc.child.pid ?? 0) - cpu0) * 10;
+      const waitRequests = svc
+        .stdout()
+        .slice(logged)
+        .split('\n')
+        .filter((l) => l.includes('"msg":"request"')).length;
       const status = readFileSync(`/proc/${String(svc.child.pid)}/status`, 'utf8');
       out.push({
         readyMs,
@@ -43,6 +61,8 @@ export async function idleService(runs: number): Promise<IdleSample[]> {
             const r = JSON.parse(l) as { slackBeforeMb: number; slackAfterMb: number };
             return { before: r.slackBeforeMb, after: r.slackAfterMb };
           }),
+        waitCpuMs,
+        waitRequests,
       });
     } finally {
       svc.child.kill('SIGTERM');

@@ -160,13 +160,13 @@ if (values.only === undefined || values.only === 'idle') {
   const lines = [
     `Measured ${today} on ${machine()}: \`serve\` on a new data directory with only the demo inbox, five starts; ready = process start to the first 200 from \`/readyz\`; memory and threads from \`/proc\` after 25 s idle (the service gives memory back after 10 s quiet, decision 0030). The service runs as one bundled module (decision 0035), built before the first start; the first start after that fills the compile cache (decision 0027).`,
     '',
-    '| start | ready | RSS | threads | memory given back by then (heap slack before → after) |',
-    '|---|---|---|---|---|',
+    '| start | ready | RSS | threads | memory given back by then (heap slack before → after) | CPU while waiting 25 s | requests logged meanwhile |',
+    '|---|---|---|---|---|---|---|',
     ...samples.map(
       (x, i) =>
-        `| ${String(i + 1)} | ${x.readyMs.toFixed(0)} ms | ${x.rssMb.toFixed(0)} MB | ${String(x.threads)} | ${x.releases.length === 0 ? 'not yet' : x.releases.map((r) => `${String(r.before)} → ${String(r.after)} MB`).join(', ')} |`,
+        `| ${String(i + 1)} | ${x.readyMs.toFixed(0)} ms | ${x.rssMb.toFixed(0)} MB | ${String(x.threads)} | ${x.releases.length === 0 ? 'not yet' : x.releases.map((r) => `${String(r.before)} → ${String(r.after)} MB`).join(', ')} | ${String(x.waitCpuMs)} ms | ${String(x.waitRequests)} |`,
     ),
-    `| **median** | **${med('readyMs').toFixed(0)} ms** | **${med('rssMb').toFixed(0)} MB** | | |`,
+    `| **median** | **${med('readyMs').toFixed(0)} ms** | **${med('rssMb').toFixed(0)} MB** | | | | |`,
   ];
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'idle', lines.join('\n'));
@@ -180,7 +180,7 @@ if (values.only === undefined || values.only === 'idle-inboxes') {
   });
   const sorted = [...r.newMailMs].sort((a, b) => a - b);
   const lines = [
-    `Measured ${today} on ${machine()}: one service process (SQLite) with ${r.inboxes.toLocaleString('en')} connected IMAP inboxes at Dovecot on loopback, each watched by IDLE; every inbox watched ${r.allWatchedSeconds.toFixed(0)} s after start; measured from outside once settled — every inbox at exactly one connection, the syncs asked for at start done and the logins they kept logged out — ${r.settledSeconds.toFixed(0)} s after start${r.watchedOnce === r.inboxes ? '' : ' (not all settled: measured five minutes after every inbox was watched)'}.`,
+    `Measured ${today} on ${machine()}: one service process (SQLite) with ${r.inboxes.toLocaleString('en')} connected IMAP inboxes at Dovecot on loopback, each watched by IDLE; every inbox watched ${r.allWatchedSeconds.toFixed(0)} s after start; measured from outside once settled — every inbox at exactly one connection, the syncs asked for at start done and the logins they kept logged out — ${r.settledSeconds.toFixed(0)} s after start${r.watchedOnce === r.inboxes ? '' : ' (not all settled: measured five minutes after every inbox was watched)'}. While it idled it logged ${String(r.idleLogLines)} lines, ${String(r.idleRequests)} of them requests.`,
     '',
     `| inboxes | one connection each at Dovecot | RSS | threads | CPU the first ${String(r.idleSeconds)} s after settling | CPU while idle, the ${String(r.idleSeconds)} s after that | new mail seen through the service (median, max of ${String(r.newMailMs.length)}) |`,
     '|---|---|---|---|---|---|---|',
