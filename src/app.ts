@@ -93,7 +93,8 @@ export async function createApp(
     if (overrides.db === undefined) await db.close();
     throw e;
   }
-  const metrics = new PrometheusMetrics();
+  // Without METRICS_TOKEN nobody can read /metrics: the counters cost little, the process's own sampling does not.
+  const metrics = new PrometheusMetrics({ processMetrics: secrets.metricsToken !== undefined });
   const services = buildServices({ config, secrets, stores, db, clock, log, overrides, metrics });
   try {
     // Every node works the shared jobs (syncs asked for by tools and watchers) from the start.

@@ -28,9 +28,14 @@ export class PrometheusMetrics implements Metrics {
   private readonly syncMessages: Counter<'provider'>;
   private sources: GaugeSources | undefined;
 
-  constructor() {
+  /**
+   * `processMetrics`: the process's own (memory, CPU, event-loop lag), which prom-client samples all the time — its
+   * event-loop monitor wakes the loop ~100 times a second. Only worth it when `/metrics` can be read: otherwise that
+   * is most of what an idle service does, and enough to keep it from ever counting as quiet (decision 0030).
+   */
+  constructor(opts: { processMetrics: boolean } = { processMetrics: true }) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: 'inbox_triage_' });
+    if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'inbox_triage_' });
     this.requests = new Counter({
       name: 'inbox_triage_http_requests_total',
       help: 'HTTP requests by route pattern, method and status.',

@@ -60,6 +60,20 @@ const inboxesOf = (db: Db) =>
       .orderBy('id'),
   );
 
+// Every node reads it every few seconds to share out the watchers (sync-scheduler.ts): compiled once, so an idle
+// service does not build it anew each time.
+const syncableOf = (db: Db) =>
+  hotQuery<Selectable<InboxesTable>, Record<string, never>>(db, () =>
+    db.kysely
+      .selectFrom('inboxes')
+      .selectAll()
+      .where('paused', '=', sql.lit(0))
+      .where((eb) =>
+        eb.or([eb('connection_status', '=', sql.lit('connected')), eb('is_demo', '=', sql.lit(1))]),
+      )
+      .orderBy('created_at'),
+  );
+
 // Every tool that names an inbox looks it up first: compiled once too.
 const inboxOf = (db: Db) =>
   hotQuery<Selectable<InboxesTable>, { accountId: string; id: string }>(db, (p) =>
@@ -329,6 +343,7 @@ export class KyselyInboxStore implements InboxStore {
   private readonly db: Db['kysely'];
   private readonly dialect: Db['dialect'];
   private readonly listQuery: ReturnType<typeof inboxesOf>;
+  private readonly syncableQuery: ReturnType<typeof syncableOf>;
   private readonly getQuery: ReturnType<typeof inboxOf>;
   private readonly withFoldersQuery: ReturnType<typeof inboxWithFoldersOf>;
   private readonly full: Db;
@@ -346,6 +361,7 @@ export class KyselyInboxStore implements InboxStore {
     this.messages = messages;
     this.dialect = db.dialect;
     this.listQuery = inboxesOf(db);
+    this.syncableQuery = syncableOf(db);
     this.getQuery = inboxOf(db);
     this.withFoldersQuery = inboxWithFoldersOf(db);
   }
@@ -504,14 +520,7 @@ export class KyselyInboxStore implements InboxStore {
   }
 
   async listSyncable(): Promise<Inbox[]> {
-    const rows = await this.db
-      .selectFrom('inboxes')
-      .selectAll()
-      .where('paused', '=', 0)
-      .where((eb) => eb.or([eb('connection_status', '=', 'connected'), eb('is_demo', '=', 1)]))
-      .orderBy('created_at')
-      .execute();
-    return rows.map(toInbox);
+    return (await this.syncableQuery({})).map(toInbox);
   }
 
   async syncable(id: InboxId): Promise<Inbox | undefined> {
