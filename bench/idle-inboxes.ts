@@ -8,6 +8,7 @@ import { tempDir } from '../test/support/temp-dir.ts';
 import { httpToolCaller } from '../test/support/tool-caller.ts';
 import { createKeyViaPage, setUpOwner } from '../test/support/web-client.ts';
 import { connectedInbox, PASSWORD } from './sync.ts';
+import { cpuTicks } from './processes.ts';
 
 export interface IdleInboxes {
   readonly inboxes: number;
@@ -45,13 +46,6 @@ function raiseInotifyLimit(atLeast: number): void {
     console.warn(`could not raise ${path} (${String(e)}): Dovecot will poll most mailboxes every 30 s`);
   }
 }
-
-const ticks = (pid: number) => {
-  const fields = readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
-    .split(') ')[1]!
-    .split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100 a second here)
-};
 
 /**
  * `inboxes` connected, idle IMAP inboxes on one service process (SQLite), each watched by IDLE at Dovecot on
@@ -115,9 +109,9 @@ export async function idleInboxes(opts: {
       // thousand first syncs left, and the service giving memory back once quiet (decision 0030). The second is the
       // process at rest, which is what the goal is about; both are reported.
       const cpuOver = async () => {
-        const t0 = ticks(pid);
+        const t0 = cpuTicks(pid);
         await new Promise((r) => setTimeout(r, opts.idleSeconds * 1000));
-        return (ticks(pid) - t0) / opts.idleSeconds; // ticks per second = % of a core at 100 Hz
+        return (cpuTicks(pid) - t0) / opts.idleSeconds; // ticks per second = % of a core at 100 Hz
       };
       const logged = svc.stdout().length;
       const settlingCpuPercent = await cpuOver();

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { startService } from '../test/support/spawn-service.ts';
 import { tempDir } from '../test/support/temp-dir.ts';
+import { cpuTicks } from './processes.ts';
 
 export interface IdleSample {
   /** Process start to the first 200 from /readyz. */
@@ -20,13 +21,6 @@ export interface IdleSample {
  * the first sync's writes, has ended (it runs until 10 s after the last write), and the service, quiet for 10 s, has
  * given back the memory start-up grew (decision 0030).
  */
-const ticks = (pid: number) => {
-  const fields = readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
-    .split(') ')[1]!
-    .split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100 a second here)
-};
-
 export async function idleService(runs: number): Promise<IdleSample[]> {
   const out: IdleSample[] = [];
   for (let i = 0; i < runs; i++) {
@@ -39,10 +33,10 @@ export async function idleService(runs: number): Promise<IdleSample[]> {
         await new Promise((r) => setTimeout(r, 10));
       }
       const readyMs = performance.now() - started;
-      const cpu0 = ticks(svc.child.pid ?? 0);
+      const cpu0 = cpuTicks(svc.child.pid ?? 0);
       const logged = svc.stdout().length;
       await new Promise((r) => setTimeout(r, 25_000));
-      const waitCpuMs = (ticks(svc.child.pid ?? 0) - cpu0) * 10;
+      const waitCpuMs = (cpuTicks(svc.child.pid ?? 0) - cpu0) * 10;
       const waitRequests = svc
         .stdout()
         .slice(logged)

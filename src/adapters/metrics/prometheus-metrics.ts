@@ -33,7 +33,7 @@ export class PrometheusMetrics implements Metrics {
    * event-loop monitor wakes the loop ~100 times a second. Only worth it when `/metrics` can be read: otherwise that
    * is most of what an idle service does, and enough to keep it from ever counting as quiet (decision 0030).
    */
-  constructor(opts: { processMetrics: boolean } = { processMetrics: true }) {
+  constructor(opts: { readonly processMetrics: boolean }) {
     const registers = [this.registry];
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'inbox_triage_' });
     this.requests = new Counter({
