@@ -94,7 +94,7 @@ if (values.only === undefined || values.only === 'sync') {
     '',
     `New mail visible in the index after APPEND (IMAP IDLE → background sync): ${r.newMailMs.map((m) => `${m.toFixed(0)} ms`).join(', ')} (median ${[...r.newMailMs].sort((a, b) => a - b)[Math.floor(r.newMailMs.length / 2)]!.toFixed(0)} ms).`,
     '',
-    `Idle connected inboxes: ${String(r.idle.inboxes)} inboxes watched by IDLE cost ${String(r.idle.heapPerInboxKb)} KB of JS heap each, after a full GC (${String(r.idle.connectionsPerInbox)} IMAP connections each).`,
+    `Idle connected inboxes: ${String(r.idle.inboxes)} inboxes watched by IDLE cost ${String(r.idle.heapPerInboxKb)} KB of JS heap each at rest, after a full GC (${String(r.idle.connectionsPerInbox)} IMAP connection each); 5 s after the watchers started, while the logins of their first syncs were still kept (${String(r.idle.keptConnectionsPerInbox)} connections each), ${String(r.idle.heapWithKeptLoginsKb)} KB.`,
   ];
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'sync', lines.join('\n'));
