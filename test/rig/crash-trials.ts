@@ -2,7 +2,7 @@
 // is killed with SIGKILL at a random moment during one operation, restarted, and checked against the promises that
 // matter: the index converges to the mailbox, no message is sent twice or recorded sent without reaching the
 // server, every mailbox change can be undone (or did not happen), no OAuth sign-in is lost, and a migration cut
-// short completes on the next start. `npm test` runs 20 trials; `npm run bench -- --only trials` runs 200.
+// short completes on the next start. `npm test` runs 24 trials (four of each kind); `npm run bench -- --only trials` runs 240.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createApp } from '../../src/app.ts';
@@ -429,8 +429,10 @@ const TRIALS: Record<TrialKind, Trial> = {
   },
 
   // A refresh killed anywhere: the host keeps whichever refresh token it last received (the new one if the answer
-  // came, else the old one) and must still be able to refresh with it.
-  async refresh(rig, _rng, _trial, killAfterMs) {
+  // came, else the old one) and must still be able to refresh with it. Half the kills wait for the rotation to be
+  // written (its new refresh token appears in the database): the moment between the commit and the answer reaching
+  // the host, which a random moment rarely hits, since a refresh takes a few milliseconds.
+  async refresh(rig, rng, _trial, killAfterMs) {
     const family = rig.families[0];
     if (family === undefined) throw new TrialProblem('no OAuth sign-in left to try');
     const refresh = (svc: ServiceProcess, token: string) =>
@@ -444,12 +446,23 @@ const TRIALS: Record<TrialKind, Trial> = {
           resource: `${BASE}/mcp`,
         }),
       }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, string> }));
+    const atCommit = rng.next() < 0.5;
     return crashDuring(rig, killAfterMs, {
-      async operation(svc) {
-        const r = await refresh(svc, family.refresh);
-        if (r.status === 200 && r.body['refresh_token'] !== undefined)
-          family.refresh = r.body['refresh_token'];
+      before: () => Promise.resolve({ tokens: refreshTokens(rig, true), answered: false }),
+      async operation(svc, watch) {
+        try {
+          const r = await refresh(svc, family.refresh);
+          if (r.status === 200 && r.body['refresh_token'] !== undefined)
+            family.refresh = r.body['refresh_token'];
+        } finally {
+          watch.answered = true;
+        }
       },
+      killWhen: atCommit
+        ? async (watch) => {
+            while (!watch.answered && refreshTokens(rig) <= watch.tokens) await sleep(0);
+          }
+        : undefined,
       async after(svc) {
         const r = await refresh(svc, family.refresh);
         if (r.status !== 200) rig.families.shift(); // lost: later trials use the next sign-in
@@ -618,6 +631,24 @@ function readDb<T>(rig: Rig, read: (db: Database.Database) => T): T {
     return read(db);
   } finally {
     db.close();
+  }
+}
+
+/**
+ * How many refresh tokens the service's database holds. Polled while the service writes, a read that would have to
+ * wait answers -1 (unless `strict`).
+ */
+function refreshTokens(rig: Rig, strict = false): number {
+  const count = () =>
+    readDb(rig, (db) => {
+      db.pragma('busy_timeout = 0');
+      return db.prepare("select count(*) from oauth_tokens where kind = 'refresh'").pluck().get() as number;
+    });
+  if (strict) return count();
+  try {
+    return count();
+  } catch {
+    return -1;
   }
 }
 
