@@ -2,7 +2,8 @@
 // is killed with SIGKILL at a random moment during one operation, restarted, and checked against the promises that
 // matter: the index converges to the mailbox, no message is sent twice or recorded sent without reaching the
 // server, every mailbox change can be undone (or did not happen), no OAuth sign-in is lost, and a migration cut
-// short completes on the next start. `npm test` runs 24 trials (four of each kind); `npm run bench -- --only trials` runs 240.
+// short completes on the next start. `npm test` runs 24 trials (four of each kind); `npm run bench -- --only
+// trials` runs 240.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createApp } from '../../src/app.ts';
