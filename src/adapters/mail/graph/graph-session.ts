@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import {
   FolderGoneError,
+  MAX_RAW_BYTES,
   MailProviderError,
   PartialChangeError,
   type ChangeOptions,
   type MailSession,
   type Placed,
 } from '../../../core/mail/mail-ports.ts';
-import { MAX_RAW_BYTES } from '../../../core/mail/mail-ports.ts';
 import type {
   AttachmentContent,
   FlagState,
