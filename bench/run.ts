@@ -254,6 +254,10 @@ if (values.only === undefined || values.only === 'trials') {
     ),
     `| **all** | **${String(r.trials)}** | **${String(TRIAL_KINDS.reduce((n, k) => n + r.kinds[k].killedMidOperation, 0))}** | **${String(r.failures.length)}** |`,
   ];
+  lines.push(
+    '',
+    `Refreshes killed after their rotation was committed and before the answer reached the host (half the refresh kills wait for that moment): ${String(r.refreshesKilledAfterCommit)}.`,
+  );
   if (r.failures.length > 0)
     lines.push(
       '',

@@ -9,7 +9,9 @@ describe('crash trials: the service killed with SIGKILL at random moments', () =
   it('keeps every promise after each restart', async () => {
     console.log(`crash trials: CRASH_SEED=${String(seed)}`);
     const tally = await runCrashTrials({ trials: 24, seed, log: (l) => console.log(l) });
-    console.log(`crash trials: ${JSON.stringify(tally.kinds)} in ${tally.seconds.toFixed(0)} s`);
+    console.log(
+      `crash trials: ${JSON.stringify(tally.kinds)} in ${tally.seconds.toFixed(0)} s; refreshes killed after their commit: ${String(tally.refreshesKilledAfterCommit)}`,
+    );
     expect(tally.failures).toEqual([]);
     for (const kind of TRIAL_KINDS) expect(tally.kinds[kind].trials).toBe(4);
     // The harness must actually cut operations short, not only kill idle processes.

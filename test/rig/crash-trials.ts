@@ -40,6 +40,8 @@ export interface CrashTally {
   readonly kinds: Record<TrialKind, { trials: number; killedMidOperation: number }>;
   readonly failures: readonly TrialFailure[];
   readonly seconds: number;
+  /** Refreshes killed after their rotation was committed and before its answer reached the host. */
+  readonly refreshesKilledAfterCommit: number;
 }
 
 const USER = 'crash';
@@ -67,6 +69,7 @@ interface Rig {
   /** OAuth sign-ins prepared ahead: a trial refreshes the current one, and moves on only if it was lost. */
   readonly families: { clientId: string; refresh: string }[];
   readonly referenceSchema: string;
+  readonly counts: { refreshesKilledAfterCommit: number };
 }
 
 export async function runCrashTrials(o: {
@@ -131,7 +134,14 @@ export async function runCrashTrials(o: {
     await rig.sink.stop();
     await rig.dovecot.stop();
   }
-  return { seed: o.seed, trials: o.trials, kinds, failures, seconds: (performance.now() - started) / 1000 };
+  return {
+    seed: o.seed,
+    trials: o.trials,
+    kinds,
+    failures,
+    seconds: (performance.now() - started) / 1000,
+    refreshesKilledAfterCommit: rig.counts.refreshesKilledAfterCommit,
+  };
 }
 
 /** One Dovecot user with mail, the sink, and a data directory with an owner, a key, the inbox and OAuth sign-ins. */
@@ -178,6 +188,7 @@ async function prepare(families: number): Promise<Rig> {
         RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
       },
       families: signIns,
+      counts: { refreshesKilledAfterCommit: 0 },
       referenceSchema: await migratedSchema(tempDir('crash-schema-')),
     };
   } finally {
@@ -448,9 +459,10 @@ const TRIALS: Record<TrialKind, Trial> = {
         }),
       }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, string> }));
     const atCommit = rng.next() < 0.5;
-    return crashDuring(rig, killAfterMs, {
-      before: () => Promise.resolve({ tokens: refreshTokens(rig, true), answered: false }),
-      async operation(svc, watch) {
+    const watch = { tokens: refreshTokens(rig, true), answered: false, committed: false };
+    const outcome = await crashDuring(rig, killAfterMs, {
+      before: () => Promise.resolve(watch),
+      async operation(svc) {
         try {
           const r = await refresh(svc, family.refresh);
           if (r.status === 200 && r.body['refresh_token'] !== undefined)
@@ -460,8 +472,9 @@ const TRIALS: Record<TrialKind, Trial> = {
         }
       },
       killWhen: atCommit
-        ? async (watch) => {
+        ? async () => {
             while (!watch.answered && refreshTokens(rig) <= watch.tokens) await sleep(0);
+            watch.committed = !watch.answered;
           }
         : undefined,
       async after(svc) {
@@ -484,6 +497,8 @@ const TRIALS: Record<TrialKind, Trial> = {
         check(mcp.status === 200, `the refreshed access token was refused: ${String(mcp.status)}`);
       },
     });
+    if (watch.committed && outcome.finishedMs === undefined) rig.counts.refreshesKilledAfterCommit++;
+    return outcome;
   },
 
   // `migrate` on an empty data directory, killed after a random number of migrations (watched from outside):
