@@ -459,9 +459,16 @@ const TRIALS: Record<TrialKind, Trial> = {
         }),
       }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, string> }));
     const atCommit = rng.next() < 0.5;
-    const watch = { tokens: refreshTokens(rig, true), answered: false, committed: false };
+    const watch = { tokens: refreshTokens(rig), answered: false, committed: false };
+    // Read while the service writes: a read that would have to wait has not seen the rotation yet.
+    const rotated = () => {
+      try {
+        return refreshTokens(rig) > watch.tokens;
+      } catch {
+        return false;
+      }
+    };
     const outcome = await crashDuring(rig, killAfterMs, {
-      before: () => Promise.resolve(watch),
       async operation(svc) {
         try {
           const r = await refresh(svc, family.refresh);
@@ -473,7 +480,7 @@ const TRIALS: Record<TrialKind, Trial> = {
       },
       killWhen: atCommit
         ? async () => {
-            while (!watch.answered && refreshTokens(rig) <= watch.tokens) await sleep(0);
+            while (!watch.answered && !rotated()) await sleep(0);
             watch.committed = !watch.answered;
           }
         : undefined,
@@ -650,22 +657,12 @@ function readDb<T>(rig: Rig, read: (db: Database.Database) => T): T {
   }
 }
 
-/**
- * How many refresh tokens the service's database holds. Polled while the service writes, a read that would have to
- * wait answers -1 (unless `strict`).
- */
-function refreshTokens(rig: Rig, strict = false): number {
-  const count = () =>
-    readDb(rig, (db) => {
-      db.pragma('busy_timeout = 0');
-      return db.prepare("select count(*) from oauth_tokens where kind = 'refresh'").pluck().get() as number;
-    });
-  if (strict) return count();
-  try {
-    return count();
-  } catch {
-    return -1;
-  }
+/** How many refresh tokens the service's database holds; throws rather than wait for a writer. */
+function refreshTokens(rig: Rig): number {
+  return readDb(rig, (db) => {
+    db.pragma('busy_timeout = 0');
+    return db.prepare("select count(*) from oauth_tokens where kind = 'refresh'").pluck().get() as number;
+  });
 }
 
 /** How many migrations the database at `path` records, or -1 before it has any (read without waiting on locks). */
