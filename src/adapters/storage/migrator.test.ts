@@ -37,4 +37,13 @@ describe('migrations on SQLite', () => {
     expect(await migrateToLatest(db)).toEqual(Object.keys(real));
     expect(await pendingMigrations(db)).toEqual([]);
   });
+
+  it('a database that cannot be read is named as the failure, not a migration', async () => {
+    db = openSqlite(`${tempDir('migrate-')}/inbox-triage.db`);
+    // Not the table Kysely keeps: reading which migrations ran fails before any runs.
+    db.sqlite.exec('create table schema_migrations (x integer)');
+    const failure = migrateToLatest(db);
+    await expect(failure).rejects.toThrow(MigrationError);
+    await expect(failure).rejects.toThrow(/^could not migrate the database: /);
+  });
 });

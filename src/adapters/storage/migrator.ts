@@ -33,9 +33,11 @@ export async function migrateToLatest(db: Db, migrations?: Record<string, Migrat
   }
   const { error, results } = outcome;
   if (error !== undefined) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    const why = error instanceof Error ? error.message : 'unknown error';
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    // Before any migration runs (the database unreachable, its migration table unreadable) no name applies.
     throw new MigrationError(
-      `migration ${failed} failed: ${error instanceof Error ? error.message : 'unknown error'}`,
+      failed === undefined ? `could not migrate the database: ${why}` : `migration ${failed} failed: ${why}`,
     );
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -77,6 +77,8 @@ export function openSqlite(path: string): SqliteDb {
       await checkpointer?.stop();
       snapshot.end();
       await kysely.destroy();
+      // Kysely closes the handle only if it ever opened a connection; the hot statements run on it without Kysely.
+      if (sqlite.open) sqlite.close();
     },
   };
 }

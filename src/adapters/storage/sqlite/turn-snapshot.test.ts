@@ -107,3 +107,12 @@ describe('reads sharing a snapshot per turn', () => {
     expect(await keysViaKysely()).toEqual([]);
   });
 });
+
+describe('closing', () => {
+  it('closes the file even when Kysely never ran a statement (the hot statements run on the handle alone)', async () => {
+    const db = openSqlite(`${tempDir('close-')}/test.db`);
+    db.statement('select 1').get();
+    await db.close();
+    expect(db.sqlite.open).toBe(false);
+  });
+});
