@@ -45,6 +45,30 @@ describe('the service as a process (npm start)', () => {
     expect((await stop(second)).code).toBe(0);
   });
 
+  it('refuses a second service on the same SQLite data, and the lock goes with the process however it ends', async () => {
+    const dataDir = tempDir('proc-');
+    const first = await startService({ DATA_DIR: dataDir });
+    running.push(first);
+    const second = runService(['serve'], { PORT: String(await freePort()), DATA_DIR: dataDir });
+    running.push(second);
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toBe(
+      `inbox-triage: another Inbox Triage service is running on ${join(dataDir, 'inbox-triage.db')}: stop it ` +
+        'first, or give this one its own DATA_DIR (several services on one database need PostgreSQL: DATABASE_URL)\n',
+    );
+    expect((await fetch(`${first.baseUrl}/readyz`)).status).toBe(200);
+    // The CLI still opens the database beside the running service.
+    const account = runService(['account', 'list'], { DATA_DIR: dataDir });
+    expect(await account.exited).toBe(0);
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const third = await startService({ DATA_DIR: dataDir });
+    running.push(third);
+    expect((await fetch(`${third.baseUrl}/readyz`)).status).toBe(200);
+    expect((await stop(third)).code).toBe(0);
+  });
+
   it('rejects a bad value with one clear line and exit code 2', async () => {
     const svc = runService(['serve'], { PORT: 'abc', DATA_DIR: tempDir('proc-') });
     expect(await svc.exited).toBe(2);
