@@ -47,6 +47,16 @@ const httpUrl = z
   .refine((u) => !u.endsWith('/'), 'expected no trailing slash')
   .refine((u) => new URL(u).search === '' && new URL(u).hash === '', 'expected no query string or fragment');
 
+/**
+ * The service's own address is an origin: every route, the OAuth metadata and the discovery documents (RFC 8414 and
+ * 9728 place them at the host's root, with the issuer's path after `.well-known/…`) are served at the root, so a
+ * path here would put its links and its OAuth issuer where nothing answers (decision 0053).
+ */
+const serviceUrl = httpUrl.refine(
+  (u) => new URL(u).pathname === '/',
+  'expected no path: the service answers at the root of its host (give it a host name of its own, such as https://triage.example.com)',
+);
+
 const databaseUrl = z
   .string()
   .refine(
@@ -76,9 +86,10 @@ export const SETTINGS = {
   },
   baseUrl: {
     env: 'BASE_URL',
-    schema: httpUrl.optional(),
+    schema: serviceUrl.optional(),
     defaultText: 'http://127.0.0.1:$PORT',
-    description: 'Public address of the service, used in links, OAuth metadata and MCP challenges.',
+    description:
+      'Public address of the service (scheme, host and port; no path), used in links, OAuth metadata and MCP challenges.',
   },
   dataDir: {
     env: 'DATA_DIR',

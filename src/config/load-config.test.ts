@@ -58,6 +58,7 @@ describe('loadConfig', () => {
     [{ PORT: '70000' }, 'PORT: expected an integer between 1 and 65535, got "70000"'],
     [{ BASE_URL: 'ftp://x' }, 'BASE_URL: expected an absolute http(s) URL'],
     [{ BASE_URL: 'https://x.example/' }, 'BASE_URL: expected no trailing slash'],
+    [{ BASE_URL: 'https://x.example/triage' }, 'BASE_URL: expected no path: the service answers at the root'],
     [{ DATABASE_URL: 'mysql://u:pw@h/db' }, 'DATABASE_URL: expected a postgres:// URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL:'],
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY: expected true or false'],
