@@ -5,6 +5,7 @@ import type { Config, Secrets } from './config.ts';
 export type { Config, Secrets, DatabaseConfig } from './config.ts';
 export { ConfigError } from './config-error.ts';
 export { SETTINGS } from './config-schema.ts';
+export { deploymentWarnings } from './deployment-warnings.ts';
 
 /** The one entry point the process uses: settings, then secrets (which may create the key file). */
 export function readConfiguration(env: Env, cwd: string): { config: Config; secrets: Secrets } {

@@ -69,6 +69,16 @@ describe('the service as a process (npm start)', () => {
     expect((await stop(third)).code).toBe(0);
   });
 
+  it('says at start, in the banner and the log, when a setting will not work as an operator expects', async () => {
+    const svc = await startService({ DATA_DIR: tempDir('proc-'), BASE_URL: 'http://triage.test' });
+    running.push(svc);
+    expect(svc.stdout()).toContain(
+      '  Warning: BASE_URL is http://triage.test, plain http to another machine',
+    );
+    expect(svc.stdout()).toMatch(/"level":"warn".*"msg":"BASE_URL is http:\/\/triage\.test, plain http/);
+    expect((await stop(svc)).code).toBe(0);
+  });
+
   it('rejects a bad value with one clear line and exit code 2', async () => {
     const svc = runService(['serve'], { PORT: 'abc', DATA_DIR: tempDir('proc-') });
     expect(await svc.exited).toBe(2);

@@ -1,7 +1,7 @@
 import { createApp } from '../../app.ts';
 import { startIdleMemoryRelease } from '../../adapters/runtime/idle-memory.ts';
 import { holdInstanceLock } from '../../adapters/storage/sqlite/instance-lock.ts';
-import { readConfiguration } from '../../config/index.ts';
+import { deploymentWarnings, readConfiguration } from '../../config/index.ts';
 import { listen } from '../http/serve.ts';
 import { EXIT, type CliIo } from './cli-io.ts';
 
@@ -48,6 +48,10 @@ export async function serveCommand(io: CliIo): Promise<number> {
       io.out('  (restart the service for a new link if this one expires)');
     } else {
       io.out(`  Sign in: ${config.baseUrl}/signin`);
+    }
+    for (const warning of deploymentWarnings(config)) {
+      app.log.warn({}, warning);
+      io.out(`  Warning: ${warning}`);
     }
     io.out('');
 
