@@ -38,6 +38,19 @@ describe('migrations on SQLite', () => {
     expect(await pendingMigrations(db)).toEqual([]);
   });
 
+  it('a database a newer version migrated says so, instead of "corrupted migrations"', async () => {
+    db = openSqlite(`${tempDir('migrate-')}/inbox-triage.db`);
+    await migrateToLatest(db);
+    db.sqlite
+      .prepare('insert into schema_migrations (name, timestamp) values (?, ?)')
+      .run('0999-from-a-later-version', new Date().toISOString());
+    const failure = migrateToLatest(db);
+    await expect(failure).rejects.toThrow(MigrationError);
+    await expect(failure).rejects.toThrow(
+      'the database was migrated by a newer version of Inbox Triage (0999-from-a-later-version, unknown to this one)',
+    );
+  });
+
   it('a database that cannot be read is named as the failure, not a migration', async () => {
     db = openSqlite(`${tempDir('migrate-')}/inbox-triage.db`);
     // Not the table Kysely keeps: reading which migrations ran fails before any runs.

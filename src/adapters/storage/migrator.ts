@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { Migrator, type Migration, type MigrationResultSet } from 'kysely/migration';
 import type { Db } from './database.ts';
 import { attachLegacyAudit } from './migrations/0009-audit-home.ts';
@@ -33,6 +34,12 @@ export async function migrateToLatest(db: Db, migrations?: Record<string, Migrat
   }
   const { error, results } = outcome;
   if (error !== undefined) {
+    const newer = await unknownApplied(db, migrations ?? migrationsFor(db.dialect));
+    if (newer.length > 0)
+      throw new MigrationError(
+        `the database was migrated by a newer version of Inbox Triage (${newer.join(', ')}, unknown to this one): ` +
+          'run that version or a later one, or restore the backup taken before the upgrade',
+      );
     const why = error instanceof Error ? error.message : 'unknown error';
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     // Before any migration runs (the database unreachable, its migration table unreadable) no name applies.
@@ -41,6 +48,18 @@ export async function migrateToLatest(db: Db, migrations?: Record<string, Migrat
     );
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Migrations the database records as applied that this code does not know: a newer version ran on it. */
+async function unknownApplied(db: Db, known: Record<string, Migration>): Promise<string[]> {
+  try {
+    const rows = await sql<{ name: string }>`select name from schema_migrations order by name`.execute(
+      db.kysely,
+    );
+    return rows.rows.map((r) => r.name).filter((name) => !(name in known));
+  } catch {
+    return []; // no table yet, or the database unreachable: the error at hand says more
+  }
 }
 
 /** Names of migrations the code knows but the database has not applied. */
