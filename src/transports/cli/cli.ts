@@ -4,6 +4,7 @@ import { ConfigError } from '../../config/index.ts';
 import { MigrationError } from '../../adapters/storage/index.ts';
 import { EXIT, type CliIo } from './cli-io.ts';
 import { accountCommand } from './account-command.ts';
+import { backupCommand } from './backup-command.ts';
 import { keyCommand } from './key-command.ts';
 import { migrateCommand } from './migrate-command.ts';
 import { serveCommand } from './serve-command.ts';
@@ -15,6 +16,7 @@ Commands:
   migrate    Apply pending database migrations and exit
   account    Invite people, set plans, list accounts (see: inbox-triage account)
   key        Adopt this instance's encryption key when the database's is lost (see: inbox-triage key)
+  backup     Copy the SQLite database to a new file while the service runs (see: inbox-triage backup)
 
 Options:
   -h, --help     Show this help
@@ -29,6 +31,7 @@ const COMMANDS: Record<string, Command> = {
   migrate: (io) => migrateCommand(io),
   account: (io, args) => accountCommand(io, args),
   key: (io, args) => keyCommand(io, args),
+  backup: (io, args) => backupCommand(io, args),
 };
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {

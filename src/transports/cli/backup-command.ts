@@ -1,0 +1,40 @@
+import { resolve } from 'node:path';
+import { BackupError, backupSqlite } from '../../adapters/storage/sqlite/backup.ts';
+import { loadConfig } from '../../config/load-config.ts';
+import { EXIT, type CliIo } from './cli-io.ts';
+
+const USAGE = `Usage:
+  inbox-triage backup <file>   Copy the SQLite database to a new file, consistently, while the service runs.
+                               Keep the encryption key (DATA_DIR/encryption.key, or ENCRYPTION_KEY) with it.`;
+
+/** An online backup of the SQLite database (decision 0055); on PostgreSQL, the operator's own pg_dump. */
+export async function backupCommand(io: CliIo, args: string[]): Promise<number> {
+  const [target, ...extra] = args;
+  if (target === undefined || target.startsWith('-') || extra.length > 0) {
+    io.err(USAGE);
+    return EXIT.usage;
+  }
+  // Settings only: resolving the encryption key would create a key file where none is yet.
+  const { config, raw } = loadConfig(io.env, io.cwd);
+  if (config.database.kind === 'postgres') {
+    io.err(
+      'inbox-triage: the database is PostgreSQL (DATABASE_URL): back it up with pg_dump, and keep ENCRYPTION_KEY with it',
+    );
+    return EXIT.usage;
+  }
+  const destination = resolve(io.cwd, target);
+  try {
+    const { bytes } = await backupSqlite(config.database.path, destination);
+    const key =
+      raw.encryptionKey === undefined ? resolve(config.dataDir, 'encryption.key') : 'ENCRYPTION_KEY';
+    io.out(`Backed up ${config.database.path} to ${destination} (${(bytes / 2 ** 20).toFixed(1)} MB).`);
+    io.out(`Keep ${key} with it: without the key, the mail credentials in the copy cannot be read.`);
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof BackupError) {
+      io.err(`inbox-triage: ${e.message}`);
+      return EXIT.failure;
+    }
+    throw e;
+  }
+}
