@@ -70,66 +70,100 @@ export class ToolRegistry {
     const tool = this.byName.get(name);
     if (tool === undefined) return undefined;
     const started = performance.now();
-    let outcome = 'internal_error';
+    const ran = await this.run(tool, rawArgs, ctx);
+    this.metrics.toolCall(name, ran.outcome, (performance.now() - started) / 1000);
+    const args = rawArgs as { inboxId?: unknown } | undefined;
+    const inboxId = typeof args?.inboxId === 'string' && INBOX_ID.test(args.inboxId) ? args.inboxId : null;
+    const recorded = await this.audit
+      .record({
+        at: ctx.clock.now(),
+        accountId: ctx.principal.accountId,
+        credentialKind: ctx.principal.credential.kind,
+        credentialId: ctx.principal.credential.id,
+        clientId: ctx.principal.credential.kind === 'access_token' ? ctx.principal.credential.clientId : null,
+        tool: name,
+        inboxId,
+        outcome: ran.outcome,
+        undoId: ran.undoId,
+        durationMs: Math.round(performance.now() - started),
+      })
+      .then(
+        () => true,
+        (e: unknown) => {
+          ctx.log.error({ err: e, tool: name }, 'audit write failed');
+          return false;
+        },
+      );
+    // The person's activity log holds every read of their mail: a read that cannot be written there is not
+    // answered (decision 0056). A change has happened by now, so its answer (and its undo handle) still goes out.
+    if (!recorded && ran.outcome === 'ok' && tool.annotations.readOnlyHint)
+      return errorResult({
+        error: 'internal_error',
+        message:
+          'The answer could not be written to the activity log, so it is withheld. Try again later; if it keeps failing, tell the person.',
+      });
+    return ran.result;
+  }
+
+  /** Validates, runs and shapes one call; never throws. */
+  private async run(
+    tool: ToolDefinition,
+    rawArgs: unknown,
+    ctx: ToolContext,
+  ): Promise<{ result: CallToolResultWire; outcome: string; undoId: string | null }> {
+    // Kept outside the try: a change whose answer then fails to build still has its undo handle in the audit row.
     let undoId: string | null = null;
     try {
       const parsed = tool.input.safeParse(unwrapArguments(rawArgs ?? {}));
-      if (!parsed.success) {
-        outcome = 'invalid_arguments';
-        return errorResult(invalidArguments(parsed.error));
-      }
+      if (!parsed.success)
+        return {
+          result: errorResult(invalidArguments(parsed.error)),
+          outcome: 'invalid_arguments',
+          undoId: null,
+        };
       const marker = newMarker();
       const result = await tool.run(parsed.data, { ...ctx, marker });
       if (!result.ok) {
-        outcome = result.error.error;
         // A failure may quote the sender too (a VIP's address, an unsubscribe fallback), marked by the tool.
-        return errorResult(marker.used ? { ...result.error, untrusted: notice(marker) } : result.error);
+        return {
+          result: errorResult(marker.used ? { ...result.error, untrusted: notice(marker) } : result.error),
+          outcome: result.error.error,
+          undoId: null,
+        };
       }
-      outcome = 'ok';
       undoId = typeof result.value['undoId'] === 'string' ? result.value['undoId'] : null;
-      const plan = this.marks.get(name);
+      const plan = this.marks.get(tool.name);
       const marked = (plan === undefined ? result.value : mark(result.value, plan, marker)) as Record<
         string,
         unknown
       >;
-      return successResult(
-        marker.used ? { ...marked, untrusted: notice(marker) } : marked,
-        this.maxResultChars,
-        result.viewOnly,
-      );
+      return {
+        result: successResult(
+          marker.used ? { ...marked, untrusted: notice(marker) } : marked,
+          this.maxResultChars,
+          result.viewOnly,
+        ),
+        outcome: 'ok',
+        undoId,
+      };
     } catch (e) {
-      if (e instanceof InboxGoneError) {
-        outcome = 'inbox_not_found';
-        return errorResult(
-          fromInboxError(inboxError('inbox_not_found', e.message, 'pick_listed_inbox')).error,
-        );
-      }
-      ctx.log.error({ err: e, tool: name }, 'tool failed');
-      return errorResult({
-        error: 'internal_error',
-        message: 'The tool failed on the server. Try again later; if it keeps failing, tell the person.',
-      });
-    } finally {
-      this.metrics.toolCall(name, outcome, (performance.now() - started) / 1000);
-      const args = rawArgs as { inboxId?: unknown } | undefined;
-      const inboxId = typeof args?.inboxId === 'string' && INBOX_ID.test(args.inboxId) ? args.inboxId : null;
-      await this.audit
-        .record({
-          at: ctx.clock.now(),
-          accountId: ctx.principal.accountId,
-          credentialKind: ctx.principal.credential.kind,
-          credentialId: ctx.principal.credential.id,
-          clientId:
-            ctx.principal.credential.kind === 'access_token' ? ctx.principal.credential.clientId : null,
-          tool: name,
-          inboxId,
-          outcome,
+      if (e instanceof InboxGoneError)
+        return {
+          result: errorResult(
+            fromInboxError(inboxError('inbox_not_found', e.message, 'pick_listed_inbox')).error,
+          ),
+          outcome: 'inbox_not_found',
           undoId,
-          durationMs: Math.round(performance.now() - started),
-        })
-        .catch((e: unknown) => {
-          ctx.log.error({ err: e, tool: name }, 'audit write failed');
-        });
+        };
+      ctx.log.error({ err: e, tool: tool.name }, 'tool failed');
+      return {
+        result: errorResult({
+          error: 'internal_error',
+          message: 'The tool failed on the server. Try again later; if it keeps failing, tell the person.',
+        }),
+        outcome: 'internal_error',
+        undoId,
+      };
     }
   }
 }

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../app.ts';
+import type { AuditLog } from '../../core/audit/audit-log.ts';
+import { createTestApp } from '../../../test/support/test-app.ts';
+import { setUpOwner } from '../../../test/support/web-client.ts';
+import { silentLogger } from '../../lib/logger.ts';
+import { toolContext, type Caller } from './tool-context.ts';
+import { ToolRegistry } from './tool-registry.ts';
+import { ALL_TOOLS } from './tools/index.ts';
+
+// Decision 0056: every read of the person's mail is in their activity log, or is not answered.
+describe('a tool call whose activity row cannot be written', () => {
+  let app: App;
+  let caller: Caller;
+  let inboxId: string;
+  let messageId: string;
+  const failing = (audit: AuditLog): AuditLog => ({
+    record: () => Promise.reject(new Error('database or disk is full')),
+    recent: (...a) => audit.recent(...a),
+    page: (...a) => audit.page(...a),
+  });
+  beforeAll(async () => {
+    app = await createTestApp();
+    await setUpOwner(app);
+    const account = (await app.stores.accounts.findByEmail('owner@example.test'))!;
+    caller = {
+      principal: {
+        accountId: account.id,
+        credential: { kind: 'api_key', id: 'key_test' },
+        scopes: ['mcp:tools'],
+        expiresAt: null,
+      },
+      account,
+      log: silentLogger,
+    };
+    const working = new ToolRegistry(ALL_TOOLS, { audit: app.stores.audit, maxResultChars: 100_000 });
+    const call = async (name: string, args: Record<string, unknown>) =>
+      (await working.call(name, args, toolContext(caller, app.services.tools, app.clock)))!
+        .structuredContent as Record<string, unknown>;
+    inboxId = ((await call('list_inboxes', {}))['inboxes'] as { id: string }[])[0]!.id;
+    await call('sync_inbox', { inboxId });
+    messageId = (
+      (await call('list_messages', { inboxId, limit: 2 }))['messages'] as { messageId: string }[]
+    )[1]!.messageId;
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const broken = () =>
+    new ToolRegistry(ALL_TOOLS, { audit: failing(app.stores.audit), maxResultChars: 100_000 });
+  const ctx = () => toolContext(caller, app.services.tools, app.clock);
+
+  it('withholds a read: no mail reaches the agent unrecorded', async () => {
+    for (const [name, args] of [
+      ['list_messages', { inboxId, limit: 5 }],
+      ['get_message', { inboxId, messageId }],
+    ] as const) {
+      const result = (await broken().call(name, args, ctx()))!;
+      expect(result.isError, name).toBe(true);
+      expect(result.structuredContent).toEqual({
+        error: 'internal_error',
+        message:
+          'The answer could not be written to the activity log, so it is withheld. Try again later; if it keeps failing, tell the person.',
+      });
+      expect(JSON.stringify(result)).not.toContain('snippet');
+    }
+  });
+
+  it('still answers a change that was made, with its undo handle', async () => {
+    const result = (await broken().call(
+      'act_on_messages',
+      { action: 'star', items: [{ inboxId, messageId }] },
+      ctx(),
+    ))!;
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ changed: [{ messageId }], undoId: expect.any(String) });
+  });
+});
