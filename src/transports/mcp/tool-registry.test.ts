@@ -35,8 +35,7 @@ describe('a tool call whose activity row cannot be written', () => {
     };
     const working = new ToolRegistry(ALL_TOOLS, { audit: app.stores.audit, maxResultChars: 100_000 });
     const call = async (name: string, args: Record<string, unknown>) =>
-      (await working.call(name, args, toolContext(caller, app.services.tools, app.clock)))!
-        .structuredContent as Record<string, unknown>;
+      (await working.call(name, args, toolContext(caller, app.services.tools, app.clock)))!.structuredContent;
     inboxId = ((await call('list_inboxes', {}))['inboxes'] as { id: string }[])[0]!.id;
     await call('sync_inbox', { inboxId });
     messageId = (
