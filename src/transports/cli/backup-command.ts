@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { BackupError, backupSqlite } from '../../adapters/storage/sqlite/backup.ts';
+import { KEY_FILE_NAME } from '../../config/encryption-key.ts';
 import { loadConfig } from '../../config/load-config.ts';
 import { EXIT, type CliIo } from './cli-io.ts';
 
@@ -25,8 +26,7 @@ export async function backupCommand(io: CliIo, args: string[]): Promise<number> 
   const destination = resolve(io.cwd, target);
   try {
     const { bytes } = await backupSqlite(config.database.path, destination);
-    const key =
-      raw.encryptionKey === undefined ? resolve(config.dataDir, 'encryption.key') : 'ENCRYPTION_KEY';
+    const key = raw.encryptionKey === undefined ? resolve(config.dataDir, KEY_FILE_NAME) : 'ENCRYPTION_KEY';
     io.out(`Backed up ${config.database.path} to ${destination} (${(bytes / 2 ** 20).toFixed(1)} MB).`);
     io.out(`Keep ${key} with it: without the key, the mail credentials in the copy cannot be read.`);
     return EXIT.ok;
