@@ -1,7 +1,7 @@
 import { createApp } from '../../app.ts';
 import { startIdleMemoryRelease } from '../../adapters/runtime/idle-memory.ts';
 import { holdInstanceLock } from '../../adapters/storage/sqlite/instance-lock.ts';
-import { deploymentWarnings, readConfiguration } from '../../config/index.ts';
+import { deploymentWarnings, readConfiguration, type Config, type Secrets } from '../../config/index.ts';
 import { listen } from '../http/serve.ts';
 import { EXIT, type CliIo } from './cli-io.ts';
 
@@ -11,58 +11,60 @@ export async function serveCommand(io: CliIo): Promise<number> {
   // One service per SQLite file: a second one would watch and act beside the first (decision 0052).
   const instance = config.database.kind === 'sqlite' ? holdInstanceLock(config.database.path) : undefined;
   try {
-    const app = await createApp(config, secrets);
-    const server = await listen(app.fetch, {
-      host: config.host,
-      port: config.port,
-      log: app.log,
-      lane: app.lane,
-    });
-    app.startBackground();
-    const memory = startIdleMemoryRelease({
-      onRelease: ({ ms, before, after }) => {
-        app.log.debug(
-          {
-            ms: Math.round(ms),
-            slackBeforeMb: Math.round(before / 2 ** 20),
-            slackAfterMb: Math.round(after / 2 ** 20),
-          },
-          'idle: memory given back',
-        );
-      },
-    });
-    app.log.info(
-      { url: config.baseUrl, bind: `${config.host}:${String(server.port)}`, database: config.database.kind },
-      'listening',
-    );
-    io.out('');
-    io.out(`  Inbox Triage is running at ${config.baseUrl}`);
-    io.out(`  Health: ${config.baseUrl}/healthz   Ready: ${config.baseUrl}/readyz`);
-    io.out(
-      `  Data: ${config.database.kind === 'sqlite' ? config.database.path : 'PostgreSQL (DATABASE_URL)'}`,
-    );
-    if (await app.services.accounts.needsSetup()) {
-      const token = await app.services.accounts.issueSetupLink();
-      io.out('  First run: create the owner account within the next hour at');
-      io.out(`  ${config.baseUrl}/setup?token=${token}`);
-      io.out('  (restart the service for a new link if this one expires)');
-    } else {
-      io.out(`  Sign in: ${config.baseUrl}/signin`);
-    }
-    for (const warning of deploymentWarnings(config)) {
-      app.log.warn({}, warning);
-      io.out(`  Warning: ${warning}`);
-    }
-    io.out('');
-
-    const signal = await io.stopSignal;
-    app.log.info({ signal }, 'shutting down: draining in-flight requests');
-    memory.stop();
-    await server.close(config.shutdownTimeoutMs);
-    await app.close();
-    app.log.info({}, 'stopped');
-    return EXIT.ok;
+    return await serve(io, config, secrets);
   } finally {
     instance?.release();
   }
+}
+
+async function serve(io: CliIo, config: Config, secrets: Secrets): Promise<number> {
+  const app = await createApp(config, secrets);
+  const server = await listen(app.fetch, {
+    host: config.host,
+    port: config.port,
+    log: app.log,
+    lane: app.lane,
+  });
+  app.startBackground();
+  const memory = startIdleMemoryRelease({
+    onRelease: ({ ms, before, after }) => {
+      app.log.debug(
+        {
+          ms: Math.round(ms),
+          slackBeforeMb: Math.round(before / 2 ** 20),
+          slackAfterMb: Math.round(after / 2 ** 20),
+        },
+        'idle: memory given back',
+      );
+    },
+  });
+  app.log.info(
+    { url: config.baseUrl, bind: `${config.host}:${String(server.port)}`, database: config.database.kind },
+    'listening',
+  );
+  io.out('');
+  io.out(`  Inbox Triage is running at ${config.baseUrl}`);
+  io.out(`  Health: ${config.baseUrl}/healthz   Ready: ${config.baseUrl}/readyz`);
+  io.out(`  Data: ${config.database.kind === 'sqlite' ? config.database.path : 'PostgreSQL (DATABASE_URL)'}`);
+  if (await app.services.accounts.needsSetup()) {
+    const token = await app.services.accounts.issueSetupLink();
+    io.out('  First run: create the owner account within the next hour at');
+    io.out(`  ${config.baseUrl}/setup?token=${token}`);
+    io.out('  (restart the service for a new link if this one expires)');
+  } else {
+    io.out(`  Sign in: ${config.baseUrl}/signin`);
+  }
+  for (const warning of deploymentWarnings(config)) {
+    app.log.warn({}, warning);
+    io.out(`  Warning: ${warning}`);
+  }
+  io.out('');
+
+  const signal = await io.stopSignal;
+  app.log.info({ signal }, 'shutting down: draining in-flight requests');
+  memory.stop();
+  await server.close(config.shutdownTimeoutMs);
+  await app.close();
+  app.log.info({}, 'stopped');
+  return EXIT.ok;
 }
