@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -77,6 +78,21 @@ describe('the service as a process (npm start)', () => {
     );
     expect(svc.stdout()).toMatch(/"level":"warn".*"msg":"BASE_URL is http:\/\/triage\.test, plain http/);
     expect((await stop(svc)).code).toBe(0);
+  });
+
+  it('names a port another program holds and what to change, in one line', async () => {
+    const holder = createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+    try {
+      const svc = runService(['serve'], { PORT: String(port), DATA_DIR: tempDir('proc-') });
+      expect(await svc.exited).toBe(1);
+      expect(svc.stderr()).toBe(
+        `inbox-triage: 127.0.0.1:${String(port)} is already in use by another program: stop it, or set PORT to a free port\n`,
+      );
+    } finally {
+      holder.close();
+    }
   });
 
   it('rejects a bad value with one clear line and exit code 2', async () => {

@@ -32,9 +32,10 @@ export async function listen(
         },
   );
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const refused = (e: Error) => reject(listenError(e, opts.host, opts.port));
+    server.once('error', refused);
     server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
+      server.off('error', refused);
       resolve();
     });
   });
@@ -63,4 +64,21 @@ export async function listen(
         server.closeIdleConnections();
       }),
   };
+}
+
+/** Why the service could not listen, in an operator's words, with what to change. */
+function listenError(e: Error, host: string, port: number): Error {
+  const at = `${host}:${String(port)}`;
+  switch ((e as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new Error(`${at} is already in use by another program: stop it, or set PORT to a free port`);
+    case 'EACCES':
+      return new Error(
+        `no permission to listen on ${at}: ports below 1024 need privileges; use a higher PORT behind a proxy`,
+      );
+    case 'EADDRNOTAVAIL':
+      return new Error(`${host} is not an address of this machine: set HOST to one of its addresses`);
+    default:
+      return e;
+  }
 }
