@@ -1,9 +1,8 @@
 import type { Arbitrary } from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../app.ts';
-import { silentLogger } from '../../lib/logger.ts';
 import { createTestApp } from '../../../test/support/test-app.ts';
-import { setUpOwner } from '../../../test/support/web-client.ts';
+import { ownerCaller } from '../../../test/support/owner-caller.ts';
 import { fastPath } from './fast-path.ts';
 import { createSdkHandler } from './sdk-server.ts';
 import { toAuthInfo, type Caller } from './tool-context.ts';
@@ -108,18 +107,7 @@ function ownerFixture(): { app: App; caller: Caller; registry: ToolRegistry } {
   const f = {} as { app: App; caller: Caller; registry: ToolRegistry };
   beforeAll(async () => {
     f.app = await createTestApp();
-    await setUpOwner(f.app);
-    const account = (await f.app.stores.accounts.findByEmail('owner@example.test'))!;
-    f.caller = {
-      principal: {
-        accountId: account.id,
-        credential: { kind: 'api_key', id: 'key_test' },
-        scopes: ['mcp:tools'],
-        expiresAt: null,
-      },
-      account,
-      log: silentLogger,
-    };
+    f.caller = await ownerCaller(f.app);
     f.registry = new ToolRegistry(ALL_TOOLS, { audit: f.app.stores.audit, maxResultChars: 100_000 });
   });
   afterAll(async () => {

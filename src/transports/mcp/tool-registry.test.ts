@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../app.ts';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
 import { createTestApp } from '../../../test/support/test-app.ts';
-import { setUpOwner } from '../../../test/support/web-client.ts';
-import { silentLogger } from '../../lib/logger.ts';
+import { ownerCaller } from '../../../test/support/owner-caller.ts';
 import { toolContext, type Caller } from './tool-context.ts';
 import { ToolRegistry } from './tool-registry.ts';
 import { ALL_TOOLS } from './tools/index.ts';
@@ -21,18 +20,7 @@ describe('a tool call whose activity row cannot be written', () => {
   });
   beforeAll(async () => {
     app = await createTestApp();
-    await setUpOwner(app);
-    const account = (await app.stores.accounts.findByEmail('owner@example.test'))!;
-    caller = {
-      principal: {
-        accountId: account.id,
-        credential: { kind: 'api_key', id: 'key_test' },
-        scopes: ['mcp:tools'],
-        expiresAt: null,
-      },
-      account,
-      log: silentLogger,
-    };
+    caller = await ownerCaller(app);
     const working = new ToolRegistry(ALL_TOOLS, { audit: app.stores.audit, maxResultChars: 100_000 });
     const call = async (name: string, args: Record<string, unknown>) =>
       (await working.call(name, args, toolContext(caller, app.services.tools, app.clock)))!.structuredContent;
