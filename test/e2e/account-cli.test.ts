@@ -1,25 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { runService } from '../support/spawn-service.ts';
-import { tempDir } from '../support/temp-dir.ts';
-import { setUpOwner, WebClient } from '../support/web-client.ts';
+import { runCommand } from '../support/spawn-service.ts';
+import { ownedDataDir } from '../support/owned-data-dir.ts';
+import { WebClient } from '../support/web-client.ts';
 import { readConfiguration } from '../../src/config/index.ts';
 import { createApp } from '../../src/app.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
 
-async function cli(dataDir: string, ...args: string[]) {
-  const p = runService(args, { DATA_DIR: dataDir });
-  const code = await p.exited;
-  return { code, out: p.stdout(), err: p.stderr() };
-}
+const cli = (dataDir: string, ...args: string[]) => runCommand({ DATA_DIR: dataDir }, ...args);
 
 describe('inbox-triage account', () => {
   it('invites, sets plans and lists accounts against the configured database', async () => {
-    const dataDir = tempDir('cli-');
-    // Create the owner through the same database the CLI uses.
+    // The owner, created through the same database the CLI uses.
+    const dataDir = await ownedDataDir('cli-');
     const { config, secrets } = readConfiguration({ DATA_DIR: dataDir }, '/');
-    const app = await createApp(config, secrets, { log: silentLogger });
-    await setUpOwner(app, 'owner@example.test');
-    await app.close();
 
     const invite = await cli(dataDir, 'account', 'invite', '--email', 'friend@example.test');
     expect(invite.code).toBe(0);

@@ -5,33 +5,23 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { readConfiguration } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
-import { runService, startService, type ServiceProcess } from '../support/spawn-service.ts';
+import { runCommand, startService, type ServiceProcess } from '../support/spawn-service.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { setUpOwner } from '../support/web-client.ts';
+import { ownedDataDir } from '../support/owned-data-dir.ts';
 
 const running: ServiceProcess[] = [];
 afterAll(() => {
   for (const s of running) s.child.kill('SIGKILL');
 });
 
-async function cli(env: Record<string, string>, ...args: string[]) {
-  const p = runService(args, env);
-  const code = await p.exited;
-  return { code, out: p.stdout(), err: p.stderr() };
-}
-
 describe('inbox-triage backup', () => {
   it('copies the database while the service runs into one owner-only file that restores with the key', async () => {
-    const dataDir = tempDir('backup-');
-    const { config, secrets } = readConfiguration({ DATA_DIR: dataDir }, '/');
-    const setup = await createApp(config, secrets, { log: silentLogger });
-    await setUpOwner(setup, 'owner@example.test');
-    await setup.close();
+    const dataDir = await ownedDataDir('backup-');
     const svc = await startService({ DATA_DIR: dataDir });
     running.push(svc);
 
     const copy = join(tempDir('backup-to-'), 'triage.db');
-    const done = await cli({ DATA_DIR: dataDir }, 'backup', copy);
+    const done = await runCommand({ DATA_DIR: dataDir }, 'backup', copy);
     expect(done.code).toBe(0);
     expect(done.out).toContain(`to ${copy} (`);
     expect(done.out).toContain(`Keep ${join(dataDir, 'encryption.key')} with it`);
@@ -54,7 +44,7 @@ describe('inbox-triage backup', () => {
     expect(await app.services.accounts.needsSetup()).toBe(false);
     await app.close();
 
-    const twice = await cli({ DATA_DIR: dataDir }, 'backup', copy);
+    const twice = await runCommand({ DATA_DIR: dataDir }, 'backup', copy);
     expect(twice).toMatchObject({
       code: 1,
       err: `inbox-triage: ${copy} already exists; choose a new file\n`,
@@ -62,19 +52,19 @@ describe('inbox-triage backup', () => {
   });
 
   it('says what to do instead where there is nothing to copy or the database is PostgreSQL', async () => {
-    const usage = await cli({ DATA_DIR: tempDir('backup-') }, 'backup');
+    const usage = await runCommand({ DATA_DIR: tempDir('backup-') }, 'backup');
     expect(usage.code).toBe(2);
     expect(usage.err).toContain('Usage:');
 
     const empty = tempDir('backup-empty-');
-    const none = await cli({ DATA_DIR: empty }, 'backup', join(empty, 'copy.db'));
+    const none = await runCommand({ DATA_DIR: empty }, 'backup', join(empty, 'copy.db'));
     expect(none.code).toBe(1);
     expect(none.err).toBe(
       `inbox-triage: no database at ${join(empty, 'inbox-triage.db')} (is DATA_DIR right?)\n`,
     );
     expect(existsSync(join(empty, 'encryption.key'))).toBe(false);
 
-    const pg = await cli(
+    const pg = await runCommand(
       { DATA_DIR: tempDir('backup-'), DATABASE_URL: 'postgres://app:secret@127.0.0.1:1/triage' },
       'backup',
       '/tmp/never.db',

@@ -60,3 +60,13 @@ export async function startService(
   }
   return { ...svc, startMs: performance.now() - started };
 }
+
+/** A command that runs to its end (`account`, `backup`, `migrate`…): its exit code and what it printed. */
+export async function runCommand(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number | string; out: string; err: string }> {
+  const p = runService(args, env);
+  const code = await p.exited;
+  return { code, out: p.stdout(), err: p.stderr() };
+}
