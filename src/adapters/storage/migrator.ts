@@ -23,7 +23,10 @@ export class MigrationError extends Error {
  * is transactional too), so a process killed part-way leaves the schema as it was; returns the names applied now.
  * `migrations` replaces the real ones in tests.
  */
-export async function migrateToLatest(db: Db, migrations?: Record<string, Migration>): Promise<string[]> {
+export async function migrateToLatest(
+  db: Db,
+  migrations: Record<string, Migration> = migrationsFor(db.dialect),
+): Promise<string[]> {
   // ATTACH cannot run inside a transaction: the audit file of a 0012 version is attached before (migration 0009).
   const legacy = db.dialect === 'sqlite' ? attachLegacyAudit(db.sqlite, db.sqlite.name) : undefined;
   let outcome: MigrationResultSet | undefined;
@@ -34,7 +37,7 @@ export async function migrateToLatest(db: Db, migrations?: Record<string, Migrat
   }
   const { error, results } = outcome;
   if (error !== undefined) {
-    const newer = await unknownApplied(db, migrations ?? migrationsFor(db.dialect));
+    const newer = await unknownApplied(db, migrations);
     if (newer.length > 0)
       throw new MigrationError(
         `the database was migrated by a newer version of Inbox Triage (${newer.join(', ')}, unknown to this one): ` +
