@@ -5,6 +5,7 @@ import {
   createStores,
   migrateToLatest,
   openDatabase,
+  waitForDatabase,
   type Db,
   type Stores,
 } from './adapters/storage/index.ts';
@@ -72,6 +73,8 @@ export async function createApp(
   const clock = overrides.clock ?? systemClock;
   const db = overrides.db ?? openDatabase(databaseTarget(config, secrets));
   try {
+    // PostgreSQL may come up after the service (compose, boot order): wait for it rather than exit (decision 0057).
+    if (overrides.db === undefined) await waitForDatabaseOf(config, db, log, overrides.stopping);
     if (overrides.migrate !== false) {
       const applied = await migrateToLatest(db);
       if (applied.length > 0) log.info({ applied, dialect: db.dialect }, 'migrations applied');
@@ -148,6 +151,17 @@ export async function createApp(
       if (overrides.db === undefined) await db.close();
     },
   };
+}
+
+/** Waits up to DATABASE_WAIT_SECONDS for PostgreSQL to accept connections, saying so in the log each time it waits. */
+export function waitForDatabaseOf(config: Config, db: Db, log: Logger, signal?: AbortSignal): Promise<void> {
+  return waitForDatabase(db, {
+    waitMs: config.databaseWaitSeconds * 1000,
+    signal,
+    onWait: ({ attempt, reason, retryInMs }) => {
+      log.warn({ attempt, retryInMs, err: reason }, 'waiting for the database to accept connections');
+    },
+  });
 }
 
 export function databaseTarget(config: Config, secrets: Secrets) {

@@ -15,6 +15,8 @@ export interface AppOverrides {
   readonly log?: Logger;
   /** An already-open database (tests share one per file). The app then does not close it. */
   readonly db?: Db;
+  /** The `serve` command: aborted when the process is asked to stop, which ends a wait for the database. */
+  readonly stopping?: AbortSignal;
   /** Skip running migrations on start (the `migrate` command and readiness tests). Default: migrate. */
   readonly migrate?: boolean;
   /** False: this process takes no background jobs (the `account` command must not pick up a cluster's syncs). */

@@ -135,6 +135,18 @@ export const SETTINGS = {
     defaultText: '10000',
     description: 'How long a graceful shutdown waits for in-flight requests.',
   },
+  databaseWaitSeconds: {
+    env: 'DATABASE_WAIT_SECONDS',
+    schema: z.coerce
+      .number({ error: 'expected a number of seconds from 0 to 3600' })
+      .int('expected a number of seconds from 0 to 3600')
+      .min(0, 'expected a number of seconds from 0 to 3600')
+      .max(3600, 'expected a number of seconds from 0 to 3600')
+      .default(60),
+    defaultText: '60',
+    description:
+      'PostgreSQL only: how long `serve` and `migrate` wait at start for the database to accept connections (it may start after the service: compose, boot order), trying again with growing pauses. Wrong credentials or a missing database stop at once; 0 does not wait (decision 0057).',
+  },
   trustProxy: {
     env: 'TRUST_PROXY',
     schema: bool.default(false),

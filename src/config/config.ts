@@ -12,6 +12,8 @@ export interface Config {
   readonly database: DatabaseConfig;
   readonly logLevel: RawSettings['logLevel'];
   readonly shutdownTimeoutMs: number;
+  /** PostgreSQL: how long a start waits for the database to accept connections (wait-for-database.ts). */
+  readonly databaseWaitSeconds: number;
   readonly trustProxy: boolean;
   readonly trialDays: number;
   readonly openSignup: boolean;

@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       database: { kind: 'sqlite', path: '/srv/app/data/inbox-triage.db' },
       logLevel: 'info',
       shutdownTimeoutMs: 10000,
+      databaseWaitSeconds: 60,
       trustProxy: false,
       trialDays: 14,
       openSignup: false,

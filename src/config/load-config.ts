@@ -48,6 +48,7 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
         : { kind: 'postgres' },
     logLevel: settings.logLevel,
     shutdownTimeoutMs: settings.shutdownTimeoutMs,
+    databaseWaitSeconds: settings.databaseWaitSeconds,
     trustProxy: settings.trustProxy,
     trialDays: settings.trialDays,
     openSignup: settings.openSignup,

@@ -54,8 +54,12 @@ export interface FaultProxy {
  * A TCP proxy on 127.0.0.1 between the service and a server (Dovecot, the SMTP sink) that cuts, stalls and slows
  * connections on command — mid-FETCH, mid-IDLE, mid-APPEND, mid-DATA, wherever the bytes are at that moment. It
  * forwards bytes untouched otherwise (TLS would pass through as well), so the service runs its real code path.
+ * `opts.port`: listen there (a server that comes up where the service was already told to look).
  */
-export async function startFaultProxy(target: { host: string; port: number }): Promise<FaultProxy> {
+export async function startFaultProxy(
+  target: { host: string; port: number },
+  opts: { port?: number } = {},
+): Promise<FaultProxy> {
   const pairs = new Set<Pair>();
   let attempts = 0;
   const attemptTimes: number[] = [];
@@ -178,7 +182,7 @@ export async function startFaultProxy(target: { host: string; port: number }): P
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
   });
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('the fault proxy has no port');

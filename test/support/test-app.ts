@@ -19,6 +19,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     database: { kind: 'sqlite', path: join(dataDir, 'test.db') },
     logLevel: 'silent',
     shutdownTimeoutMs: 2000,
+    databaseWaitSeconds: 0,
     trustProxy: false,
     trialDays: 14,
     openSignup: false,

@@ -103,3 +103,4 @@ export {
   type SqliteDb,
 } from './database.ts';
 export { migrateToLatest, pendingMigrations, MigrationError } from './migrator.ts';
+export { waitForDatabase, DatabaseUnavailableError, DatabaseWaitStopped } from './wait-for-database.ts';

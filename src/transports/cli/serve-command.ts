@@ -1,5 +1,6 @@
 import { createApp } from '../../app.ts';
 import { startIdleMemoryRelease } from '../../adapters/runtime/idle-memory.ts';
+import { DatabaseWaitStopped } from '../../adapters/storage/index.ts';
 import { holdInstanceLock } from '../../adapters/storage/sqlite/instance-lock.ts';
 import { deploymentWarnings, readConfiguration, type Config, type Secrets } from '../../config/index.ts';
 import { listen } from '../http/serve.ts';
@@ -18,7 +19,19 @@ export async function serveCommand(io: CliIo): Promise<number> {
 }
 
 async function serve(io: CliIo, config: Config, secrets: Secrets): Promise<number> {
-  const app = await createApp(config, secrets);
+  // A stop asked for before the service is up (while it waits for PostgreSQL) ends the start, not only the serving.
+  const stopping = new AbortController();
+  void io.stopSignal.then(() => {
+    stopping.abort();
+  });
+  let app;
+  try {
+    app = await createApp(config, secrets, { stopping: stopping.signal });
+  } catch (e) {
+    if (!(e instanceof DatabaseWaitStopped)) throw e;
+    io.out('Stopped before the database accepted connections.');
+    return EXIT.ok;
+  }
   const server = await listen(app.fetch, {
     host: config.host,
     port: config.port,
