@@ -4,6 +4,7 @@ import { LazyModule } from '../lazy-module.ts';
 
 const pgModule = new LazyModule<typeof pg>('pg');
 import type { Database } from './schema.ts';
+import { checkPeersOf } from './pg-peer-check.ts';
 import { openSqlite, type SqliteDb } from './sqlite/open-sqlite.ts';
 
 export { openSqlite, type SqliteDb } from './sqlite/open-sqlite.ts';
@@ -42,6 +43,7 @@ export function openPostgres(url: string, poolSize = 10): PostgresDb {
   const pool = new (pgModule.load().Pool)({ connectionString: url, max: poolSize, types });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  checkPeersOf(pool);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     dialect: 'postgres',

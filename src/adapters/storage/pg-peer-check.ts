@@ -1,0 +1,23 @@
+import type pg from 'pg';
+
+/**
+ * Asks PostgreSQL to notice within about half a minute that the process at the other end of a session is gone
+ * without a word — its machine lost power, froze, or the network between them broke (decision 0058). Without it the
+ * server learns only from the operating system's TCP keepalive, two hours and more by default, and all that time it
+ * keeps the session's locks: the dead node's inbox claims (no other node watches those inboxes) and an inbox's
+ * action lock held across a mailbox round trip (every other node's changes to that inbox wait).
+ *
+ * After 10 s without traffic the server probes every 5 s and ends the session after 3 unanswered probes; data it sent
+ * that stays unacknowledged for 25 s ends it too (`tcp_user_timeout`, where keepalives do not apply). Ignored on a
+ * Unix-domain socket, where the peer cannot be on another machine. One statement, run once per new connection.
+ */
+export const PEER_CHECK_SQL =
+  "SELECT set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), " +
+  "set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '25000', false)";
+
+/** Every new connection of the pool asks for the peer check before its first query (queries run in order). */
+export function checkPeersOf(pool: pg.Pool): void {
+  pool.on('connect', (client) => {
+    client.query(PEER_CHECK_SQL).catch(() => undefined);
+  });
+}
