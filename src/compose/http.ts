@@ -80,6 +80,8 @@ export function buildHttp(c: {
     clock,
     trustProxy: config.trustProxy,
     perMinute: config.rateLimits.apiPerMinute,
+    audit: stores.audit,
+    log,
     openApi: { baseUrl: config.baseUrl, secureCookies: cookies.secure },
   });
   const mcp = createMcpEndpoint({

@@ -216,6 +216,56 @@ describe('201 Created on the demo inbox (contract §2 Draft, §4.1)', () => {
   });
 });
 
+describe('the activity log (decision 0059)', () => {
+  it('records each call as its MCP twin is recorded: who, which inbox, the outcome', async () => {
+    const d = await demoApp();
+    app = d.app;
+    expect((await postDraft(app, d.key, d.inboxId, VALID)).status).toBe(201);
+    expect(
+      (await postDraft(app, d.key, d.inboxId, { ...VALID, subject: 'a\r\nBcc: x@example.test' })).status,
+    ).toBe(400);
+    expect((await postDraft(app, d.key, d.inboxId, { to: 'a@example.test' })).status).toBe(400);
+    const keyId = (await app.stores.audit.recent(d.accountId, 10)).find(
+      (e) => e.tool === 'list_inboxes',
+    )?.credentialId;
+    expect(keyId).toMatch(/.+/);
+    const rows = (await app.stores.audit.recent(d.accountId, 10)).map((e) => ({
+      tool: e.tool,
+      kind: e.credentialKind,
+      credentialId: e.credentialId,
+      inboxId: e.inboxId,
+      outcome: e.outcome,
+    }));
+    const by = { kind: 'api_key', credentialId: keyId };
+    expect(rows).toEqual([
+      { tool: 'create_draft', ...by, inboxId: d.inboxId, outcome: 'invalid_request' },
+      { tool: 'create_draft', ...by, inboxId: d.inboxId, outcome: 'draft_failed' },
+      { tool: 'create_draft', ...by, inboxId: d.inboxId, outcome: 'ok' },
+      { tool: 'list_inboxes', ...by, inboxId: null, outcome: 'ok' }, // demoApp's own GET /api/inboxes
+    ]);
+  });
+
+  it('withholds the inbox list when its row cannot be written; a draft written is still answered', async () => {
+    const d = await demoApp();
+    app = d.app;
+    const audit = app.stores.audit;
+    const record = audit.record.bind(audit);
+    audit.record = () => Promise.reject(new Error('disk full'));
+    try {
+      const list = await call(app, '/api/inboxes', bearer(d.key));
+      expect(list.status).toBe(500);
+      expect(await list.json()).toEqual({
+        error: 'internal_error',
+        error_description:
+          'The answer could not be written to the activity log, so it is withheld. Try again later.',
+      });
+      expect((await postDraft(app, d.key, d.inboxId, VALID)).status).toBe(201);
+    } finally {
+      audit.record = record;
+    }
+  });
+});
+
 describe('401 (contract §7)', () => {
   it('no Authorization → 401 missing_api_key; nothing is written', async () => {
     const d = await demoApp();

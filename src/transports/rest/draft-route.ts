@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import type { Hono, MiddlewareHandler } from 'hono';
 import type { DraftError, DraftService } from '../../core/drafts/draft-service.ts';
 import { draftView } from '../../core/drafts/draft-view.ts';
 import type { InboxService } from '../../core/inboxes/inbox-service.ts';
@@ -17,8 +17,9 @@ const MAX_BODY_BYTES = 1_000_000;
 export function registerDraftRoute(
   app: Hono<AgentEnv>,
   deps: { drafts: DraftService; inboxes: InboxService },
+  audited: MiddlewareHandler<AgentEnv>,
 ): void {
-  app.post('/api/inboxes/:id/draft', async (c) => {
+  app.post('/api/inboxes/:id/draft', audited, async (c) => {
     const type = c.req.header('content-type') ?? '';
     if (!/^application\/json\s*(;|$)/i.test(type)) {
       return jsonError(400, 'invalid_request', 'Send the draft as JSON with Content-Type: application/json.');

@@ -158,6 +158,13 @@ describe('GET /api/openapi.json', () => {
     }
     record('/api/inboxes', 'get', limited!);
     record(DRAFT, 'post', await post(demo, VALID));
+    // The activity log refusing its row: the inbox list is withheld (decision 0059).
+    const failing = await createTestApp();
+    const failingWeb = await setUpOwner(failing);
+    const failingKey = await createKeyViaPage(failingWeb);
+    failing.stores.audit.record = () => Promise.reject(new Error('disk full'));
+    record('/api/inboxes', 'get', await call(failing, '/api/inboxes', bearer(failingKey)));
+    await failing.close();
 
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     ajv.addSchema(doc, 'openapi');

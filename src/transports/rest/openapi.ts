@@ -112,7 +112,13 @@ export function openApiDocument(baseUrl: string, secureCookies: boolean): Json {
           operationId: 'listInboxes',
           summary: 'The account’s inboxes, to pick an id for the draft endpoint.',
           security: [{ apiKey: [] }],
-          responses: { '200': json(ref('InboxList'), 'The inboxes, oldest first.'), ...AGENT_ERRORS },
+          responses: {
+            '200': json(ref('InboxList'), 'The inboxes, oldest first.'),
+            ...AGENT_ERRORS,
+            '500': errors('The answer could not be written to the activity log, so it is withheld.', [
+              'internal_error',
+            ]),
+          },
         },
       },
       '/api/inboxes/{id}/draft': {
