@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, closeSync, openSync, readFileSync } from 'node:fs';
+import { chownSync, closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -42,12 +42,25 @@ async function serverOwner(): Promise<Owner | undefined> {
  * Starts one throwaway PostgreSQL 15 cluster on 127.0.0.1 (meant to be shared by
  * a whole test run; use createDatabase for per-file isolation).
  */
-export async function startPgCluster(): Promise<PgCluster> {
+export async function startPgCluster(opts: { tls?: { cert: string; key: string } } = {}): Promise<PgCluster> {
   const owner = await serverOwner();
   // Under a world-traversable root (/dev/shm or /tmp, both 1777) so the
   // postgres account can reach it; mkdtemp gives 0700.
   const dir = makeScratchDir('rig-pg-');
   if (owner) chownSync(dir, owner.uid, owner.gid);
+  // TLS offered beside plain connections (pg_hba's `host` allows both): the client chooses.
+  const tlsSettings: string[] = [];
+  if (opts.tls !== undefined) {
+    for (const [name, pem] of [
+      ['server.crt', opts.tls.cert],
+      ['server.key', opts.tls.key],
+    ] as const) {
+      writeFileSync(join(dir, name), pem, { mode: 0o600 });
+      if (owner) chownSync(join(dir, name), owner.uid, owner.gid);
+    }
+    tlsSettings.push('-c', 'ssl=on', '-c', `ssl_cert_file=${join(dir, 'server.crt')}`);
+    tlsSettings.push('-c', `ssl_key_file=${join(dir, 'server.key')}`);
+  }
   const data = join(dir, 'data');
   const asServer = { cwd: dir, ...(owner ?? {}) };
   try {
@@ -76,7 +89,7 @@ export async function startPgCluster(): Promise<PgCluster> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const logPath = join(dir, `postgres-${port}.log`);
-    const server = spawnPostgres(data, dir, port, logPath, owner);
+    const server = spawnPostgres(data, dir, port, logPath, owner, tlsSettings);
     try {
       await waitUntilReady(server, data, logPath);
     } catch (err) {
@@ -102,6 +115,7 @@ function spawnPostgres(
   port: number,
   logPath: string,
   owner: Owner | undefined,
+  extra: readonly string[] = [],
 ): ChildProcess {
   const log = openSync(logPath, 'a');
   if (owner) chownSync(logPath, owner.uid, owner.gid);
@@ -131,6 +145,7 @@ function spawnPostgres(
       // segments: a SIGKILLed cluster then leaves nothing behind once the dir is removed.
       '-c',
       'dynamic_shared_memory_type=mmap',
+      ...extra,
     ],
     { cwd: dir, detached: true, stdio: ['ignore', log, log], ...(owner ?? {}) },
   );
