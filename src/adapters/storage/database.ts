@@ -4,7 +4,7 @@ import { LazyModule } from '../lazy-module.ts';
 
 const pgModule = new LazyModule<typeof pg>('pg');
 import type { Database } from './schema.ts';
-import { checkPeersOf } from './pg-peer-check.ts';
+import { withReadySessions } from './pg-peer-check.ts';
 import { openSqlite, type SqliteDb } from './sqlite/open-sqlite.ts';
 
 export { openSqlite, type SqliteDb } from './sqlite/open-sqlite.ts';
@@ -40,10 +40,9 @@ export function openPostgres(url: string, poolSize = 10): PostgresDb {
   const types = new (pgModule.load().TypeOverrides)();
   types.setTypeParser(INT8_OID, Number);
   types.setTypeParser(NUMERIC_OID, Number);
-  const pool = new (pgModule.load().Pool)({ connectionString: url, max: poolSize, types });
+  const pool = new (pgModule.load().Pool)(withReadySessions({ connectionString: url, max: poolSize, types }));
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  checkPeersOf(pool);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     dialect: 'postgres',

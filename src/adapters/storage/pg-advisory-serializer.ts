@@ -3,7 +3,7 @@ import { LazyModule } from '../lazy-module.ts';
 
 const pgModule = new LazyModule<typeof pg>('pg');
 import { KeyedMutex, type Serializer } from '../../lib/keyed-mutex.ts';
-import { checkPeersOf } from './pg-peer-check.ts';
+import { withReadySessions } from './pg-peer-check.ts';
 
 /**
  * One-at-a-time per key across every process on one PostgreSQL (decision 0024): callers in this process queue on an
@@ -19,14 +19,11 @@ export class PgAdvisorySerializer implements Serializer {
   private readonly pool: pg.Pool;
 
   constructor(connectionString: string, size = 8) {
-    this.pool = new (pgModule.load().Pool)({
-      connectionString,
-      max: size,
-      application_name: 'inbox-triage-locks',
-    });
-    this.pool.on('error', () => undefined);
     // A node that dies holding a lock without its connection closing (power, network) frees it within ~30 s.
-    checkPeersOf(this.pool);
+    this.pool = new (pgModule.load().Pool)(
+      withReadySessions({ connectionString, max: size, application_name: 'inbox-triage-locks' }),
+    );
+    this.pool.on('error', () => undefined);
   }
 
   run<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {

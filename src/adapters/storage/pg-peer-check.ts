@@ -15,9 +15,23 @@ export const PEER_CHECK_SQL =
   "SELECT set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), " +
   "set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '25000', false)";
 
-/** Every new connection of the pool asks for the peer check before its first query (queries run in order). */
-export function checkPeersOf(pool: pg.Pool): void {
-  pool.on('connect', (client) => {
-    client.query(PEER_CHECK_SQL).catch(() => undefined);
-  });
+/**
+ * Readies a new connection of one of our pools before anyone uses it (pg-pool awaits `onConnect`):
+ *
+ * - A connection that dies while checked out must not end the process. pg-pool listens for errors only on idle
+ *   connections; on one in use, a dropped socket (PostgreSQL restarted, a failover) emits `error` with nothing
+ *   listening, an uncaught exception. The statement in flight rejects with the same error, and the pool discards
+ *   the connection when it comes back (it is no longer queryable), so the listener has nothing else to do.
+ * - The peer check above.
+ */
+export async function readySession(client: pg.ClientBase): Promise<void> {
+  client.on('error', () => undefined);
+  await client.query(PEER_CHECK_SQL);
+}
+
+/** Pool options with `readySession` as `onConnect`, which pg-pool (3.14) awaits before it hands a connection out. */
+export function withReadySessions(config: pg.PoolConfig): pg.PoolConfig {
+  // @types/pg types `onConnect` as returning void; pg-pool 3.14 awaits what it returns (pg-pool/index.js, _promiseTry).
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises
+  return { ...config, onConnect: readySession };
 }
