@@ -413,7 +413,7 @@ function webRequests(known: Known) {
 }
 
 /** A prepared service process: an owner with a key and a signed-in browser session, the demo inbox synced. */
-export async function fuzzTarget(): Promise<{
+export async function fuzzTarget(databaseUrl?: string): Promise<{
   svc: ServiceProcess;
   known: Known;
   tools: { name: string; inputSchema: unknown }[];
@@ -424,6 +424,11 @@ export async function fuzzTarget(): Promise<{
     DATA_DIR: dataDir,
     RATE_LIMIT_MCP_PER_MINUTE: '100000000',
     RATE_LIMIT_API_PER_MINUTE: '100000000',
+    // PostgreSQL refuses what SQLite keeps (a NUL character in text, for one): the same requests on both.
+    ...(databaseUrl !== undefined && {
+      DATABASE_URL: databaseUrl,
+      ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    }),
   };
   const { config, secrets } = readConfiguration(env, root);
   const setup = await createApp(config, secrets, { log: silentLogger });
@@ -477,8 +482,14 @@ const causeOf = (e: unknown): string => {
 };
 
 /** Sends `count` generated requests, `concurrency` at a time, and checks each answer and the log. */
-export async function fuzz(opts: { count: number; concurrency: number; seed: number }): Promise<FuzzOutcome> {
-  const { svc, known, tools } = await fuzzTarget();
+export async function fuzz(opts: {
+  count: number;
+  concurrency: number;
+  seed: number;
+  /** A PostgreSQL database to run on; SQLite in a fresh DATA_DIR otherwise. */
+  databaseUrl?: string;
+}): Promise<FuzzOutcome> {
+  const { svc, known, tools } = await fuzzTarget(opts.databaseUrl);
   const logFrom = svc.stdout().length;
   const requests = fc.oneof(
     { weight: 6, arbitrary: mcpRequests(tools, known) },

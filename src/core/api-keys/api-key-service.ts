@@ -32,7 +32,9 @@ export class ApiKeyService implements BearerVerifier {
     rawName: string,
   ): Promise<Result<{ key: ApiKey; secret: string }, CreateKeyError>> {
     const name = rawName.trim().replace(/\s+/g, ' ');
-    if (name.length === 0 || name.length > 80) return err({ code: 'invalid_name' });
+    // A name is shown in the console and the activity log: printable text, no control characters (NUL included).
+    if (name.length === 0 || name.length > 80 || /[\u0000-\u001f\u007f-\u009f]/.test(name))
+      return err({ code: 'invalid_name' });
     const account = await this.deps.accounts.get(accountId);
     if (account === undefined) return err({ code: 'account_not_found' });
     const limit = PLAN_LIMITS[account.plan].activeApiKeys;

@@ -1,3 +1,4 @@
+import { nulAt } from '../../lib/nul.ts';
 import * as z from 'zod';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
 import { InboxGoneError, inboxError } from '../../core/inboxes/inbox-errors.ts';
@@ -121,6 +122,10 @@ export class ToolRegistry {
           outcome: 'invalid_arguments',
           undoId: null,
         };
+      // Refused before the tool runs, on both databases alike (decision 0060).
+      const nul = nulAt(parsed.data);
+      if (nul !== undefined)
+        return { result: errorResult(nulArgument(nul)), outcome: 'invalid_arguments', undoId: null };
       const marker = newMarker();
       const result = await tool.run(parsed.data, { ...ctx, marker });
       if (!result.ok) {
@@ -223,6 +228,16 @@ const AGREEMENT_FLAGS: Readonly<Record<string, 'confirmation_required' | 'human_
   humanConfirmedInChat: 'confirmation_required',
   humanApprovedInChat: 'human_approval_required',
 };
+
+function nulArgument(path: string): ToolError {
+  const where = path === '' ? '(arguments)' : path;
+  const message = 'holds a NUL character (U+0000), which no argument accepts';
+  return {
+    error: 'invalid_arguments',
+    message: `The arguments do not match this tool's input schema: ${where}: ${message}`,
+    details: { issues: [{ path: where, message }] },
+  };
+}
 
 function invalidArguments(error: z.ZodError): ToolError {
   const flags = new Set(error.issues.map((i) => (i.path.length === 1 ? String(i.path[0]) : '')));

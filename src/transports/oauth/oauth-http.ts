@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
-import { OAuthError } from '../../oauth/oauth-error.ts';
+import { InvalidRequestError, OAuthError } from '../../oauth/oauth-error.ts';
+import { holdsNul } from '../../lib/nul.ts';
 
 /** RFC 6749 §5.2 error bodies, never cached; 401 invalid_client names the scheme the client tried. */
 export function oauthErrorResponse(e: unknown, opts: { basicAuthUsed?: boolean } = {}): Response | undefined {
@@ -22,6 +23,15 @@ export function noStoreJson(c: Context, body: unknown, status: 200 | 201 = 200):
   return c.json(body, status);
 }
 
+/** Set, in what `formBody` returns, to why the form is malformed: the route answers `invalid_request` with it. */
+const REFUSED = '__refused';
+
+/** Throws `invalid_request` for a form `formBody` found malformed; call inside the route's OAuth error handling. */
+export function refuseMalformed(form: Record<string, string | undefined>): void {
+  const why = form[REFUSED];
+  if (why !== undefined) throw new InvalidRequestError(why);
+}
+
 /** Form fields of a token/revocation request (application/x-www-form-urlencoded per RFC 6749). */
 export async function formBody(c: Context): Promise<Record<string, string | undefined>> {
   const type = c.req.header('content-type') ?? '';
@@ -29,7 +39,9 @@ export async function formBody(c: Context): Promise<Record<string, string | unde
   const params = new URLSearchParams(await c.req.text());
   const out: Record<string, string | undefined> = {};
   for (const [k, v] of params) {
-    if (k in out) return { __duplicate: k }; // RFC 6749 §3.2: parameters must not repeat
+    // RFC 6749 §3.2: parameters must not repeat. No parameter holds NUL (decision 0060): malformed, before any lookup.
+    if (k in out) return { [REFUSED]: `Parameter repeated: ${k}.` };
+    if (holdsNul(k) || holdsNul(v)) return { [REFUSED]: 'A parameter holds a NUL character (U+0000).' };
     out[k] = v;
   }
   return out;
@@ -48,8 +60,10 @@ export function clientCredentials(c: Context, form: Record<string, string | unde
         return s;
       }
     };
+    const clientId = i < 0 ? undefined : dec(decoded.slice(0, i));
+    // A client id that cannot exist is an unknown client, without a lookup (decision 0060).
     return {
-      clientId: i < 0 ? undefined : dec(decoded.slice(0, i)),
+      clientId: clientId !== undefined && holdsNul(clientId) ? '' : clientId,
       secret: i < 0 ? undefined : dec(decoded.slice(i + 1)),
       method: 'client_secret_basic' as const,
       basic: true,

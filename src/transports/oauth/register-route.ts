@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import { nulAt } from '../../lib/nul.ts';
 import type { OAuthProvider } from '../../oauth/oauth-provider.ts';
 import { InvalidClientMetadataError } from '../../oauth/oauth-error.ts';
 import type { HttpEnv } from '../http/http-env.ts';
@@ -11,6 +12,9 @@ export function registerRegisterRoute(app: Hono<HttpEnv>, oauth: OAuthProvider):
       const body: unknown = await c.req.json().catch(() => {
         throw new InvalidClientMetadataError('The body must be a JSON object.');
       });
+      const nul = nulAt(body);
+      if (nul !== undefined)
+        throw new InvalidClientMetadataError(`${nul || 'The body'} holds a NUL character (U+0000).`);
       const { client, clientSecret } = await oauth.clients.register(body);
       return noStoreJson(
         c,

@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import type { OAuthProvider } from '../../oauth/oauth-provider.ts';
 import { InvalidRequestError } from '../../oauth/oauth-error.ts';
 import type { HttpEnv } from '../http/http-env.ts';
-import { clientCredentials, formBody, oauthErrorResponse } from './oauth-http.ts';
+import { clientCredentials, formBody, oauthErrorResponse, refuseMalformed } from './oauth-http.ts';
 
 /**
  * `POST /oauth/revoke` — RFC 7009. Authenticated as the token endpoint is; 200 even for unknown or already
@@ -13,6 +13,7 @@ export function registerRevokeRoute(app: Hono<HttpEnv>, oauth: OAuthProvider): v
     const form = await formBody(c);
     const creds = clientCredentials(c, form);
     try {
+      refuseMalformed(form);
       const token = form['token'];
       if (token === undefined || token === '') throw new InvalidRequestError('token is required.');
       const client = await oauth.clients.authenticate(creds);

@@ -2,7 +2,13 @@ import type { Hono } from 'hono';
 import type { OAuthProvider } from '../../oauth/oauth-provider.ts';
 import { InvalidRequestError, UnsupportedGrantTypeError } from '../../oauth/oauth-error.ts';
 import type { HttpEnv } from '../http/http-env.ts';
-import { clientCredentials, formBody, noStoreJson, oauthErrorResponse } from './oauth-http.ts';
+import {
+  clientCredentials,
+  formBody,
+  noStoreJson,
+  oauthErrorResponse,
+  refuseMalformed,
+} from './oauth-http.ts';
 
 /** `POST /oauth/token` — authorization_code (PKCE, redirect_uri, resource checked) and refresh_token (rotating). */
 export function registerTokenRoute(app: Hono<HttpEnv>, oauth: OAuthProvider): void {
@@ -13,8 +19,7 @@ export function registerTokenRoute(app: Hono<HttpEnv>, oauth: OAuthProvider): vo
     const form = await formBody(c);
     const creds = clientCredentials(c, form);
     try {
-      if (form['__duplicate'] !== undefined)
-        throw new InvalidRequestError(`Parameter repeated: ${form['__duplicate']}.`);
+      refuseMalformed(form);
       const grantType = form['grant_type'];
       if (grantType === undefined)
         throw new InvalidRequestError('grant_type is required (application/x-www-form-urlencoded body).');

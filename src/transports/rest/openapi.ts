@@ -164,7 +164,7 @@ export function openApiDocument(baseUrl: string, secureCookies: boolean): Json {
           },
           responses: {
             '201': json(ref('KeyCreated'), 'The new key; `key` is shown this once.'),
-            '400': errors('No name, or a name that is not 1 to 80 characters.', ['invalid_request']),
+            '400': errors('No name, or a name that is not 1 to 80 characters of text.', ['invalid_request']),
             '409': errors('The plan’s number of active keys is reached.', ['key_limit_reached']),
             ...OWNER_ERRORS,
           },

@@ -1,8 +1,11 @@
 import type { Context } from 'hono';
+import { nulAt } from '../../lib/nul.ts';
+import { BadInputError, NUL_REFUSED } from '../http/bad-input.ts';
 
-/** Reads string fields of a urlencoded or multipart form; anything else reads as ''. */
+/** Reads string fields of a urlencoded or multipart form; anything else reads as ''. NUL anywhere: 400. */
 export async function formFields<K extends string>(c: Context, ...names: K[]): Promise<Record<K, string>> {
   const body = await c.req.parseBody();
+  if (nulAt(body) !== undefined) throw new BadInputError(NUL_REFUSED);
   const out = {} as Record<K, string>;
   for (const n of names) {
     const v = body[n];

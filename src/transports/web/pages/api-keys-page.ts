@@ -42,7 +42,7 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
             it in the agent's configuration or a secret store — never paste it into a chat.
           </p>
           ${fresh === undefined ? '' : newKeyNotice(fresh.secret, c.get('nonce'))}
-          ${notice('error', error === 'limit' ? `Your ${account.plan} plan allows ${String(limit)} active key${limit === 1 ? '' : 's'}. Revoke one first, or upgrade.` : error === 'name' ? 'Give the key a name of 1 to 80 characters.' : undefined)}
+          ${notice('error', error === 'limit' ? `Your ${account.plan} plan allows ${String(limit)} active key${limit === 1 ? '' : 's'}. Revoke one first, or upgrade.` : error === 'name' ? 'Give the key a name of 1 to 80 characters of text.' : undefined)}
           ${keysTable(keys, c.get('csrf'))}
           <p class="muted">
             ${String(active)} of ${String(limit)} active key${limit === 1 ? '' : 's'} on the ${account.plan}

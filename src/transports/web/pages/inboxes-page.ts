@@ -1,3 +1,5 @@
+import { nulAt } from '../../../lib/nul.ts';
+import { BadInputError, NUL_REFUSED } from '../../http/bad-input.ts';
 import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import type { Account } from '../../../core/accounts/account.ts';
@@ -210,6 +212,7 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const owned = await inboxes.owned(account.id, c.req.param('id'));
     if (!owned.ok) return c.redirect('/inboxes', 303);
     const body = await c.req.parseBody({ all: true });
+    if (nulAt(body) !== undefined) throw new BadInputError(NUL_REFUSED);
     const raw = body['folder'];
     const ids = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter(
       (x): x is string => typeof x === 'string',
