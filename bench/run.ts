@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, each as a ratio against a baseline measured in the same run, written to
 // docs/benchmarks.md. Speed is measured here, never asserted in tests.
+import { startPgCluster } from '../test/rig/pg-cluster.ts';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { medianOf } from './load.ts';
@@ -125,31 +126,56 @@ if (values.only === undefined || values.only === 'cluster') {
 
 if (values.only === undefined || values.only === 'fuzz') {
   const count = Number(process.env['FUZZ_REQUESTS'] ?? 100_000);
+  // PostgreSQL refuses text SQLite keeps (decision 0060): a share of the run goes to it too.
+  const pgCount = Number(process.env['FUZZ_PG_REQUESTS'] ?? 20_000);
   const seed = Number(process.env['FUZZ_SEED'] ?? Date.now() % 1_000_000);
   const t = performance.now();
-  const r = await fuzz({ count, concurrency: 8, seed });
+  const runs: { engine: string; r: Awaited<ReturnType<typeof fuzz>> }[] = [];
+  runs.push({ engine: 'SQLite', r: await fuzz({ count, concurrency: 8, seed }) });
+  if (pgCount > 0) {
+    const cluster = await startPgCluster();
+    try {
+      const databaseUrl = await cluster.createDatabase();
+      runs.push({
+        engine: 'PostgreSQL',
+        r: await fuzz({ count: pgCount, concurrency: 8, seed, databaseUrl }),
+      });
+    } finally {
+      await cluster.stop();
+    }
+  }
   const seconds = (performance.now() - t) / 1000;
   const lines = [
-    `Run ${today} on ${machine()} (seed ${String(seed)}, 8 at a time, ${seconds.toFixed(0)} s): generated requests against the real service process — every tool's arguments from its own input schema and then mutated, in both MCP eras; the REST API; the OAuth endpoints; the web forms with and without a session and its CSRF token (\`test/fuzz/http-fuzz.ts\`; 10,000 of them run in \`npm test\`).`,
+    `Run ${today} on ${machine()} (seed ${String(seed)}, 8 at a time, ${seconds.toFixed(0)} s): generated requests against the real service process — every tool's arguments from its own input schema and then mutated, in both MCP eras; the REST API; the OAuth endpoints; the web forms with and without a session and its CSRF token (\`test/fuzz/http-fuzz.ts\`; 10,000 of them on SQLite and 5,000 on PostgreSQL run in \`npm test\`).`,
     '',
-    '| requests | 5xx, no answer within 5 s, or an answer in a database’s words | slowest answer | process alive after | log lines with a stack or at error level |',
-    '|---|---|---|---|---|',
-    `| **${r.requests.toLocaleString('en')}** (${Object.entries(r.byKind)
-      .map(([k, n]) => `${k} ${n.toLocaleString('en')}`)
-      .join(
-        ', ',
-      )}) | **${String(r.failures.length)}** | ${String(r.slowestMs)} ms | ${r.alive ? 'yes' : '**no**'} | **${String(r.badLogLines.length)}** |`,
+    '| database | requests | 5xx, no answer within 5 s, or an answer in a database’s words | slowest answer | process alive after | log lines with a stack or at error level |',
+    '|---|---|---|---|---|---|',
+    ...runs.map(
+      ({ engine, r }) =>
+        `| ${engine} | **${r.requests.toLocaleString('en')}** (${Object.entries(r.byKind)
+          .map(([k, n]) => `${k} ${n.toLocaleString('en')}`)
+          .join(
+            ', ',
+          )}) | **${String(r.failures.length)}** | ${String(r.slowestMs)} ms | ${r.alive ? 'yes' : '**no**'} | **${String(r.badLogLines.length)}** |`,
+    ),
     '',
-    `Answers by status: ${Object.entries(r.byStatus)
-      .map(([s, n]) => `${s} × ${n.toLocaleString('en')}`)
-      .join(', ')}. Sent again after the kept-alive connection was closed under them: ${String(r.resent)}.`,
+    ...runs.map(
+      ({ engine, r }) =>
+        `${engine}: answers by status ${Object.entries(r.byStatus)
+          .map(([s, n]) => `${s} × ${n.toLocaleString('en')}`)
+          .join(
+            ', ',
+          )}; sent again after the kept-alive connection was closed under them: ${String(r.resent)}.`,
+    ),
   ];
   // A generated request can be tens of kilobytes: its long strings are cut for the page.
   const cut = (_k: string, v: unknown) =>
     typeof v === 'string' && v.length > 200
       ? `${v.slice(0, 120)}…(${v.length.toLocaleString('en')} characters)`
       : v;
-  if (r.failures.length > 0) lines.push('', `First failures: ${JSON.stringify(r.failures.slice(0, 3), cut)}`);
+  for (const { engine, r } of runs)
+    if (r.failures.length > 0)
+      lines.push('', `First failures on ${engine}: ${JSON.stringify(r.failures.slice(0, 3), cut)}`);
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'fuzz', lines.join('\n'));
 }
