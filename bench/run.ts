@@ -158,15 +158,12 @@ if (values.only === undefined || values.only === 'fuzz') {
             ', ',
           )}) | **${String(r.failures.length)}** | ${String(r.slowestMs)} ms | ${r.alive ? 'yes' : '**no**'} | **${String(r.badLogLines.length)}** |`,
     ),
-    '',
-    ...runs.map(
-      ({ engine, r }) =>
-        `${engine}: answers by status ${Object.entries(r.byStatus)
-          .map(([s, n]) => `${s} × ${n.toLocaleString('en')}`)
-          .join(
-            ', ',
-          )}; sent again after the kept-alive connection was closed under them: ${String(r.resent)}.`,
-    ),
+    ...runs.flatMap(({ engine, r }) => [
+      '',
+      `${engine}: answers by status ${Object.entries(r.byStatus)
+        .map(([s, n]) => `${s} × ${n.toLocaleString('en')}`)
+        .join(', ')}; sent again after the kept-alive connection was closed under them: ${String(r.resent)}.`,
+    ]),
   ];
   // A generated request can be tens of kilobytes: its long strings are cut for the page.
   const cut = (_k: string, v: unknown) =>
