@@ -12,6 +12,7 @@ import type { Folder, FolderId } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageId, MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
+import { boundedAddress, boundedListId, boundedThreadId } from '../messages/index-bounds.ts';
 import { cleanText } from '../messages/untrusted-content.ts';
 import type { ChangeCounter } from './change-counter.ts';
 import { resolveFolders } from './folder-names.ts';
@@ -357,7 +358,10 @@ interface Caught {
   readonly refs: string[];
 }
 
-/** A provider summary as the index stores it; display strings are cleaned of invisible characters. */
+/**
+ * A provider summary as the index stores it; display strings are cleaned of invisible characters, and what rows are
+ * looked up by is kept to a bounded length (index-bounds.ts).
+ */
 export function toSummary(inboxId: InboxId, folderId: FolderId, m: RemoteSummary): MessageSummary {
   return {
     id: newTimeOrderedId('msg') as MessageId,
@@ -365,11 +369,11 @@ export function toSummary(inboxId: InboxId, folderId: FolderId, m: RemoteSummary
     folderId,
     providerRef: m.ref,
     position: m.position,
-    threadId: m.threadId,
+    threadId: boundedThreadId(m.threadId),
     internetMessageId: m.internetMessageId,
     subject: cleanText(m.subject),
-    from: { address: m.from.address, name: cleanText(m.from.name) },
-    to: m.to.map((a) => ({ address: a.address, name: cleanText(a.name) })),
+    from: { address: boundedAddress(m.from.address), name: cleanText(m.from.name) },
+    to: m.to.map((a) => ({ address: boundedAddress(a.address), name: cleanText(a.name) })),
     snippet: cleanText(m.snippet),
     date: m.date,
     unread: m.unread,
@@ -377,7 +381,7 @@ export function toSummary(inboxId: InboxId, folderId: FolderId, m: RemoteSummary
     labels: m.labels,
     hasAttachments: m.hasAttachments,
     size: m.size,
-    listId: m.listId,
+    listId: boundedListId(m.listId),
     listUnsubscribe: m.listUnsubscribe,
     listUnsubscribePost: m.listUnsubscribePost,
   };
