@@ -17,6 +17,7 @@ import {
   toolsListStatus,
 } from '../support/tool-caller.ts';
 import { createKeyViaPage, invitedAccount } from '../support/web-client.ts';
+import { eventually } from '../support/eventually.ts';
 
 const INBOXES = 30;
 const PASSWORD = 'cluster-pass';
@@ -37,22 +38,6 @@ function connectionsByPid(port: number): Promise<Map<number, number>> {
       resolve(counts);
     });
   });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end)
-      throw new Error(`${what}: not within ${String(ms)} ms ${last instanceof Error ? last.message : ''}`);
-    await pause(200);
-  }
 }
 
 // Three service processes on one PostgreSQL, Dovecot holding 30 inboxes of two accounts (decision 0024).
@@ -130,7 +115,7 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
 
   it('holds exactly one IDLE connection per inbox, shared among the nodes', async () => {
     // Once the first round of syncs is over, only the watchers' connections remain.
-    const perNode = await until(
+    const perNode = await eventually(
       'one connection per inbox',
       async () => {
         if ((await oneEach()) === undefined) return undefined;
@@ -173,7 +158,7 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
   /** Waits until the message with this subject is listed in the user's inbox through the node. */
   async function listedThrough(node: ServiceProcess, i: number, subject: string, ms: number): Promise<void> {
     const call = httpToolCaller(node.baseUrl, i < INBOXES / 2 ? ownerKey : otherKey);
-    await until(
+    await eventually(
       `new mail of ${user(i)} through ${node.baseUrl}`,
       async () => {
         const r = expectToolOk(
@@ -228,7 +213,7 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
     busiest.child.kill('SIGKILL');
     await busiest.exited;
     const meanwhile = await appendToAll('failover');
-    await until(
+    await eventually(
       'the dead node’s inboxes watched again',
       async () => {
         const counts = await oneEach();
@@ -316,7 +301,7 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
     const admin = new pg.Client({ connectionString: pgUrl });
     await admin.connect();
     // The node killed with -9 above may still have a backend until PostgreSQL notices its socket closed.
-    await until(
+    await eventually(
       'one watch session per live node at PostgreSQL',
       async () => {
         const r = await admin.query(
@@ -332,7 +317,7 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
     await admin.end();
     expect(cut.rowCount).toBe(live().length);
     const meanwhile = await appendToAll('cut');
-    const perNode = await until(
+    const perNode = await eventually(
       'one watcher per inbox again, on both nodes',
       async () => {
         if ((await oneEach()) === undefined) return undefined;
@@ -356,7 +341,7 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
     expect(await leaving!.exited).toBe(0);
     expect(leaving!.stdout() + leaving!.stderr()).toContain('stopped');
     const meanwhile = await appendToAll('handover');
-    await until(
+    await eventually(
       'every inbox watched by the last node',
       async () => {
         if ((await oneEach()) === undefined) return undefined;
@@ -383,7 +368,7 @@ describe('three service processes started at the same instant on an empty Postgr
     try {
       expect(started.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
       for (const n of nodes) {
-        const ready = await until(
+        const ready = await eventually(
           `${n.baseUrl} ready`,
           async () => ((await fetch(`${n.baseUrl}/readyz`)).status === 200 ? true : undefined),
           30_000,

@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.ts';
-import { appendViaImap, freshPgDatabase, startDovecot, type Dovecot } from '../rig/index.ts';
-import { connectImapInbox } from '../support/imap-inbox.ts';
-import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolOk } from '../support/tool-caller.ts';
+import { inboxWithMail, type InboxWithMail } from '../support/inbox-with-mail.ts';
+import { expectToolOk } from '../support/tool-caller.ts';
 
 // Decision 0061: a sender's header of several kilobytes of random text (which no compression shrinks) in a field
 // the index looks rows up by — the From address, the thread, the List-Id. PostgreSQL refuses an index entry over
@@ -32,29 +29,14 @@ function message(n: number): Buffer {
 }
 
 describe.each(['SQLite', 'PostgreSQL'])('mail with headers of several kilobytes, on %s', (engine) => {
-  let dovecot: Dovecot;
-  let app: App;
-  let call: Awaited<ReturnType<typeof agentOn>>['call'];
+  let inbox: InboxWithMail;
+  let call: InboxWithMail['call'];
   let inboxId: string;
   beforeAll(async () => {
-    dovecot = await startDovecot({ users: { longh: 'long-password' } });
-    const raw = [message(1), message(2)];
-    await appendViaImap({
-      host: '127.0.0.1',
-      port: dovecot.port,
-      user: 'longh',
-      password: 'long-password',
-      messages: raw.map((r) => ({ raw: r })),
-    });
-    app = await createTestApp(engine === 'PostgreSQL' ? { pgUrl: await freshPgDatabase() } : {});
-    const agent = await agentOn(app);
-    call = agent.call;
-    inboxId = await connectImapInbox(app, call, { dovecot, user: 'longh', password: 'long-password' });
+    inbox = await inboxWithMail(engine, 'longh', [message(1), message(2)]);
+    ({ call, inboxId } = inbox);
   }, 60_000);
-  afterAll(async () => {
-    await app.close();
-    await dovecot.stop();
-  });
+  afterAll(() => inbox.close());
 
   it('syncs them; the address is kept to 320 characters and the thread to a short id both messages share', async () => {
     expectToolOk(await call('sync_inbox', { inboxId }));

@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.ts';
-import { appendViaImap, freshPgDatabase, startDovecot, type Dovecot } from '../rig/index.ts';
-import { connectImapInbox } from '../support/imap-inbox.ts';
-import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolOk } from '../support/tool-caller.ts';
+import { inboxWithMail, type InboxWithMail } from '../support/inbox-with-mail.ts';
+import { expectToolOk } from '../support/tool-caller.ts';
 
 // A NUL character is text SQLite keeps and PostgreSQL refuses ("invalid byte sequence for encoding UTF8: 0x00").
 // A sender can put one in any header as an encoded word (=?utf-8?B?…AA…?=), in plain ASCII that every server takes.
@@ -34,28 +31,14 @@ function nulMessage(n: number): Buffer {
 describe.each(['SQLite', 'PostgreSQL'])(
   'mail with NUL characters in its headers and body, on %s',
   (engine) => {
-    let dovecot: Dovecot;
-    let app: App;
-    let call: Awaited<ReturnType<typeof agentOn>>['call'];
+    let inbox: InboxWithMail;
+    let call: InboxWithMail['call'];
     let inboxId: string;
     beforeAll(async () => {
-      dovecot = await startDovecot({ users: { nul: 'nul-password' } });
-      await appendViaImap({
-        host: '127.0.0.1',
-        port: dovecot.port,
-        user: 'nul',
-        password: 'nul-password',
-        messages: [{ raw: nulMessage(1) }, { raw: nulMessage(2) }],
-      });
-      app = await createTestApp(engine === 'PostgreSQL' ? { pgUrl: await freshPgDatabase() } : {});
-      const agent = await agentOn(app);
-      call = agent.call;
-      inboxId = await connectImapInbox(app, call, { dovecot, user: 'nul', password: 'nul-password' });
+      inbox = await inboxWithMail(engine, 'nul', [nulMessage(1), nulMessage(2)]);
+      ({ call, inboxId } = inbox);
     }, 60_000);
-    afterAll(async () => {
-      await app.close();
-      await dovecot.stop();
-    });
+    afterAll(() => inbox.close());
 
     it('syncs, lists, searches, reads and finds the list, with the NUL gone from what the agent sees', async () => {
       expectToolOk(await call('sync_inbox', { inboxId }));
