@@ -1,3 +1,4 @@
+import { messageDate } from '../../../core/mail/message-date.ts';
 import type { gmail_v1 } from '@googleapis/gmail';
 import PostalMime from 'postal-mime';
 import type { AttachmentInfo, FlagState, RemoteSummary } from '../../../core/mail/mail-types.ts';
@@ -66,7 +67,7 @@ export async function summaryOf(m: gmail_v1.Schema$Message, folders: GmailFolder
     to: parsed.to,
     // Gmail's snippet is HTML-escaped text of the body's start.
     snippet: previewOf(decodeEntities(m.snippet ?? '')),
-    date: parsed.date ?? internal,
+    date: messageDate(parsed.date ?? undefined, m.internalDate == null ? undefined : internal),
     hasAttachments: hasAttachments(m.payload),
     size: m.sizeEstimate ?? 0,
     listId: parsed.listId,

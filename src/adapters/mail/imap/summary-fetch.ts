@@ -1,3 +1,4 @@
+import { messageDate } from '../../../core/mail/message-date.ts';
 import type { FetchMessageObject, FetchQueryObject, ImapFlow, MessageAddressObject } from 'imapflow';
 import type { FlagState, RemoteSummary } from '../../../core/mail/mail-types.ts';
 import type { Address } from '../../../core/messages/message.ts';
@@ -165,7 +166,7 @@ export function toRemoteSummary(m: FetchMessageObject, preview: string): RemoteS
     from: from ?? { address: '', name: env.from?.[0]?.name ?? '' },
     to: (env.to ?? []).map(address).filter((a) => a !== undefined),
     snippet: preview,
-    date: validDate(env.date) ?? validDate(m.internalDate) ?? new Date(0),
+    date: messageDate(validDate(env.date), validDate(m.internalDate)),
     hasAttachments: hasAttachments(m.bodyStructure),
     size: m.size ?? 0,
     listId: listIdOf(headers.get('list-id')),
