@@ -7,8 +7,8 @@ import { sha256Hex } from '../../lib/secret-token.ts';
  *
  * - An address is at most 320 characters (RFC 5321: 64 for the local part, 255 for the domain): one longer is no
  *   address anyone sends from, and kept to its first 320 it still matches itself and cannot equal a real one.
- * - A thread id longer than 200 characters (the longest `create_draft` takes back) becomes a digest of itself, the
- *   same for every message that names the same thread, and short enough to hand back.
+ * - A thread id longer than 200 characters (the longest a draft takes as the thread to reply in) becomes a digest of
+ *   itself, the same for every message that names the same thread, and short enough to hand back.
  * - A List-Id is at most 255 characters (RFC 2919).
  */
 export const INDEX_BOUNDS = { addressChars: 320, threadIdChars: 200, listIdChars: 255 } as const;
