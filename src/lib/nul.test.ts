@@ -18,3 +18,12 @@ describe('NUL in input', () => {
     expect(urlHoldsNul('/settings?x=1')).toBe(false);
   });
 });
+
+describe('NUL in deeply nested input', () => {
+  it('walks ten thousand levels without overflowing the stack, and still says where', () => {
+    const depth = 10_000;
+    const deep: unknown = JSON.parse(`${'{"a":'.repeat(depth)}"x\\u0000"${'}'.repeat(depth)}`);
+    expect(nulAt(deep)).toBe(Array.from({ length: depth }, () => 'a').join('.'));
+    expect(nulAt(JSON.parse(`${'['.repeat(depth)}1${']'.repeat(depth)}`))).toBeUndefined();
+  });
+});

@@ -8,14 +8,32 @@ export function holdsNul(s: string): boolean {
   return s.includes('\u0000');
 }
 
-/** Where the first string holding NUL sits in a JSON-like value (`items.0.query`; `` for the value itself). */
-export function nulAt(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return holdsNul(value) ? path : undefined;
-  if (typeof value !== 'object' || value === null) return undefined;
-  for (const [k, v] of Object.entries(value)) {
-    if (holdsNul(k)) return path === '' ? k : `${path}.${k}`;
-    const at = nulAt(v, path === '' ? k : `${path}.${k}`);
-    if (at !== undefined) return at;
+/**
+ * Where the first string holding NUL sits in a JSON-like value (`items.0.query`; `` for the value itself). Walks
+ * without recursion, so a body nested ten thousand deep (which parses) cannot overflow the stack.
+ */
+export function nulAt(value: unknown): string | undefined {
+  // Each entry: a value, the entry it sits in, and its key there; the path is put together only for a find.
+  const values: unknown[] = [value];
+  const parents: number[] = [-1];
+  const keys: string[] = [''];
+  const pathOf = (i: number, last?: string): string => {
+    const parts = last === undefined ? [] : [last];
+    for (let at = i; at > 0; at = parents[at] ?? 0) parts.push(keys[at] ?? '');
+    return parts.reverse().join('.');
+  };
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v === 'string') {
+      if (holdsNul(v)) return pathOf(i);
+    } else if (typeof v === 'object' && v !== null) {
+      for (const [k, child] of Object.entries(v)) {
+        if (holdsNul(k)) return pathOf(i, k);
+        values.push(child);
+        parents.push(i);
+        keys.push(k);
+      }
+    }
   }
   return undefined;
 }

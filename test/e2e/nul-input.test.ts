@@ -86,6 +86,13 @@ describe.each(['SQLite', 'PostgreSQL'])('NUL in input, on %s', (engine) => {
       error: 'invalid_client_metadata',
       error_description: 'client_name holds a NUL character (U+0000).',
     });
+    // Looking for NUL in a body nested ten thousand deep (it parses) must not overflow the stack: a 400, not a 500.
+    const deep = await call(app, '/oauth/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"client_name":${'['.repeat(10_000)}1${']'.repeat(10_000)}}`,
+    });
+    expect(deep.status).toBe(400);
   });
 
   it('the REST API: a key name through the owner API, and the agent routes', async () => {
