@@ -63,6 +63,14 @@ describe('marks on sender-written text', () => {
     expect(unwrapArguments('x ⟦k3j9x0⟧a⟦/k3j9x0⟧')).toBe('x ⟦k3j9x0⟧a⟦/k3j9x0⟧');
   });
 
+  it('takes arguments nested ten thousand deep without overflowing the stack, unwrapping none below 32 levels', () => {
+    const depth = 10_000;
+    const deep: unknown = JSON.parse(`${'['.repeat(depth)}"⟦k3j9x0⟧a⟦/k3j9x0⟧"${']'.repeat(depth)}`);
+    expect(() => unwrapArguments({ inboxId: deep })).not.toThrow();
+    const shallow = unwrapArguments({ a: [[{ b: '⟦k3j9x0⟧a⟦/k3j9x0⟧' }]] });
+    expect(shallow).toEqual({ a: [[{ b: 'a' }]] });
+  });
+
   it('a result cut to the size limit keeps every mark whole', () => {
     const m = newMarker('abc123');
     const long = m.wrap('z'.repeat(5000));

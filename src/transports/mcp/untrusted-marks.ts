@@ -98,13 +98,18 @@ const WRAPPED = /^\u27e6([a-z0-9]{6})\u27e7([\s\S]*)\u27e6\/\1\u27e7$/;
  * that is exactly one marked string is taken without its markers. Sender text never contains ⟦, so this cannot
  * unwrap anything else.
  */
-export function unwrapArguments(value: unknown): unknown {
+export function unwrapArguments(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return WRAPPED.exec(value)?.[2] ?? value;
-  if (Array.isArray(value)) return value.map(unwrapArguments);
+  // No tool's arguments nest this deep: below it nothing is unwrapped, and the schema refuses the shape — arguments
+  // nested thousands deep (which parse) would otherwise overflow the stack here.
+  if (depth >= MAX_ARGUMENT_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((v) => unwrapArguments(v, depth + 1));
   if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unwrapArguments(v)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unwrapArguments(v, depth + 1)]));
   return value;
 }
+
+const MAX_ARGUMENT_DEPTH = 32;
 
 /** Says, in the result itself, what the markers mean. */
 export const notice = (marker: Marker) =>
