@@ -5,7 +5,7 @@ import { readConfiguration } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { startService, type ServiceProcess } from '../support/spawn-service.ts';
-import { httpToolCaller } from '../support/tool-caller.ts';
+import { httpToolCaller, mcp2025Headers } from '../support/tool-caller.ts';
 import { createKeyViaPage, setUpOwner } from '../support/web-client.ts';
 
 /**
@@ -442,12 +442,7 @@ export async function fuzzTarget(databaseUrl?: string): Promise<{
   const svc = await startService({ ...env, LOG_LEVEL: 'info' });
   const listed = await fetch(`${svc.baseUrl}/mcp`, {
     method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-    },
+    headers: mcp2025Headers(key),
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
   const text = await listed.text();

@@ -43,6 +43,14 @@ export function expectToolError(r: ToolResult, code: string): Record<string, unk
   return r.body;
 }
 
+/** Headers of a 2025-11-25 `/mcp` request with this bearer token: the revision that needs no per-request envelope. */
+export const mcp2025Headers = (token: string): Record<string, string> => ({
+  authorization: `Bearer ${token}`,
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+});
+
 /**
  * The HTTP status of a `tools/list` on `/mcp` with this bearer token — 200, or 401 and 402 once a key is revoked or a
  * plan ended — sent in-process (`send` = an app's fetch) or over HTTP (`fetch`).
@@ -55,12 +63,7 @@ export async function toolsListStatus(
   const res = await send(
     new Request(new URL('/mcp', baseUrl), {
       method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-11-25',
-      },
+      headers: mcp2025Headers(token),
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     }),
   );

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../app.ts';
 import { recordingLogger } from '../../../test/support/recording-logger.ts';
 import { call, createTestApp } from '../../../test/support/test-app.ts';
-import { agentOn } from '../../../test/support/tool-caller.ts';
+import { agentOn, mcp2025Headers } from '../../../test/support/tool-caller.ts';
 
 // Arguments nested twenty thousand deep parse as JSON; walking them recursively overflowed the stack (an
 // `internal_error` answer and a stack trace in the log). They are bad arguments, in words, like any other shape.
@@ -15,12 +15,7 @@ async function rawCall(
 ): Promise<Record<string, unknown>> {
   const res = await call(app, '/mcp', {
     method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-    },
+    headers: mcp2025Headers(key),
     body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${argumentsJson}}}`,
   });
   const text = await res.text();
