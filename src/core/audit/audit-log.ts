@@ -1,4 +1,5 @@
 import type { AccountId } from '../accounts/account.ts';
+import type { Principal } from '../auth/principal.ts';
 
 /** One agent action, as the person sees it in Settings → Activity. Never message content, never secrets. */
 export interface AuditEntry {
@@ -15,6 +16,21 @@ export interface AuditEntry {
   readonly outcome: string;
   readonly undoId: string | null;
   readonly durationMs: number;
+}
+
+/** What a call was, beside who made it: the rest of its row. */
+export type CallRecord = Omit<AuditEntry, 'accountId' | 'credentialKind' | 'credentialId' | 'clientId'>;
+
+/** The row for one call by this principal: its account, its credential and, for an access token, its OAuth client. */
+export function callEntry(principal: Principal, call: CallRecord): AuditEntry {
+  const c = principal.credential;
+  return {
+    ...call,
+    accountId: principal.accountId,
+    credentialKind: c.kind,
+    credentialId: c.id,
+    clientId: c.kind === 'access_token' ? c.clientId : null,
+  };
 }
 
 export interface AuditLog {

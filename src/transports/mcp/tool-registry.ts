@@ -1,7 +1,8 @@
 import { nulAt } from '../../lib/nul.ts';
 import * as z from 'zod';
-import type { AuditLog } from '../../core/audit/audit-log.ts';
+import { callEntry, type AuditLog } from '../../core/audit/audit-log.ts';
 import { InboxGoneError, inboxError } from '../../core/inboxes/inbox-errors.ts';
+import { parseInboxId } from '../../core/inboxes/inbox.ts';
 import { noMetrics, type Metrics } from '../../lib/metrics.ts';
 import { TOOL_ERROR } from './output-shapes.ts';
 import { errorResult, successResult, type CallToolResultWire } from './tool-result.ts';
@@ -20,8 +21,6 @@ export type ListedTool = {
   annotations: Record<string, unknown>;
   _meta?: Record<string, unknown>;
 };
-
-const INBOX_ID = /^inbox_[a-z0-9]{20}$/;
 
 /**
  * Composes one file per tool. Definitions, JSON Schemas and the `tools/list` payload are built once; a call
@@ -74,20 +73,18 @@ export class ToolRegistry {
     const ran = await this.run(tool, rawArgs, ctx);
     this.metrics.toolCall(name, ran.outcome, (performance.now() - started) / 1000);
     const args = rawArgs as { inboxId?: unknown } | undefined;
-    const inboxId = typeof args?.inboxId === 'string' && INBOX_ID.test(args.inboxId) ? args.inboxId : null;
+    const inboxId = typeof args?.inboxId === 'string' ? (parseInboxId(args.inboxId) ?? null) : null;
     const recorded = await this.audit
-      .record({
-        at: ctx.clock.now(),
-        accountId: ctx.principal.accountId,
-        credentialKind: ctx.principal.credential.kind,
-        credentialId: ctx.principal.credential.id,
-        clientId: ctx.principal.credential.kind === 'access_token' ? ctx.principal.credential.clientId : null,
-        tool: name,
-        inboxId,
-        outcome: ran.outcome,
-        undoId: ran.undoId,
-        durationMs: Math.round(performance.now() - started),
-      })
+      .record(
+        callEntry(ctx.principal, {
+          at: ctx.clock.now(),
+          tool: name,
+          inboxId,
+          outcome: ran.outcome,
+          undoId: ran.undoId,
+          durationMs: Math.round(performance.now() - started),
+        }),
+      )
       .then(
         () => true,
         (e: unknown) => {

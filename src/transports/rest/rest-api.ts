@@ -1,5 +1,5 @@
 import type { Hono, MiddlewareHandler } from 'hono';
-import type { AuditLog } from '../../core/audit/audit-log.ts';
+import { callEntry, type AuditLog } from '../../core/audit/audit-log.ts';
 import type { BearerVerifier } from '../../core/auth/principal.ts';
 import type { DraftService } from '../../core/drafts/draft-service.ts';
 import { parseInboxId } from '../../core/inboxes/inbox.ts';
@@ -74,20 +74,17 @@ function audited(
     const started = performance.now();
     await next();
     const outcome = c.res.status < 300 ? 'ok' : await errorCode(c.res);
-    const principal = c.get('principal');
     const recorded = await deps.audit
-      .record({
-        at: deps.clock.now(),
-        accountId: principal.accountId,
-        credentialKind: principal.credential.kind,
-        credentialId: principal.credential.id,
-        clientId: null,
-        tool,
-        inboxId: parseInboxId(c.req.param('id') ?? '') ?? null,
-        outcome,
-        undoId: null,
-        durationMs: Math.round(performance.now() - started),
-      })
+      .record(
+        callEntry(c.get('principal'), {
+          at: deps.clock.now(),
+          tool,
+          inboxId: parseInboxId(c.req.param('id') ?? '') ?? null,
+          outcome,
+          undoId: null,
+          durationMs: Math.round(performance.now() - started),
+        }),
+      )
       .then(
         () => true,
         (e: unknown) => {

@@ -1,6 +1,7 @@
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
 import type { ActivityRow, ChangeSummary } from '../../../core/audit/activity-service.ts';
+import { callEntry } from '../../../core/audit/audit-log.ts';
 import type { Principal } from '../../../core/auth/principal.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
@@ -253,18 +254,16 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
     };
     const started = performance.now();
     const r = await deps.undo.undo(person, undoId);
-    await deps.audit.record({
-      at: deps.clock.now(),
-      accountId: account.id,
-      credentialKind: 'session',
-      credentialId: account.id,
-      clientId: null,
-      tool: 'undo_action',
-      inboxId: null,
-      outcome: r.ok ? 'ok' : r.error.code,
-      undoId: null,
-      durationMs: Math.round(performance.now() - started),
-    });
+    await deps.audit.record(
+      callEntry(person, {
+        at: deps.clock.now(),
+        tool: 'undo_action',
+        inboxId: null,
+        outcome: r.ok ? 'ok' : r.error.code,
+        undoId: null,
+        durationMs: Math.round(performance.now() - started),
+      }),
+    );
     return c.redirect(
       r.ok
         ? `/settings/activity?undone=${String(r.value.restored.length)}`

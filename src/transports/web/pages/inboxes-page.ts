@@ -1,12 +1,10 @@
-import { nulAt } from '../../../lib/nul.ts';
-import { BadInputError, NUL_REFUSED } from '../../http/bad-input.ts';
 import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import type { Account } from '../../../core/accounts/account.ts';
 import type { Inbox } from '../../../core/inboxes/inbox.ts';
 import { inboxView } from '../../../core/inboxes/inbox-view.ts';
 import type { FolderStatus } from '../../../core/sync/inbox-status.ts';
-import { formFields } from '../form.ts';
+import { formBody, formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
@@ -211,8 +209,7 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const account = signedInAccount(c);
     const owned = await inboxes.owned(account.id, c.req.param('id'));
     if (!owned.ok) return c.redirect('/inboxes', 303);
-    const body = await c.req.parseBody({ all: true });
-    if (nulAt(body) !== undefined) throw new BadInputError(NUL_REFUSED);
+    const body = await formBody(c, { all: true });
     const raw = body['folder'];
     const ids = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter(
       (x): x is string => typeof x === 'string',
