@@ -7,6 +7,7 @@ import {
   openDatabase,
   waitForDatabase,
   type Db,
+  type WaitOptions,
   type Stores,
 } from './adapters/storage/index.ts';
 import { reportCredentialChanges } from './compose/credential-changes.ts';
@@ -74,7 +75,15 @@ export async function createApp(
   const db = overrides.db ?? openDatabase(databaseTarget(config, secrets));
   try {
     // PostgreSQL may come up after the service (compose, boot order): wait for it rather than exit (decision 0057).
-    if (overrides.db === undefined) await waitForDatabaseOf(config, db, log, overrides.stopping);
+    if (overrides.db === undefined)
+      await waitForDatabaseOf(
+        config,
+        db,
+        ({ attempt, reason, retryInMs }) => {
+          log.warn({ attempt, retryInMs, err: reason }, 'waiting for the database to accept connections');
+        },
+        overrides.stopping,
+      );
     if (overrides.migrate !== false) {
       const applied = await migrateToLatest(db);
       if (applied.length > 0) log.info({ applied, dialect: db.dialect }, 'migrations applied');
@@ -153,15 +162,14 @@ export async function createApp(
   };
 }
 
-/** Waits up to DATABASE_WAIT_SECONDS for PostgreSQL to accept connections, saying so in the log each time it waits. */
-export function waitForDatabaseOf(config: Config, db: Db, log: Logger, signal?: AbortSignal): Promise<void> {
-  return waitForDatabase(db, {
-    waitMs: config.databaseWaitSeconds * 1000,
-    signal,
-    onWait: ({ attempt, reason, retryInMs }) => {
-      log.warn({ attempt, retryInMs, err: reason }, 'waiting for the database to accept connections');
-    },
-  });
+/** Waits up to DATABASE_WAIT_SECONDS for PostgreSQL to accept connections; `onWait` is told before each pause. */
+export function waitForDatabaseOf(
+  config: Config,
+  db: Db,
+  onWait: NonNullable<WaitOptions['onWait']>,
+  signal?: AbortSignal,
+): Promise<void> {
+  return waitForDatabase(db, { waitMs: config.databaseWaitSeconds * 1000, signal, onWait });
 }
 
 export function databaseTarget(config: Config, secrets: Secrets) {

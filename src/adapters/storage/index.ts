@@ -103,4 +103,9 @@ export {
   type SqliteDb,
 } from './database.ts';
 export { migrateToLatest, pendingMigrations, MigrationError } from './migrator.ts';
-export { waitForDatabase, DatabaseUnavailableError, DatabaseWaitStopped } from './wait-for-database.ts';
+export {
+  waitForDatabase,
+  DatabaseUnavailableError,
+  DatabaseWaitStopped,
+  type WaitOptions,
+} from './wait-for-database.ts';

@@ -1,5 +1,5 @@
-import { databaseTarget } from '../../app.ts';
-import { migrateToLatest, openDatabase, waitForDatabase } from '../../adapters/storage/index.ts';
+import { databaseTarget, waitForDatabaseOf } from '../../app.ts';
+import { migrateToLatest, openDatabase } from '../../adapters/storage/index.ts';
 import { readConfiguration } from '../../config/index.ts';
 import { EXIT, type CliIo } from './cli-io.ts';
 
@@ -9,13 +9,10 @@ export async function migrateCommand(io: CliIo): Promise<number> {
   const db = openDatabase(databaseTarget(config, secrets));
   try {
     // As `serve` does: PostgreSQL may come up after this command starts (a compose job; decision 0057).
-    await waitForDatabase(db, {
-      waitMs: config.databaseWaitSeconds * 1000,
-      onWait: ({ reason, retryInMs }) => {
-        io.err(
-          `inbox-triage: waiting for the database (${reason}); trying again in ${(retryInMs / 1000).toFixed(1)} s`,
-        );
-      },
+    await waitForDatabaseOf(config, db, ({ reason, retryInMs }) => {
+      io.err(
+        `inbox-triage: waiting for the database (${reason}); trying again in ${(retryInMs / 1000).toFixed(1)} s`,
+      );
     });
     const applied = await migrateToLatest(db);
     io.out(applied.length === 0 ? 'Database is up to date.' : `Applied: ${applied.join(', ')}`);
