@@ -175,5 +175,9 @@ export function waitForDatabaseOf(
 export function databaseTarget(config: Config, secrets: Secrets) {
   if (config.database.kind === 'sqlite') return { kind: 'sqlite', path: config.database.path } as const;
   if (secrets.databaseUrl === undefined) throw new Error('DATABASE_URL missing for a postgres config');
-  return { kind: 'postgres', url: secrets.databaseUrl } as const;
+  return {
+    kind: 'postgres',
+    url: secrets.databaseUrl,
+    deadlineMs: config.databaseQueryTimeoutSeconds * 1000,
+  } as const;
 }

@@ -142,7 +142,10 @@ export function buildServices(c: {
     },
   });
   // Actions and undos on one inbox, one at a time: in this process on SQLite, across all nodes on PostgreSQL.
-  const serial = pgUrl === undefined ? new KeyedMutex() : new PgAdvisorySerializer(pgUrl);
+  const serial =
+    db.dialect === 'sqlite'
+      ? new KeyedMutex()
+      : new PgAdvisorySerializer(pgUrl ?? '', { deadlineMs: db.deadlineMs });
   const read = new ReadService({
     folders: stores.folders,
     messages: stores.messages,

@@ -147,6 +147,18 @@ export const SETTINGS = {
     description:
       'PostgreSQL only: how long `serve` and `migrate` wait at start for the database to accept connections (it may start after the service: compose, boot order), trying again with growing pauses. Wrong credentials or a missing database stop at once; 0 does not wait (decision 0057).',
   },
+  databaseQueryTimeoutSeconds: {
+    env: 'DATABASE_QUERY_TIMEOUT_SECONDS',
+    schema: z.coerce
+      .number({ error: 'expected a number of seconds from 1 to 3600' })
+      .int('expected a number of seconds from 1 to 3600')
+      .min(1, 'expected a number of seconds from 1 to 3600')
+      .max(3600, 'expected a number of seconds from 1 to 3600')
+      .default(30),
+    defaultText: '30',
+    description:
+      'PostgreSQL only: how long one statement, a connection or an inbox lock waits for the database before the request fails (500) and the connection is dropped. Without it a node cut off from the database without a word waits for its TCP to give up, about 15 minutes. Migrations have no limit (decision 0063).',
+  },
   trustProxy: {
     env: 'TRUST_PROXY',
     schema: bool.default(false),

@@ -14,6 +14,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** PostgreSQL: how long a start waits for the database to accept connections (wait-for-database.ts). */
   readonly databaseWaitSeconds: number;
+  /** PostgreSQL: how long a statement may wait for an answer (pg-deadline.ts). */
+  readonly databaseQueryTimeoutSeconds: number;
   readonly trustProxy: boolean;
   readonly trialDays: number;
   readonly openSignup: boolean;

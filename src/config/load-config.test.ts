@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       shutdownTimeoutMs: 10000,
       databaseWaitSeconds: 60,
+      databaseQueryTimeoutSeconds: 30,
       trustProxy: false,
       trialDays: 14,
       openSignup: false,

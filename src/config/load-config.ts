@@ -49,6 +49,7 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
     logLevel: settings.logLevel,
     shutdownTimeoutMs: settings.shutdownTimeoutMs,
     databaseWaitSeconds: settings.databaseWaitSeconds,
+    databaseQueryTimeoutSeconds: settings.databaseQueryTimeoutSeconds,
     trustProxy: settings.trustProxy,
     trialDays: settings.trialDays,
     openSignup: settings.openSignup,

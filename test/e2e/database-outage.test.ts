@@ -5,17 +5,22 @@ import { connectImapInbox } from '../support/imap-inbox.ts';
 import { startService, type ServiceProcess } from '../support/spawn-service.ts';
 import { createTestApp, TEST_KEY } from '../support/test-app.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { agentOn, expectToolOk, httpToolCaller } from '../support/tool-caller.ts';
+import { agentOn, expectToolError, expectToolOk, httpToolCaller } from '../support/tool-caller.ts';
 import { eventually } from '../support/eventually.ts';
 
 // PostgreSQL restarted (a failover, maintenance) under a running service: every connection dropped and new ones
 // refused for a while. The service stays up, says it is not ready meanwhile, answers calls in words rather than
 // hanging or crashing, and comes back by itself: its pool, its watch session (each inbox watched once again), its
 // job queue, so that mail that arrived meanwhile shows up.
+//
+// And PostgreSQL gone silent (the network between them broken, its machine frozen): no reset, no refusal, nothing
+// comes back. Without a deadline of its own the service waits for its TCP to give up, about 15 minutes on Linux
+// (decision 0063).
 
 const USERS = ['ann', 'bob', 'cat'];
 const PASSWORD = 'outage-pass';
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const DEADLINE_SECONDS = 6;
 
 describe('PostgreSQL restarted under a running service', () => {
   let dovecot: Dovecot;
@@ -43,6 +48,7 @@ describe('PostgreSQL restarted under a running service', () => {
         ENCRYPTION_KEY: TEST_KEY.toString('base64'),
         IMAP_INSECURE_HOSTS: '127.0.0.1,localhost',
         IMAP_REUSE_SECONDS: '1',
+        DATABASE_QUERY_TIMEOUT_SECONDS: String(DEADLINE_SECONDS),
         DATA_DIR: tempDir('outage-'),
       },
       60_000,
@@ -125,5 +131,66 @@ describe('PostgreSQL restarted under a running service', () => {
     await append('bob', 'Outage after');
     await eventually('new mail after the outage', listed('bob', 'Outage after'), 15_000);
     expect(svc.stdout() + svc.stderr()).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/); // no stack in the log
+  }, 240_000);
+
+  it('answers in words while the database is silent, and recovers by itself when it speaks again', async () => {
+    const call = httpToolCaller(svc.baseUrl, key);
+    await eventually(
+      'ready',
+      async () => ((await fetch(`${svc.baseUrl}/readyz`)).status === 200 ? true : undefined),
+      30_000,
+    );
+    await append('cat', 'Outage silent before');
+    await eventually('mail before the silence listed', listed('cat', 'Outage silent before'), 15_000);
+    const silentMail = async () =>
+      expectToolOk(await call('list_messages', { inboxId: inboxOf.get('cat'), query: 'Outage silent' }))[
+        'messages'
+      ] as { messageId: string }[];
+    const [message] = await silentMail();
+    if (message === undefined) throw new Error('no message to act on');
+
+    const archive = () =>
+      call('act_on_messages', {
+        action: 'archive',
+        items: [{ inboxId: inboxOf.get('cat'), messageId: message.messageId }],
+      });
+
+    // Only the inbox's lock goes unanswered (a change takes it on a session of its own, before anything else): the
+    // change fails in words and nothing is changed; the lock session is dropped, which frees whatever it held.
+    const lockSent = proxy.holdWhen('up', /pg_advisory_lock\(/);
+    expectToolError(await archive(), 'internal_error');
+    await lockSent;
+    proxy.clear();
+    expect((await silentMail()).map((m) => m.messageId)).toContain(message.messageId);
+
+    // From here until clear(), PostgreSQL's bytes are held on every connection, open or new: each step below returns
+    // only because the service gives up by itself. Without the deadline, the test times out here.
+    proxy.inject({ kind: 'stall', ms: 3_600_000 }, { future: true });
+    const ready = await fetch(`${svc.baseUrl}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'unavailable', reason: 'no answer within 4 s' });
+    await expect(call('list_inboxes')).rejects.toThrow(/failed: 500/);
+    await expect(archive()).rejects.toThrow(/failed: 500/);
+    expect(svc.child.exitCode).toBeNull();
+    expect(svc.stdout() + svc.stderr()).toContain(
+      `PostgreSQL did not answer within ${String(DEADLINE_SECONDS)} s (DATABASE_QUERY_TIMEOUT_SECONDS)`,
+    );
+
+    proxy.clear();
+    await eventually(
+      'ready again',
+      async () => {
+        const r = await fetch(`${svc.baseUrl}/readyz`);
+        if (r.status !== 200) throw new Error(await r.text());
+        return true;
+      },
+      30_000,
+    );
+    expect(expectToolOk(await archive())['undoId']).toEqual(expect.any(String));
+    expect((await silentMail()).map((m) => m.messageId)).not.toContain(message.messageId);
+    await eventually('one watcher per inbox again', oneWatchEach, 30_000);
+    await append('ann', 'Outage silent after');
+    await eventually('new mail after the silence', listed('ann', 'Outage silent after'), 15_000);
+    expect(svc.stdout() + svc.stderr()).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/);
   }, 240_000);
 });

@@ -20,6 +20,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'silent',
     shutdownTimeoutMs: 2000,
     databaseWaitSeconds: 0,
+    databaseQueryTimeoutSeconds: 30,
     trustProxy: false,
     trialDays: 14,
     openSignup: false,

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PgBoss } from 'pg-boss';
 import type * as PgBossModule from 'pg-boss';
 import { LazyModule } from '../lazy-module.ts';
@@ -7,6 +8,16 @@ import type { JobQueue } from '../../core/jobs/job-queue.ts';
 import type { Logger } from '../../lib/logger.ts';
 
 const SHORT_DELAY_MS = 30_000;
+/** After an error, how often the queue asks its database whether it answers again. */
+const RECHECK_MS = 1_000;
+
+/** pg-boss reports errors as Errors or as plain objects carrying one's message (a worker's, with its queue). */
+function messageOf(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  if (typeof e === 'object' && e !== null && 'message' in e && typeof e.message === 'string')
+    return e.message;
+  return 'unknown';
+}
 
 export interface PgBossQueueOptions {
   readonly connectionString: string;
@@ -34,8 +45,12 @@ export class PgBossQueue implements JobQueue {
   private readonly opts: Required<Omit<PgBossQueueOptions, 'log' | 'connectionString'>>;
   private readonly log: Logger;
   private active = 0;
-  /** False after pg-boss reported an error, true again once a job ran or a send went through. */
+  /**
+   * False after pg-boss reported an error; true again once a job ran, a send went through, or its database answered
+   * (asked every second meanwhile, so that an idle node is ready as soon as its database is back).
+   */
   private healthy = true;
+  private rechecking = false;
   private started = false;
   private stopped = false;
 
@@ -57,7 +72,8 @@ export class PgBossQueue implements JobQueue {
     });
     this.boss.on('error', (e: unknown) => {
       this.healthy = false;
-      this.log.warn({ err: e instanceof Error ? e.message : 'unknown' }, 'job queue error');
+      this.log.warn({ err: messageOf(e) }, 'job queue error');
+      void this.recheck();
     });
   }
 
@@ -176,6 +192,26 @@ export class PgBossQueue implements JobQueue {
         { err: e instanceof Error ? e.message : 'unknown', job: kind },
         'could not ask for a job',
       );
+    }
+  }
+
+  /** Until healthy again: asks pg-boss's own pool for `SELECT 1` every second (a failure is the error at hand). */
+  private async recheck(): Promise<void> {
+    if (this.rechecking) return;
+    this.rechecking = true;
+    try {
+      while (!this.healthy && !this.stopped) {
+        await sleep(RECHECK_MS, undefined, { ref: false });
+        if (!this.started) continue;
+        try {
+          await this.boss.getDb().executeSql('SELECT 1');
+          this.healthy = true;
+        } catch {
+          // still away; the next round asks again
+        }
+      }
+    } finally {
+      this.rechecking = false;
     }
   }
 

@@ -5,6 +5,7 @@ import { LazyModule } from '../lazy-module.ts';
 const pgModule = new LazyModule<typeof pg>('pg');
 import type { Database } from './schema.ts';
 import { withReadySessions } from './pg-peer-check.ts';
+import { withDeadline } from './pg-deadline.ts';
 import { openSqlite, type SqliteDb } from './sqlite/open-sqlite.ts';
 
 export { openSqlite, type SqliteDb } from './sqlite/open-sqlite.ts';
@@ -15,6 +16,13 @@ export interface PostgresDb {
   readonly kysely: Kysely<Database>;
   /** The raw pool, for adapters that bring their own SQL (the PostgreSQL rate-limit store). */
   readonly pool: pg.Pool;
+  /** How long one statement may wait for an answer before it fails and its connection is dropped; 0: unbounded. */
+  readonly deadlineMs: number;
+  /**
+   * Runs `work` on a database of its own with no deadline, one session, closed after: for migrations, whose
+   * statements may take minutes on a large database (decision 0063).
+   */
+  unbounded<T>(work: (db: PostgresDb) => Promise<T>): Promise<T>;
   /** Nothing runs in the background on PostgreSQL; here for symmetry with SQLite. */
   startBackground(onError: (e: Error) => void): void;
   close(): Promise<void>;
@@ -25,22 +33,34 @@ export type Db = SqliteDb | PostgresDb;
 export type Dialect = Db['dialect'];
 
 export type DbTarget =
-  { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolSize?: number };
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string; poolSize?: number; deadlineMs?: number };
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
 /** Opens the database the config names. */
 export function openDatabase(target: DbTarget): Db {
-  return target.kind === 'sqlite' ? openSqlite(target.path) : openPostgres(target.url, target.poolSize);
+  return target.kind === 'sqlite'
+    ? openSqlite(target.path)
+    : openPostgres(target.url, { poolSize: target.poolSize, deadlineMs: target.deadlineMs });
 }
 
-export function openPostgres(url: string, poolSize = 10): PostgresDb {
+/** Statements of the service's pools give up after this long unless told otherwise (DATABASE_QUERY_TIMEOUT_SECONDS). */
+export const DEFAULT_DEADLINE_MS = 30_000;
+
+export function openPostgres(
+  url: string,
+  o: { poolSize?: number | undefined; deadlineMs?: number | undefined } = {},
+): PostgresDb {
+  const deadlineMs = o.deadlineMs ?? DEFAULT_DEADLINE_MS;
   // Epoch-millisecond columns are bigint; they fit a JS number exactly until the year 287396.
   const types = new (pgModule.load().TypeOverrides)();
   types.setTypeParser(INT8_OID, Number);
   types.setTypeParser(NUMERIC_OID, Number);
-  const pool = new (pgModule.load().Pool)(withReadySessions({ connectionString: url, max: poolSize, types }));
+  const pool = new (pgModule.load().Pool)(
+    withReadySessions(withDeadline({ connectionString: url, max: o.poolSize ?? 10, types }, deadlineMs)),
+  );
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -48,6 +68,15 @@ export function openPostgres(url: string, poolSize = 10): PostgresDb {
     dialect: 'postgres',
     kysely,
     pool,
+    deadlineMs,
+    unbounded: async (work) => {
+      const own = openPostgres(url, { poolSize: 1, deadlineMs: 0 });
+      try {
+        return await work(own);
+      } finally {
+        await own.close();
+      }
+    },
     startBackground: () => undefined,
     close: () => kysely.destroy(),
   };

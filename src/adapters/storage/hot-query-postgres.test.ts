@@ -10,7 +10,7 @@ import { hotBatch, hotQuery } from './hot-query.ts';
 describe('hot statements on PostgreSQL', () => {
   let db: PostgresDb;
   beforeEach(async () => {
-    db = openPostgres(await freshPgDatabase(), 3);
+    db = openPostgres(await freshPgDatabase(), { poolSize: 3 });
     await migrateToLatest(db);
   });
   afterEach(async () => {

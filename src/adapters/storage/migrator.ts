@@ -31,7 +31,11 @@ export async function migrateToLatest(
   const legacy = db.dialect === 'sqlite' ? attachLegacyAudit(db.sqlite, db.sqlite.name) : undefined;
   let outcome: MigrationResultSet | undefined;
   try {
-    outcome = await migrator(db, migrations).migrateToLatest();
+    // On PostgreSQL on a session with no deadline: a migration's statement may take minutes on a large database, and
+    // a node waits on the migration lock for as long as another node migrates (decision 0063).
+    outcome = await (db.dialect === 'postgres'
+      ? db.unbounded((own) => migrator(own, migrations).migrateToLatest())
+      : migrator(db, migrations).migrateToLatest());
   } finally {
     legacy?.done(outcome !== undefined && outcome.error === undefined);
   }

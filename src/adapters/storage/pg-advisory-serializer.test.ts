@@ -32,7 +32,7 @@ describe('PgAdvisorySerializer across processes', () => {
   let nodes: PgAdvisorySerializer[];
   beforeAll(async () => {
     url = await freshPgDatabase();
-    nodes = [0, 1, 2].map(() => new PgAdvisorySerializer(url, 4));
+    nodes = [0, 1, 2].map(() => new PgAdvisorySerializer(url, { size: 4 }));
   });
   afterAll(async () => {
     for (const n of nodes) await n.close();

@@ -5,7 +5,7 @@ import { openPostgres } from './database.ts';
 
 describe('the peer check on PostgreSQL sessions (decision 0058)', () => {
   it('is in force on every connection of the pool before its first query', async () => {
-    const db = openPostgres(await freshPgDatabase(), 3);
+    const db = openPostgres(await freshPgDatabase(), { poolSize: 3 });
     try {
       // Three at once: three connections, each one's first query already after the check.
       const seen = await Promise.all(

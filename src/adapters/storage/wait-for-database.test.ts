@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isNotYetAvailable } from './wait-for-database.ts';
+import { DatabaseDeadlineError } from './pg-deadline.ts';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -13,6 +14,7 @@ describe('isNotYetAvailable', () => {
     ['no connection slot free (53300)', withCode('53300')],
     ['a connection exception (08006)', withCode('08006')],
     ['a connection closed before any answer', new Error('Connection terminated unexpectedly')],
+    ['a statement unanswered within the deadline', new DatabaseDeadlineError(30_000)],
   ])('waits for %s', (_, e) => {
     expect(isNotYetAvailable(e)).toBe(true);
   });

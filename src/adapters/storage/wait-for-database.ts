@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Db } from './database.ts';
+import { DatabaseDeadlineError } from './pg-deadline.ts';
 
 /** The database did not accept connections within the wait, or refused in a way waiting does not mend. */
 export class DatabaseUnavailableError extends Error {
@@ -26,11 +27,13 @@ const NOT_YET_REACHABLE = new Set([
 
 /**
  * True when trying again later may succeed: the server is not listening or not reachable yet, is starting up or
- * shutting down (SQLSTATE 57P03), has no connection slot free (53300), or closed the connection before answering.
+ * shutting down (SQLSTATE 57P03), has no connection slot free (53300), closed the connection before answering, or
+ * did not answer within the deadline (decision 0063).
  * Wrong credentials (28xxx), a missing database (3D000) or a bad URL are settings, not timing: they stop at once.
  */
 export function isNotYetAvailable(e: unknown): boolean {
   if (typeof e !== 'object' || e === null) return false;
+  if (e instanceof DatabaseDeadlineError) return true;
   const code = 'code' in e && typeof e.code === 'string' ? e.code : undefined;
   if (code !== undefined)
     return NOT_YET_REACHABLE.has(code) || code === '57P03' || code === '53300' || code.startsWith('08');
