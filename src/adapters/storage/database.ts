@@ -5,7 +5,6 @@ import { LazyModule } from '../lazy-module.ts';
 const pgModule = new LazyModule<typeof pg>('pg');
 import type { Database } from './schema.ts';
 import { withReadySessions } from './pg-peer-check.ts';
-import { withDeadline } from './pg-deadline.ts';
 import { openSqlite, type SqliteDb } from './sqlite/open-sqlite.ts';
 
 export { openSqlite, type SqliteDb } from './sqlite/open-sqlite.ts';
@@ -59,7 +58,7 @@ export function openPostgres(
   types.setTypeParser(INT8_OID, Number);
   types.setTypeParser(NUMERIC_OID, Number);
   const pool = new (pgModule.load().Pool)(
-    withReadySessions(withDeadline({ connectionString: url, max: o.poolSize ?? 10, types }, deadlineMs)),
+    withReadySessions({ connectionString: url, max: o.poolSize ?? 10, types }, deadlineMs),
   );
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);

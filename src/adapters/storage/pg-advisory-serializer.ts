@@ -4,7 +4,6 @@ import { LazyModule } from '../lazy-module.ts';
 const pgModule = new LazyModule<typeof pg>('pg');
 import { KeyedMutex, type Serializer } from '../../lib/keyed-mutex.ts';
 import { withReadySessions } from './pg-peer-check.ts';
-import { withDeadline } from './pg-deadline.ts';
 
 /**
  * One-at-a-time per key across every process on one PostgreSQL (decision 0024): callers in this process queue on an
@@ -23,10 +22,8 @@ export class PgAdvisorySerializer implements Serializer {
     // A node that dies holding a lock without its connection closing (power, network) frees it within ~30 s.
     this.pool = new (pgModule.load().Pool)(
       withReadySessions(
-        withDeadline(
-          { connectionString, max: o.size ?? 8, application_name: 'inbox-triage-locks' },
-          o.deadlineMs ?? 0,
-        ),
+        { connectionString, max: o.size ?? 8, application_name: 'inbox-triage-locks' },
+        o.deadlineMs ?? 0,
       ),
     );
     this.pool.on('error', () => undefined);

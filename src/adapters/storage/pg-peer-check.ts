@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { withDeadline } from './pg-deadline.ts';
 
 /**
  * Asks PostgreSQL to notice within about half a minute that the process at the other end of a session is gone
@@ -22,16 +23,25 @@ export const PEER_CHECK_SQL =
  *   connections; on one in use, a dropped socket (PostgreSQL restarted, a failover) emits `error` with nothing
  *   listening, an uncaught exception. The statement in flight rejects with the same error, and the pool discards
  *   the connection when it comes back (it is no longer queryable), so the listener has nothing else to do.
- * - The peer check above.
+ * - The peer check above, and with a deadline, `statement_timeout`: PostgreSQL cancels a statement that runs longer,
+ *   so one the client is told failed was rolled back, not committed behind its back (decision 0063). One statement.
  */
-export async function readySession(client: pg.ClientBase): Promise<void> {
+export async function readySession(client: pg.ClientBase, deadlineMs = 0): Promise<void> {
   client.on('error', () => undefined);
-  await client.query(PEER_CHECK_SQL);
+  if (deadlineMs > 0)
+    await client.query(`${PEER_CHECK_SQL}, set_config('statement_timeout', $1, false)`, [String(deadlineMs)]);
+  else await client.query(PEER_CHECK_SQL);
 }
 
-/** Pool options with `readySession` as `onConnect`, which pg-pool (3.14) awaits before it hands a connection out. */
-export function withReadySessions(config: pg.PoolConfig): pg.PoolConfig {
-  // @types/pg types `onConnect` as returning void; pg-pool 3.14 awaits what it returns (pg-pool/index.js, _promiseTry).
-  // eslint-disable-next-line @typescript-eslint/no-misused-promises
-  return { ...config, onConnect: readySession };
+/**
+ * Pool options for the service's sessions: `readySession` as `onConnect`, which pg-pool (3.14) awaits before it hands
+ * a connection out, and with `deadlineMs` > 0 the deadline on both sides (pg-deadline.ts).
+ */
+export function withReadySessions(config: pg.PoolConfig, deadlineMs = 0): pg.PoolConfig {
+  return {
+    ...withDeadline(config, deadlineMs),
+    // @types/pg types `onConnect` as returning void; pg-pool 3.14 awaits what it returns (pg-pool/index.js, _promiseTry).
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises
+    onConnect: (client: pg.ClientBase) => readySession(client, deadlineMs),
+  };
 }
