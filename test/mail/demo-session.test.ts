@@ -7,6 +7,8 @@ import { mailSessionContract, type MailHarness } from '../../src/core/mail/mail-
 import { mailWriterContract } from '../../src/core/mail/mail-writer.contract.ts';
 import type { AccountId } from '../../src/core/accounts/account.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
+import { InboxGoneError } from '../../src/core/inboxes/inbox-errors.ts';
+import { FolderGoneError } from '../../src/core/mail/mail-ports.ts';
 import { newId } from '../../src/lib/random.ts';
 import { freshPgDatabase } from '../rig/index.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -47,7 +49,7 @@ async function demoMailbox(engine: Engine) {
   });
   const box = new DemoMailbox(db, inboxId);
   await box.seed([], new Date('2025-01-01T00:00:00Z'));
-  return { db, box };
+  return { db, box, remove: () => stores.inboxes.delete(accountId, inboxId) };
 }
 
 /** The demo mailbox behind the same contract as IMAP: appended mail is parsed into demo documents. */
@@ -111,6 +113,29 @@ describe.each(['sqlite', 'postgres'] as const)('demo mailbox on %s', (engine) =>
       // Every change has a modification sequence of its own, as CONDSTORE promises.
       expect(new Set(rows.map((r) => r.modseq)).size).toBe(rows.length);
       expect((await box.folder('INBOX'))!.modseq).toBe(before + 12);
+    } finally {
+      await db.close();
+    }
+  });
+
+  // Found by the fuzz on PostgreSQL (seed 612489): an action on the demo inbox while the person removed it. Its
+  // mailbox rows went with it, and the flag change failed with Kysely's NoResultError — a 500's stack in the log. The
+  // inbox is gone, as an index write would have found: every transport answers that `inbox_not_found`.
+  it('says the inbox is gone when it was removed under a change', async () => {
+    const { db, box, remove } = await demoMailbox(engine);
+    try {
+      const doc = await docFromRaw(
+        Buffer.from('From: a@example.test\r\nSubject: Gone\r\nMessage-ID: <gone@x>\r\n\r\nHi\r\n'),
+        new Date(),
+        [],
+      );
+      const uid = await box.append('INBOX', doc, [], new Date());
+      // And while it is there, a move to a folder the mailbox lacks is that folder gone, not the inbox.
+      await expect(box.move('INBOX', uid, 'No such folder')).rejects.toBeInstanceOf(FolderGoneError);
+      expect((await box.rows('INBOX')).map((r) => r.uid)).toEqual([uid]);
+      expect(await remove()).toBe(true);
+      await expect(box.setFlags('INBOX', uid, ['\\Seen'])).rejects.toBeInstanceOf(InboxGoneError);
+      await expect(box.append('INBOX', doc, [], new Date())).rejects.toBeInstanceOf(InboxGoneError);
     } finally {
       await db.close();
     }

@@ -1,4 +1,6 @@
 import type { Transaction } from 'kysely';
+import { InboxGoneError } from '../../../core/inboxes/inbox-errors.ts';
+import { FolderGoneError } from '../../../core/mail/mail-ports.ts';
 import type { CanonicalFolder } from '../../../core/messages/folder.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Database } from '../../storage/schema.ts';
@@ -176,7 +178,8 @@ export class DemoMailbox {
       .where('inbox_id', '=', this.inboxId)
       .where('path', '=', path)
       .returning(['uid_next', 'modseq'])
-      .executeTakeFirstOrThrow();
+      .executeTakeFirst()
+      .then((row) => this.present(tx, row, path));
     const uid = f.uid_next - 1;
     await tx
       .insertInto('demo_messages')
@@ -202,7 +205,8 @@ export class DemoMailbox {
         .where('inbox_id', '=', this.inboxId)
         .where('path', '=', path)
         .returning('modseq')
-        .executeTakeFirstOrThrow();
+        .executeTakeFirst()
+        .then((row) => this.present(tx, row, path));
       const r = await tx
         .updateTable('demo_messages')
         .set({ flags_json: JSON.stringify(flags), modseq: f.modseq })
@@ -247,6 +251,22 @@ export class DemoMailbox {
         new Date(row.internal_date),
       );
     });
+  }
+
+  /**
+   * A folder's row a change needs. None: the inbox was removed meanwhile and its mailbox with it (`InboxGoneError`,
+   * answered `inbox_not_found`, as an index write would find), or the mailbox has no such folder (`FolderGoneError`,
+   * as an IMAP server refuses a MOVE to a mailbox that does not exist).
+   */
+  private async present<T>(tx: Transaction<Database>, row: T | undefined, path: string): Promise<T> {
+    if (row !== undefined) return row;
+    const inbox = await tx
+      .selectFrom('inboxes')
+      .select('id')
+      .where('id', '=', this.inboxId)
+      .executeTakeFirst();
+    if (inbox === undefined) throw new InboxGoneError();
+    throw new FolderGoneError(`The folder ${path} is not in this mailbox.`);
   }
 
   /** Tests: a new UIDVALIDITY (as when a server rebuilds a folder), keeping the messages under new UIDs. */
