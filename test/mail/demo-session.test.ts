@@ -49,7 +49,7 @@ async function demoMailbox(engine: Engine) {
   });
   const box = new DemoMailbox(db, inboxId);
   await box.seed([], new Date('2025-01-01T00:00:00Z'));
-  return { db, box, remove: () => stores.inboxes.delete(accountId, inboxId) };
+  return { db, box, stores, accountId, remove: () => stores.inboxes.delete(accountId, inboxId) };
 }
 
 /** The demo mailbox behind the same contract as IMAP: appended mail is parsed into demo documents. */
@@ -140,4 +140,61 @@ describe.each(['sqlite', 'postgres'] as const)('demo mailbox on %s', (engine) =>
       await db.close();
     }
   });
+
+  // Found by the fuzz on PostgreSQL (`npm run bench -- --only fuzz`, seed 165274): "remove this inbox" in the console
+  // answered 500 after a second — the deletion's cascade and a change to the same mailbox took rows in opposite orders,
+  // and PostgreSQL aborted the deletion as a deadlock; a change that lost instead failed with "deadlock detected".
+  it('removes an inbox while its mailbox changes, every time; each change is done or says the inbox is gone', async () => {
+    const { db, stores, accountId } = await demoMailbox(engine);
+    const doc = await docFromRaw(
+      Buffer.from('From: a@example.test\r\nSubject: Race\r\nMessage-ID: <race@x>\r\n\r\nHi\r\n'),
+      new Date(),
+      [],
+    );
+    const unexpected: string[] = [];
+    try {
+      for (let round = 0; round < 20; round++) {
+        const inboxId = newId('inbox') as InboxId;
+        await stores.inboxes.create({
+          id: inboxId,
+          accountId,
+          label: 'race',
+          provider: 'google',
+          email: 'race@example.test',
+          imapHost: null,
+          imapPort: null,
+          imapUser: null,
+          smtpHost: null,
+          smtpPort: null,
+          isDemo: true,
+          connectionStatus: 'connected',
+          createdAt: new Date(),
+        });
+        const box = new DemoMailbox(db, inboxId);
+        await box.seed([], new Date());
+        const uids = await Promise.all([0, 1, 2, 3, 4].map(() => box.append('INBOX', doc, [], new Date())));
+        const changes = [0, 1, 2, 3, 4, 5].map(async (i) => {
+          for (const uid of uids) {
+            try {
+              if (i % 3 === 0) await box.setFlags('INBOX', uid, ['\\Seen']);
+              else if (i % 3 === 1) await box.move('INBOX', uid, 'Archive');
+              else await box.append('Drafts', doc, [], new Date());
+            } catch (e) {
+              if (!(e instanceof InboxGoneError)) unexpected.push(`change: ${(e as Error).message}`);
+            }
+          }
+        });
+        const removal = (async () => {
+          await new Promise((r) => setTimeout(r, round % 5));
+          if (!(await stores.inboxes.delete(accountId, inboxId))) unexpected.push('removal: not removed');
+        })().catch((e: unknown) => {
+          unexpected.push(`removal: ${(e as Error).message}`);
+        });
+        await Promise.all([...changes, removal]);
+      }
+      expect(unexpected).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
 });

@@ -4,7 +4,7 @@ import type { AccountStore, NewAccount } from '../../core/accounts/account-store
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { Db } from './database.ts';
 import type { AccountsTable } from './schema.ts';
-import { isUniqueViolation, toDate, toDateOrNull } from './sql-errors.ts';
+import { deleteAgainOnDeadlock, isUniqueViolation, toDate, toDateOrNull } from './sql-errors.ts';
 
 const toAccount = (r: Selectable<AccountsTable>): Account => ({
   id: r.id as AccountId,
@@ -111,7 +111,9 @@ export class KyselyAccountStore implements AccountStore {
   }
 
   async delete(id: AccountId): Promise<boolean> {
-    const r = await this.db.deleteFrom('accounts').where('id', '=', id).executeTakeFirst();
+    const r = await deleteAgainOnDeadlock(() =>
+      this.db.deleteFrom('accounts').where('id', '=', id).executeTakeFirst(),
+    );
     return r.numDeletedRows > 0n;
   }
 }

@@ -28,7 +28,7 @@ import {
 } from './kysely-message-store.ts';
 import type { FoldersTable, InboxesTable, MessagesTable } from './schema.ts';
 import { hotQuery } from './hot-query.ts';
-import { bit, toDate } from './sql-errors.ts';
+import { bit, deleteAgainOnDeadlock, toDate } from './sql-errors.ts';
 
 const toInbox = (r: Selectable<InboxesTable>): Inbox => ({
   id: r.id as InboxId,
@@ -582,11 +582,13 @@ export class KyselyInboxStore implements InboxStore {
   }
 
   async delete(accountId: AccountId, id: InboxId): Promise<boolean> {
-    const r = await this.db
-      .deleteFrom('inboxes')
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
+    const r = await deleteAgainOnDeadlock(() =>
+      this.db
+        .deleteFrom('inboxes')
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst(),
+    );
     return r.numDeletedRows > 0n;
   }
 }

@@ -13,6 +13,26 @@ export function isForeignKeyViolation(e: unknown): boolean {
   return e.code === '23503' || e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
+/** True for PostgreSQL's "deadlock detected" (40P01): one of two transactions was aborted so the other could go on. */
+export function isDeadlock(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && 'code' in e && e.code === '40P01';
+}
+
+/**
+ * Deleting what cascades over an inbox's rows (an inbox, an account) while a change writes some of them can deadlock
+ * on PostgreSQL: the cascade takes the rows in its order, the change in its own. PostgreSQL aborts one; if that was
+ * the deletion, it runs again — the change it waited for has finished or been aborted by then. Decision 0064.
+ */
+export async function deleteAgainOnDeadlock<T>(del: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await del();
+    } catch (e) {
+      if (!isDeadlock(e) || attempt >= attempts) throw e;
+    }
+  }
+}
+
 /**
  * A write of rows that belong to an inbox: refused for a missing inbox (removed while the operation ran), it throws
  * `InboxGoneError`, which every transport answers as `inbox_not_found`.

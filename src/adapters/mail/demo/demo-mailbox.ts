@@ -33,9 +33,11 @@ export interface DemoRow {
  */
 export class DemoMailbox {
   private readonly db: Db['kysely'];
+  private readonly dialect: Db['dialect'];
   readonly inboxId: string;
   constructor(db: Db, inboxId: string) {
     this.db = db.kysely;
+    this.dialect = db.dialect;
     this.inboxId = inboxId;
   }
 
@@ -160,7 +162,7 @@ export class DemoMailbox {
 
   /** Appends a message; returns its new UID (UIDPLUS-like). */
   async append(path: string, doc: StoredDemoMessage, flags: readonly string[], date: Date): Promise<number> {
-    return this.db.transaction().execute((tx) => this.appendIn(tx, path, doc, flags, date));
+    return this.change((tx) => this.appendIn(tx, path, doc, flags, date));
   }
 
   private async appendIn(
@@ -197,7 +199,7 @@ export class DemoMailbox {
   }
 
   async setFlags(path: string, uid: number, flags: readonly string[]): Promise<boolean> {
-    return this.db.transaction().execute(async (tx) => {
+    return this.change(async (tx) => {
       // The folder's modseq bumped first, holding its row's lock: flag changes at once each get their own.
       const f = await tx
         .updateTable('demo_folders')
@@ -219,12 +221,14 @@ export class DemoMailbox {
   }
 
   async expunge(path: string, uid: number): Promise<boolean> {
-    const r = await this.db
-      .deleteFrom('demo_messages')
-      .where('inbox_id', '=', this.inboxId)
-      .where('folder_path', '=', path)
-      .where('uid', '=', uid)
-      .executeTakeFirst();
+    const r = await this.change((tx) =>
+      tx
+        .deleteFrom('demo_messages')
+        .where('inbox_id', '=', this.inboxId)
+        .where('folder_path', '=', path)
+        .where('uid', '=', uid)
+        .executeTakeFirst(),
+    );
     return r.numDeletedRows === 1n;
   }
 
@@ -234,7 +238,7 @@ export class DemoMailbox {
    * expunged UID moves nothing).
    */
   async move(path: string, uid: number, to: string): Promise<number | undefined> {
-    return this.db.transaction().execute(async (tx) => {
+    return this.change(async (tx) => {
       const row = await tx
         .deleteFrom('demo_messages')
         .where('inbox_id', '=', this.inboxId)
@@ -250,6 +254,27 @@ export class DemoMailbox {
         JSON.parse(row.flags_json) as string[],
         new Date(row.internal_date),
       );
+    });
+  }
+
+  /**
+   * A change to the mailbox, in one transaction. On PostgreSQL it takes the inbox's row first (a key-share lock, which
+   * changes share): a removal of the inbox, whose cascade would otherwise take the mailbox's rows in another order
+   * than the change and deadlock with it, waits for the changes under way, and a change after the removal finds no
+   * inbox (`InboxGoneError`). Decision 0064. SQLite runs one write at a time.
+   */
+  private async change<T>(work: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (tx) => {
+      if (this.dialect === 'postgres') {
+        const inbox = await tx
+          .selectFrom('inboxes')
+          .select('id')
+          .where('id', '=', this.inboxId)
+          .forKeyShare()
+          .executeTakeFirst();
+        if (inbox === undefined) throw new InboxGoneError();
+      }
+      return work(tx);
     });
   }
 
