@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { DemoMailbox } from '../../src/adapters/mail/demo/demo-mailbox.ts';
 import { docFromRaw } from '../../src/adapters/mail/demo/doc-from-raw.ts';
 import { DemoSession } from '../../src/adapters/mail/demo/demo-session.ts';
-import { openDatabase, migrateToLatest, createStores } from '../../src/adapters/storage/index.ts';
+import {
+  openDatabase,
+  migrateToLatest,
+  createStores,
+  type Db,
+  type Stores,
+} from '../../src/adapters/storage/index.ts';
 import { mailSessionContract, type MailHarness } from '../../src/core/mail/mail-session.contract.ts';
 import { mailWriterContract } from '../../src/core/mail/mail-writer.contract.ts';
 import type { AccountId } from '../../src/core/accounts/account.ts';
@@ -31,6 +37,18 @@ async function demoMailbox(engine: Engine) {
     trialEndsAt: null,
     createdAt: new Date(),
   });
+  const added = await addDemoInbox(db, stores, accountId, new Date('2025-01-01T00:00:00Z'));
+  return {
+    db,
+    box: added.box,
+    stores,
+    accountId,
+    remove: () => stores.inboxes.delete(accountId, added.inboxId),
+  };
+}
+
+/** A demo inbox of the account, its mailbox seeded empty. */
+async function addDemoInbox(db: Db, stores: Stores, accountId: AccountId, now = new Date()) {
   const inboxId = newId('inbox') as InboxId;
   await stores.inboxes.create({
     id: inboxId,
@@ -45,11 +63,11 @@ async function demoMailbox(engine: Engine) {
     smtpPort: null,
     isDemo: true,
     connectionStatus: 'connected',
-    createdAt: new Date(),
+    createdAt: now,
   });
   const box = new DemoMailbox(db, inboxId);
-  await box.seed([], new Date('2025-01-01T00:00:00Z'));
-  return { db, box, stores, accountId, remove: () => stores.inboxes.delete(accountId, inboxId) };
+  await box.seed([], now);
+  return { inboxId, box };
 }
 
 /** The demo mailbox behind the same contract as IMAP: appended mail is parsed into demo documents. */
@@ -154,24 +172,7 @@ describe.each(['sqlite', 'postgres'] as const)('demo mailbox on %s', (engine) =>
     const unexpected: string[] = [];
     try {
       for (let round = 0; round < 20; round++) {
-        const inboxId = newId('inbox') as InboxId;
-        await stores.inboxes.create({
-          id: inboxId,
-          accountId,
-          label: 'race',
-          provider: 'google',
-          email: 'race@example.test',
-          imapHost: null,
-          imapPort: null,
-          imapUser: null,
-          smtpHost: null,
-          smtpPort: null,
-          isDemo: true,
-          connectionStatus: 'connected',
-          createdAt: new Date(),
-        });
-        const box = new DemoMailbox(db, inboxId);
-        await box.seed([], new Date());
+        const { inboxId, box } = await addDemoInbox(db, stores, accountId);
         const uids = await Promise.all([0, 1, 2, 3, 4].map(() => box.append('INBOX', doc, [], new Date())));
         const changes = [0, 1, 2, 3, 4, 5].map(async (i) => {
           for (const uid of uids) {
