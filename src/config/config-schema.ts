@@ -157,7 +157,7 @@ export const SETTINGS = {
       .default(30),
     defaultText: '30',
     description:
-      'PostgreSQL only: how long one statement, a connection or an inbox lock waits for the database before the request fails (500) and the connection is dropped. Without it a node cut off from the database without a word waits for its TCP to give up, about 15 minutes. Migrations have no limit (decision 0063).',
+      'PostgreSQL only: how long a statement (an inbox lock wait among them), a connection or the wait for one may take. PostgreSQL cancels a statement at this limit; a database that says nothing at all is given up 2 s later and its connection dropped, where a node cut off from it without a word would wait for its TCP, about 15 minutes. The request fails (500). Migrations have no limit (decision 0063).',
   },
   trustProxy: {
     env: 'TRUST_PROXY',
