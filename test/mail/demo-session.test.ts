@@ -154,6 +154,12 @@ describe.each(['sqlite', 'postgres'] as const)('demo mailbox on %s', (engine) =>
       expect(await remove()).toBe(true);
       await expect(box.setFlags('INBOX', uid, ['\\Seen'])).rejects.toBeInstanceOf(InboxGoneError);
       await expect(box.append('INBOX', doc, [], new Date())).rejects.toBeInstanceOf(InboxGoneError);
+      // And two more the fuzz found at 16 requests at once (seeds 101, 505 and 606 on PostgreSQL): Screened made
+      // again for a removed inbox (a foreign-key violation), and a sync reading a folder that went with it.
+      await expect(box.createFolder('Screened')).rejects.toBeInstanceOf(InboxGoneError);
+      await expect(
+        new DemoSession(box).changes('Screened', null, { windowSize: 10, knownRefs: [] }),
+      ).rejects.toBeInstanceOf(InboxGoneError);
     } finally {
       await db.close();
     }

@@ -3,6 +3,7 @@ import { InboxGoneError } from '../../../core/inboxes/inbox-errors.ts';
 import { FolderGoneError } from '../../../core/mail/mail-ports.ts';
 import type { CanonicalFolder } from '../../../core/messages/folder.ts';
 import type { Db } from '../../storage/database.ts';
+import { inboxRowWrite } from '../../storage/sql-errors.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { DemoMessage } from './demo-message.ts';
 
@@ -88,18 +89,21 @@ export class DemoMailbox {
 
   /** A folder like IMAP CREATE makes: empty, its role read from its name as the IMAP adapter does. */
   async createFolder(path: string): Promise<void> {
-    await this.db
-      .insertInto('demo_folders')
-      .values({
-        inbox_id: this.inboxId,
-        path,
-        canonical: path.toLowerCase() === 'screened' ? 'screened' : null,
-        uid_validity: String(Math.floor(Date.now() / 1000)),
-        uid_next: 1,
-        modseq: 1,
-      })
-      .onConflict((oc) => oc.columns(['inbox_id', 'path']).doNothing())
-      .execute();
+    // For an inbox removed meanwhile: InboxGoneError (decision 0064).
+    await inboxRowWrite(
+      this.db
+        .insertInto('demo_folders')
+        .values({
+          inbox_id: this.inboxId,
+          path,
+          canonical: path.toLowerCase() === 'screened' ? 'screened' : null,
+          uid_validity: String(Math.floor(Date.now() / 1000)),
+          uid_next: 1,
+          modseq: 1,
+        })
+        .onConflict((oc) => oc.columns(['inbox_id', 'path']).doNothing())
+        .execute(),
+    );
   }
 
   async folders() {
@@ -278,20 +282,26 @@ export class DemoMailbox {
     });
   }
 
-  /**
-   * A folder's row a change needs. None: the inbox was removed meanwhile and its mailbox with it (`InboxGoneError`,
-   * answered `inbox_not_found`, as an index write would find), or the mailbox has no such folder (`FolderGoneError`,
-   * as an IMAP server refuses a MOVE to a mailbox that does not exist).
-   */
+  /** A folder's row a change needs; none is the folder's absence (below). */
   private async present<T>(tx: Transaction<Database>, row: T | undefined, path: string): Promise<T> {
     if (row !== undefined) return row;
-    const inbox = await tx
+    throw await this.absence(path, tx);
+  }
+
+  /**
+   * Why a folder's row is not there: the inbox was removed meanwhile and its mailbox with it (`InboxGoneError`,
+   * answered `inbox_not_found`, as an index write would find), or the mailbox has no such folder (`FolderGoneError`,
+   * as an IMAP server refuses a mailbox that does not exist). Decision 0064.
+   */
+  async absence(path: string, db: Db['kysely'] | Transaction<Database> = this.db): Promise<Error> {
+    const inbox = await db
       .selectFrom('inboxes')
       .select('id')
       .where('id', '=', this.inboxId)
       .executeTakeFirst();
-    if (inbox === undefined) throw new InboxGoneError();
-    throw new FolderGoneError(`The folder ${path} is not in this mailbox.`);
+    return inbox === undefined
+      ? new InboxGoneError()
+      : new FolderGoneError(`The folder ${path} is not in this mailbox.`);
   }
 
   /** Tests: a new UIDVALIDITY (as when a server rebuilds a folder), keeping the messages under new UIDs. */

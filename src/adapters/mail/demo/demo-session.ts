@@ -45,7 +45,7 @@ export class DemoSession implements MailSession {
     opts: ChangeOptions,
   ): Promise<FolderChanges> {
     const f = await this.box.folder(path);
-    if (f === undefined) throw new Error(`no folder ${path}`);
+    if (f === undefined) throw await this.box.absence(path);
     if (cursor === null || cursor.uidValidity !== f.uid_validity) {
       const rows = await this.box.rows(path, { newest: opts.windowSize });
       const low = rows.reduce((min, r) => Math.min(min, r.uid), f.uid_next);
