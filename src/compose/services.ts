@@ -117,7 +117,7 @@ export function buildServices(c: {
     { clock, mark: (inbox, reason, since) => inboxes.markNeedsReconnect(inbox, reason, since) },
   );
   // What several instances on one PostgreSQL share beyond the pool (decision 0024): a queue, locks, inbox claims.
-  const pgUrl = db.dialect === 'postgres' ? (db.pool.options.connectionString ?? '') : undefined;
+  const pgUrl = db.dialect === 'postgres' ? db.url : undefined;
   const queue: JobQueue =
     pgUrl === undefined ? new InProcessQueue(log) : new PgBossQueue({ connectionString: pgUrl, log });
   const inboxes = new InboxService({
@@ -145,7 +145,7 @@ export function buildServices(c: {
   const serial =
     db.dialect === 'sqlite'
       ? new KeyedMutex()
-      : new PgAdvisorySerializer(pgUrl ?? '', { deadlineMs: db.deadlineMs });
+      : new PgAdvisorySerializer(db.url, { deadlineMs: db.deadlineMs });
   const read = new ReadService({
     folders: stores.folders,
     messages: stores.messages,

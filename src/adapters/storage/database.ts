@@ -15,6 +15,8 @@ export interface PostgresDb {
   readonly kysely: Kysely<Database>;
   /** The raw pool, for adapters that bring their own SQL (the PostgreSQL rate-limit store). */
   readonly pool: pg.Pool;
+  /** The connection string it was opened with: for the sessions of their own the job queue, locks and claims open. */
+  readonly url: string;
   /** How long one statement may wait for an answer before it fails and its connection is dropped; 0: unbounded. */
   readonly deadlineMs: number;
   /**
@@ -67,6 +69,7 @@ export function openPostgres(
     dialect: 'postgres',
     kysely,
     pool,
+    url,
     deadlineMs,
     unbounded: async (work) => {
       const own = openPostgres(url, { poolSize: 1, deadlineMs: 0 });

@@ -269,15 +269,8 @@ export class DemoMailbox {
    */
   private async change<T>(work: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (tx) => {
-      if (this.dialect === 'postgres') {
-        const inbox = await tx
-          .selectFrom('inboxes')
-          .select('id')
-          .where('id', '=', this.inboxId)
-          .forKeyShare()
-          .executeTakeFirst();
-        if (inbox === undefined) throw new InboxGoneError();
-      }
+      if (this.dialect === 'postgres' && !(await this.inboxHere(tx, { keyShare: true })))
+        throw new InboxGoneError();
       return work(tx);
     });
   }
@@ -294,14 +287,18 @@ export class DemoMailbox {
    * as an IMAP server refuses a mailbox that does not exist). Decision 0064.
    */
   async absence(path: string, db: Db['kysely'] | Transaction<Database> = this.db): Promise<Error> {
-    const inbox = await db
-      .selectFrom('inboxes')
-      .select('id')
-      .where('id', '=', this.inboxId)
-      .executeTakeFirst();
-    return inbox === undefined
-      ? new InboxGoneError()
-      : new FolderGoneError(`The folder ${path} is not in this mailbox.`);
+    return (await this.inboxHere(db))
+      ? new FolderGoneError(`The folder ${path} is not in this mailbox.`)
+      : new InboxGoneError();
+  }
+
+  /** Whether the inbox's row is still there; `keyShare` (PostgreSQL) holds it so that no removal runs meanwhile. */
+  private async inboxHere(
+    db: Db['kysely'] | Transaction<Database>,
+    o: { keyShare?: boolean } = {},
+  ): Promise<boolean> {
+    const q = db.selectFrom('inboxes').select('id').where('id', '=', this.inboxId);
+    return (await (o.keyShare === true ? q.forKeyShare() : q).executeTakeFirst()) !== undefined;
   }
 
   /** Tests: a new UIDVALIDITY (as when a server rebuilds a folder), keeping the messages under new UIDs. */
