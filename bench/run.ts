@@ -15,6 +15,7 @@ import { idleInboxes } from './idle-inboxes.ts';
 import { modelTrials, type ModelTrials } from './model-trials.ts';
 import { attachmentStream } from './attachment.ts';
 import { runCrashTrials, TRIAL_KINDS } from '../test/rig/crash-trials.ts';
+import { postgresTrials, sqliteTrials } from '../test/rig/trial-database.ts';
 import { CONVERGENCE_KINDS, runConvergenceTrials } from '../test/rig/convergence-trials.ts';
 import { ensureSystemPackages, REQUIRED_SYSTEM_PACKAGES } from '../test/rig/system-deps.ts';
 import { bundledMain } from '../bin/bundle.ts';
@@ -262,34 +263,45 @@ if (values.only === undefined || values.only === 'attachment') {
 
 if (values.only === undefined || values.only === 'trials') {
   const seed = Number(process.env['CRASH_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
-  const r = await runCrashTrials({
-    trials: Number(process.env['CRASH_TRIALS'] ?? 240),
-    seed,
-    log: (l) => console.log(l),
-  });
+  const trials = Number(process.env['CRASH_TRIALS'] ?? 240);
+  const pgTrials = Number(process.env['CRASH_PG_TRIALS'] ?? 120);
+  const log = (l: string) => console.log(l);
+  const runs: { engine: string; r: Awaited<ReturnType<typeof runCrashTrials>> }[] = [];
+  runs.push({ engine: 'SQLite', r: await runCrashTrials({ trials, seed, engine: sqliteTrials, log }) });
+  if (pgTrials > 0) {
+    const cluster = await startPgCluster();
+    try {
+      const engine = postgresTrials(() => cluster.createDatabase());
+      runs.push({ engine: 'PostgreSQL', r: await runCrashTrials({ trials: pgTrials, seed, engine, log }) });
+    } finally {
+      await cluster.stop();
+    }
+  }
+  const both = (f: (r: (typeof runs)[number]['r']) => number) => runs.map((x) => String(f(x.r))).join(' / ');
   const lines = [
-    `Run ${today} on ${machine()} (${r.seconds.toFixed(0)} s), seed ${String(r.seed)} (\`CRASH_SEED\` replays the choices; the kill moments depend on timing): the service (\`serve\`, SQLite) against Dovecot and the SMTP sink, killed with SIGKILL at a random moment during an operation, restarted, and checked (\`test/rig/crash-trials.ts\`): the index equals a direct IMAP listing after the next sync; every unused undo handle puts the mailbox back exactly; after a kill during \`create_draft\` or the draft card's edit and the sweep for unfinished work, every copy in Drafts is a draft the service records, one each, with its text; no draft reached the sink twice and none is recorded sent that the sink lacks; the refresh-token family still refreshes; a migration cut short completes to the reference schema.`,
+    `Run ${today} on ${machine()} (${runs.map((x) => `${x.engine} ${x.r.seconds.toFixed(0)} s`).join(', ')}), seed ${String(seed)} (\`CRASH_SEED\` replays the choices; the kill moments depend on timing): the service (\`serve\`, on ${runs.map((x) => x.engine).join(' and then on ')}) against Dovecot and the SMTP sink, killed with SIGKILL at a random moment during an operation, restarted, and checked (\`test/rig/crash-trials.ts\`): the index equals a direct IMAP listing after the next sync; every unused undo handle puts the mailbox back exactly; after a kill during \`create_draft\` or the draft card's edit and the sweep for unfinished work, every copy in Drafts is a draft the service records, one each, with its text; no draft reached the sink twice and none is recorded sent that the sink lacks; the refresh-token family still refreshes; a migration cut short completes to the reference schema.`,
     '',
-    '| kind | trials | killed mid-operation | promises broken |',
+    `| kind | trials (${runs.map((x) => x.engine).join(' / ')}) | killed mid-operation | promises broken |`,
     '|---|---|---|---|',
     ...TRIAL_KINDS.map(
       (k) =>
-        `| ${k} | ${String(r.kinds[k].trials)} | ${String(r.kinds[k].killedMidOperation)} | ${String(r.failures.filter((f) => f.kind === k).length)} |`,
+        `| ${k} | ${both((r) => r.kinds[k].trials)} | ${both((r) => r.kinds[k].killedMidOperation)} | ${both((r) => r.failures.filter((f) => f.kind === k).length)} |`,
     ),
-    `| **all** | **${String(r.trials)}** | **${String(TRIAL_KINDS.reduce((n, k) => n + r.kinds[k].killedMidOperation, 0))}** | **${String(r.failures.length)}** |`,
+    `| **all** | **${both((r) => r.trials)}** | **${both((r) => TRIAL_KINDS.reduce((n, k) => n + r.kinds[k].killedMidOperation, 0))}** | **${both((r) => r.failures.length)}** |`,
   ];
   lines.push(
     '',
-    `Refreshes killed after their rotation was committed and before the answer reached the host (half the refresh kills wait for that moment): ${String(r.refreshesKilledAfterCommit)}.`,
+    `Refreshes killed after their rotation was committed and before the answer reached the host (half the refresh kills wait for that moment): ${both((r) => r.refreshesKilledAfterCommit)}.`,
   );
-  if (r.failures.length > 0)
-    lines.push(
-      '',
-      ...r.failures.map(
-        (f) =>
-          `- trial ${String(f.trial)} (${f.kind}, killed after ${f.killAfterMs.toFixed(0)} ms): ${f.problem}`,
-      ),
-    );
+  for (const { engine, r } of runs)
+    if (r.failures.length > 0)
+      lines.push(
+        '',
+        ...r.failures.map(
+          (f) =>
+            `- ${engine}, trial ${String(f.trial)} (${f.kind}, killed after ${f.killAfterMs.toFixed(0)} ms): ${f.problem}`,
+        ),
+      );
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'trials', lines.join('\n'));
 }

@@ -1,11 +1,9 @@
-// Crash trials (issue 21, R1): the real service, as a child process on SQLite, against Dovecot and the SMTP sink,
-// is killed with SIGKILL at a random moment during one operation, restarted, and checked against the promises that
-// matter: the index converges to the mailbox, no message is sent twice or recorded sent without reaching the
-// server, every mailbox change can be undone (or did not happen), no OAuth sign-in is lost, and a migration cut
-// short completes on the next start. `npm test` runs 24 trials (four of each kind); `npm run bench -- --only
-// trials` runs 240.
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
+// Crash trials (issue 21, R1): the real service, as a child process on SQLite or PostgreSQL, against Dovecot and the
+// SMTP sink, is killed with SIGKILL at a random moment during one operation, restarted, and checked against the
+// promises that matter: the index converges to the mailbox, no message is sent twice or recorded sent without
+// reaching the server, every mailbox change can be undone (or did not happen), no OAuth sign-in is lost, and a
+// migration cut short completes on the next start. `npm test` runs 24 trials on SQLite (four of each kind) and 12 on
+// PostgreSQL; `npm run bench -- --only trials` runs 240 and 120.
 import { createApp } from '../../src/app.ts';
 import type { Config } from '../../src/config/index.ts';
 import { resolveEncryptionKey } from '../../src/config/encryption-key.ts';
@@ -18,6 +16,7 @@ import { createPrng, type Prng } from './prng.ts';
 import { connectImapInbox, draftsWithSubject, imapClient, mailboxState } from '../support/imap-inbox.ts';
 import { runService, startService, type ServiceProcess } from '../support/spawn-service.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { sqliteTrials, type TrialEngine, type TrialStore } from './trial-database.ts';
 import { testConfig } from '../support/test-app.ts';
 import { approvedCode, codeGrant } from '../support/oauth-code.ts';
 import { agentOn, httpToolCaller } from '../support/tool-caller.ts';
@@ -63,6 +62,9 @@ interface Rig {
   readonly imapTap: FaultProxy;
   readonly sink: SmtpSink;
   readonly dataDir: string;
+  readonly engine: TrialEngine;
+  /** The service's database, read from outside. */
+  readonly store: TrialStore;
   readonly apiKey: string;
   readonly inboxId: string;
   readonly env: Record<string, string>;
@@ -77,11 +79,13 @@ export async function runCrashTrials(o: {
   seed: number;
   /** Only these kinds, in turn (default: every kind); for replaying one kind's failures. */
   only?: readonly TrialKind[];
+  /** The service's database (default: SQLite in its data directory). */
+  engine?: TrialEngine;
   log?: (line: string) => void;
 }): Promise<CrashTally> {
   const started = performance.now();
   const rng = createPrng(o.seed);
-  const rig = await prepare(Math.ceil(o.trials / TRIAL_KINDS.length) + 1);
+  const rig = await prepare(Math.ceil(o.trials / TRIAL_KINDS.length) + 1, o.engine ?? sqliteTrials);
   const kinds = Object.fromEntries(
     TRIAL_KINDS.map((k) => [k, { trials: 0, killedMidOperation: 0 }]),
   ) as Record<TrialKind, { trials: number; killedMidOperation: number }>;
@@ -133,6 +137,7 @@ export async function runCrashTrials(o: {
     await rig.imapTap.close();
     await rig.sink.stop();
     await rig.dovecot.stop();
+    await rig.store.close();
   }
   return {
     seed: o.seed,
@@ -145,21 +150,18 @@ export async function runCrashTrials(o: {
 }
 
 /** One Dovecot user with mail, the sink, and a data directory with an owner, a key, the inbox and OAuth sign-ins. */
-async function prepare(families: number): Promise<Rig> {
+async function prepare(families: number, engine: TrialEngine): Promise<Rig> {
   const { dovecot, sink } = await startMailServers({
     user: USER,
     password: PASSWORD,
     mail: Array.from({ length: 120 }, (_, i) => mail(`seed-${String(i)}`)),
   });
   const dataDir = tempDir('crash-trials-');
+  const store = await engine.store(dataDir);
   const encryptionKey = resolveEncryptionKey(undefined, dataDir);
-  const config: Config = testConfig({
-    baseUrl: BASE,
-    dataDir,
-    database: { kind: 'sqlite', path: join(dataDir, 'inbox-triage.db') },
-  });
+  const config: Config = testConfig({ baseUrl: BASE, dataDir, database: store.config });
   const imapTap = await startFaultProxy({ host: '127.0.0.1', port: dovecot.port });
-  const app = await createApp(config, { encryptionKey }, { log: silentLogger });
+  const app = await createApp(config, { encryptionKey, ...store.secrets }, { log: silentLogger });
   try {
     const agent = await agentOn(app);
     const inboxId = await connectImapInbox(app, agent.call, {
@@ -177,9 +179,12 @@ async function prepare(families: number): Promise<Rig> {
       imapTap,
       sink,
       dataDir,
+      engine,
+      store,
       apiKey: agent.key,
       inboxId,
       env: {
+        ...store.env,
         DATA_DIR: dataDir,
         BASE_URL: BASE,
         IMAP_INSECURE_HOSTS: '127.0.0.1',
@@ -189,7 +194,7 @@ async function prepare(families: number): Promise<Rig> {
       },
       families: signIns,
       counts: { refreshesKilledAfterCommit: 0 },
-      referenceSchema: await migratedSchema(tempDir('crash-schema-')),
+      referenceSchema: await referenceSchema(engine),
     };
   } finally {
     await app.close();
@@ -301,7 +306,8 @@ const TRIALS: Record<TrialKind, Trial> = {
       async after(svc, p) {
         await okCall(svc, rig, 'sync_inbox', { inboxId: rig.inboxId });
         // The agent's answer died with the process; the handle is where the person finds it (their activity page).
-        for (const undoId of unusedUndoHandles(rig, since)) await okCall(svc, rig, 'undo_action', { undoId });
+        for (const undoId of await unusedUndoHandles(rig, since))
+          await okCall(svc, rig, 'undo_action', { undoId });
         const now = await mailboxState(rig.dovecot, USER, PASSWORD);
         check(
           sameList(now, p.before),
@@ -365,13 +371,10 @@ const TRIALS: Record<TrialKind, Trial> = {
           ...c,
           messageId: bare(c.messageId),
         }));
-        const rows = readDb(rig, (db) =>
-          db
-            .prepare(
-              "select internet_message_id, folder_path, body from drafts where subject = ? and status = 'draft'",
-            )
-            .all(subject),
-        ) as { internet_message_id: string; folder_path: string | null; body: string }[];
+        const rows = (await rig.store.rows(
+          "select internet_message_id, folder_path, body from drafts where subject = ? and status = 'draft'",
+          [subject],
+        )) as { internet_message_id: string; folder_path: string | null; body: string }[];
         const what = edit ? 'the edit' : 'create_draft';
         check(
           rows.every((r) => r.folder_path !== null),
@@ -425,9 +428,10 @@ const TRIALS: Record<TrialKind, Trial> = {
       async after(svc, approval) {
         await httpToolCaller(svc.baseUrl, rig.apiKey)('send_draft', approval); // the agent tries again
         await sleep(50); // a message in flight to the sink lands
-        const status = readDb(rig, (db) =>
-          db.prepare('select status from pending_sends where id = ?').pluck().get(approval.pendingSendId),
-        ) as string;
+        const [row] = await rig.store.rows('select status from pending_sends where id = ?', [
+          approval.pendingSendId,
+        ]);
+        const status = String(row?.['status']);
         const n = atSink();
         check(n <= 1, `the sink received the message ${String(n)} times`);
         if (status === 'sent') check(n === 1, 'recorded sent, but the sink never received it');
@@ -459,11 +463,11 @@ const TRIALS: Record<TrialKind, Trial> = {
         }),
       }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, string> }));
     const atCommit = rng.next() < 0.5;
-    const watch = { tokens: refreshTokens(rig), answered: false, committed: false };
+    const watch = { tokens: await refreshTokens(rig), answered: false, committed: false };
     // Read while the service writes: a read that would have to wait has not seen the rotation yet.
-    const rotated = () => {
+    const rotated = async () => {
       try {
-        return refreshTokens(rig) > watch.tokens;
+        return (await refreshTokens(rig)) > watch.tokens;
       } catch {
         return false;
       }
@@ -480,7 +484,7 @@ const TRIALS: Record<TrialKind, Trial> = {
       },
       killWhen: atCommit
         ? async () => {
-            while (!watch.answered && !rotated()) await sleep(0);
+            while (!watch.answered && !(await rotated())) await sleep(0);
             watch.committed = !watch.answered;
           }
         : undefined,
@@ -512,29 +516,34 @@ const TRIALS: Record<TrialKind, Trial> = {
   // the next run completes, and the schema equals that of an uninterrupted run.
   async migration(rig, rng, trial) {
     const dir = tempDir(`crash-migrate-${String(trial)}-`);
-    const path = join(dir, 'inbox-triage.db');
-    const total = rig.referenceSchema.split('\n').filter((l) => l.startsWith('migration ')).length;
-    const target = rng.int(total + 1);
-    const t0 = performance.now();
-    const svc = runService(['migrate'], { DATA_DIR: dir });
-    let applied = -1;
-    while (svc.child.exitCode === null && applied < target) {
-      applied = appliedMigrations(path);
-      if (applied < target) await sleep(1);
+    const store = await rig.engine.store(dir);
+    try {
+      const env = { ...store.env, DATA_DIR: dir };
+      const total = rig.referenceSchema.split('\n').filter((l) => l.startsWith('migration ')).length;
+      const target = rng.int(total + 1);
+      const t0 = performance.now();
+      const svc = runService(['migrate'], env);
+      let applied = -1;
+      while (svc.child.exitCode === null && applied < target) {
+        applied = await appliedMigrations(store);
+        if (applied < target) await sleep(1);
+      }
+      await sleep(rng.int(3));
+      svc.child.kill('SIGKILL');
+      await svc.exited;
+      const finishedMs = svc.child.signalCode === null ? performance.now() - t0 : undefined;
+      const again = runService(['migrate'], env);
+      const code = await again.exited;
+      check(code === 0, `migrate after the kill exited with ${String(code)}: ${again.stderr().slice(-400)}`);
+      const schema = await store.schema();
+      check(
+        schema === rig.referenceSchema,
+        `the schema after the kill differs:\n${diff(rig.referenceSchema.split('\n'), schema.split('\n'))}`,
+      );
+      return { finishedMs };
+    } finally {
+      await store.close();
     }
-    await sleep(rng.int(3));
-    svc.child.kill('SIGKILL');
-    await svc.exited;
-    const finishedMs = svc.child.signalCode === null ? performance.now() - t0 : undefined;
-    const again = runService(['migrate'], { DATA_DIR: dir });
-    const code = await again.exited;
-    check(code === 0, `migrate after the kill exited with ${String(code)}: ${again.stderr().slice(-400)}`);
-    const schema = await migratedSchema(dir, false);
-    check(
-      schema === rig.referenceSchema,
-      `the schema after the kill differs:\n${diff(rig.referenceSchema.split('\n'), schema.split('\n'))}`,
-    );
-    return { finishedMs };
   },
 };
 
@@ -572,19 +581,16 @@ async function changeMailbox(rig: Rig, rng: Prng, trial: number): Promise<void> 
 
 /** Every selected folder of the inbox: the index lists what the mailbox holds, read and starred alike. */
 async function indexMatchesMailbox(rig: Rig): Promise<void> {
-  const rows = readDb(rig, (db) =>
-    db
-      .prepare(
-        `select f.path, m.internet_message_id as mid, m.unread, m.starred from messages m
-         join folders f on f.id = m.folder_id where m.inbox_id = ? and f.selected = 1`,
-      )
-      .all(rig.inboxId),
-  ) as { path: string; mid: string | null; unread: number; starred: number }[];
+  const rows = (await rig.store.rows(
+    `select f.path, m.internet_message_id as mid, m.unread, m.starred from messages m
+     join folders f on f.id = m.folder_id where m.inbox_id = ? and f.selected = 1`,
+    [rig.inboxId],
+  )) as { path: string; mid: string | null; unread: number; starred: number }[];
   const paths = [
     ...new Set(
-      readDb(rig, (db) =>
-        db.prepare('select path from folders where inbox_id = ? and selected = 1').pluck().all(rig.inboxId),
-      ) as string[],
+      (
+        await rig.store.rows('select path from folders where inbox_id = ? and selected = 1', [rig.inboxId])
+      ).map((r) => String(r['path'])),
     ),
   ];
   const indexed = rows.map(
@@ -621,15 +627,11 @@ async function indexMatchesMailbox(rig: Rig): Promise<void> {
  * restarted service) with a clock ten minutes ahead, the age at which the service's own sweep takes them.
  */
 async function sweepUnfinishedDrafts(rig: Rig): Promise<void> {
-  const config: Config = testConfig({
-    baseUrl: BASE,
-    dataDir: rig.dataDir,
-    database: { kind: 'sqlite', path: join(rig.dataDir, 'inbox-triage.db') },
-  });
+  const config: Config = testConfig({ baseUrl: BASE, dataDir: rig.dataDir, database: rig.store.config });
   const later = { now: () => new Date(Date.now() + 11 * 60_000) };
   const app = await createApp(
     config,
-    { encryptionKey: resolveEncryptionKey(undefined, rig.dataDir) },
+    { encryptionKey: resolveEncryptionKey(undefined, rig.dataDir), ...rig.store.secrets },
     { log: silentLogger, clock: later },
   );
   try {
@@ -639,69 +641,43 @@ async function sweepUnfinishedDrafts(rig: Rig): Promise<void> {
   }
 }
 
-function unusedUndoHandles(rig: Rig, since: number): string[] {
-  return readDb(rig, (db) =>
-    db
-      .prepare('select id from undo_records where created_at >= ? and used_at is null order by created_at')
-      .pluck()
-      .all(since),
-  ) as string[];
-}
-
-function readDb<T>(rig: Rig, read: (db: Database.Database) => T): T {
-  const db = new Database(join(rig.dataDir, 'inbox-triage.db'), { readonly: true, fileMustExist: true });
-  try {
-    return read(db);
-  } finally {
-    db.close();
-  }
+async function unusedUndoHandles(rig: Rig, since: number): Promise<string[]> {
+  const rows = await rig.store.rows(
+    'select id from undo_records where created_at >= ? and used_at is null order by created_at',
+    [since],
+  );
+  return rows.map((r) => String(r['id']));
 }
 
 /** How many refresh tokens the service's database holds; throws rather than wait for a writer. */
-function refreshTokens(rig: Rig): number {
-  return readDb(rig, (db) => {
-    db.pragma('busy_timeout = 0');
-    return db.prepare("select count(*) from oauth_tokens where kind = 'refresh'").pluck().get() as number;
+async function refreshTokens(rig: Rig): Promise<number> {
+  const [row] = await rig.store.rows("select count(*) as n from oauth_tokens where kind = 'refresh'", [], {
+    wait: false,
   });
+  return Number(row?.['n']);
 }
 
-/** How many migrations the database at `path` records, or -1 before it has any (read without waiting on locks). */
-function appliedMigrations(path: string): number {
-  let db: Database.Database | undefined;
+/** How many migrations a database records, or -1 before it has any (read without waiting on locks). */
+async function appliedMigrations(store: TrialStore): Promise<number> {
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true, timeout: 0 });
-    return db.prepare('select count(*) from schema_migrations').pluck().get() as number;
+    const [row] = await store.rows('select count(*) as n from schema_migrations', [], { wait: false });
+    return Number(row?.['n']);
   } catch {
     return -1;
-  } finally {
-    db?.close();
   }
 }
 
-/** Runs `migrate` to the end on `dir` (unless told it ran) and describes the schema: every object's SQL, and the migrations applied. */
-async function migratedSchema(dir: string, run = true): Promise<string> {
-  if (run) {
-    const svc = runService(['migrate'], { DATA_DIR: dir });
+/** The schema `migrate` makes, run to its end uninterrupted on a database of its own. */
+async function referenceSchema(engine: TrialEngine): Promise<string> {
+  const dir = tempDir('crash-schema-');
+  const store = await engine.store(dir);
+  try {
+    const svc = runService(['migrate'], { ...store.env, DATA_DIR: dir });
     const code = await svc.exited;
     if (code !== 0) throw new Error(`migrate failed: ${svc.stderr()}`);
-  }
-  const db = new Database(join(dir, 'inbox-triage.db'), { readonly: true });
-  try {
-    const integrity = db.prepare('pragma integrity_check').pluck().get() as string;
-    const objects = db
-      .prepare("select type, name, sql from sqlite_master where name not like 'sqlite_%' order by type, name")
-      .all() as { type: string; name: string; sql: string | null }[];
-    const migrations = db
-      .prepare('select name from schema_migrations order by name')
-      .pluck()
-      .all() as string[];
-    return [
-      `integrity ${integrity}`,
-      ...objects.map((x) => `${x.type} ${x.name}: ${(x.sql ?? '').replace(/\s+/g, ' ')}`),
-      ...migrations.map((m) => `migration ${m}`),
-    ].join('\n');
+    return await store.schema();
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
