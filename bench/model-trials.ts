@@ -19,12 +19,17 @@ interface Batch {
   readonly report: string;
 }
 
-/** Where the model's agents work: the demo inbox, or an IMAP inbox on Dovecot with the SMTP and https sinks. */
-export type ModelMailbox = 'demo' | 'dovecot';
+/**
+ * Where the model's agents work: the demo inbox; the demo inbox on PostgreSQL with each agent on a node of its own;
+ * or an IMAP inbox on Dovecot with the SMTP and https sinks.
+ */
+export type ModelMailbox = 'demo' | 'demo-pg' | 'dovecot';
 
 const SUITE: Record<ModelMailbox, string> = {
   // Not the PostgreSQL two-node suite, whose name also starts "the demo inbox".
   demo: 'two agents on the demo inbox > never breaks',
+  // Titles are cut at 40 characters: "the demo inbox on PostgreSQL, each on a…".
+  'demo-pg': 'the demo inbox on PostgreSQL.*never breaks',
   dovecot: 'an IMAP inbox on Dovecot.*never breaks',
 };
 

@@ -238,6 +238,7 @@ async function crashDuring<T>(
   },
 ): Promise<{ finishedMs: number | undefined }> {
   rig.imapTap.clear();
+  await rig.store.forgetRequestBudgets();
   const first = await startService(rig.env);
   let prepared: T;
   try {
