@@ -413,8 +413,12 @@ function webRequests(known: Known) {
 }
 
 /** A prepared service process: an owner with a key and a signed-in browser session, the demo inbox synced. */
-export async function fuzzTarget(databaseUrl?: string): Promise<{
-  svc: ServiceProcess;
+export async function fuzzTarget(
+  databaseUrl?: string,
+  nodes = 1,
+): Promise<{
+  /** The service processes, all on the one database: several only on PostgreSQL. */
+  svcs: ServiceProcess[];
   known: Known;
   tools: { name: string; inputSchema: unknown }[];
 }> {
@@ -439,7 +443,11 @@ export async function fuzzTarget(databaseUrl?: string): Promise<{
   const csrf = web.csrf;
   const cookie = [...web.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   await setup.close();
-  const svc = await startService({ ...env, LOG_LEVEL: 'info' });
+  if (nodes > 1 && databaseUrl === undefined)
+    throw new Error('several nodes share a PostgreSQL database only');
+  const svcs: ServiceProcess[] = [];
+  for (let n = 0; n < nodes; n++) svcs.push(await startService({ ...env, LOG_LEVEL: 'info' }));
+  const svc = svcs[0]!;
   const listed = await fetch(`${svc.baseUrl}/mcp`, {
     method: 'POST',
     headers: mcp2025Headers(key),
@@ -458,7 +466,7 @@ export async function fuzzTarget(databaseUrl?: string): Promise<{
     messageId: string;
   }[];
   return {
-    svc,
+    svcs,
     tools,
     known: { key, inboxIds: inboxes, messageIds: page.map((m) => m.messageId), cookie, csrf },
   };
@@ -483,9 +491,11 @@ export async function fuzz(opts: {
   seed: number;
   /** A PostgreSQL database to run on; SQLite in a fresh DATA_DIR otherwise. */
   databaseUrl?: string;
+  /** Service processes on the one PostgreSQL database, the requests dealt to them in turn (default 1). */
+  nodes?: number;
 }): Promise<FuzzOutcome> {
-  const { svc, known, tools } = await fuzzTarget(opts.databaseUrl);
-  const logFrom = svc.stdout().length;
+  const { svcs, known, tools } = await fuzzTarget(opts.databaseUrl, opts.nodes ?? 1);
+  const logFrom = svcs.map((svc) => svc.stdout().length);
   const requests = fc.oneof(
     { weight: 6, arbitrary: mcpRequests(tools, known) },
     { weight: 1, arbitrary: apiRequests(known) },
@@ -510,6 +520,7 @@ export async function fuzz(opts: {
       const worker = async () => {
         for (let i = next++; i < list.length; i = next++) {
           const r = list[i]!;
+          const svc = svcs[(start + i) % svcs.length]!;
           const t = performance.now();
           const send = () =>
             fetch(`${svc.baseUrl}${r.path}`, {
@@ -546,18 +557,20 @@ export async function fuzz(opts: {
         }
       };
       await Promise.all(Array.from({ length: opts.concurrency }, worker));
-      if (svc.child.exitCode !== null) break;
+      if (svcs.some((svc) => svc.child.exitCode !== null)) break;
     }
   } finally {
-    alive = svc.child.exitCode === null && svc.child.signalCode === null;
-    svc.child.kill('SIGTERM');
-    await svc.exited;
+    alive = svcs.every((svc) => svc.child.exitCode === null && svc.child.signalCode === null);
+    for (const svc of svcs) svc.child.kill('SIGTERM');
+    for (const svc of svcs) await svc.exited;
   }
-  const badLogLines = svc
-    .stdout()
-    .slice(logFrom)
-    .split('\n')
-    .filter((l) => /"stack"|\\n\s+at |"level":(50|60)/.test(l));
+  const badLogLines = svcs.flatMap((svc, n) =>
+    svc
+      .stdout()
+      .slice(logFrom[n])
+      .split('\n')
+      .filter((l) => /"stack"|\\n\s+at |"level":(50|60)/.test(l)),
+  );
   return {
     requests: sent,
     byKind,
