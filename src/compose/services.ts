@@ -117,10 +117,9 @@ export function buildServices(c: {
     { clock, mark: (inbox, reason, since) => inboxes.markNeedsReconnect(inbox, reason, since) },
   );
   // What several instances on one PostgreSQL share beyond the pool (decision 0024): a queue, locks, inbox claims.
+  const pgUrl = db.dialect === 'postgres' ? db.url : undefined;
   const queue: JobQueue =
-    db.dialect === 'sqlite'
-      ? new InProcessQueue(log)
-      : new PgBossQueue({ connectionString: db.url, log, deadlineMs: db.deadlineMs });
+    pgUrl === undefined ? new InProcessQueue(log) : new PgBossQueue({ connectionString: pgUrl, log });
   const inboxes = new InboxService({
     inboxes: stores.inboxes,
     vault,
@@ -268,7 +267,7 @@ export function buildServices(c: {
     sessions,
     syncable: () => stores.inboxes.listSyncable(),
     syncableInbox: (id) => stores.inboxes.syncable(id),
-    claims: db.dialect === 'sqlite' ? soleNode : new PgInboxClaims(db.url),
+    claims: pgUrl === undefined ? soleNode : new PgInboxClaims(pgUrl),
     intervalMs: config.syncIntervalSeconds * 1000,
     log,
   });

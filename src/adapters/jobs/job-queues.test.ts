@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobQueueContract } from '../../core/jobs/job-queue.contract.ts';
 import { silentLogger } from '../../lib/logger.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
-import { startFaultProxy } from '../../../test/rig/fault-proxy.ts';
 import { InProcessQueue } from './in-process-queue.ts';
 import { PgBossQueue } from './pg-boss-queue.ts';
 
@@ -70,44 +69,4 @@ describe('the pg-boss queue (several nodes on one PostgreSQL)', () => {
       expect(ranOn).toEqual(['doomed', 'survivor:inbox_x']);
     }, 40_000);
   });
-
-  // Decision 0063: a network that drops PostgreSQL's connections without a word leaves every statement on them
-  // waiting for the node's TCP to give up (minutes). The queue's own pool is bounded by the same deadline as the
-  // service's: its statements on the dead connections are given up, the connections dropped, and new ones made.
-  it('its connections fallen silent: the queue gives them up and runs jobs again on new ones', async () => {
-    const real = new URL(url);
-    const proxy = await startFaultProxy({ host: real.hostname, port: Number(real.port) });
-    real.port = String(proxy.port);
-    const kind = `silent-${String(Date.now() % 100000)}`;
-    const queue = new PgBossQueue({
-      connectionString: real.toString(),
-      log: silentLogger,
-      superviseSeconds: 1,
-      deadlineMs: 500,
-    });
-    const ran: string[] = [];
-    queue.handle(kind, (key) => {
-      ran.push(key);
-      return Promise.resolve();
-    });
-    try {
-      await queue.start();
-      await queue.enqueue(kind, 'before');
-      while (!ran.includes('before')) await new Promise((r) => setTimeout(r, 20));
-      proxy.inject({ kind: 'stall', ms: 3_600_000 }); // every open connection falls silent; new ones pass
-      // An ask on a silent connection is given up (logged, as any failed ask) instead of waiting; asked again, it
-      // finds a new connection. Without the deadline the first ask never returns.
-      await queue.enqueue(kind, 'after');
-      while (!ran.includes('after')) {
-        await new Promise((r) => setTimeout(r, 200));
-        await queue.enqueue(kind, 'after');
-      }
-      while (!queue.ready()) await new Promise((r) => setTimeout(r, 50));
-      expect(ran.slice(0, 2)).toEqual(['before', 'after']);
-    } finally {
-      proxy.clear();
-      await queue.halt().catch(() => undefined);
-      await proxy.close();
-    }
-  }, 30_000);
 });

@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ConstructorOptions, PgBoss } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import type * as PgBossModule from 'pg-boss';
 import { LazyModule } from '../lazy-module.ts';
-import { clientWithDeadline } from '../storage/pg-deadline.ts';
 
 const pgBossModule = new LazyModule<typeof PgBossModule>('pg-boss');
 import type { JobQueue } from '../../core/jobs/job-queue.ts';
@@ -29,11 +28,6 @@ export interface PgBossQueueOptions {
   readonly heartbeatSeconds?: number;
   /** Jobs this node runs at once, per kind. */
   readonly concurrency?: number;
-  /**
-   * The deadline on this queue's statements (`DATABASE_QUERY_TIMEOUT_SECONDS`, decision 0063): one PostgreSQL has not
-   * answered by then is given up and its connection dropped. 0 or absent: none.
-   */
-  readonly deadlineMs?: number;
 }
 
 /**
@@ -48,7 +42,7 @@ export class PgBossQueue implements JobQueue {
   private readonly handlers = new Map<string, (key: string) => Promise<void>>();
   private readonly intervals = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly opts: Required<Omit<PgBossQueueOptions, 'log' | 'connectionString' | 'deadlineMs'>>;
+  private readonly opts: Required<Omit<PgBossQueueOptions, 'log' | 'connectionString'>>;
   private readonly log: Logger;
   private active = 0;
   /**
@@ -68,21 +62,14 @@ export class PgBossQueue implements JobQueue {
       concurrency: o.concurrency ?? 4,
     };
     const { PgBoss } = pgBossModule.load();
-    const options: ConstructorOptions & { Client?: ReturnType<typeof clientWithDeadline> } = {
+    this.boss = new PgBoss({
       connectionString: o.connectionString,
       application_name: 'inbox-triage-jobs',
       max: 4,
       superviseIntervalSeconds: this.opts.superviseSeconds,
       schedule: false,
       useListenNotify: true,
-      // pg-boss hands its options to pg's Pool, which makes its connections with this `Client`; the LISTEN
-      // connection is its own, watched by pg-boss's heartbeat.
-      ...((o.deadlineMs ?? 0) > 0 && {
-        Client: clientWithDeadline(o.deadlineMs ?? 0),
-        connectionTimeoutMillis: o.deadlineMs,
-      }),
-    };
-    this.boss = new PgBoss(options);
+    });
     this.boss.on('error', (e: unknown) => {
       this.healthy = false;
       this.log.warn({ err: messageOf(e) }, 'job queue error');
