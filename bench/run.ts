@@ -280,13 +280,18 @@ if (values.only === undefined || values.only === 'trials') {
     try {
       const engine = postgresTrials(() => cluster.createDatabase());
       runs.push({ engine: 'PostgreSQL', r: await runCrashTrials({ trials: pgTrials, seed, engine, log }) });
+      // The killed node's work taken over by a node already running on the same database.
+      runs.push({
+        engine: 'two PostgreSQL nodes',
+        r: await runCrashTrials({ trials: pgTrials, seed, engine, standingNode: true, log }),
+      });
     } finally {
       await cluster.stop();
     }
   }
   const both = (f: (r: (typeof runs)[number]['r']) => number) => runs.map((x) => String(f(x.r))).join(' / ');
   const lines = [
-    `Run ${today} on ${machine()} (${runs.map((x) => `${x.engine} ${x.r.seconds.toFixed(0)} s`).join(', ')}), seed ${String(seed)} (\`CRASH_SEED\` replays the choices; the kill moments depend on timing): the service (\`serve\`, on ${runs.map((x) => x.engine).join(' and then on ')}) against Dovecot and the SMTP sink, killed with SIGKILL at a random moment during an operation, restarted, and checked (\`test/rig/crash-trials.ts\`): the index equals a direct IMAP listing after the next sync; every unused undo handle puts the mailbox back exactly; after a kill during \`create_draft\` or the draft card's edit and the sweep for unfinished work, every copy in Drafts is a draft the service records, one each, with its text; no draft reached the sink twice and none is recorded sent that the sink lacks; the refresh-token family still refreshes; a migration cut short completes to the reference schema.`,
+    `Run ${today} on ${machine()} (${runs.map((x) => `${x.engine} ${x.r.seconds.toFixed(0)} s`).join(', ')}), seed ${String(seed)} (\`CRASH_SEED\` replays the choices; the kill moments depend on timing): the service (\`serve\`, on ${runs.map((x) => x.engine).join(', then on ')}) against Dovecot and the SMTP sink, killed with SIGKILL at a random moment during an operation, restarted (with two nodes: the other node, running since before the operation, carries on), and checked (\`test/rig/crash-trials.ts\`): the index equals a direct IMAP listing after the next sync; every unused undo handle puts the mailbox back exactly; after a kill during \`create_draft\` or the draft card's edit and the sweep for unfinished work, every copy in Drafts is a draft the service records, one each, with its text; no draft reached the sink twice and none is recorded sent that the sink lacks; the refresh-token family still refreshes; a migration cut short completes to the reference schema.`,
     '',
     `| kind | trials (${runs.map((x) => x.engine).join(' / ')}) | killed mid-operation | promises broken |`,
     '|---|---|---|---|',

@@ -65,6 +65,8 @@ interface Rig {
   readonly engine: TrialEngine;
   /** The service's database, read from outside. */
   readonly store: TrialStore;
+  /** A second node runs beside the first and carries on after the kill (see `runCrashTrials`). */
+  readonly standingNode: boolean;
   readonly apiKey: string;
   readonly inboxId: string;
   readonly env: Record<string, string>;
@@ -81,11 +83,19 @@ export async function runCrashTrials(o: {
   only?: readonly TrialKind[];
   /** The service's database (default: SQLite in its data directory). */
   engine?: TrialEngine;
+  /**
+   * Two nodes on the one database (PostgreSQL only): a second service process runs beside the first from the start,
+   * and when the first is killed the second carries on — the agent's retry, the undo, the next sync go to it.
+   */
+  standingNode?: boolean;
   log?: (line: string) => void;
 }): Promise<CrashTally> {
   const started = performance.now();
   const rng = createPrng(o.seed);
-  const rig = await prepare(Math.ceil(o.trials / TRIAL_KINDS.length) + 1, o.engine ?? sqliteTrials);
+  const engine = o.engine ?? sqliteTrials;
+  if (o.standingNode === true && engine.name !== 'postgres')
+    throw new Error('several nodes share a PostgreSQL database only');
+  const rig = await prepare(Math.ceil(o.trials / TRIAL_KINDS.length) + 1, engine, o.standingNode === true);
   const kinds = Object.fromEntries(
     TRIAL_KINDS.map((k) => [k, { trials: 0, killedMidOperation: 0 }]),
   ) as Record<TrialKind, { trials: number; killedMidOperation: number }>;
@@ -150,7 +160,7 @@ export async function runCrashTrials(o: {
 }
 
 /** One Dovecot user with mail, the sink, and a data directory with an owner, a key, the inbox and OAuth sign-ins. */
-async function prepare(families: number, engine: TrialEngine): Promise<Rig> {
+async function prepare(families: number, engine: TrialEngine, standingNode: boolean): Promise<Rig> {
   const { dovecot, sink } = await startMailServers({
     user: USER,
     password: PASSWORD,
@@ -181,6 +191,7 @@ async function prepare(families: number, engine: TrialEngine): Promise<Rig> {
       dataDir,
       engine,
       store,
+      standingNode,
       apiKey: agent.key,
       inboxId,
       env: {
@@ -223,8 +234,8 @@ type Trial = (
 
 /**
  * Starts the service, runs `operation` (after `before`, which is not raced), kills the process `killAfterMs` into
- * the operation, starts it again and hands the new process to `after`. Returns how long the operation took if it
- * finished before the kill.
+ * the operation, starts it again and hands the new process to `after` — or, with a standing node, hands that one,
+ * running since before the operation. Returns how long the operation took if it finished before the kill.
  */
 async function crashDuring<T>(
   rig: Rig,
@@ -240,11 +251,19 @@ async function crashDuring<T>(
   rig.imapTap.clear();
   await rig.store.forgetRequestBudgets();
   const first = await startService(rig.env);
+  // Several nodes: another one already running when the first dies takes over, rather than the first restarted.
+  const standing = rig.standingNode
+    ? await startService(rig.env).catch((e: unknown) => {
+        first.child.kill('SIGKILL');
+        throw e;
+      })
+    : undefined;
   let prepared: T;
   try {
     prepared = (await steps.before?.(first)) as T;
   } catch (e) {
     first.child.kill('SIGKILL');
+    standing?.child.kill('SIGKILL');
     throw e;
   }
   const t0 = performance.now();
@@ -258,15 +277,20 @@ async function crashDuring<T>(
   await first.exited;
   await op;
   const answered = finishedMs !== undefined;
-  const second = await startService(rig.env).catch((e: unknown) => {
-    throw new TrialProblem(`the service did not start again after the kill: ${String(e)}`);
-  });
+  const second =
+    standing ??
+    (await startService(rig.env).catch((e: unknown) => {
+      throw new TrialProblem(`the service did not start again after the kill: ${String(e)}`);
+    }));
   try {
     await steps.after(second, prepared, answered);
   } finally {
     second.child.kill('SIGTERM');
     const code = await second.exited;
-    check(code === 0, `the restarted service exited with ${String(code)} on SIGTERM`);
+    check(
+      code === 0,
+      `the ${standing ? 'other node' : 'restarted service'} exited with ${String(code)} on SIGTERM`,
+    );
   }
   return { finishedMs };
 }
