@@ -289,7 +289,8 @@ if (values.only === undefined || values.only === 'trials') {
       await cluster.stop();
     }
   }
-  const both = (f: (r: (typeof runs)[number]['r']) => number) => runs.map((x) => String(f(x.r))).join(' / ');
+  const perRun = (f: (r: (typeof runs)[number]['r']) => number) =>
+    runs.map((x) => String(f(x.r))).join(' / ');
   const lines = [
     `Run ${today} on ${machine()} (${runs.map((x) => `${x.engine} ${x.r.seconds.toFixed(0)} s`).join(', ')}), seed ${String(seed)} (\`CRASH_SEED\` replays the choices; the kill moments depend on timing): the service (\`serve\`, on ${runs.map((x) => x.engine).join(', then on ')}) against Dovecot and the SMTP sink, killed with SIGKILL at a random moment during an operation, restarted (with two nodes: the other node, running since before the operation, carries on), and checked (\`test/rig/crash-trials.ts\`): the index equals a direct IMAP listing after the next sync; every unused undo handle puts the mailbox back exactly; after a kill during \`create_draft\` or the draft card's edit and the sweep for unfinished work, every copy in Drafts is a draft the service records, one each, with its text; no draft reached the sink twice and none is recorded sent that the sink lacks; the refresh-token family still refreshes; a migration cut short completes to the reference schema.`,
     '',
@@ -297,13 +298,13 @@ if (values.only === undefined || values.only === 'trials') {
     '|---|---|---|---|',
     ...TRIAL_KINDS.map(
       (k) =>
-        `| ${k} | ${both((r) => r.kinds[k].trials)} | ${both((r) => r.kinds[k].killedMidOperation)} | ${both((r) => r.failures.filter((f) => f.kind === k).length)} |`,
+        `| ${k} | ${perRun((r) => r.kinds[k].trials)} | ${perRun((r) => r.kinds[k].killedMidOperation)} | ${perRun((r) => r.failures.filter((f) => f.kind === k).length)} |`,
     ),
-    `| **all** | **${both((r) => r.trials)}** | **${both((r) => TRIAL_KINDS.reduce((n, k) => n + r.kinds[k].killedMidOperation, 0))}** | **${both((r) => r.failures.length)}** |`,
+    `| **all** | **${perRun((r) => r.trials)}** | **${perRun((r) => TRIAL_KINDS.reduce((n, k) => n + r.kinds[k].killedMidOperation, 0))}** | **${perRun((r) => r.failures.length)}** |`,
   ];
   lines.push(
     '',
-    `Refreshes killed after their rotation was committed and before the answer reached the host (half the refresh kills wait for that moment): ${both((r) => r.refreshesKilledAfterCommit)}.`,
+    `Refreshes killed after their rotation was committed and before the answer reached the host (half the refresh kills wait for that moment): ${perRun((r) => r.refreshesKilledAfterCommit)}.`,
   );
   for (const { engine, r } of runs)
     if (r.failures.length > 0)

@@ -117,9 +117,8 @@ export function buildServices(c: {
     { clock, mark: (inbox, reason, since) => inboxes.markNeedsReconnect(inbox, reason, since) },
   );
   // What several instances on one PostgreSQL share beyond the pool (decision 0024): a queue, locks, inbox claims.
-  const pgUrl = db.dialect === 'postgres' ? db.url : undefined;
   const queue: JobQueue =
-    pgUrl === undefined ? new InProcessQueue(log) : new PgBossQueue({ connectionString: pgUrl, log });
+    db.dialect === 'sqlite' ? new InProcessQueue(log) : new PgBossQueue({ connectionString: db.url, log });
   const inboxes = new InboxService({
     inboxes: stores.inboxes,
     vault,
@@ -267,7 +266,7 @@ export function buildServices(c: {
     sessions,
     syncable: () => stores.inboxes.listSyncable(),
     syncableInbox: (id) => stores.inboxes.syncable(id),
-    claims: pgUrl === undefined ? soleNode : new PgInboxClaims(pgUrl),
+    claims: db.dialect === 'sqlite' ? soleNode : new PgInboxClaims(db.url),
     intervalMs: config.syncIntervalSeconds * 1000,
     log,
   });
