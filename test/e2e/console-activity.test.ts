@@ -1,34 +1,14 @@
-import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
 import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
 import { artifactPath, launchBrowser } from '../rig/browser.ts';
 import { buildMessage, freePort, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
 import { connectImapInbox, mailboxState } from '../support/imap-inbox.ts';
+import { seriousAccessibilityProblems, signedInConsole } from '../support/console-browser.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
-
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-
-/** axe-core's serious and critical findings on the page as it is now. */
-async function accessibilityProblems(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: {
-          run: () => Promise<{ violations: { id: string; impact: string | null; nodes: unknown[] }[] }>;
-        };
-      }
-    ).axe;
-    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${String(v.impact)}, ${String(v.nodes)} nodes)`);
-}
 
 // Settings → Activity in Chromium against a real IMAP server: a change an agent made is described in words, and
 // the person's Undo puts the mailbox back exactly (listed with a direct IMAP client before and after).
@@ -40,6 +20,7 @@ describe('the person undoes an agent’s change from Activity', () => {
   let server: RunningServer;
   let browser: Browser;
   let page: Page;
+  let cspViolations: string[];
   let call: ReturnType<typeof toolCaller>;
   let inboxId: string;
 
@@ -65,15 +46,13 @@ describe('the person undoes an agent’s change from Activity', () => {
     server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
     ({ call } = await agentOn(app));
     inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
-    // axe-core is injected as a script: our CSP would rightly refuse it, so this context lets the test's own script in.
-    page = await (await browser.newContext({ bypassCSP: true })).newPage();
-    page.setDefaultTimeout(15_000);
-    await page.goto(`${app.config.baseUrl}/signin`);
-    await page.getByLabel('Email').fill('owner@example.test');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/settings/);
+    ({ page, cspViolations } = await signedInConsole(browser, app.config.baseUrl));
   }, 120_000);
+
+  // The pages' own policy was enforced throughout: nothing they need was refused.
+  afterEach(() => {
+    expect(cspViolations.splice(0)).toEqual([]);
+  });
 
   afterAll(async () => {
     await browser.close();
@@ -93,7 +72,7 @@ describe('the person undoes an agent’s change from Activity', () => {
     await page.goto(`${app.config.baseUrl}/settings/activity`);
     const row = page.locator('tr', { hasText: 'Moved 1 message from Inbox to Trash' });
     await expect.poll(() => row.count()).toBe(1);
-    expect(await accessibilityProblems(page)).toEqual([]);
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
     await page.screenshot({ path: artifactPath('console-activity.png'), fullPage: true });
 
     await row.getByRole('button', { name: 'Undo' }).click();
@@ -113,6 +92,6 @@ describe('the person undoes an agent’s change from Activity', () => {
     expect(await page.locator('tbody tr[data-tool]:not([data-tool="list_inboxes"])').count()).toBe(0);
     await page.goto(`${app.config.baseUrl}/settings/activity?tool=no_such_tool`);
     expect(await page.textContent('main')).toContain('No agent activity matches.');
-    expect(await accessibilityProblems(page)).toEqual([]);
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
   });
 });

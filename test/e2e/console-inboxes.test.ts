@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import type { AccountId } from '../../src/core/accounts/account.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
@@ -8,10 +7,9 @@ import { silentLogger } from '../../src/lib/logger.ts';
 import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
 import { artifactPath, launchBrowser } from '../rig/browser.ts';
 import { freePort } from '../rig/index.ts';
+import { seriousAccessibilityProblems, signedInConsole } from '../support/console-browser.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
-
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 // The Inboxes page in Chromium: the last sync and the messages in the window, errors in words with the fix, the
 // folders to sync (changed here, read back from the store), and Add an inbox with its refusals next to the field.
@@ -20,6 +18,7 @@ describe('the person’s Inboxes page', () => {
   let server: RunningServer;
   let browser: Browser;
   let page: Page;
+  let cspViolations: string[];
   let call: ReturnType<typeof toolCaller>;
   let inboxId: string;
   let accountId: AccountId;
@@ -33,14 +32,13 @@ describe('the person’s Inboxes page', () => {
     accountId = (await app.stores.accounts.findByEmail('owner@example.test'))!.id;
     inboxId = (expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
     expectToolOk(await call('sync_inbox', { inboxId }));
-    page = await (await browser.newContext({ bypassCSP: true })).newPage();
-    page.setDefaultTimeout(15_000);
-    await page.goto(`${app.config.baseUrl}/signin`);
-    await page.getByLabel('Email').fill('owner@example.test');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/settings/);
+    ({ page, cspViolations } = await signedInConsole(browser, app.config.baseUrl));
   }, 60_000);
+
+  // The pages' own policy was enforced throughout: nothing they need was refused.
+  afterEach(() => {
+    expect(cspViolations.splice(0)).toEqual([]);
+  });
 
   afterAll(async () => {
     await browser.close();
@@ -54,18 +52,7 @@ describe('the person’s Inboxes page', () => {
     expect(await card.locator('.sync-state').textContent()).toMatch(
       /Last synced .* UTC · 40 messages in the window\./,
     );
-    await page.addScriptTag({ path: AXE });
-    const serious = await page.evaluate(async () => {
-      const axe = (
-        globalThis as unknown as {
-          axe: { run: () => Promise<{ violations: { id: string; impact: string | null }[] }> };
-        }
-      ).axe;
-      return (await axe.run()).violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => v.id);
-    });
-    expect(serious).toEqual([]);
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
     await page.screenshot({ path: artifactPath('console-inboxes.png'), fullPage: true });
 
     await card.getByLabel(/Archive/).check();

@@ -1,29 +1,14 @@
-import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import type { AccountId } from '../../src/core/accounts/account.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
 import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
 import { artifactPath, launchBrowser } from '../rig/browser.ts';
 import { freePort } from '../rig/index.ts';
+import { seriousAccessibilityProblems, signedInConsole } from '../support/console-browser.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { setUpOwner } from '../support/web-client.ts';
-
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-
-async function accessibilityProblems(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run: () => Promise<{ violations: { id: string; impact: string | null }[] }> };
-      }
-    ).axe;
-    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact }));
-  });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
-}
 
 // Settings → Sending, VIPs and triage in Chromium: every form refuses bad input with the message next to the
 // field and changes nothing (read back from the services), and saves good input exactly as the tools would.
@@ -32,6 +17,7 @@ describe('the person’s own settings in the console', () => {
   let server: RunningServer;
   let browser: Browser;
   let page: Page;
+  let cspViolations: string[];
   let accountId: AccountId;
   const state = async () => ({
     sending: await app.services.tools.sending.isEnabled(accountId),
@@ -46,14 +32,13 @@ describe('the person’s own settings in the console', () => {
     server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
     await setUpOwner(app);
     accountId = (await app.stores.accounts.findByEmail('owner@example.test'))!.id;
-    page = await (await browser.newContext({ bypassCSP: true })).newPage();
-    page.setDefaultTimeout(15_000);
-    await page.goto(`${app.config.baseUrl}/signin`);
-    await page.getByLabel('Email').fill('owner@example.test');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/settings/);
+    ({ page, cspViolations } = await signedInConsole(browser, app.config.baseUrl));
   }, 60_000);
+
+  // The pages' own policy was enforced throughout: nothing they need was refused.
+  afterEach(() => {
+    expect(cspViolations.splice(0)).toEqual([]);
+  });
 
   afterAll(async () => {
     await browser.close();
@@ -88,7 +73,7 @@ describe('the person’s own settings in the console', () => {
       '/inboxes',
     ]) {
       await page.goto(`${app.config.baseUrl}${path}`);
-      expect(await accessibilityProblems(page), path).toEqual([]);
+      expect(await seriousAccessibilityProblems(page), path).toEqual([]);
     }
   });
 

@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DemoMailbox } from '../../src/adapters/mail/demo/demo-mailbox.ts';
 import type { App } from '../../src/app.ts';
 import type { AccountId } from '../../src/core/accounts/account.ts';
@@ -8,10 +7,9 @@ import { silentLogger } from '../../src/lib/logger.ts';
 import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
 import { artifactPath, launchBrowser } from '../rig/browser.ts';
 import { freePort } from '../rig/index.ts';
+import { seriousAccessibilityProblems, signedInConsole } from '../support/console-browser.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
-
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 // Waiting for you, in Chromium on the demo inbox: a send an agent asked for is shown with who asked; the person's
 // Send sends it exactly once (a replayed form sends nothing more), and Discard makes the agent's code useless.
@@ -20,6 +18,7 @@ describe('the person sends or discards what agents asked to send', () => {
   let server: RunningServer;
   let browser: Browser;
   let page: Page;
+  let cspViolations: string[];
   let call: ReturnType<typeof toolCaller>;
   let inboxId: string;
   let accountId = '';
@@ -35,14 +34,13 @@ describe('the person sends or discards what agents asked to send', () => {
     inboxId = (expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
     accountId = (await app.stores.accounts.findByEmail('owner@example.test'))!.id;
     expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
-    page = await (await browser.newContext({ bypassCSP: true })).newPage();
-    page.setDefaultTimeout(15_000);
-    await page.goto(`${app.config.baseUrl}/signin`);
-    await page.getByLabel('Email').fill('owner@example.test');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/settings/);
+    ({ page, cspViolations } = await signedInConsole(browser, app.config.baseUrl));
   }, 60_000);
+
+  // The pages' own policy was enforced throughout: nothing they need was refused.
+  afterEach(() => {
+    expect(cspViolations.splice(0)).toEqual([]);
+  });
 
   afterAll(async () => {
     await browser.close();
@@ -61,18 +59,7 @@ describe('the person sends or discards what agents asked to send', () => {
     await page.goto(`${app.config.baseUrl}/waiting`);
     const card = page.locator(`[data-pending-send="${String(offered['pendingSendId'])}"]`);
     expect(await card.textContent()).toContain('asked by API key “agent”');
-    await page.addScriptTag({ path: AXE });
-    const serious = await page.evaluate(async () => {
-      const axe = (
-        globalThis as unknown as {
-          axe: { run: () => Promise<{ violations: { id: string; impact: string | null }[] }> };
-        }
-      ).axe;
-      return (await axe.run()).violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => v.id);
-    });
-    expect(serious).toEqual([]);
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
     await page.screenshot({ path: artifactPath('console-waiting.png'), fullPage: true });
 
     const form = {

@@ -62,11 +62,14 @@ export class WebClient {
   }
 }
 
+/** The owner's sign-in, as setUpOwner and the agent helpers create it. */
+export const OWNER = { email: 'owner@example.test', password: 'correct horse battery' } as const;
+
 /** Creates the owner account through the setup link, signed in. */
 export async function setUpOwner(
   app: App,
-  email = 'owner@example.test',
-  password = 'correct horse battery',
+  email: string = OWNER.email,
+  password: string = OWNER.password,
 ): Promise<WebClient> {
   const token = await app.services.accounts.issueSetupLink();
   const web = new WebClient(app);
