@@ -151,7 +151,7 @@ if (values.only === undefined || values.only === 'fuzz') {
   const lines = [
     `Run ${today} on ${machine()} (seed ${String(seed)}, 8 at a time on SQLite and 16 on PostgreSQL, ${seconds.toFixed(0)} s): generated requests against the real service process (on PostgreSQL, three processes on the one database, the requests dealt to them in turn) — every tool's arguments from its own input schema and then mutated, in both MCP eras; the REST API; the OAuth endpoints; the web forms with and without a session and its CSRF token (\`test/fuzz/http-fuzz.ts\`; 10,000 of them on SQLite and 5,000 on PostgreSQL over two processes run in \`npm test\`).`,
     '',
-    '| database | requests | 5xx, no answer within 5 s, or an answer in a database’s words | slowest answer | every process alive after | log lines with a stack or at error level |',
+    '| database | requests | 5xx or internal_error, no answer within 5 s, or an answer in a database’s words | slowest answer | every process alive after | log lines with a stack or at error level |',
     '|---|---|---|---|---|---|',
     ...runs.map(
       ({ engine, r }) =>

@@ -30,7 +30,7 @@ describe('the service process under 10,000 generated requests', () => {
     ['SQLite', 10_000],
     ['PostgreSQL', 5_000],
   ] as const)(
-    'on %s, %i of them: each answered below 500 within 5 s, in its own words; up; no stack in the log',
+    'on %s, %i of them: each answered below 500 and without internal_error within 5 s, in its own words; up; no stack in the log',
     async (database, count) => {
       const seed = Number(process.env['FUZZ_SEED'] ?? Date.now() % 1_000_000);
       const databaseUrl = database === 'PostgreSQL' ? await freshPgDatabase() : undefined;

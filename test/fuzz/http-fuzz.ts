@@ -472,6 +472,9 @@ export async function fuzzTarget(
   };
 }
 
+/** `"error":"internal_error"`, as a JSON body has it or as the text item of a tool result escapes it. */
+const INTERNAL_ERROR = /\\?"error\\?":\s*\\?"internal_error\\?"/;
+
 const causeCode = (e: unknown): unknown => (e as { cause?: { code?: unknown } }).cause?.code;
 
 /** The connection the request went out on was closed under it (undici's "other side closed", a reset, a broken pipe). */
@@ -546,6 +549,9 @@ export async function fuzz(opts: {
             slowestMs = Math.max(slowestMs, ms);
             byStatus[String(res.status)] = (byStatus[String(res.status)] ?? 0) + 1;
             if (res.status >= 500) failures.push({ request: r, problem: `answered ${String(res.status)}` });
+            // A tool's failure on the server is an HTTP 200 whose result says internal_error: a 500 by other means.
+            else if (INTERNAL_ERROR.test(text))
+              failures.push({ request: r, problem: 'answered internal_error' });
             const words = DATABASE_WORDS.exec(text);
             if (words !== null)
               failures.push({ request: r, problem: `answered in a database's words: ${words[0]}` });
