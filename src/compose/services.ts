@@ -78,6 +78,8 @@ export interface Services {
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
+/** How long OAuth codes, tokens and sign-ins are kept once expired or revoked (decision 0065). */
+const SPENT_SIGN_INS_KEPT_MS = 30 * DAY_MS;
 
 /** Builds every core service on its adapters. Part of the composition root (see app.ts). */
 export function buildServices(c: {
@@ -283,9 +285,18 @@ export function buildServices(c: {
         'finished work a stopped process left half-done',
       );
   });
-  // Undo handles past their 7 days, removed in the background rather than by every action that writes one.
+  // What has expired, removed in the background rather than by the requests that write it (decision 0065): undo
+  // handles past their 7 days, browser sessions past their end, OAuth codes, tokens and sign-ins 30 days after they
+  // were spent (a rotated refresh token presented in that time still reveals a stolen copy), and on PostgreSQL the
+  // request counters of windows that ended an hour ago (the margin covers clocks a little apart between nodes).
   queue.handle('sweep-expired', async () => {
-    await stores.undo.deleteExpired(clock.now());
+    const now = clock.now();
+    await stores.undo.deleteExpired(now);
+    const sessions = await stores.sessions.deleteExpired(now);
+    const oauth = await stores.grants.deleteSpent(new Date(now.getTime() - SPENT_SIGN_INS_KEPT_MS));
+    const counters = await limiter.deleteExpired(new Date(now.getTime() - 60 * MINUTE_MS));
+    if (sessions + oauth.codes + oauth.tokens + oauth.grants + counters > 0)
+      log.info({ sessions, oauth, rateCounters: counters }, 'removed what has expired');
   });
 
   /** A key of its own for one purpose, derived from the encryption key: the same on every node and across restarts. */

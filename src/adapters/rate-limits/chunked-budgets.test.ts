@@ -17,6 +17,7 @@ function counted(inner: RateLimiter): RateLimiter & { calls: number } {
     },
     peek: (rule: RateRule, key: string) => inner.peek(rule, key),
     reset: (rule: RateRule, key: string) => inner.reset(rule, key),
+    deleteExpired: (before: Date) => inner.deleteExpired(before),
   };
   return c;
 }

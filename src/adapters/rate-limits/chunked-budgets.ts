@@ -65,5 +65,6 @@ export function chunkedBudgets(inner: RateLimiter, now: () => number = Date.now)
       held.delete(idOf(rule, key));
       await inner.reset(rule, key);
     },
+    deleteExpired: (before) => inner.deleteExpired(before),
   };
 }

@@ -56,5 +56,12 @@ export function flexibleRateLimiter(
     async reset(rule, key) {
       await limiterFor(rule).delete(key);
     },
+    async deleteExpired(before) {
+      // In memory, every key is dropped by a timer when its window ends. In PostgreSQL a row stays until deleted: one
+      // per client address that ever asked and per credential, for good (the library's own sweep is off by default).
+      if (store.kind === 'memory') return 0;
+      const r = await store.pool.query('DELETE FROM rate_limits WHERE expire < $1', [before.getTime()]);
+      return r.rowCount ?? 0;
+    },
   };
 }

@@ -6,6 +6,7 @@ import type {
   Grant,
   GrantStore,
   RefreshRotation,
+  SpentRemoved,
   TokenRecord,
 } from '../../oauth/token/grant.ts';
 import type { Db } from './database.ts';
@@ -321,6 +322,37 @@ export class KyselyGrantStore implements GrantStore {
       .orderBy('id', 'desc')
       .execute();
     return rows.map(toGrant);
+  }
+
+  async deleteSpent(before: Date): Promise<SpentRemoved> {
+    const ms = before.getTime();
+    const codes = await this.db.deleteFrom('oauth_codes').where('expires_at', '<', ms).executeTakeFirst();
+    const tokens = await this.db.deleteFrom('oauth_tokens').where('expires_at', '<', ms).executeTakeFirst();
+    // After the tokens: a sign-in whose last refresh token has just gone goes with them. Its tokens go by cascade.
+    const grants = await this.db
+      .deleteFrom('oauth_grants')
+      .where((eb) =>
+        eb.or([
+          eb('revoked_at', '<', ms),
+          eb.and([
+            eb('created_at', '<', ms),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('oauth_tokens')
+                  .select('oauth_tokens.hash')
+                  .whereRef('oauth_tokens.grant_id', '=', 'oauth_grants.id'),
+              ),
+            ),
+          ]),
+        ]),
+      )
+      .executeTakeFirst();
+    return {
+      codes: Number(codes.numDeletedRows),
+      tokens: Number(tokens.numDeletedRows),
+      grants: Number(grants.numDeletedRows),
+    };
   }
 
   async revokeClientGrants(accountId: AccountId, clientId: string, now: Date): Promise<number> {

@@ -56,6 +56,14 @@ export class KyselySessionStore implements SessionStore {
     await this.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
   }
 
+  async deleteExpired(now: Date): Promise<number> {
+    const r = await this.db
+      .deleteFrom('sessions')
+      .where('expires_at', '<=', now.getTime())
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
   async deleteAllFor(accountId: AccountId): Promise<number> {
     const r = await this.db.deleteFrom('sessions').where('account_id', '=', accountId).executeTakeFirst();
     return Number(r.numDeletedRows);

@@ -23,6 +23,18 @@ export function rateLimiterContract(
       expect(Math.max(...retries)).toBeLessThanOrEqual(60);
     });
 
+    it('forgets in a sweep only the windows that ended before it', async () => {
+      const running = rule(2);
+      const short: RateRule = { ...rule(2), windowSeconds: 1 };
+      await h().first.consume(running, 'w', 2);
+      await h().first.consume(short, 'w', 2);
+      // Swept as if from 2 s on: the 1 s window has ended by then, the minute's has not.
+      await h().first.deleteExpired(new Date(Date.now() + 2_000));
+      expect((await h().first.peek(running, 'w')).allowed).toBe(false);
+      await h().first.deleteExpired(new Date());
+      expect((await h().first.peek(running, 'w')).allowed).toBe(false);
+    });
+
     it('keeps keys apart, peeks without spending, and resets', async () => {
       const r = rule(2);
       await h().first.consume(r, 'a');

@@ -30,6 +30,11 @@ export interface RateLimiter {
   /** Reads the budget without spending it. */
   peek(rule: RateRule, key: string): Promise<RateDecision>;
   reset(rule: RateRule, key: string): Promise<void>;
+  /**
+   * The housekeeping sweep (decision 0065): forgets the counters of windows that ended before `before`, of every rule
+   * and key, where the store keeps them until asked (a store that drops them itself has nothing to do). How many.
+   */
+  deleteExpired(before: Date): Promise<number>;
 }
 
 /**

@@ -27,6 +27,29 @@ export function sessionStoreContract(h: () => { accounts: AccountStore; sessions
       expect(await h().sessions.findLive(idHash, t(1))).toBeUndefined();
     });
 
+    it('removes expired sessions in a sweep, and only those', async () => {
+      const acct = await seedAccount(h().accounts);
+      const session = (expiresAt: Date) => ({
+        idHash: newId('s'),
+        accountId: acct,
+        createdAt: t(0),
+        lastSeenAt: t(0),
+        expiresAt,
+        userAgent: null,
+      });
+      const ended = session(t(3));
+      const slid = session(t(3));
+      const live = session(t(4));
+      for (const s of [ended, slid, live]) await h().sessions.create(s);
+      // Used before it ended, a session slides: the sweep goes by the expiry it has now.
+      await h().sessions.touch(slid.idHash, t(2), t(6));
+      expect(await h().sessions.deleteExpired(t(3))).toBe(1);
+      expect(await h().sessions.findLive(ended.idHash, t(2))).toBeUndefined();
+      expect(await h().sessions.findLive(slid.idHash, t(3))).toMatchObject({ expiresAt: t(6) });
+      expect(await h().sessions.findLive(live.idHash, t(3))).toMatchObject({ expiresAt: t(4) });
+      expect(await h().sessions.deleteExpired(t(3))).toBe(0);
+    });
+
     it('deletes every session of an account, and with the account', async () => {
       const acct = await seedAccount(h().accounts);
       for (const n of [1, 2]) {

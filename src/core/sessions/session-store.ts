@@ -18,4 +18,6 @@ export interface SessionStore {
   touch(idHash: string, now: Date, expiresAt: Date): Promise<void>;
   delete(idHash: string): Promise<void>;
   deleteAllFor(accountId: AccountId): Promise<number>;
+  /** Removes the sessions expired at `now` (the housekeeping sweep, decision 0065); how many. */
+  deleteExpired(now: Date): Promise<number>;
 }

@@ -165,6 +165,51 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
       expect(await h().grants.findLiveToken(refresh!.hash, 'refresh', t(5))).toBeUndefined();
     });
 
+    it('removes what is spent in a sweep: expired codes and tokens, sign-ins revoked or left without a token', async () => {
+      const at = (m: number) => t(100_000 + m);
+      await h().grants.deleteSpent(at(0)); // what the tests before this one left
+      const acct = await seedAccount(h().accounts);
+      const pair = (g: Grant, from: number): TokenRecord[] => [
+        { hash: newId('ta'), kind: 'access', grantId: g.id, createdAt: at(from), expiresAt: at(from + 60) },
+        { hash: newId('tr'), kind: 'refresh', grantId: g.id, createdAt: at(from), expiresAt: at(from + 600) },
+      ];
+      /** A sign-in at at(0): its code expires at at(1), its tokens at at(60) and at(600). */
+      const made = async () => {
+        const g = { ...grant(acct), createdAt: at(0) };
+        const c = { ...code(acct), createdAt: at(0), expiresAt: at(1) };
+        const first = pair(g, 0);
+        await h().grants.saveCode(c);
+        expect(await h().grants.createGrant(g, first, c.codeHash)).toBe(true);
+        return { g, refresh: first[1]! };
+      };
+      const kept = await made();
+      const revoked = await made();
+      const dead = await made(); // never refreshed: nothing of it outlives at(600)
+      const next = pair(kept.g, 100);
+      expect((await h().grants.rotateRefresh(kept.refresh.hash, next, at(100))).status).toBe('rotated');
+      await h().grants.revokeGrant(revoked.g.id, at(100));
+
+      // The codes and the first access tokens; nothing revoked before at(100).
+      expect(await h().grants.deleteSpent(at(100))).toEqual({ codes: 3, tokens: 3, grants: 0 });
+      // A refresh token rotated away is kept while it would have lived: presented, it still reveals a stolen copy.
+      expect(await h().grants.rotateRefresh(kept.refresh.hash, [], at(599))).toEqual({
+        status: 'reused',
+        grantId: kept.g.id,
+      });
+      expect((await h().grants.listGrants(acct)).map((g) => g.id).sort()).toEqual(
+        [kept.g.id, dead.g.id].sort(),
+      );
+
+      // The three first refresh tokens and the second access token; the revoked sign-in and the one left with none.
+      expect(await h().grants.deleteSpent(at(601))).toEqual({ codes: 0, tokens: 4, grants: 2 });
+      expect((await h().grants.listGrants(acct)).map((g) => g.id)).toEqual([kept.g.id]);
+      expect(await h().grants.rotateRefresh(kept.refresh.hash, [], at(602))).toEqual({ status: 'invalid' });
+      expect(await h().grants.findLiveToken(next[1]!.hash, 'refresh', at(650))).toMatchObject({
+        grant: { id: kept.g.id },
+      });
+      expect(await h().grants.deleteSpent(at(601))).toEqual({ codes: 0, tokens: 0, grants: 0 });
+    });
+
     it('lists and revokes grants per account and per client', async () => {
       const acct = await seedAccount(h().accounts);
       const other = await seedAccount(h().accounts);

@@ -89,4 +89,15 @@ export interface GrantStore {
   listGrants(accountId: AccountId): Promise<Grant[]>;
   revokeClientGrants(accountId: AccountId, clientId: string, now: Date): Promise<number>;
   revokeAllGrants(accountId: AccountId, now: Date): Promise<number>;
+  /**
+   * The housekeeping sweep (decision 0065): removes the codes and tokens that expired before `before`, the sign-ins
+   * revoked before it, and the sign-ins made before it that have no token left. How many of each.
+   */
+  deleteSpent(before: Date): Promise<SpentRemoved>;
+}
+
+export interface SpentRemoved {
+  readonly codes: number;
+  readonly tokens: number;
+  readonly grants: number;
 }

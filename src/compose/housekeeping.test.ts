@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { freshPgDatabase } from '../../test/rig/pg.ts';
+import { eventually } from '../../test/support/eventually.ts';
+import { createTestApp } from '../../test/support/test-app.ts';
+import { setUpOwner } from '../../test/support/web-client.ts';
+import type { App } from '../app.ts';
+import { fixedClock } from '../lib/clock.ts';
+import { newId } from '../lib/random.ts';
+import type { TokenRecord } from '../oauth/token/grant.ts';
+
+const DAY = 86_400_000;
+
+// The hourly sweep (decision 0065), run as the service runs it: what has expired goes — sessions at their end, OAuth
+// sign-ins 30 days after they were spent, PostgreSQL's request counters an hour after their window — and what lives
+// stays.
+describe('the housekeeping sweep removes what has expired, and only that', () => {
+  let app: App | undefined;
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  it.each(['SQLite', 'PostgreSQL'] as const)('on %s', async (engine) => {
+    const clock = fixedClock(new Date());
+    app = await createTestApp({
+      ...(engine === 'PostgreSQL' && { pgUrl: await freshPgDatabase() }),
+      overrides: { clock },
+    });
+    const a = app;
+    await setUpOwner(a); // a browser session, for SESSION_DAYS (30)
+    const account = (await a.stores.accounts.findByEmail('owner@example.test'))!.id;
+    const signIn = async (at: Date) => {
+      const grant = {
+        id: newId('grant'),
+        accountId: account,
+        clientId: 'client_a',
+        scope: ['mcp:tools'],
+        resource: `${a.config.baseUrl}/mcp`,
+        createdAt: at,
+        lastUsedAt: null,
+        revokedAt: null,
+      };
+      const token = (kind: TokenRecord['kind'], ms: number): TokenRecord => ({
+        hash: newId('t'),
+        kind,
+        grantId: grant.id,
+        createdAt: at,
+        expiresAt: new Date(at.getTime() + ms),
+      });
+      const code = newId('code');
+      await a.stores.grants.saveCode({
+        codeHash: code,
+        clientId: grant.clientId,
+        accountId: account,
+        redirectUri: 'http://127.0.0.1:9/callback',
+        codeChallenge: 'x'.repeat(43),
+        scope: grant.scope,
+        resource: grant.resource,
+        createdAt: at,
+        expiresAt: new Date(at.getTime() + 60_000),
+      });
+      await a.stores.grants.createGrant(grant, [token('access', DAY / 24), token('refresh', 30 * DAY)], code);
+      return grant.id;
+    };
+    const abandoned = await signIn(clock.now()); // never refreshed: its last token ends in 30 days
+    // A request from a client address: on PostgreSQL, a counter row for its window.
+    expect((await a.fetch(new Request(`${a.config.baseUrl}/signin`))).status).toBe(200);
+    /** PostgreSQL's request counters (in memory on SQLite, where every key is dropped when its window ends). */
+    const counters = async () =>
+      a.db.dialect === 'postgres'
+        ? Number((await a.db.pool.query<{ n: string }>('SELECT count(*) AS n FROM rate_limits')).rows[0]!.n)
+        : 0;
+    expect(await counters()).toBe(engine === 'PostgreSQL' ? 1 : 0);
+
+    // 61 days on: the session ended 31 days ago, the abandoned sign-in's tokens 31 days ago.
+    clock.advance(61 * DAY);
+    const live = await signIn(clock.now());
+    const liveSession = newId('s');
+    await a.stores.sessions.create({
+      idHash: liveSession,
+      accountId: account,
+      createdAt: clock.now(),
+      lastSeenAt: clock.now(),
+      expiresAt: new Date(clock.now().getTime() + 30 * DAY),
+      userAgent: null,
+    });
+    expect((await a.stores.grants.listGrants(account)).map((g) => g.id).sort()).toEqual(
+      [abandoned, live].sort(),
+    );
+
+    a.startBackground(); // the service's start: the sweep runs at once, then hourly
+    await eventually(
+      'the sweep',
+      async () => ((await a.stores.grants.listGrants(account)).length === 1 ? true : undefined),
+      10_000,
+      50,
+    );
+    expect((await a.stores.grants.listGrants(account)).map((g) => g.id)).toEqual([live]);
+    const sessions = await a.db.kysely.selectFrom('sessions').select('id_hash').execute();
+    expect(sessions.map((s) => s.id_hash)).toEqual([liveSession]);
+    expect(await counters()).toBe(0);
+  });
+});
