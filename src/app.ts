@@ -11,7 +11,8 @@ import {
   type Stores,
 } from './adapters/storage/index.ts';
 import { reportCredentialChanges } from './compose/credential-changes.ts';
-import { adoptEncryptionKey, checkEncryptionKey } from './compose/key-check.ts';
+import { adoptEncryptionKey, checkEncryptionKey, rotateEncryptionKey } from './compose/key-check.ts';
+import type { Resealed } from './adapters/storage/key-rotation.ts';
 import { PrometheusMetrics } from './adapters/metrics/prometheus-metrics.ts';
 import { buildHttp } from './compose/http.ts';
 import { buildServices, type Services } from './compose/services.ts';
@@ -54,6 +55,21 @@ export async function adoptKey(config: Config, secrets: Secrets): Promise<void> 
   try {
     await migrateToLatest(db);
     await adoptEncryptionKey(createStores(db).settings, secrets.encryptionKey, systemClock.now());
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * `inbox-triage key rotate` (decision 0066): every stored mail credential re-sealed under `next`, which becomes the
+ * database's key, in one transaction. Refused while an instance runs on the database (the caller holds the SQLite
+ * instance lock; on PostgreSQL the nodes' watch sessions are counted).
+ */
+export async function rotateKey(config: Config, secrets: Secrets, next: Buffer): Promise<Resealed> {
+  const db = openDatabase(databaseTarget(config, secrets));
+  try {
+    await migrateToLatest(db);
+    return await rotateEncryptionKey(db, secrets.encryptionKey, next, systemClock.now());
   } finally {
     await db.close();
   }

@@ -1,9 +1,9 @@
 import { ConfigError } from '../config/index.ts';
-import { INSTANCE_SCOPE, type SettingsStore } from '../core/settings/settings-store.ts';
+import { INSTANCE_SCOPE, KEY_CHECK_SETTING, type SettingsStore } from '../core/settings/settings-store.ts';
+import { resealCredentials, type Resealed } from '../adapters/storage/key-rotation.ts';
+import type { Db } from '../adapters/storage/index.ts';
+import { aead, type Aead } from '../lib/aead.ts';
 import { hmacSha256 } from '../lib/secret-token.ts';
-
-/** Where the database keeps the check value of the key it was set up with. */
-export const KEY_CHECK_SETTING = 'encryption_key_check';
 
 /** A value only this key gives, from which the key cannot be found: HMAC-SHA-256 of a fixed text under it. */
 export function keyCheck(key: Uint8Array): string {
@@ -30,4 +30,22 @@ export async function checkEncryptionKey(settings: SettingsStore, key: Uint8Arra
 /** Makes `key` the database's key, after the one it was set up with was lost (`inbox-triage key adopt`). */
 export async function adoptEncryptionKey(settings: SettingsStore, key: Uint8Array, now: Date): Promise<void> {
   await settings.set(INSTANCE_SCOPE, KEY_CHECK_SETTING, keyCheck(key), now);
+}
+
+/** What seals the stored mail credentials under `key`: a subkey of its own (lib/aead.ts). */
+export function credentialSealer(key: Uint8Array): Aead {
+  return aead(Buffer.from(key), 'credential');
+}
+
+/**
+ * Re-seals every stored mail credential from the database's key `from` to `to` and makes `to` the database's key, in
+ * one transaction (`inbox-triage key rotate`, decision 0066). Every instance must be stopped: one still running with
+ * `from` would go on sealing under it.
+ */
+export function rotateEncryptionKey(db: Db, from: Uint8Array, to: Uint8Array, now: Date): Promise<Resealed> {
+  return resealCredentials(db, {
+    from: { credentials: credentialSealer(from), check: keyCheck(from) },
+    to: { credentials: credentialSealer(to), check: keyCheck(to) },
+    now,
+  });
 }

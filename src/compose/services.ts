@@ -49,7 +49,7 @@ import { SessionService } from '../core/sessions/session-service.ts';
 import { RefusalMarkingSessions } from '../core/mail/refusal-marking-sessions.ts';
 import { SyncService } from '../core/sync/sync-service.ts';
 import { SyncScheduler } from '../jobs/sync-scheduler.ts';
-import { aead } from '../lib/aead.ts';
+import { credentialSealer } from './key-check.ts';
 import type { Clock } from '../lib/clock.ts';
 import { KeyedMutex } from '../lib/keyed-mutex.ts';
 import { PgAdvisorySerializer } from '../adapters/storage/pg-advisory-serializer.ts';
@@ -102,7 +102,7 @@ export function buildServices(c: {
   const hasher = o.hasher ?? argon2PasswordHasher();
   const failures = config.rateLimits.signinFailures;
 
-  const vault = new KyselyCredentialVault(db, aead(secrets.encryptionKey, 'credential'));
+  const vault = new KyselyCredentialVault(db, credentialSealer(secrets.encryptionKey));
   const links = new KyselySecretLinkStore(db);
   const imap =
     o.imapConnector ??

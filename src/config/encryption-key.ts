@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from './config-error.ts';
 
@@ -30,4 +39,30 @@ export function resolveEncryptionKey(configured: string | undefined, dataDir: st
     throw new ConfigError(`DATA_DIR: cannot write ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   return key;
+}
+
+/** A new key written beside the key file, to take its place once the database is re-sealed under it. */
+export interface StagedKeyFile {
+  /** Where the new key waits: if the process stops between the database's commit and `replace`, it is there. */
+  readonly path: string;
+  /** Puts the new key in place of the old one (a rename: the file is whole, old or new, at every moment). */
+  replace(): void;
+  discard(): void;
+}
+
+/** Writes `key` to `DATA_DIR/encryption.key.next` (mode 0600) for `inbox-triage key rotate` (decision 0066). */
+export function stageKeyFile(dataDir: string, key: Buffer): StagedKeyFile {
+  const current = join(dataDir, KEY_FILE_NAME);
+  const path = `${current}.next`;
+  writeFileSync(path, key.toString('base64') + '\n', { mode: 0o600 });
+  chmodSync(path, 0o600); // a file left from an earlier try keeps its mode otherwise
+  return {
+    path,
+    replace: () => {
+      renameSync(path, current);
+    },
+    discard: () => {
+      rmSync(path, { force: true });
+    },
+  };
 }

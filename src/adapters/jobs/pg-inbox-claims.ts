@@ -6,7 +6,8 @@ const pgModule = new LazyModule<typeof pg>('pg');
 import type { InboxClaims } from '../../core/jobs/inbox-claims.ts';
 import { PEER_CHECK_SQL } from '../storage/pg-peer-check.ts';
 
-const APP = 'inbox-triage-watch';
+/** The application name of every node's watch session: the nodes present are the sessions carrying it. */
+export const WATCH_APPLICATION_NAME = 'inbox-triage-watch';
 
 /**
  * Inbox claims as PostgreSQL session advisory locks on one dedicated connection per node (decision 0024). A node
@@ -71,7 +72,7 @@ export class PgInboxClaims implements InboxClaims {
     this.connecting ??= (async () => {
       const c = new (pgModule.load().Client)({
         connectionString: this.connectionString,
-        application_name: APP,
+        application_name: WATCH_APPLICATION_NAME,
         connectionTimeoutMillis: this.answerWithinMs,
       });
       const drop = () => {
@@ -97,7 +98,7 @@ export class PgInboxClaims implements InboxClaims {
   async nodes(): Promise<number> {
     const r = await this.ask<{ n: string }>(
       'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
-      [APP],
+      [WATCH_APPLICATION_NAME],
     );
     return Math.max(1, Number(r.rows[0]?.n ?? 1));
   }

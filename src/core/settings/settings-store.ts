@@ -1,5 +1,7 @@
 /** Instance-wide settings use this scope; account settings use the account id. */
 export const INSTANCE_SCOPE = 'instance';
+/** Where the database keeps the check value of the key its credentials are sealed under (decision 0042). */
+export const KEY_CHECK_SETTING = 'encryption_key_check';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
 
