@@ -88,6 +88,7 @@ async function rotate(io: CliIo): Promise<number> {
         ? 'Start every instance with ENCRYPTION_KEY set to the new key, and keep it with your backups.'
         : `${keyFile} now holds the new key: start the service, and keep the file with your backups.`,
     );
+    io.out('Backups made before now open with the old key only.');
     return EXIT.ok;
   } finally {
     instance?.release();
