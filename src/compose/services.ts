@@ -359,6 +359,7 @@ export function buildServices(c: {
       },
       // Device tokens stay valid across restarts and nodes.
       deviceKey: subkey('inbox-triage device tokens'),
+      links,
     }),
     apiKeys: new ApiKeyService({ keys: stores.apiKeys, accounts: stores.accounts, clock }),
     sending,

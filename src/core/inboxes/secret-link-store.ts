@@ -2,7 +2,13 @@ import type { AccountId } from '../accounts/account.ts';
 import type { JsonValue } from '../settings/settings-store.ts';
 import type { InboxId } from './inbox.ts';
 
-export type LinkPurpose = 'imap_capture' | 'attachment' | 'google_signin' | 'microsoft_signin';
+export type LinkPurpose =
+  | 'imap_capture'
+  | 'attachment'
+  | 'google_signin'
+  | 'microsoft_signin'
+  /** A new password for an account, set without the old one: issued by the operator (decision 0067). */
+  | 'password_reset';
 
 /** A capability link handed to the person (or the agent, for downloads); stored by the hash of its token. */
 export interface SecretLink {

@@ -3,8 +3,9 @@ import { flexibleRateLimiter } from '../../adapters/rate-limits/flexible-rate-li
 import type { App } from '../../app.ts';
 import { createTestApp } from '../../../test/support/test-app.ts';
 import { setUpOwner } from '../../../test/support/web-client.ts';
-import { systemClock } from '../../lib/clock.ts';
+import { fixedClock, systemClock, type Clock } from '../../lib/clock.ts';
 import { argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.ts';
+import { KyselySecretLinkStore } from '../../adapters/storage/kysely-secret-link-store.ts';
 import { SessionService } from './session-service.ts';
 
 /**
@@ -19,7 +20,8 @@ afterEach(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function service() {
+/** The service on the test app's stores; its failure windows `windowSeconds` long. */
+async function service(clock: Clock = systemClock, windowSeconds = 1) {
   app = await createTestApp();
   await setUpOwner(app, 'owner@example.test', 'the right password');
   return new SessionService({
@@ -27,14 +29,15 @@ async function service() {
     sessions: app.stores.sessions,
     hasher: argon2PasswordHasher(),
     limiter: flexibleRateLimiter({ kind: 'memory' }),
-    clock: systemClock,
+    clock,
     policy: {
       ttlMs: 60_000,
-      failuresPerAccount: { name: 'signin-account', points: 2, windowSeconds: 1 },
-      failuresPerIp: { name: 'signin-ip', points: 100, windowSeconds: 1 },
-      failuresPerDevice: { name: 'signin-device', points: 2, windowSeconds: 1 },
+      failuresPerAccount: { name: 'signin-account', points: 2, windowSeconds },
+      failuresPerIp: { name: 'signin-ip', points: 100, windowSeconds },
+      failuresPerDevice: { name: 'signin-device', points: 2, windowSeconds },
     },
     deviceKey: Buffer.alloc(32, 7),
+    links: new KyselySecretLinkStore(app.db),
   });
 }
 
@@ -83,5 +86,88 @@ describe('sign-in lockouts grow', () => {
         device,
       }),
     ).toMatchObject({ ok: true });
+  });
+});
+
+describe('changing and resetting a password (decision 0067)', () => {
+  const RIGHT = 'the right password';
+  const NEW = 'a new passphrase, long';
+  const stranger = { ip: '203.0.113.9', userAgent: null };
+  const owner = async () => (await app!.stores.accounts.findByEmail('owner@example.test'))!;
+
+  it('changes it with the current one: every session of the account ends and this browser gets a new one', async () => {
+    const s = await service();
+    const account = await owner();
+    const elsewhere = await s.start(account, 'another browser');
+    const here = await s.start(account, 'this browser');
+    const changed = await s.changePassword(account, RIGHT, NEW, stranger);
+    expect(changed.ok).toBe(true);
+    expect(await s.authenticate(elsewhere)).toBeUndefined();
+    expect(await s.authenticate(here)).toBeUndefined();
+    expect(await s.authenticate(changed.ok ? changed.value.token : '')).toMatchObject({ id: account.id });
+    expect(await s.signIn('owner@example.test', RIGHT, stranger)).toMatchObject({ ok: false });
+    expect(await s.signIn('owner@example.test', NEW, stranger)).toMatchObject({ ok: true });
+  });
+
+  it('a wrong current password spends the sign-in budget, so a session in other hands guesses no faster', async () => {
+    const s = await service(systemClock, 60);
+    const account = await owner();
+    // A new password too short is refused first, and spends nothing.
+    for (let i = 0; i < 5; i++)
+      expect(await s.changePassword(account, 'a guess', 'short', stranger)).toMatchObject({
+        ok: false,
+        error: { code: 'weak_password' },
+      });
+    for (let i = 0; i < 2; i++)
+      expect(await s.changePassword(account, `guess ${String(i)}`, NEW, stranger)).toMatchObject({
+        ok: false,
+        error: { code: 'wrong_password' },
+      });
+    expect(await s.changePassword(account, RIGHT, NEW, stranger)).toMatchObject({
+      ok: false,
+      error: { code: 'rate_limited' },
+    });
+    // The same budget as the sign-in form's: held there too.
+    expect(await s.signIn('owner@example.test', RIGHT, stranger)).toMatchObject({
+      ok: false,
+      error: { code: 'rate_limited' },
+    });
+  });
+
+  it('an operator’s reset link sets a new password once, within the hour, ends every session and lifts the lockout', async () => {
+    const clock = fixedClock(new Date());
+    const s = await service(clock, 60);
+    const account = await owner();
+    const before = await s.start(account, null);
+    // The person forgot it: their tries locked the account's address.
+    for (let i = 0; i < 3; i++) await s.signIn('owner@example.test', `forgotten ${String(i)}`, stranger);
+    expect(await s.signIn('owner@example.test', RIGHT, stranger)).toMatchObject({
+      error: { code: 'rate_limited' },
+    });
+    expect(await s.issuePasswordReset('nobody@example.test')).toEqual({ ok: false, error: 'no_account' });
+
+    const issued = await s.issuePasswordReset('Owner@Example.test');
+    const token = issued.ok ? issued.value : '';
+    expect(await s.passwordResetFor(token)).toMatchObject({ id: account.id });
+    expect(await s.resetPassword(token, 'short', null)).toMatchObject({ error: { code: 'weak_password' } });
+    const done = await Promise.all([s.resetPassword(token, NEW, null), s.resetPassword(token, NEW, null)]);
+    expect(done.filter((d) => d.ok)).toHaveLength(1);
+    expect(done.filter((d) => !d.ok)).toEqual([{ ok: false, error: { code: 'invalid_link' } }]);
+    expect(await s.authenticate(before)).toBeUndefined();
+    const signedIn = done.find((d) => d.ok);
+    expect(await s.authenticate(signedIn?.ok === true ? signedIn.value.token : '')).toMatchObject({
+      id: account.id,
+    });
+    expect(await s.passwordResetFor(token)).toBeUndefined();
+    expect(await s.signIn('owner@example.test', NEW, stranger)).toMatchObject({ ok: true });
+
+    // An hour later a link no longer works.
+    const late = await s.issuePasswordReset('owner@example.test');
+    clock.advance(60 * 60_000);
+    expect(await s.passwordResetFor(late.ok ? late.value : '')).toBeUndefined();
+    expect(await s.resetPassword(late.ok ? late.value : '', 'another new passphrase', null)).toEqual({
+      ok: false,
+      error: { code: 'invalid_link' },
+    });
   });
 });

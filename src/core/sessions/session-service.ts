@@ -3,7 +3,8 @@ import type { Clock } from '../../lib/clock.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { Account } from '../accounts/account.ts';
 import type { AccountStore } from '../accounts/account-store.ts';
-import { normaliseEmail, type PasswordHasher } from '../accounts/password-hasher.ts';
+import { normaliseEmail, passwordProblem, type PasswordHasher } from '../accounts/password-hasher.ts';
+import type { SecretLinkStore } from '../inboxes/secret-link-store.ts';
 import type { RateLimiter, RateRule } from '../rate-limits/rate-limiter.ts';
 import type { SessionStore } from './session-store.ts';
 
@@ -25,11 +26,32 @@ export interface SessionServiceDeps {
   readonly policy: SessionPolicy;
   /** Signs device tokens (derived from the encryption key), so a token names its account without a table. */
   readonly deviceKey: Uint8Array;
+  /** Where password reset links are kept (by the hash of their token). */
+  readonly links: SecretLinkStore;
 }
+
+/** How long a password reset link from the operator stays usable. */
+export const PASSWORD_RESET_TTL_MS = 60 * 60_000;
 
 export type SignInError =
   | { readonly code: 'invalid_credentials' }
   | { readonly code: 'rate_limited'; readonly retryAfterSeconds: number };
+
+export type PasswordChangeError =
+  | { readonly code: 'wrong_password' }
+  | { readonly code: 'weak_password'; readonly message: string }
+  | { readonly code: 'rate_limited'; readonly retryAfterSeconds: number };
+
+export type PasswordResetError =
+  { readonly code: 'invalid_link' } | { readonly code: 'weak_password'; readonly message: string };
+
+/** Where a sign-in or a password check comes from. */
+export interface Client {
+  readonly ip: string;
+  readonly userAgent: string | null;
+  /** The browser's device token, if it has one (decision 0025). */
+  readonly device?: string | undefined;
+}
 
 /** Lockouts grow (decision 0025): the n-th within a day holds for the rule's window × 2^(n−1), at most a day. */
 const DAY_SECONDS = 24 * 3600;
@@ -65,19 +87,13 @@ export class SessionService {
   async signIn(
     rawEmail: string,
     password: string,
-    client: { ip: string; userAgent: string | null; device?: string | undefined },
+    client: Client,
   ): Promise<Result<{ token: string; account: Account; device: string }, SignInError>> {
     const { accounts, hasher, limiter, policy } = this.deps;
     const email = normaliseEmail(rawEmail) ?? rawEmail.trim().toLowerCase();
     const account = await accounts.findByEmail(email);
     const device = account === undefined ? undefined : this.knownDevice(account, client.device);
-    const rules: [RateRule, string][] =
-      device === undefined
-        ? [
-            [policy.failuresPerAccount, email],
-            [policy.failuresPerIp, client.ip],
-          ]
-        : [[policy.failuresPerDevice, device]];
+    const rules = this.budgetsFor(email, client.ip, device);
     const wait = await this.heldFor(rules);
     if (wait > 0) return err({ code: 'rate_limited', retryAfterSeconds: wait });
     const hash = account === undefined ? undefined : await accounts.getPasswordHash(account.id);
@@ -95,6 +111,105 @@ export class SessionService {
       account,
       device: device !== undefined && client.device !== undefined ? client.device : this.newDevice(account),
     });
+  }
+
+  /**
+   * Changes a signed-in person's password (decision 0067). The current one is checked as at sign-in, against the same
+   * failure budgets — a session in someone else's hands tries passwords no faster than a stranger at the sign-in form
+   * — and the new one must pass the rules of setup. Every session of the account ends, this one too: the browser that
+   * made the change gets the new session returned here.
+   */
+  async changePassword(
+    account: Account,
+    current: string,
+    next: string,
+    client: Client,
+  ): Promise<Result<{ token: string }, PasswordChangeError>> {
+    const { accounts, hasher, limiter, policy } = this.deps;
+    const weak = passwordProblem(next);
+    if (weak !== undefined) return err({ code: 'weak_password', message: weak });
+    const device = this.knownDevice(account, client.device);
+    const rules = this.budgetsFor(account.email, client.ip, device);
+    const wait = await this.heldFor(rules);
+    if (wait > 0) return err({ code: 'rate_limited', retryAfterSeconds: wait });
+    const hash = await accounts.getPasswordHash(account.id);
+    if (hash === undefined || hash === null || !(await hasher.verify(hash, current))) {
+      for (const [rule, key] of rules) await this.fail(rule, key);
+      return err({ code: 'wrong_password' });
+    }
+    if (device === undefined) await limiter.reset(policy.failuresPerAccount, account.email);
+    else await limiter.reset(policy.failuresPerDevice, device);
+    return ok({ token: await this.replacePassword(account, next, client.userAgent) });
+  }
+
+  /**
+   * A one-time link's token for setting a new password without the old one (`inbox-triage account reset-password`,
+   * decision 0067): the operator hands it to the person who forgot theirs. Usable once, for an hour.
+   */
+  async issuePasswordReset(rawEmail: string): Promise<Result<string, 'no_account'>> {
+    const account = await this.deps.accounts.findByEmail(normaliseEmail(rawEmail) ?? rawEmail.trim());
+    if (account === undefined) return err('no_account');
+    const token = newSecret('', 32);
+    const now = this.deps.clock.now();
+    await this.deps.links.create({
+      idHash: sha256Hex(token),
+      purpose: 'password_reset',
+      accountId: account.id,
+      inboxId: null,
+      payload: null,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + PASSWORD_RESET_TTL_MS),
+    });
+    return ok(token);
+  }
+
+  /** The account a live reset link is for. */
+  async passwordResetFor(token: string): Promise<Account | undefined> {
+    if (token === '' || token.length > 200) return undefined;
+    const link = await this.deps.links.find(sha256Hex(token), 'password_reset', this.deps.clock.now());
+    return link === undefined ? undefined : this.deps.accounts.get(link.accountId);
+  }
+
+  /**
+   * Sets the password a reset link was issued for, once: every session of the account ends, the sign-in lockouts of
+   * its address are lifted (the operator vouched for the person), and the browser that used the link is signed in.
+   */
+  async resetPassword(
+    token: string,
+    next: string,
+    userAgent: string | null,
+  ): Promise<Result<{ token: string; account: Account }, PasswordResetError>> {
+    const account = await this.passwordResetFor(token);
+    if (account === undefined) return err({ code: 'invalid_link' });
+    const weak = passwordProblem(next);
+    if (weak !== undefined) return err({ code: 'weak_password', message: weak });
+    if (!(await this.deps.links.consume(sha256Hex(token), this.deps.clock.now())))
+      return err({ code: 'invalid_link' });
+    const { failuresPerAccount } = this.deps.policy;
+    await this.deps.limiter.reset(failuresPerAccount, account.email);
+    await this.deps.limiter.reset(lockoutsOf(failuresPerAccount), account.email);
+    return ok({ token: await this.replacePassword(account, next, userAgent), account });
+  }
+
+  /** The new password's hash in place of the old, every session of the account ended, and a new one started. */
+  private async replacePassword(account: Account, next: string, userAgent: string | null): Promise<string> {
+    await this.deps.accounts.setPasswordHash(account.id, await this.deps.hasher.hash(next));
+    await this.deps.sessions.deleteAllFor(account.id);
+    return this.start(account, userAgent);
+  }
+
+  /**
+   * The failure budgets a password check spends from: a browser that signed in to the account before has its own;
+   * any other is counted against the account's address and the client's (decision 0025).
+   */
+  private budgetsFor(email: string, ip: string, device: string | undefined): [RateRule, string][] {
+    const { policy } = this.deps;
+    return device === undefined
+      ? [
+          [policy.failuresPerAccount, email],
+          [policy.failuresPerIp, ip],
+        ]
+      : [[policy.failuresPerDevice, device]];
   }
 
   /** Seconds until every budget and hold of these keys allows a try again; 0 when they do now. */
