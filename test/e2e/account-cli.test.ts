@@ -49,4 +49,28 @@ describe('inbox-triage account', () => {
     expect(web.lastHtml).toContain('friend@example.test');
     await app2.close();
   });
+
+  it('reset-password prints a one-time link that sets a new password in the service on the same database', async () => {
+    const dataDir = await ownedDataDir('cli-');
+    const { config, secrets } = readConfiguration({ DATA_DIR: dataDir }, '/');
+    expect((await cli(dataDir, 'account', 'reset-password')).code).toBe(2);
+    const nobody = await cli(dataDir, 'account', 'reset-password', 'nobody@example.test');
+    expect(nobody.code).toBe(1);
+    expect(nobody.err).toContain('no account with email nobody@example.test');
+    const issued = await cli(dataDir, 'account', 'reset-password', 'Owner@Example.test');
+    expect(issued.code).toBe(0);
+    expect(issued.out).toMatch(/^http:\/\/127\.0\.0\.1:8787\/reset\?token=[a-z0-9]{32}\n$/);
+
+    const app = await createApp(config, secrets, { log: silentLogger });
+    try {
+      const token = /token=([a-z0-9]+)/.exec(issued.out)![1]!;
+      const web = new WebClient(app);
+      expect((await web.get(`/reset?token=${token}`)).status).toBe(200);
+      expect(web.lastHtml).toContain('owner@example.test');
+      expect((await web.post('/reset', { token, password: 'a new passphrase, long' })).status).toBe(303);
+      expect((await web.get('/settings')).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
 });

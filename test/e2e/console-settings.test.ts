@@ -69,6 +69,7 @@ describe('the person’s own settings in the console', () => {
       '/settings/advanced',
       '/settings/agents',
       '/settings/delete',
+      '/settings/password',
       '/waiting',
       '/inboxes',
     ]) {
@@ -149,5 +150,26 @@ describe('the person’s own settings in the console', () => {
     await page.getByRole('button', { name: 'Turn sending off' }).click();
     await page.waitForURL(/saved=sending/);
     expect((await state()).sending).toBe(false);
+  });
+
+  // Last: it ends every other session of the account (this page's own goes on with the new one).
+  it('the password is changed with the current one; a reset link opens its own form', async () => {
+    await page.goto(`${app.config.baseUrl}/settings`);
+    await page.getByRole('link', { name: 'Change your password' }).click();
+    await page.getByLabel('Current password').fill('not the password');
+    await page.getByLabel('New password').fill('a new passphrase, long');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    expect(await page.getByRole('alert').textContent()).toContain('That is not your current password.');
+    await page.getByLabel('Current password').fill('correct horse battery');
+    await page.getByLabel('New password').fill('a new passphrase, long');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.waitForURL(/done=1/);
+    expect(await page.getByRole('status').textContent()).toContain('Your password is changed.');
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
+
+    const issued = await app.services.sessions.issuePasswordReset('owner@example.test');
+    await page.goto(`${app.config.baseUrl}/reset?token=${issued.ok ? issued.value : ''}`);
+    await page.getByLabel('New password').waitFor();
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
   });
 });

@@ -125,21 +125,35 @@ export class SessionService {
     next: string,
     client: Client,
   ): Promise<Result<{ token: string }, PasswordChangeError>> {
-    const { accounts, hasher, limiter, policy } = this.deps;
     const weak = passwordProblem(next);
     if (weak !== undefined) return err({ code: 'weak_password', message: weak });
+    const confirmed = await this.confirmPassword(account, current, client);
+    if (!confirmed.ok) return confirmed;
+    return ok({ token: await this.replacePassword(account, next, client.userAgent) });
+  }
+
+  /**
+   * Checks a signed-in person's password before something only they may do (changing it, deleting the account),
+   * against the sign-in failure budgets: a session in someone else's hands is no password oracle (decision 0067).
+   */
+  async confirmPassword(
+    account: Account,
+    password: string,
+    client: Client,
+  ): Promise<Result<true, Exclude<PasswordChangeError, { code: 'weak_password' }>>> {
+    const { accounts, hasher, limiter, policy } = this.deps;
     const device = this.knownDevice(account, client.device);
     const rules = this.budgetsFor(account.email, client.ip, device);
     const wait = await this.heldFor(rules);
     if (wait > 0) return err({ code: 'rate_limited', retryAfterSeconds: wait });
     const hash = await accounts.getPasswordHash(account.id);
-    if (hash === undefined || hash === null || !(await hasher.verify(hash, current))) {
+    if (hash === undefined || hash === null || !(await hasher.verify(hash, password))) {
       for (const [rule, key] of rules) await this.fail(rule, key);
       return err({ code: 'wrong_password' });
     }
     if (device === undefined) await limiter.reset(policy.failuresPerAccount, account.email);
     else await limiter.reset(policy.failuresPerDevice, device);
-    return ok({ token: await this.replacePassword(account, next, client.userAgent) });
+    return ok(true);
   }
 
   /**

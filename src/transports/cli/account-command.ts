@@ -7,9 +7,11 @@ import { EXIT, type CliIo } from './cli-io.ts';
 const USAGE = `Usage:
   inbox-triage account invite [--email <address>]      Print a one-time invitation link (valid 7 days)
   inbox-triage account set-plan <email> <trial|pro> [--trial-days <n>] [--payment ok|failed]
-  inbox-triage account list                            List accounts with plan and trial end`;
+  inbox-triage account list                            List accounts with plan and trial end
+  inbox-triage account reset-password <email>          Print a one-time link (valid 1 hour) that sets a new password
+                                                       for a person who forgot theirs; it signs out every browser`;
 
-/** Operator commands for accounts: invitations and plans (there is no billing provider). */
+/** Operator commands for accounts: invitations, plans (there is no billing provider), forgotten passwords. */
 export async function accountCommand(io: CliIo, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   let parsed;
@@ -33,6 +35,8 @@ export async function accountCommand(io: CliIo, args: string[]): Promise<number>
         return await setPlan(app, io, parsed.positionals, parsed.values['trial-days'], parsed.values.payment);
       case 'list':
         return await list(app, io);
+      case 'reset-password':
+        return await resetPassword(app, io, parsed.positionals);
       default:
         io.err(USAGE);
         return EXIT.usage;
@@ -91,5 +95,20 @@ async function list(app: App, io: CliIo): Promise<number> {
   for (const a of await app.stores.accounts.list()) {
     io.out(`${a.email}\t${a.plan}\t${a.trialEndsAt?.toISOString() ?? '-'}\t${a.paymentState}`);
   }
+  return EXIT.ok;
+}
+
+async function resetPassword(app: App, io: CliIo, positionals: string[]): Promise<number> {
+  const [email, ...extra] = positionals;
+  if (email === undefined || extra.length > 0) {
+    io.err(USAGE);
+    return EXIT.usage;
+  }
+  const issued = await app.services.sessions.issuePasswordReset(email);
+  if (!issued.ok) {
+    io.err(`inbox-triage: no account with email ${email}`);
+    return EXIT.failure;
+  }
+  io.out(`${app.config.baseUrl}/reset?token=${issued.value}`);
   return EXIT.ok;
 }

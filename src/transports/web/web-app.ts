@@ -14,6 +14,7 @@ import { registerConnectImapPage } from './pages/connect-imap-page.ts';
 import { registerConnectProviderPages } from './pages/connect-provider-page.ts';
 import { registerInboxesPage } from './pages/inboxes-page.ts';
 import { registerDeleteAccountPage } from './pages/delete-account-page.ts';
+import { registerPasswordPages } from './pages/password-pages.ts';
 import { registerSettingsPage } from './pages/settings-page.ts';
 import { registerSetupPage } from './pages/setup-page.ts';
 import { registerSignInPage } from './pages/sign-in-page.ts';
@@ -32,6 +33,7 @@ export const PAGE_PATHS = [
   '/signout',
   '/signup',
   '/invite',
+  '/reset',
   '/settings/*',
   '/oauth/consent',
   '/oauth/authorize',
@@ -44,6 +46,7 @@ const ANONYMOUS_PATHS = [
   '/signin',
   '/signup',
   '/invite',
+  '/reset',
   '/oauth/authorize',
   '/oauth/register',
   '/oauth/token',
@@ -83,4 +86,5 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   registerConnectProviderPages(app, deps.inboxes);
   registerInboxesPage(app, deps);
   registerDeleteAccountPage(app, deps);
+  registerPasswordPages(app, deps);
 }

@@ -1,0 +1,135 @@
+import { html } from 'hono/html';
+import type { Hono } from 'hono';
+import type { Account } from '../../../core/accounts/account.ts';
+import { PASSWORD_MIN } from '../../../core/accounts/password-hasher.ts';
+import { clientIp } from '../../http/client-ip.ts';
+import { deviceCookieName, readCookie } from '../cookies.ts';
+import { formFields } from '../form.ts';
+import { csrfField, notice, page, type Html } from '../layout.ts';
+import { requireSignIn, signedInAccount } from '../session.ts';
+import { setSessionCookie } from '../sign-in-cookie.ts';
+import type { WebDeps } from '../web-deps.ts';
+import type { WebEnv } from '../web-env.ts';
+import { registerErrorText } from './credentials-form.ts';
+
+const newPasswordField = html`<label for="password">New password</label>
+  <input
+    id="password"
+    name="password"
+    type="password"
+    autocomplete="new-password"
+    required
+    minlength="${PASSWORD_MIN}"
+    aria-describedby="password-hint"
+  />
+  <p id="password-hint" class="muted">At least ${PASSWORD_MIN} characters. A passphrase is best.</p>`;
+
+/** What a password form says while its failures are held (decision 0025's budgets). */
+export function tooManyWrongPasswords(retryAfterSeconds: number): string {
+  const minutes = Math.ceil(retryAfterSeconds / 60);
+  return `Too many wrong passwords. Try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`;
+}
+
+/**
+ * The person's password (decision 0067): changed in Settings with the current one, or set anew with a one-time link
+ * the operator issues (`inbox-triage account reset-password`). Either way every session of the account ends and this
+ * browser is signed in afresh.
+ */
+export function registerPasswordPages(app: Hono<WebEnv>, deps: WebDeps): void {
+  const changeForm = (
+    c: { get(k: 'csrf'): string },
+    account: Account,
+    shown?: { error?: string; ok?: string },
+  ) =>
+    page({
+      title: 'Password',
+      account,
+      csrf: c.get('csrf'),
+      body: html`<h1>Change your password</h1>
+        ${notice('error', shown?.error)} ${notice('ok', shown?.ok)}
+        <p>Every other browser signed in to ${account.email} is signed out when you change it.</p>
+        <form method="post" action="/settings/password">
+          ${csrfField(c.get('csrf'))}
+          <input type="hidden" name="username" autocomplete="username" value="${account.email}" />
+          <label for="current">Current password</label>
+          <input id="current" name="current" type="password" autocomplete="current-password" required />
+          ${newPasswordField}
+          <button type="submit">Change password</button>
+        </form>`,
+    });
+
+  app.get('/settings/password', requireSignIn, (c) =>
+    c.html(
+      changeForm(c, signedInAccount(c), {
+        ...(c.req.query('done') === '1' && {
+          ok: 'Your password is changed. Other browsers are signed out.',
+        }),
+      }),
+    ),
+  );
+
+  app.post('/settings/password', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const f = await formFields(c, 'current', 'password');
+    const changed = await deps.sessions.changePassword(account, f.current, f.password, {
+      ip: clientIp(c, deps.trustProxy),
+      userAgent: c.req.header('user-agent') ?? null,
+      device: readCookie(c, deviceCookieName(deps.cookies)),
+    });
+    if (changed.ok) {
+      setSessionCookie(c, deps, changed.value.token);
+      return c.redirect('/settings/password?done=1', 303);
+    }
+    const e = changed.error;
+    if (e.code === 'rate_limited') {
+      c.header('Retry-After', String(e.retryAfterSeconds));
+      return c.html(changeForm(c, account, { error: tooManyWrongPasswords(e.retryAfterSeconds) }), 429);
+    }
+    return c.html(
+      changeForm(c, account, {
+        error: e.code === 'weak_password' ? e.message : 'That is not your current password.',
+      }),
+      400,
+    );
+  });
+
+  const resetForm = (csrf: string, token: string, account: Account, error?: string): Html =>
+    page({
+      title: 'Set a new password',
+      body: html`<h1>Set a new password</h1>
+        ${notice('error', error)}
+        <p>For ${account.email}. Every browser signed in to it is signed out, and this one signed in.</p>
+        <form method="post" action="/reset">
+          ${csrfField(csrf)}
+          <input type="hidden" name="token" value="${token}" />
+          <input type="hidden" name="username" autocomplete="username" value="${account.email}" />
+          ${newPasswordField}
+          <button type="submit">Set password</button>
+        </form>`,
+    });
+  const invalid = page({
+    title: 'Set a new password',
+    body: html`<h1>Set a new password</h1>
+      ${notice('error', `${registerErrorText('invalid_link')} Ask the operator of this server for a new one.`)}`,
+  });
+
+  app.get('/reset', async (c) => {
+    const token = c.req.query('token') ?? '';
+    const account = await deps.sessions.passwordResetFor(token);
+    if (account === undefined) return c.html(invalid, 410);
+    return c.html(resetForm(c.get('csrf'), token, account));
+  });
+
+  app.post('/reset', async (c) => {
+    const f = await formFields(c, 'token', 'password');
+    const done = await deps.sessions.resetPassword(f.token, f.password, c.req.header('user-agent') ?? null);
+    if (done.ok) {
+      setSessionCookie(c, deps, done.value.token);
+      return c.redirect('/settings/password?done=1', 303);
+    }
+    const account =
+      done.error.code === 'weak_password' ? await deps.sessions.passwordResetFor(f.token) : undefined;
+    if (account === undefined || done.error.code !== 'weak_password') return c.html(invalid, 410);
+    return c.html(resetForm(c.get('csrf'), f.token, account, done.error.message), 400);
+  });
+}
