@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshPgDatabase } from '../../test/rig/pg.ts';
 import { eventually } from '../../test/support/eventually.ts';
+import { recordingLogger } from '../../test/support/recording-logger.ts';
 import { createTestApp } from '../../test/support/test-app.ts';
 import { setUpOwner } from '../../test/support/web-client.ts';
 import type { App } from '../app.ts';
@@ -9,6 +10,15 @@ import { newId } from '../lib/random.ts';
 import type { TokenRecord } from '../oauth/token/grant.ts';
 
 const DAY = 86_400_000;
+
+/** The sweep's line in the log, which it writes once it has removed what it removes. */
+const sweptBy = (lines: string[]) =>
+  eventually(
+    'the sweep',
+    () => Promise.resolve(lines.find((l) => l.includes('removed what has expired'))),
+    10_000,
+    50,
+  );
 
 // The hourly sweep (decision 0065), run as the service runs it: what has expired goes — sessions at their end, OAuth
 // sign-ins 30 days after they were spent, PostgreSQL's request counters an hour after their window — and what lives
@@ -22,9 +32,11 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
 
   it.each(['SQLite', 'PostgreSQL'] as const)('on %s', async (engine) => {
     const clock = fixedClock(new Date());
+    const recorded = recordingLogger();
     app = await createTestApp({
       ...(engine === 'PostgreSQL' && { pgUrl: await freshPgDatabase() }),
-      overrides: { clock },
+      config: { activityDays: 30 },
+      overrides: { clock, log: recorded.log },
     });
     const a = app;
     await setUpOwner(a); // a browser session, for SESSION_DAYS (30)
@@ -63,6 +75,20 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
       return grant.id;
     };
     const abandoned = await signIn(clock.now()); // never refreshed: its last token ends in 30 days
+    const activity = (at: Date) =>
+      a.stores.audit.record({
+        at,
+        accountId: account,
+        credentialKind: 'api_key',
+        credentialId: 'key_x',
+        clientId: null,
+        tool: 'list_inboxes',
+        inboxId: null,
+        outcome: 'ok',
+        undoId: null,
+        durationMs: 1,
+      });
+    await activity(clock.now()); // older than ACTIVITY_DAYS (30) by the sweep
     // A request from a client address: on PostgreSQL, a counter row for its window.
     expect((await a.fetch(new Request(`${a.config.baseUrl}/signin`))).status).toBe(200);
     /** PostgreSQL's request counters (in memory on SQLite, where every key is dropped when its window ends). */
@@ -84,20 +110,44 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
       expiresAt: new Date(clock.now().getTime() + 30 * DAY),
       userAgent: null,
     });
+    await activity(clock.now());
     expect((await a.stores.grants.listGrants(account)).map((g) => g.id).sort()).toEqual(
       [abandoned, live].sort(),
     );
 
     a.startBackground(); // the service's start: the sweep runs at once, then hourly
-    await eventually(
-      'the sweep',
-      async () => ((await a.stores.grants.listGrants(account)).length === 1 ? true : undefined),
-      10_000,
-      50,
-    );
+    await sweptBy(recorded.lines);
     expect((await a.stores.grants.listGrants(account)).map((g) => g.id)).toEqual([live]);
     const sessions = await a.db.kysely.selectFrom('sessions').select('id_hash').execute();
     expect(sessions.map((s) => s.id_hash)).toEqual([liveSession]);
     expect(await counters()).toBe(0);
+    expect((await a.stores.audit.recent(account, 10)).map((e) => e.at)).toEqual([clock.now()]);
+  });
+
+  it('keeps the activity log for good with ACTIVITY_DAYS=0', async () => {
+    const clock = fixedClock(new Date());
+    const recorded = recordingLogger();
+    app = await createTestApp({ config: { activityDays: 0 }, overrides: { clock, log: recorded.log } });
+    const a = app;
+    await setUpOwner(a); // its session ends in 30 days
+    const account = (await a.stores.accounts.findByEmail('owner@example.test'))!.id;
+    const old = clock.now();
+    await a.stores.audit.record({
+      at: old,
+      accountId: account,
+      credentialKind: 'api_key',
+      credentialId: 'key_x',
+      clientId: null,
+      tool: 'list_inboxes',
+      inboxId: null,
+      outcome: 'ok',
+      undoId: null,
+      durationMs: 1,
+    });
+    clock.advance(3650 * DAY);
+    a.startBackground();
+    const swept = await sweptBy(recorded.lines);
+    expect(swept).toContain('"sessions":1');
+    expect((await a.stores.audit.recent(account, 10)).map((e) => e.at)).toEqual([old]);
   });
 });

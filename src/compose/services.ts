@@ -288,15 +288,20 @@ export function buildServices(c: {
   // What has expired, removed in the background rather than by the requests that write it (decision 0065): undo
   // handles past their 7 days, browser sessions past their end, OAuth codes, tokens and sign-ins 30 days after they
   // were spent (a rotated refresh token presented in that time still reveals a stolen copy), and on PostgreSQL the
-  // request counters of windows that ended an hour ago (the margin covers clocks a little apart between nodes).
+  // request counters of windows that ended an hour ago (the margin covers clocks a little apart between nodes); and the
+  // activity log's rows older than ACTIVITY_DAYS (decision 0068).
   queue.handle('sweep-expired', async () => {
     const now = clock.now();
     await stores.undo.deleteExpired(now);
     const sessions = await stores.sessions.deleteExpired(now);
     const oauth = await stores.grants.deleteSpent(new Date(now.getTime() - SPENT_SIGN_INS_KEPT_MS));
     const counters = await limiter.deleteExpired(new Date(now.getTime() - 60 * MINUTE_MS));
-    if (sessions + oauth.codes + oauth.tokens + oauth.grants + counters > 0)
-      log.info({ sessions, oauth, rateCounters: counters }, 'removed what has expired');
+    const activity =
+      config.activityDays === 0
+        ? 0
+        : await stores.audit.deleteBefore(new Date(now.getTime() - config.activityDays * DAY_MS));
+    if (sessions + oauth.codes + oauth.tokens + oauth.grants + counters + activity > 0)
+      log.info({ sessions, oauth, rateCounters: counters, activity }, 'removed what has expired');
   });
 
   /** A key of its own for one purpose, derived from the encryption key: the same on every node and across restarts. */

@@ -178,6 +178,17 @@ export const SETTINGS = {
     description:
       'Let anyone who can reach the service create an account. Otherwise: invitations from the CLI.',
   },
+  activityDays: {
+    env: 'ACTIVITY_DAYS',
+    schema: z.coerce
+      .number({ error: 'expected 0 (keep it for good) or a number of days from 30' })
+      .int('expected 0 (keep it for good) or a number of days from 30')
+      .refine((n) => n === 0 || n >= 30, 'expected 0 (keep it for good) or a number of days from 30')
+      .default(365),
+    defaultText: '365',
+    description:
+      'How long the activity log (one row per agent call: time, credential, tool, outcome) is kept; older rows are removed hourly. 0 keeps it for good (decision 0068).',
+  },
   sessionDays: {
     env: 'SESSION_DAYS',
     schema: positiveInt('a positive number of days').default(30),

@@ -20,6 +20,8 @@ export interface Config {
   readonly trialDays: number;
   readonly openSignup: boolean;
   readonly sessionDays: number;
+  /** Days the activity log is kept; 0 for good. */
+  readonly activityDays: number;
   /** Origins allowed on /mcp, BASE_URL's own included. */
   readonly mcpAllowedOrigins: readonly string[];
   /** Redirect URIs of known MCP hosts, built-in defaults plus OAUTH_REDIRECT_URIS. */

@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       trialDays: 14,
       openSignup: false,
       sessionDays: 30,
+      activityDays: 365,
       mcpAllowedOrigins: ['http://127.0.0.1:8787'],
       oauthRedirectAllowlist: [...DEFAULT_REDIRECT_ALLOWLIST],
       syncWindow: 1000,
@@ -48,6 +49,12 @@ describe('loadConfig', () => {
     });
   });
 
+  it('keeps the activity log a year, for good with 0, or as many days as given from 30', () => {
+    expect(loadConfig({}, '/x').config.activityDays).toBe(365);
+    expect(loadConfig({ ACTIVITY_DAYS: '0' }, '/x').config.activityDays).toBe(0);
+    expect(loadConfig({ ACTIVITY_DAYS: '30' }, '/x').config.activityDays).toBe(30);
+  });
+
   it('derives the base URL from a wildcard bind as loopback and honours an explicit one', () => {
     expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }, '/x').config.baseUrl).toBe('http://127.0.0.1:9000');
     expect(loadConfig({ BASE_URL: 'https://triage.example.com' }, '/x').config.baseUrl).toBe(
@@ -64,6 +71,7 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://u:pw@h/db' }, 'DATABASE_URL: expected a postgres:// URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL:'],
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY: expected true or false'],
+    [{ ACTIVITY_DAYS: '7' }, 'ACTIVITY_DAYS: expected 0 (keep it for good) or a number of days from 30'],
   ])('names the variable and what was expected: %j', (env, message) => {
     expect(() => loadConfig(env, '/x')).toThrow(ConfigError);
     expect(() => loadConfig(env, '/x')).toThrow(message);

@@ -54,6 +54,7 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
     trialDays: settings.trialDays,
     openSignup: settings.openSignup,
     sessionDays: settings.sessionDays,
+    activityDays: settings.activityDays,
     mcpAllowedOrigins: [...new Set([new URL(baseUrl).origin, ...settings.mcpAllowedOrigins])],
     oauthRedirectAllowlist: [...DEFAULT_REDIRECT_ALLOWLIST, ...settings.oauthRedirectUris],
     syncWindow: settings.syncWindow,

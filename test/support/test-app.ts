@@ -25,6 +25,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     trialDays: 14,
     openSignup: false,
     sessionDays: 30,
+    activityDays: 365,
     mcpAllowedOrigins: ['http://127.0.0.1:8787'],
     oauthRedirectAllowlist: [...DEFAULT_REDIRECT_ALLOWLIST],
     syncWindow: 1000,

@@ -37,6 +37,10 @@ export class BatchedAuditLog implements AuditLog {
     return this.inner.recent(accountId, limit);
   }
 
+  deleteBefore(before: Date): Promise<number> {
+    return this.inner.deleteBefore(before);
+  }
+
   private async flush(): Promise<void> {
     const batch = this.queue;
     this.queue = [];

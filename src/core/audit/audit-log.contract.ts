@@ -43,5 +43,33 @@ export function auditLogContract(h: () => { accounts: AccountStore; audit: Audit
       expect((await h().audit.page(a, { credentialId: 'key_other', limit: 10, offset: 0 })).total).toBe(0);
       expect((await h().audit.page(b, { tool: 'tool_3', limit: 10, offset: 0 })).total).toBe(0);
     });
+
+    it('removes in a sweep the entries of every account recorded before a time, and only those', async () => {
+      const a = await seedAccount(h().accounts);
+      const b = await seedAccount(h().accounts);
+      const at = (day: number) => new Date(Date.UTC(2031, 0, day));
+      const entry = (accountId: typeof a, day: number, n = 0): AuditEntry => ({
+        at: at(day),
+        accountId,
+        credentialKind: 'api_key',
+        credentialId: 'key_x',
+        clientId: null,
+        tool: `tool_${String(n)}`,
+        inboxId: null,
+        outcome: 'ok',
+        undoId: null,
+        durationMs: 1,
+      });
+      await h().audit.deleteBefore(at(1)); // what the tests before this one left
+      // More old rows of one account than one statement of the sweep removes.
+      await Promise.all(Array.from({ length: 6_000 }, (_, n) => h().audit.record(entry(a, 1, n))));
+      await h().audit.record(entry(a, 3));
+      await h().audit.record(entry(b, 1));
+      await h().audit.record(entry(b, 2));
+      expect(await h().audit.deleteBefore(at(2))).toBe(6_001);
+      expect((await h().audit.recent(a, 10)).map((e) => e.at)).toEqual([at(3)]);
+      expect((await h().audit.recent(b, 10)).map((e) => e.at)).toEqual([at(2)]);
+      expect(await h().audit.deleteBefore(at(2))).toBe(0);
+    });
   });
 }

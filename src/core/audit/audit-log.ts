@@ -39,6 +39,8 @@ export interface AuditLog {
   recent(accountId: AccountId, limit: number): Promise<AuditEntry[]>;
   /** One page of an account's entries, newest first, narrowed by inbox, credential or tool; with the total. */
   page(accountId: AccountId, q: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }>;
+  /** Removes every account's entries recorded before `before` (the hourly sweep, decision 0068); how many. */
+  deleteBefore(before: Date): Promise<number>;
 }
 
 export interface AuditQuery {

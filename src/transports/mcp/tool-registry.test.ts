@@ -17,6 +17,7 @@ describe('a tool call whose activity row cannot be written', () => {
     record: () => Promise.reject(new Error('database or disk is full')),
     recent: (...a) => audit.recent(...a),
     page: (...a) => audit.page(...a),
+    deleteBefore: (...a) => audit.deleteBefore(...a),
   });
   beforeAll(async () => {
     app = await createTestApp();
