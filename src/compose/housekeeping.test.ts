@@ -5,11 +5,27 @@ import { recordingLogger } from '../../test/support/recording-logger.ts';
 import { createTestApp } from '../../test/support/test-app.ts';
 import { setUpOwner } from '../../test/support/web-client.ts';
 import type { App } from '../app.ts';
+import type { AccountId } from '../core/accounts/account.ts';
+import type { AuditEntry } from '../core/audit/audit-log.ts';
 import { fixedClock } from '../lib/clock.ts';
 import { newId } from '../lib/random.ts';
 import type { TokenRecord } from '../oauth/token/grant.ts';
 
 const DAY = 86_400_000;
+
+/** One agent call in the activity log. */
+const activityRow = (accountId: AccountId, at: Date): AuditEntry => ({
+  at,
+  accountId,
+  credentialKind: 'api_key',
+  credentialId: 'key_x',
+  clientId: null,
+  tool: 'list_inboxes',
+  inboxId: null,
+  outcome: 'ok',
+  undoId: null,
+  durationMs: 1,
+});
 
 /** The sweep's line in the log, which it writes once it has removed what it removes. */
 const sweptBy = (lines: string[]) =>
@@ -75,19 +91,7 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
       return grant.id;
     };
     const abandoned = await signIn(clock.now()); // never refreshed: its last token ends in 30 days
-    const activity = (at: Date) =>
-      a.stores.audit.record({
-        at,
-        accountId: account,
-        credentialKind: 'api_key',
-        credentialId: 'key_x',
-        clientId: null,
-        tool: 'list_inboxes',
-        inboxId: null,
-        outcome: 'ok',
-        undoId: null,
-        durationMs: 1,
-      });
+    const activity = (at: Date) => a.stores.audit.record(activityRow(account, at));
     await activity(clock.now()); // older than ACTIVITY_DAYS (30) by the sweep
     // A request from a client address: on PostgreSQL, a counter row for its window.
     expect((await a.fetch(new Request(`${a.config.baseUrl}/signin`))).status).toBe(200);
@@ -132,18 +136,7 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
     await setUpOwner(a); // its session ends in 30 days
     const account = (await a.stores.accounts.findByEmail('owner@example.test'))!.id;
     const old = clock.now();
-    await a.stores.audit.record({
-      at: old,
-      accountId: account,
-      credentialKind: 'api_key',
-      credentialId: 'key_x',
-      clientId: null,
-      tool: 'list_inboxes',
-      inboxId: null,
-      outcome: 'ok',
-      undoId: null,
-      durationMs: 1,
-    });
+    await a.stores.audit.record(activityRow(account, old));
     clock.advance(3650 * DAY);
     a.startBackground();
     const swept = await sweptBy(recorded.lines);
