@@ -3,10 +3,9 @@ import type { Hono } from 'hono';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
-import { clientIp } from '../../http/client-ip.ts';
-import { deviceCookieName, readCookie } from '../cookies.ts';
 import { clearSessionCookie } from '../sign-in-cookie.ts';
 import { tooManyWrongPasswords } from './password-pages.ts';
+import { passwordClient } from '../password-client.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 
@@ -43,11 +42,7 @@ export function registerDeleteAccountPage(app: Hono<WebEnv>, deps: WebDeps): voi
     if (f.confirm.trim().toLowerCase() !== CONFIRM_WORD)
       return c.html(render(c, account.email, `Type "${CONFIRM_WORD}" to confirm.`), 400);
     // Checked against the sign-in failure budgets first: a session in other hands is no password oracle (0067).
-    const confirmed = await deps.sessions.confirmPassword(account, f.password, {
-      ip: clientIp(c, deps.trustProxy),
-      userAgent: c.req.header('user-agent') ?? null,
-      device: readCookie(c, deviceCookieName(deps.cookies)),
-    });
+    const confirmed = await deps.sessions.confirmPassword(account, f.password, passwordClient(c, deps));
     if (!confirmed.ok && confirmed.error.code === 'rate_limited') {
       c.header('Retry-After', String(confirmed.error.retryAfterSeconds));
       return c.html(render(c, account.email, tooManyWrongPasswords(confirmed.error.retryAfterSeconds)), 429);

@@ -2,12 +2,11 @@ import { html } from 'hono/html';
 import type { Hono } from 'hono';
 import type { Account } from '../../../core/accounts/account.ts';
 import { PASSWORD_MIN } from '../../../core/accounts/password-hasher.ts';
-import { clientIp } from '../../http/client-ip.ts';
-import { deviceCookieName, readCookie } from '../cookies.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page, type Html } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import { setSessionCookie } from '../sign-in-cookie.ts';
+import { passwordClient } from '../password-client.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 import { registerErrorText } from './credentials-form.ts';
@@ -71,11 +70,12 @@ export function registerPasswordPages(app: Hono<WebEnv>, deps: WebDeps): void {
   app.post('/settings/password', requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const f = await formFields(c, 'current', 'password');
-    const changed = await deps.sessions.changePassword(account, f.current, f.password, {
-      ip: clientIp(c, deps.trustProxy),
-      userAgent: c.req.header('user-agent') ?? null,
-      device: readCookie(c, deviceCookieName(deps.cookies)),
-    });
+    const changed = await deps.sessions.changePassword(
+      account,
+      f.current,
+      f.password,
+      passwordClient(c, deps),
+    );
     if (changed.ok) {
       setSessionCookie(c, deps, changed.value.token);
       return c.redirect('/settings/password?done=1', 303);

@@ -1,12 +1,12 @@
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
-import { clientIp } from '../../http/client-ip.ts';
 import { notice, page } from '../layout.ts';
 import { formFields, safeNext } from '../form.ts';
-import { deviceCookieName, readCookie, setHttpOnlyCookie } from '../cookies.ts';
+import { deviceCookieName, setHttpOnlyCookie } from '../cookies.ts';
 import { clearSessionCookie, setSessionCookie } from '../sign-in-cookie.ts';
 
 const DEVICE_COOKIE_SECONDS = 365 * 86_400;
+import { passwordClient } from '../password-client.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 import { credentialsForm } from './credentials-form.ts';
@@ -30,11 +30,7 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.post('/signin', async (c) => {
     const f = await formFields(c, 'email', 'password', 'next');
     const next = safeNext(f.next);
-    const result = await deps.sessions.signIn(f.email, f.password, {
-      ip: clientIp(c, deps.trustProxy),
-      userAgent: c.req.header('user-agent') ?? null,
-      device: readCookie(c, deviceCookieName(deps.cookies)),
-    });
+    const result = await deps.sessions.signIn(f.email, f.password, passwordClient(c, deps));
     if (!result.ok) {
       if (result.error.code === 'rate_limited') {
         const minutes = Math.ceil(result.error.retryAfterSeconds / 60);
