@@ -70,6 +70,7 @@ describe('the person’s own settings in the console', () => {
       '/settings/agents',
       '/settings/delete',
       '/settings/password',
+      '/settings/browsers',
       '/waiting',
       '/inboxes',
     ]) {

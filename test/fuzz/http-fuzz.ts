@@ -339,6 +339,7 @@ const FORMS = [
   '/settings/preferences/vip',
   // The owner's current password is never among the generated values: a change is refused (and counted).
   '/settings/password',
+  '/settings/browsers/sign-out-others',
   '/waiting/discard',
   '/waiting/keep',
   '/waiting/send',
@@ -351,6 +352,7 @@ const PAGES = [
   '/settings',
   '/settings/activity',
   '/settings/password',
+  '/settings/browsers',
   '/reset',
   '/inboxes',
   '/waiting',

@@ -56,6 +56,27 @@ export class KyselySessionStore implements SessionStore {
     await this.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
   }
 
+  async listLive(accountId: AccountId, now: Date): Promise<SessionRecord[]> {
+    const rows = await this.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('expires_at', '>', now.getTime())
+      .orderBy('last_seen_at', 'desc')
+      .orderBy('id_hash')
+      .execute();
+    return rows.map(toSession);
+  }
+
+  async deleteOthers(accountId: AccountId, keepIdHash: string): Promise<number> {
+    const r = await this.db
+      .deleteFrom('sessions')
+      .where('account_id', '=', accountId)
+      .where('id_hash', '!=', keepIdHash)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
   async deleteExpired(now: Date): Promise<number> {
     const r = await this.db
       .deleteFrom('sessions')

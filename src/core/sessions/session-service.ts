@@ -45,6 +45,16 @@ export type PasswordChangeError =
 export type PasswordResetError =
   { readonly code: 'invalid_link' } | { readonly code: 'weak_password'; readonly message: string };
 
+/** A browser signed in to an account, as Settings shows it (never its session's token or hash). */
+export interface SignedInBrowser {
+  readonly userAgent: string | null;
+  readonly createdAt: Date;
+  /** Used last, to the minute (a session records its use at most once a minute). */
+  readonly lastSeenAt: Date;
+  /** The browser asking. */
+  readonly current: boolean;
+}
+
 /** Where a sign-in or a password check comes from. */
 export interface Client {
   readonly ip: string;
@@ -304,6 +314,22 @@ export class SessionService {
 
   async signOut(token: string): Promise<void> {
     await this.deps.sessions.delete(sha256Hex(token));
+  }
+
+  /** The browsers signed in to the account, last used first; the one holding `currentToken` is marked. */
+  async browsers(account: Account, currentToken: string): Promise<SignedInBrowser[]> {
+    const current = sha256Hex(currentToken);
+    return (await this.deps.sessions.listLive(account.id, this.deps.clock.now())).map((s) => ({
+      userAgent: s.userAgent,
+      createdAt: s.createdAt,
+      lastSeenAt: s.lastSeenAt,
+      current: s.idHash === current,
+    }));
+  }
+
+  /** Signs out every browser of the account but the one holding `currentToken`; how many. */
+  signOutOthers(account: Account, currentToken: string): Promise<number> {
+    return this.deps.sessions.deleteOthers(account.id, sha256Hex(currentToken));
   }
 
   private dummy(): Promise<string> {

@@ -50,6 +50,28 @@ export function sessionStoreContract(h: () => { accounts: AccountStore; sessions
       expect(await h().sessions.deleteExpired(t(3))).toBe(0);
     });
 
+    it('lists an account’s live sessions, last used first, and ends all but one', async () => {
+      const acct = await seedAccount(h().accounts);
+      const other = await seedAccount(h().accounts);
+      const session = (accountId: typeof acct, seen: number, expiresAt = t(9)) => ({
+        idHash: newId('s'),
+        accountId,
+        createdAt: t(0),
+        lastSeenAt: t(seen),
+        expiresAt,
+        userAgent: `browser ${String(seen)}`,
+      });
+      const older = session(acct, 1);
+      const newer = session(acct, 2);
+      const ended = session(acct, 3, t(4));
+      const theirs = session(other, 1);
+      for (const s of [older, newer, ended, theirs]) await h().sessions.create(s);
+      expect(await h().sessions.listLive(acct, t(5))).toEqual([newer, older]);
+      expect(await h().sessions.deleteOthers(acct, newer.idHash)).toBe(2); // the older and the ended one
+      expect(await h().sessions.listLive(acct, t(5))).toEqual([newer]);
+      expect(await h().sessions.listLive(other, t(5))).toEqual([theirs]);
+    });
+
     it('deletes every session of an account, and with the account', async () => {
       const acct = await seedAccount(h().accounts);
       for (const n of [1, 2]) {

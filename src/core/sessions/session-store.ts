@@ -18,6 +18,10 @@ export interface SessionStore {
   touch(idHash: string, now: Date, expiresAt: Date): Promise<void>;
   delete(idHash: string): Promise<void>;
   deleteAllFor(accountId: AccountId): Promise<number>;
+  /** An account's sessions live at `now`, the most recently used first. */
+  listLive(accountId: AccountId, now: Date): Promise<SessionRecord[]>;
+  /** Ends every session of the account but `keepIdHash`; how many. */
+  deleteOthers(accountId: AccountId, keepIdHash: string): Promise<number>;
   /** Removes the sessions expired at `now` (the housekeeping sweep, decision 0065); how many. */
   deleteExpired(now: Date): Promise<number>;
 }

@@ -15,6 +15,7 @@ import { registerConnectProviderPages } from './pages/connect-provider-page.ts';
 import { registerInboxesPage } from './pages/inboxes-page.ts';
 import { registerDeleteAccountPage } from './pages/delete-account-page.ts';
 import { registerPasswordPages } from './pages/password-pages.ts';
+import { registerBrowsersPage } from './pages/browsers-page.ts';
 import { registerSettingsPage } from './pages/settings-page.ts';
 import { registerSetupPage } from './pages/setup-page.ts';
 import { registerSignInPage } from './pages/sign-in-page.ts';
@@ -87,4 +88,5 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   registerInboxesPage(app, deps);
   registerDeleteAccountPage(app, deps);
   registerPasswordPages(app, deps);
+  registerBrowsersPage(app, deps);
 }
