@@ -85,11 +85,21 @@ const toRow = (m: MessageSummary): Selectable<MessagesTable> => ({
   starred: bit(m.starred),
   labels_json: JSON.stringify(m.labels),
   has_attachments: bit(m.hasAttachments),
-  size: m.size,
+  size: storableSize(m.size),
   list_id: m.listId,
   list_unsubscribe: m.listUnsubscribe,
   list_unsubscribe_post: bit(m.listUnsubscribePost),
 });
+
+/** The largest size the column holds on both engines (PostgreSQL's integer). */
+const MAX_SIZE = 2 ** 31 - 1;
+
+/**
+ * A size as the mail server said it, kept within the column: more than 2 GiB is kept as the most it holds, less than
+ * nothing (or not a number) as 0 — on PostgreSQL it failed the insert of the whole batch, and the sync with it.
+ */
+const storableSize = (size: number): number =>
+  Number.isFinite(size) ? Math.min(MAX_SIZE, Math.max(0, Math.trunc(size))) : 0;
 
 /** The inserted columns, in the order their parameters appear in the compiled statement. */
 

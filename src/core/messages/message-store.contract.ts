@@ -75,6 +75,19 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       expect(await h().messages.findByRef(inboxFolder, '1')).toEqual(m);
     });
 
+    it('keeps a size the column cannot hold as the largest it can, and a negative one as 0', async () => {
+      // A mail server says the size (IMAP RFC822.SIZE, Gmail sizeEstimate, Graph size); one that says more than 2 GiB
+      // or less than nothing must not stop the sync of the other messages of its batch.
+      const { inbox, inboxFolder } = await setup(h());
+      const huge = newSummary(inbox, inboxFolder, 1, { size: 2 ** 32 + 5 });
+      const negative = newSummary(inbox, inboxFolder, 2, { size: -1 });
+      const fine = newSummary(inbox, inboxFolder, 3, { size: 1234 });
+      await h().messages.upsertMany([huge, negative, fine]);
+      expect((await h().messages.get(inbox, huge.id))?.size).toBe(2 ** 31 - 1);
+      expect((await h().messages.get(inbox, negative.id))?.size).toBe(0);
+      expect(await h().messages.get(inbox, fine.id)).toEqual(fine);
+    });
+
     it('finds several messages of a folder by their refs, in the order asked', async () => {
       const { inbox, inboxFolder, archive: archiveFolder } = await setup(h());
       const a = newSummary(inbox, inboxFolder, 1);
