@@ -14,7 +14,7 @@ const HELP = `Usage: inbox-triage [command] [options]
 Commands:
   serve      Run the service (default)
   migrate    Apply pending database migrations and exit
-  account    Invite people, set plans, list accounts (see: inbox-triage account)
+  account    Invite people, set plans, list accounts, reset a password (see: inbox-triage account)
   key        Rotate the encryption key, or adopt this instance's when the database's is lost (see: inbox-triage key)
   backup     Copy the SQLite database to a new file while the service runs (see: inbox-triage backup)
 
