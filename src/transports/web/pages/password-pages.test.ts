@@ -62,6 +62,8 @@ describe('the password pages', () => {
     const issued = await app.services.sessions.issuePasswordReset(OWNER.email);
     const token = issued.ok ? issued.value : '';
     const web = new WebClient(app);
+    expect((await web.get('/signin')).status).toBe(200);
+    expect(web.lastHtml).toContain('Forgot your password? The operator of this server can give you a link');
     expect((await web.get('/reset?token=nonsense')).status).toBe(410);
     expect((await web.get(`/reset?token=${token}`)).status).toBe(200);
     expect(web.lastHtml).toContain(OWNER.email);

@@ -18,6 +18,9 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
       body: html`<h1>Sign in</h1>
         ${notice('error', error)}
         ${credentialsForm({ action: '/signin', csrf, submit: 'Sign in', newPassword: false, hidden: { next }, ...(email !== undefined && { email }) })}
+        <p class="muted">
+          Forgot your password? The operator of this server can give you a link to set a new one.
+        </p>
         ${deps.openSignup ? html`<p class="muted">No account yet? <a href="/signup">Create one</a>.</p>` : ''}`,
     });
 
