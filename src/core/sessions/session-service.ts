@@ -99,27 +99,17 @@ export class SessionService {
     password: string,
     client: Client,
   ): Promise<Result<{ token: string; account: Account; device: string }, SignInError>> {
-    const { accounts, hasher, limiter, policy } = this.deps;
     const email = normaliseEmail(rawEmail) ?? rawEmail.trim().toLowerCase();
-    const account = await accounts.findByEmail(email);
-    const device = account === undefined ? undefined : this.knownDevice(account, client.device);
-    const rules = this.budgetsFor(email, client.ip, device);
-    const wait = await this.heldFor(rules);
-    if (wait > 0) return err({ code: 'rate_limited', retryAfterSeconds: wait });
-    const hash = account === undefined ? undefined : await accounts.getPasswordHash(account.id);
-    let valid = false;
-    if (hash === undefined || hash === null) await hasher.verify(await this.dummy(), password);
-    else valid = await hasher.verify(hash, password);
-    if (account === undefined || !valid) {
-      for (const [rule, key] of rules) await this.fail(rule, key);
-      return err({ code: 'invalid_credentials' });
-    }
-    if (device === undefined) await limiter.reset(policy.failuresPerAccount, email);
-    else await limiter.reset(policy.failuresPerDevice, device);
+    const account = await this.deps.accounts.findByEmail(email);
+    const tried = await this.tryPassword(account, email, password, client);
+    if (tried.outcome === 'held')
+      return err({ code: 'rate_limited', retryAfterSeconds: tried.retryAfterSeconds });
+    if (tried.outcome === 'wrong' || account === undefined) return err({ code: 'invalid_credentials' });
     return ok({
       token: await this.start(account, client.userAgent),
       account,
-      device: device !== undefined && client.device !== undefined ? client.device : this.newDevice(account),
+      device:
+        tried.device !== undefined && client.device !== undefined ? client.device : this.newDevice(account),
     });
   }
 
@@ -151,19 +141,10 @@ export class SessionService {
     password: string,
     client: Client,
   ): Promise<Result<true, Exclude<PasswordChangeError, { code: 'weak_password' }>>> {
-    const { accounts, hasher, limiter, policy } = this.deps;
-    const device = this.knownDevice(account, client.device);
-    const rules = this.budgetsFor(account.email, client.ip, device);
-    const wait = await this.heldFor(rules);
-    if (wait > 0) return err({ code: 'rate_limited', retryAfterSeconds: wait });
-    const hash = await accounts.getPasswordHash(account.id);
-    if (hash === undefined || hash === null || !(await hasher.verify(hash, password))) {
-      for (const [rule, key] of rules) await this.fail(rule, key);
-      return err({ code: 'wrong_password' });
-    }
-    if (device === undefined) await limiter.reset(policy.failuresPerAccount, account.email);
-    else await limiter.reset(policy.failuresPerDevice, device);
-    return ok(true);
+    const tried = await this.tryPassword(account, account.email, password, client);
+    if (tried.outcome === 'held')
+      return err({ code: 'rate_limited', retryAfterSeconds: tried.retryAfterSeconds });
+    return tried.outcome === 'wrong' ? err({ code: 'wrong_password' }) : ok(true);
   }
 
   /**
@@ -220,6 +201,39 @@ export class SessionService {
     await this.deps.accounts.setPasswordHash(account.id, await this.deps.hasher.hash(next));
     await this.deps.sessions.deleteAllFor(account.id);
     return this.start(account, userAgent);
+  }
+
+  /**
+   * One password tried against the failure budgets (decision 0025): while they hold, refused unchecked; wrong, every
+   * budget spends a failure; right, the failures of the account's address (or of the known device) are forgotten.
+   * `device` is the known device's key when the browser showed one.
+   */
+  private async tryPassword(
+    account: Account | undefined,
+    email: string,
+    password: string,
+    client: Client,
+  ): Promise<
+    | { readonly outcome: 'held'; readonly retryAfterSeconds: number }
+    | { readonly outcome: 'wrong' }
+    | { readonly outcome: 'right'; readonly device: string | undefined }
+  > {
+    const { accounts, hasher, limiter, policy } = this.deps;
+    const device = account === undefined ? undefined : this.knownDevice(account, client.device);
+    const rules = this.budgetsFor(email, client.ip, device);
+    const wait = await this.heldFor(rules);
+    if (wait > 0) return { outcome: 'held', retryAfterSeconds: wait };
+    const hash = account === undefined ? undefined : await accounts.getPasswordHash(account.id);
+    let valid = false;
+    if (hash === undefined || hash === null) await hasher.verify(await this.dummy(), password);
+    else valid = await hasher.verify(hash, password);
+    if (!valid) {
+      for (const [rule, key] of rules) await this.fail(rule, key);
+      return { outcome: 'wrong' };
+    }
+    if (device === undefined) await limiter.reset(policy.failuresPerAccount, email);
+    else await limiter.reset(policy.failuresPerDevice, device);
+    return { outcome: 'right', device };
   }
 
   /**
