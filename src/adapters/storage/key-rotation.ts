@@ -39,12 +39,13 @@ export interface Resealed {
 export async function resealCredentials(db: Db, change: KeyChange): Promise<Resealed> {
   const json = (check: string) => JSON.stringify(check);
   return db.kysely.transaction().execute(async (tx) => {
-    const checkRow = tx
+    const changed = await tx
       .updateTable('settings')
       .set({ value_json: json(change.to.check), updated_at: change.now.getTime() })
       .where('scope', '=', INSTANCE_SCOPE)
-      .where('key', '=', KEY_CHECK_SETTING);
-    const changed = await checkRow.where('value_json', '=', json(change.from.check)).executeTakeFirst();
+      .where('key', '=', KEY_CHECK_SETTING)
+      .where('value_json', '=', json(change.from.check))
+      .executeTakeFirst();
     if (changed.numUpdatedRows === 0n) {
       const recorded = await tx
         .selectFrom('settings')

@@ -94,8 +94,9 @@ export class KyselyAuditLog implements AuditLog {
               .limit(DELETE_BATCH),
           )
           .executeTakeFirst();
-        removed += Number(r.numDeletedRows);
-        if (Number(r.numDeletedRows) < DELETE_BATCH) break;
+        const deleted = Number(r.numDeletedRows);
+        removed += deleted;
+        if (deleted < DELETE_BATCH) break;
       }
     }
     return removed;

@@ -55,13 +55,15 @@ async function rotate(io: CliIo): Promise<number> {
     return EXIT.usage;
   }
   // On SQLite the lock a running service holds (decision 0052): taken here, no service starts until the end.
-  const database = config.database;
+  const sqlitePath = config.database.kind === 'sqlite' ? config.database.path : undefined;
   let instance;
   try {
-    instance = database.kind === 'sqlite' ? holdInstanceLock(database.path) : undefined;
+    instance = sqlitePath === undefined ? undefined : holdInstanceLock(sqlitePath);
   } catch (e) {
-    if (!(e instanceof InstanceRunningError) || database.kind !== 'sqlite') throw e;
-    io.err(`inbox-triage: the service is running on ${database.path}: stop it first, then rotate the key`);
+    if (!(e instanceof InstanceRunningError)) throw e;
+    io.err(
+      `inbox-triage: the service is running on ${String(sqlitePath)}: stop it first, then rotate the key`,
+    );
     return EXIT.failure;
   }
   try {

@@ -127,9 +127,9 @@ export function registerPasswordPages(app: Hono<WebEnv>, deps: WebDeps): void {
       setSessionCookie(c, deps, done.value.token);
       return c.redirect('/settings/password?done=1', 303);
     }
-    const account =
-      done.error.code === 'weak_password' ? await deps.sessions.passwordResetFor(f.token) : undefined;
-    if (account === undefined || done.error.code !== 'weak_password') return c.html(invalid, 410);
+    if (done.error.code === 'invalid_link') return c.html(invalid, 410);
+    const account = await deps.sessions.passwordResetFor(f.token);
+    if (account === undefined) return c.html(invalid, 410);
     return c.html(resetForm(c.get('csrf'), f.token, account, done.error.message), 400);
   });
 }
