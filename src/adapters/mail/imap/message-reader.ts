@@ -4,7 +4,7 @@ import type { AttachmentContent, FullMessage } from '../../../core/mail/mail-typ
 import { htmlToText } from '../../../lib/html-to-text.ts';
 import { parseMessage, snippet } from '../mime/parse-message.ts';
 import { attachmentsOf, decodedSize, findPart, textParts } from './body-structure.ts';
-import { SUMMARY_QUERY, toRemoteSummary } from './summary-fetch.ts';
+import { SOURCE_SUMMARY_QUERY, SUMMARY_QUERY, summaryFromSource, toRemoteSummary } from './summary-fetch.ts';
 import { bytesOf } from './fetched-bytes.ts';
 
 /** Reads one message or one attachment. Both expect the folder's mailbox lock to be held by the caller. */
@@ -43,7 +43,7 @@ export async function readFullMessage(client: ImapFlow, uid: number): Promise<Fu
     (m) => m.source !== undefined && m.envelope !== undefined,
   );
   const start = bytesOf(head?.source);
-  if (head === undefined || start === undefined) return undefined;
+  if (head === undefined || start === undefined) return readWithoutStructure(client, uid);
   const whole = (head.size ?? 0) <= WHOLE_MESSAGE_MAX_BYTES;
   const source = whole
     ? start
@@ -64,6 +64,34 @@ export async function readFullMessage(client: ImapFlow, uid: number): Promise<Fu
     text: parsed.text,
     html: parsed.html,
     attachments: attachmentsOf(head.bodyStructure),
+    authenticationResults: parsed.authenticationResults,
+  };
+}
+
+/**
+ * A message whose structure imapflow will not parse (see SOURCE_SUMMARY_QUERY), or undefined when the UID is gone:
+ * read from at most WHOLE_MESSAGE_MAX_BYTES of its source. Its attachments are not listed, since a part is fetched
+ * by its place in that structure; the summary says whether the bytes read hold any.
+ */
+async function readWithoutStructure(client: ImapFlow, uid: number): Promise<FullMessage | undefined> {
+  const m = await fetchByUid(
+    client,
+    uid,
+    { ...SOURCE_SUMMARY_QUERY, source: { maxLength: WHOLE_MESSAGE_MAX_BYTES } },
+    (r) => r.source !== undefined,
+  );
+  const source = bytesOf(m?.source);
+  if (m === undefined || source === undefined) return undefined;
+  const parsed = await parseMessage(source);
+  return {
+    summary: summaryFromSource(m, parsed),
+    cc: parsed.cc,
+    replyTo: parsed.replyTo,
+    inReplyTo: parsed.inReplyTo,
+    references: parsed.references,
+    text: parsed.text,
+    html: parsed.html,
+    attachments: [],
     authenticationResults: parsed.authenticationResults,
   };
 }

@@ -3,7 +3,8 @@ import type { FetchMessageObject, FetchQueryObject, ImapFlow, MessageAddressObje
 import type { FlagState, RemoteSummary } from '../../../core/mail/mail-types.ts';
 import type { Address } from '../../../core/messages/message.ts';
 import { isOneClick, listIdOf, messageIds, parseHeaderBlock, threadRoot } from '../mime/header-fields.ts';
-import { snippet } from '../mime/parse-message.ts';
+import { htmlToText } from '../../../lib/html-to-text.ts';
+import { parseMessage, snippet, type ParsedMessage } from '../mime/parse-message.ts';
 import { decodePartPreview } from '../mime/part-preview.ts';
 import { hasAttachments, snippetPart, type TextPart } from './body-structure.ts';
 import { bytesOf } from './fetched-bytes.ts';
@@ -34,6 +35,23 @@ export const SUMMARY_QUERY: FetchQueryObject = {
   // Part 1 is the text of most mail (single-part, or text first in multipart/mixed|alternative): fetching its
   // start up front saves the second round trip — and imapflow's per-response parsing cost — for those.
   bodyParts: [{ key: '1', maxLength: PREVIEW_BYTES['text/plain'] }],
+};
+
+/**
+ * The same summary from the message's own bytes, for an answer imapflow will not parse. It drops, unseen and with no
+ * error to its caller, any response nested more than 25 parentheses deep (`MAX_IMAP_NESTING_REACHED`): the
+ * BODYSTRUCTURE of a message forwarded as an attachment a dozen times over, or of one built to be that deep. Such a
+ * message would never reach the index, invisible to the agent and to the person's view of it (decision 0069). Its
+ * start, given as one literal, always parses; the headers of a summary are read from it.
+ */
+export const SOURCE_SUMMARY_QUERY: FetchQueryObject = {
+  uid: true,
+  flags: true,
+  labels: true,
+  internalDate: true,
+  size: true,
+  threadId: true,
+  source: { maxLength: 64 * 1024 },
 };
 
 const BATCH = 1000;
@@ -79,12 +97,27 @@ export async function fetchSummaries(
       else pending.push({ meta: m, part });
       if (onBatch !== undefined) await flush(HANDOVER);
     }
+    // What the server has but imapflow did not hand over (its parser refused the answer), or what has gone since.
+    if (wanted.size > 0) done.push(...(await summariesFromSource(client, [...wanted])));
     const previews = await fetchPreviews(client, pending);
     for (const { meta } of pending) done.push(toRemoteSummary(meta, previews.get(meta.uid) ?? ''));
     if (onBatch !== undefined) await flush(1);
   }
   await flush(1);
   return out.sort((a, b) => a.position - b.position);
+}
+
+/** Summaries read from the start of each message's source (see SOURCE_SUMMARY_QUERY); UIDs no longer there are skipped. */
+async function summariesFromSource(client: ImapFlow, uids: readonly number[]): Promise<RemoteSummary[]> {
+  const wanted = new Set(uids);
+  const got: { meta: FetchMessageObject; source: Buffer }[] = [];
+  for await (const m of client.fetch(toUidSet(uids), SOURCE_SUMMARY_QUERY, { uid: true })) {
+    const source = bytesOf(m.source);
+    if (source !== undefined && wanted.delete(m.uid)) got.push({ meta: m, source });
+  }
+  return Promise.all(
+    got.map(async ({ meta, source }) => summaryFromSource(meta, await parseMessage(source))),
+  );
 }
 
 /** The start of the text part of messages whose text is not part 1, one FETCH per (part, type) group. */
@@ -144,6 +177,31 @@ function validDate(d: Date | string | undefined): Date | undefined {
   if (d === undefined) return undefined;
   const date = d instanceof Date ? d : new Date(d);
   return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/**
+ * One summary from a FETCH of SOURCE_SUMMARY_QUERY and its source parsed: the header fields from the message itself,
+ * `hasAttachments` from what the parser found in the bytes fetched.
+ */
+export function summaryFromSource(m: FetchMessageObject, parsed: ParsedMessage): RemoteSummary {
+  const text = parsed.text.trim() !== '' || parsed.html === null ? parsed.text : htmlToText(parsed.html);
+  const messageId = messageIds(parsed.messageId)[0] ?? null;
+  return {
+    ...flagState(m),
+    position: m.uid,
+    threadId: m.threadId ?? threadRoot(parsed.references, parsed.inReplyTo, messageId),
+    internetMessageId: messageId,
+    subject: parsed.subject,
+    from: parsed.from,
+    to: parsed.to,
+    snippet: snippet(text),
+    date: messageDate(parsed.date ?? undefined, validDate(m.internalDate)),
+    hasAttachments: parsed.attachments.length > 0,
+    size: m.size ?? 0,
+    listId: parsed.listId,
+    listUnsubscribe: parsed.listUnsubscribe,
+    listUnsubscribePost: parsed.listUnsubscribePost,
+  };
 }
 
 /**

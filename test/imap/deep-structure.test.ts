@@ -1,0 +1,166 @@
+import { ImapFlow } from 'imapflow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.ts';
+import { appendViaImap, buildMessage, startDovecot, type Dovecot } from '../rig/index.ts';
+import { connectImapInbox } from '../support/imap-inbox.ts';
+import { createTestApp } from '../support/test-app.ts';
+import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+
+// Decision 0069: imapflow drops, silently, a server answer nested more than 25 parentheses deep — the BODYSTRUCTURE
+// of a message forwarded as an attachment a dozen times over, or of one built that deep. Such a message never reached
+// the index: no agent, no view, no screening ever saw it. Its summary and its text are now read from its own bytes.
+const CRLF = '\r\n';
+
+/** "Fwd:" a dozen times over, each forward carrying the one before as a message/rfc822 attachment. */
+function forwardChain(levels: number): Buffer {
+  let inner = buildMessage({
+    from: { address: 'origin@example.org', name: 'Origin' },
+    to: [{ address: 'first@example.org' }],
+    subject: 'The original',
+    date: new Date(Date.UTC(2026, 9, 1)),
+    messageId: '<chain0@rig.test>',
+    text: 'The first words of the chain.',
+  }).toString('latin1');
+  for (let i = 1; i <= levels; i++) {
+    const boundary = `fwd${String(i)}`;
+    inner = [
+      `From: Forwarder ${String(i)} <fwd${String(i)}@example.org>`,
+      'To: ann@example.test',
+      `Subject: ${'Fwd: '.repeat(i)}The original`,
+      `Date: Mon, ${String(i + 1).padStart(2, '0')} Nov 2026 10:00:00 +0000`,
+      `Message-ID: <chain${String(i)}@rig.test>`,
+      'MIME-Version: 1.0',
+      `Content-Type: multipart/mixed; boundary="${boundary}"`,
+      '',
+      `--${boundary}`,
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      `Forward number ${String(i)}, see below.`,
+      `--${boundary}`,
+      'Content-Type: message/rfc822',
+      'Content-Disposition: attachment; filename="forwarded.eml"',
+      '',
+      inner,
+      `--${boundary}--`,
+      '',
+    ].join(CRLF);
+  }
+  return Buffer.from(inner, 'latin1');
+}
+
+/** Multiparts inside multiparts, 120 deep, a line of text at the bottom. */
+function nested(depth: number): Buffer {
+  const lines = [
+    'From: Deep <deep@example.org>',
+    'To: ann@example.test',
+    'Subject: Built deep',
+    'Date: Mon, 02 Nov 2026 10:00:00 +0000',
+    'Message-ID: <deep@rig.test>',
+    'MIME-Version: 1.0',
+  ];
+  for (let i = 0; i < depth; i++)
+    lines.push(`Content-Type: multipart/mixed; boundary="b${String(i)}"`, '', `--b${String(i)}`);
+  lines.push('Content-Type: text/plain', '', 'At the bottom.');
+  for (let i = depth - 1; i >= 0; i--) lines.push(`--b${String(i)}--`);
+  return Buffer.from(lines.join(CRLF) + CRLF);
+}
+
+const plain = buildMessage({
+  from: { address: 'sam@example.org', name: 'Sam' },
+  to: [{ address: 'ann@example.test' }],
+  subject: 'Plain',
+  date: new Date(Date.UTC(2026, 10, 20)),
+  messageId: '<plain@rig.test>',
+  text: 'Nothing deep here.',
+});
+
+describe('mail nested deeper than imapflow parses', () => {
+  const USER = 'ann';
+  const PASSWORD = 'ann-imap-password';
+  let dovecot: Dovecot;
+  let app: App;
+  let call: ReturnType<typeof toolCaller>;
+  let inboxId: string;
+  const append = (raw: Buffer) =>
+    appendViaImap({
+      host: '127.0.0.1',
+      port: dovecot.port,
+      user: USER,
+      password: PASSWORD,
+      messages: [{ raw }],
+    });
+
+  beforeAll(async () => {
+    dovecot = await startDovecot({ users: { [USER]: PASSWORD } });
+    await append(plain);
+    await append(forwardChain(14));
+    app = await createTestApp();
+    ({ call } = await agentOn(app));
+    inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
+  }, 120_000);
+
+  afterAll(async () => {
+    await app.close();
+    await dovecot.stop();
+  });
+
+  it('imapflow itself still drops the forward chain’s answer (else this test no longer tests the fallback)', async () => {
+    const client = new ImapFlow({
+      host: '127.0.0.1',
+      port: dovecot.port,
+      secure: false,
+      doSTARTTLS: false,
+      logger: false,
+      auth: { user: USER, pass: PASSWORD },
+    });
+    await client.connect();
+    try {
+      await client.mailboxOpen('INBOX');
+      const answered: number[] = [];
+      for await (const m of client.fetch('1:*', { uid: true, bodyStructure: true }, { uid: true }))
+        answered.push(m.uid);
+      expect(answered).toEqual([1]);
+    } finally {
+      await client.logout();
+    }
+  });
+
+  it('the first sync indexes it; its summary, text and thread are read from its own bytes', async () => {
+    const listed = expectToolOk(await call('list_messages', { inboxId }));
+    expect(listed['total']).toBe(2);
+    const chain = (listed['messages'] as Record<string, unknown>[]).find((m) => m['subject'] !== 'Plain')!;
+    expect(chain).toMatchObject({
+      subject: `${'Fwd: '.repeat(14)}The original`,
+      from: { address: 'fwd14@example.org', name: 'Forwarder 14' },
+      snippet: 'Forward number 14, see below.',
+      date: '2026-11-15T10:00:00.000Z',
+      hasAttachments: true,
+    });
+    const full = expectToolOk(await call('get_message', { inboxId, messageId: chain['messageId'] }));
+    expect(full['bodyUntrusted']).toContain('Forward number 14, see below.');
+    // A part is fetched by its place in the structure the server describes, which cannot be read here.
+    expect(full['attachments']).toEqual([]);
+    expect(full['threadId']).toBe('<chain14@rig.test>');
+  });
+
+  it('mail arriving later, found by search, acted on and undone', async () => {
+    await append(nested(120));
+    const synced = expectToolOk(await call('sync_inbox', { inboxId }));
+    expect((synced['folders'] as { added: number }[])[0]!.added).toBe(1);
+    const found = expectToolOk(await call('search_mailbox', { inboxId, query: 'Built deep' }));
+    const deep = (found['messages'] as Record<string, unknown>[])[0]!;
+    expect(deep).toMatchObject({ subject: 'Built deep', snippet: 'At the bottom.', hasAttachments: false });
+    const read = expectToolOk(await call('get_message', { inboxId, messageId: deep['messageId'] }));
+    expect(read['bodyUntrusted']).toContain('At the bottom.');
+    const acted = expectToolOk(
+      await call('act_on_messages', {
+        action: 'archive',
+        items: [{ inboxId, messageId: deep['messageId'] }],
+      }),
+    );
+    expect((acted['changed'] as unknown[]).length).toBe(1);
+    expectToolOk(await call('undo_action', { undoId: acted['undoId'] }));
+    const after = expectToolOk(await call('list_messages', { inboxId }));
+    expect(after['total']).toBe(3);
+  });
+});
