@@ -123,7 +123,8 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
       html: e.html ?? null,
       headers: e.headers.map((h) => ({ name: h.originalKey, value: h.value })),
       inReplyTo: e.inReplyTo ?? null,
-      date: e.date === undefined ? undefined : Date.parse(e.date),
+      // A Date header that does not parse leaves the arrival time, as Exchange does.
+      date: sentAt(e.date),
       attachments: e.attachments.map((a) => ({
         id: `AAMkAtt${randomBytes(9).toString('base64url')}`,
         name: a.filename ?? 'attachment',
@@ -638,4 +639,10 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
       server.closeAllConnections();
     },
   };
+}
+
+/** The Date header as a time Graph can write as an ISO 8601 date; undefined when it has none that parses. */
+function sentAt(header: string | undefined): number | undefined {
+  const t = header === undefined ? NaN : Date.parse(header);
+  return Number.isNaN(t) || Math.abs(t) > 8.64e15 ? undefined : t;
 }
