@@ -1,9 +1,14 @@
 import * as z from 'zod';
 import { EMAIL_PATTERN } from '../accounts/password-hasher.ts';
+import { domainKey } from '../messages/address-key.ts';
 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
-/** A bare, lower-case domain such as example.com; shared with the VIP list. */
-export const DOMAIN_PATTERN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+/**
+ * A bare, lower-case ASCII domain such as example.com, or an internationalised one in its ASCII form (`xn--…`, its
+ * top-level domain too: `.xn--p1ai` is .рф); shared with the VIP list. Test a person's spelling by its domainKey.
+ */
+export const DOMAIN_PATTERN =
+  /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
 
 const isTimeZone = (tz: string) => {
   try {
@@ -34,9 +39,15 @@ export const TRIAGE_PREFS = z.strictObject({
   junk: z.strictObject({
     /** Screen mail from senders who are neither VIP nor known-good. */
     screenUnknownSenders: z.boolean(),
-    /** Mail from these domains (and their subdomains) is moved to Screened by the sync. */
+    /** Mail from these domains (and their subdomains) is moved to Screened by the sync. `müller.de` as written. */
     blockedDomains: z
-      .array(z.string().toLowerCase().regex(DOMAIN_PATTERN, 'expected a bare domain such as example.com'))
+      .array(
+        z
+          .string()
+          .max(253)
+          .toLowerCase()
+          .refine((d) => DOMAIN_PATTERN.test(domainKey(d)), 'expected a bare domain such as example.com'),
+      )
       .max(1000),
     /** Single addresses blocked the same way (a reported sender at a free-mail domain). */
     blockedSenders: z

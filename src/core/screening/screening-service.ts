@@ -14,6 +14,7 @@ import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { Folder, FolderId } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
+import { addressKey } from '../messages/address-key.ts';
 import { parseMessageId, type Address, type MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import { fenceUntrusted, type FencedBody } from '../messages/untrusted-content.ts';
@@ -32,7 +33,7 @@ import {
   type Verdict,
 } from './screening.ts';
 import type { ScreeningStore } from './screening-store.ts';
-import { blockTarget, domainOf, isBlocked, isKnownGood, type BlockTarget } from './sender-rules.ts';
+import { blockingEntry, blockTarget, isBlocked, isKnownGood, type BlockTarget } from './sender-rules.ts';
 
 /** The folder junk goes to when a mailbox has none with the screened role. */
 export const SCREENED_FOLDER_NAME = 'Screened';
@@ -337,7 +338,7 @@ export class ScreeningService implements ArrivalScreen {
         junk: {
           ...p.defaults.junk,
           knownGoodSenders: appendCapped(p.defaults.junk.knownGoodSenders, address, 5000),
-          blockedSenders: p.defaults.junk.blockedSenders.filter((a) => a !== address),
+          blockedSenders: p.defaults.junk.blockedSenders.filter((a) => addressKey(a) !== addressKey(address)),
         },
       },
     }));
@@ -411,7 +412,7 @@ export class ScreeningService implements ArrivalScreen {
         inboxId: inbox.id,
         messageId: m.id,
         senderAddress: m.from.address,
-        reason: blockReason(m.from.address, prefs.junk),
+        reason: blockingEntry(m.from.address, prefs.junk) ?? '',
       })),
       this.deps.clock.now(),
     );
@@ -631,13 +632,4 @@ export class ScreeningService implements ArrivalScreen {
 function appendCapped(list: readonly string[], value: string, max: number): string[] {
   if (list.includes(value)) return [...list];
   return [...list, value].slice(-max);
-}
-
-/** Why the blocklist screened a sender: the rule that matched, in the profile's own terms. */
-function blockReason(address: string, junk: TriagePrefs['junk']): string {
-  const a = address.toLowerCase();
-  if (junk.blockedSenders.includes(a)) return `blockedSenders: ${a}`;
-  const domain = domainOf(a);
-  const rule = junk.blockedDomains.find((d) => domain === d || domain.endsWith(`.${d}`));
-  return `blockedDomains: ${rule ?? domain}`;
 }

@@ -56,3 +56,27 @@ describe('the blocklist', () => {
     expect(isKnownGood('FRIEND@gmail.com', junk)).toBe(true);
   });
 });
+
+describe('an internationalised domain in either spelling (decision 0070)', () => {
+  const junk = {
+    ...DEFAULT_PROFILE.defaults.junk,
+    blockedDomains: ['bücher.example'],
+    blockedSenders: ['pest@xn--mller-kva.de'],
+    knownGoodSenders: ['anna@müller.de'],
+  };
+
+  it('the blocklist and the known-good list match the header’s Punycode and the mail client’s Unicode alike', () => {
+    expect(isBlocked('x@xn--bcher-kva.example', junk)).toBe(true);
+    expect(isBlocked('x@shop.Bücher.example', junk)).toBe(true);
+    expect(isBlocked('pest@müller.de', junk)).toBe(true);
+    expect(isKnownGood('Anna@xn--mller-kva.de', junk)).toBe(true);
+    expect(isKnownGood('anna@muller.de', junk)).toBe(false);
+  });
+
+  it('a report blocks the domain in its ASCII form, and spares one where a VIP lives in the other spelling', () => {
+    expect(blockTarget('x@Bücher.example', none)).toEqual({ kind: 'domain', value: 'xn--bcher-kva.example' });
+    expect(blockTarget('x@xn--mller-kva.de', { ...none, vipEntries: ['müller.de'] })).toMatchObject({
+      because: 'vip_domain',
+    });
+  });
+});

@@ -1,3 +1,4 @@
+import { addressKey, domainKey } from '../messages/address-key.ts';
 import type { TriagePrefs } from '../profile/triage-profile.ts';
 
 /**
@@ -53,8 +54,9 @@ export const FREE_MAIL_DOMAINS: ReadonlySet<string> = new Set([
   'att.net',
 ]);
 
+/** The domain of an address, in the form the rules compare (domainKey). */
 export function domainOf(address: string): string {
-  const a = address.trim().toLowerCase();
+  const a = addressKey(address);
   return a.slice(a.lastIndexOf('@') + 1);
 }
 
@@ -63,16 +65,33 @@ export function withinDomain(domain: string, parent: string): boolean {
   return domain === parent || domain.endsWith(`.${parent}`);
 }
 
+/** A list of addresses by addressKey, built once per list the profile holds (a list may hold 5,000). */
+const keyed = new WeakMap<readonly string[], ReadonlySet<string>>();
+function keysOf(list: readonly string[]): ReadonlySet<string> {
+  let keys = keyed.get(list);
+  if (keys === undefined) {
+    keys = new Set(list.map(addressKey));
+    keyed.set(list, keys);
+  }
+  return keys;
+}
+
+/** The blocklist entry that covers the sender — its address, or its domain or a parent of it — in the profile's terms. */
+export function blockingEntry(address: string, junk: TriagePrefs['junk']): string | undefined {
+  const a = addressKey(address);
+  if (keysOf(junk.blockedSenders).has(a)) return `blockedSenders: ${a}`;
+  const domain = domainOf(a);
+  const rule = junk.blockedDomains.find((d) => withinDomain(domain, domainKey(d)));
+  return rule === undefined ? undefined : `blockedDomains: ${rule}`;
+}
+
 /** The sender is on the person's blocklist: its address, or its domain or a parent domain of it. */
 export function isBlocked(address: string, junk: TriagePrefs['junk']): boolean {
-  const a = address.trim().toLowerCase();
-  if (junk.blockedSenders.includes(a)) return true;
-  const domain = domainOf(a);
-  return junk.blockedDomains.some((d) => withinDomain(domain, d));
+  return blockingEntry(address, junk) !== undefined;
 }
 
 export function isKnownGood(address: string, junk: TriagePrefs['junk']): boolean {
-  return junk.knownGoodSenders.includes(address.trim().toLowerCase());
+  return keysOf(junk.knownGoodSenders).has(addressKey(address));
 }
 
 /** Why a report blocks the sender's address rather than its whole domain. */
@@ -94,12 +113,12 @@ export function blockTarget(
     readonly knownGood: readonly string[];
   },
 ): BlockTarget {
-  const a = address.trim().toLowerCase();
+  const a = addressKey(address);
   const domain = domainOf(a);
   const only = (because: AddressOnlyReason): BlockTarget => ({ kind: 'address', value: a, because });
   if (FREE_MAIL_DOMAINS.has(domain)) return only('free_mail');
   const touches = (entry: string) => {
-    const d = entry.includes('@') ? domainOf(entry) : entry.toLowerCase();
+    const d = entry.includes('@') ? domainOf(entry) : domainKey(entry);
     return withinDomain(d, domain) || withinDomain(domain, d);
   };
   if (context.vipEntries.some(touches)) return only('vip_domain');

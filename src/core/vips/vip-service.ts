@@ -1,6 +1,7 @@
 import type { Clock } from '../../lib/clock.ts';
 import type { AccountId } from '../accounts/account.ts';
 import { normaliseEmail } from '../accounts/password-hasher.ts';
+import { addressKey, domainKey } from '../messages/address-key.ts';
 import type { ProfileService } from '../profile/profile-service.ts';
 import { DOMAIN_PATTERN } from '../profile/triage-profile.ts';
 import type { VipEntry, VipStore } from './vip-store.ts';
@@ -17,7 +18,10 @@ export class VipService {
     this.deps = deps;
   }
 
-  /** Normalises input (lower case, `@` and dots trimmed from domains); invalid entries are reported, not guessed. */
+  /**
+   * Normalises input (lower case, `@` and dots trimmed from domains); invalid entries are reported, not guessed. A
+   * domain is kept as the person wrote it (`müller.de`) and checked in its ASCII form (decision 0070).
+   */
   parse(input: VipInput): { entries: VipEntry[]; invalid: string[] } {
     const entries: VipEntry[] = [];
     const invalid: string[] = [];
@@ -28,7 +32,7 @@ export class VipService {
     }
     for (const raw of input.domains ?? []) {
       const d = raw.trim().toLowerCase().replace(/^@/, '').replace(/\.$/, '');
-      if (!DOMAIN_PATTERN.test(d)) invalid.push(raw);
+      if (!DOMAIN_PATTERN.test(domainKey(d))) invalid.push(raw);
       else entries.push({ kind: 'domain', value: d });
     }
     return { entries, invalid };
@@ -50,16 +54,19 @@ export class VipService {
   async matcher(accountId: AccountId, inboxId: string): Promise<(address: string) => boolean> {
     const list = await this.deps.vips.list(accountId);
     const prefs = await this.deps.profiles.effective(accountId, inboxId);
-    const emails = new Set([
-      ...list.filter((v) => v.kind === 'email').map((v) => v.value),
-      ...prefs.vip.people.filter((p) => p.includes('@')),
-    ]);
+    // Both sides in one form: an address copied from a mail client matches the header's Punycode spelling of it.
+    const emails = new Set(
+      [
+        ...list.filter((v) => v.kind === 'email').map((v) => v.value),
+        ...prefs.vip.people.filter((p) => p.includes('@')),
+      ].map(addressKey),
+    );
     const domains = [
       ...list.filter((v) => v.kind === 'domain').map((v) => v.value),
       ...prefs.vip.people.filter((p) => !p.includes('@')),
-    ];
+    ].map(domainKey);
     return (address) => {
-      const a = address.trim().toLowerCase();
+      const a = addressKey(address);
       if (emails.has(a)) return true;
       const domain = a.slice(a.lastIndexOf('@') + 1);
       // A bare domain covers its subdomains too: mail.example.com is example.com's.

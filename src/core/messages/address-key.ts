@@ -1,0 +1,25 @@
+/**
+ * The form two spellings of one address or domain share, for the rules that compare a sender with a list the person
+ * keeps (VIPs, known-good senders, the blocklist): lower case, no trailing dot, and an internationalised domain in its
+ * ASCII form (decision 0070). A mail client shows `anna@müller.de` where the message's header says
+ * `anna@xn--mller-kva.de`; the person copies the first, the rule reads the second, and without one form the VIP rule
+ * never matched.
+ */
+export function domainKey(domain: string): string {
+  const d = domain.trim().toLowerCase().replace(/\.$/, '');
+  // ASCII is already its own form; a value with URL syntax in it is no host name, and is compared as it is.
+  if (/^[\x21-\x7e]*$/.test(d) || /[\s/\\?#@:%[\]<>"]/.test(d)) return d;
+  try {
+    // The WHATWG URL parser applies UTS #46 (the mapping browsers and mail clients use) and Punycode.
+    return new URL(`http://${d}/`).hostname;
+  } catch {
+    return d; // not a host name at all: it matches only itself
+  }
+}
+
+/** An address in the form the rules compare: its local part in lower case, its domain by domainKey. */
+export function addressKey(address: string): string {
+  const a = address.trim().toLowerCase();
+  const at = a.lastIndexOf('@');
+  return at < 0 ? a : `${a.slice(0, at)}@${domainKey(a.slice(at + 1))}`;
+}

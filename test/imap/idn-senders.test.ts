@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.ts';
+import { appendViaImap, buildMessage, startDovecot, type Dovecot } from '../rig/index.ts';
+import { connectImapInbox } from '../support/imap-inbox.ts';
+import { createTestApp } from '../support/test-app.ts';
+import { agentOn, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+
+// Decision 0070: a mail client shows a sender's internationalised domain in Unicode (anna@müller.de) where the
+// header may carry its ASCII form (anna@xn--mller-kva.de), or the other way round (an SMTPUTF8 sender). The person
+// copies what they see; the rules read what arrived. The VIP rule, the blocklist and the known-good list now match
+// either spelling; before, a VIP typed as seen never matched, and a Unicode domain could not be blocked at all.
+const USER = 'ida';
+const PASSWORD = 'ida-imap-password';
+
+const mail = (from: string, id: string, subject: string) =>
+  Buffer.from(
+    [
+      `From: ${from}`,
+      `To: ${USER}@example.test`,
+      `Subject: ${subject}`,
+      'Date: Mon, 02 Nov 2026 10:00:00 +0000',
+      `Message-ID: <${id}@rig.test>`,
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'Hallo.',
+      '',
+    ].join('\r\n'),
+    'utf8',
+  );
+
+describe('senders at internationalised domains', () => {
+  let dovecot: Dovecot;
+  let app: App;
+  let call: ReturnType<typeof toolCaller>;
+  let inboxId: string;
+  const messageOf = async (subject: string): Promise<string> => {
+    const listed = expectToolOk(await call('list_messages', { inboxId, limit: 50 }));
+    return (listed['messages'] as { messageId: string; subject: string }[]).find(
+      (m) => m.subject === subject,
+    )!.messageId;
+  };
+
+  beforeAll(async () => {
+    dovecot = await startDovecot({ users: { [USER]: PASSWORD } });
+    await appendViaImap({
+      host: '127.0.0.1',
+      port: dovecot.port,
+      user: USER,
+      password: PASSWORD,
+      messages: [
+        { raw: mail('Anna Müller <anna@xn--mller-kva.de>', 'ascii-form', 'Punycode in the header') },
+        { raw: mail('Jürgen <jurgen@bücher.example>', 'unicode-form', 'Unicode in the header') },
+      ],
+    });
+    app = await createTestApp();
+    ({ call } = await agentOn(app));
+    inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
+  }, 120_000);
+
+  afterAll(async () => {
+    await app.close();
+    await dovecot.stop();
+  });
+
+  it('a VIP added as the mail client shows it protects mail whose header spells it the other way', async () => {
+    expectToolOk(await call('add_vip', { emails: ['Anna@Müller.de'], domains: ['xn--bcher-kva.example'] }));
+    for (const subject of ['Punycode in the header', 'Unicode in the header'])
+      expectToolError(
+        await call('trash_message', { inboxId, messageId: await messageOf(subject) }),
+        'vip_confirmation_required',
+      );
+    expectToolOk(
+      await call('remove_vip', {
+        emails: ['anna@müller.de'],
+        domains: ['xn--bcher-kva.example'],
+        confirmed: true,
+      }),
+    );
+    // A Unicode domain is a domain: the VIP list and the blocklist take it as written.
+    expectToolOk(await call('add_vip', { domains: ['Bücher.example'] }));
+    expect(expectToolOk(await call('list_vips'))['domains']).toEqual(['bücher.example']);
+    expectToolError(
+      await call('trash_message', { inboxId, messageId: await messageOf('Unicode in the header') }),
+      'vip_confirmation_required',
+    );
+    expectToolOk(await call('remove_vip', { domains: ['bücher.example'], confirmed: true }));
+    const trashed = expectToolOk(
+      await call('trash_message', { inboxId, messageId: await messageOf('Unicode in the header') }),
+    );
+    expectToolOk(await call('undo_action', { undoId: trashed['undoId'] }));
+  });
+
+  it('a domain blocked in Unicode screens what arrives from its ASCII form', async () => {
+    expectToolOk(
+      await call('update_triage_profile', {
+        patch: { defaults: { junk: { blockedDomains: ['müller.de'] } } },
+      }),
+    );
+    await appendViaImap({
+      host: '127.0.0.1',
+      port: dovecot.port,
+      user: USER,
+      password: PASSWORD,
+      messages: [
+        { raw: mail('Offers <offers@shop.xn--mller-kva.de>', 'blocked', 'Angebot') },
+        {
+          raw: buildMessage({
+            from: { address: 'someone@example.org', name: 'Someone' },
+            to: [{ address: `${USER}@example.test` }],
+            subject: 'Fine',
+            date: new Date(Date.UTC(2026, 10, 3)),
+            messageId: '<fine@rig.test>',
+            text: 'Hi.',
+          }),
+        },
+      ],
+    });
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    const review = expectToolOk(await call('review_screened', { inbox: inboxId }));
+    expect(
+      (review['rows'] as { sender: { address: string }; source: string }[]).map((r) => [
+        r.sender.address,
+        r.source,
+      ]),
+    ).toEqual([['offers@shop.xn--mller-kva.de', 'blocklist']]);
+  });
+});
