@@ -7,6 +7,9 @@ import { setUpOwner } from '../../test/support/web-client.ts';
 import type { App } from '../app.ts';
 import type { AccountId } from '../core/accounts/account.ts';
 import type { AuditEntry } from '../core/audit/audit-log.ts';
+import { newInbox } from '../core/inboxes/inbox-store.contract.ts';
+import { newFolderId } from '../core/messages/folder-store.contract.ts';
+import { newSummary } from '../core/messages/message-store.contract.ts';
 import { fixedClock } from '../lib/clock.ts';
 import { newId } from '../lib/random.ts';
 import type { TokenRecord } from '../oauth/token/grant.ts';
@@ -37,8 +40,8 @@ const sweptBy = (lines: string[]) =>
   );
 
 // The hourly sweep (decision 0065), run as the service runs it: what has expired goes — sessions at their end, OAuth
-// sign-ins 30 days after they were spent, PostgreSQL's request counters an hour after their window — and what lives
-// stays.
+// sign-ins 30 days after they were spent, PostgreSQL's request counters an hour after their window, screening verdicts
+// 30 days after their message left the index — and what lives stays.
 describe('the housekeeping sweep removes what has expired, and only that', () => {
   let app: App | undefined;
   afterEach(async () => {
@@ -91,6 +94,24 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
       return grant.id;
     };
     const abandoned = await signIn(clock.now()); // never refreshed: its last token ends in 30 days
+    // Junk screening's verdicts on two messages: one the index still holds, one it no longer does.
+    const inbox = newInbox(account);
+    await a.stores.inboxes.create(inbox);
+    const [folder] = await a.stores.folders.replaceAll(
+      inbox.id,
+      [{ path: 'INBOX', name: 'Inbox', canonical: 'inbox' }],
+      newFolderId,
+    );
+    const held = newSummary(inbox.id, folder!.id, 1);
+    await a.stores.messages.upsertMany([held]);
+    const verdict = (messageId: string) => ({
+      accountId: account,
+      inboxId: inbox.id,
+      messageId,
+      senderAddress: 'junk@spam.test',
+      reason: 'blockedDomains: spam.test',
+    });
+    await a.stores.screenings.recordBlocked([verdict(held.id), verdict('msg_gone')], clock.now());
     const activity = (at: Date) => a.stores.audit.record(activityRow(account, at));
     await activity(clock.now()); // older than ACTIVITY_DAYS (30) by the sweep
     // A request from a client address: on PostgreSQL, a counter row for its window.
@@ -126,6 +147,8 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
     expect(sessions.map((s) => s.id_hash)).toEqual([liveSession]);
     expect(await counters()).toBe(0);
     expect((await a.stores.audit.recent(account, 10)).map((e) => e.at)).toEqual([clock.now()]);
+    const verdicts = await a.db.kysely.selectFrom('screenings').select('message_id').execute();
+    expect(verdicts.map((v) => v.message_id)).toEqual([held.id]);
   });
 
   it('keeps the activity log for good with ACTIVITY_DAYS=0', async () => {

@@ -80,6 +80,8 @@ const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 /** How long OAuth codes, tokens and sign-ins are kept once expired or revoked (decision 0065). */
 const SPENT_SIGN_INS_KEPT_MS = 30 * DAY_MS;
+/** How long a screening verdict outlives its message in the index (decision 0065). */
+const FORGOTTEN_SCREENINGS_KEPT_MS = 30 * DAY_MS;
 
 /** Builds every core service on its adapters. Part of the composition root (see app.ts). */
 export function buildServices(c: {
@@ -288,20 +290,24 @@ export function buildServices(c: {
   // What has expired, removed in the background rather than by the requests that write it (decision 0065): undo
   // handles past their 7 days, browser sessions past their end, OAuth codes, tokens and sign-ins 30 days after they
   // were spent (a rotated refresh token presented in that time still reveals a stolen copy), and on PostgreSQL the
-  // request counters of windows that ended an hour ago (the margin covers clocks a little apart between nodes); and the
-  // activity log's rows older than ACTIVITY_DAYS (decision 0068).
+  // request counters of windows that ended an hour ago (the margin covers clocks a little apart between nodes); junk
+  // screening's rows of messages the index no longer holds, 30 days after their last event (past undo's 7 days, so a
+  // restored message keeps its verdict); and the activity log's rows older than ACTIVITY_DAYS (decision 0068).
   queue.handle('sweep-expired', async () => {
     const now = clock.now();
     await stores.undo.deleteExpired(now);
     const sessions = await stores.sessions.deleteExpired(now);
     const oauth = await stores.grants.deleteSpent(new Date(now.getTime() - SPENT_SIGN_INS_KEPT_MS));
     const counters = await limiter.deleteExpired(new Date(now.getTime() - 60 * MINUTE_MS));
+    const screenings = await stores.screenings.deleteForgotten(
+      new Date(now.getTime() - FORGOTTEN_SCREENINGS_KEPT_MS),
+    );
     const activity =
       config.activityDays === 0
         ? 0
         : await stores.audit.deleteBefore(new Date(now.getTime() - config.activityDays * DAY_MS));
-    if (sessions + oauth.codes + oauth.tokens + oauth.grants + counters + activity > 0)
-      log.info({ sessions, oauth, rateCounters: counters, activity }, 'removed what has expired');
+    if (sessions + oauth.codes + oauth.tokens + oauth.grants + counters + screenings + activity > 0)
+      log.info({ sessions, oauth, rateCounters: counters, screenings, activity }, 'removed what has expired');
   });
 
   /** A key of its own for one purpose, derived from the encryption key: the same on every node and across restarts. */

@@ -295,4 +295,22 @@ export class KyselyScreeningStore implements ScreeningStore {
       reported: count('reported'),
     };
   }
+
+  async deleteForgotten(before: Date): Promise<number> {
+    const r = await this.db
+      .deleteFrom('screenings')
+      .where(sql<number>`coalesce(resolved_at, decided_at, offered_at)`, '<', before.getTime())
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('messages')
+              .select(sql<number>`1`.as('held'))
+              .whereRef('messages.id', '=', 'screenings.message_id'),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
 }

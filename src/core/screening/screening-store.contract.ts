@@ -143,5 +143,30 @@ export function screeningStoreContract(h: () => ScreeningStoreHarness): void {
         reported: 0,
       });
     });
+
+    it('forgets in a sweep the rows of messages the index no longer holds, once their last event is old enough', async () => {
+      const s = await seeded();
+      await h().screenings.offer([s.item(1), s.item(4), s.item(5)], t(10), t(70));
+      await h().screenings.decide(s.accountId, s.inbox.id, s.msgs[0]!.id, 'junk', 'r1', t(11));
+      const kept = (await h().screenings.decide(
+        s.accountId,
+        s.inbox.id,
+        s.msgs[3]!.id,
+        'junk',
+        'r4',
+        t(12),
+      ))!;
+      // Messages 1 and 4 leave the mailbox; 5 stays. Message 4's row was resolved later.
+      await h().messages.removeByRefs(s.box.id, [s.msgs[0]!.providerRef, s.msgs[3]!.providerRef]);
+      await h().screenings.resolve(kept.id, 'reported', t(30));
+      expect(await h().screenings.deleteForgotten(t(20))).toBe(1); // message 1's: gone, last event at t(11)
+      expect(await h().screenings.deleteForgotten(t(20))).toBe(0);
+      // The row of a message still held stays, however old.
+      expect(await h().screenings.deleteForgotten(t(1000))).toBe(1); // message 4's
+      expect(
+        await h().screenings.decide(s.accountId, s.inbox.id, s.msgs[4]!.id, 'fine', null, t(40)),
+      ).toBeDefined();
+      expect(await h().screenings.deleteForgotten(t(1000))).toBe(0);
+    });
   });
 }

@@ -57,4 +57,9 @@ export interface ScreeningStore {
     page: { readonly limit: number; readonly offset: number },
   ): Promise<{ rows: ScreenedRow[]; total: number }>;
   digest(inboxIds: readonly string[], since: Date): Promise<ScreenedDigest>;
+  /**
+   * Removes, for every account, the rows of messages the index no longer holds (deleted, or gone from the mailbox)
+   * whose last event — offer, verdict or resolution — came before `before` (the hourly sweep); how many.
+   */
+  deleteForgotten(before: Date): Promise<number>;
 }
