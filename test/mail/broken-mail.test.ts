@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brokenMail } from '../rig/broken-mail.ts';
-import { dovecotBackend, gmailBackend, graphBackend, type Backend } from '../support/mail-backends.ts';
+import {
+  dovecotBackend,
+  gmailBackend,
+  graphBackend,
+  PLAIN_IMAP_SERVER,
+  type Backend,
+} from '../support/mail-backends.ts';
 
 // Mail that breaks its format's rules — no sender or a group for one, dates that do not parse, multiparts without a
 // boundary, never closed or 120 deep, unknown charsets and encodings, raw 8-bit and control bytes in headers, bad
@@ -8,7 +14,8 @@ import { dovecotBackend, gmailBackend, graphBackend, type Backend } from '../sup
 // by another client to each kind of mailbox. Every message reaches the index, and every tool that reads, downloads,
 // screens, proposes or changes answers it: a result or a documented refusal, never an internal error.
 const MAILBOXES: [string, () => Promise<Backend>][] = [
-  ['Dovecot', dovecotBackend],
+  ['Dovecot', () => dovecotBackend()],
+  ['a plain IMAP4rev1 server', () => dovecotBackend(PLAIN_IMAP_SERVER)],
   ['Gmail', () => gmailBackend()],
   ['Microsoft 365', () => graphBackend()],
 ];

@@ -17,6 +17,7 @@ import {
   gmailBackend,
   graphBackend,
   OUTSIDE_DOMAIN,
+  PLAIN_IMAP_SERVER,
   type Backend,
   type Folder,
   type MailboxRow,
@@ -1648,7 +1649,8 @@ const commands = specs.flatMap(([weight, arb]) =>
 describe.each([
   { where: 'the demo inbox', backend: demoBackend },
   { where: 'the demo inbox on PostgreSQL, each on a node of its own', backend: demoTwoNodesBackend },
-  { where: 'an IMAP inbox on Dovecot', backend: dovecotBackend },
+  { where: 'an IMAP inbox on Dovecot', backend: () => dovecotBackend() },
+  { where: 'a plain IMAP4rev1 server', backend: () => dovecotBackend(PLAIN_IMAP_SERVER) },
   { where: 'a Microsoft 365 inbox (Graph)', backend: () => graphBackend() },
   { where: 'a Gmail inbox', backend: () => gmailBackend() },
   {

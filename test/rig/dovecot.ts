@@ -82,7 +82,12 @@ function writeUser(usersDir: string, account: Account, name: string, password: s
 
 /** Starts a private Dovecot IMAP server on 127.0.0.1 with plaintext LOGIN. */
 export async function startDovecot(
-  opts: { users?: Record<string, string>; compress?: boolean } = {},
+  opts: {
+    users?: Record<string, string>;
+    compress?: boolean;
+    capabilities?: string;
+    specialUse?: boolean;
+  } = {},
 ): Promise<Dovecot> {
   const account = dovecotAccount();
   const dir = makeScratchDir('rig-dovecot-');
@@ -99,7 +104,14 @@ export async function startDovecot(
     const confPath = join(dir, 'dovecot.conf');
     writeFileSync(
       confPath,
-      dovecotConfig({ dir, port, ...account, ...(opts.compress === true && { compress: true }) }),
+      dovecotConfig({
+        dir,
+        port,
+        ...account,
+        ...(opts.compress === true && { compress: true }),
+        ...(opts.capabilities !== undefined && { capabilities: opts.capabilities }),
+        ...(opts.specialUse === false && { specialUse: false }),
+      }),
     );
     const stderrPath = join(dir, `stderr-${port}.log`);
     closeSync(openSync(stderrPath, 'a'));

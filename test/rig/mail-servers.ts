@@ -7,9 +7,11 @@ export async function startMailServers(o: {
   user: string;
   password: string;
   mail: readonly Buffer[];
+  /** The server's capabilities and folder roles, when not Dovecot's own (see startDovecot). */
+  server?: { capabilities?: string; specialUse?: boolean };
 }): Promise<{ dovecot: Dovecot; sink: SmtpSink }> {
   const [dovecot, sink] = await Promise.all([
-    startDovecot({ users: { [o.user]: o.password } }),
+    startDovecot({ users: { [o.user]: o.password }, ...o.server }),
     startSmtpSink({ users: { [o.user]: o.password } }),
   ]);
   await appendViaImap({

@@ -209,17 +209,34 @@ async function modelMail(
 }
 
 /**
+ * A server of the plainest kind IMAP4rev1 allows, as older and smaller providers are: no MOVE (RFC 6851), UIDPLUS
+ * (RFC 4315), CONDSTORE or QRESYNC (RFC 7162), ESEARCH, SPECIAL-USE (RFC 6154: its folders known only by name), IDLE
+ * (RFC 2177) or ENABLE.
+ */
+export const PLAIN_IMAP_SERVER = {
+  capabilities: 'IMAP4rev1 LITERAL+ ID NAMESPACE',
+  specialUse: false,
+} as const;
+
+/**
  * An IMAP inbox on Dovecot, sending through the SMTP sink, with DKIM-signed list mail whose one-click links go to a
  * local https sink: the same agents and rules, against a real mail server (issue 21, S1).
  */
-export async function dovecotBackend(): Promise<Backend> {
+export async function dovecotBackend(
+  server?: Parameters<typeof startMailServers>[0]['server'],
+): Promise<Backend> {
   const user = 'model';
   const password = 'model-imap-password';
   const clock = fixedClock(START);
   const lists = await listMailRig();
   const recorded = recordingLogger();
   const mail = (await modelMail(`${user}@example.test`, lists)).map((m) => m.raw);
-  const { dovecot, sink } = await startMailServers({ user, password, mail });
+  const { dovecot, sink } = await startMailServers({
+    user,
+    password,
+    mail,
+    ...(server !== undefined && { server }),
+  });
   const app = await createTestApp({
     config: { rateLimits: NO_RATE_LIMITS, ...lists.config },
     overrides: { clock, log: recorded.log, ...lists.overrides },

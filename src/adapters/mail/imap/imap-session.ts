@@ -20,7 +20,7 @@ import type { Logger } from '../../../lib/logger.ts';
 import { folderChanges, olderUids, searchUids } from './folder-changes.ts';
 import { toRemoteFolders } from './folder-list.ts';
 import { IdleWatcher, type WatchConnection } from './idle-watcher.ts';
-import { appendMessage, changeFlags, moveMessages, uidsOf } from './imap-writer.ts';
+import { appendMessage, changeFlags, deleteMessages, moveMessages, uidsOf } from './imap-writer.ts';
 import { FolderMissingError, sessionError } from './imap-errors.ts';
 import { openPart, readFullMessage, readRawMessage } from './message-reader.ts';
 import { fetchSummaries, flagState } from './summary-fetch.ts';
@@ -248,7 +248,7 @@ export class ImapSession implements MailSession {
       path,
       'remove the draft',
       async () => {
-        await this.deps.client.messageDelete(String(uid), { uid: true });
+        await deleteMessages(this.deps.client, [uid]);
       },
       true,
     );

@@ -7,7 +7,10 @@ export function uidsOf(refs: readonly string[]): number[] {
   return refs.map(Number).filter((n) => Number.isInteger(n) && n > 0);
 }
 
-/** RFC 6851 MOVE (imapflow falls back to COPY + EXPUNGE); the UID map comes from COPYUID (RFC 4315). */
+/**
+ * RFC 6851 MOVE (imapflow falls back to COPY, \Deleted and EXPUNGE, sparing what others marked: see
+ * sparingOthersDeleted); the UID map comes from COPYUID (RFC 4315).
+ */
 export async function moveMessages(
   client: ImapFlow,
   uids: readonly number[],
@@ -15,13 +18,54 @@ export async function moveMessages(
 ): Promise<Map<string, Placed>> {
   const placed = new Map<string, Placed>();
   if (uids.length === 0) return placed;
-  const result = await client.messageMove(toUidSet(uids), toPath, { uid: true });
+  const move = () => client.messageMove(toUidSet(uids), toPath, { uid: true });
+  const result = client.capabilities.has('MOVE')
+    ? await move()
+    : await sparingOthersDeleted(client, uids, move);
   // imapflow answers false for any refusal or failure of the MOVE (a UID that is gone is no refusal: the server
   // answers OK and moves nothing). Refused is not "not found": the destination is looked up to say which it was.
   if (result === false) throw await refusedMove(client, toPath);
   for (const [from, to] of result.uidMap ?? new Map<number, number>())
     placed.set(String(from), { ref: String(to), position: to });
   return placed;
+}
+
+/** Removes these messages of the selected folder for good (\Deleted and EXPUNGE), sparing what others marked. */
+export async function deleteMessages(client: ImapFlow, uids: readonly number[]): Promise<void> {
+  if (uids.length === 0) return;
+  await sparingOthersDeleted(client, uids, () => client.messageDelete(toUidSet(uids), { uid: true }));
+}
+
+/**
+ * Runs `expunging` — a command that ends in EXPUNGE — so that it removes only `uids`. With UIDPLUS it is UID EXPUNGE
+ * of those (RFC 4315). Without, EXPUNGE removes every message marked \Deleted in the folder (RFC 3501 §6.4.3): the
+ * person's own mail deleted in a client that marks and keeps until asked (Thunderbird's "just mark it as deleted",
+ * mutt, Alpine) would go for good with an agent's archive of another message (decision 0071). So those others are
+ * unmarked first and marked again after, whatever happened between. Another client marking a message in the few
+ * milliseconds between the search and the EXPUNGE is the one case this cannot see.
+ */
+export async function sparingOthersDeleted<T>(
+  client: ImapFlow,
+  uids: readonly number[],
+  expunging: () => Promise<T>,
+): Promise<T> {
+  if (client.capabilities.has('UIDPLUS')) return expunging();
+  const found: unknown = await client.search({ deleted: true }, { uid: true });
+  if (!Array.isArray(found))
+    throw new MailProviderError('The mail server could not say which messages are marked deleted.');
+  const ours = new Set(uids);
+  const others = (found as number[]).filter((uid) => !ours.has(uid));
+  if (others.length === 0) return expunging();
+  const set = toUidSet(others);
+  if (!(await client.messageFlagsRemove(set, ['\\Deleted'], { uid: true })))
+    throw new MailProviderError(
+      'The mail server refused to set aside the messages marked deleted in the folder.',
+    );
+  try {
+    return await expunging();
+  } finally {
+    await client.messageFlagsAdd(set, ['\\Deleted'], { uid: true });
+  }
 }
 
 async function refusedMove(client: ImapFlow, toPath: string): Promise<Error> {

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.ts';
+import { appendViaImap, buildMessage, startDovecot, type Dovecot } from '../rig/index.ts';
+import { connectImapInbox, imapClient } from '../support/imap-inbox.ts';
+import { PLAIN_IMAP_SERVER } from '../support/mail-backends.ts';
+import { createTestApp } from '../support/test-app.ts';
+import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+
+// Decision 0071, on a server with neither MOVE nor UIDPLUS (the plainest IMAP4rev1, as older and smaller providers
+// run): a move is COPY, \Deleted and EXPUNGE, and EXPUNGE there removes every message marked \Deleted in the folder.
+// The person's own mail deleted in a client that marks and keeps until asked (Thunderbird's "just mark it as
+// deleted", mutt) went for good when an agent archived another message. It stays marked, and in its folder, now.
+const USER = 'pia';
+const PASSWORD = 'pia-imap-password';
+
+const message = (n: number) =>
+  buildMessage({
+    from: { address: `sender${String(n)}@example.org`, name: `Sender ${String(n)}` },
+    to: [{ address: `${USER}@example.test` }],
+    subject: `Message ${String(n)}`,
+    date: new Date(Date.UTC(2026, 10, n)),
+    messageId: `<plain${String(n)}@rig.test>`,
+    text: `Body ${String(n)}.`,
+  });
+
+describe('a server without MOVE or UIDPLUS', () => {
+  let dovecot: Dovecot;
+  let app: App;
+  let call: ReturnType<typeof toolCaller>;
+  let inboxId: string;
+
+  /** Each folder's messages as the server holds them: Message-ID and whether marked \Deleted. */
+  const mailbox = async (): Promise<Record<string, string[]>> => {
+    const c = await imapClient(dovecot, USER, PASSWORD);
+    try {
+      const out: Record<string, string[]> = {};
+      for (const path of ['INBOX', 'Archive']) {
+        await c.mailboxOpen(path, { readOnly: true });
+        const rows: string[] = [];
+        if (c.mailbox !== false && c.mailbox.exists > 0)
+          for await (const m of c.fetch('1:*', { envelope: true, flags: true }))
+            rows.push(
+              `${m.envelope?.messageId ?? ''}${m.flags?.has('\\Deleted') === true ? ' deleted' : ''}`,
+            );
+        out[path] = rows.sort();
+      }
+      return out;
+    } finally {
+      await c.logout();
+    }
+  };
+
+  beforeAll(async () => {
+    dovecot = await startDovecot({ users: { [USER]: PASSWORD }, ...PLAIN_IMAP_SERVER });
+    await appendViaImap({
+      host: '127.0.0.1',
+      port: dovecot.port,
+      user: USER,
+      password: PASSWORD,
+      messages: [1, 2, 3].map((n) => ({ raw: message(n) })),
+    });
+    app = await createTestApp();
+    ({ call } = await agentOn(app));
+    inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
+  }, 120_000);
+
+  afterAll(async () => {
+    await app.close();
+    await dovecot.stop();
+  });
+
+  it('offers what the test says it offers', async () => {
+    const c = await imapClient(dovecot, USER, PASSWORD);
+    try {
+      expect([...c.capabilities.keys()].sort()).toEqual(['ID', 'IMAP4rev1', 'LITERAL+', 'NAMESPACE']);
+    } finally {
+      await c.logout();
+    }
+  });
+
+  it('an archive and its undo leave the message the person marked deleted where it was, still marked', async () => {
+    // The person deletes message 1 in a client that only marks it.
+    const c = await imapClient(dovecot, USER, PASSWORD);
+    try {
+      await c.mailboxOpen('INBOX');
+      await c.messageFlagsAdd({ header: { 'message-id': '<plain1@rig.test>' } }, ['\\Deleted']);
+    } finally {
+      await c.logout();
+    }
+    const listed = expectToolOk(await call('list_messages', { inboxId, limit: 10 }));
+    const two = (listed['messages'] as { messageId: string; subject: string }[]).find(
+      (m) => m.subject === 'Message 2',
+    )!;
+    const archived = expectToolOk(
+      await call('act_on_messages', { action: 'archive', items: [{ inboxId, messageId: two.messageId }] }),
+    );
+    expect(await mailbox()).toEqual({
+      INBOX: ['<plain1@rig.test> deleted', '<plain3@rig.test>'],
+      Archive: ['<plain2@rig.test>'],
+    });
+    // The undo moves it back the same way, out of Archive.
+    expectToolOk(await call('undo_action', { undoId: archived['undoId'] }));
+    expect(await mailbox()).toEqual({
+      INBOX: ['<plain1@rig.test> deleted', '<plain2@rig.test>', '<plain3@rig.test>'],
+      Archive: [],
+    });
+  });
+});
