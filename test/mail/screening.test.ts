@@ -5,6 +5,7 @@ import {
   gmailBackend,
   graphBackend,
   OUTSIDE_DOMAIN,
+  PLAIN_IMAP_SERVER,
   START,
   type Backend,
   type MailboxRow,
@@ -23,8 +24,17 @@ type Place = { where: string; marks: string[] };
 const MAILBOXES: [string, () => Promise<Backend>, (be: Backend, row: MailboxRow) => Place][] = [
   [
     'Dovecot',
-    dovecotBackend,
+    () => dovecotBackend(),
     (_, r) => ({ where: { INBOX: 'inbox', Junk: 'spam' }[r.path] ?? r.path, marks: r.flags }),
+  ],
+  [
+    // Courier's layout on the plainest server: Screened is made as INBOX.Screened, found by its name.
+    'folders under INBOX on a plain IMAP4rev1 server',
+    () => dovecotBackend({ ...PLAIN_IMAP_SERVER, underInbox: true }),
+    (be, r) => ({
+      where: { INBOX: 'inbox', Junk: 'spam' }[be.placeName(r.path)] ?? be.placeName(r.path),
+      marks: r.flags,
+    }),
   ],
   [
     'Gmail',

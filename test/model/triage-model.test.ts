@@ -1651,6 +1651,10 @@ describe.each([
   { where: 'the demo inbox on PostgreSQL, each on a node of its own', backend: demoTwoNodesBackend },
   { where: 'an IMAP inbox on Dovecot', backend: () => dovecotBackend() },
   { where: 'a plain IMAP4rev1 server', backend: () => dovecotBackend(PLAIN_IMAP_SERVER) },
+  {
+    where: 'folders under INBOX (INBOX.Sent)',
+    backend: () => dovecotBackend({ ...PLAIN_IMAP_SERVER, underInbox: true }),
+  },
   { where: 'a Microsoft 365 inbox (Graph)', backend: () => graphBackend() },
   { where: 'a Gmail inbox', backend: () => gmailBackend() },
   {

@@ -16,6 +16,11 @@ interface DovecotConfigInput {
   capabilities?: string;
   /** Mark Drafts, Sent, Trash, Junk and Archive with their RFC 6154 roles (default); false: they are plain folders. */
   specialUse?: boolean;
+  /**
+   * Every folder under INBOX, named with dots (`INBOX.Sent`), as Courier and older Cyrus servers lay mailboxes out;
+   * default: at the top, with slashes.
+   */
+  underInbox?: boolean;
   /** account every Dovecot process runs as, and the mail owner */
   user: string;
   group: string;
@@ -67,7 +72,7 @@ userdb {
 mail_location = maildir:~/Maildir
 namespace inbox {
   inbox = yes
-  separator = /
+  separator = ${c.underInbox === true ? '.\n  prefix = INBOX.' : '/'}
 ${specialUse}
 }
 service imap-login {

@@ -87,6 +87,7 @@ export async function startDovecot(
     compress?: boolean;
     capabilities?: string;
     specialUse?: boolean;
+    underInbox?: boolean;
   } = {},
 ): Promise<Dovecot> {
   const account = dovecotAccount();
@@ -111,6 +112,7 @@ export async function startDovecot(
         ...(opts.compress === true && { compress: true }),
         ...(opts.capabilities !== undefined && { capabilities: opts.capabilities }),
         ...(opts.specialUse === false && { specialUse: false }),
+        ...(opts.underInbox === true && { underInbox: true }),
       }),
     );
     const stderrPath = join(dir, `stderr-${port}.log`);

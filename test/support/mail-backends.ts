@@ -277,7 +277,13 @@ export async function dovecotBackend(
     logged: recorded.lines,
     mailbox,
     delivered: () => sink.received.length,
-    ...IMAP_PLACES,
+    ...(server?.underInbox === true
+      ? {
+          sentPath: 'INBOX.Sent',
+          draftsPath: 'INBOX.Drafts',
+          placeName: (path: string) => path.replace(/^INBOX\./, ''),
+        }
+      : IMAP_PLACES),
     // The same login as the listing's; each change opens its folder read-write first.
     outside: {
       async move(row, to) {
