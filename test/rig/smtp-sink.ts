@@ -39,6 +39,8 @@ interface SmtpSinkOptions {
    * is left waiting after the server already has the message (the window in which a sender can die mid-send).
    */
   holdReplies?: boolean;
+  /** Recipients refused at RCPT TO with 550, as a submission server refuses an address it knows to be wrong. */
+  refuseRecipients?: readonly string[];
 }
 
 const MAX_SIZE = 25 * 1024 * 1024; // like common submission servers
@@ -76,6 +78,11 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
       const user = auth.username ?? '';
       if (!users || (Object.hasOwn(users, user) && users[user] === auth.password)) callback(null, { user });
       else callback(new Error('Invalid username or password')); // smtp-server answers 535
+    },
+    onRcptTo(address, _session, callback) {
+      if (opts.refuseRecipients?.includes(address.address.toLowerCase()) === true)
+        callback(Object.assign(new Error('5.1.1 No such user here'), { responseCode: 550 }));
+      else callback();
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];

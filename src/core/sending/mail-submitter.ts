@@ -15,6 +15,11 @@ export interface Submission {
  */
 export interface SubmitReceipt {
   readonly filedByProvider: boolean;
+  /**
+   * Recipients the server refused while it took the message for the others (SMTP: a RCPT TO answered 5xx or 4xx).
+   * No bounce will tell the person: the refusal was ours to hear. An API that takes the message whole says nothing.
+   */
+  readonly refusedRecipients?: readonly string[];
 }
 
 /** The server refused before accepting anything (connect, TLS, login, MAIL FROM, RCPT, a negative reply to DATA). */

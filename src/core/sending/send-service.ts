@@ -63,6 +63,8 @@ export interface SendOutcome {
   readonly sentAt: Date;
   /** Follow-up work in the mailbox that failed after the message was accepted (it was still sent). */
   readonly warnings: readonly string[];
+  /** Addresses the mail server refused while it took the message for the others: it did not go to them. */
+  readonly refusedRecipients: readonly string[];
 }
 
 export type SendError =
@@ -325,7 +327,8 @@ export class SendService {
     await this.deps.drafts.setStatus(draft.id, 'sent', this.deps.clock.now());
     // Gmail's drafts.send filed the copy in Sent and used up the draft; after SMTP that is ours to do.
     const warnings = receipt.filedByProvider ? [] : await this.fileAway(draft, inbox, raw, sentAt);
-    return ok({ draft: { ...draft, status: 'sent' }, sentAt, warnings });
+    const refusedRecipients = receipt.refusedRecipients ?? [];
+    return ok({ draft: { ...draft, status: 'sent' }, sentAt, warnings, refusedRecipients });
   }
 
   /** After the server accepted it: a copy in Sent and the draft removed. Failures here do not unsend anything. */

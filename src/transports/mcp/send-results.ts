@@ -13,6 +13,8 @@ export const SENT = payload({
   sentAt: z.string(),
   draft: DRAFT_VIEW.optional(),
   warnings: z.array(z.string()).optional(),
+  /** Addresses the mail server refused while it took the message for the others: it did not go to them. */
+  refusedRecipients: z.array(z.string()).optional(),
 });
 
 export async function sentResult(sent: SendOutcome, ctx: ToolContext) {
@@ -22,8 +24,16 @@ export async function sentResult(sent: SendOutcome, ctx: ToolContext) {
     sentAt: sent.sentAt.toISOString(),
     ...(inbox.ok && { draft: draftView(sent.draft, inbox.inbox) }),
     ...(sent.warnings.length > 0 && { warnings: sent.warnings }),
-    sayToHuman: 'Sent.',
+    ...(sent.refusedRecipients.length > 0 && { refusedRecipients: sent.refusedRecipients }),
+    sayToHuman: sentWords(sent.refusedRecipients),
   });
+}
+
+/** What the person is told of a send: all of it, or which addresses it did not reach and why. */
+export function sentWords(refused: readonly string[]): string {
+  if (refused.length === 0) return 'Sent.';
+  const one = refused.length === 1;
+  return `Sent, but not to ${refused.join(', ')}: your mail server refused ${one ? 'that address' : 'those addresses'}, so ${one ? 'it' : 'they'} will not get it. Check ${one ? 'it' : 'them'} before sending again.`;
 }
 
 /** A refused or failed send as a tool error: the same words for send_draft and the draft card. */

@@ -93,6 +93,7 @@ export class SmtpSubmitter implements MailSubmitter {
     // nodemailer reports a failure while connecting or logging in only as an 'error' (or 'end') event, never to the
     // callback; during a send it also calls the send callback. Whichever comes first settles the step in progress.
     let step: { phase: 'before' | 'send'; reject: (e: Error) => void } | undefined;
+    let refusedRecipients: string[] = [];
     const broken = (e: SmtpError | undefined) => {
       const reason = e === undefined ? 'the mail server closed the connection' : describe(e);
       step?.reject(step.phase === 'send' ? new SubmitUncertainError(reason) : new SubmitRefusedError(reason));
@@ -126,8 +127,12 @@ export class SmtpSubmitter implements MailSubmitter {
                 : new SubmitUncertainError(describe(err)),
             );
           } else {
-            if (info.rejected.length > 0)
-              this.log.warn({ inboxId: inbox.id, rejected: info.rejected.length }, 'some recipients refused');
+            refusedRecipients = info.rejected.map(String);
+            if (refusedRecipients.length > 0)
+              this.log.warn(
+                { inboxId: inbox.id, rejected: refusedRecipients.length },
+                'some recipients refused',
+              );
             resolve();
           }
         });
@@ -136,7 +141,7 @@ export class SmtpSubmitter implements MailSubmitter {
     } finally {
       conn.quit();
     }
-    return { filedByProvider: false };
+    return { filedByProvider: false, refusedRecipients };
   }
 }
 

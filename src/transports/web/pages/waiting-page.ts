@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
+import { normaliseEmail } from '../../../core/accounts/password-hasher.ts';
 import type { Requester } from '../../../core/drafts/draft.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
@@ -27,6 +28,17 @@ const FAILED: Readonly<Record<string, string>> = {
  * Waiting for you: the sends agents asked for, each with who asked and when; the person sends one (the in-app
  * confirmation path: SendService.sendFromApp, one conditional claim — a double click sends once) or discards it.
  */
+/**
+ * The addresses a send just made did not reach, as the redirect after it carries them: shown only when every one is
+ * an address (at most ten), so a link made elsewhere cannot put other words on the page.
+ */
+function refusedShown(param: string | undefined): string | undefined {
+  if (param === undefined || param.length > 2600) return undefined;
+  const addresses = param.split(',');
+  if (addresses.length > 10 || !addresses.every((a) => normaliseEmail(a) !== undefined)) return undefined;
+  return addresses.join(', ');
+}
+
 export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.get('/waiting', requireSignIn, async (c) => {
     const account = signedInAccount(c);
@@ -49,6 +61,7 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const csrf = c.get('csrf');
     const done = c.req.query('done');
     const failed = c.req.query('error');
+    const refused = refusedShown(c.req.query('refused'));
     return c.html(
       page({
         title: 'Waiting for you',
@@ -57,6 +70,12 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
         body: html`<h1>Waiting for you</h1>
           ${notice('ok', done === undefined ? undefined : DONE[done])}
           ${notice('error', failed === undefined ? undefined : (FAILED[failed] ?? 'That did not work.'))}
+          ${notice(
+            'error',
+            refused === undefined
+              ? undefined
+              : `Sent, but not to ${refused}: your mail server refused ${refused.includes(',') ? 'those addresses' : 'that address'}, so the message did not go there. It is in your Sent folder.`,
+          )}
           ${
             waiting.length === 0
               ? html`<p class="muted">Nothing is waiting for you.</p>`
@@ -130,7 +149,14 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const account = signedInAccount(c);
     const { id } = await formFields(c, 'id');
     const r = await deps.sending.sendFromApp(account.id, id);
-    return c.redirect(r.ok ? '/waiting?done=sent' : `/waiting?error=${r.error.code}`, 303);
+    if (!r.ok) return c.redirect(`/waiting?error=${r.error.code}`, 303);
+    const refused = r.value.refusedRecipients;
+    return c.redirect(
+      refused.length === 0
+        ? '/waiting?done=sent'
+        : `/waiting?refused=${encodeURIComponent(refused.join(','))}`,
+      303,
+    );
   });
 
   app.post('/waiting/discard', requireSignIn, async (c) => {

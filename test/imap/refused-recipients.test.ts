@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.ts';
+import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../rig/index.ts';
+import { connectImapInbox } from '../support/imap-inbox.ts';
+import { createTestApp } from '../support/test-app.ts';
+import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import type { WebClient } from '../support/web-client.ts';
+
+// A submission server may refuse one address at RCPT TO and take the message for the others. No bounce will ever
+// say so — the refusal is the sending client's to hear — and a send answered "Sent." left the person believing
+// everyone got it. The agent's result, its words to the person and the console's now name the addresses refused.
+const USER = 'rex';
+const PASSWORD = 'rex-imap-password';
+const NOBODY = 'nobody@example.org';
+
+describe('a send the mail server takes for some recipients and refuses for others', () => {
+  let dovecot: Dovecot;
+  let sink: SmtpSink;
+  let app: App;
+  let call: ReturnType<typeof toolCaller>;
+  let web: WebClient;
+  let inboxId: string;
+
+  beforeAll(async () => {
+    [dovecot, sink] = await Promise.all([
+      startDovecot({ users: { [USER]: PASSWORD } }),
+      startSmtpSink({ users: { [USER]: PASSWORD }, refuseRecipients: [NOBODY] }),
+    ]);
+    app = await createTestApp();
+    ({ call, web } = await agentOn(app));
+    inboxId = await connectImapInbox(app, call, {
+      dovecot,
+      user: USER,
+      password: PASSWORD,
+      smtpPort: sink.port,
+    });
+    expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
+  }, 120_000);
+
+  afterAll(async () => {
+    await app.close();
+    await Promise.all([sink.stop(), dovecot.stop()]);
+  });
+
+  const draft = async (subject: string) =>
+    expectToolOk(
+      await call('create_draft', { inboxId, to: `friend@example.org, ${NOBODY}`, subject, text: 'Hello.' }),
+    );
+
+  it('send_draft says which address did not get it, to the agent and in its words for the person', async () => {
+    const d = await draft('From chat');
+    const sent = expectToolOk(
+      await call('send_draft', {
+        pendingSendId: d['pendingSendId'],
+        approvalCode: d['approvalCode'],
+        humanApprovedInChat: true,
+      }),
+    );
+    expect(sent).toMatchObject({ sent: true, refusedRecipients: [NOBODY] });
+    expect(sent['sayToHuman']).toBe(
+      `Sent, but not to ${NOBODY}: your mail server refused that address, so it will not get it. Check it before sending again.`,
+    );
+    await sink.waitFor(1);
+    expect(sink.received[0]!.to).toEqual(['friend@example.org']);
+  });
+
+  it('the console says so after the person presses Send', async () => {
+    const d = await draft('From the console');
+    await web.get('/waiting');
+    const res = await web.post('/waiting/send', { id: d['pendingSendId'] as string });
+    expect(res.status).toBe(303);
+    const location = res.headers.get('location')!;
+    expect(location).toBe(`/waiting?refused=${encodeURIComponent(NOBODY)}`);
+    await web.get(location);
+    expect(web.lastHtml).toContain(`Sent, but not to ${NOBODY}: your mail server refused that address`);
+    await sink.waitFor(2);
+    expect(sink.received[1]!.to).toEqual(['friend@example.org']);
+    // A link made elsewhere cannot put its own words there: only addresses are shown.
+    await web.get(`/waiting?refused=${encodeURIComponent('Your account is closed, call 555')}`);
+    expect(web.lastHtml).not.toContain('Sent, but not to');
+  });
+});
