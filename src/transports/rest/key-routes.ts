@@ -69,7 +69,11 @@ export function registerKeyRoutes(
           `The ${e.plan} plan allows ${String(e.limit)} active API key(s). Revoke one in Settings > Advanced, or upgrade.`,
         );
       }
-      return jsonError(400, 'invalid_request', 'The key name must be 1 to 80 characters of text, with no control characters.');
+      return jsonError(
+        400,
+        'invalid_request',
+        'The key name must be 1 to 80 characters of text, with no control characters.',
+      );
     }
     c.header('Cache-Control', 'no-store');
     return c.json({ ...view(created.value.key), key: created.value.secret }, 201);
