@@ -84,6 +84,16 @@ async function refusedMove(client: ImapFlow, toPath: string): Promise<Error> {
     : new MailProviderError('Could not move the messages: the mail server refused.');
 }
 
+/** An IMAP keyword is an atom (RFC 3501 §9): printable ASCII without ( ) { % * " \ ] — no space, nothing else. */
+const KEYWORD = /^[\x21-\x7e]+$/;
+const ATOM_SPECIALS = /[(){%*"\\\]]/;
+
+/**
+ * Flags and keywords (labels) set and cleared on these messages. imapflow answers `false` when the server refuses a
+ * STORE — Dovecot answers BAD to a keyword that is not an atom and NO to one longer than it keeps — and that was
+ * taken for done: the label was reported made and the index said so until the next sync. A refusal now fails the
+ * change, in words (decision 0073); a label no IMAP server can keep is refused before it is sent.
+ */
 export async function changeFlags(
   client: ImapFlow,
   uids: readonly number[],
@@ -91,9 +101,32 @@ export async function changeFlags(
   remove: readonly string[],
 ): Promise<void> {
   if (uids.length === 0) return;
+  const odd = [...add, ...remove].find(
+    (f) => !f.startsWith('\\') && (!KEYWORD.test(f) || ATOM_SPECIALS.test(f)),
+  );
+  if (odd !== undefined)
+    throw new MailProviderError(
+      `an IMAP mailbox keeps a label as a keyword, one word of plain ASCII letters, digits and marks; “${odd}” cannot be one. Use a name such as ${asciiName(odd)}`,
+    );
   const set = toUidSet(uids);
-  if (add.length > 0) await client.messageFlagsAdd(set, [...add], { uid: true });
-  if (remove.length > 0) await client.messageFlagsRemove(set, [...remove], { uid: true });
+  if (add.length > 0 && !(await client.messageFlagsAdd(set, [...add], { uid: true })))
+    throw new MailProviderError(
+      'the mail server did not set the flag or label (a label longer than it keeps, or one this folder does not allow)',
+    );
+  if (remove.length > 0 && !(await client.messageFlagsRemove(set, [...remove], { uid: true })))
+    throw new MailProviderError('the mail server did not clear the flag or label');
+}
+
+/** A suggestion in the keyword alphabet for a label that is not one: accents dropped, the rest to `-`. */
+function asciiName(label: string): string {
+  const name = label
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x21-\x7e]|[(){%*"\\\]]/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 40);
+  return name === '' ? '“Label1”.' : `“${name}”.`;
 }
 
 /** APPEND; the new UID comes from APPENDUID when the server has UIDPLUS. */
