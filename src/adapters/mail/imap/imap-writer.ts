@@ -33,7 +33,10 @@ export async function moveMessages(
 /** Removes these messages of the selected folder for good (\Deleted and EXPUNGE), sparing what others marked. */
 export async function deleteMessages(client: ImapFlow, uids: readonly number[]): Promise<void> {
   if (uids.length === 0) return;
-  await sparingOthersDeleted(client, uids, () => client.messageDelete(toUidSet(uids), { uid: true }));
+  const removed = await sparingOthersDeleted(client, uids, () =>
+    client.messageDelete(toUidSet(uids), { uid: true }),
+  );
+  if (!removed) throw new MailProviderError('The mail server did not remove the message.');
 }
 
 /**
