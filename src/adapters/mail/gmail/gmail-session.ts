@@ -424,6 +424,12 @@ export class GmailSession implements MailSession {
       if (label === undefined && create) {
         await this.createFolder(f);
         label = (await this.folders()).userLabel(f);
+        // Gmail refuses a label named as one of its own (INBOX, TRASH, SPAM, CATEGORY_…): the change then set nothing
+        // and was reported made (decision 0073).
+        if (label?.id == null)
+          throw new MailProviderError(
+            `Gmail did not make the label “${f}”: the name is one Gmail keeps for its own labels, or one it refuses`,
+          );
       }
       if (label?.id != null) ids.push(label.id);
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMessage } from '../rig/index.ts';
 import { inboxWithMail, type InboxWithMail } from '../support/inbox-with-mail.ts';
+import { gmailBackend, type Backend } from '../support/mail-backends.ts';
 import { expectToolError, expectToolOk } from '../support/tool-caller.ts';
 
 // Decision 0073: an IMAP mailbox keeps labels as keywords, which are ASCII atoms, and Dovecot keeps them short.
@@ -50,5 +51,32 @@ describe('labels an IMAP server cannot keep', () => {
     expect(await labels()).toEqual(['Follow-up']);
     expectToolOk(await inbox.call('undo_action', { undoId: made['undoId'] }));
     expect(await labels()).toEqual([]);
+  });
+});
+
+// The same on Gmail: a label named as one of Gmail's own cannot be made, and was reported made.
+describe('labels Gmail cannot make', () => {
+  let be: Backend;
+  afterAll(() => be.close());
+
+  it('a label named as a system label is refused in words, and the message keeps its place and labels', async () => {
+    be = await gmailBackend();
+    const { call } = be.agent;
+    const inboxId = be.inboxId;
+    expectToolOk(await call('sync_inbox', { inboxId })); // its first sync may still be on its way
+    const listed = expectToolOk(await call('list_messages', { inboxId, limit: 1 }));
+    const messageId = (listed['messages'] as { messageId: string }[])[0]!.messageId;
+    for (const name of ['TRASH', 'CATEGORY_SOCIAL']) {
+      const refused = expectToolError(
+        await call('apply_labels', { inboxId, messageIds: [messageId], labelIds: [name] }),
+        'provider_error',
+      );
+      expect(refused['message']).toContain(`Gmail did not make the label “${name}”`);
+    }
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    expect(expectToolOk(await call('get_message', { inboxId, messageId }))).toMatchObject({
+      folder: 'inbox',
+      labels: [],
+    });
   });
 });
