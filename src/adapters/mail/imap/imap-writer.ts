@@ -67,7 +67,9 @@ export async function sparingOthersDeleted<T>(
   try {
     return await expunging();
   } finally {
-    await client.messageFlagsAdd(set, ['\\Deleted'], { uid: true });
+    // Not marked again (the connection broke): they show as not deleted, nothing is lost; and what `expunging` did
+    // or failed to do is what the caller must hear, not this.
+    await client.messageFlagsAdd(set, ['\\Deleted'], { uid: true }).catch(() => false);
   }
 }
 
