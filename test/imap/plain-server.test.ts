@@ -72,7 +72,7 @@ describe('a server without MOVE or UIDPLUS', () => {
   it('offers what the test says it offers', async () => {
     const c = await imapClient(dovecot, USER, PASSWORD);
     try {
-      expect([...c.capabilities.keys()].sort()).toEqual(['ID', 'IMAP4rev1', 'LITERAL+', 'NAMESPACE']);
+      expect([...c.capabilities.keys()]).toEqual(['IMAP4rev1']);
     } finally {
       await c.logout();
     }

@@ -263,10 +263,25 @@ export class ImapSession implements MailSession {
     this.assertOpen();
     try {
       // imapflow answers ALREADYEXISTS (RFC 5530) with created: false, and subscribes to a new folder.
-      await this.deps.client.mailboxCreate(name);
+      await this.deps.client.mailboxCreate(await this.personalPath(name));
     } catch (err) {
       throw sessionError(err, 'create the folder', this.log);
     }
+  }
+
+  /**
+   * Where a new folder goes. With NAMESPACE (RFC 2342) imapflow puts it under the personal prefix itself. A server
+   * without it that keeps every folder under INBOX (Courier's `INBOX.Sent`) refuses one made beside INBOX: there it
+   * goes under INBOX too, as the others are.
+   */
+  private async personalPath(name: string): Promise<string> {
+    const { client } = this.deps;
+    if (client.capabilities.has('NAMESPACE')) return name;
+    const folders = (await client.list()).filter((f) => f.path.toUpperCase() !== 'INBOX');
+    const delimiter = folders[0]?.delimiter;
+    if (delimiter === undefined || delimiter === '') return name;
+    const under = `INBOX${delimiter}`;
+    return folders.every((f) => f.path.toUpperCase().startsWith(under)) ? `${under}${name}` : name;
   }
 
   async close(): Promise<void> {
