@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ImapConnector } from '../../src/adapters/mail/imap/imap-connector.ts';
 import type { App } from '../../src/app.ts';
 import { appendViaImap, buildMessage, startDovecot, type Dovecot } from '../rig/index.ts';
 import { connectImapInbox, imapClient } from '../support/imap-inbox.ts';
@@ -59,7 +60,12 @@ describe('a server without MOVE or UIDPLUS', () => {
       password: PASSWORD,
       messages: [1, 2, 3].map((n) => ({ raw: message(n) })),
     });
-    app = await createTestApp();
+    // Its watch asks for news every half second here (30 s in service, where imapflow's own fallback took 2 min).
+    app = await createTestApp({
+      overrides: {
+        imapConnector: new ImapConnector({ insecureHosts: ['127.0.0.1'], withoutIdlePollMs: 500 }),
+      },
+    });
     ({ call } = await agentOn(app));
     inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
   }, 120_000);
@@ -105,4 +111,27 @@ describe('a server without MOVE or UIDPLUS', () => {
       Archive: [],
     });
   });
+
+  it('notices new mail without IDLE and without a sync call, by asking', async () => {
+    app.startBackground();
+    await new Promise((r) => setTimeout(r, 1500)); // the first tick starts the watch
+    await appendViaImap({
+      host: '127.0.0.1',
+      port: dovecot.port,
+      user: USER,
+      password: PASSWORD,
+      messages: [{ raw: message(9) }],
+    });
+    await expect
+      .poll(
+        async () =>
+          (
+            expectToolOk(await call('list_messages', { inboxId, limit: 5 }))['messages'] as {
+              subject: string;
+            }[]
+          ).map((m) => m.subject),
+        { timeout: 10_000, interval: 200 },
+      )
+      .toContain('Message 9');
+  }, 30_000);
 });

@@ -3,6 +3,9 @@ import { MailAuthError } from '../../../core/mail/mail-ports.ts';
 import type { Logger } from '../../../lib/logger.ts';
 
 /** A dedicated connection for IDLE, with the release of its connection slot. */
+/** How often a server without IDLE is asked for news (decision 0071). */
+export const WITHOUT_IDLE_POLL_MS = 30_000;
+
 export interface WatchConnection {
   readonly client: ImapFlow;
   readonly release: () => void;
@@ -14,6 +17,8 @@ export interface WatchOptions {
   readonly open: () => Promise<WatchConnection>;
   readonly onChange: () => void;
   readonly log: Logger;
+  /** On a server without IDLE, how often it is asked for news (NOOP); default WITHOUT_IDLE_POLL_MS. */
+  readonly pollMs?: number | undefined;
 }
 
 const MAX_BACKOFF_MS = 5 * 60_000;
@@ -91,12 +96,22 @@ export class IdleWatcher {
     void this.idleLoop(client);
   }
 
-  /** idle() returns whenever IDLE is broken (a keepalive NOOP after a socket timeout, logout); go back in. */
+  /**
+   * idle() returns whenever IDLE is broken (a keepalive NOOP after a socket timeout, logout); go back in. A server
+   * without IDLE (RFC 2177) is asked with a NOOP every `pollMs` instead: its answer carries the folder's news, which
+   * the listeners above hear as they hear IDLE's. imapflow's own fallback asks every two minutes.
+   */
   private async idleLoop(client: ImapFlow): Promise<void> {
     while (!this.stopped && this.current?.client === client && client.usable) {
       const started = Date.now();
       try {
-        await client.idle();
+        if (client.capabilities.has('IDLE')) await client.idle();
+        else {
+          const pollMs = this.opts.pollMs ?? WITHOUT_IDLE_POLL_MS;
+          await new Promise((resolve) => setTimeout(resolve, pollMs).unref());
+          if (this.stopped || this.current?.client !== client) break;
+          await client.noop();
+        }
       } catch (err) {
         this.opts.log.debug({ err, path: this.opts.path }, 'IDLE ended with an error');
       }

@@ -25,6 +25,8 @@ export interface ImapConnectorOptions {
   readonly pooledIdleMs?: number;
   /** How long one login is reused at most (connection-pool.ts `MAX_LOGIN_AGE_MS`). */
   readonly maxLoginAgeMs?: number;
+  /** How often a watch asks a server without IDLE for news (idle-watcher.ts `WITHOUT_IDLE_POLL_MS`). */
+  readonly withoutIdlePollMs?: number;
   readonly logger?: Logger;
   /**
    * Which resolved addresses hosts outside `insecureHosts` may use (default: public only, the SSRF guard).
@@ -44,9 +46,11 @@ export class ImapConnector implements MailConnector {
   private readonly maxPerAccount: number;
   private readonly pool: ConnectionPool;
   private readonly log: Logger;
+  private readonly pollMs: number | undefined;
 
   constructor(opts: ImapConnectorOptions = {}) {
     this.log = opts.logger ?? silentLogger;
+    this.pollMs = opts.withoutIdlePollMs;
     this.policy = {
       insecureHosts: new Set((opts.insecureHosts ?? []).map(normalizeHost)),
       addressPolicy: opts.addressPolicy ?? isPublicHostAddress,
@@ -82,6 +86,7 @@ export class ImapConnector implements MailConnector {
       release,
       recycle: () => this.pool.give(key, login, ready),
       openWatchConnection: () => this.open(endpoint, credential, 'idle'),
+      watchPollMs: this.pollMs,
       logger: this.log.child({ imapHost: endpoint.host }),
     });
   }
@@ -97,6 +102,7 @@ export class ImapConnector implements MailConnector {
       onChange,
       open: () => this.open(endpoint, credential, 'idle'),
       log: this.log,
+      pollMs: this.pollMs,
     });
     await watcher.start();
     return () => watcher.stop();

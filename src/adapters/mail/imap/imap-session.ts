@@ -34,6 +34,8 @@ export interface ImapSessionDeps {
   readonly recycle?: () => void;
   /** Opens the extra connection a watch needs. */
   readonly openWatchConnection: () => Promise<WatchConnection>;
+  /** On a server without IDLE, how often a watch asks for news (idle-watcher.ts). */
+  readonly watchPollMs?: number | undefined;
   readonly logger: Logger;
 }
 
@@ -183,7 +185,13 @@ export class ImapSession implements MailSession {
 
   async watch(path: string, onChange: () => void): Promise<() => Promise<void>> {
     this.assertOpen();
-    const watcher = new IdleWatcher({ path, onChange, open: this.deps.openWatchConnection, log: this.log });
+    const watcher = new IdleWatcher({
+      path,
+      onChange,
+      open: this.deps.openWatchConnection,
+      log: this.log,
+      pollMs: this.deps.watchPollMs,
+    });
     try {
       await watcher.start();
     } catch (err) {
