@@ -102,14 +102,14 @@ export class IdleWatcher {
    * the listeners above hear as they hear IDLE's. imapflow's own fallback asks every two minutes.
    */
   private async idleLoop(client: ImapFlow): Promise<void> {
-    while (!this.stopped && this.current?.client === client && client.usable) {
+    while (this.watching(client)) {
       const started = Date.now();
       try {
         if (client.capabilities.has('IDLE')) await client.idle();
         else {
           const pollMs = this.opts.pollMs ?? WITHOUT_IDLE_POLL_MS;
           await new Promise((resolve) => setTimeout(resolve, pollMs).unref());
-          if (this.stopped || this.current?.client !== client) break;
+          if (!this.watching(client)) break;
           await client.noop();
         }
       } catch (err) {
@@ -118,6 +118,11 @@ export class IdleWatcher {
       // Never spin: a server that ends IDLE at once gets at most one IDLE per second.
       if (Date.now() - started < 1000) await new Promise((resolve) => setTimeout(resolve, 1000).unref());
     }
+  }
+
+  /** This connection is still the watch's own (not stopped, not replaced, not closed). */
+  private watching(client: ImapFlow): boolean {
+    return !this.stopped && this.current?.client === client && client.usable;
   }
 
   private notify(): void {
