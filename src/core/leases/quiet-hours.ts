@@ -1,20 +1,5 @@
-/** Minutes since local midnight in a time zone. */
-function localMinutes(at: Date, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone,
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(at);
-  const h = Number(parts.find((p) => p.type === 'hour')?.value ?? 0);
-  const m = Number(parts.find((p) => p.type === 'minute')?.value ?? 0);
-  return h * 60 + m;
-}
-
-const toMinutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
-
-/** How far the zone's clock is ahead of UTC at `at`, in minutes. */
-function offsetMinutes(at: Date, timeZone: string): number {
+/** The zone's wall clock at `at`, to the minute, written as if it were UTC. */
+function wallClock(at: Date, timeZone: string): Date {
   const parts = new Intl.DateTimeFormat('en-GB', {
     timeZone,
     year: 'numeric',
@@ -25,9 +10,23 @@ function offsetMinutes(at: Date, timeZone: string): number {
     hourCycle: 'h23',
   }).formatToParts(at);
   const n = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const wall = Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'));
-  return Math.round((wall - Math.floor(at.getTime() / 60_000) * 60_000) / 60_000);
+  return new Date(Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute')));
 }
+
+/** Minutes since local midnight in a time zone. */
+function localMinutes(at: Date, timeZone: string): number {
+  const wall = wallClock(at, timeZone);
+  return wall.getUTCHours() * 60 + wall.getUTCMinutes();
+}
+
+/** How far the zone's clock is ahead of UTC at `at`, in minutes. */
+function offsetMinutes(at: Date, timeZone: string): number {
+  return Math.round(
+    (wallClock(at, timeZone).getTime() - Math.floor(at.getTime() / 60_000) * 60_000) / 60_000,
+  );
+}
+
+const toMinutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
 /**
  * Whether `at` falls in the quiet hours (which may wrap midnight, e.g. 22:00–07:00), and when they end: the distance

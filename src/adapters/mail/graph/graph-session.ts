@@ -20,7 +20,7 @@ import type {
 } from '../../../core/mail/mail-types.ts';
 import type { CanonicalFolder } from '../../../core/messages/folder.ts';
 import { messageIds } from '../mime/header-fields.ts';
-import { parseMessage } from '../mime/parse-message.ts';
+import { fullMessage, parseMessage } from '../mime/parse-message.ts';
 import { GraphStatusError, type GraphApi } from './graph-api.ts';
 import { FreshWindow, mapPresent, startPolling, stillInFolder } from '../provider-api.ts';
 import {
@@ -172,23 +172,17 @@ export class GraphSession implements MailSession {
       'GET',
       `/messages/${encodeURIComponent(ref)}/attachments?$select=id,name,contentType,size,isInline`,
     );
-    return {
-      summary: { ...summaryOf(m), size: raw.length },
-      cc: parsed.cc,
-      replyTo: parsed.replyTo,
-      inReplyTo: parsed.inReplyTo,
-      references: parsed.references,
-      text: parsed.text,
-      html: parsed.html,
-      attachments: (attachments.value ?? []).map((a) => ({
+    return fullMessage(
+      { ...summaryOf(m), size: raw.length },
+      parsed,
+      (attachments.value ?? []).map((a) => ({
         partId: a.id,
         filename: a.name ?? '',
         contentType: (a.contentType ?? 'application/octet-stream').toLowerCase(),
         size: a.size ?? 0,
         inline: a.isInline === true,
       })),
-      authenticationResults: parsed.authenticationResults,
-    };
+    );
   }
 
   async fetchRaw(path: string, ref: string): Promise<Uint8Array | undefined> {

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { FetchMessageObject, FetchQueryObject, ImapFlow } from 'imapflow';
 import type { AttachmentContent, FullMessage } from '../../../core/mail/mail-types.ts';
 import { htmlToText } from '../../../lib/html-to-text.ts';
-import { parseMessage, snippet } from '../mime/parse-message.ts';
+import { fullMessage, parseMessage, snippet } from '../mime/parse-message.ts';
 import { attachmentsOf, decodedSize, findPart, textParts } from './body-structure.ts';
 import { SOURCE_SUMMARY_QUERY, SUMMARY_QUERY, summaryFromSource, toRemoteSummary } from './summary-fetch.ts';
 import { bytesOf } from './fetched-bytes.ts';
@@ -55,17 +55,7 @@ export async function readFullMessage(client: ImapFlow, uid: number): Promise<Fu
   if (source === undefined) return undefined;
   const parsed = await parseMessage(source);
   const text = parsed.text.trim() !== '' ? parsed.text : parsed.html === null ? '' : htmlToText(parsed.html);
-  return {
-    summary: toRemoteSummary(head, snippet(text)),
-    cc: parsed.cc,
-    replyTo: parsed.replyTo,
-    inReplyTo: parsed.inReplyTo,
-    references: parsed.references,
-    text: parsed.text,
-    html: parsed.html,
-    attachments: attachmentsOf(head.bodyStructure),
-    authenticationResults: parsed.authenticationResults,
-  };
+  return fullMessage(toRemoteSummary(head, snippet(text)), parsed, attachmentsOf(head.bodyStructure));
 }
 
 /**
@@ -83,17 +73,7 @@ async function readWithoutStructure(client: ImapFlow, uid: number): Promise<Full
   const source = bytesOf(m?.source);
   if (m === undefined || source === undefined) return undefined;
   const parsed = await parseMessage(source);
-  return {
-    summary: summaryFromSource(m, parsed),
-    cc: parsed.cc,
-    replyTo: parsed.replyTo,
-    inReplyTo: parsed.inReplyTo,
-    references: parsed.references,
-    text: parsed.text,
-    html: parsed.html,
-    attachments: [],
-    authenticationResults: parsed.authenticationResults,
-  };
+  return fullMessage(summaryFromSource(m, parsed), parsed, []);
 }
 
 /**

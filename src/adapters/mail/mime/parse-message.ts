@@ -1,6 +1,7 @@
 import PostalMime from 'postal-mime';
 import type { Address as PostalAddress, Email } from 'postal-mime';
 import type { Address } from '../../../core/messages/message.ts';
+import type { AttachmentInfo, FullMessage, RemoteSummary } from '../../../core/mail/mail-types.ts';
 import { isOneClick, listIdOf, messageIds } from './header-fields.ts';
 
 /**
@@ -71,6 +72,25 @@ export async function parseMessage(raw: Uint8Array | ArrayBuffer | string): Prom
     listUnsubscribePost: isOneClick(header('list-unsubscribe-post')),
     attachments: attachments(email),
     authenticationResults: header('authentication-results'),
+  };
+}
+
+/** A message read whole: its summary, what the parser found in its bytes, and its attachments as the provider lists them. */
+export function fullMessage(
+  summary: RemoteSummary,
+  parsed: ParsedMessage,
+  attachments: readonly AttachmentInfo[],
+): FullMessage {
+  return {
+    summary,
+    cc: parsed.cc,
+    replyTo: parsed.replyTo,
+    inReplyTo: parsed.inReplyTo,
+    references: parsed.references,
+    text: parsed.text,
+    html: parsed.html,
+    attachments,
+    authenticationResults: parsed.authenticationResults,
   };
 }
 
