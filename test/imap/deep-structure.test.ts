@@ -1,10 +1,8 @@
-import { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.ts';
-import { appendViaImap, buildMessage, startDovecot, type Dovecot } from '../rig/index.ts';
-import { connectImapInbox } from '../support/imap-inbox.ts';
-import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import { buildMessage } from '../rig/index.ts';
+import { imapClient } from '../support/imap-inbox.ts';
+import { inboxWithMail, type InboxWithMail } from '../support/inbox-with-mail.ts';
+import { expectToolOk } from '../support/tool-caller.ts';
 
 // Decision 0069: imapflow drops, silently, a server answer nested more than 25 parentheses deep — the BODYSTRUCTURE
 // of a message forwarded as an attachment a dozen times over, or of one built that deep. Such a message never reached
@@ -75,45 +73,18 @@ const plain = buildMessage({
 });
 
 describe('mail nested deeper than imapflow parses', () => {
-  const USER = 'ann';
-  const PASSWORD = 'ann-imap-password';
-  let dovecot: Dovecot;
-  let app: App;
-  let call: ReturnType<typeof toolCaller>;
+  let inbox: InboxWithMail;
+  let call: InboxWithMail['call'];
   let inboxId: string;
-  const append = (raw: Buffer) =>
-    appendViaImap({
-      host: '127.0.0.1',
-      port: dovecot.port,
-      user: USER,
-      password: PASSWORD,
-      messages: [{ raw }],
-    });
 
   beforeAll(async () => {
-    dovecot = await startDovecot({ users: { [USER]: PASSWORD } });
-    await append(plain);
-    await append(forwardChain(14));
-    app = await createTestApp();
-    ({ call } = await agentOn(app));
-    inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
+    inbox = await inboxWithMail('SQLite', 'ann', [plain, forwardChain(14)]);
+    ({ call, inboxId } = inbox);
   }, 120_000);
-
-  afterAll(async () => {
-    await app.close();
-    await dovecot.stop();
-  });
+  afterAll(() => inbox.close());
 
   it('imapflow itself still drops the forward chain’s answer (else this test no longer tests the fallback)', async () => {
-    const client = new ImapFlow({
-      host: '127.0.0.1',
-      port: dovecot.port,
-      secure: false,
-      doSTARTTLS: false,
-      logger: false,
-      auth: { user: USER, pass: PASSWORD },
-    });
-    await client.connect();
+    const client = await imapClient(inbox.dovecot, 'ann', 'ann-password');
     try {
       await client.mailboxOpen('INBOX');
       const answered: number[] = [];
@@ -144,7 +115,7 @@ describe('mail nested deeper than imapflow parses', () => {
   });
 
   it('mail arriving later, found by search, acted on and undone', async () => {
-    await append(nested(120));
+    await inbox.deliver(nested(120));
     const synced = expectToolOk(await call('sync_inbox', { inboxId }));
     expect((synced['folders'] as { added: number }[])[0]!.added).toBe(1);
     const found = expectToolOk(await call('search_mailbox', { inboxId, query: 'Built deep' }));

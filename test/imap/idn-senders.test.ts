@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.ts';
-import { appendViaImap, buildMessage, startDovecot, type Dovecot } from '../rig/index.ts';
-import { connectImapInbox } from '../support/imap-inbox.ts';
-import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import { buildMessage } from '../rig/index.ts';
+import { inboxWithMail, type InboxWithMail } from '../support/inbox-with-mail.ts';
+import { expectToolError, expectToolOk } from '../support/tool-caller.ts';
 
 // Decision 0070: a mail client shows a sender's internationalised domain in Unicode (anna@müller.de) where the
 // header may carry its ASCII form (anna@xn--mller-kva.de), or the other way round (an SMTPUTF8 sender). The person
 // copies what they see; the rules read what arrived. The VIP rule, the blocklist and the known-good list now match
 // either spelling; before, a VIP typed as seen never matched, and a Unicode domain could not be blocked at all.
 const USER = 'ida';
-const PASSWORD = 'ida-imap-password';
 
 const mail = (from: string, id: string, subject: string) =>
   Buffer.from(
@@ -30,9 +27,8 @@ const mail = (from: string, id: string, subject: string) =>
   );
 
 describe('senders at internationalised domains', () => {
-  let dovecot: Dovecot;
-  let app: App;
-  let call: ReturnType<typeof toolCaller>;
+  let inbox: InboxWithMail;
+  let call: InboxWithMail['call'];
   let inboxId: string;
   const messageOf = async (subject: string): Promise<string> => {
     const listed = expectToolOk(await call('list_messages', { inboxId, limit: 50 }));
@@ -42,26 +38,13 @@ describe('senders at internationalised domains', () => {
   };
 
   beforeAll(async () => {
-    dovecot = await startDovecot({ users: { [USER]: PASSWORD } });
-    await appendViaImap({
-      host: '127.0.0.1',
-      port: dovecot.port,
-      user: USER,
-      password: PASSWORD,
-      messages: [
-        { raw: mail('Anna Müller <anna@xn--mller-kva.de>', 'ascii-form', 'Punycode in the header') },
-        { raw: mail('Jürgen <jurgen@bücher.example>', 'unicode-form', 'Unicode in the header') },
-      ],
-    });
-    app = await createTestApp();
-    ({ call } = await agentOn(app));
-    inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
+    inbox = await inboxWithMail('SQLite', USER, [
+      mail('Anna Müller <anna@xn--mller-kva.de>', 'ascii-form', 'Punycode in the header'),
+      mail('Jürgen <jurgen@bücher.example>', 'unicode-form', 'Unicode in the header'),
+    ]);
+    ({ call, inboxId } = inbox);
   }, 120_000);
-
-  afterAll(async () => {
-    await app.close();
-    await dovecot.stop();
-  });
+  afterAll(() => inbox.close());
 
   it('a VIP added as the mail client shows it protects mail whose header spells it the other way', async () => {
     expectToolOk(await call('add_vip', { emails: ['Anna@Müller.de'], domains: ['xn--bcher-kva.example'] }));
@@ -97,25 +80,17 @@ describe('senders at internationalised domains', () => {
         patch: { defaults: { junk: { blockedDomains: ['müller.de'] } } },
       }),
     );
-    await appendViaImap({
-      host: '127.0.0.1',
-      port: dovecot.port,
-      user: USER,
-      password: PASSWORD,
-      messages: [
-        { raw: mail('Offers <offers@shop.xn--mller-kva.de>', 'blocked', 'Angebot') },
-        {
-          raw: buildMessage({
-            from: { address: 'someone@example.org', name: 'Someone' },
-            to: [{ address: `${USER}@example.test` }],
-            subject: 'Fine',
-            date: new Date(Date.UTC(2026, 10, 3)),
-            messageId: '<fine@rig.test>',
-            text: 'Hi.',
-          }),
-        },
-      ],
-    });
+    await inbox.deliver(
+      mail('Offers <offers@shop.xn--mller-kva.de>', 'blocked', 'Angebot'),
+      buildMessage({
+        from: { address: 'someone@example.org', name: 'Someone' },
+        to: [{ address: `${USER}@example.test` }],
+        subject: 'Fine',
+        date: new Date(Date.UTC(2026, 10, 3)),
+        messageId: '<fine@rig.test>',
+        text: 'Hi.',
+      }),
+    );
     expectToolOk(await call('sync_inbox', { inboxId }));
     const review = expectToolOk(await call('review_screened', { inbox: inboxId }));
     expect(

@@ -1,41 +1,33 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.ts';
-import { startDovecot, type Dovecot } from '../rig/index.ts';
-import { connectImapInbox, imapClient } from '../support/imap-inbox.ts';
-import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import { imapClient } from '../support/imap-inbox.ts';
+import { inboxWithMail, type InboxWithMail } from '../support/inbox-with-mail.ts';
+import { expectToolOk } from '../support/tool-caller.ts';
 
 // A person who files every client in a folder of its own: 1,200 folders. list_folders answered every folder in one
 // result, which the result-size limit cut at about 600 of them, with a note to ask for the next page — and list_folders
 // had none. It pages now (and filters by name), each page within the size limit.
-const USER = 'fil';
-const PASSWORD = 'fil-imap-password';
 const COUNT = 1200;
 const name = (i: number) => `Client ${String(i).padStart(4, '0')} — project files and correspondence`;
 
 describe('a mailbox with more folders than one result holds', () => {
-  let dovecot: Dovecot;
-  let app: App;
-  let call: ReturnType<typeof toolCaller>;
+  let inbox: InboxWithMail;
+  let call: InboxWithMail['call'];
   let inboxId: string;
 
   beforeAll(async () => {
-    dovecot = await startDovecot({ users: { [USER]: PASSWORD } });
-    const c = await imapClient(dovecot, USER, PASSWORD);
-    try {
-      for (let i = 0; i < COUNT; i++) await c.mailboxCreate(['Clients', name(i)]);
-    } finally {
-      await c.logout();
-    }
-    app = await createTestApp();
-    ({ call } = await agentOn(app));
-    inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
+    inbox = await inboxWithMail('SQLite', 'fil', [], {
+      before: async (dovecot, user, password) => {
+        const c = await imapClient(dovecot, user, password);
+        try {
+          for (let i = 0; i < COUNT; i++) await c.mailboxCreate(['Clients', name(i)]);
+        } finally {
+          await c.logout();
+        }
+      },
+    });
+    ({ call, inboxId } = inbox);
   }, 180_000);
-
-  afterAll(async () => {
-    await app.close();
-    await dovecot.stop();
-  });
+  afterAll(() => inbox.close());
 
   it('pages through every folder once, each page whole (never cut)', async () => {
     const seen: string[] = [];

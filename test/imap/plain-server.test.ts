@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImapConnector } from '../../src/adapters/mail/imap/imap-connector.ts';
-import type { App } from '../../src/app.ts';
-import { appendViaImap, buildMessage, startDovecot, type Dovecot } from '../rig/index.ts';
-import { connectImapInbox, imapClient } from '../support/imap-inbox.ts';
+import { buildMessage } from '../rig/index.ts';
+import { imapClient } from '../support/imap-inbox.ts';
+import { inboxWithMail, type InboxWithMail } from '../support/inbox-with-mail.ts';
 import { PLAIN_IMAP_SERVER } from '../support/mail-backends.ts';
-import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import { expectToolOk } from '../support/tool-caller.ts';
 
 // Decision 0071, on a server with neither MOVE nor UIDPLUS (the plainest IMAP4rev1, as older and smaller providers
 // run): a move is COPY, \Deleted and EXPUNGE, and EXPUNGE there removes every message marked \Deleted in the folder.
 // The person's own mail deleted in a client that marks and keeps until asked (Thunderbird's "just mark it as
 // deleted", mutt) went for good when an agent archived another message. It stays marked, and in its folder, now.
 const USER = 'pia';
-const PASSWORD = 'pia-imap-password';
+const PASSWORD = 'pia-password';
 
 const message = (n: number) =>
   buildMessage({
@@ -25,14 +24,13 @@ const message = (n: number) =>
   });
 
 describe('a server without MOVE or UIDPLUS', () => {
-  let dovecot: Dovecot;
-  let app: App;
-  let call: ReturnType<typeof toolCaller>;
+  let inbox: InboxWithMail;
+  let call: InboxWithMail['call'];
   let inboxId: string;
 
   /** Each folder's messages as the server holds them: Message-ID and whether marked \Deleted. */
   const mailbox = async (): Promise<Record<string, string[]>> => {
-    const c = await imapClient(dovecot, USER, PASSWORD);
+    const c = await imapClient(inbox.dovecot, USER, PASSWORD);
     try {
       const out: Record<string, string[]> = {};
       for (const path of ['INBOX', 'Archive']) {
@@ -52,31 +50,21 @@ describe('a server without MOVE or UIDPLUS', () => {
   };
 
   beforeAll(async () => {
-    dovecot = await startDovecot({ users: { [USER]: PASSWORD }, ...PLAIN_IMAP_SERVER });
-    await appendViaImap({
-      host: '127.0.0.1',
-      port: dovecot.port,
-      user: USER,
-      password: PASSWORD,
-      messages: [1, 2, 3].map((n) => ({ raw: message(n) })),
-    });
-    // Its watch asks for news every half second here (30 s in service, where imapflow's own fallback took 2 min).
-    app = await createTestApp({
-      overrides: {
-        imapConnector: new ImapConnector({ insecureHosts: ['127.0.0.1'], withoutIdlePollMs: 500 }),
+    inbox = await inboxWithMail('SQLite', USER, [1, 2, 3].map(message), {
+      server: PLAIN_IMAP_SERVER,
+      // Its watch asks for news every half second here (30 s in service, where imapflow's own fallback took 2 min).
+      app: {
+        overrides: {
+          imapConnector: new ImapConnector({ insecureHosts: ['127.0.0.1'], withoutIdlePollMs: 500 }),
+        },
       },
     });
-    ({ call } = await agentOn(app));
-    inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
+    ({ call, inboxId } = inbox);
   }, 120_000);
-
-  afterAll(async () => {
-    await app.close();
-    await dovecot.stop();
-  });
+  afterAll(() => inbox.close());
 
   it('offers what the test says it offers', async () => {
-    const c = await imapClient(dovecot, USER, PASSWORD);
+    const c = await imapClient(inbox.dovecot, USER, PASSWORD);
     try {
       expect([...c.capabilities.keys()]).toEqual(['IMAP4rev1']);
     } finally {
@@ -86,7 +74,7 @@ describe('a server without MOVE or UIDPLUS', () => {
 
   it('an archive and its undo leave the message the person marked deleted where it was, still marked', async () => {
     // The person deletes message 1 in a client that only marks it.
-    const c = await imapClient(dovecot, USER, PASSWORD);
+    const c = await imapClient(inbox.dovecot, USER, PASSWORD);
     try {
       await c.mailboxOpen('INBOX');
       await c.messageFlagsAdd({ header: { 'message-id': '<plain1@rig.test>' } }, ['\\Deleted']);
@@ -113,15 +101,9 @@ describe('a server without MOVE or UIDPLUS', () => {
   });
 
   it('notices new mail without IDLE and without a sync call, by asking', async () => {
-    app.startBackground();
+    inbox.app.startBackground();
     await new Promise((r) => setTimeout(r, 1500)); // the first tick starts the watch
-    await appendViaImap({
-      host: '127.0.0.1',
-      port: dovecot.port,
-      user: USER,
-      password: PASSWORD,
-      messages: [{ raw: message(9) }],
-    });
+    await inbox.deliver(message(9));
     await expect
       .poll(
         async () =>
