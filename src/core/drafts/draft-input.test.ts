@@ -44,6 +44,20 @@ describe('draft input', () => {
     expect(parseRecipients(to).ok).toBe(false);
   });
 
+  it('sends an internationalised domain in its ASCII form, and refuses a local part beyond ASCII in words', () => {
+    expect(parseRecipients('Anna <anna@Müller.de>, info@пример.рф, x@xn--e1afmkfd.xn--p1ai')).toEqual({
+      ok: true,
+      value: [
+        { address: 'anna@xn--mller-kva.de', name: 'Anna' },
+        { address: 'info@xn--e1afmkfd.xn--p1ai', name: null },
+        { address: 'x@xn--e1afmkfd.xn--p1ai', name: null },
+      ],
+    });
+    const refused = parseRecipients('jürgen@example.com');
+    expect(refused.ok ? '' : refused.error).toMatch(/beyond ASCII before the @.*SMTPUTF8/);
+    expect(parseRecipients('a@bü cher.de').ok).toBe(false);
+  });
+
   it('limits recipients and length', () => {
     const list = (n: number) => Array.from({ length: n }, (_, i) => `p${String(i)}@x.test`).join(', ');
     expect(parseRecipients(list(50)).ok).toBe(true);

@@ -1,4 +1,5 @@
 import { err, ok, type Result } from '../../lib/result.ts';
+import { domainKey } from '../messages/address-key.ts';
 
 export const DRAFT_LIMITS = {
   toChars: 4000,
@@ -13,8 +14,10 @@ export interface Recipient {
   readonly name: string | null;
 }
 
+/** An ASCII address; an internationalised domain in its ASCII form (`xn--…`), its top-level domain too. */
 const ADDRESS =
-  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})$/;
+const ASCII = /^[\x00-\x7f]*$/;
 // C0 controls except TAB, DEL and C1 controls: never valid in a header, and CR/LF would start a new one.
 const HEADER_FORBIDDEN = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
 
@@ -43,7 +46,16 @@ export function parseRecipients(to: string): Result<Recipient[], string> {
   const out: Recipient[] = [];
   for (const part of parts) {
     const angle = /^(.*?)\s*<([^<>]+)>$/.exec(part);
-    const address = (angle?.[2] ?? part).trim();
+    const written = (angle?.[2] ?? part).trim();
+    // An internationalised domain is sent in its ASCII form, which every mail server takes (anna@müller.de goes to
+    // anna@xn--mller-kva.de). A local part beyond ASCII needs SMTPUTF8 (RFC 6531) at every hop: refused, in words.
+    const at = written.lastIndexOf('@');
+    const local = at < 0 ? written : written.slice(0, at);
+    if (at > 0 && !ASCII.test(local))
+      return err(
+        `“${truncate(written)}” has letters beyond ASCII before the @; such an address is delivered only by mail servers that take SMTPUTF8, and sending from here does not ask for it.`,
+      );
+    const address = at > 0 && !ASCII.test(written) ? `${local}@${domainKey(written.slice(at + 1))}` : written;
     const rawName = angle?.[1]?.trim() ?? '';
     const name = rawName
       .replace(/^"(.*)"$/, '$1')
@@ -53,9 +65,9 @@ export function parseRecipients(to: string): Result<Recipient[], string> {
     if (/[<>]/.test(name)) return err(`The name “${truncate(name)}” contains < or >.`);
     if (ENCODED_WORD.test(name))
       return err('A name in To is written as a MIME encoded word; write the name itself.');
-    const at = address.lastIndexOf('@');
+    const domainAt = address.lastIndexOf('@');
     out.push({
-      address: address.slice(0, at) + address.slice(at).toLowerCase(),
+      address: address.slice(0, domainAt) + address.slice(domainAt).toLowerCase(),
       name: name === '' ? null : name,
     });
   }

@@ -79,4 +79,24 @@ describe('a send the mail server takes for some recipients and refuses for other
     await web.get(`/waiting?refused=${encodeURIComponent('Your account is closed, call 555')}`);
     expect(web.lastHtml).not.toContain('Sent, but not to');
   });
+
+  it('an address at an internationalised domain goes out in its ASCII form, in the envelope and the header', async () => {
+    const d = expectToolOk(
+      await call('create_draft', { inboxId, to: 'Anna <anna@Müller.de>', subject: 'Grüße', text: 'Hallo.' }),
+    );
+    expect((d['draft'] as { to: string })['to']).toBe('"Anna" <anna@xn--mller-kva.de>');
+    expectToolOk(
+      await call('send_draft', {
+        pendingSendId: d['pendingSendId'],
+        approvalCode: d['approvalCode'],
+        humanApprovedInChat: true,
+      }),
+    );
+    await sink.waitFor(3);
+    const sent = sink.received[2]!;
+    // smtp-server reports an envelope's domain decoded to Unicode; the envelope is made of the same parsed, ASCII
+    // recipients as the header (draft-input.test.ts).
+    expect(sent.to).toEqual(['anna@müller.de']);
+    expect(sent.raw.toString('latin1')).toMatch(/^To: "?Anna"? <anna@xn--mller-kva\.de>\r$/m);
+  });
 });
