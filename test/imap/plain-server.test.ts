@@ -117,3 +117,40 @@ describe('a server without MOVE or UIDPLUS', () => {
       .toContain('Message 9');
   }, 30_000);
 });
+
+// Without ESEARCH a search's answer is a list of UIDs rather than ranges, and older mail is paged by listing the UIDs
+// below the window: both paths no other server in the suite takes.
+describe('reading past the window on a server without ESEARCH', () => {
+  let inbox: InboxWithMail;
+  afterAll(() => inbox.close());
+
+  it('loads older mail in pages with no gap or repeat, and searches the whole mailbox', async () => {
+    inbox = await inboxWithMail(
+      'SQLite',
+      'pim',
+      Array.from({ length: 12 }, (_, i) => message(i + 1)),
+      {
+        server: PLAIN_IMAP_SERVER,
+        app: { config: { syncWindow: 3 } },
+      },
+    );
+    const { call, inboxId } = inbox;
+    const subjects = async () =>
+      (
+        expectToolOk(await call('list_messages', { inboxId, limit: 50 }))['messages'] as { subject: string }[]
+      ).map((m) => m.subject);
+    expect(await subjects()).toEqual(['Message 12', 'Message 11', 'Message 10']);
+    for (let i = 0; i < 3; i++)
+      expectToolOk(await call('load_older_messages', { inboxId, folder: 'inbox', count: 3 }));
+    expect(await subjects()).toEqual(Array.from({ length: 12 }, (_, i) => `Message ${String(12 - i)}`));
+    const last = expectToolOk(await call('load_older_messages', { inboxId, folder: 'inbox', count: 3 }));
+    expect(last).toMatchObject({ loadedCount: 0, moreAvailable: false });
+    const found = expectToolOk(await call('search_mailbox', { inboxId, query: 'Message 1' }));
+    expect((found['messages'] as { subject: string }[]).map((m) => m.subject).sort()).toEqual([
+      'Message 1',
+      'Message 10',
+      'Message 11',
+      'Message 12',
+    ]);
+  });
+});
