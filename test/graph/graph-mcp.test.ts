@@ -165,6 +165,30 @@ describe.each(['sqlite', 'postgres'] as const)(
       expectToolError(await call('load_older_messages', { inboxId, folder: 'inbox' }), 'not_supported');
     });
 
+    it('folders inside folders, as Outlook makes them, are listed under their parents and can be synced', async () => {
+      const clients = graph.addFolder('Clients', 'inbox');
+      const acme = graph.addFolder('Acme', clients);
+      graph.addFolder('2024', acme);
+      graph.addFolder('2024', 'archive');
+      await graph.deliver(mail(40, 'Acme contract'), { folder: acme });
+      expectToolOk(await call('sync_inbox', { inboxId })); // the folder list is read again at a sync
+      const listed = expectToolOk(await call('list_folders', { inboxId, query: 'clients' }));
+      expect((listed['folders'] as { name: string }[]).map((f) => f.name).sort()).toEqual([
+        'Inbox/Clients',
+        'Inbox/Clients/Acme',
+        'Inbox/Clients/Acme/2024',
+      ]);
+      const years = expectToolOk(await call('list_folders', { inboxId, query: '2024' }));
+      expect((years['folders'] as { name: string }[]).map((f) => f.name).sort()).toEqual([
+        'Archive/2024',
+        'Inbox/Clients/Acme/2024',
+      ]);
+      expectToolOk(await call('sync_inbox', { inboxId, folders: ['Inbox/Clients/Acme'] }));
+      const read = expectToolOk(await call('list_messages', { inboxId, folder: 'Inbox/Clients/Acme' }));
+      expect((read['messages'] as { subject: string }[]).map((m) => m.subject)).toEqual(['Acme contract']);
+      expectToolOk(await call('sync_inbox', { inboxId, folders: ['inbox'] })); // the selection the cases below expect
+    });
+
     it('archives and undoes, categorises, flags, drafts in a thread and sends once after approval', async () => {
       expectToolOk(await call('begin_triage', { inboxId, agentLabel: 'e2e', force: true }));
       const listed = expectToolOk(await call('list_messages', { inboxId }));

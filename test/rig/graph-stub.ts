@@ -40,6 +40,8 @@ export interface GraphStub {
   folderIds(): string[];
   /** A folder's display name ("Deleted Items", "Screened"). */
   folderName(id: string): string | undefined;
+  /** Makes a folder as the person would in Outlook, at the top or inside another (by id or well-known name); its id. */
+  addFolder(displayName: string, parent?: string): string;
   /** The message with this Message-ID header, wherever it is. */
   find(messageIdHeader: string): StubMessage | undefined;
   readonly requests: { method: string; path: string; at: number }[];
@@ -72,6 +74,8 @@ interface Folder {
   id: string;
   displayName: string;
   wellKnownName: string | null;
+  /** The folder it sits in; null at the top of the mailbox (Graph calls that parent the root folder). */
+  parentId: string | null;
 }
 
 const WELL_KNOWN: [string, string][] = [
@@ -91,6 +95,7 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
     id: newId(),
     displayName: name,
     wellKnownName: wk,
+    parentId: null,
   }));
   const messages = new Map<string, StubMessage>();
   /** Every change, in order: what each folder's delta reads. */
@@ -258,35 +263,43 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
     err(c, 404, 'ErrorItemNotFound', 'The specified object was not found in the store.');
 
   app.get('/v1.0/me', (c) => c.json({ mail: user, userPrincipalName: user, displayName: 'Pat Person' }));
-  app.get('/v1.0/me/mailFolders', (c) =>
-    c.json({
-      value: folders.map((f) => ({
-        id: f.id,
-        displayName: f.displayName,
-        parentFolderId: 'root',
-        childFolderCount: 0,
-        totalItemCount: [...messages.values()].filter((m) => m.folderId === f.id).length,
-      })),
-    }),
-  );
+  // A folder list is one level: the top of the mailbox, or one folder's childFolders; 10 a page unless $top says.
+  const folderResource = (f: Folder) => ({
+    id: f.id,
+    displayName: f.displayName,
+    parentFolderId: f.parentId ?? 'root',
+    childFolderCount: folders.filter((x) => x.parentId === f.id).length,
+    totalItemCount: [...messages.values()].filter((m) => m.folderId === f.id).length,
+  });
+  const folderPage = (c: Context, parentId: string | null) => {
+    const level = folders.filter((f) => f.parentId === parentId);
+    const top = Math.min(1000, Number(c.req.query('$top') ?? 10));
+    const skip = Number(c.req.query('$skip') ?? 0);
+    const next = new URL(c.req.url);
+    next.searchParams.set('$skip', String(skip + top));
+    return c.json({
+      value: level.slice(skip, skip + top).map(folderResource),
+      ...(skip + top < level.length && { '@odata.nextLink': `${url}${next.pathname}${next.search}` }),
+    });
+  };
+  app.get('/v1.0/me/mailFolders', (c) => folderPage(c, null));
+  app.get('/v1.0/me/mailFolders/:folder/childFolders', (c) => {
+    const f = folderOf(c.req.param('folder'));
+    return f === undefined ? err(c, 404, 'ErrorInvalidIdMalformed', 'Id is malformed.') : folderPage(c, f.id);
+  });
   app.get('/v1.0/me/mailFolders/:folder', (c) => {
     const f = folderOf(c.req.param('folder'));
     return f === undefined
       ? err(c, 404, 'ErrorInvalidIdMalformed', 'Id is malformed.')
-      : c.json({
-          id: f.id,
-          displayName: f.displayName,
-          parentFolderId: 'root',
-          totalItemCount: [...messages.values()].filter((m) => m.folderId === f.id).length,
-        });
+      : c.json(folderResource(f));
   });
   app.post('/v1.0/me/mailFolders', async (c) => {
     const { displayName } = await c.req.json<{ displayName?: string }>();
     if (typeof displayName !== 'string' || displayName.trim() === '')
       return err(c, 400, 'ErrorInvalidRequest', 'displayName is required.');
-    if (folders.some((f) => f.displayName.toLowerCase() === displayName.toLowerCase()))
+    if (folders.some((f) => f.parentId === null && f.displayName.toLowerCase() === displayName.toLowerCase()))
       return err(c, 409, 'ErrorFolderExists', 'A folder with the specified name already exists.');
-    const f = { id: newId(), displayName, wellKnownName: null };
+    const f = { id: newId(), displayName, wellKnownName: null, parentId: null };
     folders.push(f);
     return c.json({ id: f.id, displayName: f.displayName, parentFolderId: 'root' }, 201);
   });
@@ -634,6 +647,13 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
     folderId: (name) => (folderOf(name) ?? folders.find((x) => x.displayName === name))?.id,
     folderIds: () => folders.map((f) => f.id),
     folderName: (id) => folders.find((f) => f.id === id)?.displayName,
+    addFolder(displayName, parent) {
+      const parentId = parent === undefined ? null : (folderOf(parent)?.id ?? null);
+      if (parent !== undefined && parentId === null) throw new Error(`no folder ${parent}`);
+      const f = { id: newId(), displayName, wellKnownName: null, parentId };
+      folders.push(f);
+      return f.id;
+    },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -59,7 +59,15 @@ interface Page<T> {
 interface GraphFolder {
   readonly id: string;
   readonly displayName: string;
+  readonly childFolderCount?: number;
 }
+
+/**
+ * How far down folders inside folders are read, and how many folders at most: a bound on the requests one listing
+ * makes (one per folder that has any inside it), far past what a person files by hand.
+ */
+const FOLDER_DEPTH = 10;
+const MAX_FOLDERS = 5000;
 
 export interface GraphSessionOptions {
   readonly api: GraphApi;
@@ -98,19 +106,35 @@ export class GraphSession implements MailSession {
       const f = await this.api.find<GraphFolder>('a folder', `/mailFolders/${name}?$select=id,displayName`);
       if (f !== undefined) roles.set(f.id, role);
     }
-    const folders: GraphFolder[] = [];
-    let next: string | undefined = `/mailFolders?$top=${String(PAGE)}&$select=id,displayName`;
-    while (next !== undefined) {
-      const page: Page<GraphFolder> = await this.api.json('the folders', 'GET', next);
-      folders.push(...(page.value ?? []));
-      next = page['@odata.nextLink'];
+    // `/mailFolders` is the top of the mailbox only; a folder inside another (Inbox/Clients, as Outlook makes them)
+    // is read from its parent's childFolders and named with its parents, so two "2024" folders stay apart.
+    const folders: { id: string; name: string }[] = [];
+    let level: { id: string; name: string; children: boolean }[] = [];
+    const read = async (first: string, prefix: string) => {
+      for (let next: string | undefined = first; next !== undefined && folders.length < MAX_FOLDERS;) {
+        const page: Page<GraphFolder> = await this.api.json('the folders', 'GET', next);
+        for (const f of page.value ?? []) {
+          const name = `${prefix}${f.displayName}`;
+          folders.push({ id: f.id, name });
+          level.push({ id: f.id, name, children: (f.childFolderCount ?? 0) > 0 });
+        }
+        next = page['@odata.nextLink'];
+      }
+    };
+    const select = `$top=${String(PAGE)}&$select=id,displayName,childFolderCount`;
+    await read(`/mailFolders?${select}`, '');
+    for (let depth = 1; depth < FOLDER_DEPTH && level.length > 0; depth++) {
+      const parents = level.filter((f) => f.children);
+      level = [];
+      for (const p of parents)
+        await read(`/mailFolders/${encodeURIComponent(p.id)}/childFolders?${select}`, `${p.name}/`);
     }
     let screened = false;
     return folders.map((f) => {
       const role = roles.get(f.id);
-      const isScreened = role === undefined && !screened && f.displayName.toLowerCase() === 'screened';
+      const isScreened = role === undefined && !screened && f.name.toLowerCase() === 'screened';
       if (isScreened) screened = true;
-      return { path: f.id, name: f.displayName, canonical: role ?? (isScreened ? 'screened' : null) };
+      return { path: f.id, name: f.name, canonical: role ?? (isScreened ? 'screened' : null) };
     });
   }
 
