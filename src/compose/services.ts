@@ -173,7 +173,7 @@ export function buildServices(c: {
     serial,
     changes: stores.changeCounts,
   };
-  const actions = new ActionService({ ...mailWork, vips });
+  const actions = new ActionService({ ...mailWork, vips, folders: stores.folders });
   const undo = new UndoService(mailWork);
   const screening = new ScreeningService({
     store: stores.screenings,

@@ -154,3 +154,41 @@ describe('reading past the window on a server without ESEARCH', () => {
     ]);
   });
 });
+
+// Many servers make only Sent, Drafts, Trash and Junk. An archive there was refused ("no archive folder"); a mail
+// client makes one on the first archive, and so does the service now (decision 0076) — under INBOX where the server
+// keeps every folder there.
+describe.each([
+  ['a plain server', { ...PLAIN_IMAP_SERVER }, 'Archive'],
+  ['folders under INBOX', { ...PLAIN_IMAP_SERVER, underInbox: true }, 'INBOX.Archive'],
+] as const)('the first archive on %s without an archive folder', (_, server, path) => {
+  let inbox: InboxWithMail;
+  afterAll(() => inbox.close());
+
+  it('makes the folder, moves the message there and back, and makes it once', async () => {
+    inbox = await inboxWithMail('SQLite', 'arc', [message(1), message(2)], {
+      server: { ...server, folders: ['Drafts', 'Sent', 'Trash', 'Junk'] },
+    });
+    const { call, inboxId } = inbox;
+    const listed = expectToolOk(await call('list_messages', { inboxId }));
+    const ids = (listed['messages'] as { messageId: string }[]).map((m) => m.messageId);
+    const first = expectToolOk(
+      await call('act_on_messages', { action: 'archive', items: [{ inboxId, messageId: ids[0] }] }),
+    );
+    expect((first['changed'] as unknown[]).length).toBe(1);
+    expectToolOk(
+      await call('act_on_messages', { action: 'archive', items: [{ inboxId, messageId: ids[1] }] }),
+    );
+    const c = await imapClient(inbox.dovecot, 'arc', 'arc-password');
+    try {
+      const archives = (await c.list()).filter((f) => /archive/i.test(f.path)).map((f) => f.path);
+      expect(archives).toEqual([path]);
+      expect(await c.status(path, { messages: true })).toMatchObject({ messages: 2 });
+    } finally {
+      await c.logout();
+    }
+    expectToolOk(await call('undo_action', { undoId: first['undoId'] }));
+    const folders = expectToolOk(await call('list_folders', { inboxId, query: 'archive' }));
+    expect(folders['folders']).toMatchObject([{ canonical: 'archive' }]);
+  });
+});

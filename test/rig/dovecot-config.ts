@@ -21,6 +21,8 @@ interface DovecotConfigInput {
    * default: at the top, with slashes.
    */
   underInbox?: boolean;
+  /** Which of Drafts, Sent, Trash, Junk and Archive a new mailbox has (default: all five). */
+  folders?: readonly string[];
   /** account every Dovecot process runs as, and the mail owner */
   user: string;
   group: string;
@@ -29,7 +31,7 @@ interface DovecotConfigInput {
 }
 
 export function dovecotConfig(c: DovecotConfigInput): string {
-  const specialUse = ['Drafts', 'Sent', 'Trash', 'Junk', 'Archive']
+  const specialUse = (c.folders ?? ['Drafts', 'Sent', 'Trash', 'Junk', 'Archive'])
     .map((name) =>
       c.specialUse === false
         ? `  mailbox ${name} {\n    auto = subscribe\n  }`

@@ -88,6 +88,7 @@ export async function startDovecot(
     capabilities?: string;
     specialUse?: boolean;
     underInbox?: boolean;
+    folders?: readonly string[];
   } = {},
 ): Promise<Dovecot> {
   const account = dovecotAccount();
@@ -113,6 +114,7 @@ export async function startDovecot(
         ...(opts.capabilities !== undefined && { capabilities: opts.capabilities }),
         ...(opts.specialUse === false && { specialUse: false }),
         ...(opts.underInbox === true && { underInbox: true }),
+        ...(opts.folders !== undefined && { folders: opts.folders }),
       }),
     );
     const stderrPath = join(dir, `stderr-${port}.log`);

@@ -19,6 +19,7 @@ import {
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { CanonicalFolder, Folder, FolderId } from '../messages/folder.ts';
 import { parseMessageId, type MessageSummary } from '../messages/message.ts';
+import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import type { VipService } from '../vips/vip-service.ts';
 import {
@@ -70,7 +71,12 @@ export interface ActionServiceDeps {
   readonly serial: Serializer;
   /** Counts each change made to a mailbox, for the syncs reading it meanwhile (decision 0034). */
   readonly changes: ChangeCounter;
+  /** Where a folder list read again is kept (an Archive folder made on a first archive). */
+  readonly folders: FolderStore;
 }
+
+/** The folder made on a first archive in a mailbox that has none, as Thunderbird and Apple Mail do (decision 0076). */
+export const ARCHIVE_FOLDER_NAME = 'Archive';
 
 /** One inbox's share of an action: the inbox, its folder list (read once per act), and the messages to change. */
 interface InboxGroup {
@@ -177,7 +183,7 @@ export class ActionService {
     const bulk = groups.value.count > 1 || 'sender' in req.targets;
     const plans: InboxGroup[] = [];
     let withoutLease = false;
-    for (const { inbox, folders, messages } of groups.value.inboxes) {
+    for (const { inbox, folders: indexed, messages } of groups.value.inboxes) {
       const { mine, other: held } =
         'service' in actor
           ? { mine: true, other: undefined }
@@ -192,6 +198,12 @@ export class ActionService {
         });
       }
       const canonical = MOVES[req.action];
+      let folders = indexed;
+      if (canonical === 'archive' && !folders.some((f) => f.canonical === 'archive')) {
+        const made = await this.archiveFolder(inbox);
+        if (!made.ok) return made;
+        folders = made.value;
+      }
       if (canonical !== undefined && !folders.some((f) => f.canonical === canonical)) {
         return err({
           code: 'not_supported',
@@ -225,6 +237,29 @@ export class ActionService {
       if (allowed.length > 0) plans.push({ inbox, folders, messages: allowed });
     }
     return ok({ plans, withoutLease, more: groups.value.more === true });
+  }
+
+  /**
+   * A mailbox with no archive folder (many IMAP servers make only Sent, Drafts, Trash and Junk) gets one named Archive
+   * on its first archive, as mail clients do; the folder list read afresh, kept, and returned. A folder the mailbox
+   * already has but the index has not seen yet is found rather than made again.
+   */
+  private async archiveFolder(inbox: Inbox): Promise<Result<readonly Folder[], ActError>> {
+    let session: MailSession | undefined;
+    try {
+      session = await this.deps.sessions.open(inbox);
+      let listed = await session.listFolders();
+      if (!listed.some((f) => f.canonical === 'archive')) {
+        await session.createFolder(ARCHIVE_FOLDER_NAME);
+        listed = await session.listFolders();
+      }
+      return ok(await this.deps.folders.replaceAll(inbox.id, listed, () => newId('fld') as FolderId));
+    } catch (e) {
+      if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
+      return err({ code: 'provider_error', message: `The mailbox refused an Archive folder: ${e.message}` });
+    } finally {
+      await session?.close().catch(() => undefined);
+    }
   }
 
   private async saveUndo(actor: Actor, action: string, entries: UndoEntry[]): Promise<string> {
