@@ -30,7 +30,7 @@ export async function sentResult(sent: SendOutcome, ctx: ToolContext) {
 }
 
 /** What the person is told of a send: all of it, or which addresses it did not reach and why. */
-export function sentWords(refused: readonly string[]): string {
+function sentWords(refused: readonly string[]): string {
   if (refused.length === 0) return 'Sent.';
   const one = refused.length === 1;
   return `Sent, but not to ${refused.join(', ')}: your mail server refused ${one ? 'that address' : 'those addresses'}, so ${one ? 'it' : 'they'} will not get it. Check ${one ? 'it' : 'them'} before sending again.`;

@@ -1,11 +1,9 @@
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
-import { csrfField, notice, page } from '../layout.ts';
+import { csrfField, notice, page, when } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
-
-const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /**
  * Settings → Signed-in browsers (decision 0067): every browser with a live session on the account — what it said it

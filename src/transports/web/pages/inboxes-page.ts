@@ -5,7 +5,7 @@ import type { Inbox } from '../../../core/inboxes/inbox.ts';
 import { inboxView } from '../../../core/inboxes/inbox-view.ts';
 import type { FolderStatus } from '../../../core/sync/inbox-status.ts';
 import { formBody, formFields } from '../form.ts';
-import { csrfField, notice, page } from '../layout.ts';
+import { csrfField, notice, page, when } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
@@ -16,7 +16,6 @@ const STATUS: Record<string, string> = {
   needs_reconnect: 'Needs reconnecting',
   paused: 'Paused',
 };
-const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /** What is wrong with an inbox, in words, with what to do about it; undefined when nothing is. */
 function problem(i: Inbox): string | undefined {

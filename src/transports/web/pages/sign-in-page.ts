@@ -4,12 +4,12 @@ import { notice, page } from '../layout.ts';
 import { formFields, safeNext } from '../form.ts';
 import { deviceCookieName, setHttpOnlyCookie } from '../cookies.ts';
 import { clearSessionCookie, setSessionCookie } from '../sign-in-cookie.ts';
-
-const DEVICE_COOKIE_SECONDS = 365 * 86_400;
 import { passwordClient } from '../password-client.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 import { credentialsForm } from './credentials-form.ts';
+
+const DEVICE_COOKIE_SECONDS = 365 * 86_400;
 
 export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
   const render = (csrf: string, next: string, error?: string, email?: string) =>

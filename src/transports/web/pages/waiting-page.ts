@@ -3,12 +3,10 @@ import type { Hono } from 'hono';
 import { normaliseEmail } from '../../../core/accounts/password-hasher.ts';
 import type { Requester } from '../../../core/drafts/draft.ts';
 import { formFields } from '../form.ts';
-import { csrfField, notice, page } from '../layout.ts';
+import { csrfField, notice, page, when } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
-
-const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 const DONE: Readonly<Record<string, string>> = {
   sent: 'Sent. It is in your Sent folder.',
