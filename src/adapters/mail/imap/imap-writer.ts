@@ -89,9 +89,8 @@ async function refusedMove(client: ImapFlow, toPath: string): Promise<Error> {
     : new MailProviderError('Could not move the messages: the mail server refused.');
 }
 
-/** An IMAP keyword is an atom (RFC 3501 §9): printable ASCII without ( ) { % * " \ ] — no space, nothing else. */
-const KEYWORD = /^[\x21-\x7e]+$/;
-const ATOM_SPECIALS = /[(){%*"\\\]]/;
+/** A character no IMAP keyword holds: a keyword is an atom (RFC 3501 §9), printable ASCII without ( ) { % * " \ ]. */
+const NOT_ATOM = /[^\x21-\x7e]|[(){%*"\\\]]/;
 
 /**
  * Flags and keywords (labels) set and cleared on these messages. imapflow answers `false` when the server refuses a
@@ -106,9 +105,7 @@ export async function changeFlags(
   remove: readonly string[],
 ): Promise<void> {
   if (uids.length === 0) return;
-  const odd = [...add, ...remove].find(
-    (f) => !f.startsWith('\\') && (!KEYWORD.test(f) || ATOM_SPECIALS.test(f)),
-  );
+  const odd = [...add, ...remove].find((f) => !f.startsWith('\\') && (f === '' || NOT_ATOM.test(f)));
   if (odd !== undefined)
     throw new MailProviderError(
       `an IMAP mailbox keeps a label as a keyword, one word of plain ASCII letters, digits and marks; “${odd}” cannot be one. Use a name such as ${asciiName(odd)}`,
@@ -127,7 +124,7 @@ function asciiName(label: string): string {
   const name = label
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\x21-\x7e]|[(){%*"\\\]]/g, '-')
+    .replace(new RegExp(NOT_ATOM.source, 'g'), '-')
     .replace(/-+/g, '-')
     .replace(/^-|-$/g, '')
     .slice(0, 40);

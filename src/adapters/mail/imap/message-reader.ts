@@ -1,8 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FetchMessageObject, FetchQueryObject, ImapFlow } from 'imapflow';
 import type { AttachmentContent, FullMessage } from '../../../core/mail/mail-types.ts';
-import { htmlToText } from '../../../lib/html-to-text.ts';
-import { fullMessage, parseMessage, snippet } from '../mime/parse-message.ts';
+import { fullMessage, parseMessage, readableText, snippet } from '../mime/parse-message.ts';
 import { attachmentsOf, decodedSize, findPart, textParts } from './body-structure.ts';
 import { SOURCE_SUMMARY_QUERY, SUMMARY_QUERY, summaryFromSource, toRemoteSummary } from './summary-fetch.ts';
 import { bytesOf } from './fetched-bytes.ts';
@@ -54,8 +53,11 @@ export async function readFullMessage(client: ImapFlow, uid: number): Promise<Fu
       : await textOnly(client, uid, textParts(head.bodyStructure));
   if (source === undefined) return undefined;
   const parsed = await parseMessage(source);
-  const text = parsed.text.trim() !== '' ? parsed.text : parsed.html === null ? '' : htmlToText(parsed.html);
-  return fullMessage(toRemoteSummary(head, snippet(text)), parsed, attachmentsOf(head.bodyStructure));
+  return fullMessage(
+    toRemoteSummary(head, snippet(readableText(parsed))),
+    parsed,
+    attachmentsOf(head.bodyStructure),
+  );
 }
 
 /**

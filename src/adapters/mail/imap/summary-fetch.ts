@@ -3,8 +3,7 @@ import type { FetchMessageObject, FetchQueryObject, ImapFlow, MessageAddressObje
 import type { FlagState, RemoteSummary } from '../../../core/mail/mail-types.ts';
 import type { Address } from '../../../core/messages/message.ts';
 import { isOneClick, listIdOf, messageIds, parseHeaderBlock, threadRoot } from '../mime/header-fields.ts';
-import { htmlToText } from '../../../lib/html-to-text.ts';
-import { parseMessage, snippet, type ParsedMessage } from '../mime/parse-message.ts';
+import { parseMessage, readableText, snippet, type ParsedMessage } from '../mime/parse-message.ts';
 import { decodePartPreview } from '../mime/part-preview.ts';
 import { hasAttachments, snippetPart, type TextPart } from './body-structure.ts';
 import { bytesOf } from './fetched-bytes.ts';
@@ -184,7 +183,6 @@ function validDate(d: Date | string | undefined): Date | undefined {
  * `hasAttachments` from what the parser found in the bytes fetched.
  */
 export function summaryFromSource(m: FetchMessageObject, parsed: ParsedMessage): RemoteSummary {
-  const text = parsed.text.trim() !== '' || parsed.html === null ? parsed.text : htmlToText(parsed.html);
   const messageId = messageIds(parsed.messageId)[0] ?? null;
   return {
     ...flagState(m),
@@ -194,7 +192,7 @@ export function summaryFromSource(m: FetchMessageObject, parsed: ParsedMessage):
     subject: parsed.subject,
     from: parsed.from,
     to: parsed.to,
-    snippet: snippet(text),
+    snippet: snippet(readableText(parsed)),
     date: messageDate(parsed.date ?? undefined, validDate(m.internalDate)),
     hasAttachments: parsed.attachments.length > 0,
     size: m.size ?? 0,

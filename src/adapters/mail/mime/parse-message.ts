@@ -2,6 +2,7 @@ import PostalMime from 'postal-mime';
 import type { Address as PostalAddress, Email } from 'postal-mime';
 import type { Address } from '../../../core/messages/message.ts';
 import type { AttachmentInfo, FullMessage, RemoteSummary } from '../../../core/mail/mail-types.ts';
+import { htmlToText } from '../../../lib/html-to-text.ts';
 import { isOneClick, listIdOf, messageIds } from './header-fields.ts';
 
 /**
@@ -73,6 +74,12 @@ export async function parseMessage(raw: Uint8Array | ArrayBuffer | string): Prom
     attachments: attachments(email),
     authenticationResults: header('authentication-results'),
   };
+}
+
+/** The text a person reads of a message: its plain part, else its HTML turned into text. */
+export function readableText(parsed: Pick<ParsedMessage, 'text' | 'html'>): string {
+  if (parsed.text.trim() !== '') return parsed.text;
+  return parsed.html === null ? '' : htmlToText(parsed.html);
 }
 
 /** A message read whole: its summary, what the parser found in its bytes, and its attachments as the provider lists them. */
