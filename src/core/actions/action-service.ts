@@ -16,6 +16,7 @@ import {
   type MailSession,
   type Placed,
 } from '../mail/mail-ports.ts';
+import { foldersWithRole } from '../mail/folder-with-role.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { CanonicalFolder, Folder, FolderId } from '../messages/folder.ts';
 import { parseMessageId, type MessageSummary } from '../messages/message.ts';
@@ -241,24 +242,14 @@ export class ActionService {
 
   /**
    * A mailbox with no archive folder (many IMAP servers make only Sent, Drafts, Trash and Junk) gets one named Archive
-   * on its first archive, as mail clients do; the folder list read afresh, kept, and returned. A folder the mailbox
-   * already has but the index has not seen yet is found rather than made again.
+   * on its first archive, as mail clients do; the folder list read afresh, kept, and returned.
    */
   private async archiveFolder(inbox: Inbox): Promise<Result<readonly Folder[], ActError>> {
-    let session: MailSession | undefined;
     try {
-      session = await this.deps.sessions.open(inbox);
-      let listed = await session.listFolders();
-      if (!listed.some((f) => f.canonical === 'archive')) {
-        await session.createFolder(ARCHIVE_FOLDER_NAME);
-        listed = await session.listFolders();
-      }
-      return ok(await this.deps.folders.replaceAll(inbox.id, listed, () => newId('fld') as FolderId));
+      return ok(await foldersWithRole(this.deps, inbox, 'archive', ARCHIVE_FOLDER_NAME));
     } catch (e) {
       if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
       return err({ code: 'provider_error', message: `The mailbox refused an Archive folder: ${e.message}` });
-    } finally {
-      await session?.close().catch(() => undefined);
     }
   }
 

@@ -1,7 +1,6 @@
 import type { Clock } from '../../lib/clock.ts';
 import { htmlToText } from '../../lib/html-to-text.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { newId } from '../../lib/random.ts';
 import { err, ok, type Err, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
 import type { ActionService, Actor, ActStep } from '../actions/action-service.ts';
@@ -11,6 +10,7 @@ import type { InboxErrorCode } from '../inboxes/inbox-errors.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
+import { foldersWithRole } from '../mail/folder-with-role.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { Folder, FolderId } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
@@ -512,8 +512,7 @@ export class ScreeningService implements ArrivalScreen {
 
   /**
    * The inbox has a folder with the screened role, created at the provider when missing. `relist`: the index's
-   * folders are out of date (a move to Screened found it gone), so the provider's list is read first, and Screened
-   * made only if that list lacks it.
+   * folders are out of date (a move to Screened found it gone), so the provider's list is read whatever the index says.
    */
   private async ensureScreenedFolder(
     inbox: Inbox,
@@ -523,15 +522,8 @@ export class ScreeningService implements ArrivalScreen {
       const have = (await this.deps.folders.list(inbox.id)).find((f) => f.canonical === 'screened');
       if (have !== undefined) return ok(have);
     }
-    let session: MailSession | undefined;
     try {
-      session = await this.deps.sessions.open(inbox);
-      let listed = relist === undefined ? undefined : await session.listFolders();
-      if (listed === undefined || !listed.some((f) => f.canonical === 'screened')) {
-        await session.createFolder(SCREENED_FOLDER_NAME);
-        listed = await session.listFolders();
-      }
-      const folders = await this.deps.folders.replaceAll(inbox.id, listed, () => newId('fld') as FolderId);
+      const folders = await foldersWithRole(this.deps, inbox, 'screened', SCREENED_FOLDER_NAME);
       const made = folders.find((f) => f.canonical === 'screened');
       return made !== undefined
         ? ok(made)
@@ -542,8 +534,6 @@ export class ScreeningService implements ArrivalScreen {
         code: 'provider_error',
         message: `The mailbox refused the Screened folder: ${e.message}`,
       });
-    } finally {
-      await session?.close().catch(() => undefined);
     }
   }
 
