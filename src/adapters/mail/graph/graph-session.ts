@@ -108,27 +108,30 @@ export class GraphSession implements MailSession {
     }
     // `/mailFolders` is the top of the mailbox only; a folder inside another (Inbox/Clients, as Outlook makes them)
     // is read from its parent's childFolders and named with its parents, so two "2024" folders stay apart.
-    const folders: { id: string; name: string }[] = [];
-    let level: { id: string; name: string; children: boolean }[] = [];
-    const read = async (first: string, prefix: string) => {
+    const folders: { id: string; name: string; children: boolean; depth: number }[] = [];
+    const select = `$top=${String(PAGE)}&$select=id,displayName,childFolderCount`;
+    const read = async (first: string, prefix: string, depth: number) => {
       for (let next: string | undefined = first; next !== undefined && folders.length < MAX_FOLDERS;) {
         const page: Page<GraphFolder> = await this.api.json('the folders', 'GET', next);
-        for (const f of page.value ?? []) {
-          const name = `${prefix}${f.displayName}`;
-          folders.push({ id: f.id, name });
-          level.push({ id: f.id, name, children: (f.childFolderCount ?? 0) > 0 });
-        }
+        for (const f of page.value ?? [])
+          folders.push({
+            id: f.id,
+            name: `${prefix}${f.displayName}`,
+            children: (f.childFolderCount ?? 0) > 0,
+            depth,
+          });
         next = page['@odata.nextLink'];
       }
     };
-    const select = `$top=${String(PAGE)}&$select=id,displayName,childFolderCount`;
-    await read(`/mailFolders?${select}`, '');
-    for (let depth = 1; depth < FOLDER_DEPTH && level.length > 0; depth++) {
-      const parents = level.filter((f) => f.children);
-      level = [];
-      for (const p of parents)
-        await read(`/mailFolders/${encodeURIComponent(p.id)}/childFolders?${select}`, `${p.name}/`);
-    }
+    await read(`/mailFolders?${select}`, '', 1);
+    // Breadth first: a folder's children are appended behind it, and read in their turn.
+    for (const p of folders)
+      if (p.children && p.depth < FOLDER_DEPTH)
+        await read(
+          `/mailFolders/${encodeURIComponent(p.id)}/childFolders?${select}`,
+          `${p.name}/`,
+          p.depth + 1,
+        );
     let screened = false;
     return folders.map((f) => {
       const role = roles.get(f.id);
