@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { appendViaImap, buildMessage, freshPgDatabase, startDovecot, type Dovecot } from '../rig/index.ts';
 import { startFaultProxy, type FaultProxy } from '../rig/fault-proxy.ts';
 import { connectImapInbox } from '../support/imap-inbox.ts';
@@ -101,7 +101,15 @@ describe('PostgreSQL restarted under a running service', () => {
     return (r['messages'] as { subject: string }[]).some((m) => m.subject === subject) ? true : undefined;
   };
 
+  // What the service said, for a failure that only shows on a loaded machine.
+  const logOnFailure = () => {
+    onTestFailed(() => {
+      console.log(svc.stdout().slice(-6000), svc.stderr().slice(-2000));
+    });
+  };
+
   it('stays up, answers in words while the database is away, and recovers by itself', async () => {
+    logOnFailure();
     await eventually('one watcher per inbox', oneWatchEach, 30_000);
     await append('ann', 'Outage before');
     await eventually('mail before the outage listed', listed('ann', 'Outage before'), 15_000);
@@ -134,6 +142,7 @@ describe('PostgreSQL restarted under a running service', () => {
   }, 240_000);
 
   it('answers in words while the database is silent, and recovers by itself when it speaks again', async () => {
+    logOnFailure();
     const call = httpToolCaller(svc.baseUrl, key);
     await eventually(
       'ready',

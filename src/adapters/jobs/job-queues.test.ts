@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobQueueContract } from '../../core/jobs/job-queue.contract.ts';
 import { silentLogger } from '../../lib/logger.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
+import { startFaultProxy, type FaultProxy } from '../../../test/rig/fault-proxy.ts';
 import { InProcessQueue } from './in-process-queue.ts';
 import { PgBossQueue } from './pg-boss-queue.ts';
 
@@ -69,4 +70,77 @@ describe('the pg-boss queue (several nodes on one PostgreSQL)', () => {
       expect(ranOn).toEqual(['doomed', 'survivor:inbox_x']);
     }, 40_000);
   });
+});
+
+// The database away for a few seconds (a restart, a failover) under a node working its queue (decision 0077).
+describe('the pg-boss queue while its database is away', () => {
+  let proxy: FaultProxy;
+  let url = '';
+  const queues: PgBossQueue[] = [];
+  beforeAll(async () => {
+    const u = new URL(await freshPgDatabase());
+    proxy = await startFaultProxy({ host: u.hostname, port: Number(u.port) });
+    u.port = String(proxy.port);
+    url = u.toString();
+  });
+  afterAll(async () => {
+    for (const q of queues) await q.stop().catch(() => undefined);
+    await proxy.close();
+  });
+  const node = () => {
+    const q = new PgBossQueue({
+      connectionString: url,
+      log: silentLogger,
+      superviseSeconds: 5,
+      heartbeatSeconds: 10,
+    });
+    queues.push(q);
+    return q;
+  };
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  async function until(what: string, done: () => boolean, ms: number): Promise<void> {
+    const end = Date.now() + ms;
+    while (!done()) {
+      if (Date.now() > end) throw new Error(`${what}: not within ${String(ms)} ms`);
+      await pause(100);
+    }
+  }
+
+  it('an ask made while the database is away is sent once it answers again', async () => {
+    const q = node();
+    const ran: string[] = [];
+    q.handle('away-ask', (key) => {
+      ran.push(key);
+      return Promise.resolve();
+    });
+    await q.start();
+    proxy.refuse(true);
+    await q.enqueue('away-ask', 'inbox_a'); // a watcher's news of new mail, during the outage
+    await pause(1500);
+    expect(ran).toEqual([]);
+    proxy.refuse(false);
+    await until('the ask sent and run', () => ran.length > 0, 20_000);
+    expect(ran).toEqual(['inbox_a']);
+  }, 40_000);
+
+  it('a job whose end the outage swallowed holds its key back only until its heartbeat lapses', async () => {
+    const q = node();
+    const runs: number[] = [];
+    let finish: () => void = () => undefined;
+    q.handle('away-run', async () => {
+      runs.push(Date.now());
+      if (runs.length === 1) await new Promise<void>((r) => (finish = r));
+    });
+    await q.start();
+    await q.enqueue('away-run', 'inbox_b');
+    await until('the first run', () => runs.length === 1, 20_000);
+    proxy.refuse(true);
+    finish(); // done, but pg-boss cannot record it: the job stays active in the table
+    await pause(3000);
+    proxy.refuse(false);
+    await until('the queue ready again', () => q.ready(), 20_000);
+    await q.enqueue('away-run', 'inbox_b'); // new mail: one more run of the key, after the one still active
+    // Heartbeat (10 s) and one supervisor pass (5 s); pg-boss's default monitor pass came after 60 s.
+    await until('the next run of the key', () => runs.length === 2, 30_000);
+  }, 60_000);
 });

@@ -8,6 +8,8 @@ import type { JobQueue } from '../../core/jobs/job-queue.ts';
 import type { Logger } from '../../lib/logger.ts';
 
 const SHORT_DELAY_MS = 30_000;
+/** How long a finished job is kept (pg-boss keeps them a week unless told). */
+const FINISHED_KEPT_SECONDS = 3600;
 /** After an error, how often the queue asks its database whether it answers again. */
 const RECHECK_MS = 1_000;
 
@@ -51,6 +53,8 @@ export class PgBossQueue implements JobQueue {
    */
   private healthy = true;
   private rechecking = false;
+  /** Asks that could not be sent, by kind and key (one each, as the queue keeps): sent again by `recheck`. */
+  private readonly unsent = new Map<string, { kind: string; key: string; due: number }>();
   private started = false;
   private stopped = false;
 
@@ -67,6 +71,10 @@ export class PgBossQueue implements JobQueue {
       application_name: 'inbox-triage-jobs',
       max: 4,
       superviseIntervalSeconds: this.opts.superviseSeconds,
+      // A job whose node stopped beating is failed (and retried) by the monitor step of the supervisor's pass, which
+      // runs only as often as this: at pg-boss's default of 60 s, a sync whose completion a database outage swallowed
+      // held its inbox's next sync back for over a minute (decision 0077).
+      monitorIntervalSeconds: this.opts.superviseSeconds,
       schedule: false,
       useListenNotify: true,
     });
@@ -103,14 +111,17 @@ export class PgBossQueue implements JobQueue {
 
   /** The kind's queue (created once, by whichever node is first) and this node's workers for it. */
   private async work(kind: string): Promise<void> {
-    await this.boss.createQueue(kind, {
-      policy: 'stately',
+    const options = {
       retryLimit: 5,
       retryDelay: 1,
       heartbeatSeconds: this.opts.heartbeatSeconds,
       expireInSeconds: 3600,
+      // Nobody reads a finished job; the supervisor's counts (every pass, above) scan what is kept.
+      deleteAfterSeconds: FINISHED_KEPT_SECONDS,
       notify: true,
-    });
+    };
+    await this.boss.createQueue(kind, { policy: 'stately', ...options });
+    await this.boss.updateQueue(kind, options); // a queue made by an earlier version
     await this.boss.work<{ key: string }>(
       kind,
       { localConcurrency: this.opts.concurrency, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 5 },
@@ -188,27 +199,39 @@ export class PgBossQueue implements JobQueue {
       this.healthy = true;
     } catch (e) {
       this.healthy = false;
+      this.unsent.set(`${kind}\u0000${key}`, { kind, key, due: Date.now() + delayMs });
       this.log.warn(
         { err: e instanceof Error ? e.message : 'unknown', job: kind },
-        'could not ask for a job',
+        'could not ask for a job; asking again once the database answers',
       );
+      void this.recheck();
     }
   }
 
-  /** Until healthy again: asks pg-boss's own pool for `SELECT 1` every second (a failure is the error at hand). */
+  /**
+   * Until healthy again: asks pg-boss's own pool for `SELECT 1` every second (a failure is the error at hand); then
+   * sends the asks that failed meanwhile (a watcher's news of new mail, a first sync after taking an inbox over),
+   * which would otherwise wait for the next periodic round (decision 0077).
+   */
   private async recheck(): Promise<void> {
     if (this.rechecking) return;
     this.rechecking = true;
     try {
-      while (!this.healthy && !this.stopped) {
+      while ((!this.healthy || this.unsent.size > 0) && !this.stopped) {
         await sleep(RECHECK_MS, undefined, { ref: false });
         if (!this.started) continue;
-        try {
-          await this.boss.getDb().executeSql('SELECT 1');
-          this.healthy = true;
-        } catch {
-          // still away; the next round asks again
+        if (!this.healthy) {
+          try {
+            await this.boss.getDb().executeSql('SELECT 1');
+            this.healthy = true;
+          } catch {
+            continue; // still away; the next round asks again
+          }
         }
+        const asks = [...this.unsent.values()];
+        this.unsent.clear();
+        // One that fails again is kept again, and the loop goes on.
+        for (const a of asks) await this.enqueue(a.kind, a.key, Math.max(0, a.due - Date.now()));
       }
     } finally {
       this.rechecking = false;
