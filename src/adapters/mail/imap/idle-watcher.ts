@@ -2,10 +2,10 @@ import type { ImapFlow } from 'imapflow';
 import { MailAuthError } from '../../../core/mail/mail-ports.ts';
 import type { Logger } from '../../../lib/logger.ts';
 
-/** A dedicated connection for IDLE, with the release of its connection slot. */
 /** How often a server without IDLE is asked for news (decision 0071). */
 export const WITHOUT_IDLE_POLL_MS = 30_000;
 
+/** A dedicated connection for IDLE, with the release of its connection slot. */
 export interface WatchConnection {
   readonly client: ImapFlow;
   readonly release: () => void;

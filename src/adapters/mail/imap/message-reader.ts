@@ -3,7 +3,13 @@ import type { FetchMessageObject, FetchQueryObject, ImapFlow } from 'imapflow';
 import type { AttachmentContent, FullMessage } from '../../../core/mail/mail-types.ts';
 import { fullMessage, parseMessage, readableText, snippet } from '../mime/parse-message.ts';
 import { attachmentsOf, decodedSize, findPart, textParts } from './body-structure.ts';
-import { SOURCE_SUMMARY_QUERY, SUMMARY_QUERY, summaryFromSource, toRemoteSummary } from './summary-fetch.ts';
+import {
+  garbledEnvelope,
+  SOURCE_SUMMARY_QUERY,
+  SUMMARY_QUERY,
+  summaryFromSource,
+  toRemoteSummary,
+} from './summary-fetch.ts';
 import { bytesOf } from './fetched-bytes.ts';
 
 /** Reads one message or one attachment. Both expect the folder's mailbox lock to be held by the caller. */
@@ -53,8 +59,12 @@ export async function readFullMessage(client: ImapFlow, uid: number): Promise<Fu
       : await textOnly(client, uid, textParts(head.bodyStructure));
   if (source === undefined) return undefined;
   const parsed = await parseMessage(source);
+  const summary = toRemoteSummary(head, snippet(readableText(parsed)));
   return fullMessage(
-    toRemoteSummary(head, snippet(readableText(parsed))),
+    // What the ENVELOPE could not spell, the parser read from the source (decision 0078).
+    garbledEnvelope(head)
+      ? { ...summary, subject: parsed.subject, from: parsed.from, to: parsed.to }
+      : summary,
     parsed,
     attachmentsOf(head.bodyStructure),
   );

@@ -2,6 +2,7 @@ import { messageDate } from '../../../core/mail/message-date.ts';
 import type { FetchMessageObject, FetchQueryObject, ImapFlow, MessageAddressObject } from 'imapflow';
 import type { FlagState, RemoteSummary } from '../../../core/mail/mail-types.ts';
 import type { Address } from '../../../core/messages/message.ts';
+import { garbled } from '../mime/eight-bit-header.ts';
 import { isOneClick, listIdOf, messageIds, parseHeaderBlock, threadRoot } from '../mime/header-fields.ts';
 import { parseMessage, readableText, snippet, type ParsedMessage } from '../mime/parse-message.ts';
 import { decodePartPreview } from '../mime/part-preview.ts';
@@ -81,6 +82,7 @@ export async function fetchSummaries(
   for (const batch of chunk(sorted, BATCH)) {
     const wanted = new Set(batch);
     const pending: { meta: FetchMessageObject; part: TextPart }[] = [];
+    const misspelt: FetchMessageObject[] = [];
     // Each message becomes a summary as it arrives, unless its text is not part 1 (then it waits for the second
     // round trip). Handing summaries over mid-stream is fine (the consumer issues no IMAP command); fetching
     // previews is not: a command issued while a FETCH streams would wait for itself.
@@ -88,6 +90,10 @@ export async function fetchSummaries(
       // The server may interleave unsolicited FETCH responses (flags another client changed in the open folder):
       // only an answer to this query, for an asked-for UID, is a summary.
       if (m.envelope === undefined || !wanted.delete(m.uid)) continue;
+      if (garbledEnvelope(m)) {
+        misspelt.push(m);
+        continue;
+      }
       const part = snippetPart(m.bodyStructure);
       const early = bytesOf(m.bodyParts?.get('1'));
       if (part === undefined) done.push(toRemoteSummary(m, ''));
@@ -98,6 +104,7 @@ export async function fetchSummaries(
     }
     // What the server has but imapflow did not hand over (its parser refused the answer), or what has gone since.
     if (wanted.size > 0) done.push(...(await summariesFromSource(client, [...wanted])));
+    if (misspelt.length > 0) done.push(...(await respelt(client, misspelt)));
     const previews = await fetchPreviews(client, pending);
     for (const { meta } of pending) done.push(toRemoteSummary(meta, previews.get(meta.uid) ?? ''));
     if (onBatch !== undefined) await flush(1);
@@ -117,6 +124,25 @@ async function summariesFromSource(client: ImapFlow, uids: readonly number[]): P
   return Promise.all(
     got.map(async ({ meta, source }) => summaryFromSource(meta, await parseMessage(source))),
   );
+}
+
+/**
+ * Raw 8-bit header bytes that are not UTF-8 reach the ENVELOPE as U+FFFD. Such messages keep their summary, with the
+ * subject, the senders and the snippet read from the start of their source, decoded as the parser decodes such a
+ * header (decision 0078).
+ */
+async function respelt(client: ImapFlow, metas: readonly FetchMessageObject[]): Promise<RemoteSummary[]> {
+  const read = await summariesFromSource(
+    client,
+    metas.map((m) => m.uid),
+  );
+  const byUid = new Map(read.map((s) => [s.position, s]));
+  return metas.flatMap((m) => {
+    const s = byUid.get(m.uid);
+    return s === undefined
+      ? []
+      : [{ ...toRemoteSummary(m, s.snippet), subject: s.subject, from: s.from, to: s.to }];
+  });
 }
 
 /** The start of the text part of messages whose text is not part 1, one FETCH per (part, type) group. */
@@ -200,6 +226,14 @@ export function summaryFromSource(m: FetchMessageObject, parsed: ParsedMessage):
     listUnsubscribe: parsed.listUnsubscribe,
     listUnsubscribePost: parsed.listUnsubscribePost,
   };
+}
+
+/** An ENVELOPE whose subject or names came with bytes imapflow could not decode (see withUtf8Header). */
+export function garbledEnvelope(m: FetchMessageObject): boolean {
+  const env = m.envelope;
+  return (
+    env !== undefined && garbled(env.subject, ...[...(env.from ?? []), ...(env.to ?? [])].map((a) => a.name))
+  );
 }
 
 /**

@@ -3,12 +3,14 @@ import type { Address as PostalAddress, Email } from 'postal-mime';
 import type { Address } from '../../../core/messages/message.ts';
 import type { AttachmentInfo, FullMessage, RemoteSummary } from '../../../core/mail/mail-types.ts';
 import { htmlToText } from '../../../lib/html-to-text.ts';
+import { withUtf8Header } from './eight-bit-header.ts';
 import { isOneClick, listIdOf, messageIds } from './header-fields.ts';
 
 /**
  * Parses raw RFC 5322 messages for every mail adapter (IMAP source, Gmail `raw`, Graph MIME, the demo store).
  * postal-mime decodes RFC 2047 encoded words, RFC 2231 parameters and legacy charsets (windows-125x,
- * ISO-8859-x, ISO-2022-JP…); nothing here calls `toString()` on raw bytes.
+ * ISO-8859-x, ISO-2022-JP…), and a header in raw 8-bit bytes not UTF-8 is read as mail clients read it
+ * (eight-bit-header.ts); nothing here calls `toString()` on raw bytes.
  */
 
 export interface ParsedAttachment {
@@ -50,7 +52,10 @@ export interface ParsedMessage {
 const NO_ADDRESS: Address = { address: '', name: '' };
 
 export async function parseMessage(raw: Uint8Array | ArrayBuffer | string): Promise<ParsedMessage> {
-  const email = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer' });
+  const bytes = raw instanceof ArrayBuffer ? new Uint8Array(raw) : raw;
+  const email = await PostalMime.parse(typeof bytes === 'string' ? bytes : withUtf8Header(bytes), {
+    attachmentEncoding: 'arraybuffer',
+  });
   const header = (key: string): string | null => {
     const value = email.headers.find((h) => h.key === key)?.value.trim();
     return value === undefined || value === '' ? null : value;
