@@ -1,3 +1,5 @@
+import { isOutOfSpace, OUT_OF_SPACE_WORDS } from '../../lib/out-of-space.ts';
+
 /** The body shape of every HTTP error on agent-facing routes: `{ error, error_description }`, never cached. */
 export function jsonError(
   status: number,
@@ -22,8 +24,13 @@ export function tooManyRequests(retryAfterSeconds: number): Response {
   );
 }
 
-/** The last-resort 500 body: names the request id, never the error (the stack goes to the log only). */
-export const internalErrorBody = (requestId: string) => ({
+/**
+ * The last-resort 500 body: names the request id, never the error (the stack goes to the log only) — unless the disk
+ * is full, which the caller can do nothing about but pass on.
+ */
+export const internalErrorBody = (requestId: string, e?: unknown) => ({
   error: 'internal_error',
-  error_description: `Something went wrong on our side (request ${requestId}).`,
+  error_description: isOutOfSpace(e)
+    ? `${OUT_OF_SPACE_WORDS} (request ${requestId})`
+    : `Something went wrong on our side (request ${requestId}).`,
 });

@@ -48,7 +48,7 @@ export function failedRequest(
   return {
     status: 500,
     headers: { 'content-type': 'application/json', 'x-request-id': frame.reqId },
-    body: JSON.stringify(internalErrorBody(frame.reqId)),
+    body: JSON.stringify(internalErrorBody(frame.reqId, e)),
   };
 }
 

@@ -10,6 +10,7 @@ import { mark, markPlan, newMarker, notice, unwrapArguments, type MarkPlan } fro
 import type { ToolContext, ToolDefinition } from './tool-definition.ts';
 import type { ToolError } from './tool-error.ts';
 import { fromInboxError } from './tool-helpers.ts';
+import { isOutOfSpace, OUT_OF_SPACE_WORDS } from '../../lib/out-of-space.ts';
 
 /** A tool as `tools/list` shows it; built once at startup. */
 export type ListedTool = {
@@ -74,7 +75,7 @@ export class ToolRegistry {
     this.metrics.toolCall(name, ran.outcome, (performance.now() - started) / 1000);
     const args = rawArgs as { inboxId?: unknown } | undefined;
     const inboxId = typeof args?.inboxId === 'string' ? (parseInboxId(args.inboxId) ?? null) : null;
-    const recorded = await this.audit
+    const unrecorded = await this.audit
       .record(
         callEntry(ctx.principal, {
           at: ctx.clock.now(),
@@ -86,19 +87,20 @@ export class ToolRegistry {
         }),
       )
       .then(
-        () => true,
+        () => null,
         (e: unknown) => {
           ctx.log.error({ err: e, tool: name }, 'audit write failed');
-          return false;
+          return { error: e };
         },
       );
     // The person's activity log holds every read of their mail: a read that cannot be written there is not
     // answered (decision 0056). A change has happened by now, so its answer (and its undo handle) still goes out.
-    if (!recorded && ran.outcome === 'ok' && tool.annotations.readOnlyHint)
+    if (unrecorded !== null && ran.outcome === 'ok' && tool.annotations.readOnlyHint)
       return errorResult({
         error: 'internal_error',
-        message:
-          'The answer could not be written to the activity log, so it is withheld. Try again later; if it keeps failing, tell the person.',
+        message: isOutOfSpace(unrecorded.error)
+          ? OUT_OF_SPACE_WORDS
+          : 'The answer could not be written to the activity log, so it is withheld. Try again later; if it keeps failing, tell the person.',
       });
     return ran.result;
   }
@@ -161,7 +163,9 @@ export class ToolRegistry {
       return {
         result: errorResult({
           error: 'internal_error',
-          message: 'The tool failed on the server. Try again later; if it keeps failing, tell the person.',
+          message: isOutOfSpace(e)
+            ? OUT_OF_SPACE_WORDS
+            : 'The tool failed on the server. Try again later; if it keeps failing, tell the person.',
         }),
         outcome: 'internal_error',
         undoId,

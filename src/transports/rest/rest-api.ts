@@ -13,6 +13,7 @@ import { jsonError } from '../http/json-error.ts';
 import { restUnauthenticated } from './rest-auth.ts';
 import { registerDraftRoute } from './draft-route.ts';
 import { registerOpenApiRoute } from './openapi.ts';
+import { isOutOfSpace, OUT_OF_SPACE_WORDS } from '../../lib/out-of-space.ts';
 
 export interface RestDeps {
   readonly verifier: BearerVerifier;
@@ -74,7 +75,7 @@ function audited(
     const started = performance.now();
     await next();
     const outcome = c.res.status < 300 ? 'ok' : await errorCode(c.res);
-    const recorded = await deps.audit
+    const unrecorded = await deps.audit
       .record(
         callEntry(c.get('principal'), {
           at: deps.clock.now(),
@@ -86,17 +87,19 @@ function audited(
         }),
       )
       .then(
-        () => true,
+        () => null,
         (e: unknown) => {
           deps.log.error({ err: e, tool, surface: 'rest' }, 'audit write failed');
-          return false;
+          return { error: e };
         },
       );
-    if (!recorded && o.readOnly && outcome === 'ok')
+    if (unrecorded !== null && o.readOnly && outcome === 'ok')
       c.res = jsonError(
         500,
         'internal_error',
-        'The answer could not be written to the activity log, so it is withheld. Try again later.',
+        isOutOfSpace(unrecorded.error)
+          ? OUT_OF_SPACE_WORDS
+          : 'The answer could not be written to the activity log, so it is withheld. Try again later.',
       );
   };
 }
