@@ -5,6 +5,7 @@ import { fullMessage, parseMessage, readableText, snippet } from '../mime/parse-
 import { attachmentsOf, decodedSize, findPart, textParts } from './body-structure.ts';
 import {
   garbledEnvelope,
+  respell,
   SOURCE_SUMMARY_QUERY,
   SUMMARY_QUERY,
   summaryFromSource,
@@ -62,9 +63,7 @@ export async function readFullMessage(client: ImapFlow, uid: number): Promise<Fu
   const summary = toRemoteSummary(head, snippet(readableText(parsed)));
   return fullMessage(
     // What the ENVELOPE could not spell, the parser read from the source (decision 0078).
-    garbledEnvelope(head)
-      ? { ...summary, subject: parsed.subject, from: parsed.from, to: parsed.to }
-      : summary,
+    garbledEnvelope(head) ? respell(summary, parsed) : summary,
     parsed,
     attachmentsOf(head.bodyStructure),
   );

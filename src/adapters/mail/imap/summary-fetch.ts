@@ -139,10 +139,32 @@ async function respelt(client: ImapFlow, metas: readonly FetchMessageObject[]): 
   const byUid = new Map(read.map((s) => [s.position, s]));
   return metas.flatMap((m) => {
     const s = byUid.get(m.uid);
-    return s === undefined
-      ? []
-      : [{ ...toRemoteSummary(m, s.snippet), subject: s.subject, from: s.from, to: s.to }];
+    return s === undefined ? [] : [respell(toRemoteSummary(m, s.snippet), s)];
   });
+}
+
+/**
+ * The summary with the words the server's ENVELOPE could not spell taken from the parsed source: the subject, and
+ * the name of each sender and recipient whose address the source names alike. The addresses stay the server's, and
+ * a word the source cannot spell either stays as it was — a message built to confuse the parser moves no address.
+ */
+export function respell(
+  summary: RemoteSummary,
+  source: Pick<RemoteSummary, 'subject' | 'from' | 'to'>,
+): RemoteSummary {
+  const spelt = (envelope: string, parsed: string) =>
+    garbled(envelope) && !garbled(parsed) && parsed !== '' ? parsed : envelope;
+  const named = new Map([source.from, ...source.to].map((a) => [a.address.toLowerCase(), a.name] as const));
+  const name = (a: Address): Address => ({
+    ...a,
+    name: spelt(a.name, named.get(a.address.toLowerCase()) ?? ''),
+  });
+  return {
+    ...summary,
+    subject: spelt(summary.subject, source.subject),
+    from: name(summary.from),
+    to: summary.to.map(name),
+  };
 }
 
 /** The start of the text part of messages whose text is not part 1, one FETCH per (part, type) group. */

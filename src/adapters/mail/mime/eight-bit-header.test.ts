@@ -97,4 +97,25 @@ describe('a header in raw 8-bit bytes', () => {
     const cut = whole.subarray(0, whole.indexOf('grün') + 'gr'.length + 1); // half of ü
     expect(withUtf8Header(cut)).toBe(cut);
   });
+
+  it('is never read in a charset that does not read ASCII as ASCII, which could swallow the sender', async () => {
+    for (const charset of ['iso-2022-kr', 'hz-gb-2312', 'iso-2022-jp', 'utf-16le']) {
+      const m = await parseMessage(
+        lines(
+          'latin1',
+          'Subject: Caf\xe9',
+          '\x1b$B From: Mallory <mallory@example.test>',
+          'From: Jos\xe9 <jose@example.test>',
+          `Content-Type: text/plain; charset=${charset}`,
+          '',
+          'x',
+        ),
+      );
+      expect([charset, m.subject, m.from]).toEqual([
+        charset,
+        'Café',
+        { address: 'jose@example.test', name: 'José' },
+      ]);
+    }
+  });
 });

@@ -59,16 +59,23 @@ function headerEnd(bytes: Buffer): number {
 const CHARSET = /charset\s*=\s*"?([A-Za-z0-9_.:+-]{1,40})/i;
 
 /**
+ * Whether an encoding reads a header's ASCII as ASCII, so that only its 8-bit bytes change: not UTF-8 (which would
+ * read the header as it already failed to), not UTF-16, not ISO-2022-JP (an escape sequence would swallow the header
+ * lines after it), not `replacement` (what ISO-2022-KR and HZ map to: the whole header as one U+FFFD).
+ */
+const READS_ASCII_AS_ASCII = (encoding: string): boolean =>
+  !['utf-8', 'iso-2022-jp', 'replacement'].includes(encoding) && !encoding.startsWith('utf-16');
+
+/**
  * The charset the message declares, as the Encoding Standard names it (which reads us-ascii and latin1 as
- * windows-1252); windows-1252 when it declares none, one no decoder knows, or UTF-8 or UTF-16, which would read the
- * header as it already failed to read.
+ * windows-1252); windows-1252 when it declares none, one no decoder knows, or one that does not read ASCII as ASCII.
  */
 function declaredCharset(bytes: Buffer): string {
   const label = CHARSET.exec(bytes.subarray(0, 64 * 1024).toString('latin1'))?.[1];
   if (label === undefined) return 'windows-1252';
   try {
     const encoding = new TextDecoder(label).encoding;
-    return encoding === 'utf-8' || encoding.startsWith('utf-16') ? 'windows-1252' : encoding;
+    return READS_ASCII_AS_ASCII(encoding) ? encoding : 'windows-1252';
   } catch {
     return 'windows-1252';
   }
