@@ -8,37 +8,46 @@ import { mailWriterContract } from '../../src/core/mail/mail-writer.contract.ts'
 import type { MailHarness } from '../../src/core/mail/mail-session.contract.ts';
 import type { MailCredential, RemoteSummary } from '../../src/core/mail/mail-types.ts';
 import { generateMessages, seedMaildir, startDovecot } from '../rig/index.ts';
+import { PLAIN_IMAP_SERVER } from '../support/mail-backends.ts';
 import type { Dovecot, GeneratedMessage } from '../rig/index.ts';
 
-/** One Dovecot for the whole file; every harness gets a fresh account, so cases never see each other's mail. */
+/**
+ * One Dovecot for the whole file, and one as plain as IMAP4rev1 allows (no UIDPLUS: it never says where a copy or an
+ * append landed, decision 0080) for the writer contract; every harness gets a fresh account, so cases never see each
+ * other's mail.
+ */
 let dovecot: Dovecot;
+let plain: Dovecot;
 let users = 0;
 
 beforeAll(async () => {
-  dovecot = await startDovecot();
+  [dovecot, plain] = await Promise.all([startDovecot(), startDovecot(PLAIN_IMAP_SERVER)]);
 });
 afterAll(async () => {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- beforeAll may have failed
-  await dovecot?.stop();
+  await Promise.all([dovecot?.stop(), plain?.stop()]);
 });
 
-async function newAccount(): Promise<{ user: string; credential: MailCredential }> {
+async function newAccount(server = dovecot): Promise<{ user: string; credential: MailCredential }> {
   const user = `user${++users}`;
   const password = `pw-${user}-${Math.random().toString(36).slice(2)}`;
-  await dovecot.addUser(user, password);
+  await server.addUser(user, password);
   return { user, credential: { kind: 'password', username: user, password } };
 }
 
-const endpoint = (): { host: string; port: number } => ({ host: dovecot.host, port: dovecot.port });
+const endpoint = (server = dovecot): { host: string; port: number } => ({
+  host: server.host,
+  port: server.port,
+});
 const loopbackConnector = (opts: { maxConnectionsPerHost?: number } = {}): ImapConnector =>
   new ImapConnector({ insecureHosts: [dovecot.host], ...opts });
 
 /** "Another mail client" on the same account. */
-async function otherClient(credential: MailCredential): Promise<ImapFlow> {
+async function otherClient(credential: MailCredential, server = dovecot): Promise<ImapFlow> {
   if (credential.kind !== 'password') throw new Error('password only');
   const client = new ImapFlow({
-    host: dovecot.host,
-    port: dovecot.port,
+    host: server.host,
+    port: server.port,
     secure: false,
     doSTARTTLS: false,
     logger: false,
@@ -50,9 +59,9 @@ async function otherClient(credential: MailCredential): Promise<ImapFlow> {
   return client;
 }
 
-async function imapHarness(): Promise<MailHarness> {
-  const { credential } = await newAccount();
-  const admin = await otherClient(credential);
+async function imapHarness(server = dovecot): Promise<MailHarness> {
+  const { credential } = await newAccount(server);
+  const admin = await otherClient(credential, server);
   const connector = loopbackConnector();
   const inFolder = async (
     folder: string,
@@ -71,7 +80,7 @@ async function imapHarness(): Promise<MailHarness> {
   return {
     inboxPath: 'INBOX',
     archivePath: 'Archive',
-    session: () => connector.connect(endpoint(), credential),
+    session: () => connector.connect(endpoint(server), credential),
     async append(folder, raw, opts) {
       await admin.append(folder, raw, opts?.flags ?? [], opts?.date);
     },
@@ -91,8 +100,9 @@ async function imapHarness(): Promise<MailHarness> {
   };
 }
 
-mailSessionContract('IMAP (Dovecot)', imapHarness, { reset: true });
-mailWriterContract('IMAP (Dovecot)', imapHarness);
+mailSessionContract('IMAP (Dovecot)', () => imapHarness(), { reset: true });
+mailWriterContract('IMAP (Dovecot)', () => imapHarness());
+mailWriterContract('IMAP (a plain IMAP4rev1 server)', () => imapHarness(plain));
 
 describe('IDLE watcher', () => {
   // Dovecot tells a QRESYNC session about expunges with VANISHED, which imapflow 2.1.2 does not count off its

@@ -10,10 +10,13 @@ interface AppendOptions {
   messages: readonly SeedMessage[];
 }
 
-/** APPENDs messages one by one (sequential is faster than pipelining here) and returns their UIDs. */
+/**
+ * APPENDs messages one by one (sequential is faster than pipelining here) and returns their UIDs, as far as the
+ * server says them (UIDPLUS; a rig server may be without, see withoutUidplus).
+ */
 export async function appendViaImap(
   opts: AppendOptions,
-): Promise<Array<{ uid: number; uidValidity: bigint }>> {
+): Promise<Array<{ uid: number | undefined; uidValidity: bigint | undefined }>> {
   const client = new ImapFlow({
     host: opts.host,
     port: opts.port,
@@ -26,7 +29,7 @@ export async function appendViaImap(
   client.on('error', () => undefined);
   await client.connect();
   try {
-    const results: Array<{ uid: number; uidValidity: bigint }> = [];
+    const results: Array<{ uid: number | undefined; uidValidity: bigint | undefined }> = [];
     for (const msg of opts.messages) {
       const res = await client.append(
         opts.folder ?? 'INBOX',
@@ -34,9 +37,7 @@ export async function appendViaImap(
         [...(msg.flags ?? [])],
         msg.internalDate,
       );
-      if (!res || res.uid === undefined || res.uidValidity === undefined) {
-        throw new Error(`APPEND to ${opts.folder ?? 'INBOX'} returned no UID (is UIDPLUS missing?)`);
-      }
+      if (!res) throw new Error(`APPEND to ${opts.folder ?? 'INBOX'} failed`);
       results.push({ uid: res.uid, uidValidity: res.uidValidity });
     }
     return results;

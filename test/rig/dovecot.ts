@@ -10,6 +10,7 @@ import { freePort } from './free-port.ts';
 import { deathReason, terminate, track, watchSpawnErrors } from './processes.ts';
 import { makeScratchDir, releaseScratchDir } from './scratch-dir.ts';
 import { errorMessage, readTail, sleep } from './util.ts';
+import { withoutUidplus } from './without-uidplus.ts';
 
 const DOVECOT = '/usr/sbin/dovecot';
 const DOVEADM = '/usr/bin/doveadm';
@@ -89,6 +90,8 @@ export async function startDovecot(
     specialUse?: boolean;
     underInbox?: boolean;
     folders?: readonly string[];
+    /** false: its answers lack UIDPLUS's COPYUID and APPENDUID, through a proxy whose port is the one given out. */
+    uidplus?: boolean;
   } = {},
 ): Promise<Dovecot> {
   const account = dovecotAccount();
@@ -157,9 +160,10 @@ export async function startDovecot(
       throw new Error(`Dovecot failed to start: ${errorMessage(err)}\n${logs}`, { cause: err });
     }
     let stopped: Promise<void> | undefined;
+    const proxy = opts.uidplus === false ? await withoutUidplus(port) : undefined;
     return {
       host: '127.0.0.1',
-      port,
+      port: proxy?.port ?? port,
       logPath,
       addUser: (name, password) => {
         writeUser(usersDir, account, name, password);
@@ -182,7 +186,9 @@ export async function startDovecot(
         await waitUntilReady(child, port, probe);
       },
       stop() {
-        stopped ??= terminate(child, { signal: 'SIGTERM', graceMs: 3000 }).then(() => releaseScratchDir(dir));
+        stopped ??= terminate(child, { signal: 'SIGTERM', graceMs: 3000 })
+          .then(() => proxy?.close())
+          .then(() => releaseScratchDir(dir));
         return stopped;
       },
     };

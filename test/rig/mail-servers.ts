@@ -8,7 +8,7 @@ export async function startMailServers(o: {
   password: string;
   mail: readonly Buffer[];
   /** The server's capabilities and folder roles, when not Dovecot's own (see startDovecot). */
-  server?: { capabilities?: string; specialUse?: boolean; underInbox?: boolean };
+  server?: { capabilities?: string; specialUse?: boolean; underInbox?: boolean; uidplus?: boolean };
 }): Promise<{ dovecot: Dovecot; sink: SmtpSink }> {
   const [dovecot, sink] = await Promise.all([
     startDovecot({ users: { [o.user]: o.password }, ...o.server }),

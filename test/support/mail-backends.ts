@@ -211,11 +211,13 @@ async function modelMail(
 /**
  * A server of the plainest kind IMAP4rev1 allows, as older and smaller providers are: it offers nothing beyond
  * IMAP4rev1 — no MOVE (RFC 6851), UIDPLUS (RFC 4315), CONDSTORE or QRESYNC (RFC 7162), ESEARCH, SPECIAL-USE (RFC
- * 6154: its folders known only by name), IDLE (RFC 2177), NAMESPACE (RFC 2342), ENABLE or LITERAL+.
+ * 6154: its folders known only by name), IDLE (RFC 2177), NAMESPACE (RFC 2342), ENABLE or LITERAL+ — and, as it has
+ * no UIDPLUS, never says where a copied or appended message landed (Dovecot does, unasked: a proxy takes it out).
  */
 export const PLAIN_IMAP_SERVER = {
   capabilities: 'IMAP4rev1',
   specialUse: false,
+  uidplus: false,
 } as const;
 
 /**

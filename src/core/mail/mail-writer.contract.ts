@@ -34,6 +34,27 @@ export function mailWriterContract(name: string, makeHarness: () => Promise<Mail
       });
     });
 
+    it('moves two copies of one message (delivered twice) to two places, each reported once', async () => {
+      await withHarness(async (h) => {
+        const twin = spec(1);
+        await deliver(h, [twin, twin, spec(2)]);
+        const s = await h.session();
+        try {
+          const window = await s.changes(h.inboxPath, null, { windowSize: 10, knownRefs: [] });
+          const refs = window.added.filter((m) => m.internetMessageId === twin.messageId).map((m) => m.ref);
+          expect(refs).toHaveLength(2);
+          const moved = await s.move(h.inboxPath, refs, h.archivePath);
+          expect([...moved.keys()].sort()).toEqual([...refs].sort());
+          const landed = [...moved.values()].map((p) => p.ref);
+          expect(new Set(landed).size).toBe(2);
+          const archive = await s.changes(h.archivePath, null, { windowSize: 10, knownRefs: [] });
+          expect(archive.added.map((m) => m.ref).sort()).toEqual([...landed].sort());
+        } finally {
+          await s.close();
+        }
+      });
+    });
+
     it('finds a moved message in the folder it went to by its Message-ID', async () => {
       await withHarness(async (h) => {
         const [a] = await deliver(h, [spec(1), spec(2)]);

@@ -22,6 +22,7 @@ import { toRemoteFolders } from './folder-list.ts';
 import { IdleWatcher, type WatchConnection } from './idle-watcher.ts';
 import { appendMessage, changeFlags, deleteMessages, moveMessages, uidsOf } from './imap-writer.ts';
 import { FolderMissingError, sessionError } from './imap-errors.ts';
+import { beforeMove, landedAfterMove, messageIdOf, type BeforeMove } from './moved-without-uidplus.ts';
 import { openPart, readFullMessage, readRawMessage } from './message-reader.ts';
 import { fetchSummaries, flagState } from './summary-fetch.ts';
 import { toUidSet } from './uid-set.ts';
@@ -206,11 +207,20 @@ export class ImapSession implements MailSession {
   }
 
   async move(path: string, refs: readonly string[], toPath: string): Promise<Map<string, Placed>> {
+    const client = this.deps.client;
+    const uids = uidsOf(refs);
+    // A server without UIDPLUS may not say where they land: what finds them is read first (decision 0080).
+    let before: BeforeMove | undefined;
+    let placed: Map<string, Placed>;
     try {
-      return await this.inFolder(
+      placed = await this.inFolder(
         path,
         'move the messages',
-        () => moveMessages(this.deps.client, uidsOf(refs), toPath),
+        async () => {
+          if (!client.capabilities.has('UIDPLUS') && uids.length > 0)
+            before = await beforeMove(client, uids, toPath);
+          return moveMessages(client, uids, toPath);
+        },
         true,
       );
     } catch (e) {
@@ -219,6 +229,14 @@ export class ImapSession implements MailSession {
       if (e instanceof FolderMissingError) return new Map();
       throw e;
     }
+    const missing = uids.filter((uid) => !placed.has(String(uid)));
+    if (before === undefined || missing.length === 0) return placed;
+    const found = before;
+    const landed = await this.inFolder(toPath, 'find the moved messages', () =>
+      landedAfterMove(client, found, missing),
+    );
+    for (const [from, at] of landed) placed.set(String(from), at);
+    return placed;
   }
 
   setFlags(
@@ -242,11 +260,22 @@ export class ImapSession implements MailSession {
     date: Date,
   ): Promise<Placed | undefined> {
     this.assertOpen();
+    let placed: Placed | undefined;
     try {
-      return await appendMessage(this.deps.client, path, raw, flags, date);
+      placed = await appendMessage(this.deps.client, path, raw, flags, date);
     } catch (err) {
       throw sessionError(err, 'save the message', this.log);
     }
+    // Without UIDPLUS the server does not say where it landed (APPENDUID): the newest message with its Message-ID
+    // there is it — ours carry ids of their own — so a draft's copy can still be replaced and removed (decision 0080).
+    if (placed !== undefined) return placed;
+    const messageId = messageIdOf(raw);
+    if (messageId === undefined) return undefined;
+    const uids = await this.inFolder(path, 'find the saved message', () =>
+      searchUids(this.deps.client, { header: { 'message-id': messageId } }),
+    );
+    const uid = uids.at(-1);
+    return uid === undefined ? undefined : { ref: String(uid), position: uid };
   }
 
   async deleteOwnDraft(path: string, ref: string): Promise<void> {
