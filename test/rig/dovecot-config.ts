@@ -23,6 +23,8 @@ interface DovecotConfigInput {
   underInbox?: boolean;
   /** Which of Drafts, Sent, Trash, Junk and Archive a new mailbox has (default: all five). */
   folders?: readonly string[];
+  /** Offer STARTTLS with this certificate and key (files Dovecot can read); default: no TLS at all. */
+  tls?: { certPath: string; keyPath: string };
   /** account every Dovecot process runs as, and the mail owner */
   user: string;
   group: string;
@@ -45,8 +47,12 @@ base_dir = ${c.dir}/run
 state_dir = ${c.dir}/state
 log_path = ${c.dir}/dovecot.log
 info_log_path = ${c.dir}/dovecot.log
-# plaintext IMAP on loopback: tests exercise the protocol, not TLS
-ssl = no
+# plaintext IMAP on loopback unless a test brings a certificate: tests exercise the protocol, not TLS
+${
+    c.tls === undefined
+      ? 'ssl = no'
+      : `ssl = yes\nssl_cert = <${c.tls.certPath}\nssl_key = <${c.tls.keyPath}`
+  }
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 # failed logins are a tested path; the default 2 s delay only slows tests down

@@ -92,6 +92,8 @@ export async function startDovecot(
     folders?: readonly string[];
     /** false: its answers lack UIDPLUS's COPYUID and APPENDUID, through a proxy whose port is the one given out. */
     uidplus?: boolean;
+    /** A certificate and its key (PEM) to offer STARTTLS with. */
+    tls?: { cert: string; key: string };
   } = {},
 ): Promise<Dovecot> {
   const account = dovecotAccount();
@@ -102,6 +104,12 @@ export async function startDovecot(
   const probe = { user: 'rig-probe', password: randomBytes(9).toString('hex') };
   const users = { ...opts.users, [probe.user]: probe.password };
   for (const sub of ['run', 'state', 'mail', 'users.d']) mkdirSync(join(dir, sub));
+  const tls =
+    opts.tls === undefined ? undefined : { certPath: join(dir, 'tls.crt'), keyPath: join(dir, 'tls.key') };
+  if (opts.tls !== undefined && tls !== undefined) {
+    writeFileSync(tls.certPath, opts.tls.cert);
+    writeFileSync(tls.keyPath, opts.tls.key, { mode: 0o600 });
+  }
   for (const [name, password] of Object.entries(users)) writeUser(usersDir, account, name, password);
 
   for (let attempt = 1; ; attempt++) {
@@ -118,6 +126,7 @@ export async function startDovecot(
         ...(opts.specialUse === false && { specialUse: false }),
         ...(opts.underInbox === true && { underInbox: true }),
         ...(opts.folders !== undefined && { folders: opts.folders }),
+        ...(tls !== undefined && { tls }),
       }),
     );
     const stderrPath = join(dir, `stderr-${port}.log`);
@@ -126,6 +135,7 @@ export async function startDovecot(
       dir,
       usersDir,
       confPath,
+      ...(tls === undefined ? [] : [tls.certPath, tls.keyPath]),
       stderrPath,
       join(dir, 'run'),
       join(dir, 'state'),

@@ -132,6 +132,8 @@ export type LoginFailure =
   | { readonly reason: 'auth_failed'; readonly message: string }
   | { readonly reason: 'unreachable'; readonly message: string }
   | { readonly reason: 'tls_required'; readonly message: string }
+  /** The server's TLS certificate is not one this machine trusts (often one it made for itself, decision 0081). */
+  | { readonly reason: 'certificate'; readonly message: string }
   | { readonly reason: 'refused_host'; readonly message: string };
 
 /** Opens sessions for one provider family (IMAP/iCloud now; Gmail and Graph later). */

@@ -46,6 +46,15 @@ const CONNECTION_LOST = new Set([
 ]);
 const TIMEOUTS = new Set(['ETIMEDOUT', 'CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'UPGRADE_TIMEOUT', 'ETIMEOUT']);
 const CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME|UNABLE_TO_GET_ISSUER/;
+/** What the commonest certificate failures mean, in words (OpenSSL's codes, as Node reports them). */
+const CERTIFICATE_WHY: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: ': the server signed it itself',
+  SELF_SIGNED_CERT_IN_CHAIN: ': it was issued by an authority of the server’s own',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: ': it was issued by an authority this machine does not know',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: ': it was issued by an authority this machine does not know',
+  CERT_HAS_EXPIRED: ': it has expired',
+  ERR_TLS_CERT_ALTNAME_INVALID: ': it was made for another server name',
+};
 
 /** Why a connection or login failed, in words for the person who typed the server settings. */
 export function classifyConnectError(err: unknown, endpoint: ImapEndpoint, oauth: boolean): LoginFailure {
@@ -80,8 +89,8 @@ export function classifyConnectError(err: unknown, endpoint: ImapEndpoint, oauth
   }
   if (CERTIFICATE.test(code)) {
     return {
-      reason: 'unreachable',
-      message: `The TLS certificate of ${endpoint.host} could not be verified.`,
+      reason: 'certificate',
+      message: `The TLS certificate of ${endpoint.host} could not be verified${CERTIFICATE_WHY[code] ?? ''}. If it is a server of your own with a certificate it made itself, the operator of this service can trust it with NODE_EXTRA_CA_CERTS.`,
     };
   }
   if (e.tlsFailed === true || /^ERR_SSL_|ClosedAfterConnectTLS/.test(code)) {

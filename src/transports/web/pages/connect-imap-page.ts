@@ -95,6 +95,11 @@ export function registerConnectImapPage(app: Hono<WebEnv>, inboxes: InboxService
     if (result.error.reason === 'link_invalid') return c.html(expired, 410);
     const target = await describe(f.token);
     if (target === undefined) return c.html(expired, 410);
-    return c.html(form(c, f.token, target, REASONS[result.error.reason] ?? 'The connection failed.'), 400);
+    // A certificate's failure is said as the adapter words it: which failure, and what the operator can do.
+    const words =
+      result.error.reason === 'certificate'
+        ? result.error.message
+        : (REASONS[result.error.reason] ?? 'The connection failed.');
+    return c.html(form(c, f.token, target, words), 400);
   });
 }
