@@ -41,13 +41,15 @@ interface SmtpSinkOptions {
   holdReplies?: boolean;
   /** Recipients refused at RCPT TO with 550, as a submission server refuses an address it knows to be wrong. */
   refuseRecipients?: readonly string[];
+  /** Offer STARTTLS with this certificate and key (PEM); default: plaintext only. */
+  tls?: { cert: string; key: string };
 }
 
 const MAX_SIZE = 25 * 1024 * 1024; // like common submission servers
 
 /**
  * An in-process SMTP submission server on 127.0.0.1 that records every message.
- * Plaintext only: STARTTLS is disabled so clients never try to upgrade. With
+ * Plaintext only unless given a certificate: STARTTLS is disabled so clients never try to upgrade. With
  * `users`, AUTH (PLAIN/LOGIN) is mandatory and checked; without, anything goes.
  */
 export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSink> {
@@ -68,7 +70,9 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
   };
   const server = new SMTPServer({
     logger: false,
-    disabledCommands: ['STARTTLS'],
+    ...(opts.tls === undefined
+      ? { disabledCommands: ['STARTTLS'] }
+      : { key: opts.tls.key, cert: opts.tls.cert }),
     authMethods: ['PLAIN', 'LOGIN'],
     authOptional: !users,
     allowInsecureAuth: true, // AUTH over plaintext; it is loopback-only

@@ -1,3 +1,4 @@
+import { certificateWords } from '../../net/certificate-words.ts';
 import { MailAuthError, MailProviderError } from '../../../core/mail/mail-ports.ts';
 import type { LoginFailure } from '../../../core/mail/mail-ports.ts';
 import type { ImapEndpoint } from '../../../core/mail/mail-types.ts';
@@ -45,17 +46,6 @@ const CONNECTION_LOST = new Set([
   'StateLogout',
 ]);
 const TIMEOUTS = new Set(['ETIMEDOUT', 'CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'UPGRADE_TIMEOUT', 'ETIMEOUT']);
-const CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME|UNABLE_TO_GET_ISSUER/;
-/** What the commonest certificate failures mean, in words (OpenSSL's codes, as Node reports them). */
-const CERTIFICATE_WHY: Record<string, string> = {
-  DEPTH_ZERO_SELF_SIGNED_CERT: ': the server signed it itself',
-  SELF_SIGNED_CERT_IN_CHAIN: ': it was issued by an authority of the server’s own',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: ': it was issued by an authority this machine does not know',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: ': it was issued by an authority this machine does not know',
-  CERT_HAS_EXPIRED: ': it has expired',
-  ERR_TLS_CERT_ALTNAME_INVALID: ': it was made for another server name',
-};
-
 /** Why a connection or login failed, in words for the person who typed the server settings. */
 export function classifyConnectError(err: unknown, endpoint: ImapEndpoint, oauth: boolean): LoginFailure {
   const where = `${endpoint.host}:${endpoint.port}`;
@@ -87,12 +77,8 @@ export function classifyConnectError(err: unknown, endpoint: ImapEndpoint, oauth
       message: `${where} does not offer STARTTLS, so the password would travel unencrypted. Use port 993 (TLS), or ask the operator to allow this server.`,
     };
   }
-  if (CERTIFICATE.test(code)) {
-    return {
-      reason: 'certificate',
-      message: `The TLS certificate of ${endpoint.host} could not be verified${CERTIFICATE_WHY[code] ?? ''}. If it is a server of your own with a certificate it made itself, the operator of this service can trust it with NODE_EXTRA_CA_CERTS.`,
-    };
-  }
+  const certificate = certificateWords(code, endpoint.host);
+  if (certificate !== undefined) return { reason: 'certificate', message: certificate };
   if (e.tlsFailed === true || /^ERR_SSL_|ClosedAfterConnectTLS/.test(code)) {
     return {
       reason: 'unreachable',

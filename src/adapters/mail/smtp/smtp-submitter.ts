@@ -12,6 +12,7 @@ import {
   type SubmitReceipt,
 } from '../../../core/sending/mail-submitter.ts';
 import { type Logger, silentLogger } from '../../../lib/logger.ts';
+import { certificateWords } from '../../net/certificate-words.ts';
 import {
   type AddressPolicy,
   HostNotFoundError,
@@ -30,7 +31,12 @@ export interface SmtpSubmitterOptions {
   readonly logger?: Logger;
 }
 
-type SmtpError = Error & { code?: string | undefined; responseCode?: number | undefined };
+type SmtpError = Error & {
+  code?: string | undefined;
+  /** The socket's own code, where nodemailer's `code` says only ESOCKET (a certificate's failure, say). */
+  originalCode?: string | undefined;
+  responseCode?: number | undefined;
+};
 
 /**
  * SMTP submission for IMAP and iCloud inboxes, with the stored credential: implicit TLS on 465, STARTTLS required on
@@ -95,7 +101,8 @@ export class SmtpSubmitter implements MailSubmitter {
     let step: { phase: 'before' | 'send'; reject: (e: Error) => void } | undefined;
     let refusedRecipients: string[] = [];
     const broken = (e: SmtpError | undefined) => {
-      const reason = e === undefined ? 'the mail server closed the connection' : describe(e);
+      const reason =
+        e === undefined ? 'the mail server closed the connection' : (certificate(e, host) ?? describe(e));
       step?.reject(step.phase === 'send' ? new SubmitUncertainError(reason) : new SubmitRefusedError(reason));
     };
     conn.on('error', (e: SmtpError) => {
@@ -147,6 +154,13 @@ export class SmtpSubmitter implements MailSubmitter {
 
 function refused(e: SmtpError, authFailed = false): SubmitRefusedError {
   return new SubmitRefusedError(describe(e), authFailed);
+}
+
+/** A certificate this machine does not trust, said with what the operator can do (decision 0081). */
+function certificate(e: SmtpError, host: string): string | undefined {
+  const words = certificateWords(e.originalCode ?? e.code, host);
+  // The refusal reads "Not sent: <reason>. Nothing went out…": no capital, no full stop of its own.
+  return words === undefined ? undefined : words.charAt(0).toLowerCase() + words.slice(1).replace(/\.$/, '');
 }
 
 /** A short reason without provider internals or credentials: the SMTP reply code, or the kind of failure. */
