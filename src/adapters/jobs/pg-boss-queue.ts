@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PgBoss } from 'pg-boss';
+import type { Job as PgBossJob, JobAttempt, PgBoss } from 'pg-boss';
 import type * as PgBossModule from 'pg-boss';
 import { LazyModule } from '../lazy-module.ts';
 
@@ -10,6 +10,8 @@ import type { Logger } from '../../lib/logger.ts';
 const SHORT_DELAY_MS = 30_000;
 /** How long a finished job is kept (pg-boss keeps them a week unless told). */
 const FINISHED_KEPT_SECONDS = 3600;
+/** How long a finished attempt is kept, to record its end again after an outage (see finishedLately). */
+const FINISHED_RECHECK_MS = 60_000;
 /** After an error, how often the queue asks its database whether it answers again. */
 const RECHECK_MS = 1_000;
 
@@ -53,6 +55,8 @@ export class PgBossQueue implements JobQueue {
    */
   private healthy = true;
   private rechecking = false;
+  /** Attempts this node finished in the last minute, by job id, oldest first (see finishedLately). */
+  private readonly finished = new Map<string, { kind: string; attempt: JobAttempt; at: number }>();
   /** Asks that could not be sent, by kind and key (one each, as the queue keeps): sent again by `recheck`. */
   private readonly unsent = new Map<string, { kind: string; key: string; due: number }>();
   private started = false;
@@ -125,21 +129,50 @@ export class PgBossQueue implements JobQueue {
     await this.boss.work<{ key: string }>(
       kind,
       { localConcurrency: this.opts.concurrency, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 5 },
-      ([job]) => this.run(kind, job?.data.key),
+      ([job]) => this.run(kind, job),
     );
   }
 
   /** One job of `kind` on this node: counted for `depth`, and proof that the queue works. */
-  private async run(kind: string, key: string | undefined): Promise<void> {
+  private async run(kind: string, job: PgBossJob<{ key: string }> | undefined): Promise<void> {
     const handler = this.handlers.get(kind);
-    if (handler === undefined || key === undefined) return;
+    const key = job?.data.key;
+    if (handler === undefined || job === undefined || key === undefined) return;
     this.active++;
     this.healthy = true;
     try {
       await handler(key);
+      this.finishedLately(kind, { id: job.id, retryCount: job.retryCount });
     } finally {
       this.active--;
     }
+  }
+
+  /**
+   * Keeps the attempt just finished for a minute: pg-boss records its end right after, and if the database went away
+   * at that moment the job would stay active — its key's next run held back until its heartbeat lapsed and the
+   * supervisor noticed — so `recheck` records the end itself once the database answers (decision 0077).
+   */
+  private finishedLately(kind: string, attempt: JobAttempt): void {
+    const now = Date.now();
+    this.finished.set(attempt.id, { kind, attempt, at: now });
+    for (const [id, f] of this.finished) {
+      if (now - f.at <= FINISHED_RECHECK_MS) break; // kept in the order they finished
+      this.finished.delete(id);
+    }
+  }
+
+  /**
+   * Records as completed the attempts finished in the last minute, per kind in one statement. Fenced by attempt: a
+   * job the supervisor already failed and another node is running again is not this node's to complete, and one
+   * pg-boss did complete is no longer active; either is left alone.
+   */
+  private async completeFinished(): Promise<void> {
+    const byKind = new Map<string, JobAttempt[]>();
+    for (const { kind, attempt } of this.finished.values())
+      byKind.set(kind, [...(byKind.get(kind) ?? []), attempt]);
+    this.finished.clear();
+    for (const [kind, attempts] of byKind) await this.boss.complete(kind, attempts);
   }
 
   /**
@@ -223,6 +256,7 @@ export class PgBossQueue implements JobQueue {
         if (!this.healthy) {
           try {
             await this.boss.getDb().executeSql('SELECT 1');
+            await this.completeFinished();
             this.healthy = true;
           } catch {
             continue; // still away; the next round asks again
