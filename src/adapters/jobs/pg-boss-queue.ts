@@ -171,8 +171,10 @@ export class PgBossQueue implements JobQueue {
     const byKind = new Map<string, JobAttempt[]>();
     for (const { kind, attempt } of this.finished.values())
       byKind.set(kind, [...(byKind.get(kind) ?? []), attempt]);
-    this.finished.clear();
-    for (const [kind, attempts] of byKind) await this.boss.complete(kind, attempts);
+    for (const [kind, attempts] of byKind) {
+      await this.boss.complete(kind, attempts); // a failure leaves them kept for the next round
+      for (const a of attempts) this.finished.delete(a.id);
+    }
   }
 
   /**
