@@ -55,6 +55,8 @@ export class PgBossQueue implements JobQueue {
    */
   private healthy = true;
   private rechecking = false;
+  /** An error came since the attempts finished lately were last recorded (see completeFinished). */
+  private endsToRecord = false;
   /** Attempts this node finished in the last minute, by job id, oldest first (see finishedLately). */
   private readonly finished = new Map<string, { kind: string; attempt: JobAttempt; at: number }>();
   /** Asks that could not be sent, by kind and key (one each, as the queue keeps): sent again by `recheck`. */
@@ -84,6 +86,7 @@ export class PgBossQueue implements JobQueue {
     });
     this.boss.on('error', (e: unknown) => {
       this.healthy = false;
+      this.endsToRecord = true; // an attempt's end may be what failed
       this.log.warn({ err: messageOf(e) }, 'job queue error');
       void this.recheck();
     });
@@ -245,23 +248,30 @@ export class PgBossQueue implements JobQueue {
 
   /**
    * Until healthy again: asks pg-boss's own pool for `SELECT 1` every second (a failure is the error at hand); then
-   * sends the asks that failed meanwhile (a watcher's news of new mail, a first sync after taking an inbox over),
-   * which would otherwise wait for the next periodic round (decision 0077).
+   * records the ends of the attempts finished lately, and sends the asks that failed meanwhile (a watcher's news of new
+   * mail, a first sync after taking an inbox over), which would otherwise wait for the next periodic round (0077).
    */
   private async recheck(): Promise<void> {
     if (this.rechecking) return;
     this.rechecking = true;
     try {
-      while ((!this.healthy || this.unsent.size > 0) && !this.stopped) {
+      while ((!this.healthy || this.endsToRecord || this.unsent.size > 0) && !this.stopped) {
         await sleep(RECHECK_MS, undefined, { ref: false });
         if (!this.started) continue;
         if (!this.healthy) {
           try {
             await this.boss.getDb().executeSql('SELECT 1');
-            await this.completeFinished();
             this.healthy = true;
           } catch {
             continue; // still away; the next round asks again
+          }
+        }
+        if (this.endsToRecord) {
+          try {
+            await this.completeFinished();
+            this.endsToRecord = false;
+          } catch {
+            continue; // the next round tries again
           }
         }
         const asks = [...this.unsent.values()];
