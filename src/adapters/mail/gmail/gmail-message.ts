@@ -110,7 +110,8 @@ export async function contentOf(m: gmail_v1.Schema$Message): Promise<{
     );
     if (p === undefined) return null;
     const charset = /charset="?([^";\s]+)"?/i.exec(headerOf(p, 'content-type') ?? '')?.[1];
-    return decoderFor(charset).decode(Buffer.from(p.body?.data ?? '', 'base64url'));
+    const bytes = Buffer.from(p.body?.data ?? '', 'base64url');
+    return decoderFor(charset, bytes).decode(bytes);
   };
   const attachments: AttachmentInfo[] = [];
   for (const p of parts.filter(isAttachment))

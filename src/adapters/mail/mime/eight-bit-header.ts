@@ -1,5 +1,5 @@
 import { isAscii, isUtf8 } from 'node:buffer';
-import { decoderFor } from './part-preview.ts';
+import { decoderFor, utf8UpToCut } from './part-preview.ts';
 
 /**
  * The bytes of a message as its parser can read them. Old mailers, PHP scripts and spam kits write headers in raw
@@ -28,13 +28,6 @@ export function withUtf8Header(raw: Uint8Array): Uint8Array {
 /** Whether a decoded text carries U+FFFD, the mark of bytes a decoder could not read (an IMAP ENVELOPE's, say). */
 export function garbled(...texts: readonly (string | undefined)[]): boolean {
   return texts.some((t) => t?.includes('\uFFFD') === true);
-}
-
-/** UTF-8, allowing for a character cut at the end (the source is read up to a limit). */
-function utf8UpToCut(bytes: Buffer): boolean {
-  for (let cut = 0; cut <= 3 && cut < bytes.length; cut++)
-    if (isUtf8(bytes.subarray(0, bytes.length - cut))) return true;
-  return false;
 }
 
 /**

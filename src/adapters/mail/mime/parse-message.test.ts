@@ -126,6 +126,16 @@ describe('decodePartPreview', () => {
     ).toBe('x');
   });
 
+  it('reads a charset no decoder knows as UTF-8 if the bytes are, else as windows-1252', () => {
+    const preview = (bytes: Buffer, charset: string) =>
+      decodePartPreview(bytes, { contentType: 'text/plain', charset });
+    for (const charset of ['unknown-8bit', 'x-unknown', 'ibm850']) {
+      expect(preview(Buffer.from('Caf\xe9 na\xefve', 'latin1'), charset)).toBe('Café naïve');
+      expect(preview(Buffer.from('Café naïve', 'utf8'), charset)).toBe('Café naïve');
+      expect(preview(Buffer.from('Café naïve', 'utf8').subarray(0, 9), charset)).toBe('Café na'); // cut in ï
+    }
+  });
+
   it('decodes quoted-printable as RFC 2045 says, keeping malformed escapes literally', () => {
     const qp = (s: string) =>
       decodePartPreview(Buffer.from(s, 'latin1'), {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { htmlToText } from '../../../lib/html-to-text.ts';
 
 /**
@@ -18,7 +19,7 @@ export function decodePartPreview(bytes: Uint8Array, part: PartEncoding): string
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
     part.encoding,
   );
-  const text = decoderFor(part.charset)
+  const text = decoderFor(part.charset, decoded)
     .decode(decoded)
     .replace(/\uFFFD+$/, '');
   return part.contentType.toLowerCase() === 'text/html' ? htmlToText(closeTruncatedHtml(text)) : text;
@@ -82,19 +83,30 @@ function decodeQuotedPrintable(bytes: Buffer): Buffer {
 
 const decoders = new Map<string, TextDecoder>();
 
-/** A decoder for a MIME charset label (WHATWG labels cover the legacy ones: windows-125x, ISO-2022-JP, GBK…). */
-export function decoderFor(charset: string | undefined): TextDecoder {
+/**
+ * A decoder for a MIME charset label (WHATWG labels cover the legacy ones: windows-125x, ISO-2022-JP, GBK…). A label
+ * no decoder knows (`unknown-8bit`, which sendmail writes for 8-bit mail of no known charset, `x-unknown`, `ibm850`)
+ * reads `bytes` as UTF-8 if they are, else as windows-1252, as readers fall back; UTF-8 without them.
+ */
+export function decoderFor(charset: string | undefined, bytes?: Uint8Array): TextDecoder {
   const label = (charset ?? 'utf-8').trim().toLowerCase().replace(/^"|"$/g, '') || 'utf-8';
   let decoder = decoders.get(label);
   if (decoder === undefined) {
     try {
       decoder = new TextDecoder(label);
     } catch {
-      decoder = label === 'utf-8' ? new TextDecoder('utf-8') : decoderFor('utf-8'); // unknown label
+      return decoderFor(bytes !== undefined && !utf8UpToCut(bytes) ? 'windows-1252' : 'utf-8');
     }
     if (decoders.size < 64) decoders.set(label, decoder);
   }
   return decoder;
+}
+
+/** UTF-8, allowing for a character cut at the end (a part or a source read up to a limit). */
+export function utf8UpToCut(bytes: Uint8Array): boolean {
+  for (let cut = 0; cut <= 3 && cut < bytes.length; cut++)
+    if (isUtf8(bytes.subarray(0, bytes.length - cut))) return true;
+  return bytes.length === 0;
 }
 
 /** Drops an unclosed `<style>`/`<script>`/`<head>` and a half tag at the cut, which would otherwise read as text. */
