@@ -22,10 +22,11 @@ import { toRemoteFolders } from './folder-list.ts';
 import { IdleWatcher, type WatchConnection } from './idle-watcher.ts';
 import { appendMessage, changeFlags, deleteMessages, moveMessages, uidsOf } from './imap-writer.ts';
 import { FolderMissingError, sessionError } from './imap-errors.ts';
-import { beforeMove, landedAfterMove, messageIdOf, type BeforeMove } from './moved-without-uidplus.ts';
+import { beforeMove, landedAfterMove, type BeforeMove } from './moved-without-uidplus.ts';
 import { openPart, readFullMessage, readRawMessage } from './message-reader.ts';
 import { fetchSummaries, flagState } from './summary-fetch.ts';
 import { toUidSet } from './uid-set.ts';
+import { messageIdOf } from '../mime/header-fields.ts';
 
 export interface ImapSessionDeps {
   readonly client: ImapFlow;
@@ -134,11 +135,16 @@ export class ImapSession implements MailSession {
   }
 
   /** UID SEARCH HEADER Message-ID: a substring match, exact here because the value keeps its angle brackets. */
-  locate(path: string, internetMessageId: string): Promise<Placed | undefined> {
-    return this.inFolder(path, 'find the message', async () => {
-      const [uid] = await searchUids(this.deps.client, { header: { 'message-id': internetMessageId } });
-      return uid === undefined ? undefined : { ref: String(uid), position: uid };
-    });
+  async locate(path: string, internetMessageId: string): Promise<Placed | undefined> {
+    const [uid] = await this.withMessageId(path, internetMessageId, 'find the message');
+    return uid === undefined ? undefined : { ref: String(uid), position: uid };
+  }
+
+  /** The UIDs of the messages in `path` with this Message-ID, ascending. */
+  private withMessageId(path: string, internetMessageId: string, action: string): Promise<number[]> {
+    return this.inFolder(path, action, () =>
+      searchUids(this.deps.client, { header: { 'message-id': internetMessageId } }),
+    );
   }
 
   /**
@@ -271,10 +277,7 @@ export class ImapSession implements MailSession {
     if (placed !== undefined) return placed;
     const messageId = messageIdOf(raw);
     if (messageId === undefined) return undefined;
-    const uids = await this.inFolder(path, 'find the saved message', () =>
-      searchUids(this.deps.client, { header: { 'message-id': messageId } }),
-    );
-    const uid = uids.at(-1);
+    const uid = (await this.withMessageId(path, messageId, 'find the saved message')).at(-1);
     return uid === undefined ? undefined : { ref: String(uid), position: uid };
   }
 

@@ -72,13 +72,3 @@ export async function landedAfterMove(
   }
   return placed;
 }
-
-/** The Message-ID of a raw message, as its header block gives it; undefined when it has none. */
-export function messageIdOf(raw: Uint8Array): string | undefined {
-  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  const end = bytes.indexOf('\r\n\r\n');
-  const id = parseHeaderBlock(end === -1 ? bytes : bytes.subarray(0, end + 2))
-    .get('message-id')
-    ?.trim();
-  return id === undefined || id === '' ? undefined : id;
-}

@@ -1,4 +1,5 @@
 import { isAscii, isUtf8 } from 'node:buffer';
+import { headerBlockEnd } from './header-fields.ts';
 import { decoderFor, utf8UpToCut } from './part-preview.ts';
 
 /**
@@ -13,7 +14,7 @@ import { decoderFor, utf8UpToCut } from './part-preview.ts';
  */
 export function withUtf8Header(raw: Uint8Array): Uint8Array {
   const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  const end = headerEnd(bytes);
+  const end = headerBlockEnd(bytes);
   const header = bytes.subarray(0, end);
   const body = bytes.subarray(end);
   const headerOk = isAscii(header) || isUtf8(header);
@@ -39,14 +40,6 @@ function undeclaredText(header: Buffer): boolean {
   const type = /^content-type:([^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)/im.exec(text)?.[1];
   if (type !== undefined && (!/^\s*text\//i.test(type) || /charset\s*=/i.test(type))) return false;
   return !/^content-transfer-encoding:\s*(base64|quoted-printable)/im.test(text);
-}
-
-/** Where the header block ends: after its blank line (CRLF or bare LF), or the whole message when it has none. */
-function headerEnd(bytes: Buffer): number {
-  const crlf = bytes.indexOf('\r\n\r\n');
-  const lf = bytes.indexOf('\n\n');
-  if (crlf !== -1 && (lf === -1 || crlf < lf)) return crlf + 4;
-  return lf === -1 ? bytes.length : lf + 2;
 }
 
 const CHARSET = /charset\s*=\s*"?([A-Za-z0-9_.:+-]{1,40})/i;

@@ -32,6 +32,21 @@ export function parseHeaderBlock(block: Uint8Array | string): Map<string, string
   return fields;
 }
 
+/** Where a message's header block ends: after its blank line (CRLF or bare LF), or the whole message when it has none. */
+export function headerBlockEnd(bytes: Buffer): number {
+  const crlf = bytes.indexOf('\r\n\r\n');
+  const lf = bytes.indexOf('\n\n');
+  if (crlf !== -1 && (lf === -1 || crlf < lf)) return crlf + 4;
+  return lf === -1 ? bytes.length : lf + 2;
+}
+
+/** The Message-ID of a raw message, read from its header block only; undefined when it has none. */
+export function messageIdOf(raw: Uint8Array): string | undefined {
+  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  const id = parseHeaderBlock(bytes.subarray(0, headerBlockEnd(bytes))).get('message-id');
+  return id === undefined || id === '' ? undefined : id;
+}
+
 /** Every `<id>` of a Message-ID, In-Reply-To or References value, in order. */
 export function messageIds(value: string | null | undefined): string[] {
   if (value === null || value === undefined) return [];
