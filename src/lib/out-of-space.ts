@@ -15,3 +15,8 @@ export function isOutOfSpace(e: unknown): boolean {
 /** What an agent or a client is told of it, on every surface. */
 export const OUT_OF_SPACE_WORDS =
   "The service's disk is full, so it can record nothing (the activity log, changes, drafts) and answers nothing until space is freed. Tell the person: whoever runs the service must free disk space.";
+
+/** What a caller is told of failure `e`: the full disk's words when it is one, else `otherwise`. */
+export function failureWords(e: unknown, otherwise: string): string {
+  return isOutOfSpace(e) ? OUT_OF_SPACE_WORDS : otherwise;
+}

@@ -10,7 +10,7 @@ import { mark, markPlan, newMarker, notice, unwrapArguments, type MarkPlan } fro
 import type { ToolContext, ToolDefinition } from './tool-definition.ts';
 import type { ToolError } from './tool-error.ts';
 import { fromInboxError } from './tool-helpers.ts';
-import { isOutOfSpace, OUT_OF_SPACE_WORDS } from '../../lib/out-of-space.ts';
+import { failureWords } from '../../lib/out-of-space.ts';
 
 /** A tool as `tools/list` shows it; built once at startup. */
 export type ListedTool = {
@@ -98,9 +98,10 @@ export class ToolRegistry {
     if (unrecorded !== null && ran.outcome === 'ok' && tool.annotations.readOnlyHint)
       return errorResult({
         error: 'internal_error',
-        message: isOutOfSpace(unrecorded.error)
-          ? OUT_OF_SPACE_WORDS
-          : 'The answer could not be written to the activity log, so it is withheld. Try again later; if it keeps failing, tell the person.',
+        message: failureWords(
+          unrecorded.error,
+          'The answer could not be written to the activity log, so it is withheld. Try again later; if it keeps failing, tell the person.',
+        ),
       });
     return ran.result;
   }
@@ -163,9 +164,10 @@ export class ToolRegistry {
       return {
         result: errorResult({
           error: 'internal_error',
-          message: isOutOfSpace(e)
-            ? OUT_OF_SPACE_WORDS
-            : 'The tool failed on the server. Try again later; if it keeps failing, tell the person.',
+          message: failureWords(
+            e,
+            'The tool failed on the server. Try again later; if it keeps failing, tell the person.',
+          ),
         }),
         outcome: 'internal_error',
         undoId,

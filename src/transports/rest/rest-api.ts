@@ -13,7 +13,7 @@ import { jsonError } from '../http/json-error.ts';
 import { restUnauthenticated } from './rest-auth.ts';
 import { registerDraftRoute } from './draft-route.ts';
 import { registerOpenApiRoute } from './openapi.ts';
-import { isOutOfSpace, OUT_OF_SPACE_WORDS } from '../../lib/out-of-space.ts';
+import { failureWords } from '../../lib/out-of-space.ts';
 
 export interface RestDeps {
   readonly verifier: BearerVerifier;
@@ -97,9 +97,10 @@ function audited(
       c.res = jsonError(
         500,
         'internal_error',
-        isOutOfSpace(unrecorded.error)
-          ? OUT_OF_SPACE_WORDS
-          : 'The answer could not be written to the activity log, so it is withheld. Try again later.',
+        failureWords(
+          unrecorded.error,
+          'The answer could not be written to the activity log, so it is withheld. Try again later.',
+        ),
       );
   };
 }
