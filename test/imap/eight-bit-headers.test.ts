@@ -39,6 +39,21 @@ const MAIL = [
     Buffer.from('%PDF-1.4 not really').toString('base64'),
     '--b--',
   ),
+  // A header in ASCII, a body in UTF-8 under a label no decoder knows (sendmail's `unknown-8bit`).
+  Buffer.concat([
+    latin1(
+      'From: Sendmail <relay@example.test>',
+      `To: ${USER}@example.test`,
+      'Subject: Relayed',
+      'Date: Mon, 02 Nov 2026 11:00:00 +0000',
+      'Message-ID: <unknown-8bit@rig.test>',
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=unknown-8bit',
+      'Content-Transfer-Encoding: 8bit',
+      '',
+    ),
+    Buffer.from('Soufflé brûlé – “tonight”\r\n', 'utf8'),
+  ]),
 ];
 
 describe.each([
@@ -99,6 +114,13 @@ describe.each([
     const text = expectToolOk(await call('get_message', { inboxId, messageId: plain.messageId }));
     expect(text['bodyUntrusted']).toContain('Naïve question about crème.');
     expect(JSON.stringify([got, text])).not.toContain('\uFFFD');
+  });
+
+  it('reads a body under a charset label no decoder knows as its snippet does: UTF-8, when its bytes are', async () => {
+    const relayed = (await listed()).find((x) => x.subject === 'Relayed')!;
+    expect(relayed.snippet).toBe('Soufflé brûlé – “tonight”');
+    const got = expectToolOk(await call('get_message', { inboxId, messageId: relayed.messageId }));
+    expect(got['bodyUntrusted']).toContain('Soufflé brûlé – “tonight”');
   });
 
   it('finds them by what the person reads', async () => {

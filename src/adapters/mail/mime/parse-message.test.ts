@@ -28,6 +28,42 @@ describe('parseMessage', () => {
     expect(m.messageId).toBe('<m1@example.test>');
   });
 
+  it('reads a body under a charset label no decoder knows as UTF-8 if its bytes are, else as windows-1252', async () => {
+    const message = (parts: [type: string, charset: string, body: Buffer][]) =>
+      Buffer.concat([
+        Buffer.from('From: a@example.test\r\nSubject: s\r\nMIME-Version: 1.0\r\n'),
+        Buffer.from('Content-Type: multipart/alternative; boundary=b\r\n\r\n'),
+        ...parts.flatMap(([type, charset, body]) => [
+          Buffer.from(
+            `--b\r\nContent-Type: ${type}; charset=${charset}\r\nContent-Transfer-Encoding: 8bit\r\n\r\n`,
+          ),
+          body,
+          Buffer.from('\r\n'),
+        ]),
+        Buffer.from('--b--\r\n'),
+      ]);
+    const utf8 = Buffer.from('Café – “quoted” €5 Ω', 'utf8');
+    const both = await parseMessage(
+      message([
+        ['text/plain', 'unknown-8bit', utf8],
+        ['text/html', '"x-unknown"', Buffer.from('<p>Crème</p>', 'utf8')],
+      ]),
+    );
+    expect(both.text.trim()).toBe('Café – “quoted” €5 Ω');
+    expect(both.html?.trim()).toBe('<p>Crème</p>');
+    // Bytes that are not UTF-8 stay windows-1252's, as before.
+    const latin = await parseMessage(
+      message([['text/plain', 'ibm850', Buffer.from('Caf\xe9 \x80', 'latin1')]]),
+    );
+    expect(latin.text.trim()).toBe('Café €');
+    // A label the decoders know is believed, even over bytes that would read as UTF-8.
+    const declared = await parseMessage(message([['text/plain', 'iso-8859-1', Buffer.from('Café', 'utf8')]]));
+    expect(declared.text.trim()).toBe('CafÃ©');
+    // Text already in UTF-8 that only looks like windows-1252 mojibake is left alone when no label is unknown.
+    const literal = await parseMessage(message([['text/plain', 'utf-8', Buffer.from('CafÃ©', 'utf8')]]));
+    expect(literal.text.trim()).toBe('CafÃ©');
+  });
+
   it('reads list headers, thread headers, groups and attachments', async () => {
     const raw = buildMessage({
       ...base,

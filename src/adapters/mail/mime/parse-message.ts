@@ -5,6 +5,7 @@ import type { AttachmentInfo, FullMessage, RemoteSummary } from '../../../core/m
 import { htmlToText } from '../../../lib/html-to-text.ts';
 import { withUtf8Header } from './eight-bit-header.ts';
 import { isOneClick, listIdOf, messageIds } from './header-fields.ts';
+import { readAgainAsUtf8 } from './unknown-charset.ts';
 
 /**
  * Parses raw RFC 5322 messages for every mail adapter (IMAP source, Gmail `raw`, Graph MIME, the demo store).
@@ -71,8 +72,8 @@ export async function parseMessage(raw: Uint8Array | ArrayBuffer | string): Prom
     messageId: messageIds(email.messageId)[0] ?? nonEmpty(email.messageId),
     inReplyTo: messageIds(email.inReplyTo)[0] ?? nonEmpty(email.inReplyTo),
     references: messageIds(email.references),
-    text: email.text ?? '',
-    html: email.html ?? null,
+    text: readAgainAsUtf8(email.text ?? '', bytes),
+    html: email.html === undefined ? null : readAgainAsUtf8(email.html, bytes),
     listId: listIdOf(header('list-id')),
     listUnsubscribe: header('list-unsubscribe'),
     listUnsubscribePost: isOneClick(header('list-unsubscribe-post')),
