@@ -1,5 +1,5 @@
 import type { DnsResolver } from '../adapters/mail/dkim/mailauth-dkim-verifier.ts';
-import type { HostLookup } from '../adapters/net/host-guard.ts';
+import type { AddressPolicy, HostLookup } from '../adapters/net/host-guard.ts';
 import type { Db } from '../adapters/storage/index.ts';
 import type { PasswordHasher } from '../core/accounts/password-hasher.ts';
 import type { Principal } from '../core/auth/principal.ts';
@@ -33,6 +33,8 @@ export interface AppOverrides {
   /** Tests: DNS answers and a CA for the one-click unsubscribe request (a local https sink). */
   readonly unsubscribeLookup?: HostLookup;
   readonly unsubscribeCa?: string;
+  /** Tests: DNS answers, the addresses allowed and a CA for SMTP submission (a local sink under a provider's name). */
+  readonly smtp?: { readonly lookup: HostLookup; readonly addressPolicy: AddressPolicy; readonly ca: string };
   /** Result size cap for tools (characters of JSON). */
   readonly maxToolResultChars?: number;
 }

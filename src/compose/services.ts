@@ -214,7 +214,7 @@ export function buildServices(c: {
     clock,
   });
   const submitter = new ProviderSubmitter(
-    new SmtpSubmitter({ vault, insecureHosts: config.imapInsecureHosts, logger: log }),
+    new SmtpSubmitter({ vault, insecureHosts: config.imapInsecureHosts, logger: log, ...o.smtp }),
     google === undefined ? undefined : { connector: google.connector, vault },
     microsoft === undefined ? undefined : { connector: microsoft.connector, vault },
   );

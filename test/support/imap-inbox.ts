@@ -10,7 +10,15 @@ import type { toolCaller } from './tool-caller.ts';
 export async function connectImapInbox(
   app: App,
   call: ReturnType<typeof toolCaller>,
-  o: { dovecot: Dovecot; user: string; password: string; smtpPort?: number; label?: string },
+  o: {
+    dovecot: Dovecot;
+    user: string;
+    password: string;
+    smtpPort?: number;
+    /** The submission server's name, when not 127.0.0.1 (a provider's, answered by the test's DNS). */
+    smtpHost?: string;
+    label?: string;
+  },
 ): Promise<string> {
   const added = await call('add_inbox', {
     label: o.label ?? `${o.user} on Dovecot`,
@@ -19,7 +27,7 @@ export async function connectImapInbox(
     imapHost: '127.0.0.1',
     imapPort: o.dovecot.port,
     imapUser: o.user,
-    ...(o.smtpPort !== undefined && { smtpHost: '127.0.0.1', smtpPort: o.smtpPort }),
+    ...(o.smtpPort !== undefined && { smtpHost: o.smtpHost ?? '127.0.0.1', smtpPort: o.smtpPort }),
   });
   if (added.isError) throw new Error(`add_inbox: ${JSON.stringify(added.body)}`);
   const inboxId = (added.body['inbox'] as { id: string }).id;

@@ -16,6 +16,11 @@ export interface Submission {
 export interface SubmitReceipt {
   readonly filedByProvider: boolean;
   /**
+   * The submission server filed a copy in Sent itself, as Gmail's SMTP does for every message it takes: another copy
+   * from the caller would be a duplicate. The draft is still the caller's to remove.
+   */
+  readonly copyFiledByServer?: boolean;
+  /**
    * Recipients the server refused while it took the message for the others (SMTP: a RCPT TO answered 5xx or 4xx).
    * No bounce will tell the person: the refusal was ours to hear. An API that takes the message whole says nothing.
    */

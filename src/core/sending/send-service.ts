@@ -326,20 +326,32 @@ export class SendService {
     await this.deps.pendingSends.finish(pendingSendId, 'sent', this.deps.clock.now(), null);
     await this.deps.drafts.setStatus(draft.id, 'sent', this.deps.clock.now());
     // Gmail's drafts.send filed the copy in Sent and used up the draft; after SMTP that is ours to do.
-    const warnings = receipt.filedByProvider ? [] : await this.fileAway(draft, inbox, raw, sentAt);
+    // Gmail's SMTP filed the copy itself: only the draft is ours to remove (decision 0082).
+    const warnings = receipt.filedByProvider
+      ? []
+      : await this.fileAway(draft, inbox, raw, sentAt, receipt.copyFiledByServer !== true);
     const refusedRecipients = receipt.refusedRecipients ?? [];
     return ok({ draft: { ...draft, status: 'sent' }, sentAt, warnings, refusedRecipients });
   }
 
-  /** After the server accepted it: a copy in Sent and the draft removed. Failures here do not unsend anything. */
-  private async fileAway(draft: Draft, inbox: Inbox, raw: Uint8Array, sentAt: Date): Promise<string[]> {
+  /**
+   * After the server accepted it: a copy in Sent (unless the server filed one) and the draft removed. Failures here
+   * do not unsend anything.
+   */
+  private async fileAway(
+    draft: Draft,
+    inbox: Inbox,
+    raw: Uint8Array,
+    sentAt: Date,
+    fileCopy: boolean,
+  ): Promise<string[]> {
     const warnings: string[] = [];
     let session: MailSession | undefined;
     try {
       session = await this.deps.sessions.open(inbox);
-      const sent = await folderPath(this.deps.folders, session, inbox, 'sent');
+      const sent = fileCopy ? await folderPath(this.deps.folders, session, inbox, 'sent') : null;
       if (sent === undefined) warnings.push('This mailbox has no Sent folder, so no copy was filed.');
-      else await session.append(sent, raw, ['\\Seen'], sentAt);
+      else if (sent !== null) await session.append(sent, raw, ['\\Seen'], sentAt);
       if (draft.folderPath !== null && draft.providerDraftId !== null)
         await session.deleteOwnDraft(draft.folderPath, draft.providerDraftId);
     } catch (e) {

@@ -15,6 +15,7 @@ import { type Logger, silentLogger } from '../../../lib/logger.ts';
 import { certificateWords } from '../../net/certificate-words.ts';
 import {
   type AddressPolicy,
+  type HostLookup,
   HostNotFoundError,
   HostRefusedError,
   isPublicHostAddress,
@@ -27,6 +28,9 @@ export interface SmtpSubmitterOptions {
   /** The same operator allowlist as IMAP: hosts that may be private and may skip TLS. */
   readonly insecureHosts?: readonly string[];
   readonly addressPolicy?: AddressPolicy;
+  /** Tests: DNS answers and a CA, for a local sink under a provider's name. */
+  readonly lookup?: HostLookup;
+  readonly ca?: string;
   readonly timeoutMs?: number;
   readonly logger?: Logger;
 }
@@ -74,7 +78,11 @@ export class SmtpSubmitter implements MailSubmitter {
     let servername: string | undefined;
     if (!insecure) {
       try {
-        ({ address, servername } = await vetHost(host, this.o.addressPolicy ?? isPublicHostAddress));
+        ({ address, servername } = await vetHost(
+          host,
+          this.o.addressPolicy ?? isPublicHostAddress,
+          this.o.lookup,
+        ));
       } catch (e) {
         if (e instanceof HostRefusedError || e instanceof HostNotFoundError)
           throw new SubmitRefusedError(e.message);
@@ -89,7 +97,11 @@ export class SmtpSubmitter implements MailSubmitter {
       secure: port === 465,
       requireTLS: !insecure && port !== 465,
       ...(servername !== undefined && { servername }),
-      tls: { minVersion: 'TLSv1.2', ...(servername !== undefined && { servername }) },
+      tls: {
+        minVersion: 'TLSv1.2',
+        ...(servername !== undefined && { servername }),
+        ...(this.o.ca !== undefined && { ca: this.o.ca }),
+      },
       connectionTimeout: timeout,
       greetingTimeout: timeout,
       socketTimeout: timeout * 2,
@@ -148,9 +160,15 @@ export class SmtpSubmitter implements MailSubmitter {
     } finally {
       conn.quit();
     }
-    return { filedByProvider: false, refusedRecipients };
+    return { filedByProvider: false, copyFiledByServer: FILES_ITS_OWN_COPY.has(host), refusedRecipients };
   }
 }
+
+/**
+ * Submission servers that file a copy of every message they take in the sender's Sent folder: Gmail's (Google
+ * Workspace's too). Another copy from us would be a duplicate (decision 0082). Not smtp-relay.gmail.com, a relay.
+ */
+const FILES_ITS_OWN_COPY: ReadonlySet<string> = new Set(['smtp.gmail.com', 'smtp.googlemail.com']);
 
 function refused(e: SmtpError, authFailed = false): SubmitRefusedError {
   return new SubmitRefusedError(describe(e), authFailed);
