@@ -223,6 +223,7 @@ export function buildServices(c: {
     pendingSends: stores.pendingSends,
     inboxes,
     folders: stores.folders,
+    messages: stores.messages,
     sessions,
     submitter,
     composer: mailComposer,

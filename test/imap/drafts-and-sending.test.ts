@@ -519,6 +519,31 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
     expect(sink.received).toHaveLength(count + 1);
   });
 
+  it('a sent reply marks the message it answers \\Answered at the server, as mail clients do, and no other (decision 0083)', async () => {
+    const list = expectToolOk(await call('list_messages', { inboxId, folder: 'inbox', limit: 50 }))[
+      'messages'
+    ] as { messageId: string; subject: string }[];
+    const first = list.find((m) => m.subject === 'Quarterly plan')!;
+    const threadId = expectToolOk(await call('get_message', { inboxId, messageId: first.messageId }))[
+      'threadId'
+    ];
+    const answered = async () =>
+      (await folderMessages(dovecot, ALICE, ALICE_PW, 'INBOX'))
+        .filter((m) => m.flags.includes('\\Answered'))
+        .map((m) => header(m.raw, 'Message-ID'));
+    expect(await answered()).toEqual([]);
+    const d = await draftWithApproval(call, {
+      inboxId,
+      to: 'planner@corp.test',
+      subject: 'Re: Quarterly plan',
+      text: 'Agreed, thank you.',
+      threadId,
+    });
+    expect(await answered()).toEqual([]); // a draft answers nothing yet
+    expectToolOk(await call('send_draft', approved(d)));
+    expect(await answered()).toEqual(['<t3@rig.test>']);
+  });
+
   it('another account cannot redeem this account’s approval; unknown ids are approval_invalid', async () => {
     const d = await draftWithApproval(call, {
       inboxId,

@@ -22,6 +22,7 @@ import type { Inbox } from '../inboxes/inbox.ts';
 import type { MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
+import type { MessageStore } from '../messages/message-store.ts';
 import type { ProfileService } from '../profile/profile-service.ts';
 import type { SettingsStore } from '../settings/settings-store.ts';
 import {
@@ -88,6 +89,7 @@ export interface SendServiceDeps {
   readonly pendingSends: PendingSendStore;
   readonly inboxes: InboxService;
   readonly folders: FolderStore;
+  readonly messages: MessageStore;
   readonly sessions: MailSessionFactory;
   readonly submitter: MailSubmitter;
   readonly composer: MessageComposer;
@@ -354,6 +356,7 @@ export class SendService {
       else if (sent !== null) await session.append(sent, raw, ['\\Seen'], sentAt);
       if (draft.folderPath !== null && draft.providerDraftId !== null)
         await session.deleteOwnDraft(draft.folderPath, draft.providerDraftId);
+      await this.markAnswered(session, draft, inbox);
     } catch (e) {
       this.deps.log.warn(
         { draftId: draft.id, err: e instanceof Error ? e.name : 'unknown' },
@@ -364,6 +367,32 @@ export class SendService {
       await session?.close().catch(() => undefined);
     }
     return warnings;
+  }
+
+  /**
+   * The message a sent reply answers marked `\\Answered` in the mailbox, as mail clients mark it, so the person's own
+   * client shows it replied to (decision 0083): the thread's message with the reply's In-Reply-To, wherever it is
+   * filed but Sent and Drafts. A failure is logged and told to no one: the message went out and is filed.
+   */
+  private async markAnswered(session: MailSession, draft: Draft, inbox: Inbox): Promise<void> {
+    if (draft.threadId === null || draft.inReplyTo === null) return;
+    try {
+      const [folders, thread] = await Promise.all([
+        this.deps.folders.list(inbox.id),
+        this.deps.messages.list(inbox.id, { threadId: draft.threadId, limit: 50, offset: 0 }),
+      ]);
+      for (const m of thread.items) {
+        if (m.internetMessageId !== draft.inReplyTo) continue;
+        const folder = folders.find((f) => f.id === m.folderId);
+        if (folder === undefined || folder.canonical === 'sent' || folder.canonical === 'drafts') continue;
+        await session.setFlags(folder.path, [m.providerRef], ['\\Answered'], []);
+      }
+    } catch (e) {
+      this.deps.log.warn(
+        { draftId: draft.id, err: e instanceof Error ? e.name : 'unknown' },
+        'marking the answered message failed',
+      );
+    }
   }
 
   /** Marks sends left `sending` by a process that died as `unknown`; run on start and periodically. */
