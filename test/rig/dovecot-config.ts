@@ -25,6 +25,8 @@ interface DovecotConfigInput {
   folders?: readonly string[];
   /** Offer STARTTLS with this certificate and key (files Dovecot can read); default: no TLS at all. */
   tls?: { certPath: string; keyPath: string };
+  /** Each user's storage quota (Dovecot's quota plugin, e.g. `64k`), answered `NO [OVERQUOTA]` past it; default none. */
+  quota?: string;
   /** account every Dovecot process runs as, and the mail owner */
   user: string;
   group: string;
@@ -78,7 +80,16 @@ userdb {
   args = uid=${c.uid} gid=${c.gid} home=${c.dir}/mail/%u
 }
 mail_location = maildir:~/Maildir
-namespace inbox {
+${
+    c.quota === undefined
+      ? ''
+      : `mail_plugins = $mail_plugins quota
+plugin {
+  quota = maildir:User quota
+  quota_rule = *:storage=${c.quota}
+}
+`
+  }namespace inbox {
   inbox = yes
   separator = ${c.underInbox === true ? '.\n  prefix = INBOX.' : '/'}
 ${specialUse}
@@ -103,6 +114,8 @@ service imap {
 protocol imap {
   # parallel test connections all come from 127.0.0.1 as the same user
   mail_max_userip_connections = 100${c.compress === true ? '\n  mail_plugins = $mail_plugins imap_zlib' : ''}${
+    c.quota === undefined ? '' : '\n  mail_plugins = $mail_plugins imap_quota'
+  }${
     c.capabilities === undefined ? '' : `\n  imap_capability = ${c.capabilities}`
   }
 }

@@ -94,6 +94,8 @@ export async function startDovecot(
     uidplus?: boolean;
     /** A certificate and its key (PEM) to offer STARTTLS with. */
     tls?: { cert: string; key: string };
+    /** Each user's storage quota (e.g. `64k`): past it the server answers `NO [OVERQUOTA]`. */
+    quota?: string;
   } = {},
 ): Promise<Dovecot> {
   const account = dovecotAccount();
@@ -127,6 +129,7 @@ export async function startDovecot(
         ...(opts.underInbox === true && { underInbox: true }),
         ...(opts.folders !== undefined && { folders: opts.folders }),
         ...(tls !== undefined && { tls }),
+        ...(opts.quota !== undefined && { quota: opts.quota }),
       }),
     );
     const stderrPath = join(dir, `stderr-${port}.log`);

@@ -19,7 +19,7 @@ import type { MessageComposer } from '../drafts/message-composer.ts';
 import type { InboxError } from '../inboxes/inbox-errors.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
-import type { MailSession } from '../mail/mail-ports.ts';
+import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageStore } from '../messages/message-store.ts';
@@ -337,8 +337,10 @@ export class SendService {
   }
 
   /**
-   * After the server accepted it: a copy in Sent (unless the server filed one) and the draft removed. Failures here
-   * do not unsend anything.
+   * After the server accepted it: a copy in Sent (unless the server filed one), the draft removed, the message it
+   * answers marked. Each step is tried whatever became of the one before — a copy refused by a full mailbox must not
+   * leave the sent draft offered for sending again — and a failure is a warning with the mailbox's words. None of
+   * them unsends anything.
    */
   private async fileAway(
     draft: Draft,
@@ -348,23 +350,45 @@ export class SendService {
     fileCopy: boolean,
   ): Promise<string[]> {
     const warnings: string[] = [];
-    let session: MailSession | undefined;
-    try {
-      session = await this.deps.sessions.open(inbox);
-      const sent = fileCopy ? await folderPath(this.deps.folders, session, inbox, 'sent') : null;
-      if (sent === undefined) warnings.push('This mailbox has no Sent folder, so no copy was filed.');
-      else if (sent !== null) await session.append(sent, raw, ['\\Seen'], sentAt);
-      if (draft.folderPath !== null && draft.providerDraftId !== null)
-        await session.deleteOwnDraft(draft.folderPath, draft.providerDraftId);
-      await this.markAnswered(session, draft, inbox);
-    } catch (e) {
+    const failed = (step: string, e: unknown, words: string) => {
       this.deps.log.warn(
-        { draftId: draft.id, err: e instanceof Error ? e.name : 'unknown' },
+        { draftId: draft.id, step, err: e instanceof Error ? e.name : 'unknown' },
         'filing a sent message failed',
       );
-      warnings.push('The message was sent, but filing the copy in Sent or removing the draft failed.');
+      const why = e instanceof MailProviderError || e instanceof MailAuthError ? ` (${e.message})` : '';
+      warnings.push(`The message was sent, but ${words}${why}.`);
+    };
+    const step = async (name: string, words: string, run: () => Promise<void>) => {
+      try {
+        await run();
+      } catch (e) {
+        failed(name, e, words);
+      }
+    };
+    let session: MailSession;
+    try {
+      session = await this.deps.sessions.open(inbox);
+    } catch (e) {
+      failed('open', e, 'the mailbox could not be reached to file its copy in Sent and remove its draft');
+      return warnings;
+    }
+    try {
+      if (fileCopy)
+        await step('copy', 'its copy could not be filed in Sent', async () => {
+          const sent = await folderPath(this.deps.folders, session, inbox, 'sent');
+          if (sent === undefined) warnings.push('This mailbox has no Sent folder, so no copy was filed.');
+          else await session.append(sent, raw, ['\\Seen'], sentAt);
+        });
+      const { folderPath: path, providerDraftId: ref } = draft;
+      if (path !== null && ref !== null)
+        await step(
+          'draft',
+          'its draft could not be removed from Drafts — delete it there, so that it is not sent twice',
+          () => session.deleteOwnDraft(path, ref),
+        );
+      await this.markAnswered(session, draft, inbox);
     } finally {
-      await session?.close().catch(() => undefined);
+      await session.close().catch(() => undefined);
     }
     return warnings;
   }

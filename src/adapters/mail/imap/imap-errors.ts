@@ -120,7 +120,25 @@ export function sessionError(err: unknown, action: string, log: Logger): Error {
     return new MailProviderError(`Could not ${action}: the connection to the mail server was lost.`);
   }
   const code = str(e.serverResponseCode);
+  const words = RESPONSE_CODE_WORDS.get(code.toUpperCase());
+  if (words !== undefined) return new MailProviderError(`Could not ${action}: ${words}.`);
   return new MailProviderError(
     `Could not ${action}: the mail server refused${code === '' ? '' : ` (${sanitizeReason(code, 40) ?? ''})`}.`,
   );
 }
+
+/**
+ * RFC 5530's response codes that say what someone can do, in words; any other code is named as the server gave it.
+ * OVERQUOTA is the common one: a free iCloud or Gmail account fills up, and from then on every draft, sent copy and
+ * copy between folders is refused while moves inside the mailbox still work.
+ */
+const RESPONSE_CODE_WORDS: ReadonlyMap<string, string> = new Map([
+  [
+    'OVERQUOTA',
+    'the mailbox is full (over its storage quota) — the person can empty Trash, delete large mail, or get more storage from the provider',
+  ],
+  ['NOPERM', 'this login is not allowed to do that in that folder'],
+  ['INUSE', 'the mailbox is busy with another session; try again in a moment'],
+  ['UNAVAILABLE', 'the mail server is unavailable for now; try again later'],
+  ['LIMIT', 'the mail server refused because one of its limits was reached (too large, too many)'],
+]);
