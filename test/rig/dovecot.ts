@@ -1,7 +1,16 @@
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +40,12 @@ export interface Dovecot {
   connections(): Promise<Map<string, number>>;
   /** Disconnects every connection of the user from the server's side (`doveadm kick`). */
   kick(user: string): Promise<void>;
+  /**
+   * The server's password database failing for this user, as an authentication backend that is away does: its
+   * passwd-file made unreadable, so a login is answered `NO [UNAVAILABLE] Temporary authentication failure` until it
+   * is back. Dovecot looks at the file at most once a second: wait that long after either change.
+   */
+  passwordDatabaseDown(user: string, down: boolean): void;
   /**
    * Stops the server (every connection drops) and starts it again on the same port with the same mail; `whileDown`
    * runs in between (to change the mail store behind the server's back).
@@ -173,6 +188,7 @@ export async function startDovecot(
       throw new Error(`Dovecot failed to start: ${errorMessage(err)}\n${logs}`, { cause: err });
     }
     let stopped: Promise<void> | undefined;
+    let passwdChanges = 0;
     const proxy = opts.uidplus === false ? await withoutUidplus(port) : undefined;
     return {
       host: '127.0.0.1',
@@ -183,6 +199,13 @@ export async function startDovecot(
         return Promise.resolve();
       },
       maildirOf: (user) => join(dir, 'mail', user, 'Maildir'),
+      passwordDatabaseDown: (user, down) => {
+        const path = join(usersDir, user);
+        chmodSync(path, down ? 0o000 : 0o644);
+        // Dovecot reloads a passwd-file when its modification time changes, not its mode.
+        const stamp = new Date(Date.now() + 1000 * ++passwdChanges);
+        utimesSync(path, stamp, stamp);
+      },
       connections: () => doveadmWho(confPath),
       kick: (user) =>
         new Promise((resolve, reject) => {

@@ -131,6 +131,8 @@ export interface MailSession extends MailboxReader, ChangeFeed, Searcher, Attach
 export type LoginFailure =
   | { readonly reason: 'auth_failed'; readonly message: string }
   | { readonly reason: 'unreachable'; readonly message: string }
+  /** The server refused the login for a failure of its own (RFC 5530 UNAVAILABLE): nothing said of the credential. */
+  | { readonly reason: 'unavailable'; readonly message: string }
   | { readonly reason: 'tls_required'; readonly message: string }
   /** The server's TLS certificate is not one this machine trusts (often one it made for itself, decision 0081). */
   | { readonly reason: 'certificate'; readonly message: string }

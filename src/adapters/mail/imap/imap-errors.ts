@@ -65,6 +65,12 @@ export function classifyConnectError(err: unknown, endpoint: ImapEndpoint, oauth
   const code = str(e.code);
   if (e.authenticationFailed === true) {
     const said = sanitizeReason(str(e.response) || str(e.responseText));
+    if (refusedForNow(str(e.serverResponseCode), said ?? '')) {
+      return {
+        reason: 'unavailable',
+        message: `The mail server could not check the login just now, a failure on its side${said === undefined ? '' : ` (server said: ${said})`}; this says nothing about the password.`,
+      };
+    }
     const what = oauth ? 'the sign-in token' : 'the username or password';
     return {
       reason: 'auth_failed',
@@ -91,6 +97,23 @@ export function classifyConnectError(err: unknown, endpoint: ImapEndpoint, oauth
     return { reason: 'unreachable', message: `${where} cannot be reached from this server.` };
   }
   return { reason: 'unreachable', message: `Could not connect to the mail server at ${where}.` };
+}
+
+/**
+ * A login refused for a reason of the server's own, not the credential's: RFC 5530's UNAVAILABLE (Dovecot's
+ * "Temporary authentication failure" while its password database is away, Gmail's "Temporary System Error") and
+ * INUSE, and the connection limits servers word without a code (Gmail: "Too many simultaneous connections").
+ * Taken for a refused password, it sent the inbox to "needs reconnecting" for good: every sync and watch stopped
+ * until the person typed the same password again (decision 0085).
+ */
+function refusedForNow(code: string, said: string): boolean {
+  return (
+    code === 'UNAVAILABLE' ||
+    code === 'INUSE' ||
+    /too many (simultaneous |concurrent )?(connections|logins|sessions)|maximum number of connections/i.test(
+      said,
+    )
+  );
 }
 
 /** A folder that is not (or no longer) on the server; still a MailProviderError for callers of the port. */

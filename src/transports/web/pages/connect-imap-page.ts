@@ -9,6 +9,8 @@ const REASONS: Record<string, string> = {
   auth_failed:
     'The mail server refused this user name and password. Check them and try again (iCloud needs an app-specific password).',
   unreachable: 'The mail server could not be reached. Check the server name and port with your provider.',
+  unavailable:
+    'The mail server could not check the login just now, a failure on its side; this says nothing about the password. Try again in a few minutes.',
   tls_required: 'The mail server does not offer an encrypted connection, so the password was not sent.',
   refused_host: 'This server address points to a private network, which this service does not connect to.',
 };
