@@ -717,6 +717,28 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
       expect(working.received).toHaveLength(1);
     }, 20_000);
 
+    it('a login the server could not check just now (454) is not_sent with the inbox still connected; the same approval sends once it can', async () => {
+      const sink = working!;
+      const d = await draftWithApproval(call, {
+        inboxId: carolInbox,
+        to: 'dan@example.org',
+        subject: 'Password database away',
+        text: 'e',
+      });
+      const before = sink.received.length;
+      sink.authUnavailable(true);
+      const refused = expectToolError(await call('send_draft', approved(d)), 'provider_error');
+      expect(refused['details']).toEqual({ status: 'not_sent' });
+      expect(refused['message']).toMatch(/could not check the login just now \(it answered 454/);
+      expect(expectToolOk(await call('get_connection_status', { inboxId: carolInbox }))).toMatchObject({
+        connectionStatus: 'connected',
+        needsReconnect: false,
+      });
+      sink.authUnavailable(false);
+      expectToolOk(await call('send_draft', approved(d)));
+      expect(sink.received).toHaveLength(before + 1);
+    });
+
     it('a connection lost after the message was handed over is provider_error unknown; the approval never sends again', async () => {
       await working?.stop();
       working = undefined;

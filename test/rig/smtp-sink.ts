@@ -26,6 +26,11 @@ export interface SmtpSink {
   release(): void;
   /** Cuts every open client connection without a reply (held replies are dropped, not sent). */
   disconnect(): void;
+  /**
+   * While on, AUTH is answered `454 4.7.0 Temporary authentication failure` (RFC 4954), as a submission server
+   * whose password database is away answers, whatever the password.
+   */
+  authUnavailable(on: boolean): void;
   stop(): Promise<void>;
 }
 
@@ -57,6 +62,7 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
   const received: ReceivedMail[] = [];
   const events = new EventEmitter();
   let holding = opts.holdReplies === true;
+  let authDown = false;
   const held: (() => void)[] = [];
   const release = (): void => {
     holding = false;
@@ -79,6 +85,10 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
     size: MAX_SIZE,
     closeTimeout: 1000, // stop() should not wait 30 s for an idle client
     onAuth(auth, _session, callback) {
+      if (authDown) {
+        callback(Object.assign(new Error('4.7.0 Temporary authentication failure'), { responseCode: 454 }));
+        return;
+      }
       const user = auth.username ?? '';
       if (!users || (Object.hasOwn(users, user) && users[user] === auth.password)) callback(null, { user });
       else callback(new Error('Invalid username or password')); // smtp-server answers 535
@@ -161,6 +171,9 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
     disconnect() {
       held.length = 0;
       for (const socket of sockets) socket.destroy();
+    },
+    authUnavailable(on) {
+      authDown = on;
     },
     stop() {
       release();

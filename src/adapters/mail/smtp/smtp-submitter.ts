@@ -131,7 +131,7 @@ export class SmtpSubmitter implements MailSubmitter {
       await new Promise<void>((resolve, reject) => {
         step = { phase: 'before', reject };
         conn.login({ user: credential.username, pass: credential.password }, (e) =>
-          e ? reject(refused(e, e.code === 'EAUTH' || e.code === 'ENOAUTH')) : resolve(),
+          e ? reject(refused(e, (e.code === 'EAUTH' || e.code === 'ENOAUTH') && !forNow(e))) : resolve(),
         );
       });
       await new Promise<void>((resolve, reject) => {
@@ -170,6 +170,15 @@ export class SmtpSubmitter implements MailSubmitter {
  */
 const FILES_ITS_OWN_COPY: ReadonlySet<string> = new Set(['smtp.gmail.com', 'smtp.googlemail.com']);
 
+/**
+ * A 4xx reply is a failure of the moment (RFC 5321 §4.2.1): at AUTH, `454 4.7.0 Temporary authentication failure`
+ * (RFC 4954) while the server's password database is away, or Gmail's "Too many login attempts, please try again
+ * later". Taken for a refused password, it sent the whole inbox to "needs reconnecting" (decision 0085).
+ */
+function forNow(e: SmtpError): boolean {
+  return typeof e.responseCode === 'number' && e.responseCode >= 400 && e.responseCode < 500;
+}
+
 function refused(e: SmtpError, authFailed = false): SubmitRefusedError {
   return new SubmitRefusedError(describe(e), authFailed);
 }
@@ -183,6 +192,8 @@ function certificate(e: SmtpError, host: string): string | undefined {
 
 /** A short reason without provider internals or credentials: the SMTP reply code, or the kind of failure. */
 function describe(e: SmtpError): string {
+  if ((e.code === 'EAUTH' || e.code === 'ENOAUTH') && forNow(e))
+    return `the mail server could not check the login just now (it answered ${String(e.responseCode)}, a failure on its side; this says nothing about the password)`;
   if (e.code === 'EAUTH' || e.code === 'ENOAUTH') return 'the mail server refused the login';
   if (e.code === 'ETLS' || e.code === 'EREQUIRETLS') return 'the mail server does not offer TLS';
   if (e.code === 'EDNS') return 'the mail server name does not resolve';
