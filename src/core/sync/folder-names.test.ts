@@ -3,16 +3,15 @@ import type { Folder, FolderId } from '../messages/folder.ts';
 import type { InboxId } from '../inboxes/inbox.ts';
 import { resolveFolder } from './folder-names.ts';
 
-const folder = (path: string, name = path, canonical: Folder['canonical'] = null): Folder =>
-  ({
-    id: `fld_${path.replace(/\W/g, '') || 'x'}` as FolderId,
-    inboxId: 'inbox_1' as InboxId,
-    path,
-    name,
-    canonical,
-    selected: false,
-    sync: {} as Folder['sync'],
-  }) as Folder;
+const folder = (path: string, name = path, canonical: Folder['canonical'] = null): Folder => ({
+  id: `fld_${path.replace(/\W/g, '') || 'x'}` as FolderId,
+  inboxId: 'inbox_1' as InboxId,
+  path,
+  name,
+  canonical,
+  selected: false,
+  sync: {} as Folder['sync'],
+});
 
 describe('resolveFolder', () => {
   const inbox = folder('INBOX', 'Inbox', 'inbox');

@@ -4,7 +4,7 @@ import { CANONICAL_FOLDERS, type Folder } from '../messages/folder.ts';
  * Resolves folder names given by an agent: a canonical id (`inbox`, `sent`, …), the folder id (`fld_…`), the
  * provider path, or the display name — case-insensitively for names, exactly for ids and paths. A path or name is
  * taken as given before its outer spaces are dropped: a person's folder may be called " Work " (one made by a typo),
- * and `list_folders` shows it so; trimmed first, it was "No folder named" under the name the agent was given.
+ * and the folder listing shows it so; trimmed first, it was "No folder named" under the name the agent was given.
  */
 export function resolveFolder(folders: readonly Folder[], name: string): Folder | undefined {
   const n = name.trim();
