@@ -11,6 +11,7 @@ import {
 import { connectImapInbox, imapClient } from '../support/imap-inbox.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import type { WebClient } from '../support/web-client.ts';
 
 // A mailbox over its storage quota (a free iCloud or Gmail account fills up) refuses every APPEND and COPY with
 // `NO [OVERQUOTA]` (RFC 5530) while moves inside it still work. A draft was refused "the mail server refused
@@ -25,6 +26,7 @@ describe('a mailbox over its storage quota', () => {
   let sink: SmtpSink;
   let app: App;
   let call: ReturnType<typeof toolCaller>;
+  let web: WebClient;
   let inboxId: string;
   const message = (i: number, kilobytes: number) =>
     buildMessage({
@@ -68,7 +70,7 @@ describe('a mailbox over its storage quota', () => {
     ]);
     await deliver(...[0, 1, 2, 3, 4].map((i) => message(i, 9))); // ~46 KB of 100
     app = await createTestApp();
-    ({ call } = await agentOn(app));
+    ({ call, web } = await agentOn(app));
     inboxId = await connectImapInbox(app, call, {
       dovecot,
       user: USER,
@@ -84,16 +86,18 @@ describe('a mailbox over its storage quota', () => {
   });
 
   let first: Record<string, unknown>;
-  const draft = (subject: string) =>
-    call('create_draft', { inboxId, to: 'friend@example.org', subject, text: 'y'.repeat(20 * 1024) });
+  let second: Record<string, unknown>;
+  const draft = (subject: string, kilobytes = 20) =>
+    call('create_draft', { inboxId, to: 'friend@example.org', subject, text: 'y'.repeat(kilobytes * 1024) });
 
   it('refuses a draft in words once full, and writes nothing', async () => {
     first = expectToolOk(await draft('Written before it filled')); // ~66 KB
-    await deliver(message(5, 25)); // ~92 KB: another 20 KB does not fit
+    second = expectToolOk(await draft('Sent from the console', 10)); // ~77 KB
+    await deliver(message(5, 15)); // ~92 KB: another 20 KB does not fit
     const refused = expectToolError(await draft('Written once full'), 'provider_error');
     expect(refused['message']).toContain(FULL);
     expect(refused['message']).not.toContain('OVERQUOTA');
-    expect(await subjects('Drafts')).toEqual(['Written before it filled']);
+    expect(await subjects('Drafts')).toEqual(['Written before it filled', 'Sent from the console']);
   });
 
   it('still moves mail, and undoes the move', async () => {
@@ -123,7 +127,28 @@ describe('a mailbox over its storage quota', () => {
     expect(sink.received).toHaveLength(1);
     expect(sent['warnings']).toEqual([expect.stringContaining('its copy could not be filed in Sent')]);
     expect((sent['warnings'] as string[])[0]).toContain(FULL);
+    // The person is told, not only the agent.
+    expect(sent['sayToHuman']).toMatch(/^The message was sent, but its copy could not be filed in Sent/);
+    expect(sent['sayToHuman']).toContain(FULL);
+    expect(await subjects('Sent')).toEqual([]);
+    expect(await subjects('Drafts')).toEqual(['Sent from the console']);
+  });
+
+  it('says the same on the console when the person sends from there, once', async () => {
+    await deliver(message(6, 20)); // the first draft’s room taken again
+    await web.get('/waiting');
+    const res = await web.post('/waiting/send', { id: second['pendingSendId'] as string });
+    expect(res.status).toBe(303);
+    const location = res.headers.get('location')!;
+    expect(location).toBe('/waiting');
+    await web.get(location);
+    expect(web.lastHtml).toContain('The message was sent, but its copy could not be filed in Sent');
+    expect(web.lastHtml).toContain(FULL);
+    expect(web.lastHtml).not.toContain('It is in your Sent folder');
+    await sink.waitFor(2);
     expect(await subjects('Sent')).toEqual([]);
     expect(await subjects('Drafts')).toEqual([]);
+    await web.get('/waiting'); // shown once
+    expect(web.lastHtml).not.toContain('its copy could not be filed');
   });
 });

@@ -376,7 +376,8 @@ export class SendService {
       if (fileCopy)
         await step('copy', 'its copy could not be filed in Sent', async () => {
           const sent = await folderPath(this.deps.folders, session, inbox, 'sent');
-          if (sent === undefined) warnings.push('This mailbox has no Sent folder, so no copy was filed.');
+          if (sent === undefined)
+            warnings.push('The message was sent, but this mailbox has no Sent folder, so no copy was filed.');
           else await session.append(sent, raw, ['\\Seen'], sentAt);
         });
       const { folderPath: path, providerDraftId: ref } = draft;

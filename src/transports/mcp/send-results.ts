@@ -25,15 +25,23 @@ export async function sentResult(sent: SendOutcome, ctx: ToolContext) {
     ...(inbox.ok && { draft: draftView(sent.draft, inbox.inbox) }),
     ...(sent.warnings.length > 0 && { warnings: sent.warnings }),
     ...(sent.refusedRecipients.length > 0 && { refusedRecipients: sent.refusedRecipients }),
-    sayToHuman: sentWords(sent.refusedRecipients),
+    sayToHuman: sentWords(sent.refusedRecipients, sent.warnings),
   });
 }
 
-/** What the person is told of a send: all of it, or which addresses it did not reach and why. */
-function sentWords(refused: readonly string[]): string {
-  if (refused.length === 0) return 'Sent.';
+/**
+ * What the person is told of a send: all of it, or which addresses it did not reach and why — and what became of
+ * its filing when that went wrong (no copy in Sent because the mailbox is full, a draft left behind): theirs to know,
+ * not only the agent's.
+ */
+function sentWords(refused: readonly string[], warnings: readonly string[]): string {
   const one = refused.length === 1;
-  return `Sent, but not to ${refused.join(', ')}: your mail server refused ${one ? 'that address' : 'those addresses'}, so ${one ? 'it' : 'they'} will not get it. Check ${one ? 'it' : 'them'} before sending again.`;
+  const sent =
+    refused.length === 0
+      ? 'Sent.'
+      : `Sent, but not to ${refused.join(', ')}: your mail server refused ${one ? 'that address' : 'those addresses'}, so ${one ? 'it' : 'they'} will not get it. Check ${one ? 'it' : 'them'} before sending again.`;
+  // Each warning says "The message was sent, but …" itself.
+  return (refused.length === 0 && warnings.length > 0 ? warnings : [sent, ...warnings]).join(' ');
 }
 
 /** A refused or failed send as a tool error: the same words for send_draft and the draft card. */

@@ -1,7 +1,8 @@
 import { html } from 'hono/html';
-import type { Hono } from 'hono';
 import { normaliseEmail } from '../../../core/accounts/password-hasher.ts';
 import type { Requester } from '../../../core/drafts/draft.ts';
+import type { Context, Hono } from 'hono';
+import { clearCookie, readCookie, setHttpOnlyCookie } from '../cookies.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
@@ -37,6 +38,19 @@ function refusedShown(param: string | undefined): string | undefined {
   return addresses.join(', ');
 }
 
+const SENT_FLASH = 'it_sent_filing';
+
+/** The filing warnings of the send just made, once: the sealed cookie is read, removed, and checked for its shape. */
+function sentFlash(c: Context<WebEnv>, deps: WebDeps, accountId: string): string[] {
+  const sealed = readCookie(c, SENT_FLASH);
+  if (sealed === undefined) return [];
+  clearCookie(c, deps.cookies, SENT_FLASH, '/waiting');
+  const opened = deps.flash.open(sealed, `${SENT_FLASH}:${accountId}`);
+  if (opened === undefined) return [];
+  const words: unknown = JSON.parse(opened);
+  return Array.isArray(words) && words.every((w) => typeof w === 'string') ? words.slice(0, 5) : [];
+}
+
 export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.get('/waiting', requireSignIn, async (c) => {
     const account = signedInAccount(c);
@@ -60,6 +74,7 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const done = c.req.query('done');
     const failed = c.req.query('error');
     const refused = refusedShown(c.req.query('refused'));
+    const filing = sentFlash(c, deps, account.id);
     return c.html(
       page({
         title: 'Waiting for you',
@@ -72,8 +87,9 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
             'error',
             refused === undefined
               ? undefined
-              : `Sent, but not to ${refused}: your mail server refused ${refused.includes(',') ? 'those addresses' : 'that address'}, so the message did not go there. It is in your Sent folder.`,
+              : `Sent, but not to ${refused}: your mail server refused ${refused.includes(',') ? 'those addresses' : 'that address'}, so the message did not go there.${filing.length === 0 ? ' It is in your Sent folder.' : ''}`,
           )}
+          ${notice('error', filing.length === 0 ? undefined : filing.join(' '))}
           ${
             waiting.length === 0
               ? html`<p class="muted">Nothing is waiting for you.</p>`
@@ -149,9 +165,21 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const r = await deps.sending.sendFromApp(account.id, id);
     if (!r.ok) return c.redirect(`/waiting?error=${r.error.code}`, 303);
     const refused = r.value.refusedRecipients;
+    // What went wrong in filing it (no copy in Sent, a draft left behind) travels sealed to the page, shown once.
+    if (r.value.warnings.length > 0)
+      setHttpOnlyCookie(
+        c,
+        deps.cookies,
+        SENT_FLASH,
+        deps.flash.seal(JSON.stringify(r.value.warnings), `${SENT_FLASH}:${account.id}`),
+        120,
+        '/waiting',
+      );
     return c.redirect(
       refused.length === 0
-        ? '/waiting?done=sent'
+        ? r.value.warnings.length === 0
+          ? '/waiting?done=sent'
+          : '/waiting'
         : `/waiting?refused=${encodeURIComponent(refused.join(','))}`,
       303,
     );
