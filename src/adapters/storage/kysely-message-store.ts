@@ -15,6 +15,7 @@ import type {
 import type { Db } from './database.ts';
 import { hotBatch, hotQuery, type Param } from './hot-query.ts';
 import type { MessagesTable } from './schema.ts';
+import { searchFold } from './search-fold.ts';
 import { bit, isForeignKeyViolation, isUniqueViolation, toDate } from './sql-errors.ts';
 import { InboxGoneError } from '../../core/inboxes/inbox-errors.ts';
 
@@ -79,7 +80,7 @@ const toRow = (m: MessageSummary): Selectable<MessagesTable> => ({
   from_name: m.from.name,
   to_json: JSON.stringify(m.to),
   snippet: m.snippet,
-  search_text: `${m.subject}\n${m.from.name} <${m.from.address}>\n${m.snippet}`.toLowerCase(),
+  search_text: searchFold(`${m.subject}\n${m.from.name} <${m.from.address}>\n${m.snippet}`),
   date: m.date.getTime(),
   unread: bit(m.unread),
   starred: bit(m.starred),
@@ -125,8 +126,8 @@ const upsertStatement = (db: Db) =>
 
 type FlagColumns = Pick<Selectable<MessagesTable>, 'unread' | 'starred' | 'labels_json'>;
 
-/** LIKE pattern for a literal substring: %, _ and the escape character itself are escaped. */
-export const likeContains = (s: string): string => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** LIKE pattern for a literal substring, folded as the index is: %, _ and the escape character itself are escaped. */
+export const likeContains = (s: string): string => `%${searchFold(s).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export type HeadlineRow = PreviewColumns &
   Pick<Selectable<MessagesTable>, 'list_id' | 'list_unsubscribe'> & { total: number };

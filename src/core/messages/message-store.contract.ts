@@ -162,6 +162,36 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       expect(await subjects({ text: 'chef', limit: 50, offset: 0 })).toEqual(['Lunch']);
     });
 
+    it('matches text whatever its accents, case and compatibility forms', async () => {
+      const { inbox, inboxFolder } = await setup(h());
+      await h().messages.upsertMany([
+        newSummary(inbox, inboxFolder, 1, {
+          subject: 'Café crème',
+          from: { address: 'jose@example.test', name: 'José Müller' },
+        }),
+        newSummary(inbox, inboxFolder, 2, { subject: 'Ｑ３ ﬁnance', snippet: 'Straße' }),
+        newSummary(inbox, inboxFolder, 3, { subject: 'Cafeteria' }),
+      ]);
+      const subjects = async (text: string) =>
+        (await h().messages.list(inbox, { text, limit: 50, offset: 0 })).items.map((m) => m.subject).sort();
+      expect(await subjects('cafe')).toEqual(['Cafeteria', 'Café crème']);
+      expect(await subjects('CAFÉ CRÈME')).toEqual(['Café crème']);
+      expect(await subjects('jose muller')).toEqual(['Café crème']);
+      expect(await subjects('josé')).toEqual(['Café crème']);
+      expect(await subjects('q3 finance')).toEqual(['Ｑ３ ﬁnance']);
+      expect(await subjects('straße')).toEqual(['Ｑ３ ﬁnance']);
+      expect(
+        (
+          await h().messages.headlines(inbox, {
+            folderIds: [inboxFolder],
+            text: 'muller',
+            limit: 5,
+            offset: 0,
+          })
+        ).total,
+      ).toBe(1);
+    });
+
     it('restricts to a folder set; an empty set matches nothing', async () => {
       const { inbox, inboxFolder, archive } = await setup(h());
       await h().messages.upsertMany([newSummary(inbox, inboxFolder, 1), newSummary(inbox, archive, 2)]);

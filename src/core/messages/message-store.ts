@@ -8,7 +8,7 @@ export interface MessageQuery {
   /** Restrict to these folders (the inbox's selected ones) when no single folder is given. */
   readonly folderIds?: readonly FolderId[];
   readonly unreadOnly?: boolean;
-  /** Case-insensitive substring over subject, sender and snippet. */
+  /** A substring over subject, sender and snippet, whatever its case and accents (decision 0086). */
   readonly text?: string;
   readonly fromAddress?: string;
   /** Only the messages of this conversation. */
@@ -45,7 +45,7 @@ export interface HeadlineQuery {
   /** At least one; the page spans these folders. */
   readonly folderIds: readonly FolderId[];
   readonly unreadOnly?: boolean;
-  /** Case-insensitive substring over subject, sender and snippet. */
+  /** A substring over subject, sender and snippet, whatever its case and accents (decision 0086). */
   readonly text?: string;
   readonly limit: number;
   readonly offset: number;

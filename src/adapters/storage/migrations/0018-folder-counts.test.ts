@@ -44,7 +44,7 @@ for (const { name, target } of targets) {
       await stores.messages.upsertMany(
         Array.from({ length: 30 }, (_, n) => newSummary(inbox, n < 20 ? a!.id : b!.id, n + 1)),
       );
-      expect(await migrateToLatest(db)).toEqual(['0018-folder-counts']);
+      expect((await migrateToLatest(db))[0]).toBe('0018-folder-counts');
 
       const totals = async (folderIds: FolderId[], unreadOnly: boolean) =>
         (await stores.messages.headlines(inbox, { folderIds, unreadOnly, limit: 5, offset: 0 })).total;

@@ -18,6 +18,7 @@ import { crashRecovery } from './0015-crash-recovery.ts';
 import { unfinishedWork } from './0016-unfinished-work.ts';
 import { changeCounts } from './0017-change-counts.ts';
 import { folderCounts } from './0018-folder-counts.ts';
+import { foldedSearch } from './0019-folded-search.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -43,5 +44,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0016-unfinished-work': unfinishedWork(dialect),
     '0017-change-counts': changeCounts(dialect),
     '0018-folder-counts': folderCounts(dialect),
+    '0019-folded-search': foldedSearch(),
   };
 }
