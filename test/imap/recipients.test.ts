@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.ts';
-import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../rig/index.ts';
-import { connectImapInbox } from '../support/imap-inbox.ts';
-import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
-import type { WebClient } from '../support/web-client.ts';
+import { sendingInbox, type SendingInbox } from '../support/sending-inbox.ts';
+import { expectToolOk } from '../support/tool-caller.ts';
 
 // A submission server may refuse one address at RCPT TO and take the message for the others. No bounce will ever
 // say so — the refusal is the sending client's to hear — and a send answered "Sent." left the person believing
@@ -14,32 +10,19 @@ const PASSWORD = 'rex-imap-password';
 const NOBODY = 'nobody@example.org';
 
 describe('a send the mail server takes for some recipients and refuses for others', () => {
-  let dovecot: Dovecot;
-  let sink: SmtpSink;
-  let app: App;
-  let call: ReturnType<typeof toolCaller>;
-  let web: WebClient;
+  let box: SendingInbox;
+  let sink: SendingInbox['sink'];
+  let call: SendingInbox['call'];
+  let web: SendingInbox['web'];
   let inboxId: string;
 
   beforeAll(async () => {
-    [dovecot, sink] = await Promise.all([
-      startDovecot({ users: { [USER]: PASSWORD } }),
-      startSmtpSink({ users: { [USER]: PASSWORD }, refuseRecipients: [NOBODY] }),
-    ]);
-    app = await createTestApp();
-    ({ call, web } = await agentOn(app));
-    inboxId = await connectImapInbox(app, call, {
-      dovecot,
-      user: USER,
-      password: PASSWORD,
-      smtpPort: sink.port,
-    });
-    expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
+    box = await sendingInbox(USER, PASSWORD, { sink: { refuseRecipients: [NOBODY] } });
+    ({ sink, call, web, inboxId } = box);
   }, 120_000);
 
   afterAll(async () => {
-    await app.close();
-    await Promise.all([sink.stop(), dovecot.stop()]);
+    await box.close();
   });
 
   const draft = async (subject: string) =>

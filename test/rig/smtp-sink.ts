@@ -34,7 +34,7 @@ export interface SmtpSink {
   stop(): Promise<void>;
 }
 
-interface SmtpSinkOptions {
+export interface SmtpSinkOptions {
   /** Accounts for AUTH; with them AUTH is mandatory and checked, without anything goes. */
   users?: Record<string, string>;
   /** Listen on this port (default: any free one) — to bring a sink back where a stopped one was. */

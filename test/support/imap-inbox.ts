@@ -1,6 +1,6 @@
 import { ImapFlow } from 'imapflow';
 import type { App } from '../../src/app.ts';
-import type { Dovecot } from '../rig/index.ts';
+import { appendViaImap, type Dovecot } from '../rig/index.ts';
 import type { toolCaller } from './tool-caller.ts';
 
 /**
@@ -77,6 +77,42 @@ export async function draftsWithSubject(
             messageId: m.envelope.messageId ?? '',
             text: /\r\n\r\n([\s\S]*)$/.exec(m.source?.toString('utf8') ?? '')?.[1]?.trim() ?? '',
           });
+      return out;
+    } finally {
+      lock.release();
+    }
+  } finally {
+    await c.logout();
+  }
+}
+
+/** Appends raw messages to the user's INBOX as another client (or a delivery) would. */
+export function deliverTo(dovecot: Dovecot, user: string, password: string) {
+  return async (...raw: Buffer[]): Promise<void> => {
+    await appendViaImap({
+      host: '127.0.0.1',
+      port: dovecot.port,
+      user,
+      password,
+      messages: raw.map((r) => ({ raw: r })),
+    });
+  };
+}
+
+/** The subjects of one folder's messages in mailbox order, read at the server with a fresh connection. */
+export async function folderSubjects(
+  dovecot: Dovecot,
+  user: string,
+  password: string,
+  path: string,
+): Promise<string[]> {
+  const c = await imapClient(dovecot, user, password);
+  try {
+    const lock = await c.getMailboxLock(path);
+    try {
+      if (c.mailbox === false || c.mailbox.exists === 0) return [];
+      const out: string[] = [];
+      for await (const m of c.fetch('1:*', { envelope: true })) out.push(m.envelope?.subject ?? '');
       return out;
     } finally {
       lock.release();

@@ -1,6 +1,6 @@
 import type { App } from '../../src/app.ts';
-import { appendViaImap, freshPgDatabase, startDovecot, type Dovecot } from '../rig/index.ts';
-import { connectImapInbox } from './imap-inbox.ts';
+import { freshPgDatabase, startDovecot, type Dovecot } from '../rig/index.ts';
+import { connectImapInbox, deliverTo } from './imap-inbox.ts';
 import { createTestApp } from './test-app.ts';
 import { agentOn } from './tool-caller.ts';
 
@@ -36,15 +36,7 @@ export async function inboxWithMail(
 ): Promise<InboxWithMail> {
   const password = `${user}-password`;
   const dovecot = await startDovecot({ users: { [user]: password }, ...opts.server });
-  const deliver = async (...raw: Buffer[]) => {
-    await appendViaImap({
-      host: '127.0.0.1',
-      port: dovecot.port,
-      user,
-      password,
-      messages: raw.map((r) => ({ raw: r })),
-    });
-  };
+  const deliver = deliverTo(dovecot, user, password);
   if (mail.length > 0) await deliver(...mail);
   await opts.before?.(dovecot, user, password);
   const app = await createTestApp({

@@ -1,18 +1,12 @@
-import { Migrator } from 'kysely/migration';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newFolderId, seedInbox } from '../../../core/messages/folder-store.contract.ts';
 import { newSummary } from '../../../core/messages/message-store.contract.ts';
 import type { FolderId } from '../../../core/messages/folder.ts';
-import { freshPgDatabase } from '../../../../test/rig/pg.ts';
-import { tempDir } from '../../../../test/support/temp-dir.ts';
-import { createStores, migrateToLatest, openDatabase, type Db, type DbTarget } from '../index.ts';
-import { migrationsFor } from './index.ts';
+import { migrateTo, migrationTargets } from '../../../../test/support/migration-targets.ts';
+import { createStores, migrateToLatest, openDatabase, type Db } from '../index.ts';
 
 // Decision 0036: an install indexed before the counts were kept gets them from its rows, once.
-const targets: { name: string; target: () => Promise<DbTarget> }[] = [
-  { name: 'sqlite', target: () => Promise.resolve({ kind: 'sqlite', path: `${tempDir('counts-')}/t.db` }) },
-  { name: 'postgres', target: async () => ({ kind: 'postgres', url: await freshPgDatabase() }) },
-];
+const targets = migrationTargets('counts-');
 
 for (const { name, target } of targets) {
   describe(`migration 0018 on ${name}: folder counts from an index made before it`, () => {
@@ -23,13 +17,7 @@ for (const { name, target } of targets) {
 
     it('counts the rows already indexed, and keeps counting after', async () => {
       db = openDatabase(await target());
-      const migrator = new Migrator({
-        db: db.kysely,
-        provider: { getMigrations: () => Promise.resolve(migrationsFor(db!.dialect)) },
-        migrationTableName: 'schema_migrations',
-        migrationLockTableName: 'schema_migrations_lock',
-      });
-      expect((await migrator.migrateTo('0017-change-counts')).error).toBeUndefined();
+      await migrateTo(db, '0017-change-counts');
       const stores = createStores(db);
       const inbox = await seedInbox(stores);
       const [a, b, empty] = await stores.folders.replaceAll(

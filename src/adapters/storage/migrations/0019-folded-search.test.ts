@@ -1,18 +1,12 @@
 import { sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newFolderId, seedInbox } from '../../../core/messages/folder-store.contract.ts';
 import { newSummary } from '../../../core/messages/message-store.contract.ts';
-import { freshPgDatabase } from '../../../../test/rig/pg.ts';
-import { tempDir } from '../../../../test/support/temp-dir.ts';
-import { createStores, migrateToLatest, openDatabase, type Db, type DbTarget } from '../index.ts';
-import { migrationsFor } from './index.ts';
+import { migrateTo, migrationTargets } from '../../../../test/support/migration-targets.ts';
+import { createStores, migrateToLatest, openDatabase, type Db } from '../index.ts';
 
 // Decision 0086: an index written before searching ignored accents gets its text folded, once.
-const targets: { name: string; target: () => Promise<DbTarget> }[] = [
-  { name: 'sqlite', target: () => Promise.resolve({ kind: 'sqlite', path: `${tempDir('fold-')}/t.db` }) },
-  { name: 'postgres', target: async () => ({ kind: 'postgres', url: await freshPgDatabase() }) },
-];
+const targets = migrationTargets('fold-');
 
 for (const { name, target } of targets) {
   describe(`migration 0019 on ${name}: search text folded in an index made before it`, () => {
@@ -23,13 +17,7 @@ for (const { name, target } of targets) {
 
     it('finds what was indexed before by its unaccented words; every row ends as the stores write it', async () => {
       db = openDatabase(await target());
-      const migrator = new Migrator({
-        db: db.kysely,
-        provider: { getMigrations: () => Promise.resolve(migrationsFor(db!.dialect)) },
-        migrationTableName: 'schema_migrations',
-        migrationLockTableName: 'schema_migrations_lock',
-      });
-      expect((await migrator.migrateTo('0018-folder-counts')).error).toBeUndefined();
+      await migrateTo(db, '0018-folder-counts');
       const stores = createStores(db);
       const inbox = await seedInbox(stores);
       const [folder] = await stores.folders.replaceAll(
