@@ -327,8 +327,8 @@ export class SendService {
     }
     await this.deps.pendingSends.finish(pendingSendId, 'sent', this.deps.clock.now(), null);
     await this.deps.drafts.setStatus(draft.id, 'sent', this.deps.clock.now());
-    // Gmail's drafts.send filed the copy in Sent and used up the draft; after SMTP that is ours to do.
-    // Gmail's SMTP filed the copy itself: only the draft is ours to remove (decision 0082).
+    // Gmail's drafts.send filed the copy in Sent and used up the draft; after SMTP both are ours to do, but for a
+    // server that files its own copy (Gmail's SMTP, decision 0082).
     const warnings = receipt.filedByProvider
       ? []
       : await this.fileAway(draft, inbox, raw, sentAt, receipt.copyFiledByServer !== true);
@@ -350,26 +350,31 @@ export class SendService {
     fileCopy: boolean,
   ): Promise<string[]> {
     const warnings: string[] = [];
-    const failed = (step: string, e: unknown, words: string) => {
+    const failed = (step: string, e: unknown, words: string, advice?: string) => {
       this.deps.log.warn(
         { draftId: draft.id, step, err: e instanceof Error ? e.name : 'unknown' },
         'filing a sent message failed',
       );
       const why = e instanceof MailProviderError || e instanceof MailAuthError ? ` (${e.message})` : '';
-      warnings.push(`The message was sent, but ${words}${why}.`);
+      warnings.push(`The message was sent, but ${words}${why}${advice === undefined ? '' : `; ${advice}`}.`);
     };
-    const step = async (name: string, words: string, run: () => Promise<void>) => {
+    const step = async (name: string, words: string, run: () => Promise<void>, advice?: string) => {
       try {
         await run();
       } catch (e) {
-        failed(name, e, words);
+        failed(name, e, words, advice);
       }
     };
     let session: MailSession;
     try {
       session = await this.deps.sessions.open(inbox);
     } catch (e) {
-      failed('open', e, 'the mailbox could not be reached to file its copy in Sent and remove its draft');
+      failed(
+        'open',
+        e,
+        'the mailbox could not be reached to file its copy in Sent and remove its draft',
+        'delete the draft there, so that it is not sent twice',
+      );
       return warnings;
     }
     try {
@@ -384,8 +389,9 @@ export class SendService {
       if (path !== null && ref !== null)
         await step(
           'draft',
-          'its draft could not be removed from Drafts — delete it there, so that it is not sent twice',
+          'its draft could not be removed from Drafts',
           () => session.deleteOwnDraft(path, ref),
+          'delete it there, so that it is not sent twice',
         );
       await this.markAnswered(session, draft, inbox);
     } finally {
