@@ -1,7 +1,7 @@
 import { html } from 'hono/html';
+import type { Context, Hono } from 'hono';
 import { normaliseEmail } from '../../../core/accounts/password-hasher.ts';
 import type { Requester } from '../../../core/drafts/draft.ts';
-import type { Context, Hono } from 'hono';
 import { clearCookie, readCookie, setHttpOnlyCookie } from '../cookies.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
