@@ -48,6 +48,11 @@ export interface SmtpSinkOptions {
   refuseRecipients?: readonly string[];
   /** Offer STARTTLS with this certificate and key (PEM); default: plaintext only. */
   tls?: { cert: string; key: string };
+  /**
+   * Refuse every message at the end of DATA with this reply, as a server refuses by policy (a sender address the
+   * login may not use, mail it takes for spam): nothing is recorded.
+   */
+  refuseData?: { code: number; text: string };
 }
 
 const MAX_SIZE = 25 * 1024 * 1024; // like common submission servers
@@ -103,6 +108,10 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.once('error', (err: Error) => callback(err));
       stream.once('end', () => {
+        if (opts.refuseData !== undefined) {
+          callback(Object.assign(new Error(opts.refuseData.text), { responseCode: opts.refuseData.code }));
+          return;
+        }
         if (stream.sizeExceeded) {
           callback(Object.assign(new Error(`Message exceeds ${MAX_SIZE} bytes`), { responseCode: 552 }));
           return;

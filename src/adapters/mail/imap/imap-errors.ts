@@ -4,6 +4,7 @@ import type { LoginFailure } from '../../../core/mail/mail-ports.ts';
 import type { ImapEndpoint } from '../../../core/mail/mail-types.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { HostNotFoundError, HostRefusedError } from '../../net/host-guard.ts';
+import { printableReason } from '../server-words.ts';
 
 /**
  * Maps imapflow and socket errors to what a person may see. Server text is never passed through whole: it can
@@ -25,16 +26,9 @@ interface ErrorFields {
 const fieldsOf = (err: unknown): ErrorFields => (typeof err === 'object' && err !== null ? err : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** Drops a leading tag/status and `[CODE]`, keeps printable ASCII, cuts at `max`; undefined when nothing is left. */
+/** Drops a leading tag/status and `[CODE]`, then keeps what printableReason keeps. */
 export function sanitizeReason(text: string, max = 100): string | undefined {
-  const cleaned = text
-    .replace(/^\S+\s+(NO|BAD)\s+/i, '')
-    .replace(/\[[^\]]*\]/g, '')
-    .replace(/[^\x20-\x7e]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (cleaned === '') return undefined;
-  return cleaned.length > max ? `${cleaned.slice(0, max - 1).trimEnd()}…` : cleaned;
+  return printableReason(text.replace(/^\S+\s+(NO|BAD)\s+/i, '').replace(/\[[^\]]*\]/g, ''), max);
 }
 
 const CONNECTION_LOST = new Set([

@@ -13,6 +13,7 @@ import {
 } from '../../../core/sending/mail-submitter.ts';
 import { type Logger, silentLogger } from '../../../lib/logger.ts';
 import { certificateWords } from '../../net/certificate-words.ts';
+import { printableReason } from '../server-words.ts';
 import {
   type AddressPolicy,
   type HostLookup,
@@ -40,6 +41,8 @@ type SmtpError = Error & {
   /** The socket's own code, where nodemailer's `code` says only ESOCKET (a certificate's failure, say). */
   originalCode?: string | undefined;
   responseCode?: number | undefined;
+  /** The server's reply line, as it gave it. */
+  response?: string | undefined;
 };
 
 /**
@@ -199,6 +202,10 @@ function describe(e: SmtpError): string {
   if (e.code === 'EDNS') return 'the mail server name does not resolve';
   if (e.code === 'ETIMEDOUT') return 'the mail server did not answer in time';
   if (e.code === 'EENVELOPE') return 'the mail server refused the recipients';
-  if (typeof e.responseCode === 'number') return `the mail server answered ${String(e.responseCode)}`;
+  if (typeof e.responseCode === 'number') {
+    // "550 5.7.1 Sender address rejected: not owned by user" → its reason, without the reply and status codes.
+    const said = printableReason((e.response ?? '').replace(/^\d{3}[ -]?(\d\.\d{1,3}\.\d{1,3}\s+)?/, ''));
+    return `the mail server answered ${String(e.responseCode)}${said === undefined ? '' : ` (${said})`}`;
+  }
   return 'the connection to the mail server failed';
 }

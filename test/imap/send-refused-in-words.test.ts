@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendingInbox, type SendingInbox } from '../support/sending-inbox.ts';
+import { expectToolError, expectToolOk } from '../support/tool-caller.ts';
+
+// A submission server that refuses a message says why in its reply — "550 5.7.1 Sender address rejected: not owned
+// by user" when the address is not one the login may send as — and the refusal read only "the mail server answered
+// 550": nothing the person could act on. Its short reason is now kept (printable, at most 100 characters).
+const USER = 'ray';
+const PASSWORD = 'ray-imap-password';
+
+describe('a message the submission server refuses', () => {
+  let box: SendingInbox;
+  beforeAll(async () => {
+    box = await sendingInbox(USER, PASSWORD, {
+      sink: {
+        refuseData: {
+          code: 550,
+          text: '5.7.1 Sender address rejected: not owned by user ray\r\n\u0000<script>',
+        },
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await box.close();
+  });
+
+  it('is not sent, and the refusal gives the server’s reason in printable words', async () => {
+    const d = expectToolOk(
+      await box.call('create_draft', {
+        inboxId: box.inboxId,
+        to: 'friend@example.org',
+        subject: 'Hi',
+        text: 'Hello.',
+      }),
+    );
+    const refused = expectToolError(
+      await box.call('send_draft', {
+        pendingSendId: d['pendingSendId'],
+        approvalCode: d['approvalCode'],
+        humanApprovedInChat: true,
+      }),
+      'provider_error',
+    );
+    expect(refused['details']).toEqual({ status: 'not_sent' });
+    expect(refused['message']).toContain(
+      'the mail server answered 550 (Sender address rejected: not owned by user ray',
+    );
+    expect(refused['message']).not.toMatch(/5\.7\.1|[\u0000\r\n]/);
+    expect(box.sink.received).toEqual([]);
+    expect(await box.subjects('Drafts')).toEqual(['Hi']);
+  });
+});
