@@ -338,6 +338,19 @@ describe.each(['sqlite', 'postgres'] as const)(
       );
     });
 
+    it('a mailbox over its quota refuses a draft in words (ErrorQuotaExceeded, decision 0084)', async () => {
+      // Exchange answers whatever would store something in a full mailbox so (403, "Mailbox has exceeded maximum
+      // mailbox size"); it read "Microsoft Graph refused the draft (HTTP 403 ErrorQuotaExceeded)".
+      graph.failNext(1, { status: 403, code: 'ErrorQuotaExceeded', path: /\/messages$/ });
+      const refused = expectToolError(
+        await call('create_draft', { inboxId, to: 'friend@example.org', subject: 'Full', text: 'x' }),
+        'provider_error',
+      );
+      graph.clearFaults();
+      expect(refused['message']).toContain('the mailbox is full (over its storage quota)');
+      expect(refused['message']).toContain('ErrorQuotaExceeded');
+    });
+
     it('keeps the rotated refresh token: after a restart the stored one still works', async () => {
       const stored = () =>
         new KyselyCredentialVault(app.db, aead(TEST_KEY, 'credential')).get(inboxId as InboxId);

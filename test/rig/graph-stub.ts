@@ -31,7 +31,8 @@ export interface GraphStub {
   ): Promise<string>;
   /** Delta tokens issued before now answer 410 from here on. */
   expireDeltaTokens(): void;
-  failNext(count: number, fault: { status: number; retryAfter?: number; path?: RegExp }): void;
+  /** The next `count` requests (matching `path`) answer `status` with Graph's error `code` (default by status). */
+  failNext(count: number, fault: { status: number; retryAfter?: number; path?: RegExp; code?: string }): void;
   clearFaults(): void;
   /** The mailbox as it is now, for assertions: folder display name → messages. */
   messagesIn(folder: string): StubMessage[];
@@ -103,7 +104,7 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
   let seq = 0;
   // Tokens carry the generation they were issued in; expireDeltaTokens starts a new one (a token issued after it works).
   let generation = 0;
-  const faults: { count: number; status: number; retryAfter?: number; path?: RegExp }[] = [];
+  const faults: { count: number; status: number; retryAfter?: number; path?: RegExp; code?: string }[] = [];
   const requests: { method: string; path: string; at: number }[] = [];
   const categories = new Set<string>();
 
@@ -247,7 +248,7 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
       return c.json(
         {
           error: {
-            code: fault.status === 429 ? 'TooManyRequests' : 'ServiceUnavailable',
+            code: fault.code ?? (fault.status === 429 ? 'TooManyRequests' : 'ServiceUnavailable'),
             message: 'Injected fault',
           },
         },

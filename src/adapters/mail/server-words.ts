@@ -13,3 +13,7 @@ export function printableReason(text: string, max = 100): string | undefined {
   if (cleaned === '') return undefined;
   return cleaned.length > max ? `${cleaned.slice(0, max - 1).trimEnd()}…` : cleaned;
 }
+
+/** What a full mailbox means to the person, for every adapter that is told so (decision 0084). */
+export const MAILBOX_FULL =
+  'the mailbox is full (over its storage quota) — the person can empty the trash, delete large mail, or get more storage from the provider';

@@ -1,6 +1,7 @@
 import { MailAuthError, MailProviderError } from '../../../core/mail/mail-ports.ts';
 import type { ConnectionSemaphore } from '../imap/host-semaphore.ts';
 import { jitteredBackoff, ProviderStatusError, retryAfterMs } from '../provider-api.ts';
+import { MAILBOX_FULL } from '../server-words.ts';
 
 /** A Graph answer that was not 2xx: the status and Graph's error code (never its message or the request). */
 export class GraphStatusError extends ProviderStatusError {
@@ -161,13 +162,21 @@ export class GraphApi {
       throw new GraphStatusError(
         res.status,
         code,
-        res.status >= 500
-          ? `Microsoft Graph failed (${what}, HTTP ${String(res.status)})`
-          : `Microsoft Graph refused ${what} (HTTP ${String(res.status)} ${code})`,
+        OVER_QUOTA.has(code) || res.status === 507
+          ? `Microsoft Graph refused ${what}: ${MAILBOX_FULL} (${code})`
+          : res.status >= 500
+            ? `Microsoft Graph failed (${what}, HTTP ${String(res.status)})`
+            : `Microsoft Graph refused ${what} (HTTP ${String(res.status)} ${code})`,
       );
     }
   }
 }
+
+/**
+ * Exchange's codes for a mailbox over its quota ("Mailbox has exceeded maximum mailbox size"), answered 403 or 507
+ * Insufficient Storage to whatever would store something: a draft, a move, a flag (decision 0084).
+ */
+const OVER_QUOTA = new Set(['ErrorQuotaExceeded', 'QuotaExceededException']);
 
 /** Graph's error code, limited to word characters: never its message. */
 async function errorCode(res: Response): Promise<string> {

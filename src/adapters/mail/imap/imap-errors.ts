@@ -4,7 +4,7 @@ import type { LoginFailure } from '../../../core/mail/mail-ports.ts';
 import type { ImapEndpoint } from '../../../core/mail/mail-types.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { HostNotFoundError, HostRefusedError } from '../../net/host-guard.ts';
-import { printableReason } from '../server-words.ts';
+import { MAILBOX_FULL, printableReason } from '../server-words.ts';
 
 /**
  * Maps imapflow and socket errors to what a person may see. Server text is never passed through whole: it can
@@ -150,10 +150,7 @@ export function sessionError(err: unknown, action: string, log: Logger): Error {
  * copy between folders is refused while moves inside the mailbox still work.
  */
 const RESPONSE_CODE_WORDS: ReadonlyMap<string, string> = new Map([
-  [
-    'OVERQUOTA',
-    'the mailbox is full (over its storage quota) — the person can empty Trash, delete large mail, or get more storage from the provider',
-  ],
+  ['OVERQUOTA', MAILBOX_FULL],
   ['NOPERM', 'this login is not allowed to do that in that folder'],
   ['INUSE', 'the mailbox is busy with another session; try again in a moment'],
   ['UNAVAILABLE', 'the mail server is unavailable for now; try again later'],
