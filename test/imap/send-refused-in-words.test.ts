@@ -46,7 +46,31 @@ describe('a message the submission server refuses', () => {
       'the mail server answered 550 (Sender address rejected: not owned by user ray',
     );
     expect(refused['message']).not.toMatch(/5\.7\.1|[\u0000\r\n]/);
+    expect(refused['sayToHuman']).toContain(
+      'The email was not sent: the mail server answered 550 (Sender address',
+    );
     expect(box.sink.received).toEqual([]);
     expect(await box.subjects('Drafts')).toEqual(['Hi']);
+  });
+
+  it('the console says the same when the person presses Send there, once', async () => {
+    const d = expectToolOk(
+      await box.call('create_draft', {
+        inboxId: box.inboxId,
+        to: 'friend@example.org',
+        subject: 'Hi again',
+        text: 'x',
+      }),
+    );
+    await box.web.get('/waiting');
+    const res = await box.web.post('/waiting/send', { id: d['pendingSendId'] as string });
+    expect(res.headers.get('location')).toBe('/waiting?error=provider_error');
+    await box.web.get('/waiting?error=provider_error');
+    expect(box.web.lastHtml).toContain('Sender address rejected: not owned by user ray');
+    expect(box.web.lastHtml).not.toContain('<script>'); // the server's words are text on the page, escaped
+    expect(box.web.lastHtml).not.toContain('The mail server refused or did not answer');
+    await box.web.get('/waiting?error=provider_error'); // shown once; the general words after
+    expect(box.web.lastHtml).not.toContain('Sender address rejected');
+    expect(box.sink.received).toEqual([]);
   });
 });

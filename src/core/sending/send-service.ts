@@ -82,7 +82,13 @@ export type SendError =
       readonly next?: NextStep;
     }
   | { readonly code: 'approval_used'; readonly message: string; readonly status: string }
-  | { readonly code: 'provider_error'; readonly message: string; readonly status: 'not_sent' | 'unknown' };
+  | {
+      readonly code: 'provider_error';
+      readonly message: string;
+      readonly status: 'not_sent' | 'unknown';
+      /** Why, in the adapter's words ("the mail server answered 550 (Sender address rejected: …)"). */
+      readonly reason: string;
+    };
 
 export interface SendServiceDeps {
   readonly drafts: DraftStore;
@@ -314,6 +320,7 @@ export class SendService {
           code: 'provider_error',
           message: `Not sent: ${e.message}. Nothing went out; the approval still works once this is fixed.`,
           status: 'not_sent',
+          reason: e.message,
         });
       }
       const reason = e instanceof SubmitUncertainError ? e.message : 'an unexpected failure';
@@ -323,6 +330,7 @@ export class SendService {
         code: 'provider_error',
         message: `The connection broke off during sending (${reason}); the message may or may not have gone out. It will not be sent again automatically.`,
         status: 'unknown',
+        reason,
       });
     }
     await this.deps.pendingSends.finish(pendingSendId, 'sent', this.deps.clock.now(), null);

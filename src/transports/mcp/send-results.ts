@@ -76,7 +76,7 @@ export function fromSendError(e: SendError): ToolFailure {
         sayToHuman:
           e.status === 'unknown'
             ? 'The connection broke off while sending, so I cannot tell whether the email went out. Please check your Sent folder; I will not send it again on my own.'
-            : 'The email was not sent: the mail server refused it.',
+            : `The email was not sent: ${e.reason}. Nothing went out.`,
       });
     default: {
       const code = e.code;

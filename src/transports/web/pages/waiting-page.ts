@@ -40,7 +40,17 @@ function refusedShown(param: string | undefined): string | undefined {
 
 const SENT_FLASH = 'it_sent_filing';
 
-/** The filing warnings of the send just made, once: the sealed cookie is read, removed, and checked for its shape. */
+/**
+ * The words of the send just made, once — what went wrong in filing it (no copy in Sent, a draft left behind), or
+ * why the server did not take it — sealed to the page in a cookie bound to the account: a link cannot put them there.
+ */
+function keepSentWords(c: Context<WebEnv>, deps: WebDeps, accountId: string, words: readonly string[]): void {
+  if (words.length === 0) return;
+  const sealed = deps.flash.seal(JSON.stringify(words), `${SENT_FLASH}:${accountId}`);
+  setHttpOnlyCookie(c, deps.cookies, SENT_FLASH, sealed, 120, '/waiting');
+}
+
+/** The words kept by keepSentWords, once: the sealed cookie is read, removed, and checked for its shape. */
 function sentFlash(c: Context<WebEnv>, deps: WebDeps, accountId: string): string[] {
   const sealed = readCookie(c, SENT_FLASH);
   if (sealed === undefined) return [];
@@ -82,7 +92,12 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
         csrf,
         body: html`<h1>Waiting for you</h1>
           ${notice('ok', done === undefined ? undefined : DONE[done])}
-          ${notice('error', failed === undefined ? undefined : (FAILED[failed] ?? 'That did not work.'))}
+          ${notice(
+            'error',
+            failed === undefined || (failed === 'provider_error' && filing.length > 0)
+              ? undefined
+              : (FAILED[failed] ?? 'That did not work.'),
+          )}
           ${notice(
             'error',
             refused === undefined
@@ -163,18 +178,15 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const account = signedInAccount(c);
     const { id } = await formFields(c, 'id');
     const r = await deps.sending.sendFromApp(account.id, id);
-    if (!r.ok) return c.redirect(`/waiting?error=${r.error.code}`, 303);
+    if (!r.ok) {
+      if (r.error.code === 'provider_error' && r.error.status === 'not_sent')
+        keepSentWords(c, deps, account.id, [
+          `The email was not sent: ${r.error.reason}. Nothing went out; you can send it again once that is fixed.`,
+        ]);
+      return c.redirect(`/waiting?error=${r.error.code}`, 303);
+    }
     const refused = r.value.refusedRecipients;
-    // What went wrong in filing it (no copy in Sent, a draft left behind) travels sealed to the page, shown once.
-    if (r.value.warnings.length > 0)
-      setHttpOnlyCookie(
-        c,
-        deps.cookies,
-        SENT_FLASH,
-        deps.flash.seal(JSON.stringify(r.value.warnings), `${SENT_FLASH}:${account.id}`),
-        120,
-        '/waiting',
-      );
+    keepSentWords(c, deps, account.id, r.value.warnings);
     return c.redirect(
       refused.length === 0
         ? r.value.warnings.length === 0
