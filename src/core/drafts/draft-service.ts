@@ -7,8 +7,8 @@ import type { InboxError } from '../inboxes/inbox-errors.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
+import { folderPath, folderPathMade } from '../mail/folder-with-role.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
-import type { CanonicalFolder } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import { checkSubject, checkText, formatRecipients, parseRecipients } from './draft-input.ts';
@@ -116,9 +116,10 @@ export class DraftService {
     let session: MailSession | undefined;
     try {
       session = await this.deps.sessions.open(inbox.value);
-      const path = await folderPath(this.deps.folders, session, inbox.value, 'drafts');
+      // A mailbox without Drafts gets one, as mail clients make it on the first draft (decision 0087).
+      const path = await folderPathMade(this.deps, session, inbox.value, 'drafts', 'Drafts');
       if (path === undefined)
-        return err({ code: 'provider_error', message: 'This mailbox has no Drafts folder.' });
+        return err({ code: 'provider_error', message: 'This mailbox has no Drafts folder, and took none.' });
       // The row goes first and the copy's place is recorded after it (decision 0031): a process that dies between
       // the two leaves a row without a folder, which `recoverUnfinished` resolves, never a copy nothing knows of.
       await this.deps.drafts.create(draft);
@@ -297,16 +298,4 @@ async function removeCopies(session: MailSession, path: string, internetMessageI
     if (copy === undefined) return;
     await session.deleteOwnDraft(path, copy.ref);
   }
-}
-
-/** The path of a canonical folder: from the synced index, else asked of the mailbox (before the first sync). */
-export async function folderPath(
-  folders: FolderStore,
-  session: MailSession,
-  inbox: Inbox,
-  canonical: CanonicalFolder,
-): Promise<string | undefined> {
-  const known = (await folders.list(inbox.id)).find((f) => f.canonical === canonical);
-  if (known !== undefined) return known.path;
-  return (await session.listFolders()).find((f) => f.canonical === canonical)?.path;
 }

@@ -11,7 +11,7 @@ import {
   type ApprovalCheck,
 } from '../approvals/approval-code.ts';
 import type { Principal } from '../auth/principal.ts';
-import { compositionOf, folderPath } from '../drafts/draft-service.ts';
+import { compositionOf } from '../drafts/draft-service.ts';
 import { parseRecipients, sameRecipients } from '../drafts/draft-input.ts';
 import type { DraftStore, PendingSendStore } from '../drafts/draft-store.ts';
 import type { Draft, PendingSend, Requester } from '../drafts/draft.ts';
@@ -20,6 +20,7 @@ import type { InboxError } from '../inboxes/inbox-errors.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
+import { folderPathMade } from '../mail/folder-with-role.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageStore } from '../messages/message-store.ts';
@@ -388,9 +389,12 @@ export class SendService {
     try {
       if (fileCopy)
         await step('copy', 'its copy could not be filed in Sent', async () => {
-          const sent = await folderPath(this.deps.folders, session, inbox, 'sent');
+          // A mailbox without Sent gets one, as mail clients make it on the first send (decision 0087).
+          const sent = await folderPathMade(this.deps, session, inbox, 'sent', 'Sent');
           if (sent === undefined)
-            warnings.push('The message was sent, but this mailbox has no Sent folder, so no copy was filed.');
+            warnings.push(
+              'The message was sent, but this mailbox has no Sent folder and took none, so no copy was filed.',
+            );
           else await session.append(sent, raw, ['\\Seen'], sentAt);
         });
       const { folderPath: path, providerDraftId: ref } = draft;
