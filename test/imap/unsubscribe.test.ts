@@ -8,6 +8,7 @@ import type { ListSpec } from '../rig/message-builder.ts';
 import { connectImapInbox } from '../support/imap-inbox.ts';
 import { createTestApp, NO_RATE_LIMITS } from '../support/test-app.ts';
 import { agentOn, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import type { WebClient } from '../support/web-client.ts';
 
 // Unsubscribing (RFC 8058) against a real IMAP server holding DKIM-signed list mail, with the one request going to a
 // local https sink (a CA only this test trusts) and the SSRF cases aimed at a listening socket that must stay silent.
@@ -20,6 +21,7 @@ describe('unsubscribing on IMAP', () => {
   let dovecot: Dovecot;
   let app: App;
   let call: ReturnType<typeof toolCaller>;
+  let web: WebClient;
   let inboxId: string;
   let sink: HttpsSink;
   let wire: Tripwire;
@@ -106,7 +108,7 @@ describe('unsubscribing on IMAP', () => {
             : Promise.reject(new Error('ENOTFOUND')),
       },
     });
-    ({ call } = await agentOn(app));
+    ({ call, web } = await agentOn(app));
     inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
     const rows = expectToolOk(await call('review_unsubscribes', { inbox: inboxId, limit: 100 }))[
       'senders'
@@ -235,5 +237,20 @@ describe('unsubscribing on IMAP', () => {
       }),
       'approval_invalid',
     );
+  });
+
+  // The console said "Unsubscribed" whatever the sender's server answered; it now says what the chat says.
+  it.each([
+    [200, '/waiting?done=unsubscribed', 'Unsubscribed: the sender’s server was asked once and confirmed it.'],
+    [500, '/waiting?error=unsubscribe_rejected', 'the sender’s server refused it'],
+  ])('sent from the console, a request answered %d is told as such', async (status, location, words) => {
+    sink.respond = () => ({ status, body: 'answer' });
+    const p = expectToolOk(await propose('weekly@news.example.test'));
+    await web.get('/waiting');
+    const res = await web.post('/waiting/unsubscribe', { id: p['pendingUnsubscribeId'] as string });
+    expect(res.headers.get('location')).toBe(location);
+    await web.get(location);
+    expect(web.lastHtml).toContain(words);
+    sink.respond = () => ({ status: 200, body: 'unsubscribed' });
   });
 });

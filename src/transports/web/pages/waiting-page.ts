@@ -11,7 +11,7 @@ import type { WebEnv } from '../web-env.ts';
 
 const DONE: Readonly<Record<string, string>> = {
   sent: 'Sent. It is in your Sent folder.',
-  unsubscribed: 'Unsubscribed: the sender’s server was asked once.',
+  unsubscribed: 'Unsubscribed: the sender’s server was asked once and confirmed it.',
   kept: 'Kept: no unsubscribe request will be made for it.',
   discarded: 'Discarded: that draft will not be sent. The draft itself stays in your Drafts.',
 };
@@ -21,6 +21,13 @@ const FAILED: Readonly<Record<string, string>> = {
   approval_invalid: 'That draft changed since it was offered: ask your agent to offer it again.',
   send_disabled: 'Sending is off. Turn it on under Settings → Sending, VIPs and triage first.',
   provider_error: 'The mail server refused or did not answer. Check your Sent folder before trying again.',
+  // What the sender's server made of an unsubscribe request the person sent from here (confirm_unsubscribe's words).
+  unsubscribe_rejected:
+    'The unsubscribe request was sent, but the sender’s server refused it. You may need to unsubscribe on their website.',
+  unsubscribe_refused:
+    'The request was not sent: the link points somewhere this service never contacts (a private or unsafe address).',
+  unsubscribe_unknown:
+    'The unsubscribe request was sent but got no answer, so it is not known whether it worked. It will not be sent again on its own.',
 };
 
 /**
@@ -164,7 +171,13 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const account = signedInAccount(c);
     const { id } = await formFields(c, 'id');
     const r = await deps.unsubscribe.confirmFromApp(account.id, id);
-    return c.redirect(r.ok ? '/waiting?done=unsubscribed' : `/waiting?error=${r.error.code}`, 303);
+    if (!r.ok) return c.redirect(`/waiting?error=${r.error.code}`, 303);
+    // The request went (or was refused before going): say what the sender's server made of it, not only that it went.
+    const status = r.value.pending.status;
+    return c.redirect(
+      status === 'done' ? '/waiting?done=unsubscribed' : `/waiting?error=unsubscribe_${status}`,
+      303,
+    );
   });
 
   app.post('/waiting/keep', requireSignIn, async (c) => {
