@@ -33,44 +33,17 @@ describe.each([
 
   it('makes Drafts on the first draft and Sent on the first send, and files there', async () => {
     expect(await paths()).toEqual(['INBOX', 'Junk', 'Trash']);
-    const d = expectToolOk(
-      await box.call('create_draft', {
-        inboxId: box.inboxId,
-        to: 'friend@example.org',
-        subject: 'First',
-        text: 'Hi.',
-      }),
-    );
+    const d = await box.draft('First', 'Hi.');
     expect(await paths()).toEqual(['Drafts', 'INBOX', 'Junk', 'Trash']);
     expect(await box.subjects('Drafts')).toEqual(['First']);
-    const sent = expectToolOk(
-      await box.call('send_draft', {
-        pendingSendId: d['pendingSendId'],
-        approvalCode: d['approvalCode'],
-        humanApprovedInChat: true,
-      }),
-    );
+    const sent = expectToolOk(await box.send(d));
     expect(sent['warnings']).toBeUndefined();
     expect(box.sink.received).toHaveLength(1);
     expect(await paths()).toEqual(['Drafts', 'INBOX', 'Junk', 'Sent', 'Trash']);
     expect(await box.subjects('Sent')).toEqual(['First']);
     expect(await box.subjects('Drafts')).toEqual([]);
     // The second draft and send use what was made.
-    const again = expectToolOk(
-      await box.call('create_draft', {
-        inboxId: box.inboxId,
-        to: 'friend@example.org',
-        subject: 'Second',
-        text: 'x',
-      }),
-    );
-    expectToolOk(
-      await box.call('send_draft', {
-        pendingSendId: again['pendingSendId'],
-        approvalCode: again['approvalCode'],
-        humanApprovedInChat: true,
-      }),
-    );
+    expectToolOk(await box.send(await box.draft('Second', 'x')));
     expect(await paths()).toEqual(['Drafts', 'INBOX', 'Junk', 'Sent', 'Trash']);
     expect(await box.subjects('Sent')).toEqual(['First', 'Second']);
   });

@@ -68,13 +68,7 @@ describe('a mailbox over its storage quota', () => {
   });
 
   it('sends a draft written before it filled once, says why no copy is in Sent, and removes the draft', async () => {
-    const sent = expectToolOk(
-      await call('send_draft', {
-        pendingSendId: first['pendingSendId'],
-        approvalCode: first['approvalCode'],
-        humanApprovedInChat: true,
-      }),
-    );
+    const sent = expectToolOk(await box.send(first));
     expect(sent['sent']).toBe(true);
     await box.sink.waitFor(1);
     expect(box.sink.received).toHaveLength(1);

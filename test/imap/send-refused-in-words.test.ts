@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendingInbox, type SendingInbox } from '../support/sending-inbox.ts';
-import { expectToolError, expectToolOk } from '../support/tool-caller.ts';
+import { expectToolError } from '../support/tool-caller.ts';
 
 // A submission server that refuses a message says why in its reply — "550 5.7.1 Sender address rejected: not owned
 // by user" when the address is not one the login may send as — and the refusal read only "the mail server answered
@@ -25,22 +25,7 @@ describe('a message the submission server refuses', () => {
   });
 
   it('is not sent, and the refusal gives the server’s reason in printable words', async () => {
-    const d = expectToolOk(
-      await box.call('create_draft', {
-        inboxId: box.inboxId,
-        to: 'friend@example.org',
-        subject: 'Hi',
-        text: 'Hello.',
-      }),
-    );
-    const refused = expectToolError(
-      await box.call('send_draft', {
-        pendingSendId: d['pendingSendId'],
-        approvalCode: d['approvalCode'],
-        humanApprovedInChat: true,
-      }),
-      'provider_error',
-    );
+    const refused = expectToolError(await box.send(await box.draft('Hi')), 'provider_error');
     expect(refused['details']).toEqual({ status: 'not_sent' });
     expect(refused['message']).toContain(
       'the mail server answered 550 (Sender address rejected: not owned by user ray',
@@ -54,14 +39,7 @@ describe('a message the submission server refuses', () => {
   });
 
   it('the console says the same when the person presses Send there, once', async () => {
-    const d = expectToolOk(
-      await box.call('create_draft', {
-        inboxId: box.inboxId,
-        to: 'friend@example.org',
-        subject: 'Hi again',
-        text: 'x',
-      }),
-    );
+    const d = await box.draft('Hi again');
     await box.web.get('/waiting');
     const res = await box.web.post('/waiting/send', { id: d['pendingSendId'] as string });
     expect(res.headers.get('location')).toBe('/waiting?error=provider_error');

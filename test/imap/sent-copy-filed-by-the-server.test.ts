@@ -41,22 +41,9 @@ describe.each([
   });
 
   it(`is delivered once, its draft removed; copies of ours in Sent: ${String(copies)}`, async () => {
-    const d = expectToolOk(
-      await box.call('create_draft', {
-        inboxId: box.inboxId,
-        to: 'friend@example.org',
-        subject: 'Filed once',
-        text: 'Hello.',
-      }),
-    );
+    const d = await box.draft('Filed once');
     expect(await box.subjects('Drafts')).toEqual(['Filed once']);
-    const sent = expectToolOk(
-      await box.call('send_draft', {
-        pendingSendId: d['pendingSendId'],
-        approvalCode: d['approvalCode'],
-        humanApprovedInChat: true,
-      }),
-    );
+    const sent = expectToolOk(await box.send(d));
     expect(sent).toMatchObject({ sent: true });
     expect(sent['warnings'] ?? []).toEqual([]);
     await box.sink.waitFor(1);

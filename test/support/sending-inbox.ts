@@ -3,7 +3,7 @@ import { startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../rig
 import type { SmtpSinkOptions } from '../rig/smtp-sink.ts';
 import { connectImapInbox, deliverTo, folderSubjects } from './imap-inbox.ts';
 import { createTestApp } from './test-app.ts';
-import { agentOn, expectToolOk, type toolCaller } from './tool-caller.ts';
+import { agentOn, expectToolOk, type toolCaller, type ToolResult } from './tool-caller.ts';
 import type { WebClient } from './web-client.ts';
 
 export interface SendingInbox {
@@ -18,6 +18,10 @@ export interface SendingInbox {
   deliver(...mail: Buffer[]): Promise<void>;
   /** The subjects in one folder, read at the server. */
   subjects(path: string): Promise<string[]>;
+  /** A draft to friend@example.org through create_draft: its result, with the pending send and its code. */
+  draft(subject: string, text?: string): Promise<Record<string, unknown>>;
+  /** send_draft of that draft with its own code, approved in chat. */
+  send(draft: Record<string, unknown>): Promise<ToolResult>;
   close(): Promise<void>;
 }
 
@@ -68,6 +72,14 @@ export async function sendingInbox(
     inboxId,
     deliver,
     subjects: (path) => folderSubjects(dovecot, user, password, path),
+    draft: async (subject, text = 'Hello.') =>
+      expectToolOk(await call('create_draft', { inboxId, to: 'friend@example.org', subject, text })),
+    send: (d) =>
+      call('send_draft', {
+        pendingSendId: d['pendingSendId'],
+        approvalCode: d['approvalCode'],
+        humanApprovedInChat: true,
+      }),
     close: async () => {
       await app.close();
       await Promise.all([sink.stop(), dovecot.stop()]);
