@@ -2,7 +2,7 @@ import { html } from 'hono/html';
 import type { Hono } from 'hono';
 import { PLAN_LIMITS } from '../../../core/accounts/plan.ts';
 import { parseApiKeyId, type ApiKey } from '../../../core/api-keys/api-key.ts';
-import { clearCookie, readCookie, setHttpOnlyCookie } from '../cookies.ts';
+import { keepFlash, takeFlash } from '../flash.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
@@ -10,7 +10,12 @@ import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 
 const PATH = '/settings/advanced';
-const FLASH = 'it_new_key';
+const flashAt = (deps: WebDeps) => ({
+  name: 'it_new_key',
+  path: PATH,
+  flash: deps.flash,
+  cookies: deps.cookies,
+});
 
 /**
  * Settings → Advanced → API keys. A new key travels to the page that shows it inside a sealed, HttpOnly cookie
@@ -19,13 +24,8 @@ const FLASH = 'it_new_key';
 export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.get(PATH, requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const sealed = readCookie(c, FLASH);
-    let fresh: { id: string; secret: string } | undefined;
-    if (sealed !== undefined) {
-      clearCookie(c, deps.cookies, FLASH, PATH);
-      const opened = deps.flash.open(sealed, account.id);
-      if (opened !== undefined) fresh = JSON.parse(opened) as { id: string; secret: string };
-    }
+    const opened = takeFlash(c, flashAt(deps), account.id);
+    const fresh = opened === undefined ? undefined : (JSON.parse(opened) as { id: string; secret: string });
     const keys = await deps.apiKeys.list(account.id);
     const active = keys.filter((k) => k.revokedAt === null).length;
     const limit = PLAN_LIMITS[account.plan].activeApiKeys;
@@ -71,11 +71,12 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const created = await deps.apiKeys.create(account.id, name);
     if (!created.ok)
       return c.redirect(`${PATH}?error=${created.error.code === 'limit_reached' ? 'limit' : 'name'}`, 303);
-    const sealed = deps.flash.seal(
-      JSON.stringify({ id: created.value.key.id, secret: created.value.secret }),
+    keepFlash(
+      c,
+      flashAt(deps),
       account.id,
+      JSON.stringify({ id: created.value.key.id, secret: created.value.secret }),
     );
-    setHttpOnlyCookie(c, deps.cookies, FLASH, sealed, 120, PATH);
     return c.redirect(PATH, 303);
   });
 

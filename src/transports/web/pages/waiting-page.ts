@@ -2,7 +2,7 @@ import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import { normaliseEmail } from '../../../core/accounts/password-hasher.ts';
 import type { Requester } from '../../../core/drafts/draft.ts';
-import { clearCookie, readCookie, setHttpOnlyCookie } from '../cookies.ts';
+import { keepFlash, takeFlash } from '../flash.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
@@ -45,24 +45,24 @@ function refusedShown(param: string | undefined): string | undefined {
   return addresses.join(', ');
 }
 
-const SENT_FLASH = 'it_sent_filing';
-
 /**
  * The words of the send just made, once — what went wrong in filing it (no copy in Sent, a draft left behind), or
- * why the server did not take it — sealed to the page in a cookie bound to the account: a link cannot put them there.
+ * why the server did not take it — carried to the page sealed (flash.ts): a link cannot put them there.
  */
+const sentWordsAt = (deps: WebDeps) => ({
+  name: 'it_sent_filing',
+  path: '/waiting',
+  flash: deps.flash,
+  cookies: deps.cookies,
+});
+
 function keepSentWords(c: Context<WebEnv>, deps: WebDeps, accountId: string, words: readonly string[]): void {
-  if (words.length === 0) return;
-  const sealed = deps.flash.seal(JSON.stringify(words), `${SENT_FLASH}:${accountId}`);
-  setHttpOnlyCookie(c, deps.cookies, SENT_FLASH, sealed, 120, '/waiting');
+  if (words.length > 0) keepFlash(c, sentWordsAt(deps), accountId, JSON.stringify(words));
 }
 
-/** The words kept by keepSentWords, once: the sealed cookie is read, removed, and checked for its shape. */
+/** The words kept by keepSentWords, once, checked for their shape. */
 function sentFlash(c: Context<WebEnv>, deps: WebDeps, accountId: string): string[] {
-  const sealed = readCookie(c, SENT_FLASH);
-  if (sealed === undefined) return [];
-  clearCookie(c, deps.cookies, SENT_FLASH, '/waiting');
-  const opened = deps.flash.open(sealed, `${SENT_FLASH}:${accountId}`);
+  const opened = takeFlash(c, sentWordsAt(deps), accountId);
   if (opened === undefined) return [];
   const words: unknown = JSON.parse(opened);
   return Array.isArray(words) && words.every((w) => typeof w === 'string') ? words.slice(0, 5) : [];
