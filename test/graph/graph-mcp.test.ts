@@ -341,7 +341,7 @@ describe.each(['sqlite', 'postgres'] as const)(
     it('a mailbox over its quota refuses a draft in words (ErrorQuotaExceeded, decision 0084)', async () => {
       // Exchange answers whatever would store something in a full mailbox so (403, "Mailbox has exceeded maximum
       // mailbox size"); it read "Microsoft Graph refused the draft (HTTP 403 ErrorQuotaExceeded)".
-      graph.failNext(1, { status: 403, code: 'ErrorQuotaExceeded', path: /\/messages$/ });
+      graph.failNext(1, { status: 403, code: 'ErrorQuotaExceeded', path: /\/messages$/, method: 'POST' });
       const refused = expectToolError(
         await call('create_draft', { inboxId, to: 'friend@example.org', subject: 'Full', text: 'x' }),
         'provider_error',

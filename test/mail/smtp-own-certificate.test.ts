@@ -45,6 +45,7 @@ describe('an SMTP server with a certificate of its own', () => {
       paused: false,
       connectionStatus: 'connected',
       lastError: null,
+      senderName: null,
       createdAt: now,
       updatedAt: now,
     };

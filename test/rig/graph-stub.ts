@@ -32,7 +32,11 @@ export interface GraphStub {
   /** Delta tokens issued before now answer 410 from here on. */
   expireDeltaTokens(): void;
   /** The next `count` requests (matching `path`) answer `status` with Graph's error `code` (default by status). */
-  failNext(count: number, fault: { status: number; retryAfter?: number; path?: RegExp; code?: string }): void;
+  /** The next `count` requests (to `path`, by `method`, when given) answer `status` with the error `code`. */
+  failNext(
+    count: number,
+    fault: { status: number; retryAfter?: number; path?: RegExp; method?: string; code?: string },
+  ): void;
   clearFaults(): void;
   /** The mailbox as it is now, for assertions: folder display name → messages. */
   messagesIn(folder: string): StubMessage[];
@@ -104,7 +108,14 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
   let seq = 0;
   // Tokens carry the generation they were issued in; expireDeltaTokens starts a new one (a token issued after it works).
   let generation = 0;
-  const faults: { count: number; status: number; retryAfter?: number; path?: RegExp; code?: string }[] = [];
+  const faults: {
+    count: number;
+    status: number;
+    retryAfter?: number;
+    path?: RegExp;
+    method?: string;
+    code?: string;
+  }[] = [];
   const requests: { method: string; path: string; at: number }[] = [];
   const categories = new Set<string>();
 
@@ -240,7 +251,10 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
         401,
       );
     const path = new URL(c.req.url).pathname;
-    const fault = faults.find((f) => f.path === undefined || f.path.test(path));
+    const fault = faults.find(
+      (f) =>
+        (f.path === undefined || f.path.test(path)) && (f.method === undefined || f.method === c.req.method),
+    );
     if (fault !== undefined) {
       fault.count--;
       if (fault.count <= 0) faults.splice(faults.indexOf(fault), 1);

@@ -45,6 +45,7 @@ const toInbox = (r: Selectable<InboxesTable>): Inbox => ({
   paused: r.paused === 1,
   connectionStatus: r.connection_status as ConnectionStatus,
   lastError: r.last_error,
+  senderName: r.sender_name,
   createdAt: toDate(r.created_at),
   updatedAt: toDate(r.updated_at),
 });
@@ -299,6 +300,7 @@ const inboxRow = (i: NewInbox): Selectable<InboxesTable> => ({
   paused: bit(i.paused ?? false),
   connection_status: i.connectionStatus,
   last_error: null,
+  sender_name: null,
   created_at: i.createdAt.getTime(),
   updated_at: i.createdAt.getTime(),
 });
@@ -543,6 +545,7 @@ export class KyselyInboxStore implements InboxStore {
         ...(patch.paused !== undefined && { paused: bit(patch.paused) }),
         ...(patch.connectionStatus !== undefined && { connection_status: patch.connectionStatus }),
         ...(patch.lastError !== undefined && { last_error: patch.lastError }),
+        ...(patch.senderName !== undefined && { sender_name: patch.senderName }),
         updated_at: now.getTime(),
       })
       .where('id', '=', id)
@@ -550,6 +553,23 @@ export class KyselyInboxStore implements InboxStore {
       .returningAll()
       .executeTakeFirst();
     return r && toInbox(r);
+  }
+
+  async learnSenderName(
+    accountId: AccountId,
+    id: InboxId,
+    name: string,
+    now: Date,
+  ): Promise<string | undefined> {
+    // One statement: a name the person sets at the same moment is either kept or comes after this one.
+    const r = await this.db
+      .updateTable('inboxes')
+      .set({ sender_name: sql<string>`coalesce(sender_name, ${name})`, updated_at: now.getTime() })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .returning('sender_name')
+      .executeTakeFirst();
+    return r?.sender_name ?? undefined;
   }
 
   async markNeedsReconnect(

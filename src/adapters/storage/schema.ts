@@ -29,6 +29,7 @@ export interface InboxesTable {
   paused: number;
   connection_status: string;
   last_error: string | null;
+  sender_name: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -2,6 +2,7 @@ import { err, ok, type Result } from '../../lib/result.ts';
 import { domainKey } from '../messages/address-key.ts';
 
 export const DRAFT_LIMITS = {
+  senderNameChars: 100,
   toChars: 4000,
   recipients: 50,
   subjectChars: 900,
@@ -80,6 +81,22 @@ export function checkSubject(subject: string): string | undefined {
   if (subject.length > DRAFT_LIMITS.subjectChars)
     return `Subject is longer than ${String(DRAFT_LIMITS.subjectChars)} characters.`;
   return undefined;
+}
+
+/**
+ * The person's name on the mail they send (decision 0088), trimmed; empty for none. Refused as a To name is: a line
+ * break or control character, < or >, a MIME encoded word; and past 100 characters.
+ */
+export function checkSenderName(raw: string): Result<string, string> {
+  const name = raw.normalize('NFC').trim();
+  if (HEADER_FORBIDDEN.test(name) || /[\u2028\u2029]/.test(name))
+    return err('The name contains a line break or control character.');
+  if (/[<>]/.test(name)) return err('The name contains < or >.');
+  if (ENCODED_WORD.test(name))
+    return err('The name is written as a MIME encoded word; write the name itself.');
+  if (name.length > DRAFT_LIMITS.senderNameChars)
+    return err(`The name is longer than ${String(DRAFT_LIMITS.senderNameChars)} characters.`);
+  return ok(name);
 }
 
 export function checkText(text: string): string | undefined {

@@ -15,6 +15,7 @@ import { checkSubject, checkText, formatRecipients, parseRecipients } from './dr
 import type { DraftStore } from './draft-store.ts';
 import type { Draft } from './draft.ts';
 import type { MessageComposer } from './message-composer.ts';
+import { learnSenderName } from './sender-name.ts';
 
 export interface DraftInput {
   readonly to: string;
@@ -112,10 +113,11 @@ export class DraftService {
       createdAt: now,
       updatedAt: now,
     };
-    const raw = await this.deps.composer.compose(compositionOf(draft, inbox.value, now));
     let session: MailSession | undefined;
     try {
       session = await this.deps.sessions.open(inbox.value);
+      const sender = await this.withSenderName(session, inbox.value);
+      const raw = await this.deps.composer.compose(compositionOf(draft, sender, now));
       // A mailbox without Drafts gets one, as mail clients make it on the first draft (decision 0087).
       const path = await folderPathMade(this.deps, session, inbox.value, 'drafts', 'Drafts');
       if (path === undefined)
@@ -264,6 +266,23 @@ export class DraftService {
     return /^draft_[a-z0-9]{20}$/.test(draftId) ? this.deps.drafts.get(accountId, draftId) : undefined;
   }
 
+  /**
+   * The inbox with the person's name for the From line: learned from their Sent mail on the first draft (decision
+   * 0088) and kept. A mailbox that cannot be read for it now gets a draft from the bare address and is asked again on
+   * the next one.
+   */
+  private async withSenderName(session: MailSession, inbox: Inbox): Promise<Inbox> {
+    if (inbox.senderName !== null) return inbox;
+    let learned: string | undefined;
+    try {
+      learned = await learnSenderName(this.deps.folders, session, inbox);
+    } catch (e) {
+      if (e instanceof MailProviderError) return inbox;
+      throw e;
+    }
+    return learned === undefined ? inbox : this.deps.inboxes.learnedSenderName(inbox, learned);
+  }
+
   /** The message to reply to (the newest in the thread with a Message-ID) and up to ten References. */
   private async thread(
     inbox: Inbox,
@@ -280,7 +299,7 @@ export class DraftService {
 
 export function compositionOf(draft: Draft, inbox: Inbox, date: Date) {
   return {
-    from: inbox.email,
+    from: { name: inbox.senderName ?? '', address: inbox.email },
     to: draft.to,
     subject: draft.subject,
     text: draft.body,

@@ -1,6 +1,7 @@
 /** What goes into an outgoing message; every header value has already been checked (no CR, LF or NUL). */
 export interface Composition {
-  readonly from: string;
+  /** The inbox's address, with the person's name when one is known (empty: none). */
+  readonly from: { readonly name: string; readonly address: string };
   /** Validated recipient list as the person wrote it (`Name <a@b>, c@d`). */
   readonly to: string;
   readonly subject: string;

@@ -11,6 +11,7 @@ import type { CredentialVault } from './credential-vault.ts';
 import { inboxError, type InboxError } from './inbox-errors.ts';
 import type { InboxPlace, InboxStore, SelectedPageQuery } from './inbox-store.ts';
 import { parseMessageId } from '../messages/message.ts';
+import { checkSenderName } from '../drafts/draft-input.ts';
 import { inboxView, type InboxView } from './inbox-view.ts';
 import { parseInboxId, type Inbox, type InboxId, type Provider } from './inbox.ts';
 import {
@@ -303,6 +304,39 @@ export class InboxService {
       this.deps.clock.now(),
     );
     return updated === undefined ? err(inboxError('inbox_not_found', 'The inbox was removed.')) : ok(updated);
+  }
+
+  /**
+   * The person's name on the mail they send from this inbox, set by them on the console (decision 0088); empty for
+   * none. Checked as a header value is: refused with `invalid_arguments` in words.
+   */
+  async setSenderName(
+    accountId: AccountId,
+    inboxId: string,
+    raw: string,
+  ): Promise<Result<Inbox, InboxError>> {
+    const name = checkSenderName(raw);
+    if (!name.ok) return err(inboxError('invalid_arguments', name.error));
+    const owned = await this.owned(accountId, inboxId);
+    if (!owned.ok) return owned;
+    const updated = await this.deps.inboxes.update(
+      accountId,
+      owned.value.id,
+      { senderName: name.value },
+      this.deps.clock.now(),
+    );
+    return updated === undefined ? err(inboxError('inbox_not_found', 'The inbox was removed.')) : ok(updated);
+  }
+
+  /** A name learned from the person's Sent mail, kept unless they set one meanwhile; the inbox as it now stands. */
+  async learnedSenderName(inbox: Inbox, name: string): Promise<Inbox> {
+    const kept = await this.deps.inboxes.learnSenderName(
+      inbox.accountId,
+      inbox.id,
+      name,
+      this.deps.clock.now(),
+    );
+    return { ...inbox, senderName: kept ?? name };
   }
 
   /**

@@ -62,6 +62,7 @@ export function inboxStoreContract(h: () => InboxStoreHarness): void {
         ...i,
         paused: false,
         lastError: null,
+        senderName: null,
         updatedAt: i.createdAt,
       });
       expect(await h().inboxes.list(acct)).toMatchObject([{ smtpHost: 'smtp.example.test', smtpPort: 465 }]);
@@ -161,6 +162,24 @@ export function inboxStoreContract(h: () => InboxStoreHarness): void {
       expect(await h().inboxes.update(acct, i.id, { lastError: null }, now)).toMatchObject({
         lastError: null,
         paused: true,
+      });
+    });
+
+    it('learns a sender name only while none is known, and keeps the one the person set', async () => {
+      const acct = await seedAccount(h().accounts);
+      const other = await seedAccount(h().accounts);
+      const i = newInbox(acct);
+      await h().inboxes.create(i);
+      const now = new Date('2030-03-01T00:00:00Z');
+      expect(await h().inboxes.learnSenderName(other, i.id, 'Mallory', now)).toBeUndefined();
+      expect(await h().inboxes.get(acct, i.id)).toMatchObject({ senderName: null });
+      expect(await h().inboxes.learnSenderName(acct, i.id, 'Ann Example', now)).toBe('Ann Example');
+      expect(await h().inboxes.learnSenderName(acct, i.id, 'Someone Else', now)).toBe('Ann Example');
+      await h().inboxes.update(acct, i.id, { senderName: '' }, now);
+      expect(await h().inboxes.learnSenderName(acct, i.id, 'Ann Example', now)).toBe('');
+      expect(await h().inboxes.get(acct, i.id)).toMatchObject({ senderName: '' });
+      expect(await h().inboxes.update(acct, i.id, { senderName: 'Ann' }, now)).toMatchObject({
+        senderName: 'Ann',
       });
     });
 

@@ -5,7 +5,9 @@ import type { HeadlinePage, HeadlineQuery } from '../messages/message-store.ts';
 import type { MessageId, MessageSummary } from '../messages/message.ts';
 import type { ConnectionStatus, Inbox, InboxId } from './inbox.ts';
 
-export type NewInbox = Omit<Inbox, 'updatedAt' | 'lastError' | 'paused'> & { readonly paused?: boolean };
+export type NewInbox = Omit<Inbox, 'updatedAt' | 'lastError' | 'paused' | 'senderName'> & {
+  readonly paused?: boolean;
+};
 
 /** An inbox and its folders (ordered by path), as one read saw them. */
 export interface InboxWithFolders {
@@ -49,6 +51,8 @@ export interface InboxPatch {
   readonly paused?: boolean;
   readonly connectionStatus?: ConnectionStatus;
   readonly lastError?: string | null;
+  /** Already checked (`checkSenderName`); empty for none. */
+  readonly senderName?: string;
 }
 
 /**
@@ -95,6 +99,11 @@ export interface InboxStore {
   /** Oldest first, so the list is stable. */
   list(accountId: AccountId): Promise<Inbox[]>;
   update(accountId: AccountId, id: InboxId, patch: InboxPatch, now: Date): Promise<Inbox | undefined>;
+  /**
+   * Sets the sender name learned from the person's Sent mail only while none is known (null): a name the person set
+   * meanwhile stays. The name the inbox now has; undefined when the inbox is gone.
+   */
+  learnSenderName(accountId: AccountId, id: InboxId, name: string, now: Date): Promise<string | undefined>;
   /**
    * Sets `needs_reconnect` with the reason — unless the inbox's credential (CredentialVault) was written after
    * `credentialRead`, the moment the refused credential was read. One conditional statement (decision 0038): a

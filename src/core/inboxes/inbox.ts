@@ -27,6 +27,11 @@ export interface Inbox {
   readonly connectionStatus: ConnectionStatus;
   /** A short, person-readable reason for the last connection failure; never a provider stack trace. */
   readonly lastError: string | null;
+  /**
+   * The person's name on the mail they send from this inbox (`Name <address>`): null until learned from their Sent
+   * mail or set by them on the console, empty when they send without one (decision 0088). Agents cannot change it.
+   */
+  readonly senderName: string | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }

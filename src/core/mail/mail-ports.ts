@@ -11,10 +11,16 @@ import type {
   SyncCursor,
 } from './mail-types.ts';
 
+/** `below` for `fetchOlder` that asks for a folder's newest messages, whatever a provider's positions are. */
+export const NEWEST = Number.MAX_SAFE_INTEGER;
+
 /** Reads folders and messages. */
 export interface MailboxReader {
   listFolders(): Promise<RemoteFolder[]>;
-  /** Up to `count` messages with position < `below`, newest first (loading older mail past the window). */
+  /**
+   * Up to `count` messages with position < `below`, newest first (loading older mail past the window); `NEWEST`
+   * for the folder's newest.
+   */
   fetchOlder(path: string, below: number, count: number): Promise<RemoteSummary[]>;
   fetchMessage(path: string, ref: string): Promise<FullMessage | undefined>;
   /**

@@ -78,7 +78,10 @@ export class DemoSession implements MailSession {
   }
 
   async fetchOlder(path: string, below: number, count: number): Promise<RemoteSummary[]> {
-    return (await this.box.rows(path, { belowUid: below, newest: count })).map(summary);
+    // The demo's UIDs are a database integer (below 2^31): a larger bound, NEWEST among them, is that integer's top.
+    return (await this.box.rows(path, { belowUid: Math.min(below, 0x7fff_ffff), newest: count })).map(
+      summary,
+    );
   }
 
   async fetchMessage(path: string, ref: string): Promise<FullMessage | undefined> {

@@ -114,7 +114,8 @@ export class ImapSession implements MailSession {
   fetchOlder(path: string, below: number, count: number): Promise<RemoteSummary[]> {
     if (!Number.isSafeInteger(below) || below <= 1 || count <= 0) return Promise.resolve([]);
     return this.inFolder(path, 'load older messages', async () => {
-      const uids = await olderUids(this.deps.client, below, Math.floor(count));
+      // A UID is below 2^32 (RFC 9051): a larger bound, NEWEST among them, is the highest a search can name.
+      const uids = await olderUids(this.deps.client, Math.min(below, 0xffff_ffff), Math.floor(count));
       const page = await fetchSummaries(this.deps.client, uids);
       return page.reverse();
     });

@@ -12,7 +12,7 @@ import type { Composition, MessageComposer } from '../../../core/drafts/message-
 export const mailComposer: MessageComposer = {
   async compose(c: Composition): Promise<Uint8Array> {
     const node = new (composerModule.load())({
-      from: c.from,
+      from: c.from.name === '' ? c.from.address : { name: c.from.name, address: c.from.address },
       to: c.to,
       subject: c.subject,
       text: c.text,

@@ -19,6 +19,7 @@ import { unfinishedWork } from './0016-unfinished-work.ts';
 import { changeCounts } from './0017-change-counts.ts';
 import { folderCounts } from './0018-folder-counts.ts';
 import { foldedSearch } from './0019-folded-search.ts';
+import { senderName } from './0020-sender-name.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -45,5 +46,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0017-change-counts': changeCounts(dialect),
     '0018-folder-counts': folderCounts(dialect),
     '0019-folded-search': foldedSearch(),
+    '0020-sender-name': senderName(),
   };
 }

@@ -32,7 +32,43 @@ function problem(i: Inbox): string | undefined {
 const DONE: Readonly<Record<string, string>> = {
   removed: 'The inbox was removed from Inbox Triage. Your mailbox itself is untouched.',
   folders: 'Saved: the folders to sync. The next sync uses them.',
+  sender_name: 'Saved: the name on the mail you send. The next draft has it.',
 };
+
+/**
+ * The person's name on the mail they send from an inbox (decision 0088): what recipients see, and how it came to be.
+ * Only the person sets it here; no agent can.
+ */
+function senderNameForm(
+  inbox: Inbox,
+  csrf: string,
+  refused: { readonly value: string; readonly error: string } | undefined,
+) {
+  const id = `sender-${inbox.id}`;
+  const name = inbox.senderName;
+  const hint =
+    name === null
+      ? 'Not known yet: it is taken from your Sent mail when the first draft is written.'
+      : name === ''
+        ? `None: recipients see ${inbox.email} alone.`
+        : `Recipients see “${name} <${inbox.email}>”. Empty it to send with the address alone.`;
+  return html`<form method="post" action="/inboxes/${inbox.id}/sender-name">
+    ${csrfField(csrf)}
+    <label for="${id}">Your name on the mail you send</label>
+    <input
+      id="${id}"
+      name="senderName"
+      maxlength="100"
+      autocomplete="name"
+      value="${refused?.value ?? name ?? ''}"
+      aria-describedby="${id}-hint${refused === undefined ? '' : ` ${id}-error`}"
+      ${refused === undefined ? '' : html`aria-invalid="true"`}
+    />
+    ${refused === undefined ? '' : html`<span class="field-error" id="${id}-error" role="alert">${refused.error}</span>`}
+    <span class="muted" id="${id}-hint">${hint}</span>
+    <button class="secondary" type="submit">Save the name</button>
+  </form>`;
+}
 
 /** The fields of the Add an inbox form, and which field each of InboxService.add's refusals is about. */
 const ADD_FIELDS = ['label', 'email', 'provider', 'imapHost', 'imapPort', 'imapUser'] as const;
@@ -50,7 +86,12 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
   const render = async (
     c: Context<WebEnv>,
     account: Account,
-    add: { errors?: Readonly<Record<string, string>>; values?: Readonly<Record<string, string>> } = {},
+    add: {
+      errors?: Readonly<Record<string, string>>;
+      values?: Readonly<Record<string, string>>;
+      /** A sender name refused, and the inbox it was for. */
+      senderName?: { readonly inboxId: string; readonly value: string; readonly error: string };
+    } = {},
     status: 200 | 400 = 200,
   ) => {
     const list = await inboxes.all(account.id);
@@ -122,6 +163,7 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
                       <button class="secondary" type="submit">Sync these folders</button>
                     </form>`
               }
+              ${senderNameForm(inbox, csrf, add.senderName?.inboxId === i.id ? add.senderName : undefined)}
               <form
                 method="post"
                 action="/inboxes/${i.id}/${i.paused ? 'resume' : 'pause'}"
@@ -195,6 +237,20 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
       return c.redirect('/inboxes', 303);
     });
   }
+
+  app.post('/inboxes/:id/sender-name', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const f = await formFields(c, 'senderName');
+    const set = await inboxes.setSenderName(account.id, c.req.param('id'), f.senderName);
+    if (set.ok) return c.redirect(`/inboxes?done=sender_name#${set.value.id}`, 303);
+    if (set.error.code !== 'invalid_arguments') return c.redirect('/inboxes', 303);
+    return render(
+      c,
+      account,
+      { senderName: { inboxId: c.req.param('id'), value: f.senderName, error: set.error.message } },
+      400,
+    );
+  });
 
   app.post('/inboxes/:id/connect', requireSignIn, async (c) => {
     const account = signedInAccount(c);

@@ -1,0 +1,42 @@
+import type { Inbox } from '../inboxes/inbox.ts';
+import { folderPath } from '../mail/folder-with-role.ts';
+import { NEWEST, type MailSession } from '../mail/mail-ports.ts';
+import type { FolderStore } from '../messages/folder-store.ts';
+import { checkSenderName } from './draft-input.ts';
+
+/** How many of the newest messages in Sent are read for the person's name. */
+const SAMPLE = 25;
+
+/**
+ * The name the person puts on the mail they send from this address, learned from the newest messages in their Sent
+ * folder (decision 0088): the name most of those from this address carry, the newest of equals. Empty when they carry
+ * none (or none is from this address); undefined when there is no Sent mail to learn from yet. A name that would
+ * not pass as a header value (`checkSenderName`), or that is the address itself, is not one.
+ */
+export async function learnSenderName(
+  folders: FolderStore,
+  session: MailSession,
+  inbox: Inbox,
+): Promise<string | undefined> {
+  const path = await folderPath(folders, session, inbox, 'sent');
+  if (path === undefined) return undefined;
+  const sent = await session.fetchOlder(path, NEWEST, SAMPLE);
+  if (sent.length === 0) return undefined;
+  const own = inbox.email.toLowerCase();
+  const counts = new Map<string, number>();
+  for (const m of sent) {
+    if (m.from.address.toLowerCase() !== own) continue;
+    const name = checkSenderName(m.from.name);
+    if (!name.ok || name.value === '' || name.value.toLowerCase() === own) continue;
+    counts.set(name.value, (counts.get(name.value) ?? 0) + 1);
+  }
+  let best = '';
+  let most = 0;
+  // Newest first, in the order the names were met: a later name must be more frequent to win.
+  for (const [name, n] of counts)
+    if (n > most) {
+      best = name;
+      most = n;
+    }
+  return best;
+}
