@@ -306,6 +306,15 @@ const inboxRow = (i: NewInbox): Selectable<InboxesTable> => ({
 });
 
 /**
+ * The columns a new inbox is inserted with: the sender name is left to the column's default (null, not known yet), so
+ * the insert reads the same on a database migrated before it (the migration tests seed inboxes so).
+ */
+function inserted(row: Selectable<InboxesTable>): Omit<Selectable<InboxesTable>, 'sender_name'> {
+  const { sender_name: _unknown, ...rest } = row;
+  return rest;
+}
+
+/**
  * The folders of joined rows that come by folder path, each once (a folder's row repeats for each row joined to it);
  * none for the one row of an inbox without folders.
  */
@@ -370,7 +379,7 @@ export class KyselyInboxStore implements InboxStore {
 
   async create(i: NewInbox): Promise<Inbox> {
     const row = inboxRow(i);
-    await this.db.insertInto('inboxes').values(row).execute();
+    await this.db.insertInto('inboxes').values(inserted(row)).execute();
     return toInbox(row);
   }
 
@@ -387,7 +396,7 @@ export class KyselyInboxStore implements InboxStore {
       if (same !== undefined) return ok({ inbox: same, added: false });
       if (rows.length >= maxPerAccount) return err('limit_reached' as const);
       const row = inboxRow(i);
-      await tx.insertInto('inboxes').values(row).execute();
+      await tx.insertInto('inboxes').values(inserted(row)).execute();
       return ok({ inbox: toInbox(row), added: true });
     });
   }
