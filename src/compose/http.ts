@@ -3,6 +3,8 @@ import type { AppOverrides } from './overrides.ts';
 import type { Config, Secrets } from '../config/index.ts';
 import { pendingMigrations, type Db, type Stores } from '../adapters/storage/index.ts';
 import { aead } from '../lib/aead.ts';
+import type * as Qr from 'uqr';
+import { LazyModule } from '../adapters/lazy-module.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { VerifiedCache } from '../core/auth/verified-cache.ts';
@@ -26,6 +28,9 @@ import { registerRestApi } from '../transports/rest/rest-api.ts';
 import { registerWebApp } from '../transports/web/web-app.ts';
 import type { WebEnv } from '../transports/web/web-env.ts';
 import type { Services } from './services.ts';
+
+/** Loaded when a person sets up two-step sign-in, not at start. */
+const qrModule = new LazyModule<typeof Qr>('uqr');
 
 /** Builds the HTTP surface on the services. Part of the composition root (see app.ts). */
 export function buildHttp(c: {
@@ -114,6 +119,8 @@ export function buildHttp(c: {
   registerWebApp(http, {
     accounts: services.accounts,
     sessions: services.sessions,
+    secondFactor: services.secondFactor,
+    qrSvg: (text) => qrModule.load().renderSVG(text, { border: 2, pixelSize: 6 }),
     apiKeys: services.apiKeys,
     audit: stores.audit,
     activity: services.activity,

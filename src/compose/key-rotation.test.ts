@@ -5,6 +5,7 @@ import { createTestApp, TEST_KEY } from '../../test/support/test-app.ts';
 import { WATCH_APPLICATION_NAME } from '../adapters/jobs/pg-inbox-claims.ts';
 import { NotTheDatabaseKeyError, ServiceRunningError } from '../adapters/storage/key-rotation.ts';
 import { KyselyCredentialVault } from '../adapters/storage/kysely-credential-vault.ts';
+import { KyselySecondFactorStore } from '../adapters/storage/kysely-second-factor-store.ts';
 import type { App } from '../app.ts';
 import { ConfigError } from '../config/index.ts';
 import { newInbox, seedAccount } from '../core/inboxes/inbox-store.contract.ts';
@@ -30,6 +31,7 @@ describe('rotating the encryption key', () => {
     password: `pässword ${String(n)}`,
   });
   const vaultOf = (a: App, key: Buffer) => new KyselyCredentialVault(a.db, credentialSealer(key));
+  const factorsOf = (a: App, key: Buffer) => new KyselySecondFactorStore(a.db, credentialSealer(key));
   /** An inbox of a new account with a credential sealed under `key`. */
   const inboxSealedUnder = async (a: App, key: Buffer, n: number): Promise<InboxId> => {
     const inbox = newInbox(await seedAccount(a.stores.accounts));
@@ -45,6 +47,9 @@ describe('rotating the encryption key', () => {
       const a = app;
       const sealed = [await inboxSealedUnder(a, TEST_KEY, 1), await inboxSealedUnder(a, TEST_KEY, 2)];
       const lost = await inboxSealedUnder(a, LOST, 3); // sealed under a key lost before
+      // A second factor's secret is sealed under the same key (decision 0089), and moves with it.
+      const withFactor = await seedAccount(a.stores.accounts);
+      await factorsOf(a, TEST_KEY).enable(withFactor, 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', 1, [], new Date());
       const stored = async () =>
         (await a.db.kysely.selectFrom('inbox_credentials').select(['inbox_id', 'sealed']).execute()).sort(
           (x, y) => x.inbox_id.localeCompare(y.inbox_id),
@@ -57,9 +62,11 @@ describe('rotating the encryption key', () => {
       await checkEncryptionKey(a.stores.settings, TEST_KEY, new Date());
 
       expect(await rotateEncryptionKey(a.db, TEST_KEY, NEXT, new Date())).toEqual({
-        resealed: 2,
+        resealed: 3,
         unreadable: 1,
       });
+      expect((await factorsOf(a, NEXT).get(withFactor))?.secret).toBe('JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP');
+      expect((await factorsOf(a, TEST_KEY).get(withFactor))?.secret).toBeNull();
       for (const [i, id] of sealed.entries()) {
         expect(await vaultOf(a, NEXT).get(id)).toEqual(credential(i + 1));
         expect(await vaultOf(a, TEST_KEY).get(id)).toBeUndefined();

@@ -46,6 +46,8 @@ import { AttachmentLinks } from '../core/reading/attachment-links.ts';
 import { ReadService } from '../core/reading/read-service.ts';
 import type { RateLimiter } from '../core/rate-limits/rate-limiter.ts';
 import { SessionService } from '../core/sessions/session-service.ts';
+import { SecondFactorService } from '../core/sessions/second-factor-service.ts';
+import { KyselySecondFactorStore } from '../adapters/storage/kysely-second-factor-store.ts';
 import { RefusalMarkingSessions } from '../core/mail/refusal-marking-sessions.ts';
 import { SyncService } from '../core/sync/sync-service.ts';
 import { SyncScheduler } from '../jobs/sync-scheduler.ts';
@@ -62,6 +64,7 @@ import type { AppOverrides } from './overrides.ts';
 export interface Services {
   readonly accounts: AccountService;
   readonly sessions: SessionService;
+  readonly secondFactor: SecondFactorService;
   readonly apiKeys: ApiKeyService;
   readonly limiter: RateLimiter;
   readonly oauth: OAuthProvider;
@@ -105,6 +108,12 @@ export function buildServices(c: {
   const failures = config.rateLimits.signinFailures;
 
   const vault = new KyselyCredentialVault(db, credentialSealer(secrets.encryptionKey));
+  const secondFactor = new SecondFactorService({
+    factors: new KyselySecondFactorStore(db, credentialSealer(secrets.encryptionKey)),
+    limiter,
+    clock,
+    failures: { name: 'signin-second-factor', points: failures, windowSeconds: 15 * 60 },
+  });
   const links = new KyselySecretLinkStore(db);
   const imap =
     o.imapConnector ??
@@ -357,7 +366,9 @@ export function buildServices(c: {
         await createDemoInbox(db, stores.inboxes, account, clock.now());
       },
     }),
+    secondFactor,
     sessions: new SessionService({
+      secondFactor,
       accounts: stores.accounts,
       sessions: stores.sessions,
       hasher,

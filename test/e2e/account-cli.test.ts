@@ -5,6 +5,9 @@ import { WebClient } from '../support/web-client.ts';
 import { readConfiguration } from '../../src/config/index.ts';
 import { createApp } from '../../src/app.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
+import { totpCode, totpStep } from '../../src/lib/totp.ts';
+import type { App } from '../../src/app.ts';
+import type { AccountId } from '../../src/core/accounts/account.ts';
 
 const cli = (dataDir: string, ...args: string[]) => runCommand({ DATA_DIR: dataDir }, ...args);
 
@@ -72,5 +75,34 @@ describe('inbox-triage account', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('two-step-off turns off the second factor of a person who lost it, in the same database', async () => {
+    const dataDir = await ownedDataDir('cli-');
+    const { config, secrets } = readConfiguration({ DATA_DIR: dataDir }, '/');
+    const onOwner = async <T>(f: (app: App, id: AccountId) => Promise<T>): Promise<T> => {
+      const app = await createApp(config, secrets, { log: silentLogger });
+      try {
+        const account = await app.stores.accounts.findByEmail('owner@example.test');
+        return await f(app, account!.id);
+      } finally {
+        await app.close();
+      }
+    };
+    await onOwner(async (app, id) => {
+      const secret = app.services.secondFactor.newSecret();
+      const code = totpCode(secret, totpStep(new Date()));
+      expect(await app.services.secondFactor.enable(id, secret, code)).toMatchObject({ ok: true });
+    });
+    expect((await cli(dataDir, 'account', 'two-step-off')).code).toBe(2);
+    expect((await cli(dataDir, 'account', 'two-step-off', 'nobody@example.test')).code).toBe(1);
+    expect(await cli(dataDir, 'account', 'two-step-off', 'Owner@Example.test')).toMatchObject({
+      code: 0,
+      out: 'two-step sign-in is off for owner@example.test\n',
+    });
+    expect(await onOwner((app, id) => app.services.secondFactor.status(id))).toEqual({ on: false });
+    expect((await cli(dataDir, 'account', 'two-step-off', 'owner@example.test')).out).toBe(
+      'owner@example.test had no two-step sign-in\n',
+    );
   });
 });

@@ -3,6 +3,7 @@ import { INSTANCE_SCOPE, KEY_CHECK_SETTING } from '../../core/settings/settings-
 import type { Aead } from '../../lib/aead.ts';
 import { WATCH_APPLICATION_NAME } from '../jobs/pg-inbox-claims.ts';
 import type { Db } from './database.ts';
+import { secondFactorAd } from './kysely-second-factor-store.ts';
 
 /** The key given as the current one is not the key the database's credentials are sealed under. */
 export class NotTheDatabaseKeyError extends Error {
@@ -23,7 +24,7 @@ export interface KeyChange {
 }
 
 export interface Resealed {
-  /** Credentials opened under the old key and sealed under the new one. */
+  /** Credentials (and second factors' secrets) opened under the old key and sealed under the new one. */
   readonly resealed: number;
   /** Credentials the old key does not open either (sealed under a key lost before): left as they are. */
   readonly unreadable: number;
@@ -93,6 +94,21 @@ export async function resealCredentials(db: Db, change: KeyChange): Promise<Rese
         .updateTable('inbox_credentials')
         .set({ sealed: change.to.credentials.seal(opened, c.inbox_id) })
         .where('inbox_id', '=', c.inbox_id)
+        .execute();
+      resealed++;
+    }
+    // Second factors' secrets are sealed under the same key (decision 0089), bound to their account.
+    const factors = await tx.selectFrom('second_factors').select(['account_id', 'sealed']).execute();
+    for (const f of factors) {
+      const opened = change.from.credentials.open(f.sealed, secondFactorAd(f.account_id));
+      if (opened === undefined) {
+        unreadable++;
+        continue;
+      }
+      await tx
+        .updateTable('second_factors')
+        .set({ sealed: change.to.credentials.seal(opened, secondFactorAd(f.account_id)) })
+        .where('account_id', '=', f.account_id)
         .execute();
       resealed++;
     }

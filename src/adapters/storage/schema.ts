@@ -383,4 +383,18 @@ export interface Database {
   card_codes: CardCodesTable;
   pending_unsubscribes: PendingUnsubscribesTable;
   screenings: ScreeningsTable;
+  second_factors: SecondFactorsTable;
+  recovery_codes: RecoveryCodesTable;
+}
+
+export interface SecondFactorsTable {
+  account_id: string;
+  sealed: string;
+  last_step: number;
+  created_at: number;
+}
+
+export interface RecoveryCodesTable {
+  account_id: string;
+  code_hash: string;
 }

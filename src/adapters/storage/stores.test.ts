@@ -34,6 +34,8 @@ import { aead } from '../../lib/aead.ts';
 import { KyselyAuditLog } from './kysely-audit-log.ts';
 import { KyselyCredentialVault } from './kysely-credential-vault.ts';
 import { KyselySecretLinkStore } from './kysely-secret-link-store.ts';
+import { KyselySecondFactorStore } from './kysely-second-factor-store.ts';
+import { secondFactorStoreContract } from '../../core/sessions/second-factor-store.contract.ts';
 import { createStores, migrateToLatest, openDatabase, type Db, type DbTarget, type Stores } from './index.ts';
 
 // Every store contract, run unchanged against a SQLite file and a real PostgreSQL server.
@@ -81,6 +83,18 @@ for (const { name, target } of targets) {
     clientStoreContract(() => stores.oauthClients);
     requestStoreContract(() => ({ clients: stores.oauthClients, requests: stores.oauthRequests }));
     secretLinkStoreContract(() => ({ ...stores, links: new KyselySecretLinkStore(db) }));
+    secondFactorStoreContract(() => ({
+      accounts: stores.accounts,
+      factors: new KyselySecondFactorStore(db, aead(Buffer.alloc(32, 7), 'credential')),
+      stored: async (accountId: string) =>
+        (
+          await db.kysely
+            .selectFrom('second_factors')
+            .select('sealed')
+            .where('account_id', '=', accountId)
+            .executeTakeFirst()
+        )?.sealed,
+    }));
     credentialVaultContract(() => ({
       ...stores,
       vault: new KyselyCredentialVault(db, aead(Buffer.alloc(32, 7), 'credential')),

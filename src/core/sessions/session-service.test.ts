@@ -7,6 +7,9 @@ import { fixedClock, systemClock, type Clock } from '../../lib/clock.ts';
 import { argon2PasswordHasher } from '../../adapters/crypto/argon2-password-hasher.ts';
 import { KyselySecretLinkStore } from '../../adapters/storage/kysely-secret-link-store.ts';
 import { SessionService } from './session-service.ts';
+import { SecondFactorService } from './second-factor-service.ts';
+import { KyselySecondFactorStore } from '../../adapters/storage/kysely-second-factor-store.ts';
+import { aead } from '../../lib/aead.ts';
 
 /**
  * Growing lockouts (decision 0025) on the real stores and the real in-memory limiter, with a one-second window so the
@@ -24,11 +27,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function service(clock: Clock = systemClock, windowSeconds = 1) {
   app = await createTestApp();
   await setUpOwner(app, 'owner@example.test', 'the right password');
+  const limiter = flexibleRateLimiter({ kind: 'memory' });
   return new SessionService({
+    secondFactor: new SecondFactorService({
+      factors: new KyselySecondFactorStore(app.db, aead(Buffer.alloc(32, 7), 'credential')),
+      limiter,
+      clock,
+      failures: { name: 'signin-second-factor', points: 2, windowSeconds },
+    }),
     accounts: app.stores.accounts,
     sessions: app.stores.sessions,
     hasher: argon2PasswordHasher(),
-    limiter: flexibleRateLimiter({ kind: 'memory' }),
+    limiter,
     clock,
     policy: {
       ttlMs: 60_000,
@@ -75,7 +85,7 @@ describe('sign-in lockouts grow', () => {
       userAgent: null,
     });
     expect(first.ok).toBe(true);
-    const device = first.ok ? first.value.device : '';
+    const device = first.ok && 'device' in first.value ? first.value.device : '';
     const stranger = { ip: '203.0.113.9', userAgent: null };
     for (let i = 0; i < 6; i++) await s.signIn('owner@example.test', `guess ${String(i)}`, stranger);
     expect(await s.signIn('owner@example.test', 'the right password', stranger)).toMatchObject({ ok: false });

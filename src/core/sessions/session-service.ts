@@ -1,12 +1,14 @@
 import { hmacSha256, newSecret, sha256Hex, timingSafeEqualStrings } from '../../lib/secret-token.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
-import type { Account } from '../accounts/account.ts';
+import type { Account, AccountId } from '../accounts/account.ts';
 import type { AccountStore } from '../accounts/account-store.ts';
 import { normaliseEmail, passwordProblem, type PasswordHasher } from '../accounts/password-hasher.ts';
 import type { SecretLinkStore } from '../inboxes/secret-link-store.ts';
 import type { RateLimiter, RateRule } from '../rate-limits/rate-limiter.ts';
 import type { SessionStore } from './session-store.ts';
+import { heldFor, lockoutsOf, spendFailure } from './failure-budgets.ts';
+import type { CodeError, SecondFactorService } from './second-factor-service.ts';
 
 export interface SessionPolicy {
   readonly ttlMs: number;
@@ -28,6 +30,7 @@ export interface SessionServiceDeps {
   readonly deviceKey: Uint8Array;
   /** Where password reset links are kept (by the hash of their token). */
   readonly links: SecretLinkStore;
+  readonly secondFactor: SecondFactorService;
 }
 
 /** How long a password reset link from the operator stays usable. */
@@ -44,6 +47,21 @@ export type PasswordChangeError =
 
 export type PasswordResetError =
   { readonly code: 'invalid_link' } | { readonly code: 'weak_password'; readonly message: string };
+
+/** A browser signed in: its session's token and the device token it keeps. */
+export interface SignedIn {
+  readonly token: string;
+  readonly account: Account;
+  readonly device: string;
+}
+
+/** The password was right and the account has a second factor: the ticket carries that to `completeSignIn`. */
+export interface SecondFactorDue {
+  readonly secondFactorTicket: string;
+}
+
+/** How long the second step of a sign-in may come after its password. */
+const SECOND_FACTOR_TICKET_MS = 5 * 60_000;
 
 /** A browser signed in to an account, as Settings shows it (never its session's token or hash). */
 export interface SignedInBrowser {
@@ -62,20 +80,6 @@ export interface Client {
   /** The browser's device token, if it has one (decision 0025). */
   readonly device?: string | undefined;
 }
-
-/** Lockouts grow (decision 0025): the n-th within a day holds for the rule's window × 2^(n−1), at most a day. */
-const DAY_SECONDS = 24 * 3600;
-const HOLD_LEVELS = 8;
-const lockoutsOf = (rule: RateRule): RateRule => ({
-  name: `${rule.name}-lockouts`,
-  points: 1_000_000,
-  windowSeconds: DAY_SECONDS,
-});
-const holdOf = (rule: RateRule, level: number): RateRule => ({
-  name: `${rule.name}-hold${String(level)}`,
-  points: 1,
-  windowSeconds: Math.min(rule.windowSeconds * 2 ** (level - 1), DAY_SECONDS),
-});
 
 // Verifying against a real hash when the account does not exist keeps the timing of both failures alike.
 const DUMMY_HASH_PASSWORD = 'not-a-real-password-for-timing';
@@ -98,19 +102,58 @@ export class SessionService {
     rawEmail: string,
     password: string,
     client: Client,
-  ): Promise<Result<{ token: string; account: Account; device: string }, SignInError>> {
+  ): Promise<Result<SignedIn | SecondFactorDue, SignInError>> {
     const email = normaliseEmail(rawEmail) ?? rawEmail.trim().toLowerCase();
     const account = await this.deps.accounts.findByEmail(email);
     const tried = await this.tryPassword(account, email, password, client);
     if (tried.outcome === 'held')
       return err({ code: 'rate_limited', retryAfterSeconds: tried.retryAfterSeconds });
     if (tried.outcome === 'wrong' || account === undefined) return err({ code: 'invalid_credentials' });
-    return ok({
+    if (await this.deps.secondFactor.isOn(account.id))
+      return ok({ secondFactorTicket: this.ticketFor(account) });
+    return ok(await this.signedIn(account, client));
+  }
+
+  /**
+   * The second step of a sign-in whose password was right (decision 0089): the ticket `signIn` gave, and a code from
+   * the person's authenticator app or one of their recovery codes.
+   */
+  async completeSignIn(
+    ticket: string,
+    code: string,
+    client: Client,
+  ): Promise<Result<SignedIn, CodeError | { readonly code: 'ticket_expired' }>> {
+    const account = await this.ticketAccount(ticket);
+    if (account === undefined) return err({ code: 'ticket_expired' });
+    const checked = await this.deps.secondFactor.check(account.id, code);
+    if (!checked.ok) return checked;
+    return ok(await this.signedIn(account, client));
+  }
+
+  private async signedIn(account: Account, client: Client): Promise<SignedIn> {
+    const known = this.knownDevice(account, client.device);
+    return {
       token: await this.start(account, client.userAgent),
       account,
-      device:
-        tried.device !== undefined && client.device !== undefined ? client.device : this.newDevice(account),
-    });
+      device: known !== undefined && client.device !== undefined ? client.device : this.newDevice(account),
+    };
+  }
+
+  /** `<account id>.<expiry ms>.<HMAC>`: the password was right for this account, for the next few minutes. */
+  private ticketFor(account: Account): string {
+    const expires = String(this.deps.clock.now().getTime() + SECOND_FACTOR_TICKET_MS);
+    return `${account.id}.${expires}.${hmacSha256(this.deps.deviceKey, `second-factor:${account.id}:${expires}`)}`;
+  }
+
+  private async ticketAccount(ticket: string): Promise<Account | undefined> {
+    if (ticket.length > 300) return undefined;
+    const [id, expires, mac, extra] = ticket.split('.');
+    if (id === undefined || expires === undefined || mac === undefined || extra !== undefined)
+      return undefined;
+    if (!/^\d{1,16}$/.test(expires) || Number(expires) <= this.deps.clock.now().getTime()) return undefined;
+    const expected = hmacSha256(this.deps.deviceKey, `second-factor:${id}:${expires}`);
+    if (!timingSafeEqualStrings(mac, expected)) return undefined;
+    return this.deps.accounts.get(id as AccountId);
   }
 
   /**
@@ -221,14 +264,14 @@ export class SessionService {
     const { accounts, hasher, limiter, policy } = this.deps;
     const device = account === undefined ? undefined : this.knownDevice(account, client.device);
     const rules = this.budgetsFor(email, client.ip, device);
-    const wait = await this.heldFor(rules);
+    const wait = await heldFor(this.deps.limiter, rules);
     if (wait > 0) return { outcome: 'held', retryAfterSeconds: wait };
     const hash = account === undefined ? undefined : await accounts.getPasswordHash(account.id);
     let valid = false;
     if (hash === undefined || hash === null) await hasher.verify(await this.dummy(), password);
     else valid = await hasher.verify(hash, password);
     if (!valid) {
-      for (const [rule, key] of rules) await this.fail(rule, key);
+      for (const [rule, key] of rules) await spendFailure(this.deps.limiter, rule, key);
       return { outcome: 'wrong' };
     }
     if (device === undefined) await limiter.reset(policy.failuresPerAccount, email);
@@ -248,36 +291,6 @@ export class SessionService {
           [policy.failuresPerIp, ip],
         ]
       : [[policy.failuresPerDevice, device]];
-  }
-
-  /** Seconds until every budget and hold of these keys allows a try again; 0 when they do now. */
-  private async heldFor(rules: readonly (readonly [RateRule, string])[]): Promise<number> {
-    const { limiter } = this.deps;
-    let wait = 0;
-    for (const [rule, key] of rules) {
-      const base = await limiter.peek(rule, key);
-      if (!base.allowed) wait = Math.max(wait, base.retryAfterSeconds);
-      // Only the hold of the key's latest lockout can still be running: each one outlasts the one before.
-      const counted = await limiter.peek(lockoutsOf(rule), key);
-      const lockouts = counted.allowed ? lockoutsOf(rule).points - counted.remaining : HOLD_LEVELS;
-      if (lockouts < 2) continue;
-      const hold = await limiter.peek(holdOf(rule, Math.min(lockouts, HOLD_LEVELS)), key);
-      if (!hold.allowed) wait = Math.max(wait, hold.retryAfterSeconds);
-    }
-    return wait;
-  }
-
-  /**
-   * Spends one failure; the one that spends the last of a budget is a lockout, and a key's second lockout within a
-   * day holds it twice as long as the window, its third four times, and so on up to a day.
-   */
-  private async fail(rule: RateRule, key: string): Promise<void> {
-    const { limiter } = this.deps;
-    const d = await limiter.consume(rule, key);
-    if (d.allowed && d.remaining > 0) return;
-    const counted = await limiter.consume(lockoutsOf(rule), key);
-    const lockouts = counted.allowed ? lockoutsOf(rule).points - counted.remaining : HOLD_LEVELS;
-    if (lockouts >= 2) await limiter.consume(holdOf(rule, Math.min(lockouts, HOLD_LEVELS)), key);
   }
 
   /** A device token for a browser that just proved itself: `<nonce>.<HMAC(account id, nonce)>`. */

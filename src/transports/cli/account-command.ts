@@ -3,13 +3,16 @@ import { createApp, type App } from '../../app.ts';
 import { readConfiguration } from '../../config/index.ts';
 import { silentLogger } from '../../lib/logger.ts';
 import { EXIT, type CliIo } from './cli-io.ts';
+import { normaliseEmail } from '../../core/accounts/password-hasher.ts';
 
 const USAGE = `Usage:
   inbox-triage account invite [--email <address>]      Print a one-time invitation link (valid 7 days)
   inbox-triage account set-plan <email> <trial|pro> [--trial-days <n>] [--payment ok|failed]
   inbox-triage account list                            List accounts with plan and trial end
   inbox-triage account reset-password <email>          Print a one-time link (valid 1 hour) that sets a new password
-                                                       for a person who forgot theirs; it signs out every browser`;
+                                                       for a person who forgot theirs; it signs out every browser
+  inbox-triage account two-step-off <email>            Turn off two-step sign-in for a person who lost their
+                                                       authenticator app and recovery codes`;
 
 /** Operator commands for accounts: invitations, plans (there is no billing provider), forgotten passwords. */
 export async function accountCommand(io: CliIo, args: string[]): Promise<number> {
@@ -37,6 +40,8 @@ export async function accountCommand(io: CliIo, args: string[]): Promise<number>
         return await list(app, io);
       case 'reset-password':
         return await resetPassword(app, io, parsed.positionals);
+      case 'two-step-off':
+        return await twoStepOff(app, io, parsed.positionals);
       default:
         io.err(USAGE);
         return EXIT.usage;
@@ -110,5 +115,24 @@ async function resetPassword(app: App, io: CliIo, positionals: string[]): Promis
     return EXIT.failure;
   }
   io.out(`${app.config.baseUrl}/reset?token=${issued.value}`);
+  return EXIT.ok;
+}
+
+/** The operator vouches for the person: their second factor goes, and signing in takes the password alone. */
+async function twoStepOff(app: App, io: CliIo, positionals: string[]): Promise<number> {
+  const [email, ...extra] = positionals;
+  if (email === undefined || extra.length > 0) {
+    io.err(USAGE);
+    return EXIT.usage;
+  }
+  const account = await app.stores.accounts.findByEmail(normaliseEmail(email) ?? email.trim().toLowerCase());
+  if (account === undefined) {
+    io.err(`inbox-triage: no account with email ${email}`);
+    return EXIT.failure;
+  }
+  const turnedOff = await app.services.secondFactor.disable(account.id);
+  io.out(
+    turnedOff ? `two-step sign-in is off for ${account.email}` : `${account.email} had no two-step sign-in`,
+  );
   return EXIT.ok;
 }

@@ -11,6 +11,9 @@ export const csrfCookieName = (p: CookiePolicy) => (p.secure ? '__Host-it_csrf' 
 /** A browser that signed in before (decision 0025): its own sign-in budget, kept for a year. */
 export const deviceCookieName = (p: CookiePolicy) => (p.secure ? '__Host-it_device' : 'it_device');
 
+/** A sign-in whose password was right, waiting for its second factor (decision 0089): five minutes. */
+export const secondStepCookieName = (p: CookiePolicy) => (p.secure ? '__Host-it_signin' : 'it_signin');
+
 export function setHttpOnlyCookie(
   c: Context,
   p: CookiePolicy,

@@ -20,6 +20,7 @@ import { registerSettingsPage } from './pages/settings-page.ts';
 import { registerSetupPage } from './pages/setup-page.ts';
 import { registerSignInPage } from './pages/sign-in-page.ts';
 import { registerSignUpPages } from './pages/sign-up-page.ts';
+import { registerTwoStepPage } from './pages/two-step-page.ts';
 import { securityHeaders } from './security-headers.ts';
 import { loadSession } from './session.ts';
 import type { WebDeps } from './web-deps.ts';
@@ -31,6 +32,7 @@ export const PAGE_PATHS = [
   '/',
   '/setup',
   '/signin',
+  '/signin/code',
   '/signout',
   '/signup',
   '/invite',
@@ -45,6 +47,7 @@ export const PAGE_PATHS = [
 const ANONYMOUS_PATHS = [
   '/setup',
   '/signin',
+  '/signin/code',
   '/signup',
   '/invite',
   '/reset',
@@ -88,5 +91,6 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   registerInboxesPage(app, deps);
   registerDeleteAccountPage(app, deps);
   registerPasswordPages(app, deps);
+  registerTwoStepPage(app, deps);
   registerBrowsersPage(app, deps);
 }

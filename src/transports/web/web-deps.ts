@@ -16,10 +16,14 @@ import type { OAuthProvider } from '../../oauth/oauth-provider.ts';
 import type { InboxService } from '../../core/inboxes/inbox-service.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { CookiePolicy } from './cookies.ts';
+import type { SecondFactorService } from '../../core/sessions/second-factor-service.ts';
 
 export interface WebDeps {
   readonly accounts: AccountService;
   readonly sessions: SessionService;
+  readonly secondFactor: SecondFactorService;
+  /** A QR code of `text` as an SVG element (the authenticator app's setup link). */
+  readonly qrSvg: (text: string) => string;
   readonly apiKeys: ApiKeyService;
   readonly audit: AuditLog;
   /** Settings → Activity: the audit log with each change described, and the person's Undo. */

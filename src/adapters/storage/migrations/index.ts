@@ -20,6 +20,7 @@ import { changeCounts } from './0017-change-counts.ts';
 import { folderCounts } from './0018-folder-counts.ts';
 import { foldedSearch } from './0019-folded-search.ts';
 import { senderName } from './0020-sender-name.ts';
+import { secondFactors } from './0021-second-factors.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -47,5 +48,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0018-folder-counts': folderCounts(dialect),
     '0019-folded-search': foldedSearch(),
     '0020-sender-name': senderName(),
+    '0021-second-factors': secondFactors(dialect),
   };
 }

@@ -1,8 +1,15 @@
 import { html } from 'hono/html';
-import type { Hono } from 'hono';
-import { notice, page } from '../layout.ts';
+import type { Context, Hono } from 'hono';
+import type { SignedIn } from '../../../core/sessions/session-service.ts';
+import { csrfField, notice, page } from '../layout.ts';
 import { formFields, safeNext } from '../form.ts';
-import { deviceCookieName, setHttpOnlyCookie } from '../cookies.ts';
+import {
+  clearCookie,
+  deviceCookieName,
+  readCookie,
+  secondStepCookieName,
+  setHttpOnlyCookie,
+} from '../cookies.ts';
 import { clearSessionCookie, setSessionCookie } from '../sign-in-cookie.ts';
 import { passwordClient } from '../password-client.ts';
 import type { WebDeps } from '../web-deps.ts';
@@ -10,6 +17,7 @@ import type { WebEnv } from '../web-env.ts';
 import { credentialsForm } from './credentials-form.ts';
 
 const DEVICE_COOKIE_SECONDS = 365 * 86_400;
+const SECOND_STEP_SECONDS = 5 * 60;
 
 export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
   const render = (csrf: string, next: string, error?: string, email?: string) =>
@@ -22,6 +30,32 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
           Forgot your password? The operator of this server can give you a link to set a new one.
         </p>
         ${deps.openSignup ? html`<p class="muted">No account yet? <a href="/signup">Create one</a>.</p>` : ''}`,
+    });
+
+  const renderCode = (csrf: string, next: string, error?: string) =>
+    page({
+      title: 'Sign in: your code',
+      body: html`<h1>Your code</h1>
+        ${notice('error', error)}
+        <form method="post" action="/signin/code">
+          ${csrfField(csrf)}
+          <input type="hidden" name="next" value="${next}" />
+          <label for="code">The six-digit code from your authenticator app</label>
+          <input
+            id="code"
+            name="code"
+            required
+            autofocus
+            autocomplete="one-time-code"
+            inputmode="numeric"
+            maxlength="40"
+            aria-describedby="code-hint"
+          />
+          <p id="code-hint" class="muted">
+            No phone at hand? Enter one of your recovery codes instead; each works once.
+          </p>
+          <button type="submit">Sign in</button>
+        </form>`,
     });
 
   app.get('/signin', (c) => {
@@ -53,16 +87,56 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
         401,
       );
     }
-    setSessionCookie(c, deps, result.value.token);
-    setHttpOnlyCookie(
-      c,
-      deps.cookies,
-      deviceCookieName(deps.cookies),
-      result.value.device,
-      DEVICE_COOKIE_SECONDS,
-    );
-    return c.redirect(next, 303);
+    if ('secondFactorTicket' in result.value) {
+      const ticket = result.value.secondFactorTicket;
+      setHttpOnlyCookie(c, deps.cookies, secondStepCookieName(deps.cookies), ticket, SECOND_STEP_SECONDS);
+      return c.html(renderCode(c.get('csrf'), next));
+    }
+    return signedIn(c, result.value, next);
   });
+
+  /** The second step (decision 0089): a code from the authenticator app, or a recovery code. */
+  app.post('/signin/code', async (c) => {
+    const f = await formFields(c, 'code', 'next');
+    const next = safeNext(f.next);
+    const ticket = readCookie(c, secondStepCookieName(deps.cookies)) ?? '';
+    const result = await deps.sessions.completeSignIn(ticket, f.code, passwordClient(c, deps));
+    if (result.ok) {
+      clearCookie(c, deps.cookies, secondStepCookieName(deps.cookies));
+      return signedIn(c, result.value, next);
+    }
+    switch (result.error.code) {
+      case 'ticket_expired':
+        clearCookie(c, deps.cookies, secondStepCookieName(deps.cookies));
+        return c.html(
+          render(c.get('csrf'), next, 'The sign-in took too long. Enter your email and password again.'),
+          401,
+        );
+      case 'rate_limited': {
+        const minutes = Math.ceil(result.error.retryAfterSeconds / 60);
+        c.header('Retry-After', String(result.error.retryAfterSeconds));
+        return c.html(
+          renderCode(
+            c.get('csrf'),
+            next,
+            `Too many wrong codes. Try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`,
+          ),
+          429,
+        );
+      }
+      case 'wrong_code':
+        return c.html(
+          renderCode(c.get('csrf'), next, 'That code is not right, or was used already. Try the next one.'),
+          401,
+        );
+    }
+  });
+
+  const signedIn = (c: Context<WebEnv>, s: SignedIn, next: string) => {
+    setSessionCookie(c, deps, s.token);
+    setHttpOnlyCookie(c, deps.cookies, deviceCookieName(deps.cookies), s.device, DEVICE_COOKIE_SECONDS);
+    return c.redirect(next, 303);
+  };
 
   app.post('/signout', async (c) => {
     const token = c.get('sessionToken');

@@ -1,0 +1,249 @@
+import { html, raw } from 'hono/html';
+import type { Context, Hono } from 'hono';
+import type { Account } from '../../../core/accounts/account.ts';
+import { otpauthUri } from '../../../lib/totp.ts';
+import { clearCookie, readCookie, setHttpOnlyCookie } from '../cookies.ts';
+import { formFields } from '../form.ts';
+import { csrfField, notice, page, when, type Html } from '../layout.ts';
+import { passwordClient } from '../password-client.ts';
+import { requireSignIn, signedInAccount } from '../session.ts';
+import type { WebDeps } from '../web-deps.ts';
+import type { WebEnv } from '../web-env.ts';
+import { tooManyWrongPasswords } from './password-pages.ts';
+
+const PATH = '/settings/two-step';
+/** The secret being set up, sealed to the account, for as long as setting up an app may take. */
+const SETUP_COOKIE = 'it_two_step';
+const SETUP_SECONDS = 15 * 60;
+const ISSUER = 'Inbox Triage';
+
+const DONE: Readonly<Record<string, string>> = {
+  off: 'Two-step sign-in is off. Signing in takes your password alone.',
+  expired: 'Setting up took too long. Start again.',
+};
+
+const tooManyCodes = (seconds: number) => {
+  const minutes = Math.ceil(seconds / 60);
+  return `Too many wrong codes. Try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`;
+};
+
+/**
+ * Settings → Two-step sign-in (decision 0089): a code from an authenticator app after the password. Turned on with the
+ * password, then a code from the app (so a mistyped secret never locks anyone out); turned off with the password and a
+ * code. The recovery codes are shown once, when it is turned on.
+ */
+export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
+  const open = (c: Context<WebEnv>, account: Account) => {
+    const sealed = readCookie(c, SETUP_COOKIE);
+    return sealed === undefined ? undefined : deps.flash.open(sealed, `${SETUP_COOKIE}:${account.id}`);
+  };
+
+  const statusPage = async (c: Context<WebEnv>, account: Account, error?: string): Promise<Html> => {
+    const status = await deps.secondFactor.status(account.id);
+    const done = c.req.query('done');
+    return page({
+      title: 'Two-step sign-in',
+      account,
+      csrf: c.get('csrf'),
+      body: html`<h1>Two-step sign-in</h1>
+        ${notice('ok', done === undefined ? undefined : DONE[done])} ${notice('error', error)}
+        ${
+          status.on
+            ? html`<p>
+                  <strong>On</strong> since ${when(status.since ?? new Date(0))}: signing in asks for a code
+                  from your authenticator app after your password. Recovery codes left:
+                  ${String(status.recoveryCodesLeft ?? 0)}.
+                </p>
+                <h2>Turn it off</h2>
+                <form method="post" action="${PATH}/off">
+                  ${csrfField(c.get('csrf'))}
+                  <input type="hidden" name="username" autocomplete="username" value="${account.email}" />
+                  <label for="password">Your password</label>
+                  <input
+                    id="password"
+                    name="password"
+                    type="password"
+                    autocomplete="current-password"
+                    required
+                  />
+                  <label for="code">A code from your app, or a recovery code</label>
+                  <input
+                    id="code"
+                    name="code"
+                    autocomplete="one-time-code"
+                    inputmode="numeric"
+                    maxlength="40"
+                    required
+                  />
+                  <button class="danger" type="submit">Turn off two-step sign-in</button>
+                </form>`
+            : html`<p>
+                  <strong>Off.</strong> Your console approves what agents send; with two-step sign-in, a
+                  stolen password is not enough to sign in to it. You need an authenticator app (Google
+                  Authenticator, Microsoft Authenticator, 1Password, Aegis, Bitwarden …).
+                </p>
+                <form method="post" action="${PATH}/begin">
+                  ${csrfField(c.get('csrf'))}
+                  <input type="hidden" name="username" autocomplete="username" value="${account.email}" />
+                  <label for="password">Your password</label>
+                  <input
+                    id="password"
+                    name="password"
+                    type="password"
+                    autocomplete="current-password"
+                    required
+                  />
+                  <button type="submit">Set up two-step sign-in</button>
+                </form>`
+        }`,
+    });
+  };
+
+  const setupPage = (c: Context<WebEnv>, account: Account, secret: string, error?: string): Html => {
+    const uri = otpauthUri(secret, ISSUER, account.email);
+    // The SVG is made of the code's modules alone: nothing in it is text a person or a sender wrote.
+    const qr = deps.qrSvg(uri);
+    return page({
+      title: 'Set up two-step sign-in',
+      account,
+      csrf: c.get('csrf'),
+      body: html`<h1>Set up two-step sign-in</h1>
+        ${notice('error', error)}
+        <ol>
+          <li>
+            In your authenticator app, add an account and scan this code.
+            <div class="qr" role="img" aria-label="QR code of the setup key" style="max-width:16rem">
+              ${raw(qr)}
+            </div>
+          </li>
+          <li>
+            Or type this setup key: <code class="setup-key">${secret.replace(/(.{4})(?=.)/g, '$1 ')}</code>
+            (time-based, six digits, every 30 seconds).
+          </li>
+          <li>Enter the code the app shows now.</li>
+        </ol>
+        <form method="post" action="${PATH}/confirm">
+          ${csrfField(c.get('csrf'))}
+          <label for="code">Code from the app</label>
+          <input
+            id="code"
+            name="code"
+            autocomplete="one-time-code"
+            inputmode="numeric"
+            maxlength="10"
+            required
+          />
+          <button type="submit">Turn on</button>
+        </form>
+        <p class="muted">
+          Until you enter a code, nothing changes: signing in still takes your password alone.
+        </p>`,
+    });
+  };
+
+  app.get(PATH, requireSignIn, async (c) => c.html(await statusPage(c, signedInAccount(c))));
+
+  app.post(`${PATH}/begin`, requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const f = await formFields(c, 'password');
+    const confirmed = await deps.sessions.confirmPassword(account, f.password, passwordClient(c, deps));
+    if (!confirmed.ok) {
+      if (confirmed.error.code === 'rate_limited') {
+        c.header('Retry-After', String(confirmed.error.retryAfterSeconds));
+        return c.html(
+          await statusPage(c, account, tooManyWrongPasswords(confirmed.error.retryAfterSeconds)),
+          429,
+        );
+      }
+      return c.html(await statusPage(c, account, 'That is not your password.'), 400);
+    }
+    if ((await deps.secondFactor.status(account.id)).on) return c.redirect(PATH, 303);
+    const secret = deps.secondFactor.newSecret();
+    const sealed = deps.flash.seal(secret, `${SETUP_COOKIE}:${account.id}`);
+    setHttpOnlyCookie(c, deps.cookies, SETUP_COOKIE, sealed, SETUP_SECONDS, PATH);
+    return c.html(setupPage(c, account, secret));
+  });
+
+  app.post(`${PATH}/confirm`, requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const f = await formFields(c, 'code');
+    const secret = open(c, account);
+    if (secret === undefined) return c.redirect(`${PATH}?done=expired`, 303);
+    const on = await deps.secondFactor.enable(account.id, secret, f.code);
+    if (!on.ok) {
+      switch (on.error.code) {
+        case 'already_on':
+          clearCookie(c, deps.cookies, SETUP_COOKIE, PATH);
+          return c.redirect(PATH, 303);
+        case 'rate_limited':
+          c.header('Retry-After', String(on.error.retryAfterSeconds));
+          return c.html(setupPage(c, account, secret, tooManyCodes(on.error.retryAfterSeconds)), 429);
+        case 'wrong_code':
+          return c.html(
+            setupPage(
+              c,
+              account,
+              secret,
+              'That code is not right. Check the app’s clock and enter the current one.',
+            ),
+            400,
+          );
+      }
+    }
+    clearCookie(c, deps.cookies, SETUP_COOKIE, PATH);
+    // A browser signed in before with the password alone stays no longer than the change.
+    const token = c.get('sessionToken');
+    const others = token === undefined ? 0 : await deps.sessions.signOutOthers(account, token);
+    return c.html(
+      page({
+        title: 'Two-step sign-in is on',
+        account,
+        csrf: c.get('csrf'),
+        body: html`<h1>Two-step sign-in is on</h1>
+          ${notice(
+            'ok',
+            `From now on, signing in asks for a code from your app.${
+              others > 0
+                ? ` ${String(others)} other browser${others === 1 ? ' was' : 's were'} signed out.`
+                : ''
+            }`,
+          )}
+          <h2>Your recovery codes</h2>
+          <p>
+            If you lose your phone, each of these signs you in once instead of a code. Keep them somewhere
+            safe, apart from your phone: <strong>this is the only time they are shown.</strong>
+          </p>
+          <ul class="recovery-codes">
+            ${on.value.map((code) => html`<li><code>${code}</code></li>`)}
+          </ul>
+          <p><a href="/settings">Back to Settings</a></p>`,
+      }),
+    );
+  });
+
+  app.post(`${PATH}/off`, requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const f = await formFields(c, 'password', 'code');
+    const confirmed = await deps.sessions.confirmPassword(account, f.password, passwordClient(c, deps));
+    if (!confirmed.ok) {
+      if (confirmed.error.code === 'rate_limited') {
+        c.header('Retry-After', String(confirmed.error.retryAfterSeconds));
+        return c.html(
+          await statusPage(c, account, tooManyWrongPasswords(confirmed.error.retryAfterSeconds)),
+          429,
+        );
+      }
+      return c.html(await statusPage(c, account, 'That is not your password.'), 400);
+    }
+    const checked = await deps.secondFactor.check(account.id, f.code);
+    if (!checked.ok) {
+      if (checked.error.code === 'rate_limited') {
+        c.header('Retry-After', String(checked.error.retryAfterSeconds));
+        return c.html(await statusPage(c, account, tooManyCodes(checked.error.retryAfterSeconds)), 429);
+      }
+      return c.html(await statusPage(c, account, 'That code is not right, or was used already.'), 400);
+    }
+    await deps.secondFactor.disable(account.id);
+    return c.redirect(`${PATH}?done=off`, 303);
+  });
+}
