@@ -165,7 +165,7 @@ describe('changing and resetting a password (decision 0067)', () => {
     expect(done.filter((d) => !d.ok)).toEqual([{ ok: false, error: { code: 'invalid_link' } }]);
     expect(await s.authenticate(before)).toBeUndefined();
     const signedIn = done.find((d) => d.ok);
-    expect(await s.authenticate(signedIn?.ok === true ? signedIn.value.token : '')).toMatchObject({
+    expect(await s.authenticate(signedIn?.ok === true ? (signedIn.value.token ?? '') : '')).toMatchObject({
       id: account.id,
     });
     expect(await s.passwordResetFor(token)).toBeUndefined();

@@ -220,13 +220,15 @@ export class SessionService {
 
   /**
    * Sets the password a reset link was issued for, once: every session of the account ends, the sign-in lockouts of
-   * its address are lifted (the operator vouched for the person), and the browser that used the link is signed in.
+   * its address are lifted (the operator vouched for the person), and the browser that used the link is signed in —
+   * unless the account has a second factor (decision 0089): a link replaces the password, not the code, so that
+   * browser signs in as any other (`token` null).
    */
   async resetPassword(
     token: string,
     next: string,
     userAgent: string | null,
-  ): Promise<Result<{ token: string; account: Account }, PasswordResetError>> {
+  ): Promise<Result<{ token: string | null; account: Account }, PasswordResetError>> {
     const account = await this.passwordResetFor(token);
     if (account === undefined) return err({ code: 'invalid_link' });
     const weak = passwordProblem(next);
@@ -236,14 +238,23 @@ export class SessionService {
     const { failuresPerAccount } = this.deps.policy;
     await this.deps.limiter.reset(failuresPerAccount, account.email);
     await this.deps.limiter.reset(lockoutsOf(failuresPerAccount), account.email);
+    if (await this.deps.secondFactor.isOn(account.id)) {
+      await this.setPassword(account, next);
+      return ok({ token: null, account });
+    }
     return ok({ token: await this.replacePassword(account, next, userAgent), account });
   }
 
   /** The new password's hash in place of the old, every session of the account ended, and a new one started. */
   private async replacePassword(account: Account, next: string, userAgent: string | null): Promise<string> {
+    await this.setPassword(account, next);
+    return this.start(account, userAgent);
+  }
+
+  /** The new password's hash in place of the old, and every session of the account ended. */
+  private async setPassword(account: Account, next: string): Promise<void> {
     await this.deps.accounts.setPasswordHash(account.id, await this.deps.hasher.hash(next));
     await this.deps.sessions.deleteAllFor(account.id);
-    return this.start(account, userAgent);
   }
 
   /**

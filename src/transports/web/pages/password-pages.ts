@@ -124,6 +124,8 @@ export function registerPasswordPages(app: Hono<WebEnv>, deps: WebDeps): void {
     const f = await formFields(c, 'token', 'password');
     const done = await deps.sessions.resetPassword(f.token, f.password, c.req.header('user-agent') ?? null);
     if (done.ok) {
+      // With two-step sign-in on, the link set the password only: signing in still asks for a code (decision 0089).
+      if (done.value.token === null) return c.redirect('/signin?done=password_reset', 303);
       setSessionCookie(c, deps, done.value.token);
       return c.redirect('/settings/password?done=1', 303);
     }

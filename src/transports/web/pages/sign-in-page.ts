@@ -18,13 +18,15 @@ import { credentialsForm } from './credentials-form.ts';
 
 const DEVICE_COOKIE_SECONDS = 365 * 86_400;
 const SECOND_STEP_SECONDS = 5 * 60;
+const PASSWORD_SET =
+  'Your new password is set and every browser is signed out. Sign in with it and a code from your authenticator app.';
 
 export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
-  const render = (csrf: string, next: string, error?: string, email?: string) =>
+  const render = (csrf: string, next: string, error?: string, email?: string, ok?: string) =>
     page({
       title: 'Sign in',
       body: html`<h1>Sign in</h1>
-        ${notice('error', error)}
+        ${notice('ok', ok)} ${notice('error', error)}
         ${credentialsForm({ action: '/signin', csrf, submit: 'Sign in', newPassword: false, hidden: { next }, ...(email !== undefined && { email }) })}
         <p class="muted">
           Forgot your password? The operator of this server can give you a link to set a new one.
@@ -61,7 +63,8 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.get('/signin', (c) => {
     const next = safeNext(c.req.query('next'));
     if (c.get('account') !== undefined) return c.redirect(next, 303);
-    return c.html(render(c.get('csrf'), next));
+    const reset = c.req.query('done') === 'password_reset';
+    return c.html(render(c.get('csrf'), next, undefined, undefined, reset ? PASSWORD_SET : undefined));
   });
 
   app.post('/signin', async (c) => {

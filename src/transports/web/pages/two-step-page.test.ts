@@ -150,4 +150,27 @@ describe('two-step sign-in', () => {
     expect(held.status).toBe(429);
     expect(held.headers.get('retry-after')).toMatch(/^\d+$/);
   });
+
+  it('is asked for after the operator’s reset link too, and the code step keeps its CSRF check', async () => {
+    const { web, secret } = await turnedOn();
+    const a = app as App;
+    const issued = await a.services.sessions.issuePasswordReset(OWNER.email);
+    const token = issued.ok ? issued.value : '';
+    const b = new WebClient(a);
+    await b.get(`/reset?token=${token}`);
+    const reset = await b.post('/reset', { token, password: 'a new passphrase, long' });
+    expect(reset.status).toBe(303);
+    expect(reset.headers.get('location')).toBe('/signin?done=password_reset');
+    expect((await b.get('/settings')).status).toBe(303); // not signed in by the link
+    expect((await web.get('/settings')).status).toBe(303); // every browser signed out
+    await b.get('/signin?done=password_reset');
+    expect(b.lastHtml).toContain('Your new password is set');
+    const past = await b.post('/signin', { email: OWNER.email, password: 'a new passphrase, long' });
+    expect(past.status).toBe(200);
+    clock.advance(30_000);
+    expect((await b.post('/signin/code', { code: codeAt(secret) }, { csrf: null })).status).toBe(403);
+    await b.get('/signin');
+    expect((await b.post('/signin/code', { code: codeAt(secret) })).status).toBe(303);
+    expect((await b.get('/settings')).status).toBe(200);
+  });
 });
