@@ -4,8 +4,9 @@ import { pkceChallenge } from '../../src/lib/secret-token.ts';
 import { artifactPath, launchBrowser } from '../rig/browser.ts';
 import { startService, type ServiceProcess } from '../support/spawn-service.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { CALLBACK, ownerInBrowser } from '../support/browser-owner.ts';
 
-const REDIRECT = 'http://127.0.0.1:9/callback';
+const REDIRECT = CALLBACK;
 const VERIFIER = 'x'.repeat(50);
 
 describe('consent and connected agents in a browser', () => {
@@ -19,18 +20,7 @@ describe('consent and connected agents in a browser', () => {
       launchBrowser(),
       startService({ DATA_DIR: tempDir('oauth-browser-') }),
     ]);
-    page = await (await browser.newContext()).newPage();
-    page.setDefaultTimeout(10_000);
-    // Nothing listens at the client's callback: answer it here and let the test read the URL.
-    await page.route('http://127.0.0.1:9/**', (route) =>
-      route.fulfill({ status: 200, contentType: 'text/html', body: '<p>callback</p>' }),
-    );
-    const link = /(http:\/\/\S+\/setup\?token=[a-z0-9]+)/.exec(svc.stdout())![1]!;
-    await page.goto(link);
-    await page.getByLabel('Email').fill('owner@example.test');
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL(/\/settings\?welcome=1$/);
+    page = await ownerInBrowser(browser, svc, password);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/signin$/);
   });

@@ -5,8 +5,9 @@ import { totpCode, totpStep } from '../../src/lib/totp.ts';
 import { artifactPath, launchBrowser } from '../rig/browser.ts';
 import { startService, type ServiceProcess } from '../support/spawn-service.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { CALLBACK, ownerInBrowser } from '../support/browser-owner.ts';
 
-const REDIRECT = 'http://127.0.0.1:9/callback';
+const REDIRECT = CALLBACK;
 const PASSWORD = 'a long and memorable passphrase';
 
 // Decision 0089 in Chromium against the real process: two-step sign-in turned on from Settings (the QR code and the
@@ -20,17 +21,7 @@ describe('two-step sign-in in a browser', () => {
 
   beforeAll(async () => {
     [browser, svc] = await Promise.all([launchBrowser(), startService({ DATA_DIR: tempDir('two-step-') })]);
-    page = await (await browser.newContext()).newPage();
-    page.setDefaultTimeout(10_000);
-    await page.route('http://127.0.0.1:9/**', (route) =>
-      route.fulfill({ status: 200, contentType: 'text/html', body: '<p>callback</p>' }),
-    );
-    const link = /(http:\/\/\S+\/setup\?token=[a-z0-9]+)/.exec(svc.stdout())![1]!;
-    await page.goto(link);
-    await page.getByLabel('Email').fill('owner@example.test');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.waitForURL(/\/settings\?welcome=1$/);
+    page = await ownerInBrowser(browser, svc, PASSWORD);
   });
   afterAll(async () => {
     await browser.close();

@@ -22,6 +22,16 @@ const DONE: Readonly<Record<string, string>> = {
   expired: 'Setting up took too long. Start again.',
 };
 
+/** A form that asks for the person's password, then `rest` (its other fields and its button). */
+const withPassword = (c: Context<WebEnv>, account: Account, action: string, rest: Html) =>
+  html`<form method="post" action="${action}">
+    ${csrfField(c.get('csrf'))}
+    <input type="hidden" name="username" autocomplete="username" value="${account.email}" />
+    <label for="password">Your password</label>
+    <input id="password" name="password" type="password" autocomplete="current-password" required />
+    ${rest}
+  </form>`;
+
 const tooManyCodes = (seconds: number) => {
   const minutes = Math.ceil(seconds / 60);
   return `Too many wrong codes. Try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`;
@@ -55,48 +65,48 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
                   ${String(status.recoveryCodesLeft ?? 0)}.
                 </p>
                 <h2>Turn it off</h2>
-                <form method="post" action="${PATH}/off">
-                  ${csrfField(c.get('csrf'))}
-                  <input type="hidden" name="username" autocomplete="username" value="${account.email}" />
-                  <label for="password">Your password</label>
-                  <input
-                    id="password"
-                    name="password"
-                    type="password"
-                    autocomplete="current-password"
-                    required
-                  />
-                  <label for="code">A code from your app, or a recovery code</label>
-                  <input
-                    id="code"
-                    name="code"
-                    autocomplete="one-time-code"
-                    inputmode="numeric"
-                    maxlength="40"
-                    required
-                  />
-                  <button class="danger" type="submit">Turn off two-step sign-in</button>
-                </form>`
+                ${withPassword(
+                  c,
+                  account,
+                  `${PATH}/off`,
+                  html`<label for="code">A code from your app, or a recovery code</label>
+                    <input
+                      id="code"
+                      name="code"
+                      autocomplete="one-time-code"
+                      inputmode="numeric"
+                      maxlength="40"
+                      required
+                    />
+                    <button class="danger" type="submit">Turn off two-step sign-in</button>`,
+                )}`
             : html`<p>
                   <strong>Off.</strong> Your console approves what agents send; with two-step sign-in, a
                   stolen password is not enough to sign in to it. You need an authenticator app (Google
                   Authenticator, Microsoft Authenticator, 1Password, Aegis, Bitwarden …).
                 </p>
-                <form method="post" action="${PATH}/begin">
-                  ${csrfField(c.get('csrf'))}
-                  <input type="hidden" name="username" autocomplete="username" value="${account.email}" />
-                  <label for="password">Your password</label>
-                  <input
-                    id="password"
-                    name="password"
-                    type="password"
-                    autocomplete="current-password"
-                    required
-                  />
-                  <button type="submit">Set up two-step sign-in</button>
-                </form>`
+                ${withPassword(
+                  c,
+                  account,
+                  `${PATH}/begin`,
+                  html`<button type="submit">Set up two-step sign-in</button>`,
+                )}`
         }`,
     });
+  };
+
+  /** The person's password checked against the sign-in budgets (0067); the page that says why, when it is refused. */
+  const passwordRefused = async (c: Context<WebEnv>, account: Account, password: string) => {
+    const confirmed = await deps.sessions.confirmPassword(account, password, passwordClient(c, deps));
+    if (confirmed.ok) return undefined;
+    if (confirmed.error.code === 'rate_limited') {
+      c.header('Retry-After', String(confirmed.error.retryAfterSeconds));
+      return c.html(
+        await statusPage(c, account, tooManyWrongPasswords(confirmed.error.retryAfterSeconds)),
+        429,
+      );
+    }
+    return c.html(await statusPage(c, account, 'That is not your password.'), 400);
   };
 
   const setupPage = (c: Context<WebEnv>, account: Account, secret: string, error?: string): Html => {
@@ -146,17 +156,8 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.post(`${PATH}/begin`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const f = await formFields(c, 'password');
-    const confirmed = await deps.sessions.confirmPassword(account, f.password, passwordClient(c, deps));
-    if (!confirmed.ok) {
-      if (confirmed.error.code === 'rate_limited') {
-        c.header('Retry-After', String(confirmed.error.retryAfterSeconds));
-        return c.html(
-          await statusPage(c, account, tooManyWrongPasswords(confirmed.error.retryAfterSeconds)),
-          429,
-        );
-      }
-      return c.html(await statusPage(c, account, 'That is not your password.'), 400);
-    }
+    const refused = await passwordRefused(c, account, f.password);
+    if (refused !== undefined) return refused;
     if ((await deps.secondFactor.status(account.id)).on) return c.redirect(PATH, 303);
     const secret = deps.secondFactor.newSecret();
     const sealed = deps.flash.seal(secret, `${SETUP_COOKIE}:${account.id}`);
@@ -224,17 +225,8 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.post(`${PATH}/off`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const f = await formFields(c, 'password', 'code');
-    const confirmed = await deps.sessions.confirmPassword(account, f.password, passwordClient(c, deps));
-    if (!confirmed.ok) {
-      if (confirmed.error.code === 'rate_limited') {
-        c.header('Retry-After', String(confirmed.error.retryAfterSeconds));
-        return c.html(
-          await statusPage(c, account, tooManyWrongPasswords(confirmed.error.retryAfterSeconds)),
-          429,
-        );
-      }
-      return c.html(await statusPage(c, account, 'That is not your password.'), 400);
-    }
+    const refused = await passwordRefused(c, account, f.password);
+    if (refused !== undefined) return refused;
     const checked = await deps.secondFactor.check(account.id, f.code);
     if (!checked.ok) {
       if (checked.error.code === 'rate_limited') {
