@@ -62,8 +62,9 @@ describe('rotating the encryption key', () => {
       await checkEncryptionKey(a.stores.settings, TEST_KEY, new Date());
 
       expect(await rotateEncryptionKey(a.db, TEST_KEY, NEXT, new Date())).toEqual({
-        resealed: 3,
+        resealed: 2,
         unreadable: 1,
+        secondFactors: { resealed: 1, unreadable: 0 },
       });
       expect((await factorsOf(a, NEXT).get(withFactor))?.secret).toBe('JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP');
       expect((await factorsOf(a, TEST_KEY).get(withFactor))?.secret).toBeNull();
@@ -107,7 +108,11 @@ describe('rotating the encryption key', () => {
     await new Promise((r) => setTimeout(r, 300));
     await holder.query('COMMIT');
     await holder.end();
-    expect(await rotation).toEqual({ resealed: 1, unreadable: 0 });
+    expect(await rotation).toEqual({
+      resealed: 1,
+      unreadable: 0,
+      secondFactors: { resealed: 0, unreadable: 0 },
+    });
     expect(await starting).toBe('refused');
     expect(await vaultOf(a, NEXT).get(id)).toEqual(credential(1));
   });

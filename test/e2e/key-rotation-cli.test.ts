@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WATCH_APPLICATION_NAME } from '../../src/adapters/jobs/pg-inbox-claims.ts';
 import { createApp } from '../../src/app.ts';
+import { totpCode, totpStep } from '../../src/lib/totp.ts';
 import { readConfiguration } from '../../src/config/index.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
 import { buildMessage, freePort, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
@@ -61,6 +62,15 @@ describe('inbox-triage key rotate', () => {
     const { key } = await agentOn(app);
     let call = toolCaller(app, key);
     const inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
+    // The owner's two-step sign-in key is sealed under the same key, and goes with it (decision 0089).
+    const owner = (await app.stores.accounts.list())[0]!;
+    const secret = app.services.secondFactor.newSecret();
+    const turnedOn = await app.services.secondFactor.enable(
+      owner.id,
+      secret,
+      totpCode(secret, totpStep(new Date())),
+    );
+    expect(turnedOn.ok).toBe(true);
     await app.close();
     const oldKey = readFileSync(keyFile, 'utf8');
 
@@ -80,6 +90,7 @@ describe('inbox-triage key rotate', () => {
     expect(done.err).toBe('');
     expect(done.code).toBe(0);
     expect(done.out).toContain('Sealed 1 mail credential under the new key');
+    expect(done.out).toContain('Sealed 1 two-step sign-in key under the new key.');
     expect(done.out).toContain(`${keyFile} now holds the new key`);
     expect(readFileSync(keyFile, 'utf8').trim()).toBe(NEXT);
     expect(existsSync(`${keyFile}.next`)).toBe(false);
@@ -89,6 +100,9 @@ describe('inbox-triage key rotate', () => {
     app = await open();
     call = toolCaller(app, key);
     try {
+      // The two-step key opens under the new key: the next code is taken.
+      const next = totpCode(secret, totpStep(new Date()) + 1);
+      expect(await app.services.secondFactor.check(owner.id, next)).toMatchObject({ ok: true });
       expectToolOk(await call('sync_inbox', { inboxId }));
       const listed = expectToolOk(await call('list_messages', { inboxId, limit: 5 }))['messages'] as {
         subject: string;

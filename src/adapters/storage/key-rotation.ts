@@ -24,10 +24,12 @@ export interface KeyChange {
 }
 
 export interface Resealed {
-  /** Credentials (and second factors' secrets) opened under the old key and sealed under the new one. */
+  /** Credentials opened under the old key and sealed under the new one. */
   readonly resealed: number;
   /** Credentials the old key does not open either (sealed under a key lost before): left as they are. */
   readonly unreadable: number;
+  /** The same of two-step sign-in secrets (decision 0089): one unreadable asks its person for a recovery code. */
+  readonly secondFactors: { readonly resealed: number; readonly unreadable: number };
 }
 
 /**
@@ -81,37 +83,45 @@ export async function resealCredentials(db: Db, change: KeyChange): Promise<Rese
             'stop every instance first, then rotate the key and start them with the new one',
         );
     }
-    const sealed = await tx.selectFrom('inbox_credentials').select(['inbox_id', 'sealed']).execute();
-    let resealed = 0;
-    let unreadable = 0;
-    for (const c of sealed) {
-      const opened = change.from.credentials.open(c.sealed, c.inbox_id);
-      if (opened === undefined) {
-        unreadable++;
-        continue;
-      }
-      await tx
-        .updateTable('inbox_credentials')
-        .set({ sealed: change.to.credentials.seal(opened, c.inbox_id) })
-        .where('inbox_id', '=', c.inbox_id)
-        .execute();
-      resealed++;
+    const counts = { resealed: 0, unreadable: 0 };
+    const factorCounts = { resealed: 0, unreadable: 0 };
+    const credentials = await tx.selectFrom('inbox_credentials').select(['inbox_id', 'sealed']).execute();
+    for (const c of credentials) {
+      const again = resealed(change, c.sealed, c.inbox_id, counts);
+      if (again !== undefined)
+        await tx
+          .updateTable('inbox_credentials')
+          .set({ sealed: again })
+          .where('inbox_id', '=', c.inbox_id)
+          .execute();
     }
     // Second factors' secrets are sealed under the same key (decision 0089), bound to their account.
     const factors = await tx.selectFrom('second_factors').select(['account_id', 'sealed']).execute();
     for (const f of factors) {
-      const opened = change.from.credentials.open(f.sealed, secondFactorAd(f.account_id));
-      if (opened === undefined) {
-        unreadable++;
-        continue;
-      }
-      await tx
-        .updateTable('second_factors')
-        .set({ sealed: change.to.credentials.seal(opened, secondFactorAd(f.account_id)) })
-        .where('account_id', '=', f.account_id)
-        .execute();
-      resealed++;
+      const again = resealed(change, f.sealed, secondFactorAd(f.account_id), factorCounts);
+      if (again !== undefined)
+        await tx
+          .updateTable('second_factors')
+          .set({ sealed: again })
+          .where('account_id', '=', f.account_id)
+          .execute();
     }
-    return { resealed, unreadable };
+    return { ...counts, secondFactors: factorCounts };
   });
+}
+
+/** `sealed` opened under the old key and sealed under the new, counted; undefined (counted) when the old key does not open it. */
+function resealed(
+  change: KeyChange,
+  sealed: string,
+  associatedData: string,
+  counts: { resealed: number; unreadable: number },
+): string | undefined {
+  const opened = change.from.credentials.open(sealed, associatedData);
+  if (opened === undefined) {
+    counts.unreadable++;
+    return undefined;
+  }
+  counts.resealed++;
+  return change.to.credentials.seal(opened, associatedData);
 }

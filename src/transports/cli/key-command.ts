@@ -85,6 +85,14 @@ async function rotate(io: CliIo): Promise<number> {
         `${String(done.unreadable)} could not be read with the old key either (sealed under a key lost before) and ` +
           'were left as they were: those inboxes ask to be reconnected.',
       );
+    const factors = done.secondFactors;
+    if (factors.resealed + factors.unreadable > 0)
+      io.out(
+        `Sealed ${String(factors.resealed)} two-step sign-in key${factors.resealed === 1 ? '' : 's'} under the new key` +
+          (factors.unreadable > 0
+            ? `; ${String(factors.unreadable)} could not be read and were left: those people sign in with a recovery code.`
+            : '.'),
+      );
     io.out(
       staged === undefined
         ? 'Start every instance with ENCRYPTION_KEY set to the new key, and keep it with your backups.'
