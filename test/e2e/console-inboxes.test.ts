@@ -7,7 +7,12 @@ import { silentLogger } from '../../src/lib/logger.ts';
 import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
 import { artifactPath, launchBrowser } from '../rig/browser.ts';
 import { freePort } from '../rig/index.ts';
-import { seriousAccessibilityProblems, signedInConsole } from '../support/console-browser.ts';
+import {
+  PERSON_LOCALE,
+  PERSON_ZONE,
+  seriousAccessibilityProblems,
+  signedInConsole,
+} from '../support/console-browser.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
 
@@ -49,9 +54,16 @@ describe('the person’s Inboxes page', () => {
   it('shows the last sync and the window, and changes the folders to sync', async () => {
     await page.goto(`${app.config.baseUrl}/inboxes`);
     const card = page.locator(`[data-inbox-id="${inboxId}"]`);
-    expect(await card.locator('.sync-state').textContent()).toMatch(
-      /Last synced .* UTC · 40 messages in the window\./,
+    expect(((await card.locator('.sync-state').textContent()) ?? '').replace(/\s+/g, ' ')).toMatch(
+      /Last synced .+ · 40 messages in the window\./,
     );
+    // In the person's zone and language, the UTC time kept as the title.
+    const time = card.locator('.sync-state time');
+    const at = new Date((await time.getAttribute('datetime')) ?? '');
+    expect(await time.textContent()).toBe(
+      at.toLocaleString(PERSON_LOCALE, { timeZone: PERSON_ZONE, dateStyle: 'medium', timeStyle: 'short' }),
+    );
+    expect(await time.getAttribute('title')).toBe(`${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`);
     expect(await seriousAccessibilityProblems(page)).toEqual([]);
     await page.screenshot({ path: artifactPath('console-inboxes.png'), fullPage: true });
 

@@ -17,8 +17,12 @@ export interface ConsolePage {
  * `cspViolations` (a test expects it empty). axe-core is evaluated through the DevTools protocol, which the policy
  * does not govern, so checking accessibility needs no hole in it.
  */
+export const PERSON_ZONE = 'Europe/Berlin';
+export const PERSON_LOCALE = 'en-GB';
+
 export async function signedInConsole(browser: Browser, baseUrl: string): Promise<ConsolePage> {
-  const page = await (await browser.newContext()).newPage();
+  // A person's browser somewhere else than the server's UTC: the pages show times in its zone and language.
+  const page = await (await browser.newContext({ timezoneId: PERSON_ZONE, locale: PERSON_LOCALE })).newPage();
   const cspViolations: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error' && /Content[- ]Security[- ]Policy/i.test(m.text())) cspViolations.push(m.text());

@@ -23,14 +23,30 @@ td form{margin:0}td button{margin:0;padding:.3rem .6rem}.skip{position:absolute;
 @media (max-width:36rem){th:nth-child(3),td:nth-child(3){display:none}}`;
 
 /** A timestamp to the minute, in UTC ("never" for none), for the tables of keys and agents. */
-export const when = (d: Date | null): string =>
-  d === null ? 'never' : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/**
+ * A moment as the pages show it: in UTC, in a `<time>` that the page's script (`page({ nonce })`) rewrites in the
+ * person's own time zone and language, keeping the UTC text as its title. Without the script, UTC is what is read.
+ */
+export const when = (d: Date | null): Html | string =>
+  d === null
+    ? 'never'
+    : html`<time datetime="${d.toISOString()}">${d.toISOString().slice(0, 16).replace('T', ' ')} UTC</time>`;
+
+/** Shows every `<time datetime>` in the browser's time zone and language; the UTC text stays as the title. */
+const LOCAL_TIMES = `for (const t of document.querySelectorAll('time[datetime]')) {
+  const d = new Date(t.dateTime);
+  if (Number.isNaN(d.getTime())) continue;
+  t.title = t.textContent;
+  t.textContent = d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}`;
 
 export function page(opts: {
   title: string;
   account?: Account | undefined;
   csrf?: string;
   body: Html;
+  /** The response's CSP nonce: with it, the page shows times in the person's own zone (`when`). */
+  nonce?: string;
 }): Html {
   const nav =
     opts.account === undefined
@@ -59,6 +75,13 @@ export function page(opts: {
         <a class="skip" href="#main">Skip to content</a>
         <header><a class="brand" href="/">Inbox Triage</a>${nav}</header>
         <main id="main">${opts.body}</main>
+        ${
+          opts.nonce === undefined
+            ? ''
+            : html`<script nonce="${opts.nonce}">
+                ${raw(LOCAL_TIMES)};
+              </script>`
+        }
       </body>
     </html>`;
 }

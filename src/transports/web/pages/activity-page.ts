@@ -143,6 +143,7 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const csrf = c.get('csrf');
     return c.html(
       page({
+        nonce: c.get('nonce'),
         title: 'Activity',
         account,
         csrf,

@@ -32,6 +32,7 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const error = c.req.query('error');
     return c.html(
       page({
+        nonce: c.get('nonce'),
         title: 'Advanced',
         account,
         csrf: c.get('csrf'),

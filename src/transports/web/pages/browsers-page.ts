@@ -17,6 +17,7 @@ export function registerBrowsersPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const done = Number(c.req.query('signedOut') ?? 'NaN');
     return c.html(
       page({
+        nonce: c.get('nonce'),
         title: 'Signed-in browsers',
         account,
         csrf: c.get('csrf'),

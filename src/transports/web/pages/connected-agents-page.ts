@@ -31,6 +31,7 @@ export function registerConnectedAgentsPage(
     const done = c.req.query('done');
     return c.html(
       page({
+        nonce: c.get('nonce'),
         title: 'Connected agents',
         account,
         csrf: c.get('csrf'),

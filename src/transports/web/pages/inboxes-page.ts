@@ -109,6 +109,7 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
       errors[name] === undefined ? '' : html`aria-invalid="true" aria-describedby="add-${name}-error"`;
     return c.html(
       page({
+        nonce: c.get('nonce'),
         title: 'Inboxes',
         account,
         csrf,
@@ -134,9 +135,9 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
                 ${
                   last === undefined
                     ? 'Not synced yet.'
-                    : `Last synced ${when(last)}${inbox.lastError === null ? '' : ' (the latest attempt failed)'} · ${String(
-                        synced.reduce((n, f) => n + f.messages, 0),
-                      )} messages in the window.`
+                    : html`Last synced
+                      ${when(last)}${inbox.lastError === null ? '' : ' (the latest attempt failed)'} ·
+                      ${String(synced.reduce((n, f) => n + f.messages, 0))} messages in the window.`
                 }
               </p>
               ${trouble === undefined ? '' : html`<p class="problem" role="status">${trouble}</p>`}

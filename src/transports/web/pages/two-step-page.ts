@@ -52,6 +52,7 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const status = await deps.secondFactor.status(account.id);
     const done = c.req.query('done');
     return page({
+      nonce: c.get('nonce'),
       title: 'Two-step sign-in',
       account,
       csrf: c.get('csrf'),

@@ -94,6 +94,7 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const filing = sentFlash(c, deps, account.id);
     return c.html(
       page({
+        nonce: c.get('nonce'),
         title: 'Waiting for you',
         account,
         csrf,
