@@ -345,6 +345,7 @@ const FORMS = [
   '/settings/two-step/begin',
   '/settings/two-step/confirm',
   '/settings/two-step/off',
+  '/settings/two-step/recovery-codes',
   '/inboxes/{inbox}/sender-name',
   '/waiting/discard',
   '/waiting/keep',

@@ -93,6 +93,25 @@ export class KyselySecondFactorStore implements SecondFactorStore {
     return r.numDeletedRows > 0n;
   }
 
+  async replaceRecoveryCodes(accountId: AccountId, recoveryHashes: readonly string[]): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      // The factor's row taken first: a turning off at the same moment comes before or after, never between.
+      const on = await tx
+        .updateTable('second_factors')
+        .set((eb) => ({ last_step: eb.ref('last_step') }))
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      if (on.numUpdatedRows === 0n) return false;
+      await tx.deleteFrom('recovery_codes').where('account_id', '=', accountId).execute();
+      if (recoveryHashes.length > 0)
+        await tx
+          .insertInto('recovery_codes')
+          .values(recoveryHashes.map((h) => ({ account_id: accountId, code_hash: h })))
+          .execute();
+      return true;
+    });
+  }
+
   async disable(accountId: AccountId): Promise<boolean> {
     const r = await this.db
       .deleteFrom('second_factors')

@@ -16,6 +16,7 @@ function unopenable(): SecondFactorStore {
     enable: () => Promise.resolve(false),
     spendStep: () => Promise.resolve(true),
     spendRecoveryCode: () => Promise.resolve(false),
+    replaceRecoveryCodes: () => Promise.resolve(true),
     disable: () => Promise.resolve(true),
   };
 }

@@ -74,12 +74,18 @@ export class SecondFactorService {
       await spendFailure(this.deps.limiter, this.deps.failures, accountId);
       return err({ code: 'wrong_code' });
     }
-    const codes = Array.from({ length: RECOVERY_CODES }, () => {
-      const raw = randomToken(RECOVERY_CHARS);
-      return `${raw.slice(0, 5)}-${raw.slice(5)}`;
-    });
+    const codes = newRecoveryCodes();
     const on = await this.deps.factors.enable(accountId, secret, step, codes.map(recoveryHash), now);
     return on ? ok(codes) : err({ code: 'already_on' });
+  }
+
+  /**
+   * Ten new recovery codes in place of every one left (the caller has checked the person: their password and a code).
+   * Shown once, as at turning on; undefined when two-step sign-in is off.
+   */
+  async replaceRecoveryCodes(accountId: AccountId): Promise<readonly string[] | undefined> {
+    const codes = newRecoveryCodes();
+    return (await this.deps.factors.replaceRecoveryCodes(accountId, codes.map(recoveryHash))) ? codes : undefined;
   }
 
   /**
@@ -112,6 +118,14 @@ export class SecondFactorService {
   disable(accountId: AccountId): Promise<boolean> {
     return this.deps.factors.disable(accountId);
   }
+}
+
+/** Ten recovery codes: letters and digits, five, a dash, five more. */
+function newRecoveryCodes(): string[] {
+  return Array.from({ length: RECOVERY_CODES }, () => {
+    const raw = randomToken(RECOVERY_CHARS);
+    return `${raw.slice(0, 5)}-${raw.slice(5)}`;
+  });
 }
 
 /** A recovery code's hash as stored: as the person may type it, any case, with or without its dash and spaces. */

@@ -56,6 +56,21 @@ export function secondFactorStoreContract(h: () => SecondFactorStoreHarness): vo
       expect((await h().factors.get(other))?.recoveryCodesLeft).toBe(1);
     });
 
+    it('replaces every recovery code at once, only while it is on', async () => {
+      const acct = await seedAccount(h().accounts);
+      expect(await h().factors.replaceRecoveryCodes(acct, ['x'])).toBe(false);
+      await h().factors.enable(acct, SECRET, 1, ['a', 'b'], AT);
+      expect(await h().factors.spendRecoveryCode(acct, 'a')).toBe(true);
+      expect(await h().factors.replaceRecoveryCodes(acct, ['c', 'd', 'e'])).toBe(true);
+      expect((await h().factors.get(acct))?.recoveryCodesLeft).toBe(3);
+      expect(await h().factors.spendRecoveryCode(acct, 'b')).toBe(false);
+      expect(await h().factors.spendRecoveryCode(acct, 'd')).toBe(true);
+      expect((await h().factors.get(acct))?.lastStep).toBe(1);
+      await h().factors.disable(acct);
+      expect(await h().factors.replaceRecoveryCodes(acct, ['f'])).toBe(false);
+      expect(await h().factors.spendRecoveryCode(acct, 'f')).toBe(false);
+    });
+
     it('turns off with its recovery codes, and on again afresh', async () => {
       const acct = await seedAccount(h().accounts);
       await h().factors.enable(acct, SECRET, 5, ['a'], AT);

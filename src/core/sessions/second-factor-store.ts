@@ -29,6 +29,8 @@ export interface SecondFactorStore {
   spendStep(accountId: AccountId, step: number): Promise<boolean>;
   /** Spends a recovery code by its hash: false when it is not one of the account's or was spent. */
   spendRecoveryCode(accountId: AccountId, hash: string): Promise<boolean>;
+  /** Replaces every recovery code with these hashes, in one transaction; false when it is off. */
+  replaceRecoveryCodes(accountId: AccountId, recoveryHashes: readonly string[]): Promise<boolean>;
   /** Turns it off, the recovery codes with it; false when it was off. */
   disable(accountId: AccountId): Promise<boolean>;
 }

@@ -120,11 +120,34 @@ describe('two-step sign-in', () => {
     await web.get('/settings/two-step');
     expect(flat(web.lastHtml)).toContain('Recovery codes left: 9.');
 
+    // Ten new codes, with the password and a code: the old ones stop working, the new ones work once.
+    clock.advance(30_000);
+    const wrongPassword = { password: 'wrong one', code: codeAt(secret) };
+    expect((await web.post('/settings/two-step/recovery-codes', wrongPassword)).status).toBe(400);
+    const renewed = await web.post('/settings/two-step/recovery-codes', {
+      password: OWNER.password,
+      code: codeAt(secret),
+    });
+    expect(renewed.status).toBe(200);
+    const fresh = [
+      ...(await renewed.text()).matchAll(/<li><code>([a-z0-9]{5}-[a-z0-9]{5})<\/code><\/li>/g),
+    ].map((m) => m[1] ?? '');
+    expect(fresh).toHaveLength(10);
+    const e = await pastPassword(a);
+    expect((await e.post('/signin/code', { code: recovery[1] ?? '' })).status).toBe(401);
+    expect((await e.post('/signin/code', { code: fresh[0] ?? '' })).status).toBe(303);
+    for (const code of fresh.slice(1, 7)) {
+      const f = await pastPassword(a);
+      expect((await f.post('/signin/code', { code })).status).toBe(303);
+    }
+    await web.get('/settings/two-step');
+    expect(flat(web.lastHtml)).toContain('Only 3 recovery codes left: make new ones below.');
+
     expect(
       (await web.post('/settings/two-step/off', { password: OWNER.password, code: '12345' })).status,
     ).toBe(400);
     expect(
-      (await web.post('/settings/two-step/off', { password: 'wrong one', code: recovery[1] ?? '' })).status,
+      (await web.post('/settings/two-step/off', { password: 'wrong one', code: fresh[8] ?? '' })).status,
     ).toBe(400);
     clock.advance(30_000);
     const off = await web.post('/settings/two-step/off', { password: OWNER.password, code: codeAt(secret) });

@@ -23,14 +23,23 @@ const DONE: Readonly<Record<string, string>> = {
 };
 
 /** A form that asks for the person's password, then `rest` (its other fields and its button). */
-const withPassword = (c: Context<WebEnv>, account: Account, action: string, rest: Html) =>
+const withPassword = (c: Context<WebEnv>, account: Account, action: string, rest: Html, idPrefix = '') =>
   html`<form method="post" action="${action}">
     ${csrfField(c.get('csrf'))}
     <input type="hidden" name="username" autocomplete="username" value="${account.email}" />
-    <label for="password">Your password</label>
-    <input id="password" name="password" type="password" autocomplete="current-password" required />
+    <label for="${idPrefix}password">Your password</label>
+    <input
+      id="${idPrefix}password"
+      name="password"
+      type="password"
+      autocomplete="current-password"
+      required
+    />
     ${rest}
   </form>`;
+
+/** At or below this many recovery codes left, the page suggests new ones. */
+const FEW_CODES_LEFT = 3;
 
 const tooManyCodes = (seconds: number) => {
   const minutes = Math.ceil(seconds / 60);
@@ -65,6 +74,24 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
                   from your authenticator app after your password. Recovery codes left:
                   ${String(status.recoveryCodesLeft ?? 0)}.
                 </p>
+                ${(status.recoveryCodesLeft ?? 0) <= FEW_CODES_LEFT ? notice('info', `Only ${String(status.recoveryCodesLeft ?? 0)} recovery code${status.recoveryCodesLeft === 1 ? '' : 's'} left: make new ones below.`) : ''}
+                <h2>New recovery codes</h2>
+                ${withPassword(
+                  c,
+                  account,
+                  `${PATH}/recovery-codes`,
+                  html`<label for="new-codes-code">A code from your app, or a recovery code</label>
+                    <input
+                      id="new-codes-code"
+                      name="code"
+                      autocomplete="one-time-code"
+                      inputmode="numeric"
+                      maxlength="40"
+                      required
+                    />
+                    <button class="secondary" type="submit">Make ten new recovery codes</button>`,
+                  'new-codes-',
+                )}
                 <h2>Turn it off</h2>
                 ${withPassword(
                   c,
@@ -109,6 +136,42 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
     }
     return c.html(await statusPage(c, account, 'That is not your password.'), 400);
   };
+
+  /** A code from the app or a recovery code, checked and spent; the page that says why, when it is refused. */
+  const codeRefused = async (c: Context<WebEnv>, account: Account, code: string) => {
+    const checked = await deps.secondFactor.check(account.id, code);
+    if (checked.ok) return undefined;
+    if (checked.error.code === 'rate_limited') {
+      c.header('Retry-After', String(checked.error.retryAfterSeconds));
+      return c.html(await statusPage(c, account, tooManyCodes(checked.error.retryAfterSeconds)), 429);
+    }
+    return c.html(await statusPage(c, account, 'That code is not right, or was used already.'), 400);
+  };
+
+  /** Recovery codes, shown this once. */
+  const codesPage = (
+    c: Context<WebEnv>,
+    account: Account,
+    title: string,
+    done: string,
+    codes: readonly string[],
+  ): Html =>
+    page({
+      title,
+      account,
+      csrf: c.get('csrf'),
+      body: html`<h1>${title}</h1>
+        ${notice('ok', done)}
+        <h2>Your recovery codes</h2>
+        <p>
+          If you lose your phone, each of these signs you in once instead of a code. Keep them somewhere safe,
+          apart from your phone: <strong>this is the only time they are shown.</strong>
+        </p>
+        <ul class="recovery-codes">
+          ${codes.map((code) => html`<li><code>${code}</code></li>`)}
+        </ul>
+        <p><a href="/settings/two-step">Back to two-step sign-in</a></p>`,
+    });
 
   const setupPage = (c: Context<WebEnv>, account: Account, secret: string, error?: string): Html => {
     const uri = otpauthUri(secret, ISSUER, account.email);
@@ -197,45 +260,38 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const token = c.get('sessionToken');
     const others = token === undefined ? 0 : await deps.sessions.signOutOthers(account, token);
     return c.html(
-      page({
-        title: 'Two-step sign-in is on',
+      codesPage(
+        c,
         account,
-        csrf: c.get('csrf'),
-        body: html`<h1>Two-step sign-in is on</h1>
-          ${notice(
-            'ok',
-            `From now on, signing in asks for a code from your app.${
-              others > 0
-                ? ` ${String(others)} other browser${others === 1 ? ' was' : 's were'} signed out.`
-                : ''
-            }`,
-          )}
-          <h2>Your recovery codes</h2>
-          <p>
-            If you lose your phone, each of these signs you in once instead of a code. Keep them somewhere
-            safe, apart from your phone: <strong>this is the only time they are shown.</strong>
-          </p>
-          <ul class="recovery-codes">
-            ${on.value.map((code) => html`<li><code>${code}</code></li>`)}
-          </ul>
-          <p><a href="/settings">Back to Settings</a></p>`,
-      }),
+        'Two-step sign-in is on',
+        `From now on, signing in asks for a code from your app.${
+          others > 0 ? ` ${String(others)} other browser${others === 1 ? ' was' : 's were'} signed out.` : ''
+        }`,
+        on.value,
+      ),
+    );
+  });
+
+  /** Ten new recovery codes in place of those left, with the password and a code (one of the old ones will do). */
+  app.post(`${PATH}/recovery-codes`, requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const f = await formFields(c, 'password', 'code');
+    const refused =
+      (await passwordRefused(c, account, f.password)) ?? (await codeRefused(c, account, f.code));
+    if (refused !== undefined) return refused;
+    const codes = await deps.secondFactor.replaceRecoveryCodes(account.id);
+    if (codes === undefined) return c.redirect(PATH, 303);
+    return c.html(
+      codesPage(c, account, 'New recovery codes', 'Your earlier recovery codes no longer work.', codes),
     );
   });
 
   app.post(`${PATH}/off`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const f = await formFields(c, 'password', 'code');
-    const refused = await passwordRefused(c, account, f.password);
+    const refused =
+      (await passwordRefused(c, account, f.password)) ?? (await codeRefused(c, account, f.code));
     if (refused !== undefined) return refused;
-    const checked = await deps.secondFactor.check(account.id, f.code);
-    if (!checked.ok) {
-      if (checked.error.code === 'rate_limited') {
-        c.header('Retry-After', String(checked.error.retryAfterSeconds));
-        return c.html(await statusPage(c, account, tooManyCodes(checked.error.retryAfterSeconds)), 429);
-      }
-      return c.html(await statusPage(c, account, 'That code is not right, or was used already.'), 400);
-    }
     await deps.secondFactor.disable(account.id);
     return c.redirect(`${PATH}?done=off`, 303);
   });
