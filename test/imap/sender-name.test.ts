@@ -81,6 +81,10 @@ describe('the name on the mail a person sends', () => {
     );
     const d = await box.draft('After sent mail');
     expect(await fromIn('Drafts')).toMatchObject({ envelope: { name: 'Ann Example', address: ADDRESS } });
+    // The person approving it sees what the recipients will.
+    expect(await (await box.web.get('/waiting')).text()).toContain(
+      `from Ann Example &lt;${ADDRESS}&gt; (ann on Dovecot)`,
+    );
     expect(expectToolOk(await box.send(d))).toMatchObject({ sent: true });
     await box.sink.waitFor(1);
     expect(lastSentFrom()).toBe(`Ann Example <${ADDRESS}>`);

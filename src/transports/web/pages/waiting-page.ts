@@ -75,10 +75,17 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
       deps.sending.waiting(account.id),
       deps.unsubscribe.waiting(account.id),
       deps.apiKeys.list(account.id),
-      deps.inboxes.list(account.id),
+      deps.inboxes.all(account.id),
     ]);
     const keyNames = new Map<string, string>(keys.map((k) => [k.id, k.name]));
     const inboxNames = new Map<string, string>(inboxes.map((i) => [i.id, i.label]));
+    // What the recipients will see in From (decision 0088), and the inbox it goes from.
+    const senders = new Map<string, string>(
+      inboxes.map((i) => [
+        i.id,
+        `${i.senderName === null || i.senderName === '' ? i.email : `${i.senderName} <${i.email}>`} (${i.label})`,
+      ]),
+    );
     const who = (r: Requester | null) =>
       r === null
         ? 'an agent'
@@ -121,8 +128,8 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
                     html`<section class="notice" data-pending-send="${pending.id}">
                       <h2 style="margin-top:0">${draft.subject === '' ? '(no subject)' : draft.subject}</h2>
                       <p>
-                        To <strong>${draft.to}</strong> · from ${inboxNames.get(draft.inboxId) ?? 'an inbox'}
-                        · asked by ${who(pending.requestedBy)} at ${when(pending.createdAt)} · until
+                        To <strong>${draft.to}</strong> · from ${senders.get(draft.inboxId) ?? 'an inbox'} ·
+                        asked by ${who(pending.requestedBy)} at ${when(pending.createdAt)} · until
                         ${when(pending.expiresAt)}
                       </p>
                       <pre style="white-space:pre-wrap">${draft.body}</pre>
