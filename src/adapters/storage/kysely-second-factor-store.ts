@@ -1,7 +1,9 @@
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { SecondFactor, SecondFactorStore } from '../../core/sessions/second-factor-store.ts';
 import type { Aead } from '../../lib/aead.ts';
+import type { Transaction } from 'kysely';
 import type { Db } from './database.ts';
+import type { Database } from './schema.ts';
 import { toDate } from './sql-errors.ts';
 
 /** The associated data a secret is sealed with: a sealed value copied onto another account's row does not open. */
@@ -65,11 +67,7 @@ export class KyselySecondFactorStore implements SecondFactorStore {
         .onConflict((oc) => oc.column('account_id').doNothing())
         .executeTakeFirst();
       if (Number(added.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
-      if (recoveryHashes.length > 0)
-        await tx
-          .insertInto('recovery_codes')
-          .values(recoveryHashes.map((h) => ({ account_id: accountId, code_hash: h })))
-          .execute();
+      await insertRecoveryCodes(tx, accountId, recoveryHashes);
       return true;
     });
   }
@@ -103,11 +101,7 @@ export class KyselySecondFactorStore implements SecondFactorStore {
         .executeTakeFirst();
       if (on.numUpdatedRows === 0n) return false;
       await tx.deleteFrom('recovery_codes').where('account_id', '=', accountId).execute();
-      if (recoveryHashes.length > 0)
-        await tx
-          .insertInto('recovery_codes')
-          .values(recoveryHashes.map((h) => ({ account_id: accountId, code_hash: h })))
-          .execute();
+      await insertRecoveryCodes(tx, accountId, recoveryHashes);
       return true;
     });
   }
@@ -119,4 +113,16 @@ export class KyselySecondFactorStore implements SecondFactorStore {
       .executeTakeFirst();
     return r.numDeletedRows > 0n;
   }
+}
+
+async function insertRecoveryCodes(
+  tx: Transaction<Database>,
+  accountId: AccountId,
+  hashes: readonly string[],
+): Promise<void> {
+  if (hashes.length === 0) return;
+  await tx
+    .insertInto('recovery_codes')
+    .values(hashes.map((h) => ({ account_id: accountId, code_hash: h })))
+    .execute();
 }

@@ -38,6 +38,18 @@ const withPassword = (c: Context<WebEnv>, account: Account, action: string, rest
     ${rest}
   </form>`;
 
+/** The field for a code from the app or a recovery code. */
+const codeField = (id: string) =>
+  html`<label for="${id}">A code from your app, or a recovery code</label>
+    <input
+      id="${id}"
+      name="code"
+      autocomplete="one-time-code"
+      inputmode="numeric"
+      maxlength="40"
+      required
+    />`;
+
 /** At or below this many recovery codes left, the page suggests new ones. */
 const FEW_CODES_LEFT = 3;
 
@@ -80,15 +92,7 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
                   c,
                   account,
                   `${PATH}/recovery-codes`,
-                  html`<label for="new-codes-code">A code from your app, or a recovery code</label>
-                    <input
-                      id="new-codes-code"
-                      name="code"
-                      autocomplete="one-time-code"
-                      inputmode="numeric"
-                      maxlength="40"
-                      required
-                    />
+                  html`${codeField('new-codes-code')}
                     <button class="secondary" type="submit">Make ten new recovery codes</button>`,
                   'new-codes-',
                 )}
@@ -97,15 +101,7 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
                   c,
                   account,
                   `${PATH}/off`,
-                  html`<label for="code">A code from your app, or a recovery code</label>
-                    <input
-                      id="code"
-                      name="code"
-                      autocomplete="one-time-code"
-                      inputmode="numeric"
-                      maxlength="40"
-                      required
-                    />
+                  html`${codeField('code')}
                     <button class="danger" type="submit">Turn off two-step sign-in</button>`,
                 )}`
             : html`<p>
