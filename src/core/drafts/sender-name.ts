@@ -9,9 +9,10 @@ const SAMPLE = 25;
 
 /**
  * The name the person puts on the mail they send from this address, learned from the newest messages in their Sent
- * folder (decision 0088): the name most of those from this address carry, the newest of equals. Empty when they carry
- * none (or none is from this address); undefined when there is no Sent mail to learn from yet. A name that would
- * not pass as a header value (`checkSenderName`), or that is the address itself, is not one.
+ * folder (decision 0088): the name most of those from this address carry, the newest of equals. Undefined when none
+ * carries one — an empty Sent, an alias's mail, or only copies the service filed before it knew a name — so a later
+ * draft looks again. A name that would not pass as a header value (`checkSenderName`), or that is the address itself,
+ * is not one.
  */
 export async function learnSenderName(
   folders: FolderStore,
@@ -21,7 +22,6 @@ export async function learnSenderName(
   const path = await folderPath(folders, session, inbox, 'sent');
   if (path === undefined) return undefined;
   const sent = await session.fetchOlder(path, NEWEST, SAMPLE);
-  if (sent.length === 0) return undefined;
   const own = inbox.email.toLowerCase();
   const counts = new Map<string, number>();
   for (const m of sent) {
@@ -30,7 +30,7 @@ export async function learnSenderName(
     if (!name.ok || name.value === '' || name.value.toLowerCase() === own) continue;
     counts.set(name.value, (counts.get(name.value) ?? 0) + 1);
   }
-  let best = '';
+  let best: string | undefined;
   let most = 0;
   // Newest first, in the order the names were met: a later name must be more frequent to win.
   for (const [name, n] of counts)
