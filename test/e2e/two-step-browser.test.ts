@@ -5,6 +5,7 @@ import { totpCode, totpStep } from '../../src/lib/totp.ts';
 import { artifactPath, launchBrowser } from '../rig/browser.ts';
 import { startService, type ServiceProcess } from '../support/spawn-service.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { seriousAccessibilityProblems } from '../support/console-browser.ts';
 import { CALLBACK, ownerInBrowser } from '../support/browser-owner.ts';
 
 const REDIRECT = CALLBACK;
@@ -35,12 +36,15 @@ describe('two-step sign-in in a browser', () => {
     await page.getByRole('button', { name: 'Set up two-step sign-in' }).click();
     await page.getByRole('img', { name: 'QR code of the setup key' }).locator('svg').waitFor();
     await page.screenshot({ path: artifactPath('two-step-setup.png'), fullPage: true });
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
     secret = ((await page.locator('.setup-key').textContent()) ?? '').replace(/\s/g, '');
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     await page.getByLabel('Code from the app').fill(totpCode(secret, totpStep(new Date())));
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByRole('heading', { name: 'Two-step sign-in is on' }).waitFor();
     expect(await page.locator('.recovery-codes li').count()).toBe(10);
+    await page.goto(`${svc.baseUrl}/settings/two-step`);
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/signin$/);
   });
@@ -73,6 +77,7 @@ describe('two-step sign-in in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     const code = page.getByLabel('The six-digit code from your authenticator app');
     await code.waitFor();
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
     await code.fill('000000' === totpCode(secret, totpStep(new Date()) + 1) ? '111111' : '000000');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('That code is not right, or was used already.').waitFor();
