@@ -361,6 +361,7 @@ const PAGES = [
   '/settings/password',
   '/settings/browsers',
   '/settings/two-step',
+  '/signin/code',
   '/reset',
   '/inboxes',
   '/waiting',

@@ -93,9 +93,18 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
     if ('secondFactorTicket' in result.value) {
       const ticket = result.value.secondFactorTicket;
       setHttpOnlyCookie(c, deps.cookies, secondStepCookieName(deps.cookies), ticket, SECOND_STEP_SECONDS);
-      return c.html(renderCode(c.get('csrf'), next));
+      // Redirected, so that reloading the code page never sends the password again.
+      return c.redirect(`/signin/code?${new URLSearchParams({ next }).toString()}`, 303);
     }
     return signedIn(c, result.value, next);
+  });
+
+  app.get('/signin/code', (c) => {
+    const next = safeNext(c.req.query('next'));
+    if (c.get('account') !== undefined) return c.redirect(next, 303);
+    if (readCookie(c, secondStepCookieName(deps.cookies)) === undefined)
+      return c.redirect(`/signin?${new URLSearchParams({ next }).toString()}`, 303);
+    return c.html(renderCode(c.get('csrf'), next));
   });
 
   /** The second step (decision 0089): a code from the authenticator app, or a recovery code. */

@@ -63,10 +63,12 @@ describe('two-step sign-in', () => {
     const b = new WebClient(a);
     await b.get('/signin');
     const res = await b.post('/signin', { email: OWNER.email, password: OWNER.password, next: '/inboxes' });
-    expect(res.status).toBe(200);
-    expect(await res.text()).toContain('The six-digit code from your authenticator app');
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/signin/code?next=%2Finboxes');
     expect((await b.get('/settings')).status).toBe(303); // not signed in yet
-    await b.get('/signin'); // a page with the CSRF token, as the code page has
+    const code = await b.get('/signin/code?next=%2Finboxes'); // and the page's CSRF token kept
+    expect(code.status).toBe(200);
+    expect(await code.text()).toContain('The six-digit code from your authenticator app');
     return b;
   }
 
@@ -98,6 +100,7 @@ describe('two-step sign-in', () => {
 
     // Without the password step, or after its five minutes, a code opens nothing.
     const d = new WebClient(a);
+    expect((await d.get('/signin/code')).headers.get('location')).toBe('/signin?next=%2Fsettings');
     await d.get('/signin');
     clock.advance(30_000);
     expect((await d.post('/signin/code', { code: codeAt(secret) })).status).toBe(401);
@@ -189,7 +192,7 @@ describe('two-step sign-in', () => {
     await b.get('/signin?done=password_reset');
     expect(b.lastHtml).toContain('Your new password is set');
     const past = await b.post('/signin', { email: OWNER.email, password: 'a new passphrase, long' });
-    expect(past.status).toBe(200);
+    expect(past.status).toBe(303);
     clock.advance(30_000);
     expect((await b.post('/signin/code', { code: codeAt(secret) }, { csrf: null })).status).toBe(403);
     await b.get('/signin');
