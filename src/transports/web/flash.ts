@@ -2,12 +2,14 @@ import type { Context } from 'hono';
 import type { Aead } from '../../lib/aead.ts';
 import { clearCookie, readCookie, setHttpOnlyCookie, type CookiePolicy } from './cookies.ts';
 
-/** Where a flash is kept: its cookie's name and path, and the key that seals it. */
+/** Where a flash is kept: its cookie's name and path, the key that seals it, and how long it lives. */
 export interface FlashPlace {
   readonly name: string;
   readonly path: string;
   readonly flash: Aead;
   readonly cookies: CookiePolicy;
+  /** Seconds; two minutes when not given. */
+  readonly seconds?: number;
 }
 
 const FLASH_SECONDS = 120;
@@ -19,13 +21,23 @@ const FLASH_SECONDS = 120;
  */
 export function keepFlash(c: Context, at: FlashPlace, accountId: string, value: string): void {
   const sealed = at.flash.seal(value, `${at.name}:${accountId}`);
-  setHttpOnlyCookie(c, at.cookies, at.name, sealed, FLASH_SECONDS, at.path);
+  setHttpOnlyCookie(c, at.cookies, at.name, sealed, at.seconds ?? FLASH_SECONDS, at.path);
 }
 
 /** The value kept by keepFlash, once: the cookie is removed by the same response that reads it. */
 export function takeFlash(c: Context, at: FlashPlace, accountId: string): string | undefined {
+  const opened = peekFlash(c, at, accountId);
+  if (readCookie(c, at.name) !== undefined) dropFlash(c, at);
+  return opened;
+}
+
+/** The value kept by keepFlash, left in place for the next request too (a form shown again after a mistake). */
+export function peekFlash(c: Context, at: FlashPlace, accountId: string): string | undefined {
   const sealed = readCookie(c, at.name);
-  if (sealed === undefined) return undefined;
+  return sealed === undefined ? undefined : at.flash.open(sealed, `${at.name}:${accountId}`);
+}
+
+/** Removes a flash kept by keepFlash, unread. */
+export function dropFlash(c: Context, at: FlashPlace): void {
   clearCookie(c, at.cookies, at.name, at.path);
-  return at.flash.open(sealed, `${at.name}:${accountId}`);
 }

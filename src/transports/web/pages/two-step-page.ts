@@ -2,7 +2,7 @@ import { html, raw } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import type { Account } from '../../../core/accounts/account.ts';
 import { otpauthUri } from '../../../lib/totp.ts';
-import { clearCookie, readCookie, setHttpOnlyCookie } from '../cookies.ts';
+import { dropFlash, keepFlash, peekFlash, type FlashPlace } from '../flash.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page, when, type Html } from '../layout.ts';
 import { passwordClient } from '../password-client.ts';
@@ -13,8 +13,13 @@ import { tooManyWrongPasswords } from './password-pages.ts';
 
 const PATH = '/settings/two-step';
 /** The secret being set up, sealed to the account, for as long as setting up an app may take. */
-const SETUP_COOKIE = 'it_two_step';
-const SETUP_SECONDS = 15 * 60;
+const setupAt = (deps: WebDeps): FlashPlace => ({
+  name: 'it_two_step',
+  path: PATH,
+  flash: deps.flash,
+  cookies: deps.cookies,
+  seconds: 15 * 60,
+});
 const ISSUER = 'Inbox Triage';
 
 const DONE: Readonly<Record<string, string>> = {
@@ -64,11 +69,6 @@ const tooManyCodes = (seconds: number) => {
  * code. The recovery codes are shown once, when it is turned on.
  */
 export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
-  const open = (c: Context<WebEnv>, account: Account) => {
-    const sealed = readCookie(c, SETUP_COOKIE);
-    return sealed === undefined ? undefined : deps.flash.open(sealed, `${SETUP_COOKIE}:${account.id}`);
-  };
-
   const statusPage = async (c: Context<WebEnv>, account: Account, error?: string): Promise<Html> => {
     const status = await deps.secondFactor.status(account.id);
     const done = c.req.query('done');
@@ -220,21 +220,20 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
     if (refused !== undefined) return refused;
     if ((await deps.secondFactor.status(account.id)).on) return c.redirect(PATH, 303);
     const secret = deps.secondFactor.newSecret();
-    const sealed = deps.flash.seal(secret, `${SETUP_COOKIE}:${account.id}`);
-    setHttpOnlyCookie(c, deps.cookies, SETUP_COOKIE, sealed, SETUP_SECONDS, PATH);
+    keepFlash(c, setupAt(deps), account.id, secret);
     return c.html(setupPage(c, account, secret));
   });
 
   app.post(`${PATH}/confirm`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const f = await formFields(c, 'code');
-    const secret = open(c, account);
+    const secret = peekFlash(c, setupAt(deps), account.id);
     if (secret === undefined) return c.redirect(`${PATH}?done=expired`, 303);
     const on = await deps.secondFactor.enable(account.id, secret, f.code);
     if (!on.ok) {
       switch (on.error.code) {
         case 'already_on':
-          clearCookie(c, deps.cookies, SETUP_COOKIE, PATH);
+          dropFlash(c, setupAt(deps));
           return c.redirect(PATH, 303);
         case 'rate_limited':
           c.header('Retry-After', String(on.error.retryAfterSeconds));
@@ -251,7 +250,7 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
           );
       }
     }
-    clearCookie(c, deps.cookies, SETUP_COOKIE, PATH);
+    dropFlash(c, setupAt(deps));
     // A browser signed in before with the password alone stays no longer than the change.
     const token = c.get('sessionToken');
     const others = token === undefined ? 0 : await deps.sessions.signOutOthers(account, token);
