@@ -23,11 +23,18 @@ const newPasswordField = html`<label for="password">New password</label>
   />
   <p id="password-hint" class="muted">At least ${PASSWORD_MIN} characters. A passphrase is best.</p>`;
 
-/** What a password form says while its failures are held (decision 0025's budgets). */
-export function tooManyWrongPasswords(retryAfterSeconds: number): string {
+/** What a form says while its failures are held (decision 0025's budgets): `what`, and when to try again. */
+export function heldWords(what: string, retryAfterSeconds: number): string {
   const minutes = Math.ceil(retryAfterSeconds / 60);
-  return `Too many wrong passwords. Try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`;
+  return `${what} Try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`;
 }
+
+export const tooManyWrongPasswords = (retryAfterSeconds: number): string =>
+  heldWords('Too many wrong passwords.', retryAfterSeconds);
+
+/** What the two-step forms say while wrong codes are held (decision 0089). */
+export const tooManyCodes = (retryAfterSeconds: number): string =>
+  heldWords('Too many wrong codes.', retryAfterSeconds);
 
 /**
  * The person's password (decision 0067): changed in Settings with the current one, or set anew with a one-time link

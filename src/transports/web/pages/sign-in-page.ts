@@ -15,6 +15,7 @@ import { passwordClient } from '../password-client.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 import { credentialsForm } from './credentials-form.ts';
+import { heldWords, tooManyCodes } from './password-pages.ts';
 
 const DEVICE_COOKIE_SECONDS = 365 * 86_400;
 const SECOND_STEP_SECONDS = 5 * 60;
@@ -73,13 +74,12 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const result = await deps.sessions.signIn(f.email, f.password, passwordClient(c, deps));
     if (!result.ok) {
       if (result.error.code === 'rate_limited') {
-        const minutes = Math.ceil(result.error.retryAfterSeconds / 60);
         c.header('Retry-After', String(result.error.retryAfterSeconds));
         return c.html(
           render(
             c.get('csrf'),
             next,
-            `Too many failed sign-ins. Try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`,
+            heldWords('Too many failed sign-ins.', result.error.retryAfterSeconds),
             f.email,
           ),
           429,
@@ -124,18 +124,9 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
           render(c.get('csrf'), next, 'The sign-in took too long. Enter your email and password again.'),
           401,
         );
-      case 'rate_limited': {
-        const minutes = Math.ceil(result.error.retryAfterSeconds / 60);
+      case 'rate_limited':
         c.header('Retry-After', String(result.error.retryAfterSeconds));
-        return c.html(
-          renderCode(
-            c.get('csrf'),
-            next,
-            `Too many wrong codes. Try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`,
-          ),
-          429,
-        );
-      }
+        return c.html(renderCode(c.get('csrf'), next, tooManyCodes(result.error.retryAfterSeconds)), 429);
       case 'wrong_code':
         return c.html(
           renderCode(c.get('csrf'), next, 'That code is not right, or was used already. Try the next one.'),

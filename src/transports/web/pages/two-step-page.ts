@@ -9,7 +9,7 @@ import { passwordClient } from '../password-client.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
-import { tooManyWrongPasswords } from './password-pages.ts';
+import { tooManyCodes, tooManyWrongPasswords } from './password-pages.ts';
 
 const PATH = '/settings/two-step';
 /** The secret being set up, sealed to the account, for as long as setting up an app may take. */
@@ -57,11 +57,6 @@ const codeField = (id: string) =>
 
 /** At or below this many recovery codes left, the page suggests new ones. */
 const FEW_CODES_LEFT = 3;
-
-const tooManyCodes = (seconds: number) => {
-  const minutes = Math.ceil(seconds / 60);
-  return `Too many wrong codes. Try again in ${String(minutes)} minute${minutes === 1 ? '' : 's'}.`;
-};
 
 /**
  * Settings → Two-step sign-in (decision 0089): a code from an authenticator app after the password. Turned on with the
