@@ -285,7 +285,11 @@ function joinedMessage(r: MessageJoinedRow): Selectable<MessagesTable> | undefin
   return row as unknown as Selectable<MessagesTable>;
 }
 
-const inboxRow = (i: NewInbox): Selectable<InboxesTable> => ({
+/**
+ * A new inbox's row. Its sender name is left to the column's default (null, not known yet), so the insert reads the
+ * same on a database migrated before that column (the migration tests seed inboxes so).
+ */
+const inboxRow = (i: NewInbox): Omit<Selectable<InboxesTable>, 'sender_name'> => ({
   id: i.id,
   account_id: i.accountId,
   label: i.label,
@@ -300,19 +304,9 @@ const inboxRow = (i: NewInbox): Selectable<InboxesTable> => ({
   paused: bit(i.paused ?? false),
   connection_status: i.connectionStatus,
   last_error: null,
-  sender_name: null,
   created_at: i.createdAt.getTime(),
   updated_at: i.createdAt.getTime(),
 });
-
-/**
- * The columns a new inbox is inserted with: the sender name is left to the column's default (null, not known yet), so
- * the insert reads the same on a database migrated before it (the migration tests seed inboxes so).
- */
-function inserted(row: Selectable<InboxesTable>): Omit<Selectable<InboxesTable>, 'sender_name'> {
-  const { sender_name: _unknown, ...rest } = row;
-  return rest;
-}
 
 /**
  * The folders of joined rows that come by folder path, each once (a folder's row repeats for each row joined to it);
@@ -379,8 +373,8 @@ export class KyselyInboxStore implements InboxStore {
 
   async create(i: NewInbox): Promise<Inbox> {
     const row = inboxRow(i);
-    await this.db.insertInto('inboxes').values(inserted(row)).execute();
-    return toInbox(row);
+    await this.db.insertInto('inboxes').values(row).execute();
+    return toInbox({ ...row, sender_name: null });
   }
 
   async createWithinLimit(
@@ -396,8 +390,8 @@ export class KyselyInboxStore implements InboxStore {
       if (same !== undefined) return ok({ inbox: same, added: false });
       if (rows.length >= maxPerAccount) return err('limit_reached' as const);
       const row = inboxRow(i);
-      await tx.insertInto('inboxes').values(inserted(row)).execute();
-      return ok({ inbox: toInbox(row), added: true });
+      await tx.insertInto('inboxes').values(row).execute();
+      return ok({ inbox: toInbox({ ...row, sender_name: null }), added: true });
     });
   }
 
