@@ -36,6 +36,13 @@ export interface Inbox {
   readonly updatedAt: Date;
 }
 
+/** The From line of the mail sent from this inbox, as recipients see it: `Name <address>`, or the address alone. */
+export function fromLine(inbox: Pick<Inbox, 'email' | 'senderName'>): string {
+  return inbox.senderName === null || inbox.senderName === ''
+    ? inbox.email
+    : `${inbox.senderName} <${inbox.email}>`;
+}
+
 export function parseInboxId(raw: string): InboxId | undefined {
   return /^inbox_[a-z0-9]{20}$/.test(raw) ? (raw as InboxId) : undefined;
 }

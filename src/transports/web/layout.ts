@@ -22,7 +22,6 @@ table{width:100%;border-collapse:collapse;margin:.5rem 0}th,td{text-align:left;p
 td form{margin:0}td button{margin:0;padding:.3rem .6rem}.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem}
 @media (max-width:36rem){th:nth-child(3),td:nth-child(3){display:none}}`;
 
-/** A timestamp to the minute, in UTC ("never" for none), for the tables of keys and agents. */
 /**
  * A moment as the pages show it: in UTC, in a `<time>` that the page's script (`page({ nonce })`) rewrites in the
  * person's own time zone and language, keeping the UTC text as its title. Without the script, UTC is what is read.

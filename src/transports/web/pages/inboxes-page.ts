@@ -1,7 +1,7 @@
 import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import type { Account } from '../../../core/accounts/account.ts';
-import type { Inbox } from '../../../core/inboxes/inbox.ts';
+import { fromLine, type Inbox } from '../../../core/inboxes/inbox.ts';
 import { inboxView } from '../../../core/inboxes/inbox-view.ts';
 import type { FolderStatus } from '../../../core/sync/inbox-status.ts';
 import { formBody, formFields } from '../form.ts';
@@ -51,7 +51,7 @@ function senderNameForm(
       ? 'Not known yet: it is taken from your Sent mail when the first draft is written.'
       : name === ''
         ? `None: recipients see ${inbox.email} alone.`
-        : `Recipients see “${name} <${inbox.email}>”. Empty it to send with the address alone.`;
+        : `Recipients see “${fromLine(inbox)}”. Empty it to send with the address alone.`;
   return html`<form method="post" action="/inboxes/${inbox.id}/sender-name">
     ${csrfField(csrf)}
     <label for="${id}">Your name on the mail you send</label>

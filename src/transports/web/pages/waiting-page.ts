@@ -2,6 +2,7 @@ import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import { normaliseEmail } from '../../../core/accounts/password-hasher.ts';
 import type { Requester } from '../../../core/drafts/draft.ts';
+import { fromLine } from '../../../core/inboxes/inbox.ts';
 import { keepFlash, takeFlash } from '../flash.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
@@ -80,12 +81,7 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const keyNames = new Map<string, string>(keys.map((k) => [k.id, k.name]));
     const inboxNames = new Map<string, string>(inboxes.map((i) => [i.id, i.label]));
     // What the recipients will see in From (decision 0088), and the inbox it goes from.
-    const senders = new Map<string, string>(
-      inboxes.map((i) => [
-        i.id,
-        `${i.senderName === null || i.senderName === '' ? i.email : `${i.senderName} <${i.email}>`} (${i.label})`,
-      ]),
-    );
+    const senders = new Map<string, string>(inboxes.map((i) => [i.id, `${fromLine(i)} (${i.label})`]));
     const who = (r: Requester | null) =>
       r === null
         ? 'an agent'
