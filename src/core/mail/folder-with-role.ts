@@ -7,10 +7,10 @@ import type { MailSessionFactory } from './mail-session-factory.ts';
 
 /**
  * The inbox's folders with one of `role`, made at the provider as `name` when the mailbox has none — the service's
- * Screened (decision 0018), an Archive on the first archive (decision 0076), Drafts and Sent (decision 0087). The mailbox's own list is read first, so
- * a folder another client made since the last sync is found rather than made again; the new list is kept in the index.
- * The mail ports' errors pass through to the caller, which words them. The list may still lack the role: a provider
- * can take the folder without giving it the role.
+ * Screened (decision 0018), an Archive on the first archive (decision 0076), Drafts and Sent (decision 0087). The
+ * mailbox's own list is read first, so a folder another client made since the last sync is found rather than made
+ * again; the new list is kept in the index. The mail ports' errors pass through to the caller, which words them. The
+ * list may still lack the role: a provider can take the folder without giving it the role.
  */
 export async function foldersWithRole(
   deps: { readonly sessions: MailSessionFactory; readonly folders: FolderStore },
