@@ -199,5 +199,75 @@ describe.each(['sqlite', 'postgres'] as const)(
       ).toHaveLength(1);
       expect(g.google.requests.some((r) => r.method === 'DELETE' && /\/messages\//.test(r.path))).toBe(false);
     });
+
+    it('mail another client left in both Spam and Trash is in Trash only, read by history and by listing', async () => {
+      // Two clients moving one message at once can leave it both labels (the emulator keeps both, as a late
+      // modify may): the index holds it in one place, whichever way it learns of it.
+      const { call } = g;
+      const folders = expectToolOk(await call('list_folders', { inboxId }))['folders'] as {
+        id: string;
+        canonical: string | null;
+      }[];
+      const ids = folders
+        .filter((f) => ['inbox', 'spam', 'trash'].includes(f.canonical ?? ''))
+        .map((f) => f.id);
+      const [a, b, c] = await Promise.all(
+        [4, 5, 6].map(async (n) => g.idOf(await g.deliver(n, `Junk offer ${String(n)}`, ['SPAM', 'UNREAD']))),
+      );
+      const d = await g.idOf(await g.deliver(7, 'Junk offer 7'));
+      expectToolOk(await call('sync_inbox', { inboxId, folders: ids }));
+      const modify = (id: string | undefined, add: string[], remove: string[] = []) =>
+        g.api.users.messages.modify(
+          { userId: 'me', id: id ?? '', requestBody: { addLabelIds: add, removeLabelIds: remove } },
+          OTHER,
+        );
+      const subjectsIn = async (folder: string) =>
+        (
+          expectToolOk(await call('list_messages', { inboxId, folder }))['messages'] as { subject: string }[]
+        ).map((m) => m.subject);
+      const where = async () => ({
+        spam: (await subjectsIn('spam')).sort(),
+        trash: (await subjectsIn('trash')).sort(),
+        inbox: await subjectsIn('inbox'),
+      });
+      expect((await where()).spam).toEqual(['Junk offer 4', 'Junk offer 5', 'Junk offer 6']);
+
+      // By history (the folders' cursors are current): 7 goes to Spam, then to Trash too.
+      await modify(d, ['SPAM'], ['INBOX']);
+      expectToolOk(await call('sync_inbox', { inboxId }));
+      await modify(d, ['TRASH']);
+      expect(await labelsOf(d)).toEqual(expect.arrayContaining(['SPAM', 'TRASH']));
+      expectToolOk(await call('sync_inbox', { inboxId }));
+      expect(await where()).toMatchObject({
+        spam: ['Junk offer 4', 'Junk offer 5', 'Junk offer 6'],
+        trash: ['Junk offer 7'],
+      });
+
+      // By listing: 4 goes to Trash too and 5 and 6 back to Inbox, and the history expires, so each folder is read
+      // afresh (three known messages gone from a small Spam: its whole listing is read, not each message).
+      await modify(a, ['TRASH']);
+      await modify(b, ['INBOX'], ['SPAM']);
+      await modify(c, ['INBOX'], ['SPAM']);
+      const { historyId } = (await g.api.users.getProfile({ userId: 'me' }, OTHER)).data;
+      g.google.expireHistoryBefore(String(BigInt(historyId ?? '0') + 1n));
+      expectToolOk(await call('sync_inbox', { inboxId }));
+      const listed = await where();
+      expect(listed).toMatchObject({ spam: [], trash: ['Junk offer 4', 'Junk offer 7'] });
+      expect(listed.inbox).toEqual(expect.arrayContaining(['Junk offer 5', 'Junk offer 6']));
+      expect(listed.inbox).not.toContain('Junk offer 4');
+      // And searches agree.
+      const search = async (folder: string) =>
+        (
+          expectToolOk(await call('search_mailbox', { inboxId, query: 'Junk offer', folder }))[
+            'messages'
+          ] as {
+            subject: string;
+          }[]
+        )
+          .map((m) => m.subject)
+          .sort();
+      expect(await search('trash')).toEqual(['Junk offer 4', 'Junk offer 7']);
+      expect(await search('spam')).toEqual([]);
+    });
   },
 );

@@ -23,6 +23,14 @@ describe('Gmail labels as folders', () => {
     expect(listSelector('INBOX')).toEqual({ labelIds: ['INBOX'] });
   });
 
+  it('mail carrying both SPAM and TRASH is in Trash only, by labels and by the listing', () => {
+    expect(labels.holds('SPAM', ['SPAM', 'TRASH'])).toBe(false);
+    expect(labels.holds('TRASH', ['SPAM', 'TRASH'])).toBe(true);
+    expect(labels.holds('INBOX', ['INBOX', 'SPAM', 'TRASH'])).toBe(false);
+    expect(listSelector('SPAM')).toEqual({ labelIds: ['SPAM'], q: '-label:TRASH' });
+    expect(listSelector('TRASH')).toEqual({ labelIds: ['TRASH'] });
+  });
+
   it('screened mail is in Screened, not in Archive, and the listing of Archive leaves it out by name', () => {
     expect(labels.folders().filter((f) => f.canonical === 'screened')).toEqual([
       { path: 'Label_2', name: 'Screened', canonical: 'screened' },

@@ -88,9 +88,10 @@ export class GmailFolders {
 /**
  * Whether a message with these labels is in the folder `path`, as `messages.list` with `listSelector` sees it: mail in
  * Spam or Trash is in those two only, even when it still carries INBOX or a user label (a client that adds SPAM or
- * TRASH may leave them, and Gmail lists it in neither), so a sync by history agrees with a sync by listing. Screened
- * mail (the label `screened`, the Screened folder) is not archived: it waits for the person's review, and an agent
- * tidying Archive must not meet it there.
+ * TRASH may leave them, and Gmail lists it in neither), so a sync by history agrees with a sync by listing. Mail
+ * carrying both SPAM and TRASH (two clients' moves at once can leave both) is in Trash only: one place, as Gmail
+ * never shows it in two, and the one the person deletes from. Screened mail (the label `screened`, the Screened
+ * folder) is not archived: it waits for the person's review, and an agent tidying Archive must not meet it there.
  */
 export function inFolder(
   path: string,
@@ -100,21 +101,23 @@ export function inFolder(
   const ids = labelIds ?? [];
   if (path === ARCHIVE) return !ids.some((id) => NOT_ARCHIVED.includes(id) || id === screenedId);
   if (!includesSpamTrash(path) && ids.some((id) => id === 'SPAM' || id === 'TRASH')) return false;
+  if (path === 'SPAM' && ids.includes('TRASH')) return false;
   return ids.includes(path);
 }
 
 /**
  * How messages.list selects the folder: a label id, or for Archive a query (Spam and Trash are left out anyway;
- * Gmail's search names a user label by its name, and it ignores case, as the Screened folder's name does).
+ * Gmail's search names a user label by its name, and it ignores case, as the Screened folder's name does). Spam
+ * leaves out what is in Trash too (`inFolder`).
  */
 export function listSelector(path: string): { labelIds?: string[]; q?: string } {
-  return path === ARCHIVE
-    ? {
-        q: [...NOT_ARCHIVED.filter((l) => l !== 'SPAM' && l !== 'TRASH'), SCREENED_NAME]
-          .map((l) => `-label:${l}`)
-          .join(' '),
-      }
-    : { labelIds: [path] };
+  if (path === ARCHIVE)
+    return {
+      q: [...NOT_ARCHIVED.filter((l) => l !== 'SPAM' && l !== 'TRASH'), SCREENED_NAME]
+        .map((l) => `-label:${l}`)
+        .join(' '),
+    };
+  return path === 'SPAM' ? { labelIds: [path], q: '-label:TRASH' } : { labelIds: [path] };
 }
 
 /**
