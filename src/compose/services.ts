@@ -47,6 +47,7 @@ import { ReadService } from '../core/reading/read-service.ts';
 import type { RateLimiter } from '../core/rate-limits/rate-limiter.ts';
 import { SessionService } from '../core/sessions/session-service.ts';
 import { SecondFactorService } from '../core/sessions/second-factor-service.ts';
+import { SIGN_IN_HISTORY_DAYS } from '../core/sessions/sign-in-history.ts';
 import { KyselySecondFactorStore } from '../adapters/storage/kysely-second-factor-store.ts';
 import { RefusalMarkingSessions } from '../core/mail/refusal-marking-sessions.ts';
 import { SyncService } from '../core/sync/sync-service.ts';
@@ -113,6 +114,7 @@ export function buildServices(c: {
     limiter,
     clock,
     failures: { name: 'signin-second-factor', points: failures, windowSeconds: 15 * 60 },
+    history: stores.signInHistory,
   });
   const links = new KyselySecretLinkStore(db);
   const imap =
@@ -302,7 +304,8 @@ export function buildServices(c: {
   // were spent (a rotated refresh token presented in that time still reveals a stolen copy), and on PostgreSQL the
   // request counters of windows that ended an hour ago (the margin covers clocks a little apart between nodes); junk
   // screening's rows of messages the index no longer holds, 30 days after their last event (past undo's 7 days, so a
-  // restored message keeps its verdict); and the activity log's rows older than ACTIVITY_DAYS (decision 0068).
+  // restored message keeps its verdict); the activity log's rows older than ACTIVITY_DAYS (decision 0068); and the
+  // sign-in history's after 90 days (decision 0091).
   queue.handle('sweep-expired', async () => {
     const now = clock.now();
     await stores.undo.deleteExpired(now);
@@ -316,8 +319,14 @@ export function buildServices(c: {
       config.activityDays === 0
         ? 0
         : await stores.audit.deleteBefore(new Date(now.getTime() - config.activityDays * DAY_MS));
-    if (sessions + oauth.codes + oauth.tokens + oauth.grants + counters + screenings + activity > 0)
-      log.info({ sessions, oauth, rateCounters: counters, screenings, activity }, 'removed what has expired');
+    const signIns = await stores.signInHistory.deleteBefore(
+      new Date(now.getTime() - SIGN_IN_HISTORY_DAYS * DAY_MS),
+    );
+    if (sessions + oauth.codes + oauth.tokens + oauth.grants + counters + screenings + activity + signIns > 0)
+      log.info(
+        { sessions, oauth, rateCounters: counters, screenings, activity, signIns },
+        'removed what has expired',
+      );
   });
 
   /** A key of its own for one purpose, derived from the encryption key: the same on every node and across restarts. */
@@ -369,6 +378,7 @@ export function buildServices(c: {
     secondFactor,
     sessions: new SessionService({
       secondFactor,
+      history: stores.signInHistory,
       accounts: stores.accounts,
       sessions: stores.sessions,
       hasher,

@@ -11,6 +11,9 @@ import type { AccountId } from '../../src/core/accounts/account.ts';
 
 const cli = (dataDir: string, ...args: string[]) => runCommand({ DATA_DIR: dataDir }, ...args);
 
+/** The browser the person turned two-step sign-in on from. */
+const BROWSER = { ip: '198.51.100.7', userAgent: 'Mozilla/5.0 (X11; Linux x86_64)' };
+
 describe('inbox-triage account', () => {
   it('invites, sets plans and lists accounts against the configured database', async () => {
     // The owner, created through the same database the CLI uses.
@@ -92,7 +95,7 @@ describe('inbox-triage account', () => {
     await onOwner(async (app, id) => {
       const secret = app.services.secondFactor.newSecret();
       const code = totpCode(secret, totpStep(new Date()));
-      expect(await app.services.secondFactor.enable(id, secret, code)).toMatchObject({ ok: true });
+      expect(await app.services.secondFactor.enable(id, secret, code, BROWSER)).toMatchObject({ ok: true });
     });
     expect((await cli(dataDir, 'account', 'two-step-off')).code).toBe(2);
     expect((await cli(dataDir, 'account', 'two-step-off', 'nobody@example.test')).code).toBe(1);
@@ -104,5 +107,15 @@ describe('inbox-triage account', () => {
     expect((await cli(dataDir, 'account', 'two-step-off', 'owner@example.test')).out).toBe(
       'owner@example.test had no two-step sign-in\n',
     );
+    // The person's sign-in history says who turned it off, once.
+    expect(
+      (await onOwner((app, id) => app.stores.signInHistory.recent(id, 10))).map(({ kind, ip }) => ({
+        kind,
+        ip,
+      })),
+    ).toEqual([
+      { kind: 'two_step_off_by_operator', ip: null },
+      { kind: 'two_step_on', ip: BROWSER.ip },
+    ]);
   });
 });

@@ -69,6 +69,7 @@ describe('inbox-triage key rotate', () => {
       owner.id,
       secret,
       totpCode(secret, totpStep(new Date())),
+      { ip: '127.0.0.1', userAgent: null },
     );
     expect(turnedOn.ok).toBe(true);
     await app.close();
@@ -102,7 +103,9 @@ describe('inbox-triage key rotate', () => {
     try {
       // The two-step key opens under the new key: the next code is taken.
       const next = totpCode(secret, totpStep(new Date()) + 1);
-      expect(await app.services.secondFactor.check(owner.id, next)).toMatchObject({ ok: true });
+      expect(
+        await app.services.secondFactor.check(owner.id, next, { ip: '127.0.0.1', userAgent: null }),
+      ).toMatchObject({ ok: true });
       expectToolOk(await call('sync_inbox', { inboxId }));
       const listed = expectToolOk(await call('list_messages', { inboxId, limit: 5 }))['messages'] as {
         subject: string;

@@ -27,6 +27,8 @@ import type { ScreeningStore } from '../../core/screening/screening-store.ts';
 import type { PendingUnsubscribeStore } from '../../core/unsubscribe/pending-unsubscribe-store.ts';
 import type { MailingListIndex } from '../../core/unsubscribe/mailing-list-index.ts';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
+import type { SignInHistory } from '../../core/sessions/sign-in-history.ts';
+import { KyselySignInHistory } from './kysely-sign-in-history.ts';
 import { KyselyInvitationStore } from './kysely-invitation-store.ts';
 import { KyselyApiKeyStore } from './kysely-api-key-store.ts';
 import type { Db } from './database.ts';
@@ -61,6 +63,7 @@ export interface Stores {
   readonly screenings: ScreeningStore;
   readonly mailingLists: MailingListIndex;
   readonly changeCounts: ChangeCounter;
+  readonly signInHistory: SignInHistory;
 }
 
 /** One implementation per port; the dialect only changes column types in the migrations. */
@@ -89,6 +92,7 @@ export function createStores(db: Db): Stores {
     screenings: new KyselyScreeningStore(db),
     mailingLists: new KyselyMailingListIndex(db),
     changeCounts: new KyselyChangeCounter(db),
+    signInHistory: new KyselySignInHistory(db),
   };
 }
 

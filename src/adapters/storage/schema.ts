@@ -385,6 +385,7 @@ export interface Database {
   screenings: ScreeningsTable;
   second_factors: SecondFactorsTable;
   recovery_codes: RecoveryCodesTable;
+  sign_in_events: SignInEventsTable;
 }
 
 export interface SecondFactorsTable {
@@ -397,4 +398,13 @@ export interface SecondFactorsTable {
 export interface RecoveryCodesTable {
   account_id: string;
   code_hash: string;
+}
+
+export interface SignInEventsTable {
+  id: Generated<number>;
+  account_id: string;
+  at: number;
+  kind: string;
+  ip: string | null;
+  user_agent: string | null;
 }

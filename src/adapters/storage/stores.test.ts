@@ -36,6 +36,8 @@ import { KyselyCredentialVault } from './kysely-credential-vault.ts';
 import { KyselySecretLinkStore } from './kysely-secret-link-store.ts';
 import { KyselySecondFactorStore } from './kysely-second-factor-store.ts';
 import { secondFactorStoreContract } from '../../core/sessions/second-factor-store.contract.ts';
+import { signInHistoryContract } from '../../core/sessions/sign-in-history.contract.ts';
+import { KyselySignInHistory } from './kysely-sign-in-history.ts';
 import { createStores, migrateToLatest, openDatabase, type Db, type DbTarget, type Stores } from './index.ts';
 
 // Every store contract, run unchanged against a SQLite file and a real PostgreSQL server.
@@ -95,6 +97,7 @@ for (const { name, target } of targets) {
             .executeTakeFirst()
         )?.sealed,
     }));
+    signInHistoryContract(() => ({ accounts: stores.accounts, history: new KyselySignInHistory(db) }));
     credentialVaultContract(() => ({
       ...stores,
       vault: new KyselyCredentialVault(db, aead(Buffer.alloc(32, 7), 'credential')),

@@ -29,9 +29,17 @@ describe('a second factor whose secret cannot be opened', () => {
       limiter: flexibleRateLimiter({ kind: 'memory' }),
       clock,
       failures: { name: 'second-factor', points: 100, windowSeconds: 60 },
+      history: {
+        record: () => Promise.resolve(),
+        recent: () => Promise.resolve([]),
+        deleteBefore: () => Promise.resolve(0),
+      },
     });
     const step = totpStep(clock.now());
     for (const code of [totpCode('', step), totpCode('', step - 1), totpCode('', step + 1)])
-      expect(await s.check(ACCOUNT, code)).toMatchObject({ ok: false, error: { code: 'wrong_code' } });
+      expect(await s.check(ACCOUNT, code, { ip: '203.0.113.9', userAgent: null })).toMatchObject({
+        ok: false,
+        error: { code: 'wrong_code' },
+      });
   });
 });

@@ -7,6 +7,7 @@ import type { AccountId } from '../accounts/account.ts';
 import type { RateLimiter, RateRule } from '../rate-limits/rate-limiter.ts';
 import { heldFor, spendFailure } from './failure-budgets.ts';
 import type { SecondFactorStore } from './second-factor-store.ts';
+import { eventOf, type Client, type SignInEventKind, type SignInHistory } from './sign-in-history.ts';
 
 export interface SecondFactorServiceDeps {
   readonly factors: SecondFactorStore;
@@ -14,6 +15,8 @@ export interface SecondFactorServiceDeps {
   readonly clock: Clock;
   /** Wrong codes allowed per account in the window; lockouts grow as the password's do (decision 0025). */
   readonly failures: RateRule;
+  /** Where turning it on or off, new recovery codes and wrong codes are recorded for the person (decision 0091). */
+  readonly history: SignInHistory;
 }
 
 /** How many recovery codes a person gets, and their length (letters and digits, shown in two groups of five). */
@@ -65,6 +68,7 @@ export class SecondFactorService {
     accountId: AccountId,
     secret: string,
     code: string,
+    client: Client,
   ): Promise<Result<readonly string[], CodeError | { readonly code: 'already_on' }>> {
     const wait = await heldFor(this.deps.limiter, [[this.deps.failures, accountId]]);
     if (wait > 0) return err({ code: 'rate_limited', retryAfterSeconds: wait });
@@ -76,47 +80,63 @@ export class SecondFactorService {
     }
     const codes = newRecoveryCodes();
     const on = await this.deps.factors.enable(accountId, secret, step, codes.map(recoveryHash), now);
-    return on ? ok(codes) : err({ code: 'already_on' });
+    if (!on) return err({ code: 'already_on' });
+    await this.note(accountId, 'two_step_on', client);
+    return ok(codes);
   }
 
   /**
    * Ten new recovery codes in place of every one left (the caller has checked the person: their password and a code).
    * Shown once, as at turning on; undefined when two-step sign-in is off.
    */
-  async replaceRecoveryCodes(accountId: AccountId): Promise<readonly string[] | undefined> {
+  async replaceRecoveryCodes(accountId: AccountId, client: Client): Promise<readonly string[] | undefined> {
     const codes = newRecoveryCodes();
-    return (await this.deps.factors.replaceRecoveryCodes(accountId, codes.map(recoveryHash))) ? codes : undefined;
+    if (!(await this.deps.factors.replaceRecoveryCodes(accountId, codes.map(recoveryHash)))) return undefined;
+    await this.note(accountId, 'recovery_codes_replaced', client);
+    return codes;
   }
 
   /**
    * Checks and spends a code: six digits from the app, or a recovery code. Wrong (or already used) spends a failure;
    * right forgets the account's failures. An account without a second factor has no right code.
    */
-  async check(accountId: AccountId, code: string): Promise<Result<true, CodeError>> {
+  async check(
+    accountId: AccountId,
+    code: string,
+    client: Client,
+  ): Promise<Result<'code' | 'recovery_code', CodeError>> {
     const { factors, limiter, failures } = this.deps;
     const wait = await heldFor(limiter, [[failures, accountId]]);
     if (wait > 0) return err({ code: 'rate_limited', retryAfterSeconds: wait });
     const factor = await factors.get(accountId);
-    let right = false;
+    let right: 'code' | 'recovery_code' | undefined;
     if (factor !== undefined && code.length <= 40) {
       const step =
         factor.secret === null ? undefined : matchingStep(factor.secret, code, this.deps.clock.now());
-      right =
-        step !== undefined
-          ? await factors.spendStep(accountId, step)
-          : await factors.spendRecoveryCode(accountId, recoveryHash(code));
+      if (step !== undefined) right = (await factors.spendStep(accountId, step)) ? 'code' : undefined;
+      else
+        right = (await factors.spendRecoveryCode(accountId, recoveryHash(code)))
+          ? 'recovery_code'
+          : undefined;
     }
-    if (!right) {
+    if (right === undefined) {
       await spendFailure(limiter, failures, accountId);
+      await this.note(accountId, 'wrong_code', client);
       return err({ code: 'wrong_code' });
     }
     await limiter.reset(failures, accountId);
-    return ok(true);
+    return ok(right);
   }
 
   /** Turns it off (the caller has checked the person: their password and a code, or the operator). */
-  disable(accountId: AccountId): Promise<boolean> {
-    return this.deps.factors.disable(accountId);
+  async disable(accountId: AccountId, by: Client | 'operator'): Promise<boolean> {
+    if (!(await this.deps.factors.disable(accountId))) return false;
+    await this.note(accountId, by === 'operator' ? 'two_step_off_by_operator' : 'two_step_off', by);
+    return true;
+  }
+
+  private note(accountId: AccountId, kind: SignInEventKind, client: Client | 'operator'): Promise<void> {
+    return this.deps.history.record(eventOf(accountId, kind, this.deps.clock.now(), client));
   }
 }
 

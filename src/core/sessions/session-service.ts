@@ -9,6 +9,15 @@ import type { RateLimiter, RateRule } from '../rate-limits/rate-limiter.ts';
 import type { SessionStore } from './session-store.ts';
 import { heldFor, lockoutsOf, spendFailure } from './failure-budgets.ts';
 import type { CodeError, SecondFactorService } from './second-factor-service.ts';
+import {
+  eventOf,
+  type Client,
+  type SignInEvent,
+  type SignInEventKind,
+  type SignInHistory,
+} from './sign-in-history.ts';
+
+export type { Client } from './sign-in-history.ts';
 
 export interface SessionPolicy {
   readonly ttlMs: number;
@@ -31,6 +40,8 @@ export interface SessionServiceDeps {
   /** Where password reset links are kept (by the hash of their token). */
   readonly links: SecretLinkStore;
   readonly secondFactor: SecondFactorService;
+  /** Where sign-ins, refused passwords and changes to the password are recorded for the person (decision 0091). */
+  readonly history: SignInHistory;
 }
 
 /** How long a password reset link from the operator stays usable. */
@@ -73,14 +84,6 @@ export interface SignedInBrowser {
   readonly current: boolean;
 }
 
-/** Where a sign-in or a password check comes from. */
-export interface Client {
-  readonly ip: string;
-  readonly userAgent: string | null;
-  /** The browser's device token, if it has one (decision 0025). */
-  readonly device?: string | undefined;
-}
-
 // Verifying against a real hash when the account does not exist keeps the timing of both failures alike.
 const DUMMY_HASH_PASSWORD = 'not-a-real-password-for-timing';
 
@@ -111,7 +114,7 @@ export class SessionService {
     if (tried.outcome === 'wrong' || account === undefined) return err({ code: 'invalid_credentials' });
     if (await this.deps.secondFactor.isOn(account.id))
       return ok({ secondFactorTicket: this.ticketFor(account) });
-    return ok(await this.signedIn(account, client));
+    return ok(await this.signedIn(account, client, 'signed_in'));
   }
 
   /**
@@ -125,13 +128,20 @@ export class SessionService {
   ): Promise<Result<SignedIn, CodeError | { readonly code: 'ticket_expired' }>> {
     const account = await this.ticketAccount(ticket);
     if (account === undefined) return err({ code: 'ticket_expired' });
-    const checked = await this.deps.secondFactor.check(account.id, code);
+    const checked = await this.deps.secondFactor.check(account.id, code, client);
     if (!checked.ok) return checked;
-    return ok(await this.signedIn(account, client));
+    return ok(
+      await this.signedIn(
+        account,
+        client,
+        checked.value === 'recovery_code' ? 'signed_in_with_recovery_code' : 'signed_in_with_code',
+      ),
+    );
   }
 
-  private async signedIn(account: Account, client: Client): Promise<SignedIn> {
+  private async signedIn(account: Account, client: Client, kind: SignInEventKind): Promise<SignedIn> {
     const known = this.knownDevice(account, client.device);
+    await this.note(account, kind, client);
     return {
       token: await this.start(account, client.userAgent),
       account,
@@ -172,7 +182,9 @@ export class SessionService {
     if (weak !== undefined) return err({ code: 'weak_password', message: weak });
     const confirmed = await this.confirmPassword(account, current, client);
     if (!confirmed.ok) return confirmed;
-    return ok({ token: await this.replacePassword(account, next, client.userAgent) });
+    const token = await this.replacePassword(account, next, client.userAgent);
+    await this.note(account, 'password_changed', client);
+    return ok({ token });
   }
 
   /**
@@ -227,7 +239,7 @@ export class SessionService {
   async resetPassword(
     token: string,
     next: string,
-    userAgent: string | null,
+    client: Client,
   ): Promise<Result<{ token: string | null; account: Account }, PasswordResetError>> {
     const account = await this.passwordResetFor(token);
     if (account === undefined) return err({ code: 'invalid_link' });
@@ -238,11 +250,12 @@ export class SessionService {
     const { failuresPerAccount } = this.deps.policy;
     await this.deps.limiter.reset(failuresPerAccount, account.email);
     await this.deps.limiter.reset(lockoutsOf(failuresPerAccount), account.email);
+    await this.note(account, 'password_reset', client);
     if (await this.deps.secondFactor.isOn(account.id)) {
       await this.setPassword(account, next);
       return ok({ token: null, account });
     }
-    return ok({ token: await this.replacePassword(account, next, userAgent), account });
+    return ok({ token: await this.replacePassword(account, next, client.userAgent), account });
   }
 
   /** The new password's hash in place of the old, every session of the account ended, and a new one started. */
@@ -283,6 +296,7 @@ export class SessionService {
     else valid = await hasher.verify(hash, password);
     if (!valid) {
       for (const [rule, key] of rules) await spendFailure(this.deps.limiter, rule, key);
+      if (account !== undefined) await this.note(account, 'wrong_password', client);
       return { outcome: 'wrong' };
     }
     if (device === undefined) await limiter.reset(policy.failuresPerAccount, email);
@@ -366,8 +380,19 @@ export class SessionService {
   }
 
   /** Signs out every browser of the account but the one holding `currentToken`; how many. */
-  signOutOthers(account: Account, currentToken: string): Promise<number> {
-    return this.deps.sessions.deleteOthers(account.id, sha256Hex(currentToken));
+  async signOutOthers(account: Account, currentToken: string, client: Client): Promise<number> {
+    const n = await this.deps.sessions.deleteOthers(account.id, sha256Hex(currentToken));
+    if (n > 0) await this.note(account, 'others_signed_out', client);
+    return n;
+  }
+
+  /** The account's sign-in history, newest first (decision 0091). */
+  history(account: Account, limit: number): Promise<SignInEvent[]> {
+    return this.deps.history.recent(account.id, limit);
+  }
+
+  private note(account: Account, kind: SignInEventKind, client: Client): Promise<void> {
+    return this.deps.history.record(eventOf(account.id, kind, this.deps.clock.now(), client));
   }
 
   private dummy(): Promise<string> {

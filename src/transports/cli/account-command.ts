@@ -130,7 +130,7 @@ async function twoStepOff(app: App, io: CliIo, positionals: string[]): Promise<n
     io.err(`inbox-triage: no account with email ${email}`);
     return EXIT.failure;
   }
-  const turnedOff = await app.services.secondFactor.disable(account.id);
+  const turnedOff = await app.services.secondFactor.disable(account.id, 'operator');
   io.out(
     turnedOff ? `two-step sign-in is off for ${account.email}` : `${account.email} had no two-step sign-in`,
   );

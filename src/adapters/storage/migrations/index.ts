@@ -21,6 +21,7 @@ import { folderCounts } from './0018-folder-counts.ts';
 import { foldedSearch } from './0019-folded-search.ts';
 import { senderName } from './0020-sender-name.ts';
 import { secondFactors } from './0021-second-factors.ts';
+import { signInHistory } from './0022-sign-in-history.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -49,5 +50,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0019-folded-search': foldedSearch(),
     '0020-sender-name': senderName(),
     '0021-second-factors': secondFactors(dialect),
+    '0022-sign-in-history': signInHistory(dialect),
   };
 }

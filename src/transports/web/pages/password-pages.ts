@@ -129,7 +129,7 @@ export function registerPasswordPages(app: Hono<WebEnv>, deps: WebDeps): void {
 
   app.post('/reset', async (c) => {
     const f = await formFields(c, 'token', 'password');
-    const done = await deps.sessions.resetPassword(f.token, f.password, c.req.header('user-agent') ?? null);
+    const done = await deps.sessions.resetPassword(f.token, f.password, passwordClient(c, deps));
     if (done.ok) {
       // With two-step sign-in on, the link set the password only: signing in still asks for a code (decision 0089).
       if (done.value.token === null) return c.redirect('/signin?done=password_reset', 303);

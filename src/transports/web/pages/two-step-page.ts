@@ -130,7 +130,7 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
 
   /** A code from the app or a recovery code, checked and spent; the page that says why, when it is refused. */
   const codeRefused = async (c: Context<WebEnv>, account: Account, code: string) => {
-    const checked = await deps.secondFactor.check(account.id, code);
+    const checked = await deps.secondFactor.check(account.id, code, passwordClient(c, deps));
     if (checked.ok) return undefined;
     if (checked.error.code === 'rate_limited') {
       c.header('Retry-After', String(checked.error.retryAfterSeconds));
@@ -224,7 +224,7 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const f = await formFields(c, 'code');
     const secret = peekFlash(c, setupAt(deps), account.id);
     if (secret === undefined) return c.redirect(`${PATH}?done=expired`, 303);
-    const on = await deps.secondFactor.enable(account.id, secret, f.code);
+    const on = await deps.secondFactor.enable(account.id, secret, f.code, passwordClient(c, deps));
     if (!on.ok) {
       switch (on.error.code) {
         case 'already_on':
@@ -248,7 +248,8 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
     dropFlash(c, setupAt(deps));
     // A browser signed in before with the password alone stays no longer than the change.
     const token = c.get('sessionToken');
-    const others = token === undefined ? 0 : await deps.sessions.signOutOthers(account, token);
+    const others =
+      token === undefined ? 0 : await deps.sessions.signOutOthers(account, token, passwordClient(c, deps));
     return c.html(
       codesPage(
         c,
@@ -269,7 +270,7 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const refused =
       (await passwordRefused(c, account, f.password)) ?? (await codeRefused(c, account, f.code));
     if (refused !== undefined) return refused;
-    const codes = await deps.secondFactor.replaceRecoveryCodes(account.id);
+    const codes = await deps.secondFactor.replaceRecoveryCodes(account.id, passwordClient(c, deps));
     if (codes === undefined) return c.redirect(PATH, 303);
     return c.html(
       codesPage(c, account, 'New recovery codes', 'Your earlier recovery codes no longer work.', codes),
@@ -282,7 +283,7 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const refused =
       (await passwordRefused(c, account, f.password)) ?? (await codeRefused(c, account, f.code));
     if (refused !== undefined) return refused;
-    await deps.secondFactor.disable(account.id);
+    await deps.secondFactor.disable(account.id, passwordClient(c, deps));
     return c.redirect(`${PATH}?done=off`, 303);
   });
 }

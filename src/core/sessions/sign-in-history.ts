@@ -1,0 +1,93 @@
+import type { AccountId } from '../accounts/account.ts';
+
+/**
+ * What happened to a person's way in, as Settings → Signed-in browsers lists it (decision 0091): sign-ins and how
+ * they were made, passwords and codes refused, and every change to the password, the second factor and the browsers
+ * signed in. A person who sees a wrong code after a right password knows their password is out.
+ */
+export type SignInEventKind =
+  | 'signed_in'
+  | 'signed_in_with_code'
+  | 'signed_in_with_recovery_code'
+  | 'wrong_password'
+  /** The password was right; the code from the app was not. */
+  | 'wrong_code'
+  | 'password_changed'
+  /** Set through the operator's reset link. */
+  | 'password_reset'
+  | 'two_step_on'
+  | 'two_step_off'
+  /** Turned off by the operator (`inbox-triage account two-step-off`). */
+  | 'two_step_off_by_operator'
+  | 'recovery_codes_replaced'
+  | 'others_signed_out';
+
+export interface SignInEvent {
+  readonly at: Date;
+  readonly accountId: AccountId;
+  readonly kind: SignInEventKind;
+  /** The client's address as the service saw it (a proxy's, unless TRUST_PROXY); null for the operator's command. */
+  readonly ip: string | null;
+  /** What the browser said it is, as a session keeps it (200 characters at most). */
+  readonly userAgent: string | null;
+}
+
+/** An account's sign-in history. Never a password, a code or a token: only that one was tried, and from where. */
+export interface SignInHistory {
+  record(event: SignInEvent): Promise<void>;
+  /** The newest `limit` events, newest first. */
+  recent(accountId: AccountId, limit: number): Promise<SignInEvent[]>;
+  /** Removes every account's events from before `before` (the hourly sweep); how many. */
+  deleteBefore(before: Date): Promise<number>;
+}
+
+/** Where a sign-in, a password check or a change to the way in comes from. */
+export interface Client {
+  readonly ip: string;
+  readonly userAgent: string | null;
+  /** The browser's device token, if it has one (decision 0025). */
+  readonly device?: string | undefined;
+}
+
+/** The event for this account, now, from this client (the operator's command has none). */
+export function eventOf(
+  accountId: AccountId,
+  kind: SignInEventKind,
+  at: Date,
+  client: Client | 'operator',
+): SignInEvent {
+  return client === 'operator'
+    ? { at, accountId, kind, ip: null, userAgent: null }
+    : { at, accountId, kind, ip: client.ip, userAgent: client.userAgent };
+}
+
+/** Events that show the one who typed a wrong code held the right one moments later: a slip, not a stranger. */
+const CODE_PROVEN: ReadonlySet<SignInEventKind> = new Set([
+  'signed_in_with_code',
+  'signed_in_with_recovery_code',
+  'two_step_off',
+  'recovery_codes_replaced',
+]);
+/** How soon after a wrong code the right one must come, from the same address and browser, to explain it. */
+const SLIP_MS = 10 * 60_000;
+
+/**
+ * The latest wrong code after a right password that nothing explains, from a history newest first: not followed
+ * within ten minutes, from the same address and browser, by the code proven (the person's own slip), and not followed
+ * by a new password (the person has acted on it). Someone else may know the password.
+ */
+export function passwordMayBeKnown(history: readonly SignInEvent[]): SignInEvent | undefined {
+  let pending: SignInEvent[] = [];
+  for (const e of [...history].reverse()) {
+    if (e.kind === 'wrong_code') pending.push(e);
+    else if (e.kind === 'password_changed' || e.kind === 'password_reset') pending = [];
+    else if (CODE_PROVEN.has(e.kind))
+      pending = pending.filter(
+        (w) => w.ip !== e.ip || w.userAgent !== e.userAgent || e.at.getTime() - w.at.getTime() > SLIP_MS,
+      );
+  }
+  return pending.at(-1);
+}
+
+/** How long the history goes back. */
+export const SIGN_IN_HISTORY_DAYS = 90;

@@ -1,0 +1,136 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { App } from '../../../app.ts';
+import { createTestApp } from '../../../../test/support/test-app.ts';
+import { OWNER, setUpOwner, WebClient } from '../../../../test/support/web-client.ts';
+import { fixedClock } from '../../../lib/clock.ts';
+import { totpCode, totpStep } from '../../../lib/totp.ts';
+
+// Settings → Signed-in browsers → Sign-in history (decision 0091): what happened to the person's way in, from which
+// address and browser, and a warning when the right password came with a wrong code that nothing explains.
+describe('the sign-in history', () => {
+  let app: App | undefined;
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  const clock = fixedClock(new Date());
+  const HOME = { 'user-agent': 'Home/1.0', 'x-forwarded-for': '198.51.100.7' };
+  const STRANGER = {
+    'user-agent': '<img src=x onerror=alert(1)> Stranger/1.0',
+    'x-forwarded-for': '203.0.113.66',
+  };
+  const WARNING = 'someone entered your password correctly but not the code from your app';
+  const flat = (page: string) => page.replace(/\s+/g, ' ');
+  /** The kinds of the history's rows, newest first. */
+  const kinds = (page: string) => [...page.matchAll(/<tr data-kind="([a-z_]+)"/g)].map((m) => m[1]);
+
+  /** A browser past the password (the code page), or signed in when the account has no second factor. */
+  async function withPassword(a: App, headers: Record<string, string>, password: string = OWNER.password) {
+    const b = new WebClient(a, headers);
+    await b.get('/signin');
+    expect((await b.post('/signin', { email: OWNER.email, password })).status).toBe(303);
+    return b;
+  }
+
+  it('lists each sign-in, refusal and change, newest first, and warns of a wrong code from a stranger', async () => {
+    app = await createTestApp({ config: { trustProxy: true }, overrides: { clock } });
+    const a = app;
+    await setUpOwner(a);
+    const wrong = new WebClient(a, STRANGER);
+    await wrong.get('/signin');
+    expect((await wrong.post('/signin', { email: OWNER.email, password: 'a guess at it' })).status).toBe(401);
+    const home = await withPassword(a, HOME);
+    await home.get('/settings/browsers');
+    expect(kinds(home.lastHtml)).toEqual(['signed_in', 'wrong_password']);
+    expect(home.lastHtml).toContain('203.0.113.66');
+    expect(home.lastHtml).toContain('&lt;img src=x onerror=alert(1)&gt; Stranger/1.0');
+    expect(home.lastHtml).not.toContain('<img src=x');
+    expect(flat(home.lastHtml)).not.toContain(WARNING);
+
+    // Two-step sign-in on, from home.
+    await home.get('/settings/two-step');
+    const begun = await home.post('/settings/two-step/begin', { password: OWNER.password });
+    const secret = /class="setup-key">([A-Z2-7 ]+)</.exec(await begun.text())?.[1]?.replace(/ /g, '') ?? '';
+    const code = () => totpCode(secret, totpStep(clock.now()));
+    expect((await home.post('/settings/two-step/confirm', { code: code() })).status).toBe(200);
+
+    // A stranger with the password, not the code.
+    const stranger = await withPassword(a, STRANGER);
+    await stranger.get('/signin/code');
+    expect(
+      (await stranger.post('/signin/code', { code: '000000' === code() ? '111111' : '000000' })).status,
+    ).toBe(401);
+    await home.get('/settings/browsers');
+    expect(kinds(home.lastHtml)).toEqual([
+      'wrong_code',
+      'others_signed_out',
+      'two_step_on',
+      'signed_in',
+      'wrong_password',
+    ]);
+    expect(flat(home.lastHtml)).toContain(WARNING);
+
+    // The person's own slip, made good at once, explains nothing of the stranger's.
+    clock.advance(60_000);
+    const laptop = await withPassword(a, HOME);
+    await laptop.get('/signin/code');
+    expect(
+      (await laptop.post('/signin/code', { code: '000000' === code() ? '111111' : '000000' })).status,
+    ).toBe(401);
+    expect((await laptop.post('/signin/code', { code: code() })).status).toBe(303);
+    await home.get('/settings/browsers');
+    expect(kinds(home.lastHtml).slice(0, 2)).toEqual(['signed_in_with_code', 'wrong_code']);
+    expect(flat(home.lastHtml)).toContain(WARNING);
+
+    // A new password settles it; a slip after it, made good, does not warn again.
+    await home.get('/settings/password');
+    const changed = await home.post('/settings/password', {
+      current: OWNER.password,
+      password: 'a new passphrase, long',
+    });
+    expect(changed.status).toBe(303);
+    await home.get('/settings/browsers');
+    expect(kinds(home.lastHtml)[0]).toBe('password_changed');
+    expect(flat(home.lastHtml)).not.toContain(WARNING);
+    clock.advance(60_000);
+    const phone = await withPassword(a, HOME, 'a new passphrase, long');
+    await phone.get('/signin/code');
+    expect(
+      (await phone.post('/signin/code', { code: '000000' === code() ? '111111' : '000000' })).status,
+    ).toBe(401);
+    expect((await phone.post('/signin/code', { code: code() })).status).toBe(303);
+    await home.get('/settings/browsers');
+    expect(kinds(home.lastHtml).slice(0, 2)).toEqual(['signed_in_with_code', 'wrong_code']);
+    expect(flat(home.lastHtml)).not.toContain(WARNING);
+  });
+
+  it('is the account’s own, and goes with the account', async () => {
+    app = await createTestApp({ config: { trustProxy: true }, overrides: { clock } });
+    const a = app;
+    await setUpOwner(a);
+    await withPassword(a, HOME);
+    const owner = (await a.stores.accounts.findByEmail(OWNER.email))!;
+    expect((await a.stores.signInHistory.recent(owner.id, 10)).map((e) => e.kind)).toEqual(['signed_in']);
+    const issued = await a.services.accounts.issueInvitation('second@example.test');
+    const second = new WebClient(a, HOME);
+    await second.get(`/invite?token=${issued.ok ? issued.value : ''}`);
+    await second.post('/invite', {
+      token: issued.ok ? issued.value : '',
+      email: 'second@example.test',
+      password: 'another long passphrase',
+    });
+    await second.get('/settings/browsers');
+    expect(kinds(second.lastHtml)).toEqual([]);
+    expect(second.lastHtml).toContain('Nothing yet in the last 90 days.');
+    // Deleting the account deletes its history (a foreign key).
+    expect(await a.services.accounts.deleteAccount(owner.id, OWNER.password)).toMatchObject({ ok: true });
+    expect(
+      await a.db.kysely
+        .selectFrom('sign_in_events')
+        .select('id')
+        .where('account_id', '=', owner.id)
+        .execute(),
+    ).toEqual([]);
+  });
+});
