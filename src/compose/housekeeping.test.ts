@@ -114,6 +114,16 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
     await a.stores.screenings.recordBlocked([verdict(held.id), verdict('msg_gone')], clock.now());
     const activity = (at: Date) => a.stores.audit.record(activityRow(account, at));
     await activity(clock.now()); // older than ACTIVITY_DAYS (30) by the sweep
+    const signInAt = (at: Date) =>
+      a.stores.signInHistory.record({
+        at,
+        accountId: account,
+        kind: 'signed_in',
+        ip: '::1',
+        userAgent: null,
+      });
+    await signInAt(new Date(clock.now().getTime() - 30 * DAY)); // older than the history's 90 days by the sweep
+    await signInAt(clock.now()); // 61 days old by then: kept
     // A request from a client address: on PostgreSQL, a counter row for its window.
     expect((await a.fetch(new Request(`${a.config.baseUrl}/signin`))).status).toBe(200);
     /** PostgreSQL's request counters (in memory on SQLite, where every key is dropped when its window ends). */
@@ -147,6 +157,9 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
     expect(sessions.map((s) => s.id_hash)).toEqual([liveSession]);
     expect(await counters()).toBe(0);
     expect((await a.stores.audit.recent(account, 10)).map((e) => e.at)).toEqual([clock.now()]);
+    expect((await a.stores.signInHistory.recent(account, 10)).map((e) => e.at)).toEqual([
+      new Date(clock.now().getTime() - 61 * DAY),
+    ]);
     const verdicts = await a.db.kysely.selectFrom('screenings').select('message_id').execute();
     expect(verdicts.map((v) => v.message_id)).toEqual([held.id]);
   });
