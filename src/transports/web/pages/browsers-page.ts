@@ -24,7 +24,7 @@ export const SIGN_IN_WORDS: Record<SignInEventKind, string> = {
 };
 
 /** How many events of the history the page lists. */
-const HISTORY_SHOWN = 50;
+export const SIGN_IN_HISTORY_SHOWN = 50;
 
 /**
  * Settings → Signed-in browsers (decision 0067): every browser with a live session on the account — what it said it
@@ -36,7 +36,7 @@ export function registerBrowsersPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const account = signedInAccount(c);
     const [browsers, history] = await Promise.all([
       deps.sessions.browsers(account, c.get('sessionToken') ?? ''),
-      deps.sessions.history(account, HISTORY_SHOWN),
+      deps.sessions.history(account, SIGN_IN_HISTORY_SHOWN),
     ]);
     const passwordOut = passwordMayBeKnown(history);
     const others = browsers.filter((b) => !b.current).length;
@@ -130,7 +130,7 @@ export function registerBrowsersPage(app: Hono<WebEnv>, deps: WebDeps): void {
                     </tbody>
                   </table>
                   <p class="muted">
-                    The last ${String(HISTORY_SHOWN)} events of the last 90 days, newest first.
+                    The last ${String(SIGN_IN_HISTORY_SHOWN)} events of the last 90 days, newest first.
                   </p>`
           }`,
       }),

@@ -1,7 +1,9 @@
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
 import { agentAccess, PLAN_LIMITS } from '../../../core/accounts/plan.ts';
-import { notice, page } from '../layout.ts';
+import { passwordMayBeKnown } from '../../../core/sessions/sign-in-history.ts';
+import { notice, page, when } from '../layout.ts';
+import { SIGN_IN_HISTORY_SHOWN } from './browsers-page.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
@@ -12,8 +14,10 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
 export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.get('/', (c) => c.redirect(c.get('account') === undefined ? '/signin' : '/settings', 303));
 
-  app.get('/settings', requireSignIn, (c) => {
+  app.get('/settings', requireSignIn, async (c) => {
     const account = signedInAccount(c);
+    // A stranger's right password with a wrong code: said here too, where the person lands (decision 0091).
+    const passwordOut = passwordMayBeKnown(await deps.sessions.history(account, SIGN_IN_HISTORY_SHOWN));
     const access = agentAccess(account, deps.clock.now());
     const planText =
       account.plan === 'pro'
@@ -21,12 +25,22 @@ export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
         : `Trial${account.trialEndsAt === null ? '' : `, until ${day(account.trialEndsAt)}`}`;
     return c.html(
       page({
+        nonce: c.get('nonce'),
         title: 'Settings',
         account,
         csrf: c.get('csrf'),
         body: html`<h1>Settings</h1>
           ${c.req.query('welcome') === '1' ? notice('ok', 'Welcome! Next: create an API key for your agent under Advanced.') : ''}
           ${access.allowed ? '' : notice('error', `Agents cannot use this account right now. ${access.description}`)}
+          ${
+            passwordOut === undefined
+              ? ''
+              : html`<div class="notice error" role="alert">
+                  Someone may know your password: it was entered correctly with a wrong code on
+                  ${when(passwordOut.at)}.
+                  <a href="/settings/browsers#history">See your sign-in history</a>.
+                </div>`
+          }
           <dl>
             <dt>Signed in as</dt>
             <dd>${account.email}</dd>
@@ -42,7 +56,7 @@ export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
             <li><a href="/settings/advanced">Advanced: API keys</a></li>
             <li><a href="/settings/password">Change your password</a></li>
             <li><a href="/settings/two-step">Two-step sign-in</a></li>
-            <li><a href="/settings/browsers">Signed-in browsers</a></li>
+            <li><a href="/settings/browsers">Signed-in browsers and sign-in history</a></li>
             <li><a href="/settings/delete">Delete this account</a></li>
           </ul>`,
       }),

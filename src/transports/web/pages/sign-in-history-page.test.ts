@@ -70,6 +70,10 @@ describe('the sign-in history', () => {
       'wrong_password',
     ]);
     expect(flat(home.lastHtml)).toContain(WARNING);
+    // And where the person lands, with the way to the history.
+    await home.get('/settings');
+    expect(flat(home.lastHtml)).toContain('Someone may know your password');
+    expect(home.lastHtml).toContain('href="/settings/browsers#history"');
 
     // The person's own slip, made good at once, explains nothing of the stranger's.
     clock.advance(60_000);
@@ -93,6 +97,8 @@ describe('the sign-in history', () => {
     await home.get('/settings/browsers');
     expect(kinds(home.lastHtml)[0]).toBe('password_changed');
     expect(flat(home.lastHtml)).not.toContain(WARNING);
+    await home.get('/settings');
+    expect(flat(home.lastHtml)).not.toContain('Someone may know your password');
     clock.advance(60_000);
     const phone = await withPassword(a, HOME, 'a new passphrase, long');
     await phone.get('/signin/code');
@@ -103,6 +109,8 @@ describe('the sign-in history', () => {
     await home.get('/settings/browsers');
     expect(kinds(home.lastHtml).slice(0, 2)).toEqual(['signed_in_with_code', 'wrong_code']);
     expect(flat(home.lastHtml)).not.toContain(WARNING);
+    await home.get('/settings');
+    expect(flat(home.lastHtml)).not.toContain('Someone may know your password');
   });
 
   it('is the account’s own, and goes with the account', async () => {
