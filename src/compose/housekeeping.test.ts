@@ -124,6 +124,8 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
       });
     await signInAt(new Date(clock.now().getTime() - 30 * DAY)); // older than the history's 90 days by the sweep
     await signInAt(clock.now()); // 61 days old by then: kept
+    // A passkey challenge spent: forgotten once it has ended (it could no longer be presented).
+    await a.stores.passkeys.spendChallenge('ended', new Date(clock.now().getTime() + 60_000));
     // A request from a client address: on PostgreSQL, a counter row for its window.
     expect((await a.fetch(new Request(`${a.config.baseUrl}/signin`))).status).toBe(200);
     /** PostgreSQL's request counters (in memory on SQLite, where every key is dropped when its window ends). */
@@ -146,6 +148,7 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
       userAgent: null,
     });
     await activity(clock.now());
+    await a.stores.passkeys.spendChallenge('live', new Date(clock.now().getTime() + 60_000));
     expect((await a.stores.grants.listGrants(account)).map((g) => g.id).sort()).toEqual(
       [abandoned, live].sort(),
     );
@@ -160,6 +163,8 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
     expect((await a.stores.signInHistory.recent(account, 10)).map((e) => e.at)).toEqual([
       new Date(clock.now().getTime() - 61 * DAY),
     ]);
+    const challenges = await a.db.kysely.selectFrom('passkey_challenges_spent').select('hash').execute();
+    expect(challenges.map((r) => r.hash)).toEqual(['live']);
     const verdicts = await a.db.kysely.selectFrom('screenings').select('message_id').execute();
     expect(verdicts.map((v) => v.message_id)).toEqual([held.id]);
   });

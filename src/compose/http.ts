@@ -120,6 +120,7 @@ export function buildHttp(c: {
     accounts: services.accounts,
     sessions: services.sessions,
     secondFactor: services.secondFactor,
+    passkeys: services.passkeys,
     qrSvg: (text) => qrModule.load().renderSVG(text, { border: 2, pixelSize: 6 }),
     apiKeys: services.apiKeys,
     audit: stores.audit,

@@ -48,6 +48,8 @@ import type { RateLimiter } from '../core/rate-limits/rate-limiter.ts';
 import { SessionService } from '../core/sessions/session-service.ts';
 import { SecondFactorService } from '../core/sessions/second-factor-service.ts';
 import { SIGN_IN_HISTORY_DAYS } from '../core/sessions/sign-in-history.ts';
+import { PasskeyService, relyingParty } from '../core/sessions/passkey-service.ts';
+import { webAuthnCeremonies } from '../adapters/crypto/webauthn-ceremonies.ts';
 import { KyselySecondFactorStore } from '../adapters/storage/kysely-second-factor-store.ts';
 import { RefusalMarkingSessions } from '../core/mail/refusal-marking-sessions.ts';
 import { SyncService } from '../core/sync/sync-service.ts';
@@ -66,6 +68,7 @@ export interface Services {
   readonly accounts: AccountService;
   readonly sessions: SessionService;
   readonly secondFactor: SecondFactorService;
+  readonly passkeys: PasskeyService;
   readonly apiKeys: ApiKeyService;
   readonly limiter: RateLimiter;
   readonly oauth: OAuthProvider;
@@ -322,6 +325,7 @@ export function buildServices(c: {
     const signIns = await stores.signInHistory.deleteBefore(
       new Date(now.getTime() - SIGN_IN_HISTORY_DAYS * DAY_MS),
     );
+    await stores.passkeys.deleteSpentChallenges(now);
     if (sessions + oauth.codes + oauth.tokens + oauth.grants + counters + screenings + activity + signIns > 0)
       log.info(
         { sessions, oauth, rateCounters: counters, screenings, activity, signIns },
@@ -332,6 +336,14 @@ export function buildServices(c: {
   /** A key of its own for one purpose, derived from the encryption key: the same on every node and across restarts. */
   const subkey = (purpose: string) =>
     createHash('sha256').update(secrets.encryptionKey).update(purpose).digest();
+  const passkeys = new PasskeyService({
+    passkeys: stores.passkeys,
+    ceremonies: webAuthnCeremonies,
+    clock,
+    history: stores.signInHistory,
+    key: subkey('inbox-triage passkey challenges'),
+    rp: relyingParty(config.baseUrl),
+  });
   const oauth = new OAuthProvider({
     config: {
       issuer: config.baseUrl,
@@ -376,8 +388,10 @@ export function buildServices(c: {
       },
     }),
     secondFactor,
+    passkeys,
     sessions: new SessionService({
       secondFactor,
+      passkeys,
       history: stores.signInHistory,
       accounts: stores.accounts,
       sessions: stores.sessions,

@@ -29,6 +29,8 @@ import type { MailingListIndex } from '../../core/unsubscribe/mailing-list-index
 import type { AuditLog } from '../../core/audit/audit-log.ts';
 import type { SignInHistory } from '../../core/sessions/sign-in-history.ts';
 import { KyselySignInHistory } from './kysely-sign-in-history.ts';
+import type { PasskeyStore } from '../../core/sessions/passkeys.ts';
+import { KyselyPasskeyStore } from './kysely-passkey-store.ts';
 import { KyselyInvitationStore } from './kysely-invitation-store.ts';
 import { KyselyApiKeyStore } from './kysely-api-key-store.ts';
 import type { Db } from './database.ts';
@@ -64,6 +66,7 @@ export interface Stores {
   readonly mailingLists: MailingListIndex;
   readonly changeCounts: ChangeCounter;
   readonly signInHistory: SignInHistory;
+  readonly passkeys: PasskeyStore;
 }
 
 /** One implementation per port; the dialect only changes column types in the migrations. */
@@ -93,6 +96,7 @@ export function createStores(db: Db): Stores {
     mailingLists: new KyselyMailingListIndex(db),
     changeCounts: new KyselyChangeCounter(db),
     signInHistory: new KyselySignInHistory(db),
+    passkeys: new KyselyPasskeyStore(db),
   };
 }
 

@@ -386,6 +386,8 @@ export interface Database {
   second_factors: SecondFactorsTable;
   recovery_codes: RecoveryCodesTable;
   sign_in_events: SignInEventsTable;
+  passkeys: PasskeysTable;
+  passkey_challenges_spent: PasskeyChallengesSpentTable;
 }
 
 export interface SecondFactorsTable {
@@ -407,4 +409,22 @@ export interface SignInEventsTable {
   kind: string;
   ip: string | null;
   user_agent: string | null;
+}
+
+export interface PasskeysTable {
+  credential_id: string;
+  account_id: string;
+  /** COSE, base64url. */
+  public_key: string;
+  counter: number;
+  /** JSON array of strings. */
+  transports: string;
+  name: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface PasskeyChallengesSpentTable {
+  hash: string;
+  expires_at: number;
 }

@@ -38,6 +38,8 @@ import { KyselySecondFactorStore } from './kysely-second-factor-store.ts';
 import { secondFactorStoreContract } from '../../core/sessions/second-factor-store.contract.ts';
 import { signInHistoryContract } from '../../core/sessions/sign-in-history.contract.ts';
 import { KyselySignInHistory } from './kysely-sign-in-history.ts';
+import { passkeyStoreContract } from '../../core/sessions/passkey-store.contract.ts';
+import { KyselyPasskeyStore } from './kysely-passkey-store.ts';
 import { createStores, migrateToLatest, openDatabase, type Db, type DbTarget, type Stores } from './index.ts';
 
 // Every store contract, run unchanged against a SQLite file and a real PostgreSQL server.
@@ -98,6 +100,7 @@ for (const { name, target } of targets) {
         )?.sealed,
     }));
     signInHistoryContract(() => ({ accounts: stores.accounts, history: new KyselySignInHistory(db) }));
+    passkeyStoreContract(() => ({ accounts: stores.accounts, passkeys: new KyselyPasskeyStore(db) }));
     credentialVaultContract(() => ({
       ...stores,
       vault: new KyselyCredentialVault(db, aead(Buffer.alloc(32, 7), 'credential')),

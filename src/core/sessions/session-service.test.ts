@@ -37,6 +37,7 @@ async function service(clock: Clock = systemClock, windowSeconds = 1) {
       history: app.stores.signInHistory,
     }),
     history: app.stores.signInHistory,
+    passkeys: app.services.passkeys,
     accounts: app.stores.accounts,
     sessions: app.stores.sessions,
     hasher: argon2PasswordHasher(),

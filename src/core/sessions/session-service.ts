@@ -9,6 +9,7 @@ import type { RateLimiter, RateRule } from '../rate-limits/rate-limiter.ts';
 import type { SessionStore } from './session-store.ts';
 import { heldFor, lockoutsOf, spendFailure } from './failure-budgets.ts';
 import type { CodeError, SecondFactorService } from './second-factor-service.ts';
+import type { PasskeyError, PasskeyService } from './passkey-service.ts';
 import {
   eventOf,
   type Client,
@@ -42,6 +43,7 @@ export interface SessionServiceDeps {
   readonly secondFactor: SecondFactorService;
   /** Where sign-ins, refused passwords and changes to the password are recorded for the person (decision 0091). */
   readonly history: SignInHistory;
+  readonly passkeys: PasskeyService;
 }
 
 /** How long a password reset link from the operator stays usable. */
@@ -137,6 +139,18 @@ export class SessionService {
         checked.value === 'recovery_code' ? 'signed_in_with_recovery_code' : 'signed_in_with_code',
       ),
     );
+  }
+
+  /**
+   * A sign-in by a passkey alone (decision 0092): the authenticator verified the person, so neither the password nor a
+   * code from the app is asked. Refused answers spend nothing: a signature cannot be guessed.
+   */
+  async signInWithPasskey(response: unknown, client: Client): Promise<Result<SignedIn, PasskeyError>> {
+    const verified = await this.deps.passkeys.verifySignIn(response);
+    if (!verified.ok) return verified;
+    const account = await this.deps.accounts.get(verified.value);
+    if (account === undefined) return err({ code: 'unknown_passkey' });
+    return ok(await this.signedIn(account, client, 'signed_in_with_passkey'));
   }
 
   private async signedIn(account: Account, client: Client, kind: SignInEventKind): Promise<SignedIn> {

@@ -9,6 +9,7 @@ export type SignInEventKind =
   | 'signed_in'
   | 'signed_in_with_code'
   | 'signed_in_with_recovery_code'
+  | 'signed_in_with_passkey'
   | 'wrong_password'
   /** The password was right; the code from the app was not. */
   | 'wrong_code'
@@ -20,7 +21,9 @@ export type SignInEventKind =
   /** Turned off by the operator (`inbox-triage account two-step-off`). */
   | 'two_step_off_by_operator'
   | 'recovery_codes_replaced'
-  | 'others_signed_out';
+  | 'others_signed_out'
+  | 'passkey_added'
+  | 'passkey_removed';
 
 export interface SignInEvent {
   readonly at: Date;

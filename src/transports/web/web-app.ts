@@ -21,6 +21,7 @@ import { registerSetupPage } from './pages/setup-page.ts';
 import { registerSignInPage } from './pages/sign-in-page.ts';
 import { registerSignUpPages } from './pages/sign-up-page.ts';
 import { registerTwoStepPage } from './pages/two-step-page.ts';
+import { registerPasskeysPage } from './pages/passkeys-page.ts';
 import { securityHeaders } from './security-headers.ts';
 import { loadSession } from './session.ts';
 import type { WebDeps } from './web-deps.ts';
@@ -33,6 +34,7 @@ export const PAGE_PATHS = [
   '/setup',
   '/signin',
   '/signin/code',
+  '/signin/passkey',
   '/signout',
   '/signup',
   '/invite',
@@ -48,6 +50,7 @@ const ANONYMOUS_PATHS = [
   '/setup',
   '/signin',
   '/signin/code',
+  '/signin/passkey',
   '/signup',
   '/invite',
   '/reset',
@@ -92,5 +95,6 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   registerDeleteAccountPage(app, deps);
   registerPasswordPages(app, deps);
   registerTwoStepPage(app, deps);
+  registerPasskeysPage(app, deps);
   registerBrowsersPage(app, deps);
 }

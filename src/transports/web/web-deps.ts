@@ -1,3 +1,4 @@
+import type { PasskeyService } from '../../core/sessions/passkey-service.ts';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
 import type { ActivityService } from '../../core/audit/activity-service.ts';
 import type { UndoService } from '../../core/actions/undo-service.ts';
@@ -22,6 +23,7 @@ export interface WebDeps {
   readonly accounts: AccountService;
   readonly sessions: SessionService;
   readonly secondFactor: SecondFactorService;
+  readonly passkeys: PasskeyService;
   /** A QR code of `text` as an SVG element (the authenticator app's setup link). */
   readonly qrSvg: (text: string) => string;
   readonly apiKeys: ApiKeyService;

@@ -22,6 +22,7 @@ import { foldedSearch } from './0019-folded-search.ts';
 import { senderName } from './0020-sender-name.ts';
 import { secondFactors } from './0021-second-factors.ts';
 import { signInHistory } from './0022-sign-in-history.ts';
+import { passkeys } from './0023-passkeys.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -51,5 +52,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0020-sender-name': senderName(),
     '0021-second-factors': secondFactors(dialect),
     '0022-sign-in-history': signInHistory(dialect),
+    '0023-passkeys': passkeys(dialect),
   };
 }

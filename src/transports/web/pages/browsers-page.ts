@@ -12,6 +12,7 @@ export const SIGN_IN_WORDS: Record<SignInEventKind, string> = {
   signed_in: 'Signed in with the password',
   signed_in_with_code: 'Signed in with the password and a code from the app',
   signed_in_with_recovery_code: 'Signed in with the password and a recovery code',
+  signed_in_with_passkey: 'Signed in with a passkey',
   wrong_password: 'Wrong password',
   wrong_code: 'Right password, wrong code',
   password_changed: 'Password changed',
@@ -21,6 +22,8 @@ export const SIGN_IN_WORDS: Record<SignInEventKind, string> = {
   two_step_off_by_operator: 'Two-step sign-in turned off by your operator',
   recovery_codes_replaced: 'New recovery codes made',
   others_signed_out: 'Other browsers signed out',
+  passkey_added: 'Passkey added',
+  passkey_removed: 'Passkey removed',
 };
 
 /** How many events of the history the page lists. */

@@ -56,6 +56,7 @@ export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
             <li><a href="/settings/advanced">Advanced: API keys</a></li>
             <li><a href="/settings/password">Change your password</a></li>
             <li><a href="/settings/two-step">Two-step sign-in</a></li>
+            <li><a href="/settings/passkeys">Passkeys</a></li>
             <li><a href="/settings/browsers">Signed-in browsers and sign-in history</a></li>
             <li><a href="/settings/delete">Delete this account</a></li>
           </ul>`,

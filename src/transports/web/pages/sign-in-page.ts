@@ -1,7 +1,7 @@
 import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import type { SignedIn } from '../../../core/sessions/session-service.ts';
-import { csrfField, notice, page } from '../layout.ts';
+import { csrfField, notice, page, type Html } from '../layout.ts';
 import { formFields, safeNext } from '../form.ts';
 import {
   clearCookie,
@@ -15,6 +15,7 @@ import { passwordClient } from '../password-client.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 import { credentialsForm } from './credentials-form.ts';
+import { passkeyOptionsBlock, passkeyScript, postedCredential } from '../passkey-script.ts';
 import { heldWords, tooManyCodes } from './password-pages.ts';
 
 const DEVICE_COOKIE_SECONDS = 365 * 86_400;
@@ -23,12 +24,20 @@ const PASSWORD_SET =
   'Your new password is set and every browser is signed out. Sign in with it and a code from your authenticator app.';
 
 export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
-  const render = (csrf: string, next: string, error?: string, email?: string, ok?: string) =>
+  const render = (
+    csrf: string,
+    next: string,
+    error?: string,
+    email?: string,
+    ok?: string,
+    passkey: Html | '' = '',
+  ) =>
     page({
       title: 'Sign in',
       body: html`<h1>Sign in</h1>
         ${notice('ok', ok)} ${notice('error', error)}
         ${credentialsForm({ action: '/signin', csrf, submit: 'Sign in', newPassword: false, hidden: { next }, ...(email !== undefined && { email }) })}
+        ${passkey}
         <p class="muted">
           Forgot your password? The operator of this server can give you a link to set a new one.
         </p>
@@ -61,11 +70,56 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
         </form>`,
     });
 
-  app.get('/signin', (c) => {
+  /** Signing in with a passkey instead (decision 0092): its options, a button, and the form its answer is posted by. */
+  const passkeyWay = async (c: Context<WebEnv>, next: string): Promise<Html | ''> => {
+    const options = await deps.passkeys.signInOptions();
+    if (options === undefined) return '';
+    return html`<h2>Or with a passkey</h2>
+      ${passkeyOptionsBlock(options)}
+      <form id="passkey-form" method="post" action="/signin/passkey">
+        ${csrfField(c.get('csrf'))}
+        <input type="hidden" name="next" value="${next}" />
+        <input type="hidden" name="credential" value="" />
+      </form>
+      <button type="button" id="passkey-button">Sign in with a passkey</button>
+      <p id="passkey-status" class="muted" role="status"></p>
+      ${passkeyScript('get', c.get('nonce'))}`;
+  };
+
+  app.get('/signin', async (c) => {
     const next = safeNext(c.req.query('next'));
     if (c.get('account') !== undefined) return c.redirect(next, 303);
     const reset = c.req.query('done') === 'password_reset';
-    return c.html(render(c.get('csrf'), next, undefined, undefined, reset ? PASSWORD_SET : undefined));
+    return c.html(
+      render(
+        c.get('csrf'),
+        next,
+        undefined,
+        undefined,
+        reset ? PASSWORD_SET : undefined,
+        await passkeyWay(c, next),
+      ),
+    );
+  });
+
+  /** A passkey's answer to the sign-in page's challenge: signed in, with neither password nor code. */
+  app.post('/signin/passkey', async (c) => {
+    const f = await formFields(c, 'credential', 'next');
+    const next = safeNext(f.next);
+    const result = await deps.sessions.signInWithPasskey(
+      postedCredential(f.credential),
+      passwordClient(c, deps),
+    );
+    if (result.ok) return signedIn(c, result.value, next);
+    const why = {
+      unavailable: 'Passkeys are not available on this server.',
+      expired: 'The sign-in page was open too long. Try your passkey again.',
+      unknown_passkey:
+        'That passkey is not one of an account here (it may have been removed). Sign in with your password.',
+      refused: 'That passkey could not be checked. Try again, or sign in with your password.',
+      already_added: 'That passkey could not be checked.',
+    }[result.error.code];
+    return c.html(render(c.get('csrf'), next, why, undefined, undefined, await passkeyWay(c, next)), 401);
   });
 
   app.post('/signin', async (c) => {

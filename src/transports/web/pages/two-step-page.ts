@@ -28,7 +28,13 @@ const DONE: Readonly<Record<string, string>> = {
 };
 
 /** A form that asks for the person's password, then `rest` (its other fields and its button). */
-const withPassword = (c: Context<WebEnv>, account: Account, action: string, rest: Html, idPrefix = '') =>
+export const withPassword = (
+  c: Context<WebEnv>,
+  account: Account,
+  action: string,
+  rest: Html,
+  idPrefix = '',
+) =>
   html`<form method="post" action="${action}">
     ${csrfField(c.get('csrf'))}
     <input type="hidden" name="username" autocomplete="username" value="${account.email}" />

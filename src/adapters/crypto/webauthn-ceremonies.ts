@@ -1,0 +1,105 @@
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type AuthenticatorTransportFuture,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import type { WebAuthnCeremonies } from '../../core/sessions/passkeys.ts';
+
+/** ES256 and RS256, the two every platform authenticator offers (EdDSA is left out: few browsers verify it alike). */
+const ALGORITHMS = [-7, -257];
+/** A credential id as browsers send it: base64url, at most 1023 bytes (WebAuthn §5.1). */
+const CREDENTIAL_ID = /^[A-Za-z0-9_-]{1,1366}$/;
+
+const transportsOf = (t: readonly string[]) => t as AuthenticatorTransportFuture[];
+
+/**
+ * The WebAuthn ceremonies over @simplewebauthn/server: discoverable credentials (the sign-in names no account),
+ * user verification required (the passkey is the whole sign-in), no attestation asked (decision 0092). An answer
+ * that is not one, or is malformed in any way, is refused — never thrown.
+ */
+export const webAuthnCeremonies: WebAuthnCeremonies = {
+  async registrationOptions({ rp, userId, userName, challenge, exclude }) {
+    return {
+      ...(await generateRegistrationOptions({
+        rpName: rp.name,
+        rpID: rp.id,
+        userName,
+        userID: new TextEncoder().encode(userId),
+        challenge: Buffer.from(challenge, 'base64url'),
+        attestationType: 'none',
+        excludeCredentials: exclude.map((p) => ({
+          id: p.credentialId,
+          transports: transportsOf(p.transports),
+        })),
+        authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+        supportedAlgorithmIDs: ALGORITHMS,
+        timeout: 5 * 60_000,
+      })),
+    };
+  },
+
+  async verifyRegistration(response, expect) {
+    try {
+      const r = await verifyRegistrationResponse({
+        response: response as RegistrationResponseJSON,
+        expectedChallenge: expect.challenge,
+        expectedOrigin: expect.rp.origin,
+        expectedRPID: expect.rp.id,
+        requireUserVerification: true,
+        supportedAlgorithmIDs: ALGORITHMS,
+      });
+      if (!r.verified) return undefined;
+      const { credential } = r.registrationInfo;
+      if (!CREDENTIAL_ID.test(credential.id)) return undefined;
+      return {
+        credentialId: credential.id,
+        publicKey: credential.publicKey,
+        counter: credential.counter,
+        transports: (credential.transports ?? []).filter((t) => /^[a-z-]{1,20}$/.test(t)).slice(0, 8),
+      };
+    } catch {
+      return undefined;
+    }
+  },
+
+  async authenticationOptions({ rp, challenge }) {
+    return {
+      ...(await generateAuthenticationOptions({
+        rpID: rp.id,
+        challenge: Buffer.from(challenge, 'base64url'),
+        userVerification: 'required',
+        timeout: 10 * 60_000,
+      })),
+    };
+  },
+
+  credentialIdOf(response) {
+    const id = (response as { id?: unknown } | null)?.id;
+    return typeof id === 'string' && CREDENTIAL_ID.test(id) ? id : undefined;
+  },
+
+  async verifyAuthentication(response, passkey, expect) {
+    try {
+      const r = await verifyAuthenticationResponse({
+        response: response as AuthenticationResponseJSON,
+        expectedChallenge: expect.challenge,
+        expectedOrigin: expect.rp.origin,
+        expectedRPID: expect.rp.id,
+        credential: {
+          id: passkey.credentialId,
+          publicKey: new Uint8Array(passkey.publicKey),
+          counter: passkey.counter,
+          transports: transportsOf(passkey.transports),
+        },
+        requireUserVerification: true,
+      });
+      return r.verified ? { counter: r.authenticationInfo.newCounter } : undefined;
+    } catch {
+      return undefined;
+    }
+  },
+};

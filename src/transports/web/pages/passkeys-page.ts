@@ -1,0 +1,214 @@
+import { html } from 'hono/html';
+import type { Context, Hono } from 'hono';
+import type { Account } from '../../../core/accounts/account.ts';
+import { PASSKEY_NAME_MAX } from '../../../core/sessions/passkey-service.ts';
+import { csrfField, notice, page, when, type Html } from '../layout.ts';
+import { formFields } from '../form.ts';
+import { passwordClient } from '../password-client.ts';
+import { passkeyOptionsBlock, passkeyScript, postedCredential } from '../passkey-script.ts';
+import { requireSignIn, signedInAccount } from '../session.ts';
+import type { WebDeps } from '../web-deps.ts';
+import type { WebEnv } from '../web-env.ts';
+import { tooManyWrongPasswords } from './password-pages.ts';
+import { withPassword } from './two-step-page.ts';
+
+const PATH = '/settings/passkeys';
+
+const DONE: Readonly<Record<string, string>> = {
+  added: 'Your passkey is added. Next time, sign in with it: no password, no code.',
+  removed:
+    'The passkey is removed. It no longer signs in here (delete it from your device or password manager too).',
+};
+
+/** A name the person typed: one line, printable, at most PASSKEY_NAME_MAX characters; '' when it is not one. */
+const nameOf = (raw: string) => {
+  const name = raw.trim();
+  return name.length <= PASSKEY_NAME_MAX && !/[\p{Cc}\p{Cf}]/u.test(name) ? name : '';
+};
+
+/**
+ * Settings → Passkeys (decision 0092): the passkeys that sign in to the account, when each was added and last used;
+ * adding one (with the password, then the browser's own prompt) and removing one (with the password).
+ */
+export function registerPasskeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
+  const listPage = async (c: Context<WebEnv>, account: Account, error?: string) => {
+    const done = DONE[c.req.query('done') ?? ''];
+    const keys = await deps.passkeys.list(account);
+    return page({
+      nonce: c.get('nonce'),
+      title: 'Passkeys',
+      account,
+      csrf: c.get('csrf'),
+      body: html`<h1>Passkeys</h1>
+        ${notice('ok', done)} ${notice('error', error)}
+        <p>
+          A passkey signs you in with your device’s lock — fingerprint, face or PIN — instead of your password
+          and code. It works only on this site, so a look-alike page cannot take it.
+        </p>
+        ${
+          deps.passkeys.available
+            ? ''
+            : notice(
+                'info',
+                'Passkeys need this service at a domain name, not an IP address: the operator sets BASE_URL to one (http://localhost:… works on the computer it runs on).',
+              )
+        }
+        ${
+          keys.length === 0
+            ? html`<p class="muted">No passkeys yet.</p>`
+            : html`<table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Added</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">Remove</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${keys.map(
+                    (k, i) =>
+                      html`<tr data-passkey>
+                        <td>${k.name}</td>
+                        <td>${when(k.createdAt)}</td>
+                        <td>${k.lastUsedAt === null ? 'Never' : when(k.lastUsedAt)}</td>
+                        <td>
+                          ${withPassword(
+                            c,
+                            account,
+                            `${PATH}/remove`,
+                            html`<input type="hidden" name="credentialId" value="${k.credentialId}" />
+                              <button class="danger" type="submit">Remove “${k.name}”</button>`,
+                            `remove-${String(i)}-`,
+                          )}
+                        </td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+        }
+        ${
+          deps.passkeys.available
+            ? html`<h2>Add a passkey</h2>
+                ${withPassword(
+                  c,
+                  account,
+                  `${PATH}/begin`,
+                  html`<label for="name">Name it (optional)</label>
+                    <input
+                      id="name"
+                      name="name"
+                      maxlength="${String(PASSKEY_NAME_MAX)}"
+                      placeholder="Work laptop"
+                    />
+                    <button type="submit">Continue</button>`,
+                )}`
+            : ''
+        }`,
+    });
+  };
+
+  /** The page that asks the browser for a new passkey: its options, the button, the form its answer goes by. */
+  const addPage = (
+    c: Context<WebEnv>,
+    account: Account,
+    options: Record<string, unknown>,
+    name: string,
+  ): Html =>
+    page({
+      nonce: c.get('nonce'),
+      title: 'Add a passkey',
+      account,
+      csrf: c.get('csrf'),
+      body: html`<h1>Add a passkey</h1>
+        <p>Your browser will ask where to keep it: this device, your phone, or your password manager.</p>
+        ${passkeyOptionsBlock(options)}
+        <form id="passkey-form" method="post" action="${PATH}/finish">
+          ${csrfField(c.get('csrf'))}
+          <input type="hidden" name="name" value="${name}" />
+          <input type="hidden" name="credential" value="" />
+        </form>
+        <button type="button" id="passkey-button">Create the passkey</button>
+        <p id="passkey-status" class="muted" role="status"></p>
+        <p><a href="${PATH}">Cancel</a></p>
+        ${passkeyScript('create', c.get('nonce'))}`,
+    });
+
+  /** The person's password checked against the sign-in budgets (0067); the page that says why, when refused. */
+  const passwordRefused = async (c: Context<WebEnv>, account: Account, password: string) => {
+    const confirmed = await deps.sessions.confirmPassword(account, password, passwordClient(c, deps));
+    if (confirmed.ok) return undefined;
+    if (confirmed.error.code === 'rate_limited') {
+      c.header('Retry-After', String(confirmed.error.retryAfterSeconds));
+      return c.html(
+        await listPage(c, account, tooManyWrongPasswords(confirmed.error.retryAfterSeconds)),
+        429,
+      );
+    }
+    return c.html(await listPage(c, account, 'That is not your password.'), 400);
+  };
+
+  app.get(PATH, requireSignIn, async (c) => c.html(await listPage(c, signedInAccount(c))));
+
+  app.post(`${PATH}/begin`, requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const f = await formFields(c, 'password', 'name');
+    const refused = await passwordRefused(c, account, f.password);
+    if (refused !== undefined) return refused;
+    const options = await deps.passkeys.addingOptions(account);
+    if (options === undefined) return c.redirect(PATH, 303);
+    return c.html(addPage(c, account, options, nameOf(f.name)));
+  });
+
+  app.post(`${PATH}/finish`, requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const f = await formFields(c, 'credential', 'name');
+    const client = passwordClient(c, deps);
+    const fallback = client.userAgent === null ? 'Passkey' : browserName(client.userAgent);
+    const added = await deps.passkeys.finishAdding(
+      account,
+      postedCredential(f.credential),
+      nameOf(f.name) || fallback,
+      client,
+    );
+    if (added.ok) return c.redirect(`${PATH}?done=added`, 303);
+    const why = {
+      unavailable: 'Passkeys are not available on this server.',
+      expired: 'That took too long. Start again.',
+      unknown_passkey: 'The passkey could not be checked. Start again.',
+      refused: 'The passkey could not be checked. Start again.',
+      already_added: 'That passkey is added already.',
+    }[added.error.code];
+    return c.html(await listPage(c, account, why), 400);
+  });
+
+  app.post(`${PATH}/remove`, requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const f = await formFields(c, 'password', 'credentialId');
+    const refused = await passwordRefused(c, account, f.password);
+    if (refused !== undefined) return refused;
+    if (!(await deps.passkeys.remove(account, f.credentialId, passwordClient(c, deps))))
+      return c.html(await listPage(c, account, 'No such passkey on your account.'), 404);
+    return c.redirect(`${PATH}?done=removed`, 303);
+  });
+}
+
+/** "Chrome on Linux", from what a browser says it is: a name for a passkey the person did not name. */
+export function browserName(userAgent: string): string {
+  const browser =
+    [
+      [/Edg\//, 'Edge'],
+      [/Firefox\//, 'Firefox'],
+      [/Chrom(e|ium)\//, 'Chrome'],
+      [/Safari\//, 'Safari'],
+    ].find(([re]) => (re as RegExp).test(userAgent))?.[1] ?? 'A browser';
+  const system = [
+    [/iPhone|iPad/, 'iOS'],
+    [/Android/, 'Android'],
+    [/Mac OS X/, 'macOS'],
+    [/Windows/, 'Windows'],
+    [/CrOS/, 'ChromeOS'],
+    [/Linux/, 'Linux'],
+  ].find(([re]) => (re as RegExp).test(userAgent))?.[1];
+  return system === undefined ? String(browser) : `${String(browser)} on ${String(system)}`;
+}
