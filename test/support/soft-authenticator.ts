@@ -69,7 +69,7 @@ export class SoftAuthenticator {
   /** The answer to `navigator.credentials.get(options)`; the counter moves on unless told otherwise. */
   assert(
     options: Record<string, unknown>,
-    at: { origin: string; flags?: number; counter?: number; rpId?: string },
+    at: { origin: string; flags?: number; counter?: number; rpId?: string; userHandle?: string },
   ): Record<string, unknown> {
     const rpId = at.rpId ?? (options['rpId'] as string);
     if (at.counter !== undefined) this.counter = at.counter;
@@ -89,7 +89,7 @@ export class SoftAuthenticator {
         clientDataJSON: clientData.toString('base64url'),
         authenticatorData: authData.toString('base64url'),
         signature: signature.toString('base64url'),
-        userHandle: this.userHandle,
+        userHandle: at.userHandle ?? this.userHandle,
       },
       clientExtensionResults: {},
     };

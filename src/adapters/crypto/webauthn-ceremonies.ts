@@ -83,6 +83,10 @@ export const webAuthnCeremonies: WebAuthnCeremonies = {
   },
 
   async verifyAuthentication(response, passkey, expect) {
+    // The account the authenticator keeps the passkey for, when it says: the one that added it (WebAuthn §7.2 step 6).
+    const handle = (response as { response?: { userHandle?: unknown } } | null)?.response?.userHandle;
+    if (handle !== undefined && handle !== Buffer.from(passkey.accountId, 'utf8').toString('base64url'))
+      return undefined;
     try {
       const r = await verifyAuthenticationResponse({
         response: response as AuthenticationResponseJSON,

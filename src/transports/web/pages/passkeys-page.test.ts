@@ -51,7 +51,7 @@ describe('passkeys', () => {
   async function signInWith(
     a: App,
     key: SoftAuthenticator,
-    at: { origin?: string; flags?: number; counter?: number } = {},
+    at: { origin?: string; flags?: number; counter?: number; userHandle?: string } = {},
   ) {
     const web = new WebClient(a, { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0' });
     await web.get('/signin?next=%2Finboxes');
@@ -100,11 +100,16 @@ describe('passkeys', () => {
     expect(stored?.lastUsedAt).toEqual(clock.now());
   });
 
-  it('refuses an answer from another origin, without the person verified, or a cloned counter', async () => {
+  it('refuses an answer from another origin, without the person verified, for another account, or a cloned counter', async () => {
     const { a, owner } = await started();
     const key = new SoftAuthenticator({ counter: 10 });
     expect((await add(owner, key)).status).toBe(303);
-    for (const at of [{ origin: 'http://localhost.evil.example:8787' }, { flags: 0x01 }, { counter: 10 }]) {
+    for (const at of [
+      { origin: 'http://localhost.evil.example:8787' },
+      { flags: 0x01 },
+      { counter: 10 },
+      { userHandle: Buffer.from('acct_someone_else').toString('base64url') },
+    ]) {
       const { web, res } = await signInWith(a, key, at);
       expect(res.status, JSON.stringify(at)).toBe(401);
       expect((await web.get('/settings')).status).toBe(303);
@@ -158,6 +163,10 @@ describe('passkeys', () => {
     const web = new WebClient(a);
     await web.get('/signin');
     expect((await web.post('/signin/passkey', { credential: '{}' }, { csrf: null })).status).toBe(403);
+    // A wrong password leaves the passkey on offer.
+    await web.get('/signin');
+    expect((await web.post('/signin', { email: OWNER.email, password: 'not it' })).status).toBe(401);
+    expect(web.lastHtml).toContain('id="passkey-button"');
   });
 
   it('signs in with a passkey when two-step sign-in is on, without a code', async () => {

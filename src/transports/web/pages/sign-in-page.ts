@@ -135,12 +135,21 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
             next,
             heldWords('Too many failed sign-ins.', result.error.retryAfterSeconds),
             f.email,
+            undefined,
+            await passkeyWay(c, next),
           ),
           429,
         );
       }
       return c.html(
-        render(c.get('csrf'), next, 'That email and password do not match an account.', f.email),
+        render(
+          c.get('csrf'),
+          next,
+          'That email and password do not match an account.',
+          f.email,
+          undefined,
+          await passkeyWay(c, next),
+        ),
         401,
       );
     }
