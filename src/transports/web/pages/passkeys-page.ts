@@ -9,7 +9,7 @@ import { passkeyOptionsBlock, passkeyScript, postedCredential } from '../passkey
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
-import { tooManyWrongPasswords } from './password-pages.ts';
+import { passwordRefused } from './password-pages.ts';
 import { withPassword } from './two-step-page.ts';
 
 const PATH = '/settings/passkeys';
@@ -134,26 +134,16 @@ export function registerPasskeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
         ${passkeyScript('create', c.get('nonce'))}`,
     });
 
-  /** The person's password checked against the sign-in budgets (0067); the page that says why, when refused. */
-  const passwordRefused = async (c: Context<WebEnv>, account: Account, password: string) => {
-    const confirmed = await deps.sessions.confirmPassword(account, password, passwordClient(c, deps));
-    if (confirmed.ok) return undefined;
-    if (confirmed.error.code === 'rate_limited') {
-      c.header('Retry-After', String(confirmed.error.retryAfterSeconds));
-      return c.html(
-        await listPage(c, account, tooManyWrongPasswords(confirmed.error.retryAfterSeconds)),
-        429,
-      );
-    }
-    return c.html(await listPage(c, account, 'That is not your password.'), 400);
-  };
+  /** The password checked again (0067); this page, saying why, when it is refused. */
+  const passwordRefusal = (c: Context<WebEnv>, account: Account, password: string) =>
+    passwordRefused(c, deps, account, password, (error) => listPage(c, account, error));
 
   app.get(PATH, requireSignIn, async (c) => c.html(await listPage(c, signedInAccount(c))));
 
   app.post(`${PATH}/begin`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const f = await formFields(c, 'password', 'name');
-    const refused = await passwordRefused(c, account, f.password);
+    const refused = await passwordRefusal(c, account, f.password);
     if (refused !== undefined) return refused;
     const options = await deps.passkeys.addingOptions(account);
     if (options === undefined) return c.redirect(PATH, 303);
@@ -185,7 +175,7 @@ export function registerPasskeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.post(`${PATH}/remove`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const f = await formFields(c, 'password', 'credentialId');
-    const refused = await passwordRefused(c, account, f.password);
+    const refused = await passwordRefusal(c, account, f.password);
     if (refused !== undefined) return refused;
     if (!(await deps.passkeys.remove(account, f.credentialId, passwordClient(c, deps))))
       return c.html(await listPage(c, account, 'No such passkey on your account.'), 404);

@@ -1,5 +1,5 @@
 import { html } from 'hono/html';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { Account } from '../../../core/accounts/account.ts';
 import { PASSWORD_MIN } from '../../../core/accounts/password-hasher.ts';
 import { formFields } from '../form.ts';
@@ -31,6 +31,26 @@ export function heldWords(what: string, retryAfterSeconds: number): string {
 
 export const tooManyWrongPasswords = (retryAfterSeconds: number): string =>
   heldWords('Too many wrong passwords.', retryAfterSeconds);
+
+/**
+ * The person's password checked again before a change to their way in, against the sign-in budgets (0067): undefined
+ * when right; else the page `pageWith` draws, saying why (400, or 429 while the budget is held).
+ */
+export async function passwordRefused(
+  c: Context<WebEnv>,
+  deps: WebDeps,
+  account: Account,
+  password: string,
+  pageWith: (error: string) => Html | Promise<Html>,
+): Promise<Response | undefined> {
+  const confirmed = await deps.sessions.confirmPassword(account, password, passwordClient(c, deps));
+  if (confirmed.ok) return undefined;
+  if (confirmed.error.code === 'rate_limited') {
+    c.header('Retry-After', String(confirmed.error.retryAfterSeconds));
+    return c.html(await pageWith(tooManyWrongPasswords(confirmed.error.retryAfterSeconds)), 429);
+  }
+  return c.html(await pageWith('That is not your password.'), 400);
+}
 
 /** What the two-step forms say while wrong codes are held (decision 0089). */
 export const tooManyCodes = (retryAfterSeconds: number): string =>

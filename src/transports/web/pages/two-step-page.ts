@@ -9,7 +9,7 @@ import { passwordClient } from '../password-client.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
-import { tooManyCodes, tooManyWrongPasswords } from './password-pages.ts';
+import { passwordRefused, tooManyCodes } from './password-pages.ts';
 
 const PATH = '/settings/two-step';
 /** The secret being set up, sealed to the account, for as long as setting up an app may take. */
@@ -120,19 +120,9 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
     });
   };
 
-  /** The person's password checked against the sign-in budgets (0067); the page that says why, when it is refused. */
-  const passwordRefused = async (c: Context<WebEnv>, account: Account, password: string) => {
-    const confirmed = await deps.sessions.confirmPassword(account, password, passwordClient(c, deps));
-    if (confirmed.ok) return undefined;
-    if (confirmed.error.code === 'rate_limited') {
-      c.header('Retry-After', String(confirmed.error.retryAfterSeconds));
-      return c.html(
-        await statusPage(c, account, tooManyWrongPasswords(confirmed.error.retryAfterSeconds)),
-        429,
-      );
-    }
-    return c.html(await statusPage(c, account, 'That is not your password.'), 400);
-  };
+  /** The password checked again (0067); this page, saying why, when it is refused. */
+  const passwordRefusal = (c: Context<WebEnv>, account: Account, password: string) =>
+    passwordRefused(c, deps, account, password, (error) => statusPage(c, account, error));
 
   /** A code from the app or a recovery code, checked and spent; the page that says why, when it is refused. */
   const codeRefused = async (c: Context<WebEnv>, account: Account, code: string) => {
@@ -217,7 +207,7 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.post(`${PATH}/begin`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const f = await formFields(c, 'password');
-    const refused = await passwordRefused(c, account, f.password);
+    const refused = await passwordRefusal(c, account, f.password);
     if (refused !== undefined) return refused;
     if ((await deps.secondFactor.status(account.id)).on) return c.redirect(PATH, 303);
     const secret = deps.secondFactor.newSecret();
@@ -274,7 +264,7 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const account = signedInAccount(c);
     const f = await formFields(c, 'password', 'code');
     const refused =
-      (await passwordRefused(c, account, f.password)) ?? (await codeRefused(c, account, f.code));
+      (await passwordRefusal(c, account, f.password)) ?? (await codeRefused(c, account, f.code));
     if (refused !== undefined) return refused;
     const codes = await deps.secondFactor.replaceRecoveryCodes(account.id, passwordClient(c, deps));
     if (codes === undefined) return c.redirect(PATH, 303);
@@ -287,7 +277,7 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const account = signedInAccount(c);
     const f = await formFields(c, 'password', 'code');
     const refused =
-      (await passwordRefused(c, account, f.password)) ?? (await codeRefused(c, account, f.code));
+      (await passwordRefusal(c, account, f.password)) ?? (await codeRefused(c, account, f.code));
     if (refused !== undefined) return refused;
     await deps.secondFactor.disable(account.id, passwordClient(c, deps));
     return c.redirect(`${PATH}?done=off`, 303);
