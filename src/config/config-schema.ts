@@ -89,7 +89,7 @@ export const SETTINGS = {
     schema: serviceUrl.optional(),
     defaultText: 'http://127.0.0.1:$PORT',
     description:
-      'Public address of the service (scheme, host and port; no path), used in links, OAuth metadata and MCP challenges.',
+      'Public address of the service (scheme, host and port; no path), used in links, OAuth metadata and MCP challenges. Passkeys need a domain name here, not an IP address.',
   },
   dataDir: {
     env: 'DATA_DIR',
