@@ -113,7 +113,7 @@ describe('changing and resetting a password (decision 0067)', () => {
     const account = await owner();
     const elsewhere = await s.start(account, 'another browser');
     const here = await s.start(account, 'this browser');
-    const changed = await s.changePassword(account, RIGHT, NEW, stranger);
+    const changed = await s.changePassword(account, RIGHT, '', NEW, stranger);
     expect(changed.ok).toBe(true);
     expect(await s.authenticate(elsewhere)).toBeUndefined();
     expect(await s.authenticate(here)).toBeUndefined();
@@ -127,16 +127,16 @@ describe('changing and resetting a password (decision 0067)', () => {
     const account = await owner();
     // A new password too short is refused first, and spends nothing.
     for (let i = 0; i < 5; i++)
-      expect(await s.changePassword(account, 'a guess', 'short', stranger)).toMatchObject({
+      expect(await s.changePassword(account, 'a guess', '', 'short', stranger)).toMatchObject({
         ok: false,
         error: { code: 'weak_password' },
       });
     for (let i = 0; i < 2; i++)
-      expect(await s.changePassword(account, `guess ${String(i)}`, NEW, stranger)).toMatchObject({
+      expect(await s.changePassword(account, `guess ${String(i)}`, '', NEW, stranger)).toMatchObject({
         ok: false,
         error: { code: 'wrong_password' },
       });
-    expect(await s.changePassword(account, RIGHT, NEW, stranger)).toMatchObject({
+    expect(await s.changePassword(account, RIGHT, '', NEW, stranger)).toMatchObject({
       ok: false,
       error: { code: 'rate_limited' },
     });

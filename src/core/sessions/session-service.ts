@@ -56,7 +56,14 @@ export type SignInError =
 export type PasswordChangeError =
   | { readonly code: 'wrong_password' }
   | { readonly code: 'weak_password'; readonly message: string }
-  | { readonly code: 'rate_limited'; readonly retryAfterSeconds: number };
+  | { readonly code: 'rate_limited'; readonly retryAfterSeconds: number }
+  /** Two-step sign-in is on and the code was not right (or was used already). */
+  | { readonly code: 'wrong_code' }
+  /** Two-step sign-in is on and wrong codes are held. */
+  | { readonly code: 'codes_held'; readonly retryAfterSeconds: number };
+
+/** Why a person was not confirmed: the password, or with two-step sign-in on, the code. */
+export type ConfirmError = Exclude<PasswordChangeError, { code: 'weak_password' }>;
 
 export type PasswordResetError =
   { readonly code: 'invalid_link' } | { readonly code: 'weak_password'; readonly message: string };
@@ -189,12 +196,13 @@ export class SessionService {
   async changePassword(
     account: Account,
     current: string,
+    code: string,
     next: string,
     client: Client,
   ): Promise<Result<{ token: string }, PasswordChangeError>> {
     const weak = passwordProblem(next);
     if (weak !== undefined) return err({ code: 'weak_password', message: weak });
-    const confirmed = await this.confirmPassword(account, current, client);
+    const confirmed = await this.confirmPerson(account, current, code, client);
     if (!confirmed.ok) return confirmed;
     const token = await this.replacePassword(account, next, client.userAgent);
     await this.note(account, 'password_changed', client);
@@ -209,11 +217,31 @@ export class SessionService {
     account: Account,
     password: string,
     client: Client,
-  ): Promise<Result<true, Exclude<PasswordChangeError, { code: 'weak_password' }>>> {
+  ): Promise<Result<true, Extract<ConfirmError, { code: 'wrong_password' | 'rate_limited' }>>> {
     const tried = await this.tryPassword(account, account.email, password, client);
     if (tried.outcome === 'held')
       return err({ code: 'rate_limited', retryAfterSeconds: tried.retryAfterSeconds });
     return tried.outcome === 'wrong' ? err({ code: 'wrong_password' }) : ok(true);
+  }
+
+  /**
+   * The person confirmed as at sign-in before a change to their way in or their account (the password, adding a
+   * passkey, deleting the account): the password, and with two-step sign-in on, a code (spent) — a session and a
+   * phished password in someone else's hands do not make it theirs (decision 0092).
+   */
+  async confirmPerson(
+    account: Account,
+    password: string,
+    code: string,
+    client: Client,
+  ): Promise<Result<true, ConfirmError>> {
+    const confirmed = await this.confirmPassword(account, password, client);
+    if (!confirmed.ok || !(await this.deps.secondFactor.isOn(account.id))) return confirmed;
+    const checked = await this.deps.secondFactor.check(account.id, code, client);
+    if (checked.ok) return ok(true);
+    return checked.error.code === 'rate_limited'
+      ? err({ code: 'codes_held', retryAfterSeconds: checked.error.retryAfterSeconds })
+      : err({ code: 'wrong_code' });
   }
 
   /**

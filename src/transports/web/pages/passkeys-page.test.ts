@@ -189,6 +189,20 @@ describe('passkeys', () => {
     const { web, res } = await signInWith(a, key);
     expect(res.status).toBe(303);
     expect((await web.get('/settings')).status).toBe(200);
+    // Another passkey now takes a code as well as the password: a session and a phished password are not enough.
+    await owner.get('/settings/passkeys');
+    expect(owner.lastHtml).toContain('A code from your app, or a recovery code');
+    const noCode = await owner.post('/settings/passkeys/begin', { password: OWNER.password, name: '' });
+    expect(noCode.status).toBe(400);
+    expect(optionsIn(await noCode.text())).toBeNull();
+    clock.advance(30_000);
+    const begun = await owner.post('/settings/passkeys/begin', {
+      password: OWNER.password,
+      code: totpCode(secret, totpStep(clock.now())),
+      name: '',
+    });
+    expect(begun.status).toBe(200);
+    expect(optionsIn(await begun.text())).toMatchObject({ rp: { id: 'localhost' } });
   });
 
   it('removes a passkey with the password, after which it signs in no more; another account cannot', async () => {

@@ -9,7 +9,7 @@ import { passkeyOptionsBlock, passkeyScript, postedCredential } from '../passkey
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
-import { passwordRefused } from './password-pages.ts';
+import { codeField, passwordRefused } from './password-pages.ts';
 import { withPassword } from './two-step-page.ts';
 
 const PATH = '/settings/passkeys';
@@ -34,6 +34,9 @@ export function registerPasskeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
   const listPage = async (c: Context<WebEnv>, account: Account, error?: string) => {
     const done = DONE[c.req.query('done') ?? ''];
     const keys = await deps.passkeys.list(account);
+    // With two-step sign-in on, a passkey is added or removed with a code too: it is a way in of its own.
+    const withCode = await deps.secondFactor.isOn(account.id);
+    const code = (id: string) => (withCode ? codeField(id) : '');
     return page({
       nonce: c.get('nonce'),
       title: 'Passkeys',
@@ -77,7 +80,8 @@ export function registerPasskeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
                             c,
                             account,
                             `${PATH}/remove`,
-                            html`<input type="hidden" name="credentialId" value="${k.credentialId}" />
+                            html`${code(`remove-${String(i)}-code`)}
+                              <input type="hidden" name="credentialId" value="${k.credentialId}" />
                               <button class="danger" type="submit">Remove “${k.name}”</button>`,
                             `remove-${String(i)}-`,
                           )}
@@ -94,7 +98,8 @@ export function registerPasskeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
                   c,
                   account,
                   `${PATH}/begin`,
-                  html`<label for="name">Name it (optional)</label>
+                  html`${code('code')}
+                    <label for="name">Name it (optional)</label>
                     <input
                       id="name"
                       name="name"
@@ -135,15 +140,15 @@ export function registerPasskeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
     });
 
   /** The password checked again (0067); this page, saying why, when it is refused. */
-  const passwordRefusal = (c: Context<WebEnv>, account: Account, password: string) =>
-    passwordRefused(c, deps, account, password, (error) => listPage(c, account, error));
+  const passwordRefusal = (c: Context<WebEnv>, account: Account, password: string, code: string) =>
+    passwordRefused(c, deps, account, password, code, (error: string) => listPage(c, account, error));
 
   app.get(PATH, requireSignIn, async (c) => c.html(await listPage(c, signedInAccount(c))));
 
   app.post(`${PATH}/begin`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const f = await formFields(c, 'password', 'name');
-    const refused = await passwordRefusal(c, account, f.password);
+    const f = await formFields(c, 'password', 'code', 'name');
+    const refused = await passwordRefusal(c, account, f.password, f.code);
     if (refused !== undefined) return refused;
     const options = await deps.passkeys.addingOptions(account);
     if (options === undefined) return c.redirect(PATH, 303);
@@ -174,8 +179,8 @@ export function registerPasskeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
 
   app.post(`${PATH}/remove`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const f = await formFields(c, 'password', 'credentialId');
-    const refused = await passwordRefusal(c, account, f.password);
+    const f = await formFields(c, 'password', 'code', 'credentialId');
+    const refused = await passwordRefusal(c, account, f.password, f.code);
     if (refused !== undefined) return refused;
     if (!(await deps.passkeys.remove(account, f.credentialId, passwordClient(c, deps))))
       return c.html(await listPage(c, account, 'No such passkey on your account.'), 404);

@@ -33,24 +33,48 @@ export const tooManyWrongPasswords = (retryAfterSeconds: number): string =>
   heldWords('Too many wrong passwords.', retryAfterSeconds);
 
 /**
- * The person's password checked again before a change to their way in, against the sign-in budgets (0067): undefined
- * when right; else the page `pageWith` draws, saying why (400, or 429 while the budget is held).
+ * The person confirmed again before a change to their way in (0067, 0092): the password against the sign-in budgets,
+ * and with `code` given and two-step sign-in on, that code (`null`: the password alone, for forms that check a code
+ * themselves). Undefined when confirmed; else the page `pageWith` draws, saying why (400, or 429 while held).
  */
 export async function passwordRefused(
   c: Context<WebEnv>,
   deps: WebDeps,
   account: Account,
   password: string,
+  code: string | null,
   pageWith: (error: string) => Html | Promise<Html>,
 ): Promise<Response | undefined> {
-  const confirmed = await deps.sessions.confirmPassword(account, password, passwordClient(c, deps));
+  const client = passwordClient(c, deps);
+  const confirmed =
+    code === null
+      ? await deps.sessions.confirmPassword(account, password, client)
+      : await deps.sessions.confirmPerson(account, password, code, client);
   if (confirmed.ok) return undefined;
-  if (confirmed.error.code === 'rate_limited') {
-    c.header('Retry-After', String(confirmed.error.retryAfterSeconds));
-    return c.html(await pageWith(tooManyWrongPasswords(confirmed.error.retryAfterSeconds)), 429);
+  const e = confirmed.error;
+  if (e.code === 'rate_limited' || e.code === 'codes_held') {
+    c.header('Retry-After', String(e.retryAfterSeconds));
+    const held = e.code === 'rate_limited' ? tooManyWrongPasswords : tooManyCodes;
+    return c.html(await pageWith(held(e.retryAfterSeconds)), 429);
   }
-  return c.html(await pageWith('That is not your password.'), 400);
+  return c.html(await pageWith(confirmWords(e.code)), 400);
 }
+
+/** What a form says when the person was not confirmed. */
+export const confirmWords = (code: 'wrong_password' | 'wrong_code'): string =>
+  code === 'wrong_password' ? 'That is not your password.' : 'That code is not right, or was used already.';
+
+/** The field for a code from the app or a recovery code, on forms that confirm a person with two-step sign-in on. */
+export const codeField = (id: string) =>
+  html`<label for="${id}">A code from your app, or a recovery code</label>
+    <input
+      id="${id}"
+      name="code"
+      autocomplete="one-time-code"
+      inputmode="numeric"
+      maxlength="40"
+      required
+    />`;
 
 /** What the two-step forms say while wrong codes are held (decision 0089). */
 export const tooManyCodes = (retryAfterSeconds: number): string =>
@@ -62,7 +86,7 @@ export const tooManyCodes = (retryAfterSeconds: number): string =>
  * browser is signed in afresh.
  */
 export function registerPasswordPages(app: Hono<WebEnv>, deps: WebDeps): void {
-  const changeForm = (
+  const changeForm = async (
     c: { get(k: 'csrf'): string },
     account: Account,
     shown?: { error?: string; ok?: string },
@@ -79,14 +103,14 @@ export function registerPasswordPages(app: Hono<WebEnv>, deps: WebDeps): void {
           <input type="hidden" name="username" autocomplete="username" value="${account.email}" />
           <label for="current">Current password</label>
           <input id="current" name="current" type="password" autocomplete="current-password" required />
-          ${newPasswordField}
+          ${(await deps.secondFactor.isOn(account.id)) ? codeField('code') : ''} ${newPasswordField}
           <button type="submit">Change password</button>
         </form>`,
     });
 
-  app.get('/settings/password', requireSignIn, (c) =>
+  app.get('/settings/password', requireSignIn, async (c) =>
     c.html(
-      changeForm(c, signedInAccount(c), {
+      await changeForm(c, signedInAccount(c), {
         ...(c.req.query('done') === '1' && {
           ok: 'Your password is changed. Other browsers are signed out.',
         }),
@@ -96,10 +120,11 @@ export function registerPasswordPages(app: Hono<WebEnv>, deps: WebDeps): void {
 
   app.post('/settings/password', requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const f = await formFields(c, 'current', 'password');
+    const f = await formFields(c, 'current', 'code', 'password');
     const changed = await deps.sessions.changePassword(
       account,
       f.current,
+      f.code,
       f.password,
       passwordClient(c, deps),
     );
@@ -108,13 +133,19 @@ export function registerPasswordPages(app: Hono<WebEnv>, deps: WebDeps): void {
       return c.redirect('/settings/password?done=1', 303);
     }
     const e = changed.error;
-    if (e.code === 'rate_limited') {
+    if (e.code === 'rate_limited' || e.code === 'codes_held') {
       c.header('Retry-After', String(e.retryAfterSeconds));
-      return c.html(changeForm(c, account, { error: tooManyWrongPasswords(e.retryAfterSeconds) }), 429);
+      const held = e.code === 'rate_limited' ? tooManyWrongPasswords : tooManyCodes;
+      return c.html(await changeForm(c, account, { error: held(e.retryAfterSeconds) }), 429);
     }
     return c.html(
-      changeForm(c, account, {
-        error: e.code === 'weak_password' ? e.message : 'That is not your current password.',
+      await changeForm(c, account, {
+        error:
+          e.code === 'weak_password'
+            ? e.message
+            : e.code === 'wrong_code'
+              ? confirmWords(e.code)
+              : 'That is not your current password.',
       }),
       400,
     );

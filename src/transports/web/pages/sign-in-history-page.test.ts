@@ -89,8 +89,10 @@ describe('the sign-in history', () => {
 
     // A new password settles it; a slip after it, made good, does not warn again.
     await home.get('/settings/password');
+    clock.advance(30_000);
     const changed = await home.post('/settings/password', {
       current: OWNER.password,
+      code: code(),
       password: 'a new passphrase, long',
     });
     expect(changed.status).toBe(303);

@@ -161,6 +161,38 @@ describe('two-step sign-in', () => {
     expect((await d.post('/signin', { email: OWNER.email, password: OWNER.password })).status).toBe(303);
   });
 
+  it('with it on, changing the password and deleting the account take a code too', async () => {
+    const { web, secret } = await turnedOn();
+    const a = app as App;
+    await web.get('/settings/password');
+    expect(web.lastHtml).toContain('A code from your app, or a recovery code');
+    const NEW = 'a new passphrase, long';
+    const noCode = await web.post('/settings/password', { current: OWNER.password, password: NEW });
+    expect(noCode.status).toBe(400);
+    expect(await noCode.text()).toContain('That code is not right, or was used already.');
+    clock.advance(30_000);
+    const changed = await web.post('/settings/password', {
+      current: OWNER.password,
+      code: codeAt(secret),
+      password: NEW,
+    });
+    expect(changed.status).toBe(303);
+    await web.get('/settings/delete');
+    expect(web.lastHtml).toContain('A code from your app, or a recovery code');
+    const kept = await web.post('/settings/delete', { password: NEW, code: '000000', confirm: 'delete' });
+    expect(kept.status).toBe(400);
+    expect(await a.stores.accounts.findByEmail(OWNER.email)).toBeDefined();
+    clock.advance(30_000);
+    await web.get('/settings/delete');
+    const deleted = await web.post('/settings/delete', {
+      password: NEW,
+      code: codeAt(secret),
+      confirm: 'delete',
+    });
+    expect(deleted.status).toBe(200);
+    expect(await a.stores.accounts.findByEmail(OWNER.email)).toBeUndefined();
+  });
+
   it('holds wrong codes per account, with the password right', async () => {
     const { secret } = await turnedOn();
     const a = app as App;

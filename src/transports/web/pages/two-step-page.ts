@@ -9,7 +9,7 @@ import { passwordClient } from '../password-client.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
-import { passwordRefused, tooManyCodes } from './password-pages.ts';
+import { codeField, passwordRefused, tooManyCodes } from './password-pages.ts';
 
 const PATH = '/settings/two-step';
 /** The secret being set up, sealed to the account, for as long as setting up an app may take. */
@@ -48,18 +48,6 @@ export const withPassword = (
     />
     ${rest}
   </form>`;
-
-/** The field for a code from the app or a recovery code. */
-const codeField = (id: string) =>
-  html`<label for="${id}">A code from your app, or a recovery code</label>
-    <input
-      id="${id}"
-      name="code"
-      autocomplete="one-time-code"
-      inputmode="numeric"
-      maxlength="40"
-      required
-    />`;
 
 /** At or below this many recovery codes left, the page suggests new ones. */
 const FEW_CODES_LEFT = 3;
@@ -122,7 +110,7 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
 
   /** The password checked again (0067); this page, saying why, when it is refused. */
   const passwordRefusal = (c: Context<WebEnv>, account: Account, password: string) =>
-    passwordRefused(c, deps, account, password, (error) => statusPage(c, account, error));
+    passwordRefused(c, deps, account, password, null, (error: string) => statusPage(c, account, error));
 
   /** A code from the app or a recovery code, checked and spent; the page that says why, when it is refused. */
   const codeRefused = async (c: Context<WebEnv>, account: Account, code: string) => {
