@@ -76,6 +76,7 @@ export function buildHttp(c: {
     sessions: services.sessions,
     cookies,
     baseUrl: config.baseUrl,
+    trustProxy: config.trustProxy,
   });
   registerRestApi(http, {
     verifier: credentials.wrap(prefixVerifier({ itk_: services.apiKeys })),

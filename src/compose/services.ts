@@ -408,7 +408,12 @@ export function buildServices(c: {
       deviceKey: subkey('inbox-triage device tokens'),
       links,
     }),
-    apiKeys: new ApiKeyService({ keys: stores.apiKeys, accounts: stores.accounts, clock }),
+    apiKeys: new ApiKeyService({
+      keys: stores.apiKeys,
+      accounts: stores.accounts,
+      clock,
+      history: stores.signInHistory,
+    }),
     sending,
     inboxStatus: new InboxStatusService({ folders: stores.folders, messages: stores.messages }),
     activity: new ActivityService({ audit: stores.audit, undo: stores.undo, folders: stores.folders, clock }),

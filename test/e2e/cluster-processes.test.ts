@@ -236,10 +236,15 @@ describe('three service processes on one PostgreSQL with 30 IMAP inboxes', () =>
   const statusOn = (node: ServiceProcess, token: string) => toolsListStatus(fetch, node.baseUrl, token);
 
   it('a key revoked on one instance is refused by the very next request on every node; so is an expired plan', async () => {
-    const made = await control.services.apiKeys.create(ownerId, 'short-lived');
+    const made = await control.services.apiKeys.create(ownerId, 'short-lived', {
+      ip: '127.0.0.1',
+      userAgent: null,
+    });
     if (!made.ok) throw new Error('key');
     for (const n of live()) expect(await statusOn(n, made.value.secret)).toBe(200);
-    expect(await control.services.apiKeys.revoke(ownerId, made.value.key.id)).toBe(true);
+    expect(
+      await control.services.apiKeys.revoke(ownerId, made.value.key.id, { ip: '127.0.0.1', userAgent: null }),
+    ).toBe(true);
     for (const n of live()) expect(await statusOn(n, made.value.secret)).toBe(401);
     await control.services.accounts.setPlan('owner@example.test', 'trial', { trialDays: -1 });
     for (const n of live()) expect(await statusOn(n, ownerKey)).toBe(402);

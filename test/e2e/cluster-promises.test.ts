@@ -37,7 +37,9 @@ describe('three instances on one PostgreSQL keep every promise on every node', (
     const account = (await nodes[0]!.stores.accounts.findByEmail('owner@example.test'))!;
     const listed = await nodes[0]!.services.apiKeys.list(account.id);
     const target = listed.find((k) => k.name === 'doomed')!;
-    expect(await nodes[0]!.services.apiKeys.revoke(account.id, target.id)).toBe(true);
+    expect(
+      await nodes[0]!.services.apiKeys.revoke(account.id, target.id, { ip: '127.0.0.1', userAgent: null }),
+    ).toBe(true);
     expect(await statusOn(nodes[1]!, doomed)).toBe(401);
     expect(await statusOn(nodes[2]!, doomed)).toBe(401);
   });

@@ -1,3 +1,9 @@
+import {
+  eventOf,
+  type Client,
+  type SignInEventKind,
+  type SignInHistory,
+} from '../sessions/sign-in-history.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
@@ -18,6 +24,8 @@ export interface ApiKeyServiceDeps {
   readonly keys: ApiKeyStore;
   readonly accounts: AccountStore;
   readonly clock: Clock;
+  /** Keys made and revoked are ways in for agents: recorded in the person's sign-in history (decision 0091). */
+  readonly history: SignInHistory;
 }
 
 export class ApiKeyService implements BearerVerifier {
@@ -30,6 +38,7 @@ export class ApiKeyService implements BearerVerifier {
   async create(
     accountId: AccountId,
     rawName: string,
+    client: Client,
   ): Promise<Result<{ key: ApiKey; secret: string }, CreateKeyError>> {
     const name = rawName.trim().replace(/\s+/g, ' ');
     // A name is shown in the console and the activity log: printable text, no control characters (NUL included).
@@ -51,6 +60,7 @@ export class ApiKeyService implements BearerVerifier {
       limit,
     );
     if (!created.ok) return err({ code: 'limit_reached', limit, plan: account.plan });
+    await this.note(accountId, 'api_key_created', client);
     return ok({ key: created.value, secret });
   }
 
@@ -58,12 +68,20 @@ export class ApiKeyService implements BearerVerifier {
     return this.deps.keys.list(accountId);
   }
 
-  revoke(accountId: AccountId, id: ApiKeyId): Promise<boolean> {
-    return this.deps.keys.revoke(accountId, id, this.deps.clock.now());
+  async revoke(accountId: AccountId, id: ApiKeyId, client: Client): Promise<boolean> {
+    if (!(await this.deps.keys.revoke(accountId, id, this.deps.clock.now()))) return false;
+    await this.note(accountId, 'api_key_revoked', client);
+    return true;
   }
 
-  revokeAll(accountId: AccountId): Promise<number> {
-    return this.deps.keys.revokeAll(accountId, this.deps.clock.now());
+  async revokeAll(accountId: AccountId, client: Client): Promise<number> {
+    const n = await this.deps.keys.revokeAll(accountId, this.deps.clock.now());
+    if (n > 0) await this.note(accountId, 'every_api_key_revoked', client);
+    return n;
+  }
+
+  private note(accountId: AccountId, kind: SignInEventKind, client: Client): Promise<void> {
+    return this.deps.history.record(eventOf(accountId, kind, this.deps.clock.now(), client));
   }
 
   async verify(token: string): Promise<Verified | undefined> {

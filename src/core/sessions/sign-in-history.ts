@@ -23,7 +23,11 @@ export type SignInEventKind =
   | 'recovery_codes_replaced'
   | 'others_signed_out'
   | 'passkey_added'
-  | 'passkey_removed';
+  | 'passkey_removed'
+  /** API keys: each is a way in for an agent. */
+  | 'api_key_created'
+  | 'api_key_revoked'
+  | 'every_api_key_revoked';
 
 export interface SignInEvent {
   readonly at: Date;

@@ -3,6 +3,8 @@ import { parseApiKeyId, type ApiKey } from '../../core/api-keys/api-key.ts';
 import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
 import type { SessionService } from '../../core/sessions/session-service.ts';
 import { jsonError } from '../http/json-error.ts';
+import { clientIp } from '../http/client-ip.ts';
+import type { Client } from '../../core/sessions/sign-in-history.ts';
 import { KEY_CREATE_REQUEST } from './rest-schemas.ts';
 import { csrfProtection } from '../web/csrf.ts';
 import type { CookiePolicy } from '../web/cookies.ts';
@@ -28,8 +30,19 @@ const view = (k: ApiKey) => ({
  */
 export function registerKeyRoutes(
   app: Hono<WebEnv>,
-  deps: { apiKeys: ApiKeyService; sessions: SessionService; cookies: CookiePolicy; baseUrl: string },
+  deps: {
+    apiKeys: ApiKeyService;
+    sessions: SessionService;
+    cookies: CookiePolicy;
+    baseUrl: string;
+    trustProxy: boolean;
+  },
 ): void {
+  /** The owner's browser, as the sign-in history records it (decision 0091). */
+  const ownerClient = (c: Context<WebEnv>): Client => ({
+    ip: clientIp(c, deps.trustProxy),
+    userAgent: c.req.header('user-agent') ?? null,
+  });
   const path = '/api/keys/*';
   app.use(path, async (c, next) => {
     if (c.req.header('authorization') !== undefined) {
@@ -59,7 +72,7 @@ export function registerKeyRoutes(
   app.post('/api/keys', async (c) => {
     const body = KEY_CREATE_REQUEST.safeParse(await c.req.json().catch(() => undefined));
     if (!body.success) return jsonError(400, 'invalid_request', 'Send JSON {"name": "…"}.');
-    const created = await deps.apiKeys.create(ownerId(c), body.data.name);
+    const created = await deps.apiKeys.create(ownerId(c), body.data.name, ownerClient(c));
     if (!created.ok) {
       const e = created.error;
       if (e.code === 'limit_reached') {
@@ -81,7 +94,7 @@ export function registerKeyRoutes(
 
   app.delete('/api/keys/:id', async (c) => {
     const id = parseApiKeyId(c.req.param('id'));
-    if (id === undefined || !(await deps.apiKeys.revoke(ownerId(c), id))) {
+    if (id === undefined || !(await deps.apiKeys.revoke(ownerId(c), id, ownerClient(c)))) {
       return jsonError(404, 'key_not_found', 'No active key with this id on this account.');
     }
     return c.body(null, 204);

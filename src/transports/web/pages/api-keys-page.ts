@@ -6,6 +6,7 @@ import { keepFlash, takeFlash } from '../flash.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
+import { passwordClient } from '../password-client.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 
@@ -69,7 +70,7 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.post(`${PATH}/keys`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const { name } = await formFields(c, 'name');
-    const created = await deps.apiKeys.create(account.id, name);
+    const created = await deps.apiKeys.create(account.id, name, passwordClient(c, deps));
     if (!created.ok)
       return c.redirect(`${PATH}?error=${created.error.code === 'limit_reached' ? 'limit' : 'name'}`, 303);
     keepFlash(
@@ -84,7 +85,7 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.post(`${PATH}/keys/:id/revoke`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const id = parseApiKeyId(c.req.param('id'));
-    if (id !== undefined) await deps.apiKeys.revoke(account.id, id);
+    if (id !== undefined) await deps.apiKeys.revoke(account.id, id, passwordClient(c, deps));
     return c.redirect(PATH, 303);
   });
 }

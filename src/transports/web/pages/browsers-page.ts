@@ -24,6 +24,9 @@ export const SIGN_IN_WORDS: Record<SignInEventKind, string> = {
   others_signed_out: 'Other browsers signed out',
   passkey_added: 'Passkey added',
   passkey_removed: 'Passkey removed',
+  api_key_created: 'API key created',
+  api_key_revoked: 'API key revoked',
+  every_api_key_revoked: 'Every API key revoked',
 };
 
 /** How many events of the history the page lists. */

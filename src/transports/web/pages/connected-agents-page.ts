@@ -5,6 +5,7 @@ import type { Grant } from '../../../oauth/token/grant.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
+import { passwordClient } from '../password-client.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 
@@ -100,7 +101,7 @@ export function registerConnectedAgentsPage(
     const account = signedInAccount(c);
     const now = deps.clock.now();
     await deps.oauth.grants.revokeAllGrants(account.id, now);
-    await deps.apiKeys.revokeAll(account.id);
+    await deps.apiKeys.revokeAll(account.id, passwordClient(c, deps));
     return c.redirect('/settings/agents?done=all', 303);
   });
 }

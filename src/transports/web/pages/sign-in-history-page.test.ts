@@ -115,6 +115,42 @@ describe('the sign-in history', () => {
     expect(flat(home.lastHtml)).not.toContain('Someone may know your password');
   });
 
+  it('lists the API keys made and revoked, each a way in for an agent, from the console and the REST API', async () => {
+    app = await createTestApp({ config: { trustProxy: true }, overrides: { clock } });
+    const a = app;
+    await setUpOwner(a);
+    const home = await withPassword(a, HOME);
+    await home.get('/settings/advanced');
+    expect((await home.post('/settings/advanced/keys', { name: 'Laptop agent' })).status).toBeLessThan(400);
+    const owner = (await a.stores.accounts.findByEmail(OWNER.email))!;
+    const [key] = await a.services.apiKeys.list(owner.id);
+    await home.get('/settings/advanced');
+    expect((await home.post(`/settings/advanced/keys/${key!.id}/revoke`, {})).status).toBe(303);
+    // The REST API, from the owner's session: recorded with that request's address.
+    await home.get('/settings');
+    const res = await home.request('/api/keys', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-csrf-token': home.csrf,
+        'x-forwarded-for': '192.0.2.44',
+      },
+      body: JSON.stringify({ name: 'Script' }),
+    });
+    expect(res.status).toBe(201);
+    await home.get('/settings/agents');
+    expect((await home.post('/settings/agents/disconnect-all', {})).status).toBe(303);
+    const recent = await a.stores.signInHistory.recent(owner.id, 4);
+    expect(recent.map(({ kind, ip }) => ({ kind, ip }))).toEqual([
+      { kind: 'every_api_key_revoked', ip: HOME['x-forwarded-for'] },
+      { kind: 'api_key_created', ip: '192.0.2.44' },
+      { kind: 'api_key_revoked', ip: HOME['x-forwarded-for'] },
+      { kind: 'api_key_created', ip: HOME['x-forwarded-for'] },
+    ]);
+    await home.get('/settings/browsers');
+    expect(home.lastHtml).toContain('Every API key revoked');
+  });
+
   it('is the account’s own, and goes with the account', async () => {
     app = await createTestApp({ config: { trustProxy: true }, overrides: { clock } });
     const a = app;
