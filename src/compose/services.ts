@@ -363,6 +363,7 @@ export function buildServices(c: {
     fetcher: o.clientMetadataFetcher ?? metadataDocumentFetcher(),
     // Decision 0041.
     rotationKey: subkey('inbox-triage oauth refresh rotation'),
+    history: stores.signInHistory,
   });
 
   return {

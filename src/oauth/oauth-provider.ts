@@ -1,3 +1,4 @@
+import type { SignInHistory } from '../core/sessions/sign-in-history.ts';
 import type { AccountStore } from '../core/accounts/account-store.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ClientManager } from './client/client-manager.ts';
@@ -28,6 +29,8 @@ export class OAuthProvider {
     fetcher: ClientMetadataFetcher;
     /** Derives each rotation's pair (`TokenManager`): the same on every node and across restarts. */
     rotationKey: Uint8Array;
+    /** Where an agent connected by the person's consent is recorded for them (decision 0091). */
+    history: SignInHistory;
   }) {
     this.config = deps.config;
     this.grants = deps.grantStore;
@@ -44,6 +47,7 @@ export class OAuthProvider {
       grants: deps.grantStore,
       clock: deps.clock,
       config: deps.config,
+      history: deps.history,
     });
     this.tokens = new TokenManager({
       grants: deps.grantStore,

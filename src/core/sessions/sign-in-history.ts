@@ -27,7 +27,9 @@ export type SignInEventKind =
   /** API keys: each is a way in for an agent. */
   | 'api_key_created'
   | 'api_key_revoked'
-  | 'every_api_key_revoked';
+  | 'every_api_key_revoked'
+  /** An agent connected through OAuth, by the person's consent. */
+  | 'agent_connected';
 
 export interface SignInEvent {
   readonly at: Date;

@@ -1,3 +1,4 @@
+import { eventOf, type Client, type SignInHistory } from '../../core/sessions/sign-in-history.ts';
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
@@ -26,6 +27,7 @@ export class AuthorizationManager {
     grants: GrantStore;
     clock: Clock;
     config: OAuthConfig;
+    history: SignInHistory;
   };
   constructor(deps: {
     clients: ClientManager;
@@ -33,6 +35,7 @@ export class AuthorizationManager {
     grants: GrantStore;
     clock: Clock;
     config: OAuthConfig;
+    history: SignInHistory;
   }) {
     this.deps = deps;
   }
@@ -107,7 +110,12 @@ export class AuthorizationManager {
   }
 
   /** The person's answer; the request is used once. Returns the URL to send the browser to. */
-  async decide(id: string, accountId: AccountId, approve: boolean): Promise<string | undefined> {
+  async decide(
+    id: string,
+    accountId: AccountId,
+    approve: boolean,
+    client: Client,
+  ): Promise<string | undefined> {
     const { config, clock } = this.deps;
     const request = await this.deps.requests.get(id, clock.now());
     if (request === undefined || !(await this.deps.requests.take(id))) return undefined;
@@ -132,6 +140,8 @@ export class AuthorizationManager {
       createdAt: now,
       expiresAt: new Date(now.getTime() + config.codeTtlMs),
     });
+    // A new way in for an agent, as an API key is: the person sees it in their sign-in history.
+    await this.deps.history.record(eventOf(accountId, 'agent_connected', now, client));
     return redirectWith(request.redirectUri, { code, state: request.state, iss: config.issuer });
   }
 }

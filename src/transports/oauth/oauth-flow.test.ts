@@ -61,6 +61,11 @@ describe.each(['v2-modern', 'v2-legacy'] as const)('OAuth with the official v2 c
     expect(callback.origin + callback.pathname).toBe('http://127.0.0.1:8765/callback');
     expect(callback.searchParams.get('state')).toBe(provider.lastState);
     expect(callback.searchParams.get('iss')).toBe(a.config.baseUrl);
+    // The person's sign-in history shows the new way in (decision 0091).
+    const owner = (await a.stores.accounts.findByEmail('owner@example.test'))!;
+    expect((await a.stores.signInHistory.recent(owner.id, 1)).map((e) => e.kind)).toEqual([
+      'agent_connected',
+    ]);
 
     const transport = new StreamableHTTPClientTransport(serverUrl, { authProvider: provider, fetch });
     await transport.finishAuth(callback.searchParams);

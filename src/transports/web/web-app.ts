@@ -88,7 +88,7 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   registerPreferencesPage(app, deps);
   registerWaitingPage(app, deps);
   registerConnectedAgentsPage(app, deps);
-  registerConsentPage(app, deps.oauth);
+  registerConsentPage(app, deps);
   registerConnectImapPage(app, deps.inboxes);
   registerConnectProviderPages(app, deps.inboxes);
   registerInboxesPage(app, deps);

@@ -27,6 +27,7 @@ export const SIGN_IN_WORDS: Record<SignInEventKind, string> = {
   api_key_created: 'API key created',
   api_key_revoked: 'API key revoked',
   every_api_key_revoked: 'Every API key revoked',
+  agent_connected: 'An agent connected (you allowed it)',
 };
 
 /** How many events of the history the page lists. */

@@ -1,7 +1,8 @@
+import { passwordClient } from '../password-client.ts';
+import type { WebDeps } from '../web-deps.ts';
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
 import { isLoopbackOnly } from '../../../oauth/client/redirect-policy.ts';
-import type { OAuthProvider } from '../../../oauth/oauth-provider.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
@@ -12,7 +13,8 @@ import type { WebEnv } from '../web-env.ts';
  * computer), what it may do, and Approve/Deny. The decision is a CSRF-protected POST; the redirect that follows
  * carries `code` or `error`, `state` and `iss`.
  */
-export function registerConsentPage(app: Hono<WebEnv>, oauth: OAuthProvider): void {
+export function registerConsentPage(app: Hono<WebEnv>, deps: WebDeps): void {
+  const { oauth } = deps;
   const gone = page({
     title: 'Request expired',
     body: html`<h1>This request has expired</h1>
@@ -71,7 +73,12 @@ export function registerConsentPage(app: Hono<WebEnv>, oauth: OAuthProvider): vo
   app.post('/oauth/consent', requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const f = await formFields(c, 'request', 'decision');
-    const url = await oauth.authorization.decide(f.request, account.id, f.decision === 'approve');
+    const url = await oauth.authorization.decide(
+      f.request,
+      account.id,
+      f.decision === 'approve',
+      passwordClient(c, deps),
+    );
     if (url === undefined) return c.html(gone, 410);
     c.set('formActionTarget', cspSource(url));
     return c.redirect(url, 302);
