@@ -24,11 +24,14 @@ export type PasskeyError =
   | { readonly code: 'unknown_passkey' }
   /** Not a valid, user-verified answer to this page's challenge, or one used before. */
   | { readonly code: 'refused' }
-  | { readonly code: 'already_added' };
+  | { readonly code: 'already_added' }
+  | { readonly code: 'too_many' };
 
 /** How long a page may wait for the person to use a passkey. */
 const SIGN_IN_MS = 10 * 60_000;
 const ADDING_MS = 5 * 60_000;
+/** Passkeys an account may hold: more than any person's devices and managers, few enough to list on one page. */
+export const PASSKEYS_MAX = 20;
 /** A name the person gives a passkey, at most. */
 export const PASSKEY_NAME_MAX = 60;
 
@@ -65,18 +68,21 @@ export class PasskeyService {
     return this.deps.passkeys.list(account.id);
   }
 
-  /** What the browser needs to make a passkey for this account; undefined when passkeys are unavailable. */
-  async addingOptions(account: Account): Promise<CeremonyOptions | undefined> {
+  /** What the browser needs to make a passkey for this account, unless passkeys are unavailable or it has enough. */
+  async addingOptions(account: Account): Promise<Result<CeremonyOptions, PasskeyError>> {
     const { rp } = this.deps;
-    if (rp === undefined) return undefined;
+    if (rp === undefined) return err({ code: 'unavailable' });
     const exclude = await this.deps.passkeys.list(account.id);
-    return this.deps.ceremonies.registrationOptions({
-      rp,
-      userId: account.id,
-      userName: account.email,
-      challenge: this.challenge('add', account.id, ADDING_MS),
-      exclude,
-    });
+    if (exclude.length >= PASSKEYS_MAX) return err({ code: 'too_many' });
+    return ok(
+      await this.deps.ceremonies.registrationOptions({
+        rp,
+        userId: account.id,
+        userName: account.email,
+        challenge: this.challenge('add', account.id, ADDING_MS),
+        exclude,
+      }),
+    );
   }
 
   /** Keeps the passkey the browser made, when its answer is valid for this account's challenge. */
@@ -92,6 +98,7 @@ export class PasskeyService {
     const made = await ceremonies.verifyRegistration(response, { rp, challenge: check.test });
     if (made === undefined) return err(check.expired() ? { code: 'expired' } : { code: 'refused' });
     if (!(await this.spend(check.seen()))) return err({ code: 'refused' });
+    if ((await passkeys.list(account.id)).length >= PASSKEYS_MAX) return err({ code: 'too_many' });
     const passkey: Passkey = {
       ...made,
       accountId: account.id,

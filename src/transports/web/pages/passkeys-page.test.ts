@@ -232,6 +232,29 @@ describe('passkeys', () => {
     ]);
   });
 
+  it('holds at most twenty passkeys on an account', async () => {
+    const { a, owner } = await started();
+    const account = (await a.stores.accounts.findByEmail(OWNER.email))!;
+    // Nineteen made elsewhere, one through the pages: twenty.
+    for (let i = 0; i < 19; i++)
+      await a.stores.passkeys.add({
+        credentialId: `made-elsewhere-${String(i)}`,
+        accountId: account.id,
+        publicKey: new Uint8Array([1]),
+        counter: 0,
+        transports: [],
+        name: `Key ${String(i)}`,
+        createdAt: clock.now(),
+        lastUsedAt: null,
+      });
+    expect((await add(owner, new SoftAuthenticator())).status).toBe(303);
+    await owner.get('/settings/passkeys');
+    const more = await owner.post('/settings/passkeys/begin', { password: OWNER.password, name: '' });
+    expect(more.status).toBe(409);
+    expect(await more.text()).toContain('You have 20 passkeys: remove one before adding another.');
+    expect(await a.stores.passkeys.list(account.id)).toHaveLength(20);
+  });
+
   it('is not offered at an IP address, where browsers make none', async () => {
     app = await createTestApp();
     const owner = await setUpOwner(app);

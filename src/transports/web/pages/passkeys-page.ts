@@ -1,7 +1,7 @@
 import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import type { Account } from '../../../core/accounts/account.ts';
-import { PASSKEY_NAME_MAX } from '../../../core/sessions/passkey-service.ts';
+import { PASSKEY_NAME_MAX, PASSKEYS_MAX } from '../../../core/sessions/passkey-service.ts';
 import { csrfField, notice, page, when, type Html } from '../layout.ts';
 import { formFields } from '../form.ts';
 import { passwordClient } from '../password-client.ts';
@@ -151,8 +151,18 @@ export function registerPasskeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const refused = await passwordRefusal(c, account, f.password, f.code);
     if (refused !== undefined) return refused;
     const options = await deps.passkeys.addingOptions(account);
-    if (options === undefined) return c.redirect(PATH, 303);
-    return c.html(addPage(c, account, options, nameOf(f.name)));
+    if (!options.ok)
+      return options.error.code === 'too_many'
+        ? c.html(
+            await listPage(
+              c,
+              account,
+              `You have ${String(PASSKEYS_MAX)} passkeys: remove one before adding another.`,
+            ),
+            409,
+          )
+        : c.redirect(PATH, 303);
+    return c.html(addPage(c, account, options.value, nameOf(f.name)));
   });
 
   app.post(`${PATH}/finish`, requireSignIn, async (c) => {
@@ -173,6 +183,7 @@ export function registerPasskeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
       unknown_passkey: 'The passkey could not be checked. Start again.',
       refused: 'The passkey could not be checked. Start again.',
       already_added: 'That passkey is added already.',
+      too_many: `You have ${String(PASSKEYS_MAX)} passkeys: remove one before adding another.`,
     }[added.error.code];
     return c.html(await listPage(c, account, why), 400);
   });
