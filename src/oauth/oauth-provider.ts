@@ -1,4 +1,5 @@
-import type { SignInHistory } from '../core/sessions/sign-in-history.ts';
+import type { AccountId } from '../core/accounts/account.ts';
+import { eventOf, type Client, type SignInHistory } from '../core/sessions/sign-in-history.ts';
 import type { AccountStore } from '../core/accounts/account-store.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ClientManager } from './client/client-manager.ts';
@@ -18,6 +19,7 @@ export class OAuthProvider {
   readonly grants: GrantStore;
   /** The time the endpoints go by (a request's arrival, for the token endpoint). */
   readonly clock: Clock;
+  private readonly history: SignInHistory;
 
   constructor(deps: {
     config: OAuthConfig;
@@ -35,6 +37,7 @@ export class OAuthProvider {
     this.config = deps.config;
     this.grants = deps.grantStore;
     this.clock = deps.clock;
+    this.history = deps.history;
     this.clients = new ClientManager({
       store: deps.clientStore,
       fetcher: deps.fetcher,
@@ -56,5 +59,20 @@ export class OAuthProvider {
       config: deps.config,
       rotationKey: deps.rotationKey,
     });
+  }
+
+  /** Ends every sign-in of one agent on the account (Settings → Connected agents); recorded for the person (0091). */
+  async disconnect(accountId: AccountId, clientId: string, client: Client): Promise<number> {
+    const n = await this.grants.revokeClientGrants(accountId, clientId, this.clock.now());
+    if (n > 0) await this.history.record(eventOf(accountId, 'agent_disconnected', this.clock.now(), client));
+    return n;
+  }
+
+  /** Ends every agent's sign-ins on the account; recorded for the person (0091). */
+  async disconnectAll(accountId: AccountId, client: Client): Promise<number> {
+    const n = await this.grants.revokeAllGrants(accountId, this.clock.now());
+    if (n > 0)
+      await this.history.record(eventOf(accountId, 'every_agent_disconnected', this.clock.now(), client));
+    return n;
   }
 }

@@ -29,7 +29,9 @@ export type SignInEventKind =
   | 'api_key_revoked'
   | 'every_api_key_revoked'
   /** An agent connected through OAuth, by the person's consent. */
-  | 'agent_connected';
+  | 'agent_connected'
+  | 'agent_disconnected'
+  | 'every_agent_disconnected';
 
 export interface SignInEvent {
   readonly at: Date;

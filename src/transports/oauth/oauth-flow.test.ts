@@ -174,6 +174,14 @@ describe('OAuth with the official v1 client', () => {
     await client.close();
 
     const clientId = (provider.creds.values().next().value as { client_id: string }).client_id;
+    // The person disconnects it from Settings: the sign-in history says so (decision 0091).
+    await browser.get('/settings/agents');
+    expect((await browser.post('/settings/agents/disconnect', { client_id: clientId })).status).toBe(303);
+    const owner = (await a.stores.accounts.findByEmail('owner@example.test'))!;
+    expect((await a.stores.signInHistory.recent(owner.id, 2)).map((e) => e.kind)).toEqual([
+      'agent_disconnected',
+      'agent_connected',
+    ]);
     const revoke = await fetch(`${a.config.baseUrl}/oauth/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -28,6 +28,8 @@ export const SIGN_IN_WORDS: Record<SignInEventKind, string> = {
   api_key_revoked: 'API key revoked',
   every_api_key_revoked: 'Every API key revoked',
   agent_connected: 'An agent connected (you allowed it)',
+  agent_disconnected: 'An agent disconnected',
+  every_agent_disconnected: 'Every agent disconnected',
 };
 
 /** How many events of the history the page lists. */

@@ -93,14 +93,13 @@ export function registerConnectedAgentsPage(
   app.post('/settings/agents/disconnect', requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const { client_id } = await formFields(c, 'client_id');
-    if (client_id !== '') await deps.oauth.grants.revokeClientGrants(account.id, client_id, deps.clock.now());
+    if (client_id !== '') await deps.oauth.disconnect(account.id, client_id, passwordClient(c, deps));
     return c.redirect('/settings/agents?done=one', 303);
   });
 
   app.post('/settings/agents/disconnect-all', requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const now = deps.clock.now();
-    await deps.oauth.grants.revokeAllGrants(account.id, now);
+    await deps.oauth.disconnectAll(account.id, passwordClient(c, deps));
     await deps.apiKeys.revokeAll(account.id, passwordClient(c, deps));
     return c.redirect('/settings/agents?done=all', 303);
   });
