@@ -1,10 +1,11 @@
 import { html, raw } from 'hono/html';
 import type { CeremonyOptions } from '../../core/sessions/passkeys.ts';
+import { csrfField } from './layout.ts';
 
 /**
- * The browser's side of a passkey ceremony (decision 0092), for a page holding: the options as JSON
- * (`#passkey-options`), a button (`#passkey-button`), a hidden form (`#passkey-form`, field `credential`) and a status
- * line (`#passkey-status`). The button asks the browser for the passkey; its answer, as JSON, is posted with the form
+ * The browser's side of a passkey ceremony (decision 0092), for a page holding (`passkeyCeremony`): the options as
+ * JSON (`#passkey-options`), a button (`#passkey-button`), a hidden form (`#passkey-form`, field `credential`) and a
+ * status line (`#passkey-status`). The button asks the browser for the passkey; its answer, as JSON, is posted with the form
  * — no fetch (the pages allow none). `mode` is `create` (adding one) or `get` (signing in).
  */
 const script = (mode: 'create' | 'get') => `(() => {
@@ -68,18 +69,33 @@ const script = (mode: 'create' | 'get') => `(() => {
 
 const SCRIPTS = { create: script('create'), get: script('get') };
 
-/** The options as a JSON data block (never run; `<` escaped so no text in them can end the block). */
-export function passkeyOptionsBlock(options: CeremonyOptions) {
+/**
+ * A whole ceremony on a page: the options as a JSON data block (never run; `<` escaped so no text in them can end
+ * the block), the form the answer is posted by (its CSRF token and `hidden` fields), the button, the status line and
+ * the script under the response's nonce.
+ */
+export function passkeyCeremony(o: {
+  readonly mode: 'create' | 'get';
+  readonly options: CeremonyOptions;
+  readonly action: string;
+  readonly csrf: string;
+  readonly nonce: string;
+  readonly hidden: Readonly<Record<string, string>>;
+  readonly button: string;
+}) {
   return html`<script type="application/json" id="passkey-options">
-    ${raw(JSON.stringify(options).replace(/</g, '\\u003c'))}
-  </script>`;
-}
-
-/** The script, under the response's nonce. */
-export function passkeyScript(mode: 'create' | 'get', nonce: string) {
-  return html`<script nonce="${nonce}">
-    ${raw(SCRIPTS[mode])};
-  </script>`;
+      ${raw(JSON.stringify(o.options).replace(/</g, '\\u003c'))}
+    </script>
+    <form id="passkey-form" method="post" action="${o.action}">
+      ${csrfField(o.csrf)}
+      ${Object.entries(o.hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
+      <input type="hidden" name="credential" value="" />
+    </form>
+    <button type="button" id="passkey-button">${o.button}</button>
+    <p id="passkey-status" class="muted" role="status"></p>
+    <script nonce="${o.nonce}">
+      ${raw(SCRIPTS[o.mode])};
+    </script>`;
 }
 
 /** A passkey's answer as posted: JSON of at most 64 KB, or undefined. */

@@ -2,10 +2,10 @@ import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import type { Account } from '../../../core/accounts/account.ts';
 import { PASSKEY_NAME_MAX, PASSKEYS_MAX } from '../../../core/sessions/passkey-service.ts';
-import { csrfField, notice, page, when, type Html } from '../layout.ts';
+import { notice, page, when, type Html } from '../layout.ts';
 import { formFields } from '../form.ts';
 import { passwordClient } from '../password-client.ts';
-import { passkeyOptionsBlock, passkeyScript, postedCredential } from '../passkey-script.ts';
+import { passkeyCeremony, postedCredential } from '../passkey-script.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
@@ -127,16 +127,16 @@ export function registerPasskeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
       csrf: c.get('csrf'),
       body: html`<h1>Add a passkey</h1>
         <p>Your browser will ask where to keep it: this device, your phone, or your password manager.</p>
-        ${passkeyOptionsBlock(options)}
-        <form id="passkey-form" method="post" action="${PATH}/finish">
-          ${csrfField(c.get('csrf'))}
-          <input type="hidden" name="name" value="${name}" />
-          <input type="hidden" name="credential" value="" />
-        </form>
-        <button type="button" id="passkey-button">Create the passkey</button>
-        <p id="passkey-status" class="muted" role="status"></p>
-        <p><a href="${PATH}">Cancel</a></p>
-        ${passkeyScript('create', c.get('nonce'))}`,
+        ${passkeyCeremony({
+          mode: 'create',
+          options,
+          action: `${PATH}/finish`,
+          csrf: c.get('csrf'),
+          nonce: c.get('nonce'),
+          hidden: { name },
+          button: 'Create the passkey',
+        })}
+        <p><a href="${PATH}">Cancel</a></p>`,
     });
 
   /** The password checked again (0067); this page, saying why, when it is refused. */

@@ -15,7 +15,7 @@ import { passwordClient } from '../password-client.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 import { credentialsForm } from './credentials-form.ts';
-import { passkeyOptionsBlock, passkeyScript, postedCredential } from '../passkey-script.ts';
+import { passkeyCeremony, postedCredential } from '../passkey-script.ts';
 import { heldWords, tooManyCodes } from './password-pages.ts';
 
 const DEVICE_COOKIE_SECONDS = 365 * 86_400;
@@ -75,15 +75,15 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const options = await deps.passkeys.signInOptions();
     if (options === undefined) return '';
     return html`<h2>Or with a passkey</h2>
-      ${passkeyOptionsBlock(options)}
-      <form id="passkey-form" method="post" action="/signin/passkey">
-        ${csrfField(c.get('csrf'))}
-        <input type="hidden" name="next" value="${next}" />
-        <input type="hidden" name="credential" value="" />
-      </form>
-      <button type="button" id="passkey-button">Sign in with a passkey</button>
-      <p id="passkey-status" class="muted" role="status"></p>
-      ${passkeyScript('get', c.get('nonce'))}`;
+      ${passkeyCeremony({
+        mode: 'get',
+        options,
+        action: '/signin/passkey',
+        csrf: c.get('csrf'),
+        nonce: c.get('nonce'),
+        hidden: { next },
+        button: 'Sign in with a passkey',
+      })}`;
   };
 
   app.get('/signin', async (c) => {
