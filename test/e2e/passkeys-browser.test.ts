@@ -79,6 +79,7 @@ describe('passkeys in a browser', () => {
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.waitForURL(/\/settings$/);
     await page.goto(`${origin}/settings/browsers`);
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
     const kinds = await page
       .locator('tr[data-kind]')
       .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-kind')));
