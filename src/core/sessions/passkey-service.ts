@@ -85,7 +85,10 @@ export class PasskeyService {
     );
   }
 
-  /** Keeps the passkey the browser made, when its answer is valid for this account's challenge. */
+  /**
+   * Keeps the passkey the browser made, when its answer is valid for this account's challenge, under the name the
+   * person gave it — or, when that is empty or not a name, the browser it was made in.
+   */
   async finishAdding(
     account: Account,
     response: unknown,
@@ -102,7 +105,7 @@ export class PasskeyService {
     const passkey: Passkey = {
       ...made,
       accountId: account.id,
-      name: name.trim().slice(0, PASSKEY_NAME_MAX) || 'Passkey',
+      name: nameOf(name) || (client.userAgent === null ? 'Passkey' : browserName(client.userAgent)),
       createdAt: clock.now(),
       lastUsedAt: null,
     };
@@ -177,4 +180,30 @@ export class PasskeyService {
     const [end] = Buffer.from(challenge, 'base64url').toString('utf8').split('.');
     return this.deps.passkeys.spendChallenge(sha256Hex(`passkey:${challenge}`), new Date(Number(end)));
   }
+}
+
+/** A name the person typed: one line, printable, at most PASSKEY_NAME_MAX characters; '' when it is not one. */
+function nameOf(raw: string): string {
+  const name = raw.trim();
+  return name.length <= PASSKEY_NAME_MAX && !/[\p{Cc}\p{Cf}]/u.test(name) ? name : '';
+}
+
+/** "Chrome on Linux", from what a browser says it is: a name for a passkey the person did not name. */
+export function browserName(userAgent: string): string {
+  const browser =
+    [
+      [/Edg\//, 'Edge'],
+      [/Firefox\//, 'Firefox'],
+      [/Chrom(e|ium)\//, 'Chrome'],
+      [/Safari\//, 'Safari'],
+    ].find(([re]) => (re as RegExp).test(userAgent))?.[1] ?? 'A browser';
+  const system = [
+    [/iPhone|iPad/, 'iOS'],
+    [/Android/, 'Android'],
+    [/Mac OS X/, 'macOS'],
+    [/Windows/, 'Windows'],
+    [/CrOS/, 'ChromeOS'],
+    [/Linux/, 'Linux'],
+  ].find(([re]) => (re as RegExp).test(userAgent))?.[1];
+  return system === undefined ? String(browser) : `${String(browser)} on ${String(system)}`;
 }

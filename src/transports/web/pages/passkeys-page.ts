@@ -20,12 +20,6 @@ const DONE: Readonly<Record<string, string>> = {
     'The passkey is removed. It no longer signs in here (delete it from your device or password manager too).',
 };
 
-/** A name the person typed: one line, printable, at most PASSKEY_NAME_MAX characters; '' when it is not one. */
-const nameOf = (raw: string) => {
-  const name = raw.trim();
-  return name.length <= PASSKEY_NAME_MAX && !/[\p{Cc}\p{Cf}]/u.test(name) ? name : '';
-};
-
 /**
  * Settings → Passkeys (decision 0092): the passkeys that sign in to the account, when each was added and last used;
  * adding one (with the password, then the browser's own prompt) and removing one (with the password).
@@ -162,19 +156,17 @@ export function registerPasskeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
             409,
           )
         : c.redirect(PATH, 303);
-    return c.html(addPage(c, account, options.value, nameOf(f.name)));
+    return c.html(addPage(c, account, options.value, f.name));
   });
 
   app.post(`${PATH}/finish`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const f = await formFields(c, 'credential', 'name');
-    const client = passwordClient(c, deps);
-    const fallback = client.userAgent === null ? 'Passkey' : browserName(client.userAgent);
     const added = await deps.passkeys.finishAdding(
       account,
       postedCredential(f.credential),
-      nameOf(f.name) || fallback,
-      client,
+      f.name,
+      passwordClient(c, deps),
     );
     if (added.ok) return c.redirect(`${PATH}?done=added`, 303);
     const why = {
@@ -197,24 +189,4 @@ export function registerPasskeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
       return c.html(await listPage(c, account, 'No such passkey on your account.'), 404);
     return c.redirect(`${PATH}?done=removed`, 303);
   });
-}
-
-/** "Chrome on Linux", from what a browser says it is: a name for a passkey the person did not name. */
-export function browserName(userAgent: string): string {
-  const browser =
-    [
-      [/Edg\//, 'Edge'],
-      [/Firefox\//, 'Firefox'],
-      [/Chrom(e|ium)\//, 'Chrome'],
-      [/Safari\//, 'Safari'],
-    ].find(([re]) => (re as RegExp).test(userAgent))?.[1] ?? 'A browser';
-  const system = [
-    [/iPhone|iPad/, 'iOS'],
-    [/Android/, 'Android'],
-    [/Mac OS X/, 'macOS'],
-    [/Windows/, 'Windows'],
-    [/CrOS/, 'ChromeOS'],
-    [/Linux/, 'Linux'],
-  ].find(([re]) => (re as RegExp).test(userAgent))?.[1];
-  return system === undefined ? String(browser) : `${String(browser)} on ${String(system)}`;
 }
