@@ -3,12 +3,11 @@ import { parseApiKeyId, type ApiKey } from '../../core/api-keys/api-key.ts';
 import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
 import type { SessionService } from '../../core/sessions/session-service.ts';
 import { jsonError } from '../http/json-error.ts';
-import { clientIp } from '../http/client-ip.ts';
-import type { Client } from '../../core/sessions/sign-in-history.ts';
 import { KEY_CREATE_REQUEST } from './rest-schemas.ts';
 import { csrfProtection } from '../web/csrf.ts';
 import type { CookiePolicy } from '../web/cookies.ts';
 import { loadSession, signedInAccount } from '../web/session.ts';
+import { passwordClient } from '../web/password-client.ts';
 import type { WebEnv } from '../web/web-env.ts';
 
 /** Set by the guard above for every handler here. */
@@ -38,11 +37,6 @@ export function registerKeyRoutes(
     trustProxy: boolean;
   },
 ): void {
-  /** The owner's browser, as the sign-in history records it (decision 0091). */
-  const ownerClient = (c: Context<WebEnv>): Client => ({
-    ip: clientIp(c, deps.trustProxy),
-    userAgent: c.req.header('user-agent') ?? null,
-  });
   const path = '/api/keys/*';
   app.use(path, async (c, next) => {
     if (c.req.header('authorization') !== undefined) {
@@ -72,7 +66,7 @@ export function registerKeyRoutes(
   app.post('/api/keys', async (c) => {
     const body = KEY_CREATE_REQUEST.safeParse(await c.req.json().catch(() => undefined));
     if (!body.success) return jsonError(400, 'invalid_request', 'Send JSON {"name": "…"}.');
-    const created = await deps.apiKeys.create(ownerId(c), body.data.name, ownerClient(c));
+    const created = await deps.apiKeys.create(ownerId(c), body.data.name, passwordClient(c, deps));
     if (!created.ok) {
       const e = created.error;
       if (e.code === 'limit_reached') {
@@ -94,7 +88,7 @@ export function registerKeyRoutes(
 
   app.delete('/api/keys/:id', async (c) => {
     const id = parseApiKeyId(c.req.param('id'));
-    if (id === undefined || !(await deps.apiKeys.revoke(ownerId(c), id, ownerClient(c)))) {
+    if (id === undefined || !(await deps.apiKeys.revoke(ownerId(c), id, passwordClient(c, deps)))) {
       return jsonError(404, 'key_not_found', 'No active key with this id on this account.');
     }
     return c.body(null, 204);

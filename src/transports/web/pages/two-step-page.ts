@@ -9,7 +9,7 @@ import { passwordClient } from '../password-client.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
-import { codeField, passwordRefused, tooManyCodes } from './password-pages.ts';
+import { codeField, confirmWords, passwordRefused, tooManyCodes } from './password-pages.ts';
 
 const PATH = '/settings/two-step';
 /** The secret being set up, sealed to the account, for as long as setting up an app may take. */
@@ -120,7 +120,7 @@ export function registerTwoStepPage(app: Hono<WebEnv>, deps: WebDeps): void {
       c.header('Retry-After', String(checked.error.retryAfterSeconds));
       return c.html(await statusPage(c, account, tooManyCodes(checked.error.retryAfterSeconds)), 429);
     }
-    return c.html(await statusPage(c, account, 'That code is not right, or was used already.'), 400);
+    return c.html(await statusPage(c, account, confirmWords('wrong_code')), 400);
   };
 
   /** Recovery codes, shown this once. */
