@@ -27,6 +27,11 @@ export type PasskeyError =
   | { readonly code: 'already_added' }
   | { readonly code: 'too_many' };
 
+/** What adding a passkey can come to: never a passkey unknown (it is being made). */
+export type AddingError = Exclude<PasskeyError, { code: 'unknown_passkey' }>;
+/** What a sign-in by passkey can come to: nothing is added, so never a duplicate or one too many. */
+export type SignInPasskeyError = Exclude<PasskeyError, { code: 'already_added' | 'too_many' }>;
+
 /** How long a page may wait for the person to use a passkey. */
 const SIGN_IN_MS = 10 * 60_000;
 const ADDING_MS = 5 * 60_000;
@@ -69,7 +74,9 @@ export class PasskeyService {
   }
 
   /** What the browser needs to make a passkey for this account, unless passkeys are unavailable or it has enough. */
-  async addingOptions(account: Account): Promise<Result<CeremonyOptions, PasskeyError>> {
+  async addingOptions(
+    account: Account,
+  ): Promise<Result<CeremonyOptions, Extract<PasskeyError, { code: 'unavailable' | 'too_many' }>>> {
     const { rp } = this.deps;
     if (rp === undefined) return err({ code: 'unavailable' });
     const exclude = await this.deps.passkeys.list(account.id);
@@ -94,7 +101,7 @@ export class PasskeyService {
     response: unknown,
     name: string,
     client: Client,
-  ): Promise<Result<Passkey, PasskeyError>> {
+  ): Promise<Result<Passkey, AddingError>> {
     const { rp, ceremonies, passkeys, clock } = this.deps;
     if (rp === undefined) return err({ code: 'unavailable' });
     const check = this.checker('add', account.id);
@@ -125,7 +132,7 @@ export class PasskeyService {
   }
 
   /** The account whose passkey answered this service's challenge, validly and for the first time. */
-  async verifySignIn(response: unknown): Promise<Result<AccountId, PasskeyError>> {
+  async verifySignIn(response: unknown): Promise<Result<AccountId, SignInPasskeyError>> {
     const { rp, ceremonies, passkeys, clock } = this.deps;
     if (rp === undefined) return err({ code: 'unavailable' });
     const id = ceremonies.credentialIdOf(response);

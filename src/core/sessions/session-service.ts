@@ -9,7 +9,7 @@ import type { RateLimiter, RateRule } from '../rate-limits/rate-limiter.ts';
 import type { SessionStore } from './session-store.ts';
 import { heldFor, lockoutsOf, spendFailure } from './failure-budgets.ts';
 import type { CodeError, SecondFactorService } from './second-factor-service.ts';
-import type { PasskeyError, PasskeyService } from './passkey-service.ts';
+import type { PasskeyService, SignInPasskeyError } from './passkey-service.ts';
 import {
   eventOf,
   type Client,
@@ -152,7 +152,7 @@ export class SessionService {
    * A sign-in by a passkey alone (decision 0092): the authenticator verified the person, so neither the password nor a
    * code from the app is asked. Refused answers spend nothing: a signature cannot be guessed.
    */
-  async signInWithPasskey(response: unknown, client: Client): Promise<Result<SignedIn, PasskeyError>> {
+  async signInWithPasskey(response: unknown, client: Client): Promise<Result<SignedIn, SignInPasskeyError>> {
     const verified = await this.deps.passkeys.verifySignIn(response);
     if (!verified.ok) return verified;
     const account = await this.deps.accounts.get(verified.value);

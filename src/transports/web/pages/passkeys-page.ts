@@ -172,7 +172,6 @@ export function registerPasskeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const why = {
       unavailable: 'Passkeys are not available on this server.',
       expired: 'That took too long. Start again.',
-      unknown_passkey: 'The passkey could not be checked. Start again.',
       refused: 'The passkey could not be checked. Start again.',
       already_added: 'That passkey is added already.',
       too_many: `You have ${String(PASSKEYS_MAX)} passkeys: remove one before adding another.`,

@@ -117,8 +117,6 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
       unknown_passkey:
         'That passkey is not one of an account here (it may have been removed). Sign in with your password.',
       refused: 'That passkey could not be checked. Try again, or sign in with your password.',
-      already_added: 'That passkey could not be checked.',
-      too_many: 'That passkey could not be checked.',
     }[result.error.code];
     return c.html(render(c.get('csrf'), next, why, undefined, undefined, await passkeyWay(c, next)), 401);
   });
