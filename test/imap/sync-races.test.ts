@@ -2,8 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import type { MessageId } from '../../src/core/messages/message.ts';
-import { generateMessages, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
-import { connectImapInbox } from '../support/imap-inbox.ts';
+import {
+  appendViaImap,
+  buildMessage,
+  generateMessages,
+  seedMaildir,
+  startDovecot,
+  type Dovecot,
+} from '../rig/index.ts';
+import { connectImapInbox, mailboxState } from '../support/imap-inbox.ts';
 import { createTestApp, NO_RATE_LIMITS } from '../support/test-app.ts';
 import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
 import { HoldingConnector } from '../support/holding-connector.ts';
@@ -209,5 +216,52 @@ describe('safety model, batch 1150772712: a sync that read a message before an a
       offset: 0,
     });
     expect(total).toBe(5);
+  });
+});
+
+// A sender the person blocks while a sync indexes a long run of new mail: the blocklist is read as each batch of new
+// mail is indexed (batches of 250 on IMAP), so the blocked sender's mail in a later batch of the same sync is screened.
+// Read once when the sync began, the rule let that mail through; the next sync met it as known and let it stay.
+describe('a sender blocked while a sync indexes new mail', () => {
+  const h = holdingInbox('blocker', 33);
+  const BLOCKED = 'late@blocked.test';
+
+  it('the blocked sender’s mail in the batches indexed after the block is screened', async () => {
+    const at = Date.UTC(2026, 9, 20);
+    // 300 new messages: the first batch the ones from a friend, the last ten from the sender blocked meanwhile.
+    await appendViaImap({
+      host: '127.0.0.1',
+      port: h.dovecot.port,
+      user: 'blocker',
+      password: 'blocker-imap-password',
+      messages: Array.from({ length: 300 }, (_, i) => ({
+        raw: buildMessage({
+          from: { address: i >= 290 ? BLOCKED : 'friend@pals.test', name: 'Sender' },
+          to: [{ address: 'blocker@example.test' }],
+          subject: `Run ${String(i)}`,
+          date: new Date(at + i * 60_000),
+          messageId: `<run${String(i)}@rig.test>`,
+          text: `Body ${String(i)}`,
+        }),
+        internalDate: new Date(at + i * 60_000),
+      })),
+    });
+    const held = h.connector.holdAdded('INBOX', async () => {
+      expectToolOk(
+        await h.call('update_triage_profile', {
+          patch: { defaults: { junk: { blockedSenders: [BLOCKED] } } },
+        }),
+      );
+    });
+    const syncing = h.call('sync_inbox', { inboxId: h.inboxId });
+    await held.reached; // the first batch read, not yet indexed; the block comes right after it is
+    held.release();
+    expectToolOk(await syncing);
+    const screened = (await mailboxState(h.dovecot, 'blocker', 'blocker-imap-password'))
+      .filter((r) => r.startsWith('Screened |'))
+      .map((r) => r.split(' | ')[1]);
+    expect(screened.sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `<run${String(290 + i)}@rig.test>`).sort(),
+    );
   });
 });

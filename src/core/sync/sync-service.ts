@@ -224,12 +224,9 @@ export class SyncService {
     let stale = false;
     const changedSince = async (): Promise<boolean> =>
       (stale ||= (await this.deps.changes.read(inbox.id)) !== before);
-    const rule =
-      folder.canonical === 'inbox' && this.deps.arrivals !== undefined
-        ? await this.deps.arrivals.arrivalRule(inbox)
-        : undefined;
+    const arrivals = folder.canonical === 'inbox' ? this.deps.arrivals : undefined;
     const blocked: string[] = [];
-    if (rule !== undefined) caught.push({ folderId: folder.id, refs: blocked });
+    if (arrivals !== undefined) caught.push({ folderId: folder.id, refs: blocked });
     const s = folder.sync;
     const cursor =
       s.uidValidity === null || s.uidNext === null || s.windowLow === null
@@ -263,6 +260,9 @@ export class SyncService {
       }
       const fresh = batch.filter((m) => !same(m));
       await messages.upsertMany(batch.map((m) => toSummary(inbox.id, folder.id, m)));
+      // The blocklist as it stands when a batch is indexed, read again for each: a sender the person blocks while a
+      // long sync runs is screened from the next batch on, not from the next sync (which meets it as known mail).
+      const rule = arrivals !== undefined && fresh.length > 0 ? await arrivals.arrivalRule(inbox) : undefined;
       if (rule !== undefined) for (const m of fresh) if (rule(m.from.address)) blocked.push(m.ref);
       added += fresh.length;
     };
