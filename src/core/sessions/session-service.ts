@@ -11,7 +11,9 @@ import { heldFor, lockoutsOf, spendFailure } from './failure-budgets.ts';
 import type { CodeError, SecondFactorService } from './second-factor-service.ts';
 import type { PasskeyService, SignInPasskeyError } from './passkey-service.ts';
 import {
+  attemptsBefore,
   eventOf,
+  type AttemptsBefore,
   type Client,
   type SignInEvent,
   type SignInEventKind,
@@ -82,6 +84,9 @@ export interface SecondFactorDue {
 
 /** How long the second step of a sign-in may come after its password. */
 const SECOND_FACTOR_TICKET_MS = 5 * 60_000;
+
+/** How far back the history is read for what was tried before a sign-in (each lockout bounds a stranger's rows). */
+const ATTEMPTS_READ = 200;
 
 /** A browser signed in to an account, as Settings shows it (never its session's token or hash). */
 export interface SignedInBrowser {
@@ -431,6 +436,16 @@ export class SessionService {
   /** The account's sign-in history, newest first (decision 0091). */
   history(account: Account, limit: number): Promise<SignInEvent[]> {
     return this.deps.history.recent(account.id, limit);
+  }
+
+  /**
+   * What was tried against the account between the person's previous sign-in and the one that opened this session
+   * (the browser holding `token`): shown once where the person lands (decision 0091).
+   */
+  async attemptsBeforeSignIn(account: Account, token: string): Promise<AttemptsBefore | undefined> {
+    const session = await this.deps.sessions.findLive(sha256Hex(token), this.deps.clock.now());
+    if (session?.accountId !== account.id) return undefined;
+    return attemptsBefore(await this.deps.history.recent(account.id, ATTEMPTS_READ), session.createdAt);
   }
 
   private note(account: Account, kind: SignInEventKind, client: Client): Promise<void> {

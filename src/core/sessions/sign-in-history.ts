@@ -100,5 +100,62 @@ export function passwordMayBeKnown(history: readonly SignInEvent[]): SignInEvent
   return pending.at(-1);
 }
 
+/** The ways a sign-in is recorded. */
+const SIGN_INS: ReadonlySet<SignInEventKind> = new Set([
+  'signed_in',
+  'signed_in_with_code',
+  'signed_in_with_recovery_code',
+  'signed_in_with_passkey',
+]);
+
+/** How long after its sign-in is recorded a session may be opened and still be that sign-in's. */
+const SESSION_OPENS_MS = 60_000;
+
+/** What was tried against the account between the person's previous sign-in and this one. */
+export interface AttemptsBefore {
+  /** The previous sign-in; null when it is older than the history read. */
+  readonly since: Date | null;
+  readonly wrongPasswords: number;
+  /** The right password with a wrong code. */
+  readonly wrongCodes: number;
+  /** Where they came from, the most frequent first (the operator's command has no address, and never fails). */
+  readonly addresses: readonly string[];
+}
+
+/**
+ * The wrong passwords and codes since the previous sign-in, from a history newest first, for the session opened at
+ * `openedAt` — undefined when there were none, or when that session began without a sign-in (set-up, an invitation,
+ * a reset link). The person's own slips on the way in (from the same address and browser as this sign-in, in the ten
+ * minutes before it) are not counted: what is left was tried by someone, or somewhere, else.
+ */
+export function attemptsBefore(history: readonly SignInEvent[], openedAt: Date): AttemptsBefore | undefined {
+  const at = history.findIndex((e) => SIGN_INS.has(e.kind) && e.at.getTime() <= openedAt.getTime());
+  const current = history[at];
+  // Recorded the moment before the session is opened; a sign-in long before it opened another session.
+  if (current === undefined || openedAt.getTime() - current.at.getTime() > SESSION_OPENS_MS) return undefined;
+  let since: Date | null = null;
+  let wrongPasswords = 0;
+  let wrongCodes = 0;
+  const from = new Map<string, number>();
+  for (const e of history.slice(at + 1)) {
+    if (SIGN_INS.has(e.kind)) {
+      since = e.at;
+      break;
+    }
+    if (e.kind !== 'wrong_password' && e.kind !== 'wrong_code') continue;
+    const slip =
+      e.ip === current.ip &&
+      e.userAgent === current.userAgent &&
+      current.at.getTime() - e.at.getTime() <= SLIP_MS;
+    if (slip) continue;
+    if (e.kind === 'wrong_password') wrongPasswords++;
+    else wrongCodes++;
+    if (e.ip !== null) from.set(e.ip, (from.get(e.ip) ?? 0) + 1);
+  }
+  if (wrongPasswords + wrongCodes === 0) return undefined;
+  const addresses = [...from].sort((a, b) => b[1] - a[1]).map(([ip]) => ip);
+  return { since, wrongPasswords, wrongCodes, addresses };
+}
+
 /** How long the history goes back. */
 export const SIGN_IN_HISTORY_DAYS = 90;

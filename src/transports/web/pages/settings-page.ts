@@ -1,7 +1,7 @@
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
 import { agentAccess, PLAN_LIMITS } from '../../../core/accounts/plan.ts';
-import { passwordMayBeKnown } from '../../../core/sessions/sign-in-history.ts';
+import { passwordMayBeKnown, type AttemptsBefore } from '../../../core/sessions/sign-in-history.ts';
 import { notice, page, when } from '../layout.ts';
 import { SIGN_IN_HISTORY_SHOWN } from './browsers-page.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
@@ -9,6 +9,36 @@ import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
+
+/** The query the sign-in adds when it lands the person here with wrong passwords or codes to tell of. */
+export const JUST_SIGNED_IN = 'signedin';
+
+const times = (n: number, one: string, many: string) => (n === 1 ? one : `${String(n)} ${many}`);
+
+/** What was tried before this sign-in, in words: counts, then where from, then when the previous sign-in was. */
+function attemptsWords(a: AttemptsBefore) {
+  const tried = [
+    a.wrongPasswords > 0 ? times(a.wrongPasswords, 'a wrong password', 'wrong passwords') : '',
+    a.wrongCodes > 0
+      ? times(
+          a.wrongCodes,
+          'the right password with a wrong code',
+          'times the right password with a wrong code',
+        )
+      : '',
+  ]
+    .filter((t) => t !== '')
+    .join(' and ');
+  const [first, ...more] = a.addresses;
+  const from =
+    first === undefined
+      ? ''
+      : ` from ${first}${more.length === 0 ? '' : ` and ${times(more.length, 'one other address', 'other addresses')}`}`;
+  return html`<div class="notice" role="status" data-attempts>
+    Before you signed in${a.since === null ? '' : html`, since your previous sign-in on ${when(a.since)}`}:
+    ${tried}${from}. If that was not you, <a href="/settings/browsers#history">see your sign-in history</a>.
+  </div>`;
+}
 
 /** Settings overview: who is signed in, the plan, and whether agents can act right now (and if not, why). */
 export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
@@ -18,6 +48,10 @@ export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const account = signedInAccount(c);
     // A stranger's right password with a wrong code: said here too, where the person lands (decision 0091).
     const passwordOut = passwordMayBeKnown(await deps.sessions.history(account, SIGN_IN_HISTORY_SHOWN));
+    const attempts =
+      c.req.query(JUST_SIGNED_IN) === '1'
+        ? await deps.sessions.attemptsBeforeSignIn(account, c.get('sessionToken') ?? '')
+        : undefined;
     const access = agentAccess(account, deps.clock.now());
     const planText =
       account.plan === 'pro'
@@ -41,6 +75,7 @@ export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
                   <a href="/settings/browsers#history">See your sign-in history</a>.
                 </div>`
           }
+          ${attempts === undefined ? '' : attemptsWords(attempts)}
           <dl>
             <dt>Signed in as</dt>
             <dd>${account.email}</dd>

@@ -115,6 +115,57 @@ describe('the sign-in history', () => {
     expect(flat(home.lastHtml)).not.toContain('Someone may know your password');
   });
 
+  it('tells the person, where they land, what was tried since their previous sign-in — not their own slips', async () => {
+    app = await createTestApp({ config: { trustProxy: true }, overrides: { clock } });
+    const a = app;
+    const setUp = await setUpOwner(a);
+    await withPassword(a, HOME);
+    const told = (page: string) =>
+      flat(/<div class="notice" role="status" data-attempts>[^]*?<\/div>/.exec(page)?.[0] ?? '');
+    const signIn = async (headers: Record<string, string>, password: string, next?: string) => {
+      const b = new WebClient(a, headers);
+      await b.get('/signin');
+      return {
+        b,
+        res: await b.post('/signin', { email: OWNER.email, password, ...(next !== undefined && { next }) }),
+      };
+    };
+    for (const guess of ['guess one', 'guess two']) {
+      clock.advance(60_000);
+      expect((await signIn(STRANGER, guess)).res.status).toBe(401);
+    }
+    expect(
+      (await signIn({ 'user-agent': 'curl/8', 'x-forwarded-for': '192.0.2.9' }, 'guess three')).res.status,
+    ).toBe(401);
+    clock.advance(60_000);
+    const { b: home, res } = await signIn(HOME, OWNER.password);
+    expect(res.headers.get('location')).toBe('/settings?signedin=1');
+    await home.get('/settings?signedin=1');
+    expect(told(home.lastHtml)).toContain(': 3 wrong passwords from 203.0.113.66 and one other address.');
+    expect(told(home.lastHtml)).toContain('since your previous sign-in on');
+    // Only the page the sign-in lands on says it.
+    await home.get('/settings');
+    expect(told(home.lastHtml)).toBe('');
+
+    // The person's own slip on the way in is not news; nor is anything for the next sign-in after it was told.
+    clock.advance(60_000);
+    expect((await signIn(HOME, 'a typo')).res.status).toBe(401);
+    clock.advance(30_000);
+    const again = await signIn(HOME, OWNER.password);
+    expect(again.res.headers.get('location')).toBe('/settings');
+    await again.b.get('/settings?signedin=1');
+    expect(told(again.b.lastHtml)).toBe('');
+
+    // A sign-in on the way somewhere else goes there; the history keeps what was tried.
+    clock.advance(60_000);
+    expect((await signIn(STRANGER, 'guess four')).res.status).toBe(401);
+    const elsewhere = await signIn(HOME, OWNER.password, '/settings/waiting');
+    expect(elsewhere.res.headers.get('location')).toBe('/settings/waiting');
+    // A browser whose session began without a sign-in (the owner's set-up) is told nothing, whatever its link says.
+    await setUp.get('/settings?signedin=1');
+    expect(told(setUp.lastHtml)).toBe('');
+  });
+
   it('lists the API keys made and revoked, each a way in for an agent, from the console and the REST API', async () => {
     app = await createTestApp({ config: { trustProxy: true }, overrides: { clock } });
     const a = app;

@@ -17,6 +17,7 @@ import type { WebEnv } from '../web-env.ts';
 import { credentialsForm } from './credentials-form.ts';
 import { passkeyCeremony, postedCredential } from '../passkey-script.ts';
 import { heldWords, tooManyCodes } from './password-pages.ts';
+import { JUST_SIGNED_IN } from './settings-page.ts';
 
 const DEVICE_COOKIE_SECONDS = 365 * 86_400;
 const SECOND_STEP_SECONDS = 5 * 60;
@@ -197,10 +198,14 @@ export function registerSignInPage(app: Hono<WebEnv>, deps: WebDeps): void {
     }
   });
 
-  const signedIn = (c: Context<WebEnv>, s: SignedIn, next: string) => {
+  const signedIn = async (c: Context<WebEnv>, s: SignedIn, next: string) => {
     setSessionCookie(c, deps, s.token);
     setHttpOnlyCookie(c, deps.cookies, deviceCookieName(deps.cookies), s.device, DEVICE_COOKIE_SECONDS);
-    return c.redirect(next, 303);
+    // Wrong passwords or codes since the previous sign-in are told where the person lands (decision 0091); a sign-in
+    // on the way somewhere else (an agent's consent, a send to approve) goes there, and the history keeps them.
+    const told =
+      next === '/settings' ? await deps.sessions.attemptsBeforeSignIn(s.account, s.token) : undefined;
+    return c.redirect(told === undefined ? next : `/settings?${JUST_SIGNED_IN}=1`, 303);
   };
 
   app.post('/signout', async (c) => {
