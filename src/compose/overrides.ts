@@ -3,6 +3,7 @@ import type { AddressPolicy, HostLookup } from '../adapters/net/host-guard.ts';
 import type { Db } from '../adapters/storage/index.ts';
 import type { PasswordHasher } from '../core/accounts/password-hasher.ts';
 import type { Principal } from '../core/auth/principal.ts';
+import type { MailExchangeLookup } from '../core/inboxes/provider-detection.ts';
 import type { MailConnector } from '../core/mail/mail-ports.ts';
 import type { RateLimiter } from '../core/rate-limits/rate-limiter.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -35,6 +36,8 @@ export interface AppOverrides {
   readonly unsubscribeCa?: string;
   /** Tests: DNS answers, the addresses allowed and a CA for SMTP submission (a local sink under a provider's name). */
   readonly smtp?: { readonly lookup: HostLookup; readonly addressPolicy: AddressPolicy; readonly ca: string };
+  /** Tests: where a custom domain's mail goes (the MX records), instead of the system's DNS. */
+  readonly mailExchanges?: MailExchangeLookup;
   /** Result size cap for tools (characters of JSON). */
   readonly maxToolResultChars?: number;
 }

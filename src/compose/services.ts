@@ -63,6 +63,7 @@ import { SCOPE_MCP_TOOLS } from '../oauth/oauth-config.ts';
 import { OAuthProvider } from '../oauth/oauth-provider.ts';
 import type { ToolServices } from '../transports/mcp/tool-services.ts';
 import type { AppOverrides } from './overrides.ts';
+import { DnsMailExchanges } from '../adapters/net/dns-mail-exchanges.ts';
 
 export interface Services {
   readonly accounts: AccountService;
@@ -151,6 +152,7 @@ export function buildServices(c: {
     },
     google: google?.oauth,
     microsoft: microsoft?.oauth,
+    mailExchanges: o.mailExchanges ?? new DnsMailExchanges(),
     onCredentialDropped: async (inboxId, credential) => {
       microsoft?.connector.forget(inboxId);
       await google?.connector.revoke(inboxId, credential).catch((e: unknown) => {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { createApp, type App, type AppOverrides } from '../../src/app.ts';
 import type { Config, Secrets } from '../../src/config/index.ts';
+import type { MailExchangeLookup } from '../../src/core/inboxes/provider-detection.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
 import { DEFAULT_REDIRECT_ALLOWLIST } from '../../src/oauth/oauth-config.ts';
 import { tempDir } from './temp-dir.ts';
@@ -52,6 +53,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
+const NO_MAIL_EXCHANGES: MailExchangeLookup = { exchangesOf: () => Promise.resolve([]) };
+
 /** Rate limits no test run reaches on /api or /mcp (anonymous and sign-in limits as usual). */
 export const NO_RATE_LIMITS: Config['rateLimits'] = {
   apiPerMinute: 1_000_000,
@@ -83,7 +86,12 @@ export async function createTestApp(
     ...(opts.googleClientSecret !== undefined && { googleClientSecret: opts.googleClientSecret }),
     ...(opts.microsoftClientSecret !== undefined && { microsoftClientSecret: opts.microsoftClientSecret }),
   };
-  return createApp(config, secrets, { log: silentLogger, ...opts.overrides });
+  // No test asks the machine's DNS: a custom domain has no MX records unless a test serves some (test/rig/dns-server.ts).
+  return createApp(config, secrets, {
+    log: silentLogger,
+    mailExchanges: NO_MAIL_EXCHANGES,
+    ...opts.overrides,
+  });
 }
 
 /** Calls the app in-process with a real Request, as Hono's own tests do. */

@@ -20,6 +20,9 @@ import {
   ICLOUD_IMAP,
   ICLOUD_SMTP,
   isValidHostname,
+  providerFromMailExchanges,
+  type MailExchangeLookup,
+  type ProviderGuess,
 } from './provider-detection.ts';
 import type { SecretLinkStore } from './secret-link-store.ts';
 
@@ -48,8 +51,16 @@ export interface InboxServiceDeps {
   /** Provider sign-ins; each absent when the operator has not configured its OAuth client. */
   readonly google?: ProviderSignIn | undefined;
   readonly microsoft?: ProviderSignIn | undefined;
+  /** Where a custom domain's mail goes (DNS), to tell a Google Workspace or Microsoft 365 address from IMAP. */
+  readonly mailExchanges: MailExchangeLookup;
   /** Called with a credential that is no longer kept (revocation at the provider); failures are logged there. */
   readonly onCredentialDropped?: (inboxId: InboxId, credential: MailCredential) => Promise<void>;
+}
+
+/** The provider's sign-in could not be reached, or answered nonsense: its outage, said in words. */
+export interface SignInUnreachable {
+  readonly code: 'provider_error';
+  readonly message: string;
 }
 
 /** Providers whose inboxes connect by an OAuth sign-in. */
@@ -347,7 +358,7 @@ export class InboxService {
     accountId: AccountId,
     inboxId: string,
     provider: SignInProvider,
-  ): Promise<Result<{ url: string; expiresAt: Date; inbox: Inbox }, InboxError>> {
+  ): Promise<Result<{ url: string; expiresAt: Date; inbox: Inbox }, InboxError | SignInUnreachable>> {
     const owned = await this.owned(accountId, inboxId);
     if (!owned.ok) return owned;
     const inbox = owned.value;
@@ -376,12 +387,18 @@ export class InboxService {
       createdAt: now,
       expiresAt,
     });
-    const url = await signIn.authorizationUrl({
-      state,
-      codeChallenge: pkceChallenge(verifier),
-      loginHint: inbox.email,
-    });
-    return ok({ url, expiresAt, inbox });
+    try {
+      const url = await signIn.authorizationUrl({
+        state,
+        codeChallenge: pkceChallenge(verifier),
+        loginHint: inbox.email,
+      });
+      return ok({ url, expiresAt, inbox });
+    } catch (e) {
+      // The provider's sign-in unreachable (its discovery document): its outage in words, not a failure of ours.
+      if (!(e instanceof MailProviderError)) throw e;
+      return err({ code: 'provider_error', message: `${e.message}; try again in a few minutes.` });
+    }
   }
 
   /**
@@ -476,9 +493,27 @@ export class InboxService {
     );
   }
 
-  guess(email: string): ReturnType<typeof detectProvider> | undefined {
+  /** Whether the operator has configured this provider's sign-in (its OAuth client). */
+  canSignIn(provider: SignInProvider): boolean {
+    return (provider === 'google' ? this.deps.google : this.deps.microsoft) !== undefined;
+  }
+
+  /**
+   * The provider behind an address (contract §4.5): by its domain when the domain is a provider's own, else by where
+   * the domain's mail goes (its MX records: a custom domain on Google Workspace or Microsoft 365 is connected by their
+   * sign-in, not over IMAP), else IMAP at the conventional host for the person to confirm.
+   */
+  async guess(email: string): Promise<ProviderGuess | undefined> {
     const normalised = normaliseEmail(email);
-    return normalised === undefined ? undefined : detectProvider(normalised);
+    if (normalised === undefined) return undefined;
+    const byDomain = detectProvider(normalised);
+    if (byDomain.provider !== 'imap') return byDomain;
+    const domain = normalised.slice(normalised.lastIndexOf('@') + 1);
+    const byMail =
+      domain.includes('.') && isValidHostname(domain) && !/^[\d.]+$/.test(domain)
+        ? providerFromMailExchanges(await this.deps.mailExchanges.exchangesOf(domain))
+        : undefined;
+    return byMail ?? byDomain;
   }
 }
 

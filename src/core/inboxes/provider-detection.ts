@@ -4,6 +4,13 @@ export interface ProviderGuess {
   readonly provider: Provider;
   readonly imapHost: string | null;
   readonly imapPort: number | null;
+  /** Who handles a custom domain's mail, when its MX records say so ("Google Workspace"); null otherwise. */
+  readonly hostedBy: string | null;
+}
+
+/** The hosts a domain's mail is delivered to (its MX records), most preferred first; none when DNS gives none. */
+export interface MailExchangeLookup {
+  exchangesOf(domain: string): Promise<readonly string[]>;
 }
 
 const GOOGLE = new Set(['gmail.com', 'googlemail.com']);
@@ -16,11 +23,75 @@ const ICLOUD = new Set(['icloud.com', 'me.com', 'mac.com']);
  */
 export function detectProvider(email: string): ProviderGuess {
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  if (GOOGLE.has(domain)) return { provider: 'google', imapHost: null, imapPort: null };
-  if (MICROSOFT.test(domain)) return { provider: 'microsoft', imapHost: null, imapPort: null };
+  if (GOOGLE.has(domain)) return { provider: 'google', imapHost: null, imapPort: null, hostedBy: null };
+  if (MICROSOFT.test(domain))
+    return { provider: 'microsoft', imapHost: null, imapPort: null, hostedBy: null };
   if (ICLOUD.has(domain))
-    return { provider: 'icloud', imapHost: ICLOUD_IMAP.host, imapPort: ICLOUD_IMAP.port };
-  return { provider: 'imap', imapHost: `imap.${domain}`, imapPort: 993 };
+    return { provider: 'icloud', imapHost: ICLOUD_IMAP.host, imapPort: ICLOUD_IMAP.port, hostedBy: null };
+  return { provider: 'imap', imapHost: `imap.${domain}`, imapPort: 993, hostedBy: null };
+}
+
+/**
+ * Mail services recognised by where a custom domain's MX records point, as each documents them for its customers;
+ * the IMAP host where the service names one for a custom domain. A domain whose mail passes a filtering service
+ * first (its only MX records) is not recognised, and keeps the conventional guess.
+ */
+const MAIL_SERVICES: readonly {
+  readonly mx: RegExp;
+  readonly hostedBy: string;
+  readonly provider: Provider;
+  readonly imapHost: (m: RegExpExecArray) => string | null;
+}[] = [
+  // aspmx.l.google.com, alt1.aspmx.l.google.com, aspmx2.googlemail.com, and smtp.google.com since 2023.
+  { mx: /(^|\.)google(mail)?\.com$/, hostedBy: 'Google Workspace', provider: 'google', imapHost: () => null },
+  // <tenant>.mail.protection.outlook.com, and <domain>.<x>-v1.mx.microsoft since 2024.
+  {
+    mx: /\.mail\.protection\.outlook\.com$|\.mx\.microsoft$/,
+    hostedBy: 'Microsoft 365',
+    provider: 'microsoft',
+    imapHost: () => null,
+  },
+  // mx01.mail.icloud.com: a custom email domain on iCloud+.
+  { mx: /\.mail\.icloud\.com$/, hostedBy: 'iCloud+', provider: 'icloud', imapHost: () => ICLOUD_IMAP.host },
+  {
+    mx: /\.messagingengine\.com$/,
+    hostedBy: 'Fastmail',
+    provider: 'imap',
+    imapHost: () => 'imap.fastmail.com',
+  },
+  // mx.zoho.eu, mx2.zoho.com …: an organisation's mail, read at imappro.zoho.<region>.
+  {
+    mx: /^mx\d*\.zoho\.(com|eu|in|com\.au)$/,
+    hostedBy: 'Zoho Mail',
+    provider: 'imap',
+    imapHost: (m) => `imappro.zoho.${m[1] ?? 'com'}`,
+  },
+  // Namecheap's Private Email: mx1.privateemail.com.
+  {
+    mx: /(^|\.)privateemail\.com$/,
+    hostedBy: 'Namecheap Private Email',
+    provider: 'imap',
+    imapHost: () => 'mail.privateemail.com',
+  },
+];
+
+/** The provider a custom domain's mail service implies, from its MX hosts (most preferred first); undefined if none known. */
+export function providerFromMailExchanges(exchanges: readonly string[]): ProviderGuess | undefined {
+  for (const host of exchanges) {
+    const name = host.toLowerCase().replace(/\.$/, '');
+    for (const s of MAIL_SERVICES) {
+      const m = s.mx.exec(name);
+      if (m === null) continue;
+      const imapHost = s.imapHost(m);
+      return {
+        provider: s.provider,
+        imapHost,
+        imapPort: imapHost === null ? null : 993,
+        hostedBy: s.hostedBy,
+      };
+    }
+  }
+  return undefined;
 }
 
 /** iCloud Mail: IMAP with implicit TLS and an app-specific password (support.apple.com HT204397). */

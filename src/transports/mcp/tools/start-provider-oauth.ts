@@ -14,6 +14,12 @@ const WORDS: Readonly<Record<SignInProvider, { brand: string; what: string; vars
   },
 };
 
+/** What the person is told when the operator has not set up a provider's sign-in. */
+export function signInNotSetUp(provider: SignInProvider): string {
+  const w = WORDS[provider];
+  return `${w.what} sign-in is not set up on this server yet. Whoever runs it needs to register an OAuth app with ${w.brand} and set ${w.vars} (the README explains how).`;
+}
+
 function startOAuth(provider: SignInProvider): ToolDefinition {
   const w = WORDS[provider];
   return defineTool({
@@ -30,8 +36,10 @@ function startOAuth(provider: SignInProvider): ToolDefinition {
       const r = await ctx.services.inboxes.startSignIn(ctx.principal.accountId, inboxId, provider);
       if (!r.ok) {
         if (r.error.message === SIGN_IN_NOT_CONFIGURED[provider])
-          return toolError('not_supported', r.error.message, {
-            sayToHuman: `${w.what} sign-in is not set up on this server yet. Whoever runs it needs to register an OAuth app with ${w.brand} and set ${w.vars} (the README explains how).`,
+          return toolError('not_supported', r.error.message, { sayToHuman: signInNotSetUp(provider) });
+        if (r.error.code === 'provider_error')
+          return toolError('provider_error', r.error.message, {
+            sayToHuman: `${w.brand}'s sign-in could not be reached just now. Let's try again in a few minutes.`,
           });
         return fromInboxError(r.error);
       }

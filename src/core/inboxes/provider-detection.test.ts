@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { detectProvider, providerFromMailExchanges } from './provider-detection.ts';
+
+describe('the provider behind an address', () => {
+  it('knows the providers’ own domains, and guesses IMAP at the conventional host for any other', () => {
+    expect(detectProvider('ann@googlemail.com')).toMatchObject({ provider: 'google', hostedBy: null });
+    expect(detectProvider('ann@live.co.uk')).toMatchObject({ provider: 'microsoft' });
+    expect(detectProvider('ann@me.com')).toMatchObject({ provider: 'icloud', imapHost: 'imap.mail.me.com' });
+    expect(detectProvider('ann@acme.example')).toEqual({
+      provider: 'imap',
+      imapHost: 'imap.acme.example',
+      imapPort: 993,
+      hostedBy: null,
+    });
+  });
+
+  it('tells a custom domain’s mail service from where its MX records point', () => {
+    const by = (...mx: string[]) => providerFromMailExchanges(mx);
+    expect(by('smtp.google.com')).toEqual({
+      provider: 'google',
+      imapHost: null,
+      imapPort: null,
+      hostedBy: 'Google Workspace',
+    });
+    expect(by('ASPMX.L.GOOGLE.COM.', 'alt1.aspmx.l.google.com')).toMatchObject({ provider: 'google' });
+    expect(by('aspmx2.googlemail.com')).toMatchObject({ provider: 'google' });
+    expect(by('acme-example.mail.protection.outlook.com')).toMatchObject({
+      provider: 'microsoft',
+      hostedBy: 'Microsoft 365',
+    });
+    expect(by('acme-example.o-v1.mx.microsoft')).toMatchObject({ provider: 'microsoft' });
+    expect(by('mx02.mail.icloud.com')).toEqual({
+      provider: 'icloud',
+      imapHost: 'imap.mail.me.com',
+      imapPort: 993,
+      hostedBy: 'iCloud+',
+    });
+    expect(by('in2-smtp.messagingengine.com')).toMatchObject({
+      provider: 'imap',
+      imapHost: 'imap.fastmail.com',
+      hostedBy: 'Fastmail',
+    });
+    expect(by('mx.zoho.eu')).toMatchObject({ imapHost: 'imappro.zoho.eu', hostedBy: 'Zoho Mail' });
+    expect(by('mx3.zoho.com.au')).toMatchObject({ imapHost: 'imappro.zoho.com.au' });
+    expect(by('mx1.privateemail.com')).toMatchObject({ imapHost: 'mail.privateemail.com' });
+  });
+
+  it('the first host it knows decides; look-alikes and filtering services in front are not recognised', () => {
+    expect(providerFromMailExchanges(['mx.unknown.example', 'alt1.aspmx.l.google.com'])).toMatchObject({
+      provider: 'google',
+    });
+    for (const host of [
+      'evilgoogle.com',
+      'google.com.evil.example',
+      'mail.protection.outlook.com.evil.example',
+      'notmessagingengine.com',
+      'mx.zoho.evil.example',
+      'eu-smtp-inbound-1.mimecast.com',
+    ])
+      expect(providerFromMailExchanges([host]), host).toBeUndefined();
+    expect(providerFromMailExchanges([])).toBeUndefined();
+  });
+});
