@@ -111,7 +111,7 @@ describe('the person’s Inboxes page', () => {
     await page.goto(`${app.config.baseUrl}/inboxes`);
     const submit = async (v: Record<string, string>) => {
       for (const [name, value] of Object.entries(v)) await page.locator(`#add-${name}`).fill(value);
-      await page.getByRole('button', { name: 'Add and enter the password' }).click();
+      await page.getByRole('button', { name: 'Add and connect' }).click();
     };
     await submit({ label: 'Home', email: 'not-an-address', imapHost: 'imap.example.test' });
     expect(await page.locator('#add-email-error').textContent()).toContain('email must be a valid address');

@@ -59,6 +59,11 @@ export class ProviderOAuth implements ProviderSignIn {
     this.fetch = opts.fetch ?? fetch;
   }
 
+  /** The issuer's origin: Google's and Microsoft's sign-in pages are where their discovery document is. */
+  get origin(): string {
+    return new URL(this.opts.profile.discoveryUrl).origin;
+  }
+
   async authorizationUrl(p: { state: string; codeChallenge: string; loginHint: string }): Promise<string> {
     const d = await this.endpoints();
     const url = new URL(d.authorization_endpoint);

@@ -495,7 +495,12 @@ export class InboxService {
 
   /** Whether the operator has configured this provider's sign-in (its OAuth client). */
   canSignIn(provider: SignInProvider): boolean {
-    return (provider === 'google' ? this.deps.google : this.deps.microsoft) !== undefined;
+    return this.signInOrigin(provider) !== undefined;
+  }
+
+  /** Where a provider's sign-in takes the person's browser; undefined when the operator has not configured it. */
+  signInOrigin(provider: SignInProvider): string | undefined {
+    return (provider === 'google' ? this.deps.google : this.deps.microsoft)?.origin;
   }
 
   /**

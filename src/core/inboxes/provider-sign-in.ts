@@ -4,6 +4,8 @@
  * to the provider; the core owns the state (single use, bound to account and inbox, short-lived).
  */
 export interface ProviderSignIn {
+  /** Where the person's browser is sent to sign in (the origin of the provider's sign-in pages). */
+  readonly origin: string;
   /** The provider's authorization URL for this state and PKCE challenge, hinting the inbox's address. */
   authorizationUrl(p: { state: string; codeChallenge: string; loginHint: string }): Promise<string>;
   /**

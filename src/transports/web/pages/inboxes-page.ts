@@ -1,7 +1,8 @@
 import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import type { Account } from '../../../core/accounts/account.ts';
-import { fromLine, type Inbox } from '../../../core/inboxes/inbox.ts';
+import { fromLine, PROVIDERS, type Inbox } from '../../../core/inboxes/inbox.ts';
+import { SIGN_IN_NOT_CONFIGURED, type SignInProvider } from '../../../core/inboxes/inbox-service.ts';
 import { inboxView } from '../../../core/inboxes/inbox-view.ts';
 import type { FolderStatus } from '../../../core/sync/inbox-status.ts';
 import { formBody, formFields } from '../form.ts';
@@ -17,9 +18,19 @@ const STATUS: Record<string, string> = {
   paused: 'Paused',
 };
 
+/** Providers an inbox connects to by signing in there, and their names. */
+const SIGN_IN_BRAND: Readonly<Record<SignInProvider, string>> = { google: 'Google', microsoft: 'Microsoft' };
+const signInOf = (i: Inbox): SignInProvider | undefined =>
+  i.provider === 'google' || i.provider === 'microsoft' ? i.provider : undefined;
+
 /** What is wrong with an inbox, in words, with what to do about it; undefined when nothing is. */
 function problem(i: Inbox): string | undefined {
   if (i.paused) return 'Paused: agents cannot use it and it is not synced. Resume it to go on.';
+  const signIn = signInOf(i);
+  if (signIn !== undefined && i.connectionStatus === 'needs_reconnect')
+    return `${SIGN_IN_BRAND[signIn]} no longer accepts this inbox's sign-in (it was revoked there, or it expired). Sign in with ${SIGN_IN_BRAND[signIn]} again.`;
+  if (signIn !== undefined && i.connectionStatus === 'not_connected')
+    return `Not connected yet: sign in with ${SIGN_IN_BRAND[signIn]} to start syncing.`;
   if (i.connectionStatus === 'needs_reconnect')
     return 'The mail server refused the stored password. Enter the password again (for iCloud: a new app-specific password).';
   if (i.connectionStatus === 'not_connected' && !i.isDemo)
@@ -70,6 +81,29 @@ function senderNameForm(
   </form>`;
 }
 
+const SIGN_INS: readonly SignInProvider[] = ['google', 'microsoft'];
+const SIGN_IN_WHAT: Readonly<Record<SignInProvider, string>> = {
+  google: 'Gmail (Google)',
+  microsoft: 'Outlook / Microsoft 365',
+};
+
+/**
+ * How an inbox that cannot sync gets connected: the password page for IMAP and iCloud, the provider's sign-in for
+ * Gmail and Microsoft (or, where the operator has not set that up, what they must do).
+ */
+function connectButton(inbox: Inbox, csrf: string, canSignIn: (p: SignInProvider) => boolean) {
+  const v = inboxView(inbox);
+  if (inbox.isDemo || !(v.connectionStatus === 'not_connected' || v.needsReconnect)) return '';
+  const signIn = signInOf(inbox);
+  if (signIn !== undefined && !canSignIn(signIn))
+    return html`<p class="muted">${SIGN_IN_NOT_CONFIGURED[signIn]}</p>`;
+  return html`<form method="post" action="/inboxes/${inbox.id}/connect" style="display:inline">
+    ${csrfField(csrf)}<button type="submit">
+      ${signIn === undefined ? 'Enter password' : `Sign in with ${SIGN_IN_BRAND[signIn]}`}
+    </button>
+  </form>`;
+}
+
 /** The fields of the Add an inbox form, and which field each of InboxService.add's refusals is about. */
 const ADD_FIELDS = ['label', 'email', 'provider', 'imapHost', 'imapPort', 'imapUser'] as const;
 function fieldOf(message: string): (typeof ADD_FIELDS)[number] {
@@ -87,14 +121,20 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
     c: Context<WebEnv>,
     account: Account,
     add: {
+      /** Why a sign-in could not be started (not set up here, or the provider out of reach). */
+      failed?: string;
       errors?: Readonly<Record<string, string>>;
       values?: Readonly<Record<string, string>>;
       /** A sender name refused, and the inbox it was for. */
       senderName?: { readonly inboxId: string; readonly value: string; readonly error: string };
     } = {},
-    status: 200 | 400 = 200,
+    status: 200 | 400 | 503 = 200,
   ) => {
     const list = await inboxes.all(account.id);
+    // The sign-in forms post here and are sent on to Google or Microsoft: their sign-in pages are a form's target too.
+    const signIns = SIGN_INS.filter((p) => inboxes.canSignIn(p));
+    const origins = signIns.map((p) => inboxes.signInOrigin(p)).filter((o) => o !== undefined);
+    if (origins.length > 0) c.set('formActionTarget', origins.join(' '));
     const folders = new Map<string, FolderStatus[]>();
     for (const i of list) folders.set(i.id, await deps.inboxStatus.folders(i.id));
     const csrf = c.get('csrf');
@@ -114,7 +154,7 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
         account,
         csrf,
         body: html`<h1>Inboxes</h1>
-          ${notice('ok', done === undefined ? undefined : DONE[done])}
+          ${notice('ok', done === undefined ? undefined : DONE[done])} ${notice('error', add.failed)}
           ${list.length === 0 ? html`<p class="muted">No inboxes yet. Add one below, or ask your assistant.</p>` : ''}
           ${list.map((inbox) => {
             const i = inboxView(inbox);
@@ -173,15 +213,7 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
                 ${csrfField(csrf)}
                 <button class="secondary" type="submit">${i.paused ? 'Resume' : 'Pause'}</button>
               </form>
-              ${
-                !i.isDemo &&
-                (i.provider === 'imap' || i.provider === 'icloud') &&
-                (i.connectionStatus === 'not_connected' || i.needsReconnect)
-                  ? html`<form method="post" action="/inboxes/${i.id}/connect" style="display:inline">
-                      ${csrfField(csrf)}<button type="submit">Enter password</button>
-                    </form>`
-                  : ''
-              }
+              ${connectButton(inbox, csrf, (p) => inboxes.canSignIn(p))}
               <form method="post" action="/inboxes/${i.id}/remove" style="display:inline">
                 ${csrfField(csrf)}
                 <button class="danger" type="submit" aria-label="Remove ${i.label}">Remove</button>
@@ -190,8 +222,17 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
           })}
           <h2 id="add">Add an inbox</h2>
           <p>
-            Any IMAP mailbox, or iCloud. You enter the password on the next page; it is stored encrypted and
-            never shown again. Gmail and Microsoft sign-in come later.
+            Any IMAP mailbox, or iCloud: you enter the password on the next page; it is stored encrypted and
+            never shown again.
+            ${
+              signIns.length === SIGN_INS.length
+                ? 'Gmail, or Outlook and Microsoft 365: you sign in with Google or Microsoft instead, and this service never sees that password.'
+                : signIns.length === 0
+                  ? 'Gmail, and Outlook or Microsoft 365, connect by signing in with Google or Microsoft once whoever runs this service has set that up.'
+                  : signIns[0] === 'google'
+                    ? 'Gmail: you sign in with Google instead, and this service never sees that password.'
+                    : 'Outlook or Microsoft 365: you sign in with Microsoft instead, and this service never sees that password.'
+            }
           </p>
           ${Object.keys(errors).length > 0 ? notice('error', 'The inbox was not added: see the message next to the field.') : ''}
           <form method="post" action="/inboxes/add" novalidate>
@@ -204,10 +245,21 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
             ${fieldError('email')}
             <label for="add-provider">Provider</label>
             <select id="add-provider" name="provider">
-              <option value="imap" ${v['provider'] === 'icloud' ? '' : 'selected'}>IMAP</option>
+              ${signIns.map(
+                (p) =>
+                  html`<option value="${p}" ${v['provider'] === p ? 'selected' : ''}>
+                    ${SIGN_IN_WHAT[p]}
+                  </option>`,
+              )}
+              <option
+                value="imap"
+                ${v['provider'] === undefined || v['provider'] === 'imap' ? 'selected' : ''}
+              >
+                IMAP
+              </option>
               <option value="icloud" ${v['provider'] === 'icloud' ? 'selected' : ''}>iCloud</option>
             </select>
-            <label for="add-imapHost">IMAP server (not needed for iCloud)</label>
+            <label for="add-imapHost">IMAP server (for IMAP only)</label>
             <input id="add-imapHost" name="imapHost" value="${v['imapHost'] ?? ''}" ${invalid('imapHost')} />
             ${fieldError('imapHost')}
             <label for="add-imapPort">IMAP port</label>
@@ -222,7 +274,7 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
             <label for="add-imapUser">User name (empty: the email address)</label>
             <input id="add-imapUser" name="imapUser" value="${v['imapUser'] ?? ''}" ${invalid('imapUser')} />
             ${fieldError('imapUser')}
-            <button type="submit">Add and enter the password</button>
+            <button type="submit">Add and connect</button>
           </form>`,
       }),
       status,
@@ -253,9 +305,30 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
     );
   });
 
+  /** On to the provider's sign-in for this inbox, or this page saying why not. */
+  const signInAt = async (
+    c: Context<WebEnv>,
+    account: Account,
+    inboxId: string,
+    provider: SignInProvider,
+  ) => {
+    const started = await inboxes.startSignIn(account.id, inboxId, provider);
+    if (started.ok) return c.redirect(started.value.url, 303);
+    return render(
+      c,
+      account,
+      { failed: started.error.message },
+      started.error.code === 'provider_error' ? 503 : 400,
+    );
+  };
+
   app.post('/inboxes/:id/connect', requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const link = await inboxes.startSecretCapture(account.id, c.req.param('id'));
+    const owned = await inboxes.owned(account.id, c.req.param('id'));
+    if (!owned.ok) return c.redirect('/inboxes', 303);
+    const signIn = signInOf(owned.value);
+    if (signIn !== undefined) return signInAt(c, account, owned.value.id, signIn);
+    const link = await inboxes.startSecretCapture(account.id, owned.value.id);
     return link.ok
       ? c.redirect(new URL(link.value.url).pathname + new URL(link.value.url).search, 303)
       : c.redirect('/inboxes', 303);
@@ -279,7 +352,7 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.post('/inboxes/add', requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const f = await formFields(c, ...ADD_FIELDS);
-    const provider = f.provider === 'icloud' ? 'icloud' : 'imap';
+    const provider = PROVIDERS.find((p) => p === f.provider) ?? 'imap';
     const port = f.imapPort.trim() === '' ? undefined : Number(f.imapPort);
     const added = await inboxes.add(account.id, {
       label: f.label,
@@ -296,6 +369,8 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
         { errors: { [fieldOf(added.error.message)]: added.error.message }, values: f },
         400,
       );
+    if (provider === 'google' || provider === 'microsoft')
+      return signInAt(c, account, added.value.inbox.id, provider);
     // The same mailbox added again (decision 0043): its form asks for the password of the inbox already there.
     const link = await inboxes.startSecretCapture(account.id, added.value.inbox.id);
     return link.ok
