@@ -129,6 +129,10 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect(expectToolOk(await call('get_connection_status', { inboxId }))).toMatchObject({
         connectionStatus: 'connected',
       });
+      // The name Microsoft shows on the mailbox's mail (`/me` displayName) is the name on mail sent from here, known
+      // before the first draft (decision 0088).
+      const owner = (await app.stores.accounts.findByEmail('owner@example.test'))!;
+      expect((await app.stores.inboxes.get(owner.id, inboxId as InboxId))?.senderName).toBe('Pat Person');
     });
 
     it('syncs, lists, reads and searches; loading older mail is not offered', async () => {

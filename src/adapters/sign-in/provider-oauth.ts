@@ -12,8 +12,13 @@ export interface ProviderProfile {
   readonly requiredScope: string;
   /** Extra authorization parameters (Google: access_type=offline, prompt=consent). */
   readonly authorizeParams: Readonly<Record<string, string>>;
-  /** Where to learn the signed-in address: the userinfo endpoint, or a URL of the mail API (`/me`). */
-  readonly emailFrom?: { readonly url: string; readonly fields: readonly string[] } | undefined;
+  /**
+   * Where to learn the signed-in address: the userinfo endpoint, or a URL of the mail API (`/me`); and, where the
+   * same answer has it, the person's name as the provider shows it on their mail.
+   */
+  readonly emailFrom?:
+    | { readonly url: string; readonly fields: readonly string[]; readonly nameFields?: readonly string[] }
+    | undefined;
 }
 
 export interface ProviderOAuthOptions {
@@ -104,7 +109,7 @@ export class ProviderOAuth implements ProviderSignIn {
       throw new SignInError(
         'The mail permission was not granted; allow it on the consent screen and try again',
       );
-    return { refreshToken, email: await this.emailOf(d, accessToken) };
+    return { refreshToken, ...(await this.identityOf(d, accessToken)) };
   }
 
   /** A new access token; `MailAuthError` when the provider no longer honours the refresh token (`invalid_grant`). */
@@ -143,7 +148,7 @@ export class ProviderOAuth implements ProviderSignIn {
       throw new MailProviderError(`${this.brand}'s revocation failed (HTTP ${String(res.status)})`);
   }
 
-  private async emailOf(d: Discovery, accessToken: string): Promise<string> {
+  private async identityOf(d: Discovery, accessToken: string): Promise<{ email: string; name?: string }> {
     const from = this.opts.profile.emailFrom ?? { url: d.userinfo_endpoint, fields: ['email'] };
     const res = await this.request(from.url, { headers: { authorization: `Bearer ${accessToken}` } });
     const body = await jsonOf(res);
@@ -154,7 +159,8 @@ export class ProviderOAuth implements ProviderSignIn {
       throw new SignInError(`${this.brand} did not say which address signed in`);
     if (body['email_verified'] === false)
       throw new SignInError(`${this.brand} says this address is not verified`);
-    return email;
+    const name = (from.nameFields ?? []).map((f) => stringField(body, f)).find((v) => v !== undefined);
+    return name === undefined ? { email } : { email, name };
   }
 
   private endpoints(): Promise<Discovery> {
@@ -248,6 +254,11 @@ export function microsoftProfile(authority: string, tenant: string, graphUrl: st
     scopes: ['offline_access', 'openid', 'email', 'User.Read', 'Mail.ReadWrite', 'Mail.Send'],
     requiredScope: 'Mail.ReadWrite',
     authorizeParams: { response_mode: 'query', prompt: 'select_account' },
-    emailFrom: { url: `${graphUrl}/v1.0/me`, fields: ['mail', 'userPrincipalName'] },
+    // displayName: the name Exchange shows on the mailbox's mail.
+    emailFrom: {
+      url: `${graphUrl}/v1.0/me`,
+      fields: ['mail', 'userPrincipalName'],
+      nameFields: ['displayName'],
+    },
   };
 }

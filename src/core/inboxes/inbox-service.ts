@@ -425,7 +425,7 @@ export class InboxService {
     const inbox = await this.deps.inboxes.get(link.accountId, link.inboxId);
     const verifier = (link.payload as { verifier?: unknown } | null)?.verifier;
     if (inbox === undefined || typeof verifier !== 'string') return err({ reason: 'link_invalid' });
-    let signedIn: { refreshToken: string; email: string };
+    let signedIn: { refreshToken: string; email: string; name?: string };
     try {
       signedIn = await signIn.exchange(code, verifier);
     } catch (e) {
@@ -450,7 +450,14 @@ export class InboxService {
       { connectionStatus: 'connected', lastError: null, ...(email !== inbox.email && { email }) },
       this.deps.clock.now(),
     );
-    const connected = updated ?? inbox;
+    // The person's name as the provider shows it on their mail (Microsoft's displayName), for the mail they send
+    // from here: kept only while none is known, so a name the person set, or one learned before, stays (0088).
+    const name = checkSenderName(signedIn.name ?? '');
+    const named =
+      name.ok && name.value !== '' && name.value.toLowerCase() !== email && updated !== undefined
+        ? await this.learnedSenderName(updated, name.value)
+        : updated;
+    const connected = named ?? inbox;
     this.deps.onConnected(connected);
     return ok({ inbox: connected, previousEmail: email !== inbox.email ? inbox.email : null });
   }

@@ -12,7 +12,10 @@ export interface ProviderSignIn {
    * Trades the code for tokens and learns the signed-in address. Throws `SignInError` when the provider refuses
    * (a used or expired code, a wrong verifier) or answers without a refresh token.
    */
-  exchange(code: string, codeVerifier: string): Promise<{ refreshToken: string; email: string }>;
+  exchange(
+    code: string,
+    codeVerifier: string,
+  ): Promise<{ refreshToken: string; email: string; name?: string }>;
   /** Revokes a refresh token at the provider (the person removed the inbox). Failures are the caller's to log. */
   revoke(refreshToken: string): Promise<void>;
 }
