@@ -4,6 +4,7 @@ import { DnsMailExchanges } from '../../src/adapters/net/dns-mail-exchanges.ts';
 import { startDnsServer, type DnsServer } from '../rig/dns-server.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import { WebClient } from '../support/web-client.ts';
 
 // propose_connection for custom domains (contract §4.5): which service handles a domain's mail is read from its MX
 // records, served by a DNS server of the test rig to the production lookup. A Google Workspace or Microsoft 365 address
@@ -110,5 +111,38 @@ describe('proposing how to connect an address on a custom domain', () => {
     expect(await propose('fay@outlook.com')).toMatchObject({ provider: 'microsoft' });
     expect(dns.asked.length).toBe(asked);
     expectToolError(await call('propose_connection', { email: 'not an address' }), 'invalid_arguments');
+  });
+  it('a password page whose server cannot be reached says where the domain’s mail really goes', async () => {
+    const tryPassword = async (email: string, imapHost: string) => {
+      const added = expectToolOk(
+        await call('add_inbox', { label: email, provider: 'imap', email, imapHost, imapPort: 1 }),
+      );
+      const link = expectToolOk(
+        await call('start_imap_secret_capture', { inboxId: (added['inbox'] as { id: string }).id }),
+      );
+      const page = new WebClient(app);
+      const url = new URL(link['url'] as string);
+      await page.get(url.pathname + url.search);
+      const res = await page.post('/connect/imap', {
+        token: url.searchParams.get('token') ?? '',
+        username: email,
+        password: 'whatever it is',
+      });
+      expect(res.status).toBe(400);
+      return page.lastHtml.replace(/\s+/g, ' ');
+    };
+    // Nothing listens at port 1: the server could not be reached.
+    const workspace = await tryPassword('gus@acme.test', '127.0.0.1');
+    expect(workspace).toContain('The mail server could not be reached.');
+    expect(workspace).toContain(
+      'Mail for acme.test is handled by Google Workspace, which connects by signing in with Google, not with a password: remove this inbox on the Inboxes page and add it again as Gmail (or ask your assistant).',
+    );
+    const fastmail = await tryPassword('hal@fast.test', 'localhost');
+    expect(fastmail).toContain(
+      'Mail for fast.test is handled by Fastmail, whose IMAP server is imap.fastmail.com',
+    );
+    const unknown = await tryPassword('ida@filtered.test', 'localhost');
+    expect(unknown).toContain('The mail server could not be reached.');
+    expect(unknown).not.toContain('is handled by');
   });
 });

@@ -16,6 +16,25 @@ const REASONS: Record<string, string> = {
 };
 
 /**
+ * For a server that could not be reached: where the address's mail really goes, when its MX records say (decision
+ * 0093) — a Google Workspace or Microsoft 365 domain connects by their sign-in, another service at its own host.
+ */
+async function handledElsewhere(
+  inboxes: InboxService,
+  target: { readonly email: string; readonly imapHost: string },
+): Promise<string | undefined> {
+  const guess = await inboxes.guess(target.email);
+  if (guess === undefined || guess.hostedBy === null) return undefined;
+  const domain = target.email.slice(target.email.lastIndexOf('@') + 1);
+  const again = 'remove this inbox on the Inboxes page and add it again';
+  if (guess.provider === 'google' || guess.provider === 'microsoft')
+    return `Mail for ${domain} is handled by ${guess.hostedBy}, which connects by signing in with ${guess.provider === 'google' ? 'Google' : 'Microsoft'}, not with a password: ${again} as ${guess.provider === 'google' ? 'Gmail' : 'Outlook / Microsoft 365'} (or ask your assistant).`;
+  if (guess.imapHost !== null && guess.imapHost !== target.imapHost.toLowerCase())
+    return `Mail for ${domain} is handled by ${guess.hostedBy}, whose IMAP server is ${guess.imapHost}: ${again} with that server.`;
+  return undefined;
+}
+
+/**
  * The single-use page where the person types a mailbox password (contract: no tool ever takes a password). The
  * link itself is the capability: it names one inbox of one account, lives 15 minutes, allows 5 tries, and is
  * consumed when the login works. The password is tested, sealed and never shown again.
@@ -69,6 +88,7 @@ export function registerConnectImapPage(app: Hono<WebEnv>, inboxes: InboxService
       t && {
         email: t.inbox.email,
         host: `${t.inbox.imapHost ?? ''}:${String(t.inbox.imapPort ?? 993)}`,
+        imapHost: t.inbox.imapHost ?? '',
         user: t.inbox.imapUser ?? t.inbox.email,
         attemptsLeft: t.attemptsLeft,
         icloud: t.inbox.provider === 'icloud',
@@ -102,6 +122,8 @@ export function registerConnectImapPage(app: Hono<WebEnv>, inboxes: InboxService
       result.error.reason === 'certificate'
         ? result.error.message
         : (REASONS[result.error.reason] ?? 'The connection failed.');
-    return c.html(form(c, f.token, target, words), 400);
+    const elsewhere =
+      result.error.reason === 'unreachable' ? await handledElsewhere(inboxes, target) : undefined;
+    return c.html(form(c, f.token, target, elsewhere === undefined ? words : `${words} ${elsewhere}`), 400);
   });
 }
