@@ -48,6 +48,8 @@ export async function gmailHarness(opts: { pollMs?: number } = {}): Promise<
     idOf,
     inboxPath: 'INBOX',
     archivePath: ARCHIVE,
+    // The emulated user's name: Gmail's primary send-as address carries it.
+    ownName: 'Pat Person',
     session: () =>
       Promise.resolve(
         new GmailSession({

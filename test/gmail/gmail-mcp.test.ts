@@ -181,6 +181,12 @@ describe.each(['sqlite', 'postgres'] as const)(
       ).data.threadId;
       const written = await api.users.drafts.get({ userId: 'me', id: drafts[0]!.id!, format: 'full' }, OTHER);
       expect(written.data.message?.threadId).toBe(lunchThread);
+      // From the name Gmail keeps for the primary send-as address, with nothing in Sent yet (decision 0088). Read as
+      // written: the emulator's `full` format rebuilds the From header without its name.
+      const raw = await api.users.drafts.get({ userId: 'me', id: drafts[0]!.id!, format: 'raw' }, OTHER);
+      expect(Buffer.from(raw.data.message?.raw ?? '', 'base64url').toString()).toMatch(
+        new RegExp(`^From: Pat Person <${g.google.user.replaceAll('.', '\\.')}>\r?$`, 'm'),
+      );
 
       const approval = { pendingSendId: draft['pendingSendId'], approvalCode: draft['approvalCode'] };
       expect(

@@ -34,6 +34,11 @@ export interface MailboxReader {
    */
   listLabels(): Promise<string[]>;
   /**
+   * The name the provider itself puts on this mailbox's mail, where it keeps one (Gmail's primary send-as address);
+   * undefined where it keeps none or does not say (IMAP; Microsoft tells it at sign-in instead, decision 0088).
+   */
+  ownName(): Promise<string | undefined>;
+  /**
    * Where the message with this Message-ID header is in `path` now (the first, if the header repeats): finds mail
    * moved by a change whose answer was lost, so it can still be put back.
    */

@@ -30,6 +30,8 @@ export interface MailHarness {
   expireChangeLog?(): Promise<void>;
   /** Requests the provider has answered so far (from anyone), where the test rig counts them. */
   providerRequests?(): number;
+  /** The name the provider keeps for the mailbox (`ownName`); absent where it keeps none. */
+  readonly ownName?: string;
   /** False when `watch` cannot notice mail delivered by others (e.g. the demo mailbox). Default true. */
   readonly watchNoticesDelivery?: boolean;
   /** Releases the mailbox (the suite calls it after each case). */
@@ -64,6 +66,10 @@ export function mailSessionContract(
     afterEach(async () => {
       await s.close();
       await h.close();
+    });
+
+    it('says the name the provider keeps for the mailbox, and nothing where it keeps none', async () => {
+      expect(await s.ownName()).toBe(h.ownName);
     });
 
     it('lists folders with canonical ids', async () => {

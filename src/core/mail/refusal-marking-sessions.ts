@@ -71,6 +71,9 @@ class MarkingSession implements MailSession {
   listLabels(...a: Parameters<MailSession['listLabels']>): ReturnType<MailSession['listLabels']> {
     return this.guard(() => this.s.listLabels(...a));
   }
+  ownName(): ReturnType<MailSession['ownName']> {
+    return this.guard(() => this.s.ownName());
+  }
   locate(...a: Parameters<MailSession['locate']>): ReturnType<MailSession['locate']> {
     return this.guard(() => this.s.locate(...a));
   }

@@ -154,6 +154,11 @@ export class DemoSession implements MailSession {
     return Promise.resolve([]);
   }
 
+  ownName(): Promise<string | undefined> {
+    // As IMAP: the demo's Sent mail tells it.
+    return Promise.resolve(undefined);
+  }
+
   async createFolder(name: string): Promise<void> {
     await this.box.createFolder(name);
   }

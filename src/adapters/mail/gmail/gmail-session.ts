@@ -359,6 +359,16 @@ export class GmailSession implements MailSession {
     );
   }
 
+  /** The display name of the primary send-as address: the name Gmail itself writes on the person's mail. */
+  async ownName(): Promise<string | undefined> {
+    const res = await this.api.call('the send-as settings', (g, o) =>
+      g.users.settings.sendAs.list({ userId: 'me' }, o),
+    );
+    const primary = (res.sendAs ?? []).find((s) => s.isPrimary === true);
+    const name = primary?.displayName?.trim();
+    return name === undefined || name === '' ? undefined : name;
+  }
+
   async listLabels(): Promise<string[]> {
     return (await this.folders())
       .userLabels()

@@ -435,6 +435,11 @@ export class GraphSession implements MailSession {
     }
   }
 
+  ownName(): Promise<string | undefined> {
+    // Graph's `/me` displayName: learned once, at the sign-in (InboxService.completeSignIn).
+    return Promise.resolve(undefined);
+  }
+
   async listLabels(): Promise<string[]> {
     const page = await this.api.json<Page<{ displayName?: string }>>(
       'the categories',

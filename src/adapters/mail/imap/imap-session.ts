@@ -300,6 +300,11 @@ export class ImapSession implements MailSession {
     return Promise.resolve([]);
   }
 
+  ownName(): Promise<string | undefined> {
+    // IMAP keeps no name for a mailbox: the Sent folder tells it.
+    return Promise.resolve(undefined);
+  }
+
   async createFolder(name: string): Promise<void> {
     this.assertOpen();
     try {
