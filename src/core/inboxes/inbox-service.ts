@@ -65,7 +65,13 @@ export interface SignInUnreachable {
 
 /** Providers whose inboxes connect by an OAuth sign-in. */
 export type SignInProvider = 'google' | 'microsoft';
-const BRAND: Readonly<Record<SignInProvider, string>> = { google: 'Google', microsoft: 'Microsoft' };
+/** Each sign-in provider's name, and the name of the mail it serves, as the person knows them. */
+export const SIGN_IN_NAMES: Readonly<
+  Record<SignInProvider, { readonly brand: string; readonly mail: string }>
+> = {
+  google: { brand: 'Google', mail: 'Gmail' },
+  microsoft: { brand: 'Microsoft', mail: 'Outlook / Microsoft 365' },
+};
 
 /** What the operator sets to turn a provider's sign-in on (README, "Gmail for operators" / "Microsoft for operators"). */
 export const SIGN_IN_NOT_CONFIGURED: Readonly<Record<SignInProvider, string>> = {
@@ -234,7 +240,7 @@ export class InboxService {
       return err(
         inboxError(
           'not_supported',
-          `A ${inbox.provider} inbox connects by signing in with ${inbox.provider === 'google' ? 'Google' : 'Microsoft'}, not with a password.`,
+          `A ${inbox.provider} inbox connects by signing in with ${SIGN_IN_NAMES[inbox.provider].brand}, not with a password.`,
         ),
       );
     }
@@ -367,8 +373,8 @@ export class InboxService {
         inboxError(
           'not_supported',
           inbox.provider === 'google' || inbox.provider === 'microsoft'
-            ? `This is a ${inbox.provider} inbox: it signs in with ${BRAND[inbox.provider]}, not ${BRAND[provider]}.`
-            : `A ${inbox.provider} inbox connects with its mailbox password through a password link, not a ${BRAND[provider]} sign-in.`,
+            ? `This is a ${inbox.provider} inbox: it signs in with ${SIGN_IN_NAMES[inbox.provider].brand}, not ${SIGN_IN_NAMES[provider].brand}.`
+            : `A ${inbox.provider} inbox connects with its mailbox password through a password link, not a ${SIGN_IN_NAMES[provider].brand} sign-in.`,
         ),
       );
     if (inbox.isDemo) return err(inboxError('not_supported', 'The demo inbox needs no sign-in.'));

@@ -1,12 +1,11 @@
 import * as z from 'zod';
 import { PROVIDERS } from '../../../core/inboxes/inbox.ts';
+import { SIGN_IN_NAMES } from '../../../core/inboxes/inbox-service.ts';
 import type { ProviderGuess } from '../../../core/inboxes/provider-detection.ts';
 import { payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 import { signInNotSetUp } from './start-provider-oauth.ts';
-
-const BRAND = { google: 'Google', microsoft: 'Microsoft' } as const;
 
 /** What the person and the agent are told: how this mailbox connects here, and the calls that do it. */
 function advice(
@@ -16,16 +15,19 @@ function advice(
 ): { sayToHuman: string; agentOnly: string[] } {
   const kind =
     guess.hostedBy ??
-    { google: 'Gmail', microsoft: 'Outlook / Microsoft 365', icloud: 'iCloud Mail', imap: 'standard IMAP' }[
-      guess.provider
-    ];
+    {
+      google: SIGN_IN_NAMES.google.mail,
+      microsoft: SIGN_IN_NAMES.microsoft.mail,
+      icloud: 'iCloud Mail',
+      imap: 'standard IMAP',
+    }[guess.provider];
   const looks =
     guess.hostedBy === null
       ? `This looks like a ${kind} mailbox.`
       : `Mail for ${email.slice(email.lastIndexOf('@') + 1)} is handled by ${kind}.`;
   const never = 'You will never type a password into this chat.';
   if (guess.provider === 'google' || guess.provider === 'microsoft') {
-    const brand = BRAND[guess.provider];
+    const brand = SIGN_IN_NAMES[guess.provider].brand;
     if (!canSignIn)
       return {
         sayToHuman: `${looks} ${signInNotSetUp(guess.provider)}`,

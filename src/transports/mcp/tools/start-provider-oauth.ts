@@ -1,15 +1,23 @@
 import * as z from 'zod';
-import { SIGN_IN_NOT_CONFIGURED, type SignInProvider } from '../../../core/inboxes/inbox-service.ts';
+import {
+  SIGN_IN_NAMES,
+  SIGN_IN_NOT_CONFIGURED,
+  type SignInProvider,
+} from '../../../core/inboxes/inbox-service.ts';
 import { fromInboxError } from '../tool-helpers.ts';
 import { payload } from '../output-shapes.ts';
 import { defineTool, type ToolDefinition } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
 const WORDS: Readonly<Record<SignInProvider, { brand: string; what: string; vars: string }>> = {
-  google: { brand: 'Google', what: 'Gmail', vars: 'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET' },
+  google: {
+    brand: SIGN_IN_NAMES.google.brand,
+    what: SIGN_IN_NAMES.google.mail,
+    vars: 'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET',
+  },
   microsoft: {
-    brand: 'Microsoft',
-    what: 'Outlook / Microsoft 365',
+    brand: SIGN_IN_NAMES.microsoft.brand,
+    what: SIGN_IN_NAMES.microsoft.mail,
     vars: 'MICROSOFT_CLIENT_ID and MICROSOFT_CLIENT_SECRET',
   },
 };

@@ -1,6 +1,6 @@
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
-import type { InboxService } from '../../../core/inboxes/inbox-service.ts';
+import { SIGN_IN_NAMES, type InboxService } from '../../../core/inboxes/inbox-service.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
 import type { WebEnv } from '../web-env.ts';
@@ -28,7 +28,7 @@ async function handledElsewhere(
   const domain = target.email.slice(target.email.lastIndexOf('@') + 1);
   const again = 'remove this inbox on the Inboxes page and add it again';
   if (guess.provider === 'google' || guess.provider === 'microsoft')
-    return `Mail for ${domain} is handled by ${guess.hostedBy}, which connects by signing in with ${guess.provider === 'google' ? 'Google' : 'Microsoft'}, not with a password: ${again} as ${guess.provider === 'google' ? 'Gmail' : 'Outlook / Microsoft 365'} (or ask your assistant).`;
+    return `Mail for ${domain} is handled by ${guess.hostedBy}, which connects by signing in with ${SIGN_IN_NAMES[guess.provider].brand}, not with a password: ${again} as ${SIGN_IN_NAMES[guess.provider].mail} (or ask your assistant).`;
   if (guess.imapHost !== null && guess.imapHost !== target.imapHost.toLowerCase())
     return `Mail for ${domain} is handled by ${guess.hostedBy}, whose IMAP server is ${guess.imapHost}: ${again} with that server.`;
   return undefined;

@@ -1,6 +1,10 @@
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
-import type { InboxService, SignInProvider } from '../../../core/inboxes/inbox-service.ts';
+import {
+  SIGN_IN_NAMES,
+  type InboxService,
+  type SignInProvider,
+} from '../../../core/inboxes/inbox-service.ts';
 import { CALLBACK_PATH } from '../callback-paths.ts';
 import { notice, page } from '../layout.ts';
 import type { WebEnv } from '../web-env.ts';
@@ -15,7 +19,7 @@ export function registerConnectProviderPages(app: Hono<WebEnv>, inboxes: InboxSe
 }
 
 function register(app: Hono<WebEnv>, inboxes: InboxService, provider: SignInProvider): void {
-  const brand = provider === 'google' ? 'Google' : 'Microsoft';
+  const brand = SIGN_IN_NAMES[provider].brand;
   const failed = (title: string, message: string) =>
     page({
       title,

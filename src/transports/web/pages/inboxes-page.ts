@@ -2,8 +2,12 @@ import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import type { Account } from '../../../core/accounts/account.ts';
 import { fromLine, PROVIDERS, type Inbox } from '../../../core/inboxes/inbox.ts';
-import { SIGN_IN_NOT_CONFIGURED, type SignInProvider } from '../../../core/inboxes/inbox-service.ts';
-import { inboxView } from '../../../core/inboxes/inbox-view.ts';
+import {
+  SIGN_IN_NAMES,
+  SIGN_IN_NOT_CONFIGURED,
+  type SignInProvider,
+} from '../../../core/inboxes/inbox-service.ts';
+import { inboxView, type InboxView } from '../../../core/inboxes/inbox-view.ts';
 import type { FolderStatus } from '../../../core/sync/inbox-status.ts';
 import { formBody, formFields } from '../form.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
@@ -18,9 +22,8 @@ const STATUS: Record<string, string> = {
   paused: 'Paused',
 };
 
-/** Providers an inbox connects to by signing in there, and their names. */
-const SIGN_IN_BRAND: Readonly<Record<SignInProvider, string>> = { google: 'Google', microsoft: 'Microsoft' };
-const signInOf = (i: Inbox): SignInProvider | undefined =>
+/** The provider an inbox connects to by signing in there, if any. */
+const signInOf = (i: Pick<Inbox, 'provider'>): SignInProvider | undefined =>
   i.provider === 'google' || i.provider === 'microsoft' ? i.provider : undefined;
 
 /** What is wrong with an inbox, in words, with what to do about it; undefined when nothing is. */
@@ -28,9 +31,9 @@ function problem(i: Inbox): string | undefined {
   if (i.paused) return 'Paused: agents cannot use it and it is not synced. Resume it to go on.';
   const signIn = signInOf(i);
   if (signIn !== undefined && i.connectionStatus === 'needs_reconnect')
-    return `${SIGN_IN_BRAND[signIn]} no longer accepts this inbox's sign-in (it was revoked there, or it expired). Sign in with ${SIGN_IN_BRAND[signIn]} again.`;
+    return `${SIGN_IN_NAMES[signIn].brand} no longer accepts this inbox's sign-in (it was revoked there, or it expired). Sign in with ${SIGN_IN_NAMES[signIn].brand} again.`;
   if (signIn !== undefined && i.connectionStatus === 'not_connected')
-    return `Not connected yet: sign in with ${SIGN_IN_BRAND[signIn]} to start syncing.`;
+    return `Not connected yet: sign in with ${SIGN_IN_NAMES[signIn].brand} to start syncing.`;
   if (i.connectionStatus === 'needs_reconnect')
     return 'The mail server refused the stored password. Enter the password again (for iCloud: a new app-specific password).';
   if (i.connectionStatus === 'not_connected' && !i.isDemo)
@@ -82,24 +85,24 @@ function senderNameForm(
 }
 
 const SIGN_INS: readonly SignInProvider[] = ['google', 'microsoft'];
+/** How Add an inbox names each sign-in provider. */
 const SIGN_IN_WHAT: Readonly<Record<SignInProvider, string>> = {
-  google: 'Gmail (Google)',
-  microsoft: 'Outlook / Microsoft 365',
+  google: `${SIGN_IN_NAMES.google.mail} (${SIGN_IN_NAMES.google.brand})`,
+  microsoft: SIGN_IN_NAMES.microsoft.mail,
 };
 
 /**
  * How an inbox that cannot sync gets connected: the password page for IMAP and iCloud, the provider's sign-in for
  * Gmail and Microsoft (or, where the operator has not set that up, what they must do).
  */
-function connectButton(inbox: Inbox, csrf: string, canSignIn: (p: SignInProvider) => boolean) {
-  const v = inboxView(inbox);
-  if (inbox.isDemo || !(v.connectionStatus === 'not_connected' || v.needsReconnect)) return '';
+function connectButton(inbox: InboxView, csrf: string, canSignIn: (p: SignInProvider) => boolean) {
+  if (inbox.isDemo || !(inbox.connectionStatus === 'not_connected' || inbox.needsReconnect)) return '';
   const signIn = signInOf(inbox);
   if (signIn !== undefined && !canSignIn(signIn))
     return html`<p class="muted">${SIGN_IN_NOT_CONFIGURED[signIn]}</p>`;
   return html`<form method="post" action="/inboxes/${inbox.id}/connect" style="display:inline">
     ${csrfField(csrf)}<button type="submit">
-      ${signIn === undefined ? 'Enter password' : `Sign in with ${SIGN_IN_BRAND[signIn]}`}
+      ${signIn === undefined ? 'Enter password' : `Sign in with ${SIGN_IN_NAMES[signIn].brand}`}
     </button>
   </form>`;
 }
@@ -213,7 +216,7 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
                 ${csrfField(csrf)}
                 <button class="secondary" type="submit">${i.paused ? 'Resume' : 'Pause'}</button>
               </form>
-              ${connectButton(inbox, csrf, (p) => inboxes.canSignIn(p))}
+              ${connectButton(i, csrf, (p) => inboxes.canSignIn(p))}
               <form method="post" action="/inboxes/${i.id}/remove" style="display:inline">
                 ${csrfField(csrf)}
                 <button class="danger" type="submit" aria-label="Remove ${i.label}">Remove</button>
