@@ -35,6 +35,8 @@ const TICK = 'sync-tick';
 export class SyncScheduler {
   private readonly deps: SyncSchedulerDeps;
   private readonly watchers = new Map<InboxId, Promise<(() => Promise<void>) | undefined>>();
+  /** What each watcher logs in with and where (`loginOf`), as its inbox was when it started. */
+  private readonly startedWith = new Map<InboxId, string>();
   private timer: NodeJS.Timeout | undefined;
   private reconciling: Promise<void> | undefined;
   private reconcileAgain = false;
@@ -111,6 +113,12 @@ export class SyncScheduler {
     const inboxes = (await this.deps.syncable()).filter((i) => !i.isDemo);
     const live = new Map(inboxes.map((i) => [i.id, i]));
     for (const id of [...this.watchers.keys()]) if (!live.has(id)) await this.unwatch(id, true);
+    // The person gave an inbox a new password or sign-in, or new servers, on any node: its watcher still logs in with
+    // the old (a new login after a dropped connection is refused, and the watch ends in silence) — it starts again.
+    for (const [id, login] of this.startedWith) {
+      const now = live.get(id);
+      if (now !== undefined && loginOf(now) !== login) this.rewatch(now);
+    }
     const share = Math.ceil(live.size / (await claims.nodes()));
     for (const id of [...this.watchers.keys()].slice(share)) await this.unwatch(id, true);
     // Start at a different place on each node, so that nodes claiming at once mostly try different inboxes.
@@ -125,11 +133,14 @@ export class SyncScheduler {
 
   /**
    * A fresh watcher for an inbox whose inbox folder was just re-read as a reset (a new UIDVALIDITY: the folder was
-   * re-created, so an IDLE session on the old one hears nothing; an expired Gmail history). Its claim is kept.
+   * re-created, so an IDLE session on the old one hears nothing; an expired Gmail history), or that has a new
+   * credential or servers. Its claim is kept.
    */
   rewatch(inbox: Inbox): void {
     const old = this.watchers.get(inbox.id);
     if (old === undefined || inbox.isDemo) return;
+    // Marked now, not when the old watcher has stopped: the next pass must not start it again meanwhile.
+    this.startedWith.set(inbox.id, loginOf(inbox));
     this.watchers.set(
       inbox.id,
       old
@@ -177,11 +188,13 @@ export class SyncScheduler {
   private async unwatch(id: InboxId, release: boolean): Promise<void> {
     const watcher = this.watchers.get(id);
     this.watchers.delete(id);
+    this.startedWith.delete(id);
     await (await watcher)?.().catch(() => undefined);
     if (release) await this.deps.claims.release(id);
   }
 
   private async watch(inbox: Inbox): Promise<(() => Promise<void>) | undefined> {
+    this.startedWith.set(inbox.id, loginOf(inbox));
     try {
       // Debounced: a burst of EXISTS/FLAGS notifications becomes one sync.
       const stop = await this.deps.sessions.watchInbox(inbox, () => {
@@ -196,8 +209,19 @@ export class SyncScheduler {
       this.deps.log.warn({ inboxId: inbox.id, err: e }, 'could not watch inbox');
       // Hand the inbox back; the next pass (here or on another node) tries again.
       this.watchers.delete(inbox.id);
+      this.startedWith.delete(inbox.id);
       await this.deps.claims.release(inbox.id);
       return undefined;
     }
   }
+}
+
+/**
+ * What a watcher logs in with and where: the servers, and when the person last gave the credential. Either changed,
+ * a watcher started before is stale.
+ */
+function loginOf(inbox: Inbox): string {
+  return [inbox.imapHost, inbox.imapPort, inbox.credentialSetAt?.getTime()]
+    .map((v) => String(v ?? ''))
+    .join('|');
 }

@@ -46,6 +46,7 @@ describe('an SMTP server with a certificate of its own', () => {
       connectionStatus: 'connected',
       lastError: null,
       senderName: null,
+      credentialSetAt: null,
       createdAt: now,
       updatedAt: now,
     };

@@ -46,6 +46,7 @@ const toInbox = (r: Selectable<InboxesTable>): Inbox => ({
   connectionStatus: r.connection_status as ConnectionStatus,
   lastError: r.last_error,
   senderName: r.sender_name,
+  credentialSetAt: r.credential_set_at === null ? null : toDate(r.credential_set_at),
   createdAt: toDate(r.created_at),
   updatedAt: toDate(r.updated_at),
 });
@@ -286,10 +287,11 @@ function joinedMessage(r: MessageJoinedRow): Selectable<MessagesTable> | undefin
 }
 
 /**
- * A new inbox's row. Its sender name is left to the column's default (null, not known yet), so the insert reads the
- * same on a database migrated before that column (the migration tests seed inboxes so).
+ * A new inbox's row. Its sender name and credential time are left to their columns' default (null: not known, none
+ * given yet), so the insert reads the same on a database migrated before those columns (the migration tests seed
+ * inboxes so).
  */
-const inboxRow = (i: NewInbox): Omit<Selectable<InboxesTable>, 'sender_name'> => ({
+const inboxRow = (i: NewInbox): Omit<Selectable<InboxesTable>, 'sender_name' | 'credential_set_at'> => ({
   id: i.id,
   account_id: i.accountId,
   label: i.label,
@@ -374,7 +376,7 @@ export class KyselyInboxStore implements InboxStore {
   async create(i: NewInbox): Promise<Inbox> {
     const row = inboxRow(i);
     await this.db.insertInto('inboxes').values(row).execute();
-    return toInbox({ ...row, sender_name: null });
+    return toInbox({ ...row, sender_name: null, credential_set_at: null });
   }
 
   async createWithinLimit(
@@ -391,7 +393,7 @@ export class KyselyInboxStore implements InboxStore {
       if (rows.length >= maxPerAccount) return err('limit_reached' as const);
       const row = inboxRow(i);
       await tx.insertInto('inboxes').values(row).execute();
-      return ok({ inbox: toInbox({ ...row, sender_name: null }), added: true });
+      return ok({ inbox: toInbox({ ...row, sender_name: null, credential_set_at: null }), added: true });
     });
   }
 
@@ -549,6 +551,13 @@ export class KyselyInboxStore implements InboxStore {
         ...(patch.connectionStatus !== undefined && { connection_status: patch.connectionStatus }),
         ...(patch.lastError !== undefined && { last_error: patch.lastError }),
         ...(patch.senderName !== undefined && { sender_name: patch.senderName }),
+        ...(patch.credentialSetAt !== undefined && { credential_set_at: patch.credentialSetAt.getTime() }),
+        ...(patch.servers !== undefined && {
+          imap_host: patch.servers.imapHost,
+          imap_port: patch.servers.imapPort,
+          smtp_host: patch.servers.smtpHost,
+          smtp_port: patch.servers.smtpPort,
+        }),
         updated_at: now.getTime(),
       })
       .where('id', '=', id)

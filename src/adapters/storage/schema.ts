@@ -30,6 +30,7 @@ export interface InboxesTable {
   connection_status: string;
   last_error: string | null;
   sender_name: string | null;
+  credential_set_at: number | null;
   created_at: number;
   updated_at: number;
 }

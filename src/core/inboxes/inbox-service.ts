@@ -299,7 +299,7 @@ export class InboxService {
     const updated = await this.deps.inboxes.update(
       inbox.accountId,
       inbox.id,
-      { connectionStatus: 'connected', lastError: null },
+      { connectionStatus: 'connected', lastError: null, credentialSetAt: now },
       now,
     );
     const connected = updated ?? inbox;
@@ -453,7 +453,12 @@ export class InboxService {
     const updated = await this.deps.inboxes.update(
       inbox.accountId,
       inbox.id,
-      { connectionStatus: 'connected', lastError: null, ...(email !== inbox.email && { email }) },
+      {
+        connectionStatus: 'connected',
+        lastError: null,
+        credentialSetAt: this.deps.clock.now(),
+        ...(email !== inbox.email && { email }),
+      },
       this.deps.clock.now(),
     );
     // The person's name as the provider shows it on their mail (Microsoft's displayName), for the mail they send

@@ -63,6 +63,7 @@ export function inboxStoreContract(h: () => InboxStoreHarness): void {
         paused: false,
         lastError: null,
         senderName: null,
+        credentialSetAt: null,
         updatedAt: i.createdAt,
       });
       expect(await h().inboxes.list(acct)).toMatchObject([{ smtpHost: 'smtp.example.test', smtpPort: 465 }]);
@@ -180,6 +181,31 @@ export function inboxStoreContract(h: () => InboxStoreHarness): void {
       expect(await h().inboxes.get(acct, i.id)).toMatchObject({ senderName: '' });
       expect(await h().inboxes.update(acct, i.id, { senderName: 'Ann' }, now)).toMatchObject({
         senderName: 'Ann',
+      });
+    });
+
+    it('keeps when a credential was given and the servers the person corrected, for its own account only', async () => {
+      const acct = await seedAccount(h().accounts);
+      const other = await seedAccount(h().accounts);
+      const i = newInbox(acct, { connectionStatus: 'connected' });
+      await h().inboxes.create(i);
+      expect(await h().inboxes.get(acct, i.id)).toMatchObject({ credentialSetAt: null });
+      const at = new Date('2030-03-02T08:00:00Z');
+      const servers = {
+        imapHost: 'mail.example.net',
+        imapPort: 143,
+        smtpHost: 'out.example.net',
+        smtpPort: 465,
+      };
+      expect(await h().inboxes.update(other, i.id, { credentialSetAt: at, servers }, at)).toBeUndefined();
+      expect(await h().inboxes.update(acct, i.id, { credentialSetAt: at, servers }, at)).toMatchObject({
+        credentialSetAt: at,
+        ...servers,
+      });
+      expect(await h().inboxes.get(acct, i.id)).toMatchObject({ credentialSetAt: at, ...servers });
+      // What every node's watchers are compared with (sync-scheduler.ts).
+      expect((await h().inboxes.listSyncable()).find((x) => x.id === i.id)).toMatchObject({
+        credentialSetAt: at,
       });
     });
 

@@ -5,7 +5,10 @@ import type { HeadlinePage, HeadlineQuery } from '../messages/message-store.ts';
 import type { MessageId, MessageSummary } from '../messages/message.ts';
 import type { ConnectionStatus, Inbox, InboxId } from './inbox.ts';
 
-export type NewInbox = Omit<Inbox, 'updatedAt' | 'lastError' | 'paused' | 'senderName'> & {
+export type NewInbox = Omit<
+  Inbox,
+  'updatedAt' | 'lastError' | 'paused' | 'senderName' | 'credentialSetAt'
+> & {
   readonly paused?: boolean;
 };
 
@@ -53,6 +56,18 @@ export interface InboxPatch {
   readonly lastError?: string | null;
   /** Already checked (`checkSenderName`); empty for none. */
   readonly senderName?: string;
+  /** The person gave the inbox a credential, or new servers, at this time. */
+  readonly credentialSetAt?: Date;
+  /** Where an IMAP inbox is reached and sends, as the person corrected it (already checked). */
+  readonly servers?: MailServers;
+}
+
+/** An IMAP inbox's two servers: where it reads (IMAP) and where it hands mail over for sending (SMTP submission). */
+export interface MailServers {
+  readonly imapHost: string;
+  readonly imapPort: number;
+  readonly smtpHost: string;
+  readonly smtpPort: number;
 }
 
 /**

@@ -32,6 +32,11 @@ export interface Inbox {
    * mail or set by them on the console, empty when they send without one (decision 0088). Agents cannot change it.
    */
   readonly senderName: string | null;
+  /**
+   * When the person last gave the inbox its credential (a password, a sign-in) or changed its servers; null when
+   * never, or before this was recorded. A watcher started before it logs in with what is gone: it starts again.
+   */
+  readonly credentialSetAt: Date | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }

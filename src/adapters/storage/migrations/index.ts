@@ -23,6 +23,7 @@ import { senderName } from './0020-sender-name.ts';
 import { secondFactors } from './0021-second-factors.ts';
 import { signInHistory } from './0022-sign-in-history.ts';
 import { passkeys } from './0023-passkeys.ts';
+import { credentialSetAt } from './0024-credential-set-at.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -53,5 +54,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0021-second-factors': secondFactors(dialect),
     '0022-sign-in-history': signInHistory(dialect),
     '0023-passkeys': passkeys(dialect),
+    '0024-credential-set-at': credentialSetAt(dialect),
   };
 }
