@@ -128,6 +128,7 @@ export function buildServices(c: {
       pooledIdleMs: config.imapReuseSeconds * 1000,
       logger: log,
     });
+  const smtp = new SmtpSubmitter({ vault, insecureHosts: config.imapInsecureHosts, logger: log, ...o.smtp });
   const google = googleMail(config, secrets);
   const microsoft = microsoftMail(config, secrets, vault);
   // Every session the services open marks its inbox for reconnecting when the provider refuses the credential.
@@ -143,6 +144,7 @@ export function buildServices(c: {
     vault,
     links,
     imap,
+    submission: smtp,
     clock,
     baseUrl: config.baseUrl,
     maxInboxesPerAccount: 20,
@@ -230,7 +232,7 @@ export function buildServices(c: {
     clock,
   });
   const submitter = new ProviderSubmitter(
-    new SmtpSubmitter({ vault, insecureHosts: config.imapInsecureHosts, logger: log, ...o.smtp }),
+    smtp,
     google === undefined ? undefined : { connector: google.connector, vault },
     microsoft === undefined ? undefined : { connector: microsoft.connector, vault },
   );

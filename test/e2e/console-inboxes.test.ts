@@ -135,5 +135,10 @@ describe('the person’s Inboxes page', () => {
     expect(page.url()).not.toBe(first);
     expect(await count()).toBe(before + 1);
     expect(await page.locator('main').textContent()).toContain('Connect me@home.test');
+    // The owner, signed in, sees both servers the password goes to, and may change them here (decision 0095).
+    expect(await page.getByLabel('Incoming mail (IMAP) server').inputValue()).toBe('imap.home.test');
+    expect(await page.getByLabel('Outgoing mail (SMTP) server').inputValue()).toBe('smtp.home.test');
+    expect(await page.getByLabel('Its port (587, or 465)').inputValue()).toBe('587');
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
   });
 });

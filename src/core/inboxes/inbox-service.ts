@@ -9,9 +9,10 @@ import type { MailCredential } from '../mail/mail-types.ts';
 import { SignInError, type ProviderSignIn } from './provider-sign-in.ts';
 import type { CredentialVault } from './credential-vault.ts';
 import { inboxError, type InboxError } from './inbox-errors.ts';
-import type { InboxPlace, InboxStore, SelectedPageQuery } from './inbox-store.ts';
+import type { InboxPlace, InboxStore, MailServers, SelectedPageQuery } from './inbox-store.ts';
 import { parseMessageId } from '../messages/message.ts';
 import { checkSenderName } from '../drafts/draft-input.ts';
+import type { SubmissionLoginTester } from '../sending/mail-submitter.ts';
 import { inboxView, type InboxView } from './inbox-view.ts';
 import { parseInboxId, type Inbox, type InboxId, type Provider } from './inbox.ts';
 import {
@@ -38,11 +39,28 @@ export interface AddInboxInput {
   readonly smtpPort?: number | undefined;
 }
 
+/** Servers as the person or an agent wrote them: ports default to 993 and 587, the SMTP host to IMAP's `smtp.` twin. */
+export type ServersInput = Pick<AddInboxInput, 'imapHost' | 'imapPort' | 'smtpHost' | 'smtpPort'>;
+
+/** A password saved: the inbox, and why sending with it would fail, when the submission server refused or was away. */
+export interface Connected {
+  readonly inbox: Inbox;
+  readonly sending?: LoginFailure;
+}
+
+/** Why nothing was saved: the link, the login at the IMAP server, or servers that cannot be (said in `message`). */
+export type CaptureFailure =
+  | LoginFailure
+  | { readonly reason: 'link_invalid' }
+  | { readonly reason: 'invalid_servers'; readonly message: string };
+
 export interface InboxServiceDeps {
   readonly inboxes: InboxStore;
   readonly vault: CredentialVault;
   readonly links: SecretLinkStore;
   readonly imap: MailConnector;
+  /** Where a password is also tried before it is saved: the inbox's submission server. */
+  readonly submission: SubmissionLoginTester;
   readonly clock: Clock;
   readonly baseUrl: string;
   readonly maxInboxesPerAccount: number;
@@ -164,35 +182,13 @@ export class InboxService {
     const label = input.label.trim();
     if (label === '' || label.length > 80)
       return err(inboxError('invalid_arguments', 'label must be 1 to 80 characters.'));
-    let imapHost: string | null = null;
-    let imapPort: number | null = null;
+    let servers: MailServers | { [K in keyof MailServers]: null } = NO_SERVERS;
     if (input.provider === 'imap') {
-      const host = input.imapHost?.trim().toLowerCase();
-      if (host === undefined || host === '')
-        return err(inboxError('invalid_arguments', 'imapHost is required for provider imap.'));
-      if (!isValidHostname(host))
-        return err(inboxError('invalid_arguments', 'imapHost must be a host name such as imap.example.com.'));
-      imapHost = host;
-      imapPort = input.imapPort ?? 993;
-      if (!Number.isInteger(imapPort) || imapPort < 1 || imapPort > 65535)
-        return err(inboxError('invalid_arguments', 'imapPort must be between 1 and 65535.'));
+      const checked = imapServers(input);
+      if (!checked.ok) return checked;
+      servers = checked.value;
     } else if (input.provider === 'icloud') {
-      imapHost = ICLOUD_IMAP.host;
-      imapPort = ICLOUD_IMAP.port;
-    }
-    let smtpHost: string | null = null;
-    let smtpPort: number | null = null;
-    if (input.provider === 'icloud') {
-      smtpHost = ICLOUD_SMTP.host;
-      smtpPort = ICLOUD_SMTP.port;
-    } else if (input.provider === 'imap' && imapHost !== null) {
-      const host = input.smtpHost?.trim().toLowerCase() || defaultSmtpHost(imapHost);
-      if (!isValidHostname(host))
-        return err(inboxError('invalid_arguments', 'smtpHost must be a host name such as smtp.example.com.'));
-      smtpHost = host;
-      smtpPort = input.smtpPort ?? 587;
-      if (!Number.isInteger(smtpPort) || smtpPort < 1 || smtpPort > 65535)
-        return err(inboxError('invalid_arguments', 'smtpPort must be between 1 and 65535.'));
+      servers = ICLOUD_SERVERS;
     }
     const imapUser = input.imapUser?.trim() === '' ? undefined : input.imapUser?.trim();
     if (imapUser !== undefined && (imapUser.length > 254 || /[\r\n\0]/.test(imapUser)))
@@ -204,11 +200,8 @@ export class InboxService {
       label,
       provider: input.provider,
       email,
-      imapHost,
-      imapPort,
+      ...servers,
       imapUser: input.provider === 'imap' || input.provider === 'icloud' ? (imapUser ?? null) : null,
-      smtpHost,
-      smtpPort,
       isDemo: false,
       connectionStatus: 'not_connected' as const,
       createdAt: now,
@@ -272,26 +265,63 @@ export class InboxService {
   /**
    * The form's submission: the login is tested before anything is saved; a failure says why and counts against
    * the link (5 tries). On success the credential is sealed, the link consumed and the first sync started.
+   *
+   * The password is also tried at the inbox's submission server (SMTP), where it goes when mail is sent: a failure
+   * there saves nothing less — reading works — and comes back as `sending`, in words, for the page to say.
+   *
+   * `change` moves an IMAP inbox to other servers (decision 0095), tested with this password before anything is
+   * saved. Only the account's owner may: the link alone, which an agent handed over and may hold, cannot send the
+   * person's password, nor their approved mail, somewhere else.
    */
   async completeSecretCapture(
     token: string,
     username: string,
     password: string,
-  ): Promise<Result<Inbox, LoginFailure | { reason: 'link_invalid' }>> {
+    change?: { readonly by: AccountId; readonly servers: ServersInput },
+  ): Promise<Result<Connected, CaptureFailure>> {
     const idHash = sha256Hex(token);
     const target = await this.captureTarget(token);
     if (target === undefined) return err({ reason: 'link_invalid' });
     const { inbox } = target;
+    let servers: MailServers | undefined;
+    if (change !== undefined) {
+      if (change.by !== inbox.accountId || inbox.provider !== 'imap')
+        return err({
+          reason: 'invalid_servers',
+          message: 'Only the owner of an IMAP inbox changes its servers.',
+        });
+      const checked = imapServers(change.servers);
+      if (!checked.ok) return err({ reason: 'invalid_servers', message: checked.error.message });
+      servers = checked.value;
+      const moved = { ...inbox, ...servers };
+      const twin = (await this.deps.inboxes.list(inbox.accountId)).find(
+        (other) => other.id !== inbox.id && sameMailbox(other, moved),
+      );
+      if (twin !== undefined)
+        return err({
+          reason: 'invalid_servers',
+          message: `Another inbox here, “${twin.label}”, already reads this mailbox at ${servers.imapHost}.`,
+        });
+    }
+    const imapAt = {
+      host: servers?.imapHost ?? inbox.imapHost ?? '',
+      port: servers?.imapPort ?? inbox.imapPort ?? 993,
+    };
+    const smtpHost = servers?.smtpHost ?? inbox.smtpHost;
     const user = username.trim() === '' ? (inbox.imapUser ?? inbox.email) : username.trim();
     const credential = { kind: 'password' as const, username: user, password };
-    const failure = await this.deps.imap.testLogin(
-      { host: inbox.imapHost ?? '', port: inbox.imapPort ?? 993 },
-      credential,
-    );
+    const failure = await this.deps.imap.testLogin(imapAt, credential);
     if (failure !== undefined) {
       await this.deps.links.countAttempt(idHash);
       return err(failure);
     }
+    const sending =
+      smtpHost === null
+        ? undefined
+        : await this.deps.submission.testLogin(
+            { host: smtpHost, port: servers?.smtpPort ?? inbox.smtpPort ?? 587 },
+            credential,
+          );
     if (!(await this.deps.links.consume(idHash, this.deps.clock.now())))
       return err({ reason: 'link_invalid' });
     const now = this.deps.clock.now();
@@ -299,12 +329,17 @@ export class InboxService {
     const updated = await this.deps.inboxes.update(
       inbox.accountId,
       inbox.id,
-      { connectionStatus: 'connected', lastError: null, credentialSetAt: now },
+      {
+        connectionStatus: 'connected',
+        lastError: null,
+        credentialSetAt: now,
+        ...(servers !== undefined && { servers }),
+      },
       now,
     );
     const connected = updated ?? inbox;
     this.deps.onConnected(connected);
-    return ok(connected);
+    return ok(sending === undefined ? { inbox: connected } : { inbox: connected, sending });
   }
 
   async setPaused(
@@ -579,3 +614,32 @@ function unusable(inbox: Inbox): InboxError | undefined {
     );
   return undefined;
 }
+
+const NO_SERVERS = { imapHost: null, imapPort: null, smtpHost: null, smtpPort: null } as const;
+const ICLOUD_SERVERS: MailServers = {
+  imapHost: ICLOUD_IMAP.host,
+  imapPort: ICLOUD_IMAP.port,
+  smtpHost: ICLOUD_SMTP.host,
+  smtpPort: ICLOUD_SMTP.port,
+};
+
+/** An IMAP inbox's servers, checked: each refusal names its field first (`imapHost …`), as the forms expect. */
+function imapServers(input: ServersInput): Result<MailServers, InboxError> {
+  const imapHost = input.imapHost?.trim().toLowerCase();
+  if (imapHost === undefined || imapHost === '')
+    return err(inboxError('invalid_arguments', 'imapHost is required for provider imap.'));
+  if (!isValidHostname(imapHost))
+    return err(inboxError('invalid_arguments', 'imapHost must be a host name such as imap.example.com.'));
+  const imapPort = input.imapPort ?? 993;
+  if (!validPort(imapPort))
+    return err(inboxError('invalid_arguments', 'imapPort must be between 1 and 65535.'));
+  const smtpHost = input.smtpHost?.trim().toLowerCase() || defaultSmtpHost(imapHost);
+  if (!isValidHostname(smtpHost))
+    return err(inboxError('invalid_arguments', 'smtpHost must be a host name such as smtp.example.com.'));
+  const smtpPort = input.smtpPort ?? 587;
+  if (!validPort(smtpPort))
+    return err(inboxError('invalid_arguments', 'smtpPort must be between 1 and 65535.'));
+  return ok({ imapHost, imapPort, smtpHost, smtpPort });
+}
+
+const validPort = (port: number) => Number.isInteger(port) && port >= 1 && port <= 65535;

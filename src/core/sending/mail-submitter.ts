@@ -1,4 +1,6 @@
 import type { Inbox } from '../inboxes/inbox.ts';
+import type { LoginFailure } from '../mail/mail-ports.ts';
+import type { MailCredential } from '../mail/mail-types.ts';
 
 /** One message to hand to the inbox's submission server, exactly as composed. */
 export interface Submission {
@@ -50,4 +52,18 @@ export class SubmitUncertainError extends Error {
 export interface MailSubmitter {
   canSend(inbox: Inbox): boolean;
   submit(inbox: Inbox, submission: Submission): Promise<SubmitReceipt>;
+}
+
+/** Where an inbox hands mail over for sending: an SMTP submission server. */
+export interface MailServer {
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * Logs in to a submission server and out again, sending nothing: a password is checked where the inbox's mail would
+ * go when the person gives it, not at the first send they approved (decision 0095).
+ */
+export interface SubmissionLoginTester {
+  testLogin(server: MailServer, credential: MailCredential): Promise<LoginFailure | undefined>;
 }

@@ -7,10 +7,14 @@ import type { Inbox } from '../../../core/inboxes/inbox.ts';
 import {
   SubmitRefusedError,
   SubmitUncertainError,
+  type MailServer,
   type MailSubmitter,
   type Submission,
+  type SubmissionLoginTester,
   type SubmitReceipt,
 } from '../../../core/sending/mail-submitter.ts';
+import type { LoginFailure } from '../../../core/mail/mail-ports.ts';
+import type { MailCredential } from '../../../core/mail/mail-types.ts';
 import { type Logger, silentLogger } from '../../../lib/logger.ts';
 import { certificateWords } from '../../net/certificate-words.ts';
 import { printableReason } from '../server-words.ts';
@@ -33,6 +37,8 @@ export interface SmtpSubmitterOptions {
   readonly lookup?: HostLookup;
   readonly ca?: string;
   readonly timeoutMs?: number;
+  /** How long a test login may take (the password page waits for it); default 15 s. */
+  readonly testTimeoutMs?: number;
   readonly logger?: Logger;
 }
 
@@ -54,7 +60,7 @@ type SmtpError = Error & {
  * reply from the server, is a refusal (nothing went out); a connection that breaks after the data started is
  * uncertain — the server may have accepted it — and the caller must not retry on its own.
  */
-export class SmtpSubmitter implements MailSubmitter {
+export class SmtpSubmitter implements MailSubmitter, SubmissionLoginTester {
   private readonly o: SmtpSubmitterOptions;
   private readonly insecure: Set<string>;
   private readonly log: Logger;
@@ -75,96 +81,161 @@ export class SmtpSubmitter implements MailSubmitter {
     // OAuth inboxes (Gmail, Microsoft) send through their provider APIs, not SMTP.
     if (credential.kind !== 'password') throw new SubmitRefusedError('this inbox cannot send over SMTP');
     const host = normalizeHost(inbox.smtpHost);
-    const port = inbox.smtpPort ?? 587;
-    const insecure = this.insecure.has(host);
-    let address = host;
-    let servername: string | undefined;
-    if (!insecure) {
-      try {
-        ({ address, servername } = await vetHost(
-          host,
-          this.o.addressPolicy ?? isPublicHostAddress,
-          this.o.lookup,
-        ));
-      } catch (e) {
-        if (e instanceof HostRefusedError || e instanceof HostNotFoundError)
-          throw new SubmitRefusedError(e.message);
-        throw e;
-      }
-    }
-    const timeout = this.o.timeoutMs ?? 30_000;
-    const Connection = smtpModule.load();
-    const conn = new Connection({
-      host: address,
-      port,
-      secure: port === 465,
-      requireTLS: !insecure && port !== 465,
-      ...(servername !== undefined && { servername }),
-      tls: {
-        minVersion: 'TLSv1.2',
-        ...(servername !== undefined && { servername }),
-        ...(this.o.ca !== undefined && { ca: this.o.ca }),
-      },
-      connectionTimeout: timeout,
-      greetingTimeout: timeout,
-      socketTimeout: timeout * 2,
-      allowInternalNetworkInterfaces: insecure,
-      logger: false,
-    });
-    // nodemailer reports a failure while connecting or logging in only as an 'error' (or 'end') event, never to the
-    // callback; during a send it also calls the send callback. Whichever comes first settles the step in progress.
-    let step: { phase: 'before' | 'send'; reject: (e: Error) => void } | undefined;
-    let refusedRecipients: string[] = [];
-    const broken = (e: SmtpError | undefined) => {
-      const reason =
-        e === undefined ? 'the mail server closed the connection' : (certificate(e, host) ?? describe(e));
-      step?.reject(step.phase === 'send' ? new SubmitUncertainError(reason) : new SubmitRefusedError(reason));
-    };
-    conn.on('error', (e: SmtpError) => {
-      broken(e);
-    });
-    conn.on('end', () => {
-      broken(undefined);
-    });
+    let exchange: Exchange;
     try {
-      await new Promise<void>((resolve, reject) => {
-        step = { phase: 'before', reject };
-        conn.connect((e) => (e ? reject(refused(e)) : resolve()));
-      });
-      await new Promise<void>((resolve, reject) => {
-        step = { phase: 'before', reject };
-        conn.login({ user: credential.username, pass: credential.password }, (e) =>
-          e ? reject(refused(e, (e.code === 'EAUTH' || e.code === 'ENOAUTH') && !forNow(e))) : resolve(),
+      exchange = await this.open(host, inbox.smtpPort ?? 587);
+    } catch (e) {
+      if (e instanceof HostRefusedError || e instanceof HostNotFoundError)
+        throw new SubmitRefusedError(e.message);
+      throw e;
+    }
+    let refusedRecipients: string[] = [];
+    try {
+      try {
+        await exchange.logIn(credential);
+      } catch (e) {
+        const err = e as SmtpError;
+        throw new SubmitRefusedError(
+          certificate(err, host) ?? describe(err),
+          (err.code === 'EAUTH' || err.code === 'ENOAUTH') && !forNow(err),
         );
+      }
+      refusedRecipients = await exchange.send(s).catch((e: unknown) => {
+        const err = e as SmtpError;
+        // A reply from the server (RCPT refused, DATA refused) means it did not take the message; a connection that
+        // broke once the data started may have delivered it.
+        throw typeof err.responseCode === 'number' || err.code === 'EENVELOPE'
+          ? new SubmitRefusedError(describe(err))
+          : new SubmitUncertainError(certificate(err, host) ?? describe(err));
       });
-      await new Promise<void>((resolve, reject) => {
-        step = { phase: 'send', reject };
-        conn.send({ from: s.envelopeFrom, to: [...s.recipients] }, Buffer.from(s.raw), (e, info) => {
-          if (e) {
-            const err = e as SmtpError;
-            // A reply from the server (RCPT refused, DATA refused) means it did not take the message.
-            reject(
-              typeof err.responseCode === 'number' || err.code === 'EENVELOPE'
-                ? refused(err)
-                : new SubmitUncertainError(describe(err)),
-            );
-          } else {
-            refusedRecipients = info.rejected.map(String);
-            if (refusedRecipients.length > 0)
-              this.log.warn(
-                { inboxId: inbox.id, rejected: refusedRecipients.length },
-                'some recipients refused',
-              );
-            resolve();
-          }
-        });
-      });
-      step = undefined;
+      if (refusedRecipients.length > 0)
+        this.log.warn({ inboxId: inbox.id, rejected: refusedRecipients.length }, 'some recipients refused');
     } finally {
-      conn.quit();
+      exchange.quit();
     }
     return { filedByProvider: false, copyFiledByServer: FILES_ITS_OWN_COPY.has(host), refusedRecipients };
   }
+
+  /**
+   * Logs in to a submission server and out again, sending nothing: where an inbox's mail would go is checked when
+   * the person gives its password (decision 0095), not at the first send they approved.
+   */
+  async testLogin(server: MailServer, credential: MailCredential): Promise<LoginFailure | undefined> {
+    if (credential.kind !== 'password') return undefined;
+    const host = normalizeHost(server.host);
+    let exchange: Exchange;
+    try {
+      exchange = await this.open(host, server.port, this.o.testTimeoutMs ?? 15_000);
+    } catch (e) {
+      if (e instanceof HostRefusedError) return { reason: 'refused_host', message: e.message };
+      if (e instanceof HostNotFoundError) return { reason: 'unreachable', message: e.message };
+      throw e;
+    }
+    try {
+      await exchange.logIn(credential);
+      return undefined;
+    } catch (e) {
+      return loginFailure(e as SmtpError, host);
+    } finally {
+      exchange.quit();
+    }
+  }
+
+  /** A connection to the host on the vetted address, not yet opened: the same SSRF guard and TLS rules as IMAP. */
+  private async open(host: string, port: number, timeout = this.o.timeoutMs ?? 30_000): Promise<Exchange> {
+    const insecure = this.insecure.has(host);
+    let address = host;
+    let servername: string | undefined;
+    if (!insecure)
+      ({ address, servername } = await vetHost(
+        host,
+        this.o.addressPolicy ?? isPublicHostAddress,
+        this.o.lookup,
+      ));
+    const Connection = smtpModule.load();
+    return new Exchange(
+      new Connection({
+        host: address,
+        port,
+        secure: port === 465,
+        requireTLS: !insecure && port !== 465,
+        ...(servername !== undefined && { servername }),
+        tls: {
+          minVersion: 'TLSv1.2',
+          ...(servername !== undefined && { servername }),
+          ...(this.o.ca !== undefined && { ca: this.o.ca }),
+        },
+        connectionTimeout: timeout,
+        greetingTimeout: timeout,
+        socketTimeout: timeout * 2,
+        allowInternalNetworkInterfaces: insecure,
+        logger: false,
+      }),
+    );
+  }
+}
+
+/**
+ * One SMTP connection, a step at a time. nodemailer reports a failure while connecting or logging in only as an
+ * 'error' (or 'end') event, never to the callback; during a send it also calls the send callback. Whichever comes
+ * first settles the step in progress, with the error as nodemailer gave it (none: the server closed the connection).
+ */
+class Exchange {
+  private readonly conn: SMTPConnection;
+  private reject: ((e: SmtpError) => void) | undefined;
+  constructor(conn: SMTPConnection) {
+    this.conn = conn;
+    const broken = (e: SmtpError) => {
+      this.reject?.(e);
+    };
+    conn.on('error', broken);
+    conn.on('end', () => {
+      broken(Object.assign(new Error('the mail server closed the connection'), { code: 'ECLOSED' }));
+    });
+  }
+
+  async logIn(credential: { readonly username: string; readonly password: string }): Promise<void> {
+    await this.step<unknown>((done) => {
+      this.conn.connect(done);
+    });
+    await this.step<unknown>((done) => {
+      this.conn.login({ user: credential.username, pass: credential.password }, done);
+    });
+  }
+
+  /** The recipients the server refused while it took the message for the others. */
+  async send(s: Submission): Promise<string[]> {
+    const info = await this.step<{ rejected: unknown[] }>((done) => {
+      this.conn.send({ from: s.envelopeFrom, to: [...s.recipients] }, Buffer.from(s.raw), done);
+    });
+    return info.rejected.map(String);
+  }
+
+  quit(): void {
+    this.reject = undefined;
+    this.conn.quit();
+  }
+
+  private step<T>(start: (done: (e: Error | null | undefined, value?: T) => void) => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.reject = reject;
+      start((e, value) => {
+        if (e) reject(e);
+        else resolve(value as T);
+      });
+    });
+  }
+}
+
+/** A failed test login, as the password page says it (the same reasons as IMAP's). */
+function loginFailure(e: SmtpError, host: string): LoginFailure {
+  const words = certificate(e, host);
+  if (words !== undefined) return { reason: 'certificate', message: words };
+  const message = describe(e);
+  if ((e.code === 'EAUTH' || e.code === 'ENOAUTH') && forNow(e)) return { reason: 'unavailable', message };
+  if (e.code === 'EAUTH' || e.code === 'ENOAUTH') return { reason: 'auth_failed', message };
+  if (e.code === 'ETLS' || e.code === 'EREQUIRETLS') return { reason: 'tls_required', message };
+  return { reason: 'unreachable', message };
 }
 
 /**
@@ -182,10 +253,6 @@ function forNow(e: SmtpError): boolean {
   return typeof e.responseCode === 'number' && e.responseCode >= 400 && e.responseCode < 500;
 }
 
-function refused(e: SmtpError, authFailed = false): SubmitRefusedError {
-  return new SubmitRefusedError(describe(e), authFailed);
-}
-
 /** A certificate this machine does not trust, said with what the operator can do (decision 0081). */
 function certificate(e: SmtpError, host: string): string | undefined {
   const words = certificateWords(e.originalCode ?? e.code, host);
@@ -201,6 +268,7 @@ function describe(e: SmtpError): string {
   if (e.code === 'ETLS' || e.code === 'EREQUIRETLS') return 'the mail server does not offer TLS';
   if (e.code === 'EDNS') return 'the mail server name does not resolve';
   if (e.code === 'ETIMEDOUT') return 'the mail server did not answer in time';
+  if (e.code === 'ECLOSED') return 'the mail server closed the connection';
   if (e.code === 'EENVELOPE') return 'the mail server refused the recipients';
   if (typeof e.responseCode === 'number') {
     // "550 5.7.1 Sender address rejected: not owned by user" → its reason, without the reply and status codes.

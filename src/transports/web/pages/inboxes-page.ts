@@ -93,11 +93,21 @@ const SIGN_IN_WHAT: Readonly<Record<SignInProvider, string>> = {
 
 /**
  * How an inbox that cannot sync gets connected: the password page for IMAP and iCloud, the provider's sign-in for
- * Gmail and Microsoft (or, where the operator has not set that up, what they must do).
+ * Gmail and Microsoft (or, where the operator has not set that up, what they must do). A connected IMAP or iCloud
+ * inbox goes to the same page for a new password (and, on IMAP, other servers).
  */
 function connectButton(inbox: InboxView, csrf: string, canSignIn: (p: SignInProvider) => boolean) {
-  if (inbox.isDemo || !(inbox.connectionStatus === 'not_connected' || inbox.needsReconnect)) return '';
+  if (inbox.isDemo) return '';
   const signIn = signInOf(inbox);
+  if (!(inbox.connectionStatus === 'not_connected' || inbox.needsReconnect)) {
+    // Connected: a password that changed, or servers that did (IMAP), go in on the same page (decision 0095).
+    if (signIn !== undefined) return '';
+    return html`<form method="post" action="/inboxes/${inbox.id}/connect" style="display:inline">
+      ${csrfField(csrf)}<button class="secondary" type="submit">
+        ${inbox.provider === 'imap' ? 'Change password or servers' : 'Change password'}
+      </button>
+    </form>`;
+  }
   if (signIn !== undefined && !canSignIn(signIn))
     return html`<p class="muted">${SIGN_IN_NOT_CONFIGURED[signIn]}</p>`;
   return html`<form method="post" action="/inboxes/${inbox.id}/connect" style="display:inline">
@@ -174,6 +184,18 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
                 ${i.email} · ${i.provider} ·
                 <strong>${STATUS[i.connectionStatus] ?? i.connectionStatus}</strong>
               </p>
+              ${
+                inbox.provider === 'imap' && inbox.imapHost !== null
+                  ? html`<p class="muted servers">
+                      Reads at
+                      ${inbox.imapHost}:${String(inbox.imapPort ?? 993)}${
+                        inbox.smtpHost === null
+                          ? ''
+                          : ` · sends through ${inbox.smtpHost}:${String(inbox.smtpPort ?? 587)}`
+                      }
+                    </p>`
+                  : ''
+              }
               <p class="sync-state">
                 ${
                   last === undefined
