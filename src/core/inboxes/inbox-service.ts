@@ -283,45 +283,24 @@ export class InboxService {
     const target = await this.captureTarget(token);
     if (target === undefined) return err({ reason: 'link_invalid' });
     const { inbox } = target;
-    let servers: MailServers | undefined;
-    if (change !== undefined) {
-      if (change.by !== inbox.accountId || inbox.provider !== 'imap')
-        return err({
-          reason: 'invalid_servers',
-          message: 'Only the owner of an IMAP inbox changes its servers.',
-        });
-      const checked = imapServers(change.servers);
-      if (!checked.ok) return err({ reason: 'invalid_servers', message: checked.error.message });
-      servers = checked.value;
-      const moved = { ...inbox, ...servers };
-      const twin = (await this.deps.inboxes.list(inbox.accountId)).find(
-        (other) => other.id !== inbox.id && sameMailbox(other, moved),
-      );
-      if (twin !== undefined)
-        return err({
-          reason: 'invalid_servers',
-          message: `Another inbox here, “${twin.label}”, already reads this mailbox at ${servers.imapHost}.`,
-        });
-    }
-    const imapAt = {
-      host: servers?.imapHost ?? inbox.imapHost ?? '',
-      port: servers?.imapPort ?? inbox.imapPort ?? 993,
-    };
-    const smtpHost = servers?.smtpHost ?? inbox.smtpHost;
+    const moved = change === undefined ? ok(undefined) : await this.moveTo(inbox, change);
+    if (!moved.ok) return moved;
+    const servers = moved.value;
+    const at = servers ?? inbox;
     const user = username.trim() === '' ? (inbox.imapUser ?? inbox.email) : username.trim();
     const credential = { kind: 'password' as const, username: user, password };
-    const failure = await this.deps.imap.testLogin(imapAt, credential);
+    const failure = await this.deps.imap.testLogin(
+      { host: at.imapHost ?? '', port: at.imapPort ?? 993 },
+      credential,
+    );
     if (failure !== undefined) {
       await this.deps.links.countAttempt(idHash);
       return err(failure);
     }
     const sending =
-      smtpHost === null
+      at.smtpHost === null
         ? undefined
-        : await this.deps.submission.testLogin(
-            { host: smtpHost, port: servers?.smtpPort ?? inbox.smtpPort ?? 587 },
-            credential,
-          );
+        : await this.deps.submission.testLogin({ host: at.smtpHost, port: at.smtpPort ?? 587 }, credential);
     if (!(await this.deps.links.consume(idHash, this.deps.clock.now())))
       return err({ reason: 'link_invalid' });
     const now = this.deps.clock.now();
@@ -340,6 +319,25 @@ export class InboxService {
     const connected = updated ?? inbox;
     this.deps.onConnected(connected);
     return ok(sending === undefined ? { inbox: connected } : { inbox: connected, sending });
+  }
+
+  /** Servers the owner gave an IMAP inbox on its password page, checked; refused in words. */
+  private async moveTo(
+    inbox: Inbox,
+    change: { readonly by: AccountId; readonly servers: ServersInput },
+  ): Promise<Result<MailServers, CaptureFailure>> {
+    const refuse = (message: string) => err({ reason: 'invalid_servers' as const, message });
+    if (change.by !== inbox.accountId || inbox.provider !== 'imap')
+      return refuse('Only the owner of an IMAP inbox changes its servers.');
+    const checked = imapServers(change.servers);
+    if (!checked.ok) return refuse(checked.error.message);
+    const moved = { ...inbox, ...checked.value };
+    const twin = (await this.deps.inboxes.list(inbox.accountId)).find(
+      (other) => other.id !== inbox.id && sameMailbox(other, moved),
+    );
+    return twin === undefined
+      ? checked
+      : refuse(`Another inbox here, “${twin.label}”, already reads this mailbox at ${moved.imapHost}.`);
   }
 
   async setPaused(
