@@ -3,7 +3,7 @@ import type { App } from '../../src/app.ts';
 import type { AccountId } from '../../src/core/accounts/account.ts';
 import { freePort, startDovecot, startSmtpSink, type Dovecot, type SmtpSink } from '../rig/index.ts';
 import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import { agentOn, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
 import { WebClient } from '../support/web-client.ts';
 
 // Decision 0095. The password page named one server, the IMAP one; the password also goes to the submission server
@@ -106,6 +106,26 @@ describe('the servers a password goes to, on the password page', () => {
       `Sending will not work yet: at 127.0.0.1:${String(closedPort)},`,
     );
     expect(await stored(wes.id)).toMatchObject({ connectionStatus: 'connected' });
+    // A send the person approved meanwhile fails in words that say where the fix is; the approval is kept.
+    expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
+    const draft = expectToolOk(
+      await call('create_draft', {
+        inboxId: wes.id,
+        to: 'friend@example.org',
+        subject: 'Hi',
+        text: 'Hello.',
+      }),
+    );
+    const send = () =>
+      call('send_draft', {
+        pendingSendId: draft['pendingSendId'],
+        approvalCode: draft['approvalCode'],
+        humanApprovedInChat: true,
+      });
+    const failed = expectToolError(await send(), 'provider_error');
+    expect(failed['message']).toContain(
+      'If the outgoing mail server is wrong, the account’s owner changes it on the Inboxes page (Change password or servers).',
+    );
 
     await owner.get('/inboxes');
     expect(flat(owner.lastHtml)).toContain(
@@ -141,6 +161,10 @@ describe('the servers a password goes to, on the password page', () => {
     expect(res.status).toBe(200);
     expect(owner.lastHtml).not.toContain('Sending will not work');
     expect(await stored(wes.id)).toMatchObject({ smtpHost: '127.0.0.1', smtpPort: sink.port });
+    // The same approval now sends, through the server the owner gave.
+    expectToolOk(await send());
+    await sink.waitFor(1);
+    expect(sink.received.at(-1)?.auth).toBe('wes');
   });
 
   it('lets the owner correct a wrong incoming server, tested before it is saved, never onto another inbox’s mailbox', async () => {

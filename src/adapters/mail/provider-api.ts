@@ -98,14 +98,14 @@ export async function sendDraftOnce(
   try {
     draftId = await prepare();
   } catch (e) {
-    if (e instanceof MailAuthError) throw new SubmitRefusedError(e.message, true);
+    if (e instanceof MailAuthError) throw new SubmitRefusedError(e.message, { authFailed: true });
     if (e instanceof MailProviderError) throw new SubmitRefusedError(e.message);
     throw new SubmitRefusedError('the draft could not be prepared');
   }
   try {
     await send(draftId);
   } catch (e) {
-    if (e instanceof MailAuthError) throw new SubmitRefusedError(e.message, true);
+    if (e instanceof MailAuthError) throw new SubmitRefusedError(e.message, { authFailed: true });
     if (e instanceof ProviderStatusError && e.status >= 400 && e.status < 500)
       throw new SubmitRefusedError(e.message);
     throw new SubmitUncertainError(e instanceof MailProviderError ? e.message : silence);

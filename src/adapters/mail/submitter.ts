@@ -41,14 +41,16 @@ export class ProviderSubmitter implements MailSubmitter {
       if (this.gmail === undefined)
         throw new SubmitRefusedError('Google sign-in is not configured on this server');
       const credential = await this.gmail.vault.get(inbox.id);
-      if (credential === undefined) throw new SubmitRefusedError('no readable stored credential', true);
+      if (credential === undefined)
+        throw new SubmitRefusedError('no readable stored credential', { authFailed: true });
       return this.gmail.connector.submit(inbox, credential, submission);
     }
     if (inbox.provider === 'microsoft') {
       if (this.graph === undefined)
         throw new SubmitRefusedError('Microsoft sign-in is not configured on this server');
       const credential = await this.graph.vault.get(inbox.id);
-      if (credential === undefined) throw new SubmitRefusedError('no readable stored credential', true);
+      if (credential === undefined)
+        throw new SubmitRefusedError('no readable stored credential', { authFailed: true });
       return this.graph.connector.submit(inbox, credential, submission);
     }
     return this.smtp.submit(inbox, submission);

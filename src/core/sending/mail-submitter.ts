@@ -34,9 +34,15 @@ export class SubmitRefusedError extends Error {
   override readonly name = 'SubmitRefusedError';
   /** True when the stored credential was refused: the inbox needs reconnecting. */
   readonly authFailed: boolean;
-  constructor(message: string, authFailed = false) {
+  /**
+   * True when the submission server itself could not be used — its name unknown, nothing answering, no TLS, a
+   * certificate not trusted: the inbox's outgoing server may be the wrong one (the owner changes it, decision 0095).
+   */
+  readonly serverUnusable: boolean;
+  constructor(message: string, o: { readonly authFailed?: boolean; readonly serverUnusable?: boolean } = {}) {
     super(message);
-    this.authFailed = authFailed;
+    this.authFailed = o.authFailed ?? false;
+    this.serverUnusable = o.serverUnusable ?? false;
   }
 }
 

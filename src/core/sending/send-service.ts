@@ -317,9 +317,13 @@ export class SendService {
       if (e instanceof SubmitRefusedError) {
         await this.deps.pendingSends.unclaim(pendingSendId);
         if (e.authFailed) await this.deps.inboxes.markNeedsReconnect(inbox, e.message, sentAt);
+        // An outgoing server that cannot be used may be the wrong one: where it is changed (decision 0095).
+        const fix = e.serverUnusable
+          ? ' If the outgoing mail server is wrong, the account’s owner changes it on the Inboxes page (Change password or servers).'
+          : '';
         return err({
           code: 'provider_error',
-          message: `Not sent: ${e.message}. Nothing went out; the approval still works once this is fixed.`,
+          message: `Not sent: ${e.message}. Nothing went out; the approval still works once this is fixed.${fix}`,
           status: 'not_sent',
           reason: e.message,
         });

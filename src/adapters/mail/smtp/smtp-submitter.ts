@@ -77,7 +77,8 @@ export class SmtpSubmitter implements MailSubmitter, SubmissionLoginTester {
   async submit(inbox: Inbox, s: Submission): Promise<SubmitReceipt> {
     if (inbox.smtpHost === null) throw new SubmitRefusedError('this inbox has no SMTP server');
     const credential = await this.o.vault.get(inbox.id);
-    if (credential === undefined) throw new SubmitRefusedError('no readable stored credential', true);
+    if (credential === undefined)
+      throw new SubmitRefusedError('no readable stored credential', { authFailed: true });
     // OAuth inboxes (Gmail, Microsoft) send through their provider APIs, not SMTP.
     if (credential.kind !== 'password') throw new SubmitRefusedError('this inbox cannot send over SMTP');
     const host = normalizeHost(inbox.smtpHost);
@@ -86,7 +87,7 @@ export class SmtpSubmitter implements MailSubmitter, SubmissionLoginTester {
       exchange = await this.open(host, inbox.smtpPort ?? 587);
     } catch (e) {
       if (e instanceof HostRefusedError || e instanceof HostNotFoundError)
-        throw new SubmitRefusedError(e.message);
+        throw new SubmitRefusedError(e.message, { serverUnusable: true });
       throw e;
     }
     let refusedRecipients: string[] = [];
@@ -95,10 +96,12 @@ export class SmtpSubmitter implements MailSubmitter, SubmissionLoginTester {
         await exchange.logIn(credential);
       } catch (e) {
         const err = e as SmtpError;
-        throw new SubmitRefusedError(
-          certificate(err, host) ?? describe(err),
-          (err.code === 'EAUTH' || err.code === 'ENOAUTH') && !forNow(err),
-        );
+        const login = err.code === 'EAUTH' || err.code === 'ENOAUTH';
+        // Not the login: the server itself — its address, its TLS, its certificate, its greeting.
+        throw new SubmitRefusedError(certificate(err, host) ?? describe(err), {
+          authFailed: login && !forNow(err),
+          serverUnusable: !login,
+        });
       }
       refusedRecipients = await exchange.send(s).catch((e: unknown) => {
         const err = e as SmtpError;
