@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectProvider, providerFromMailExchanges } from './provider-detection.ts';
+import { defaultSmtpHost, detectProvider, providerFromMailExchanges } from './provider-detection.ts';
 
 describe('the provider behind an address', () => {
   it('knows the providers’ own domains, and guesses IMAP at the conventional host for any other', () => {
@@ -59,5 +59,14 @@ describe('the provider behind an address', () => {
     ])
       expect(providerFromMailExchanges([host]), host).toBeUndefined();
     expect(providerFromMailExchanges([])).toBeUndefined();
+  });
+
+  it('guesses the submission server beside an IMAP server, as the services name their twins', () => {
+    expect(defaultSmtpHost('imap.example.com')).toBe('smtp.example.com');
+    expect(defaultSmtpHost('imappro.zoho.eu')).toBe('smtppro.zoho.eu');
+    expect(defaultSmtpHost('imap-mail.outlook.com')).toBe('smtp-mail.outlook.com');
+    expect(defaultSmtpHost('mail.example.com')).toBe('mail.example.com');
+    expect(defaultSmtpHost('imapx.example.com')).toBe('imapx.example.com');
+    expect(defaultSmtpHost('imap.example.imap.test')).toBe('smtp.example.imap.test');
   });
 });

@@ -100,9 +100,15 @@ export const ICLOUD_IMAP = { host: 'imap.mail.me.com', port: 993 } as const;
 /** iCloud Mail submission: STARTTLS on 587 with the same app-specific password. */
 export const ICLOUD_SMTP = { host: 'smtp.mail.me.com', port: 587 } as const;
 
-/** The conventional submission host next to an IMAP host: `imap.example.com` → `smtp.example.com`. */
+/**
+ * The conventional submission host next to an IMAP host: `imap.example.com` → `smtp.example.com`, and the twins
+ * services name so — Zoho's organisation hosts (`imappro.zoho.eu` → `smtppro.zoho.eu`), Outlook.com's
+ * (`imap-mail.outlook.com` → `smtp-mail.outlook.com`); any other host is its own (`mail.example.com`). A guess the
+ * password page tests and the owner can change (decision 0095).
+ */
 export function defaultSmtpHost(imapHost: string): string {
-  return imapHost.startsWith('imap.') ? `smtp.${imapHost.slice(5)}` : imapHost;
+  const m = /^imap(pro|-mail)?\./.exec(imapHost);
+  return m === null ? imapHost : `smtp${m[1] ?? ''}.${imapHost.slice(m[0].length)}`;
 }
 
 const HOSTNAME =
