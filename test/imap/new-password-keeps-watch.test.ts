@@ -52,4 +52,21 @@ describe.each(['SQLite', 'PostgreSQL'])('a new password for a connected inbox, o
     // The periodic sync is minutes away: only a watcher hears this.
     await expect.poll(subjects, { timeout: 15_000, interval: 250 }).toContain('Letter 2');
   }, 60_000);
+
+  it('a password changed at the provider alone: the watcher’s refused login has the inbox say so within seconds', async () => {
+    await expect.poll(() => box.app.services.scheduler.watching(), { timeout: 10_000 }).toBe(1);
+    await box.dovecot.addUser(USER, 'changed-elsewhere');
+    await pause(SECOND);
+    await box.dovecot.kick(USER); // the watcher logs in again, with the password the service holds
+    // Not at the next periodic sync, minutes away: the refusal asks for a sync, which marks the inbox.
+    await expect
+      .poll(async () => expectToolOk(await box.call('get_connection_status', { inboxId: box.inboxId })), {
+        timeout: 15_000,
+        interval: 250,
+      })
+      .toMatchObject({ needsReconnect: true });
+    // The next pass of the watchers (every few seconds in a running service) stops it.
+    await box.app.services.scheduler.reconcile();
+    expect(await box.app.services.scheduler.watching()).toBe(0);
+  }, 60_000);
 });

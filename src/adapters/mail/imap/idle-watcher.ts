@@ -22,6 +22,8 @@ export interface WatchOptions {
 }
 
 const MAX_BACKOFF_MS = 5 * 60_000;
+/** After a refused login, the next try: a few an hour, far from what locks an account (decision 0095). */
+const REFUSED_RETRY_MS = 15 * 60_000;
 /** A connection that stayed up this long counts as recovered: the next loss starts the backoff from 1 s again. */
 const STABLE_MS = 60_000;
 
@@ -29,7 +31,8 @@ const STABLE_MS = 60_000;
  * Watches one folder with IMAP IDLE on a connection of its own. imapflow re-issues IDLE every `maxIdleTime`
  * (set by openImapClient) so servers and NAT boxes keep the session. EXISTS, EXPUNGE and FETCH (flags) pushes all
  * end in `onChange`, coalesced per event-loop turn. A dropped connection is re-opened with backoff, followed by
- * one `onChange`, since anything could have happened meanwhile; a refused credential stops the watch.
+ * one `onChange`, since anything could have happened meanwhile; a refused login asks for a sync (`onChange`), which
+ * tells a stored password gone bad from a server's passing refusal, and is tried again after a long pause.
  */
 export class IdleWatcher {
   private readonly opts: WatchOptions;
@@ -149,19 +152,35 @@ export class IdleWatcher {
     this.failures++;
     this.opts.log.info({ path: this.opts.path, delayMs: delay }, 'IDLE connection lost; reconnecting');
     this.retryTimer = setTimeout(() => {
-      this.connect().then(
-        () => this.notify(),
-        (err: unknown) => {
-          if (err instanceof MailAuthError) {
-            // Retrying a refused password can lock the account at the provider.
-            this.opts.log.warn({ path: this.opts.path }, 'IDLE stopped: the credential was refused');
-            return;
-          }
-          this.opts.log.info({ err, path: this.opts.path }, 'IDLE reconnect failed');
-          if (!this.stopped) this.reconnectLater();
-        },
-      );
-    }, delay);
-    this.retryTimer.unref();
+      this.reconnectNow();
+    }, delay).unref();
+  }
+
+  private reconnectNow(): void {
+    this.connect().then(
+      () => {
+        this.notify();
+      },
+      (err: unknown) => {
+        if (err instanceof MailAuthError) {
+          // A refused password tried again and again can lock the account at the provider; a watch that ends for
+          // good on one refusal is never heard of again — and some servers refuse a good password now and then.
+          // A sync now tells which: it marks the inbox for reconnecting if the stored password is refused (and
+          // this watch is then stopped); if it works, the watch tries again after a long pause.
+          this.opts.log.warn(
+            { path: this.opts.path, retryInMs: REFUSED_RETRY_MS },
+            'IDLE login refused; a sync checks the credential',
+          );
+          this.notify();
+          if (!this.stopped)
+            this.retryTimer = setTimeout(() => {
+              this.reconnectNow();
+            }, REFUSED_RETRY_MS).unref();
+          return;
+        }
+        this.opts.log.info({ err, path: this.opts.path }, 'IDLE reconnect failed');
+        if (!this.stopped) this.reconnectLater();
+      },
+    );
   }
 }
