@@ -116,6 +116,13 @@ describe('Gmail faults (emulate 0.12.2 + stub)', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ token }).toString(),
       });
+    // Nobody syncs: the poller's own refused request has the inbox say so within a few polls (decision 0095).
+    await expect
+      .poll(async () => expectToolOk(await call('get_connection_status', { inboxId })), {
+        timeout: 15_000,
+        interval: 250,
+      })
+      .toMatchObject({ needsReconnect: true });
     expectToolError(await call('sync_inbox', { inboxId }), 'needs_reconnect');
     const status = expectToolOk(await call('get_connection_status', { inboxId }));
     expect(status).toMatchObject({ needsReconnect: true });

@@ -66,15 +66,24 @@ export async function mapPresent<I, T>(
 /**
  * Calls `poll` every `intervalMs`, one call at a time (a failed poll is retried on the next tick), until the
  * returned stop, which waits for a poll in progress. `poll` is told whether it was stopped meanwhile.
+ *
+ * A poll the provider refuses the credential for calls `onRefused` (the watch's `onChange`: a sync, which marks the
+ * inbox for reconnecting when the refusal is real, decision 0095) — it used to be retried unheard until the next
+ * periodic sync.
  */
 export function startPolling(
   intervalMs: number,
   poll: (stopped: () => boolean) => Promise<void>,
+  onRefused: () => void,
 ): () => Promise<void> {
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
-    running = running.then(() => poll(() => stopped)).catch(() => undefined);
+    running = running
+      .then(() => poll(() => stopped))
+      .catch((e: unknown) => {
+        if (e instanceof MailAuthError && !stopped) onRefused();
+      });
   }, intervalMs);
   timer.unref();
   return async () => {

@@ -92,28 +92,32 @@ export class GmailSession implements MailSession {
 
   async watch(path: string, onChange: () => void): Promise<() => Promise<void>> {
     let last = (await this.profile()).historyId ?? '0';
-    const stopPolling = startPolling(this.pollMs, async (stopped) => {
-      const res = await this.api.find('the mailbox history', (g, o) =>
-        g.users.history.list(
-          {
-            userId: 'me',
-            startHistoryId: last,
-            maxResults: 1,
-            ...(path === ARCHIVE ? {} : { labelId: path }),
-          },
-          o,
-        ),
-      );
-      if (stopped()) return;
-      if (res === undefined) {
-        // Expired: a sync will reset; start over from now.
-        last = (await this.profile()).historyId ?? last;
-        onChange();
-        return;
-      }
-      if ((res.history ?? []).length > 0) onChange();
-      last = res.historyId ?? last;
-    });
+    const stopPolling = startPolling(
+      this.pollMs,
+      async (stopped) => {
+        const res = await this.api.find('the mailbox history', (g, o) =>
+          g.users.history.list(
+            {
+              userId: 'me',
+              startHistoryId: last,
+              maxResults: 1,
+              ...(path === ARCHIVE ? {} : { labelId: path }),
+            },
+            o,
+          ),
+        );
+        if (stopped()) return;
+        if (res === undefined) {
+          // Expired: a sync will reset; start over from now.
+          last = (await this.profile()).historyId ?? last;
+          onChange();
+          return;
+        }
+        if ((res.history ?? []).length > 0) onChange();
+        last = res.historyId ?? last;
+      },
+      onChange,
+    );
     const stop = async () => {
       this.watchers.delete(stop);
       await stopPolling();

@@ -157,17 +157,21 @@ export class GraphSession implements MailSession {
 
   async watch(path: string, onChange: () => void): Promise<() => Promise<void>> {
     let link = await this.latestLink(path);
-    const stopPolling = startPolling(this.pollMs, async (stopped) => {
-      const delta = await this.readDelta(link);
-      if (stopped()) return;
-      if (delta === 'stale') {
-        link = await this.latestLink(path);
-        onChange();
-        return;
-      }
-      link = delta.link;
-      if (delta.items.length > 0) onChange();
-    });
+    const stopPolling = startPolling(
+      this.pollMs,
+      async (stopped) => {
+        const delta = await this.readDelta(link);
+        if (stopped()) return;
+        if (delta === 'stale') {
+          link = await this.latestLink(path);
+          onChange();
+          return;
+        }
+        link = delta.link;
+        if (delta.items.length > 0) onChange();
+      },
+      onChange,
+    );
     const stop = async () => {
       this.watchers.delete(stop);
       await stopPolling();
