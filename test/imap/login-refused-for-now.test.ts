@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMessage } from '../rig/index.ts';
+import { sleep } from '../rig/util.ts';
+import { letterTo, PASSWORD_FILE_SECOND } from '../support/imap-inbox.ts';
 import { inboxWithMail, type InboxWithMail } from '../support/inbox-with-mail.ts';
 import { expectToolOk } from '../support/tool-caller.ts';
 
@@ -9,17 +10,7 @@ import { expectToolOk } from '../support/tool-caller.ts';
 // its watcher stopped, until the person typed the same password again. Here the password database of a real Dovecot
 // fails for the user (test/rig/dovecot.ts passwordDatabaseDown).
 const USER = 'una';
-const SECOND = 1_100; // Dovecot looks at a passwd-file at most once a second
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const mail = (n: number) =>
-  buildMessage({
-    from: { address: 'news@example.org' },
-    to: [{ address: `${USER}@example.test` }],
-    subject: `Letter ${String(n)}`,
-    date: new Date(Date.UTC(2026, 10, n)),
-    messageId: `<letter-${String(n)}@rig.test>`,
-    text: 'Hello.',
-  });
+const mail = (n: number) => letterTo(USER, n);
 
 describe('a login the server refuses for a failure of its own', () => {
   let box: InboxWithMail;
@@ -40,26 +31,26 @@ describe('a login the server refuses for a failure of its own', () => {
 
   it('fails the sync in words and leaves the inbox connected; the next sync after it works, with no reconnecting', async () => {
     box.dovecot.passwordDatabaseDown(USER, true);
-    await pause(SECOND);
+    await sleep(PASSWORD_FILE_SECOND);
     await box.dovecot.kick(USER); // the logins kept for reuse end: the next sync logs in
-    await pause(300); // …once the pool has heard they closed
+    await sleep(300); // …once the pool has heard they closed
     const failed = await box.call('sync_inbox', { inboxId: box.inboxId });
     expect(failed.body).toMatchObject({ error: 'provider_error' });
     expect(failed.body['message']).toContain('could not check the login just now');
     expect(await status()).toMatchObject({ connectionStatus: 'connected', needsReconnect: false });
     expect((await status())['lastError']).toContain('says nothing about the password');
     box.dovecot.passwordDatabaseDown(USER, false);
-    await pause(SECOND);
+    await sleep(PASSWORD_FILE_SECOND);
     expectToolOk(await box.call('sync_inbox', { inboxId: box.inboxId }));
   });
 
   it('keeps watching: mail that arrives after the server is back is listed without anyone reconnecting', async () => {
     box.dovecot.passwordDatabaseDown(USER, true);
-    await pause(SECOND);
+    await sleep(PASSWORD_FILE_SECOND);
     await box.dovecot.kick(USER); // the watcher's IDLE ends and its next login meets the failure
-    await pause(2 * SECOND);
+    await sleep(2 * PASSWORD_FILE_SECOND);
     box.dovecot.passwordDatabaseDown(USER, false);
-    await pause(SECOND);
+    await sleep(PASSWORD_FILE_SECOND);
     await box.deliver(mail(2));
     await expect.poll(subjects, { timeout: 20_000, interval: 250 }).toContain('Letter 2');
     expect(await status()).toMatchObject({ connectionStatus: 'connected' });
@@ -69,11 +60,11 @@ describe('a login the server refuses for a failure of its own', () => {
     const link = expectToolOk(await box.call('start_imap_secret_capture', { inboxId: box.inboxId }));
     const token = new URL(link['url'] as string).searchParams.get('token') ?? '';
     box.dovecot.passwordDatabaseDown(USER, true);
-    await pause(SECOND);
+    await sleep(PASSWORD_FILE_SECOND);
     const refused = await box.app.services.tools.inboxes.completeSecretCapture(token, '', `${USER}-password`);
     expect(refused).toMatchObject({ ok: false, error: { reason: 'unavailable' } });
     box.dovecot.passwordDatabaseDown(USER, false);
-    await pause(SECOND);
+    await sleep(PASSWORD_FILE_SECOND);
     const done = await box.app.services.tools.inboxes.completeSecretCapture(token, '', `${USER}-password`);
     expect(done.ok).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMessage } from '../rig/index.ts';
-import { deliverTo } from '../support/imap-inbox.ts';
+import { sleep } from '../rig/util.ts';
+import { deliverTo, letterTo, PASSWORD_FILE_SECOND } from '../support/imap-inbox.ts';
 import { inboxWithMail, type InboxWithMail } from '../support/inbox-with-mail.ts';
 import { expectToolOk } from '../support/tool-caller.ts';
 
@@ -10,17 +10,7 @@ import { expectToolOk } from '../support/tool-caller.ts';
 // for the periodic sync (five minutes by default) for as long as the process ran. Every node now compares what each of
 // its watchers started with against the inbox as stored, and starts a stale one again.
 const USER = 'rosa';
-const SECOND = 1_100; // Dovecot looks at a passwd-file at most once a second
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const mail = (n: number) =>
-  buildMessage({
-    from: { address: 'news@example.org' },
-    to: [{ address: `${USER}@example.test` }],
-    subject: `Letter ${String(n)}`,
-    date: new Date(Date.UTC(2026, 10, n)),
-    messageId: `<letter-${String(n)}@rig.test>`,
-    text: 'Hello.',
-  });
+const mail = (n: number) => letterTo(USER, n);
 
 describe.each(['SQLite', 'PostgreSQL'])('a new password for a connected inbox, on %s', (engine) => {
   let box: InboxWithMail;
@@ -42,12 +32,12 @@ describe.each(['SQLite', 'PostgreSQL'])('a new password for a connected inbox, o
     const link = expectToolOk(await box.call('start_imap_secret_capture', { inboxId: box.inboxId }));
     const token = new URL(link['url'] as string).searchParams.get('token') ?? '';
     await box.dovecot.addUser(USER, 'rotated-password');
-    await pause(SECOND);
+    await sleep(PASSWORD_FILE_SECOND);
     const done = await box.app.services.tools.inboxes.completeSecretCapture(token, '', 'rotated-password');
     expect(done.ok).toBe(true);
-    await pause(SECOND);
+    await sleep(PASSWORD_FILE_SECOND);
     await box.dovecot.kick(USER); // every connection logged in with the old password ends
-    await pause(3 * SECOND); // a watcher with the old password has met the refusal by now
+    await sleep(3 * PASSWORD_FILE_SECOND); // a watcher with the old password has met the refusal by now
     await deliverTo(box.dovecot, USER, 'rotated-password')(mail(2));
     // The periodic sync is minutes away: only a watcher hears this.
     await expect.poll(subjects, { timeout: 15_000, interval: 250 }).toContain('Letter 2');
@@ -56,7 +46,7 @@ describe.each(['SQLite', 'PostgreSQL'])('a new password for a connected inbox, o
   it('a password changed at the provider alone: the watcher’s refused login has the inbox say so within seconds', async () => {
     await expect.poll(() => box.app.services.scheduler.watching(), { timeout: 10_000 }).toBe(1);
     await box.dovecot.addUser(USER, 'changed-elsewhere');
-    await pause(SECOND);
+    await sleep(PASSWORD_FILE_SECOND);
     await box.dovecot.kick(USER); // the watcher logs in again, with the password the service holds
     // Not at the next periodic sync, minutes away: the refusal asks for a sync, which marks the inbox.
     await expect

@@ -1,6 +1,6 @@
 import { ImapFlow } from 'imapflow';
 import type { App } from '../../src/app.ts';
-import { appendViaImap, type Dovecot } from '../rig/index.ts';
+import { appendViaImap, buildMessage, type Dovecot } from '../rig/index.ts';
 import type { toolCaller } from './tool-caller.ts';
 
 /**
@@ -154,4 +154,19 @@ async function listing(c: ImapFlow): Promise<string[]> {
     }
   }
   return rows.sort();
+}
+
+/** Dovecot looks at a user's passwd-file at most once a second: wait this long after changing a password there. */
+export const PASSWORD_FILE_SECOND = 1_100;
+
+/** A plain letter to `user@example.test`, told apart by `n` (subject "Letter n", its own Message-ID and day). */
+export function letterTo(user: string, n: number): Buffer {
+  return buildMessage({
+    from: { address: 'news@example.org' },
+    to: [{ address: `${user}@example.test` }],
+    subject: `Letter ${String(n)}`,
+    date: new Date(Date.UTC(2026, 10, n)),
+    messageId: `<letter-${String(n)}@rig.test>`,
+    text: 'Hello.',
+  });
 }
