@@ -22,6 +22,7 @@ import {
   ICLOUD_SMTP,
   isValidHostname,
   providerFromMailExchanges,
+  submissionUser,
   type MailExchangeLookup,
   type ProviderGuess,
 } from './provider-detection.ts';
@@ -300,7 +301,10 @@ export class InboxService {
     const sending =
       at.smtpHost === null
         ? undefined
-        : await this.deps.submission.testLogin({ host: at.smtpHost, port: at.smtpPort ?? 587 }, credential);
+        : await this.deps.submission.testLogin(
+            { host: at.smtpHost, port: at.smtpPort ?? 587 },
+            { ...credential, username: submissionUser(inbox.provider, user) },
+          );
     if (!(await this.deps.links.consume(idHash, this.deps.clock.now())))
       return err({ reason: 'link_invalid' });
     const now = this.deps.clock.now();

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { defaultSmtpHost, detectProvider, providerFromMailExchanges } from './provider-detection.ts';
+import {
+  defaultSmtpHost,
+  detectProvider,
+  providerFromMailExchanges,
+  submissionUser,
+} from './provider-detection.ts';
 
 describe('the provider behind an address', () => {
   it('knows the providers’ own domains, and guesses IMAP at the conventional host for any other', () => {
@@ -68,5 +73,11 @@ describe('the provider behind an address', () => {
     expect(defaultSmtpHost('mail.example.com')).toBe('mail.example.com');
     expect(defaultSmtpHost('imapx.example.com')).toBe('imapx.example.com');
     expect(defaultSmtpHost('imap.example.imap.test')).toBe('smtp.example.imap.test');
+  });
+
+  it('logs in to iCloud’s submission server with the full address where the person gave the name part', () => {
+    expect(submissionUser('icloud', 'emilyparker')).toBe('emilyparker@icloud.com');
+    expect(submissionUser('icloud', 'emily@me.com')).toBe('emily@me.com');
+    expect(submissionUser('imap', 'emilyparker')).toBe('emilyparker');
   });
 });

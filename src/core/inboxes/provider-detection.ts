@@ -97,6 +97,15 @@ export function providerFromMailExchanges(exchanges: readonly string[]): Provide
 /** iCloud Mail: IMAP with implicit TLS and an app-specific password (support.apple.com HT204397). */
 export const ICLOUD_IMAP = { host: 'imap.mail.me.com', port: 993 } as const;
 
+/**
+ * The user name a submission server takes for a login the person gave. iCloud's IMAP server takes the name part of
+ * the address alone (Apple advises it: "emilyparker", not "emilyparker@icloud.com"); its submission server only the
+ * full address. Elsewhere the login is the same for both.
+ */
+export function submissionUser(provider: Provider, user: string): string {
+  return provider === 'icloud' && !user.includes('@') ? `${user}@icloud.com` : user;
+}
+
 /** iCloud Mail submission: STARTTLS on 587 with the same app-specific password. */
 export const ICLOUD_SMTP = { host: 'smtp.mail.me.com', port: 587 } as const;
 

@@ -4,6 +4,7 @@ import { LazyModule } from '../../lazy-module.ts';
 const smtpModule = new LazyModule<typeof SMTPConnection>('nodemailer/lib/smtp-connection');
 import type { CredentialVault } from '../../../core/inboxes/credential-vault.ts';
 import type { Inbox } from '../../../core/inboxes/inbox.ts';
+import { submissionUser } from '../../../core/inboxes/provider-detection.ts';
 import {
   SubmitRefusedError,
   SubmitUncertainError,
@@ -93,7 +94,10 @@ export class SmtpSubmitter implements MailSubmitter, SubmissionLoginTester {
     let refusedRecipients: string[] = [];
     try {
       try {
-        await exchange.logIn(credential);
+        await exchange.logIn({
+          username: submissionUser(inbox.provider, credential.username),
+          password: credential.password,
+        });
       } catch (e) {
         const err = e as SmtpError;
         const login = err.code === 'EAUTH' || err.code === 'ENOAUTH';
