@@ -46,8 +46,6 @@ function sendingWords(failure: LoginFailure): string {
 }
 
 interface Target {
-  readonly inboxId: string;
-  readonly accountId: string;
   readonly email: string;
   readonly imapHost: string;
   readonly imapPort: number;
@@ -111,8 +109,8 @@ export function registerConnectImapPage(app: Hono<WebEnv>, inboxes: InboxService
       title: 'Connect your mailbox',
       body: html`<h1>Connect ${t.email}</h1>
         <p>
-          Your password is tested with the server, then stored encrypted. Nobody — and no assistant — will see
-          it. It is used with two servers: <strong>${t.imapHost}:${String(t.imapPort)}</strong> to read your
+          Your password is tested, then stored encrypted. Nobody — and no assistant — will see it. It is used
+          with two servers: <strong>${t.imapHost}:${String(t.imapPort)}</strong> to read your
           mail${
             t.smtpHost === null
               ? '.'
@@ -156,8 +154,6 @@ export function registerConnectImapPage(app: Hono<WebEnv>, inboxes: InboxService
     if (t === undefined) return undefined;
     const { inbox } = t;
     return {
-      inboxId: inbox.id,
-      accountId: inbox.accountId,
       email: inbox.email,
       imapHost: inbox.imapHost ?? '',
       imapPort: inbox.imapPort ?? 993,
