@@ -161,6 +161,9 @@ describe('the servers a password goes to, on the password page', () => {
     expect(res.status).toBe(200);
     expect(owner.lastHtml).not.toContain('Sending will not work');
     expect(await stored(wes.id)).toMatchObject({ smtpHost: '127.0.0.1', smtpPort: sink.port });
+    // Agents see where the inbox sends from now on.
+    const listed = expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[];
+    expect(listed.find((i) => i.id === wes.id)).toMatchObject({ smtpHost: '127.0.0.1', smtpPort: sink.port });
     // The same approval now sends, through the server the owner gave.
     expectToolOk(await send());
     await sink.waitFor(1);

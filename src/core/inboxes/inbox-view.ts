@@ -9,6 +9,9 @@ export interface InboxView {
   readonly imapHost?: string;
   readonly imapPort?: number;
   readonly imapUser?: string;
+  /** Where the mail the person approves is sent (IMAP and iCloud); the owner may change it (decision 0095). */
+  readonly smtpHost?: string;
+  readonly smtpPort?: number;
   readonly connectionStatus: Inbox['connectionStatus'] | 'paused';
   readonly needsReconnect: boolean;
   readonly paused: boolean;
@@ -24,6 +27,8 @@ export function inboxView(i: Inbox): InboxView {
     ...(i.imapHost !== null && { imapHost: i.imapHost }),
     ...(i.imapPort !== null && { imapPort: i.imapPort }),
     ...(i.imapUser !== null && { imapUser: i.imapUser }),
+    ...(i.smtpHost !== null && { smtpHost: i.smtpHost }),
+    ...(i.smtpPort !== null && { smtpPort: i.smtpPort }),
     connectionStatus: i.paused ? 'paused' : i.connectionStatus,
     needsReconnect: i.connectionStatus === 'needs_reconnect',
     paused: i.paused,

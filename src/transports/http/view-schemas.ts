@@ -15,6 +15,8 @@ export const INBOX_VIEW = z.object({
   imapHost: z.string().optional(),
   imapPort: z.number().optional(),
   imapUser: z.string().optional(),
+  smtpHost: z.string().optional(),
+  smtpPort: z.number().optional(),
   connectionStatus: z.enum([...CONNECTION_STATUSES, 'paused']),
   needsReconnect: z.boolean(),
   paused: z.boolean(),
