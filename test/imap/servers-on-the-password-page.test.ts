@@ -186,7 +186,9 @@ describe('the servers a password goes to, on the password page', () => {
     expect(flat(owner.lastHtml)).toContain('5 attempts left');
 
     expect((await post({ imapHost: '127.0.0.1', imapPort: '1', password: 'xia-pw' })).status).toBe(400);
-    expect(flat(owner.lastHtml)).toContain('The mail server could not be reached.');
+    expect(flat(owner.lastHtml)).toContain(
+      'The mail server could not be reached. Check the server name and port with your provider. If your provider gives another server, correct it below.',
+    );
     expect(flat(owner.lastHtml)).toContain('4 attempts left');
     expect(await stored(xia.id)).toMatchObject({
       imapHost: 'localhost',

@@ -14,6 +14,7 @@ describe('proposing how to connect an address on a custom domain', () => {
   let dns: DnsServer;
   let app: App;
   let call: ReturnType<typeof toolCaller>;
+  let owner: WebClient;
 
   beforeAll(async () => {
     dns = await startDnsServer({
@@ -42,7 +43,7 @@ describe('proposing how to connect an address on a custom domain', () => {
       googleClientSecret: 'client-secret',
       overrides: { mailExchanges: new DnsMailExchanges({ servers: [dns.address] }) },
     });
-    ({ call } = await agentOn(app));
+    ({ call, web: owner } = await agentOn(app));
   });
   afterAll(async () => {
     await app.close();
@@ -113,20 +114,22 @@ describe('proposing how to connect an address on a custom domain', () => {
     expectToolError(await call('propose_connection', { email: 'not an address' }), 'invalid_arguments');
   });
   it('a password page whose server cannot be reached says where the domain’s mail really goes', async () => {
-    const tryPassword = async (email: string, imapHost: string) => {
+    const tryPassword = async (email: string, imapHost: string, page = new WebClient(app)) => {
       const added = expectToolOk(
         await call('add_inbox', { label: email, provider: 'imap', email, imapHost, imapPort: 1 }),
       );
       const link = expectToolOk(
         await call('start_imap_secret_capture', { inboxId: (added['inbox'] as { id: string }).id }),
       );
-      const page = new WebClient(app);
       const url = new URL(link['url'] as string);
       await page.get(url.pathname + url.search);
       const res = await page.post('/connect/imap', {
         token: url.searchParams.get('token') ?? '',
         username: email,
         password: 'whatever it is',
+        // The servers as the form shows them (the owner's form has them; anyone else's posts are not read).
+        imapHost,
+        imapPort: '1',
       });
       expect(res.status).toBe(400);
       return page.lastHtml.replace(/\s+/g, ' ');
@@ -140,6 +143,10 @@ describe('proposing how to connect an address on a custom domain', () => {
     const fastmail = await tryPassword('hal@fast.test', 'localhost');
     expect(fastmail).toContain(
       'Mail for fast.test is handled by Fastmail, whose IMAP server is imap.fastmail.com',
+    );
+    // The account's owner, signed in, corrects the server on the page itself (decision 0095).
+    expect(await tryPassword('ian@fast.test', 'localhost', owner)).toContain(
+      'Mail for fast.test is handled by Fastmail, whose IMAP server is imap.fastmail.com: put it below as the incoming server.',
     );
     const unknown = await tryPassword('ida@filtered.test', 'localhost');
     expect(unknown).toContain('The mail server could not be reached.');

@@ -22,7 +22,7 @@ const REASONS: Record<string, string> = {
  */
 async function handledElsewhere(
   inboxes: InboxService,
-  target: { readonly email: string; readonly imapHost: string },
+  target: { readonly email: string; readonly imapHost: string; readonly editable: boolean },
 ): Promise<string | undefined> {
   const guess = await inboxes.guess(target.email);
   if (guess === undefined || guess.hostedBy === null) return undefined;
@@ -31,7 +31,9 @@ async function handledElsewhere(
   if (guess.provider === 'google' || guess.provider === 'microsoft')
     return `Mail for ${domain} is handled by ${guess.hostedBy}, which connects by signing in with ${SIGN_IN_NAMES[guess.provider].brand}, not with a password: ${again} as ${SIGN_IN_NAMES[guess.provider].mail} (or ask your assistant).`;
   if (guess.imapHost !== null && guess.imapHost !== target.imapHost.toLowerCase())
-    return `Mail for ${domain} is handled by ${guess.hostedBy}, whose IMAP server is ${guess.imapHost}: ${again} with that server.`;
+    return `Mail for ${domain} is handled by ${guess.hostedBy}, whose IMAP server is ${guess.imapHost}: ${
+      target.editable ? 'put it below as the incoming server' : `${again} with that server`
+    }.`;
   return undefined;
 }
 
@@ -235,7 +237,10 @@ export function registerConnectImapPage(app: Hono<WebEnv>, inboxes: InboxService
         ? result.error.message
         : (REASONS[result.error.reason] ?? 'The connection failed.');
     const elsewhere =
-      result.error.reason === 'unreachable' ? await handledElsewhere(inboxes, target) : undefined;
+      result.error.reason === 'unreachable'
+        ? ((await handledElsewhere(inboxes, target)) ??
+          (target.editable ? 'If your provider gives another server, correct it below.' : undefined))
+        : undefined;
     return c.html(
       form(c, f.token, target, elsewhere === undefined ? words : `${words} ${elsewhere}`, typed),
       400,
