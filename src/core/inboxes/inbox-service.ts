@@ -268,7 +268,7 @@ export class InboxService {
    * the link (5 tries). On success the credential is sealed, the link consumed and the first sync started.
    *
    * The password is also tried at the inbox's submission server (SMTP), where it goes when mail is sent: a failure
-   * there saves nothing less — reading works — and comes back as `sending`, in words, for the page to say.
+   * there does not stop the save — reading works — and comes back as `sending`, in words, for the page to say.
    *
    * `change` moves an IMAP inbox to other servers (decision 0095), tested with this password before anything is
    * saved. Only the account's owner may: the link alone, which an agent handed over and may hold, cannot send the
