@@ -143,6 +143,7 @@ describe('the servers a password goes to, on the password page', () => {
       imapHost: '127.0.0.1',
       imapPort: String(dovecot.port),
       smtpHost: '127.0.0.1',
+      servers: 'shown',
     };
     // A wrong password at the IMAP server saves nothing, the typed servers stay in the form.
     const refused = await owner.post('/connect/imap', {
@@ -178,7 +179,13 @@ describe('the servers a password goes to, on the password page', () => {
       smtpPort: sink.port,
     });
     await owner.get(xia.path);
-    const fields = { token: xia.token, username: '', smtpHost: '127.0.0.1', smtpPort: String(sink.port) };
+    const fields = {
+      token: xia.token,
+      username: '',
+      smtpHost: '127.0.0.1',
+      smtpPort: String(sink.port),
+      servers: 'shown',
+    };
     const post = (more: Record<string, string>) => owner.post('/connect/imap', { ...fields, ...more });
 
     expect((await post({ imapHost: '127.0.0.1', imapPort: 'nine', password: 'xia-pw' })).status).toBe(400);
@@ -207,6 +214,24 @@ describe('the servers a password goes to, on the password page', () => {
     expectToolOk(await call('sync_inbox', { inboxId: xia.id }));
   });
 
+  it('a page opened before its owner signed in takes the password for the servers in place', async () => {
+    const zed = await added('xia', {
+      imapHost: '127.0.0.1',
+      imapPort: dovecot.port,
+      smtpHost: '127.0.0.1',
+      smtpPort: sink.port,
+    });
+    await owner.get(zed.path);
+    // The form without server fields, sent once the owner has signed in (in another tab, say).
+    const res = await owner.post('/connect/imap', { token: zed.token, username: 'xia', password: 'xia-pw' });
+    expect(res.status).toBe(200);
+    expect(await stored(zed.id)).toMatchObject({
+      imapPort: dovecot.port,
+      smtpPort: sink.port,
+      connectionStatus: 'connected',
+    });
+  });
+
   it('refuses servers onto a mailbox another inbox of the account reads, and servers from anyone but the owner', async () => {
     const yan = await added('vera', {
       imapHost: 'localhost',
@@ -223,6 +248,7 @@ describe('the servers a password goes to, on the password page', () => {
       imapPort: String(dovecot.port),
       smtpHost: '127.0.0.1',
       smtpPort: String(sink.port),
+      servers: 'shown',
     });
     expect(res.status).toBe(400);
     expect(flat(owner.lastHtml)).toContain(

@@ -80,6 +80,7 @@ export function registerConnectImapPage(app: Hono<WebEnv>, inboxes: InboxService
     const value = (name: string, stored: string | number | null) => typed?.[name] ?? String(stored ?? '');
     return html`<fieldset>
       <legend>Servers</legend>
+      <input type="hidden" name="servers" value="shown" />
       <p class="muted" id="servers-hint">
         As your mail provider gives them. Both are tested with your password before anything is saved.
       </p>
@@ -184,13 +185,15 @@ export function registerConnectImapPage(app: Hono<WebEnv>, inboxes: InboxService
       'imapPort',
       'smtpHost',
       'smtpPort',
+      'servers',
     );
     const before = await describe(c, f.token);
     if (before === undefined) return c.html(expired, 410);
     const account = c.get('account');
-    // Servers are read only from the owner's own form; from anyone else they are not even looked at.
+    // Servers are read only from the owner's own form, and only when it showed them (a page opened before signing in
+    // has none: its password is taken for the servers in place); from anyone else they are not even looked at.
     const change =
-      before.editable && account !== undefined
+      before.editable && account !== undefined && f.servers === 'shown'
         ? {
             by: account.id,
             servers: {
