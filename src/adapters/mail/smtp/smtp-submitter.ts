@@ -99,12 +99,11 @@ export class SmtpSubmitter implements MailSubmitter, SubmissionLoginTester {
           password: credential.password,
         });
       } catch (e) {
-        const err = e as SmtpError;
-        const login = err.code === 'EAUTH' || err.code === 'ENOAUTH';
-        // Not the login: the server itself — its address, its TLS, its certificate, its greeting.
-        throw new SubmitRefusedError(certificate(err, host) ?? describe(err), {
-          authFailed: login && !forNow(err),
-          serverUnusable: !login,
+        // As a test login says it: a refused password, the server's passing failure, or the server itself unusable.
+        const failure = loginFailure(e as SmtpError, host);
+        throw new SubmitRefusedError(failure.message, {
+          authFailed: failure.reason === 'auth_failed',
+          serverUnusable: failure.reason !== 'auth_failed' && failure.reason !== 'unavailable',
         });
       }
       refusedRecipients = await exchange.send(s).catch((e: unknown) => {
@@ -234,7 +233,10 @@ class Exchange {
   }
 }
 
-/** A failed test login, as the password page says it (the same reasons as IMAP's). */
+/**
+ * A failed login, as the password page says it (the same reasons as IMAP's): anything but the login itself — the
+ * server's address, its TLS, its certificate, its greeting — is the server being unusable or out of reach.
+ */
 function loginFailure(e: SmtpError, host: string): LoginFailure {
   const words = certificate(e, host);
   if (words !== undefined) return { reason: 'certificate', message: words };
