@@ -84,21 +84,40 @@ export interface SignInUnreachable {
 
 /** Providers whose inboxes connect by an OAuth sign-in. */
 export type SignInProvider = 'google' | 'microsoft';
-/** Each sign-in provider's name, and the name of the mail it serves, as the person knows them. */
+/**
+ * Each sign-in provider's name, the name of the mail it serves, as the person knows them; and what the operator sets
+ * to turn its sign-in on, with the README section that says how.
+ */
 export const SIGN_IN_NAMES: Readonly<
-  Record<SignInProvider, { readonly brand: string; readonly mail: string }>
+  Record<
+    SignInProvider,
+    { readonly brand: string; readonly mail: string; readonly settings: string; readonly readme: string }
+  >
 > = {
-  google: { brand: 'Google', mail: 'Gmail' },
-  microsoft: { brand: 'Microsoft', mail: 'Outlook / Microsoft 365' },
+  google: {
+    brand: 'Google',
+    mail: 'Gmail',
+    settings: 'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET',
+    readme: 'Gmail for operators',
+  },
+  microsoft: {
+    brand: 'Microsoft',
+    mail: 'Outlook / Microsoft 365',
+    settings: 'MICROSOFT_CLIENT_ID and MICROSOFT_CLIENT_SECRET',
+    readme: 'Microsoft for operators',
+  },
 };
 
 /** What the operator sets to turn a provider's sign-in on (README, "Gmail for operators" / "Microsoft for operators"). */
 export const SIGN_IN_NOT_CONFIGURED: Readonly<Record<SignInProvider, string>> = {
-  google:
-    'Google sign-in is not configured on this server: the operator sets GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (README, "Gmail for operators").',
-  microsoft:
-    'Microsoft sign-in is not configured on this server: the operator sets MICROSOFT_CLIENT_ID and MICROSOFT_CLIENT_SECRET (README, "Microsoft for operators").',
+  google: notConfigured('google'),
+  microsoft: notConfigured('microsoft'),
 };
+
+function notConfigured(provider: SignInProvider): string {
+  const n = SIGN_IN_NAMES[provider];
+  return `${n.brand} sign-in is not configured on this server: the operator sets ${n.settings} (README, "${n.readme}").`;
+}
 
 const SIGNIN_TTL_MS = 15 * 60_000;
 

@@ -9,27 +9,14 @@ import { payload } from '../output-shapes.ts';
 import { defineTool, type ToolDefinition } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
 
-const WORDS: Readonly<Record<SignInProvider, { brand: string; what: string; vars: string }>> = {
-  google: {
-    brand: SIGN_IN_NAMES.google.brand,
-    what: SIGN_IN_NAMES.google.mail,
-    vars: 'GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET',
-  },
-  microsoft: {
-    brand: SIGN_IN_NAMES.microsoft.brand,
-    what: SIGN_IN_NAMES.microsoft.mail,
-    vars: 'MICROSOFT_CLIENT_ID and MICROSOFT_CLIENT_SECRET',
-  },
-};
-
 /** What the person is told when the operator has not set up a provider's sign-in. */
 export function signInNotSetUp(provider: SignInProvider): string {
-  const w = WORDS[provider];
-  return `${w.what} sign-in is not set up on this server yet. Whoever runs it needs to register an OAuth app with ${w.brand} and set ${w.vars} (the README explains how).`;
+  const w = SIGN_IN_NAMES[provider];
+  return `${w.mail} sign-in is not set up on this server yet. Whoever runs it needs to register an OAuth app with ${w.brand} and set ${w.settings} (the README explains how).`;
 }
 
 function startOAuth(provider: SignInProvider): ToolDefinition {
-  const w = WORDS[provider];
+  const w = SIGN_IN_NAMES[provider];
   return defineTool({
     name: `start_${provider}_oauth`,
     title: `Get a ${w.brand} sign-in link`,
