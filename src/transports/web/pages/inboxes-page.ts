@@ -99,22 +99,32 @@ const SIGN_IN_WHAT: Readonly<Record<SignInProvider, string>> = {
 function connectButton(inbox: InboxView, csrf: string, canSignIn: (p: SignInProvider) => boolean) {
   if (inbox.isDemo) return '';
   const signIn = signInOf(inbox);
-  if (!(inbox.connectionStatus === 'not_connected' || inbox.needsReconnect)) {
-    // Connected: a password that changed, or servers that did (IMAP), go in on the same page (decision 0095).
-    if (signIn !== undefined) return '';
-    return html`<form method="post" action="/inboxes/${inbox.id}/connect" style="display:inline">
-      ${csrfField(csrf)}<button class="secondary" type="submit">
-        ${inbox.provider === 'imap' ? 'Change password or servers' : 'Change password'}
-      </button>
-    </form>`;
-  }
+  const broken = inbox.connectionStatus === 'not_connected' || inbox.needsReconnect;
+  // Connected: a password that changed, or servers that did (IMAP), go in on the same page (decision 0095).
+  if (!broken && signIn !== undefined) return '';
   if (signIn !== undefined && !canSignIn(signIn))
     return html`<p class="muted">${SIGN_IN_NOT_CONFIGURED[signIn]}</p>`;
+  const label = !broken
+    ? inbox.provider === 'imap'
+      ? 'Change password or servers'
+      : 'Change password'
+    : signIn === undefined
+      ? 'Enter password'
+      : `Sign in with ${SIGN_IN_NAMES[signIn].brand}`;
   return html`<form method="post" action="/inboxes/${inbox.id}/connect" style="display:inline">
-    ${csrfField(csrf)}<button type="submit">
-      ${signIn === undefined ? 'Enter password' : `Sign in with ${SIGN_IN_NAMES[signIn].brand}`}
-    </button>
+    ${csrfField(csrf)}<button ${broken ? '' : html`class="secondary"`} type="submit">${label}</button>
   </form>`;
+}
+
+/** How Add an inbox tells the sign-in providers this server offers, or that whoever runs it can set them up. */
+function signInWords(offered: readonly SignInProvider[]): string {
+  if (offered.length === SIGN_INS.length)
+    return 'Gmail, or Outlook and Microsoft 365: you sign in with Google or Microsoft instead, and this service never sees that password.';
+  if (offered.length === 0)
+    return 'Gmail, and Outlook or Microsoft 365, connect by signing in with Google or Microsoft once whoever runs this service has set that up.';
+  return offered[0] === 'google'
+    ? 'Gmail: you sign in with Google instead, and this service never sees that password.'
+    : 'Outlook or Microsoft 365: you sign in with Microsoft instead, and this service never sees that password.';
 }
 
 /** The fields of the Add an inbox form, and which field each of InboxService.add's refusals is about. */
@@ -248,16 +258,7 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
           <h2 id="add">Add an inbox</h2>
           <p>
             Any IMAP mailbox, or iCloud: you enter the password on the next page; it is stored encrypted and
-            never shown again.
-            ${
-              signIns.length === SIGN_INS.length
-                ? 'Gmail, or Outlook and Microsoft 365: you sign in with Google or Microsoft instead, and this service never sees that password.'
-                : signIns.length === 0
-                  ? 'Gmail, and Outlook or Microsoft 365, connect by signing in with Google or Microsoft once whoever runs this service has set that up.'
-                  : signIns[0] === 'google'
-                    ? 'Gmail: you sign in with Google instead, and this service never sees that password.'
-                    : 'Outlook or Microsoft 365: you sign in with Microsoft instead, and this service never sees that password.'
-            }
+            never shown again. ${signInWords(signIns)}
           </p>
           ${Object.keys(errors).length > 0 ? notice('error', 'The inbox was not added: see the message next to the field.') : ''}
           <form method="post" action="/inboxes/add" novalidate>
@@ -394,8 +395,8 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
         { errors: { [fieldOf(added.error.message)]: added.error.message }, values: f },
         400,
       );
-    if (provider === 'google' || provider === 'microsoft')
-      return signInAt(c, account, added.value.inbox.id, provider);
+    const signIn = signInOf({ provider });
+    if (signIn !== undefined) return signInAt(c, account, added.value.inbox.id, signIn);
     // The same mailbox added again (decision 0043): its form asks for the password of the inbox already there.
     const link = await inboxes.startSecretCapture(account.id, added.value.inbox.id);
     return link.ok
