@@ -7,6 +7,7 @@ import { medianOf } from './load.ts';
 import { mcpThroughput } from './mcp-throughput.ts';
 import { machine, writeSection } from './report.ts';
 import { payloadSize } from './payload.ts';
+import { HTML_BYTES, htmlBench } from './html.ts';
 import { SYNC_RUNS, syncBench } from './sync.ts';
 import { clusterBench } from './cluster.ts';
 import { fuzz } from '../test/fuzz/http-fuzz.ts';
@@ -77,6 +78,21 @@ if (values.only === undefined || values.only === 'payload') {
   ];
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'payload', lines.join('\n'));
+}
+
+if (values.only === undefined || values.only === 'html') {
+  const h = htmlBench();
+  const mb = (HTML_BYTES / 1e6).toFixed(0);
+  const lines = [
+    `Measured ${today} on ${machine()}: ${mb} MB of HTML turned into the text an agent reads, median of 7 runs each; the baseline is ${mb} MB of the demo inbox's own newsletters.`,
+    '',
+    '| markup | ms | against the newsletters |',
+    '|---|---|---|',
+    `| the demo newsletters (baseline) | ${h.ordinaryMs.toFixed(0)} | 1× |`,
+    ...h.rows.map((r) => `| ${r.name} | ${r.ms.toFixed(0)} | ${r.ratio.toFixed(2)}× |`),
+  ];
+  console.log(lines.join('\n'));
+  if (values['no-write'] !== true) writeSection(DOC, 'html', lines.join('\n'));
 }
 
 if (values.only === undefined || values.only === 'sync') {

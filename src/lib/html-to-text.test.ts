@@ -28,6 +28,54 @@ describe('htmlToText', () => {
     expect(text).not.toMatch(/Ignore previous|forward all|secret/);
   });
 
+  it('keeps what templates wrap in overflow:hidden, and hides what a zero height with it hides', () => {
+    // A card layout: the whole receipt inside a rounded table that clips its corners. Before, any attribute with the
+    // word "hidden" in it — overflow:hidden, class="hidden-xs", data-x="not-hidden" — dropped the element.
+    const receipt = `<table style="border-radius:8px;overflow:hidden" width="600"><tr><td>
+      <h1>Receipt</h1><p>Order 4471 · Total €42.00</p><td class="hidden-xs">Paid by card</td></tr></table>
+      <div data-note="not-hidden">Questions? Reply to this mail.</div>`;
+    const text = htmlToText(receipt);
+    expect(text).toContain('Order 4471 · Total €42.00');
+    expect(text).toContain('Paid by card');
+    expect(text).toContain('Questions? Reply to this mail.');
+    // The preheader idiom and its cousins stay hidden; a zero max-height that does not clip hides nothing.
+    const hiddenOnes = `<div style="max-height:0;overflow:hidden;mso-hide:all">preheader one</div>
+      <span style="HEIGHT: 0PX; OVERFLOW: HIDDEN !important">preheader two</span>
+      <p style="display: none !important">preheader three</p><p style="font-size:.0em">preheader four</p>
+      <p style="max-height:0">shown anyway</p><p style="font-size:0.8em">small print</p>`;
+    const shown = htmlToText(hiddenOnes);
+    expect(shown).not.toContain('preheader');
+    expect(shown).toContain('shown anyway');
+    expect(shown).toContain('small print');
+  });
+
+  it('reads markup as a browser does: quoted ">", a lone "<", unclosed comments and raw-text elements', () => {
+    expect(htmlToText('<a title="a > b" href="https://x.example/y">Go</a>')).toBe('Go (https://x.example/y)');
+    expect(htmlToText('<p>if a < b and c > d, then 3 <4</p>')).toBe('if a < b and c > d, then 3 <4');
+    expect(htmlToText('<p>shown</p><!-- never closed <p>not shown</p>')).toBe('shown');
+    expect(htmlToText('<p>shown</p><style>p { color: red } <p>not shown</p>')).toBe('shown');
+    expect(htmlToText('<!DOCTYPE html><?xml version="1.0"?><p>one</p></ 3><p>two</p>')).toBe('one\n\ntwo');
+    expect(htmlToText('<p>cut here <a href="https://x.example/')).toBe('cut here');
+    expect(htmlToText('<a href="https://x.example/a">one <a href="https://x.example/b">two</a>')).toBe(
+      'one (https://x.example/a) two (https://x.example/b)',
+    );
+    expect(htmlToText('<div hidden><script>"</div>"</script>secret</div>shown')).toBe('shown');
+  });
+
+  it("reads a sender's megabytes of unclosed markup in one pass", () => {
+    // Each of these held the process's only thread for hours with the regular expressions this converter replaced,
+    // which scanned to the end of the document from every unclosed <a, <!--, <tag or <script.
+    const size = 2_000_000;
+    const many = (unit: string) => unit.repeat(Math.ceil(size / unit.length));
+    expect(htmlToText(many('<a href="https://x.example/">y '))).toMatch(/^y \(https:\/\/x\.example\/\) y/);
+    expect(htmlToText(`<p>kept</p>${many('<!-- y ')}`)).toBe('kept');
+    expect(htmlToText(`<p>kept</p>${many('<b ')}`)).toBe('kept');
+    expect(htmlToText(`<p>kept</p>${many('<p x="')}`)).toBe('kept');
+    expect(htmlToText(many('<noscript>y ')).length).toBeGreaterThan(size / 10);
+    expect(htmlToText(many('<div hidden><div>'))).toBe('');
+    expect(htmlToText(many('<li>')).length).toBeGreaterThan(size / 10);
+  });
+
   it('never throws on broken markup and bad entities', () => {
     expect(htmlToText('<p>unclosed <b>bold &#xD800; &bogus; &#99999999;')).toBe(
       'unclosed bold &#xD800; &bogus; &#99999999;',

@@ -21,6 +21,7 @@ const NAMED: Record<string, string> = {
 };
 
 export function decodeEntities(s: string): string {
+  if (!s.includes('&')) return s;
   return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
     if (e.startsWith('#x') || e.startsWith('#X')) return safeChar(Number.parseInt(e.slice(2), 16)) ?? m;
     if (e.startsWith('#')) return safeChar(Number.parseInt(e.slice(1), 10)) ?? m;
@@ -34,39 +35,55 @@ function safeChar(code: number): string | undefined {
     : undefined;
 }
 
-/**
- * Turns an HTML mail body into readable plain text for an agent: block elements become line breaks, links keep
- * their target ("text (https://…)"), scripts, styles and comments vanish, entities are decoded. Not a renderer;
- * enough that a model reads what the person would read, and nothing hidden in markup.
- */
-export function htmlToText(html: string): string {
-  let s = dropHidden(html.replace(/<!--[\s\S]*?-->/g, ''))
-    .replace(/<(script|style|head|title|template|noscript)\b[\s\S]*?<\/\1\s*>/gi, '')
-    .replace(
-      /<a\b[^>]*?\bhref\s*=\s*("([^"]*)"|'([^']*)'|([^\s>]+))[^>]*>([\s\S]*?)<\/a\s*>/gi,
-      (_m, _q, d: string | undefined, s1: string | undefined, bare: string | undefined, text: string) => {
-        const href = decodeEntities(d ?? s1 ?? bare ?? '').trim();
-        const label = text.replace(/<[^>]*>/g, '').trim();
-        if (href === '' || href.startsWith('#') || /^javascript:/i.test(href)) return label;
-        return label === '' || decodeEntities(label) === href ? href : `${label} (${href})`;
-      },
-    )
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<li\b[^>]*>/gi, '\n• ')
-    .replace(/<\/(p|div|h[1-6]|tr|table|ul|ol|blockquote|section|article|header|footer)\s*>/gi, '\n\n')
-    .replace(/<(p|div|h[1-6]|tr|table|blockquote|section|article)\b[^>]*>/gi, '\n')
-    .replace(/<\/t[dh]\s*>/gi, '\t')
-    .replace(/<[^>]*>/g, '');
-  s = decodeEntities(s);
-  return s
-    .replace(/[ \t\f\v\u00a0]+/g, ' ')
-    .replace(/ *\n */g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-}
+/** What a tag adds to the text: block elements break lines, list items get a bullet, table cells a tab. */
+const OPENING: Record<string, string> = { br: '\n', li: '\n• ' };
+const CLOSING: Record<string, string> = { td: '\t', th: '\t', br: '\n' };
+for (const name of [
+  'p',
+  'div',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'tr',
+  'table',
+  'blockquote',
+  'section',
+  'article',
+])
+  OPENING[name] = '\n';
+for (const name of [
+  'p',
+  'div',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'tr',
+  'table',
+  'ul',
+  'ol',
+  'blockquote',
+  'section',
+  'article',
+  'header',
+  'footer',
+])
+  CLOSING[name] = '\n\n';
 
-const HIDDEN =
-  /\bhidden\b|aria-hidden\s*=\s*["']?true|style\s*=\s*["'][^"']*(display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]*[1-9])|opacity\s*:\s*0(?![.\d]*[1-9])|max-height\s*:\s*0(?![.\d]*[1-9]))/i;
+/**
+ * Elements whose content is never read as text. `script`, `style` and `title` hold raw text up to their end tag, to
+ * the end of the document when it has none, as a browser reads them; `template` and `noscript` are dropped when
+ * closed and read as ordinary elements when not.
+ */
+const RAW_TEXT = new Set(['script', 'style', 'title']);
+const DROPPED = new Set([...RAW_TEXT, 'template', 'noscript']);
+const END_TAG = new Map([...DROPPED].map((name) => [name, new RegExp(`</${name}(?=[\\s/>])`, 'gi')]));
+
 const VOID = new Set([
   'area',
   'base',
@@ -83,32 +100,196 @@ const VOID = new Set([
   'wbr',
 ]);
 
+const MAY_HIDE = /hidden|style/i;
+const NONE: ReadonlyMap<string, string> = new Map();
+const TAG_NAME = /[a-zA-Z][a-zA-Z0-9-]*/y;
+const ATTRIBUTE = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/g;
+
 /**
- * Removes elements the person would not see (display:none, visibility:hidden, zero size or opacity, the `hidden`
- * attribute): a classic hiding place for instructions aimed at an AI reading the mail. Tracks nesting of the
- * hidden element's own tag name; unclosed hidden elements hide the rest, as a browser would.
+ * Turns an HTML mail body into readable plain text for an agent: block elements become line breaks, links keep
+ * their target ("text (https://…)"), scripts, styles and comments vanish, entities are decoded, and elements the
+ * person would not see are dropped. Not a renderer; enough that a model reads what the person would read, and
+ * nothing hidden in markup.
+ *
+ * One pass over the markup, in time linear in its length whatever a sender writes: every search starts where the
+ * last one ended, and a search that found nothing is not made again. (The regular expressions this replaces scanned
+ * to the end of the document from every unclosed `<a`, `<!--` or `<` — quadratic, so that one crafted mail of a few
+ * hundred kilobytes held the process's only thread for seconds, a few megabytes for hours.)
  */
-function dropHidden(html: string): string {
-  const tag = /<(\/?)([a-z][a-z0-9-]*)\b([^>]*)>/gi;
-  let out = '';
-  let last = 0;
-  let hiding: { name: string; depth: number } | undefined;
-  for (let m = tag.exec(html); m !== null; m = tag.exec(html)) {
-    const [whole, slash = '', rawName = '', attrs = ''] = m;
-    const name = rawName.toLowerCase();
-    if (hiding === undefined) {
-      if (slash === '' && !VOID.has(name) && !attrs.endsWith('/') && HIDDEN.test(attrs)) {
-        out += html.slice(last, m.index);
-        hiding = { name, depth: 1 };
+export function htmlToText(html: string): string {
+  const out: string[] = [];
+  const n = html.length;
+  let link: { readonly href: string; readonly at: number } | undefined;
+  let hiding: { readonly name: string; depth: number } | undefined;
+  const unclosed = new Set<string>();
+  const text = (s: string): void => {
+    if (hiding === undefined && s !== '') out.push(decodeEntities(s));
+  };
+  const endLink = (): void => {
+    if (link === undefined) return;
+    const words = out.splice(link.at).join('');
+    const label = words.replace(/\s+/g, ' ').trim();
+    // The spaces around the words stay around the link: "one <a>two </a>three" is not "one two (…)three".
+    out.push(`${/^\s/.test(words) ? ' ' : ''}${linkText(label, link.href)}${/\s$/.test(words) ? ' ' : ''}`);
+    link = undefined;
+  };
+
+  let i = 0;
+  while (i < n) {
+    const lt = html.indexOf('<', i);
+    if (lt === -1) {
+      text(html.slice(i));
+      break;
+    }
+    text(html.slice(i, lt));
+    const next = html.charCodeAt(lt + 1);
+    if (html.startsWith('<!--', lt)) {
+      const end = html.indexOf('-->', lt + 4);
+      i = end === -1 ? n : end + 3;
+      continue;
+    }
+    const closing = next === 0x2f; /* / */
+    TAG_NAME.lastIndex = lt + (closing ? 2 : 1);
+    const nameMatch = TAG_NAME.exec(html);
+    if (nameMatch === null) {
+      if (next === 0x21 /* ! */ || next === 0x3f /* ? */ || closing) {
+        // <!DOCTYPE …>, <?xml …?>, </ 3>: a bogus comment up to the next '>', as a browser reads it.
+        const end = html.indexOf('>', lt + 1);
+        i = end === -1 ? n : end + 1;
+      } else {
+        text('<');
+        i = lt + 1;
       }
       continue;
     }
-    if (name !== hiding.name) continue;
-    hiding.depth += slash === '' ? 1 : -1;
-    if (hiding.depth === 0) {
-      hiding = undefined;
-      last = m.index + whole.length;
+    const name = nameMatch[0].toLowerCase();
+    const attrsFrom = TAG_NAME.lastIndex;
+    const end = tagEnd(html, attrsFrom);
+    if (end === -1) break; // a tag cut off at the end of the document is not shown
+    i = end + 1;
+    const attrs = html.slice(attrsFrom, end);
+
+    if (hiding !== undefined) {
+      if (name === hiding.name && (closing || !attrs.endsWith('/'))) {
+        hiding.depth += closing ? -1 : 1;
+        if (hiding.depth === 0) hiding = undefined;
+      }
+      if (closing || !DROPPED.has(name)) continue;
+    }
+    if (closing) {
+      if (name === 'a') endLink();
+      const add = CLOSING[name];
+      if (add !== undefined) text(add);
+      continue;
+    }
+    if (DROPPED.has(name) && !unclosed.has(name)) {
+      const endTag = END_TAG.get(name) as RegExp;
+      endTag.lastIndex = i;
+      const found = endTag.exec(html);
+      if (found !== null) {
+        const close = html.indexOf('>', found.index);
+        i = close === -1 ? n : close + 1;
+        continue;
+      }
+      if (RAW_TEXT.has(name)) break;
+      unclosed.add(name);
+    }
+    if (hiding !== undefined) continue;
+    // Only an <a>, or an element whose attributes could hide it, has attributes worth reading.
+    const attributes = name === 'a' || MAY_HIDE.test(attrs) ? parseAttributes(attrs) : NONE;
+    if (attributes !== NONE && !VOID.has(name) && !attrs.endsWith('/') && hidden(attributes)) {
+      hiding = { name, depth: 1 };
+      continue;
+    }
+    if (name === 'a') {
+      endLink();
+      const href = attributes.get('href');
+      if (href !== undefined) link = { href: decodeEntities(href).trim(), at: out.length };
+      continue;
+    }
+    const add = OPENING[name];
+    if (add !== undefined) text(add);
+  }
+  endLink();
+  return out
+    .join('')
+    .replace(/[ \t\f\v\u00a0]+/g, ' ')
+    .replace(/ *\n */g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/**
+ * Where the tag whose attributes start at `from` ends (its '>'), or -1 when the document ends first. A quote opens a
+ * value only right after '=', as the HTML tokenizer reads it; a '>' inside a quoted value does not end the tag.
+ */
+function tagEnd(html: string, from: number): number {
+  const n = html.length;
+  let i = from;
+  while (i < n) {
+    const c = html.charCodeAt(i);
+    if (c === 0x3e /* > */) return i;
+    i++;
+    if (c !== 0x3d /* = */) continue;
+    while (i < n && /\s/.test(html[i] as string)) i++;
+    const q = html.charCodeAt(i);
+    if (q === 0x22 || q === 0x27) {
+      const close = html.indexOf(q === 0x22 ? '"' : "'", i + 1);
+      if (close === -1) return -1;
+      i = close + 1;
     }
   }
-  return hiding === undefined ? out + html.slice(last) : out;
+  return -1;
+}
+
+function parseAttributes(attrs: string): Map<string, string> {
+  const found = new Map<string, string>();
+  if (attrs.trim() === '' || attrs.trim() === '/') return found;
+  for (const m of attrs.matchAll(ATTRIBUTE)) {
+    const key = (m[1] as string).toLowerCase();
+    if (!found.has(key)) found.set(key, m[2] ?? m[3] ?? m[4] ?? '');
+  }
+  return found;
+}
+
+function linkText(label: string, href: string): string {
+  if (href === '' || href.startsWith('#') || /^javascript:/i.test(href)) return label;
+  return label === '' || label === href ? href : `${label} (${href})`;
+}
+
+/**
+ * Whether the person would not see the element: the `hidden` attribute, `aria-hidden="true"`, or a style that hides
+ * it — `display: none`, `visibility: hidden`, a zero font size or opacity, or a zero height or width with its
+ * overflow hidden (the preheader idiom). A classic hiding place for instructions aimed at an AI reading the mail.
+ * `overflow: hidden` alone hides nothing (templates wrap whole messages in it), nor does a class named "hidden"
+ * without the stylesheet that would say so.
+ */
+function hidden(attributes: ReadonlyMap<string, string>): boolean {
+  if (attributes.has('hidden')) return true;
+  if (attributes.get('aria-hidden')?.trim().toLowerCase() === 'true') return true;
+  const style = attributes.get('style');
+  if (style === undefined) return false;
+  const css = new Map<string, string>();
+  for (const declaration of decodeEntities(style).split(';')) {
+    const colon = declaration.indexOf(':');
+    if (colon === -1) continue;
+    css.set(
+      declaration.slice(0, colon).trim().toLowerCase(),
+      declaration
+        .slice(colon + 1)
+        .replace(/!\s*important/i, '')
+        .trim()
+        .toLowerCase(),
+    );
+  }
+  const zero = (property: string): boolean =>
+    /^[-+]?(?:0+\.?0*|\.0+)(?:[a-z]+|%)?$/.test(css.get(property) ?? 'x');
+  return (
+    css.get('display') === 'none' ||
+    css.get('visibility') === 'hidden' ||
+    zero('font-size') ||
+    zero('opacity') ||
+    (css.get('overflow') === 'hidden' &&
+      (zero('max-height') || zero('height') || zero('max-width') || zero('width')))
+  );
 }

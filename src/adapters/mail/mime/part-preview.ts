@@ -22,7 +22,9 @@ export function decodePartPreview(bytes: Uint8Array, part: PartEncoding): string
   const text = decoderFor(part.charset, decoded)
     .decode(decoded)
     .replace(/\uFFFD+$/, '');
-  return part.contentType.toLowerCase() === 'text/html' ? htmlToText(closeTruncatedHtml(text)) : text;
+  // A cut inside an element or a tag is read as a browser reads the end of a document there: an unclosed <style>
+  // or <script> is not text, nor is a half tag.
+  return part.contentType.toLowerCase() === 'text/html' ? htmlToText(text) : text;
 }
 
 function decodeTransfer(bytes: Buffer, encoding: string | undefined): Buffer {
@@ -107,11 +109,4 @@ export function utf8UpToCut(bytes: Uint8Array): boolean {
   for (let cut = 0; cut <= 3 && cut < bytes.length; cut++)
     if (isUtf8(bytes.subarray(0, bytes.length - cut))) return true;
   return bytes.length === 0;
-}
-
-/** Drops an unclosed `<style>`/`<script>`/`<head>` and a half tag at the cut, which would otherwise read as text. */
-function closeTruncatedHtml(html: string): string {
-  return html
-    .replace(/<(style|script|head|title)\b[^>]*>(?![\s\S]*<\/\1\s*>)[\s\S]*$/i, '')
-    .replace(/<[^>]*$/, '');
 }
