@@ -46,14 +46,14 @@ function forwardChain(levels: number): Buffer {
   return Buffer.from(inner, 'latin1');
 }
 
-/** Multiparts inside multiparts, 120 deep, a line of text at the bottom. */
-function nested(depth: number): Buffer {
+/** Multiparts inside multiparts, `depth` deep, a line of text at the bottom. */
+function nested(depth: number, subject = 'Built deep'): Buffer {
   const lines = [
     'From: Deep <deep@example.org>',
     'To: ann@example.test',
-    'Subject: Built deep',
+    `Subject: ${subject}`,
     'Date: Mon, 02 Nov 2026 10:00:00 +0000',
-    'Message-ID: <deep@rig.test>',
+    `Message-ID: <${subject.replace(/\W/g, '')}@rig.test>`,
     'MIME-Version: 1.0',
   ];
   for (let i = 0; i < depth; i++)
@@ -70,6 +70,15 @@ const plain = buildMessage({
   date: new Date(Date.UTC(2026, 10, 20)),
   messageId: '<plain@rig.test>',
   text: 'Nothing deep here.',
+});
+
+const later = buildMessage({
+  from: { address: 'sam@example.org', name: 'Sam' },
+  to: [{ address: 'ann@example.test' }],
+  subject: 'Later',
+  date: new Date(Date.UTC(2026, 10, 21)),
+  messageId: '<later@rig.test>',
+  text: 'Still arriving.',
 });
 
 describe('mail nested deeper than imapflow parses', () => {
@@ -133,5 +142,38 @@ describe('mail nested deeper than imapflow parses', () => {
     expectToolOk(await call('undo_action', { undoId: acted['undoId'] }));
     const after = expectToolOk(await call('list_messages', { inboxId }));
     expect(after['total']).toBe(3);
+  });
+
+  it('one past the MIME parser’s own limits (300 multiparts deep, 2 MB of header lines) is listed from its header, and later mail still comes', async () => {
+    // Decision 0097: the parser throws on such a message. One 15 KB message 300 deep, which anyone can send, failed
+    // the sync of its folder for good ("the mail server refused"): no later message was ever listed.
+    const manyHeaders = Buffer.concat([
+      Buffer.from(
+        'From: Loud <loud@example.org>\r\nTo: ann@example.test\r\nSubject: Headers everywhere\r\n' +
+          'Message-ID: <loud@rig.test>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="h"\r\n\r\n',
+      ),
+      ...Array.from({ length: 3 }, () =>
+        Buffer.from(`--h\r\n${'X-Filler: 0123456789abcdef0123456789abcdef\r\n'.repeat(20_000)}\r\npart\r\n`),
+      ),
+      Buffer.from('--h--\r\n'),
+    ]);
+    await inbox.deliver(nested(300, 'Built deeper'), manyHeaders, later);
+    const synced = expectToolOk(await call('sync_inbox', { inboxId }));
+    expect((synced['folders'] as { added: number }[])[0]!.added).toBe(3);
+    const listed = expectToolOk(await call('list_messages', { inboxId, limit: 10 }));
+    const bySubject = new Map(
+      (listed['messages'] as Record<string, unknown>[]).map((m) => [m['subject'] as string, m]),
+    );
+    expect(bySubject.get('Later')).toMatchObject({ snippet: 'Still arriving.' });
+    // Too deep for the parser: read from its header block, with no body.
+    const deep = bySubject.get('Built deeper');
+    expect(deep).toMatchObject({ from: { address: 'deep@example.org' }, snippet: '' });
+    const read = expectToolOk(await call('get_message', { inboxId, messageId: deep!['messageId'] }));
+    expect(read).toMatchObject({ subject: 'Built deeper', to: [{ address: 'ann@example.test' }] });
+    // 2.4 MB, so read as its header block and its text parts, whose header lines pass the parser's 2 MB: the same.
+    const loud = bySubject.get('Headers everywhere');
+    expect(loud).toMatchObject({ from: { address: 'loud@example.org' }, snippet: 'part' });
+    const readLoud = expectToolOk(await call('get_message', { inboxId, messageId: loud!['messageId'] }));
+    expect(readLoud).toMatchObject({ subject: 'Headers everywhere', from: { address: 'loud@example.org' } });
   });
 });

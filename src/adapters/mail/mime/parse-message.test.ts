@@ -11,6 +11,30 @@ const base = {
 };
 
 describe('parseMessage', () => {
+  it('reads a message past the parser’s limits from its header block, never throwing (decision 0097)', async () => {
+    const head =
+      'From: Deep <deep@example.org>\r\nTo: ann@example.test\r\nSubject: Too deep\r\nMIME-Version: 1.0\r\n';
+    let deep = '';
+    for (let i = 0; i < 300; i++)
+      deep += `Content-Type: multipart/mixed; boundary="b${String(i)}"\r\n\r\n--b${String(i)}\r\n`;
+    const tooDeep = await parseMessage(
+      Buffer.from(`${head}${deep}Content-Type: text/plain\r\n\r\nAt the bottom.\r\n`),
+    );
+    expect(tooDeep).toMatchObject({ subject: 'Too deep', from: { address: 'deep@example.org' }, text: '' });
+    expect(tooDeep.attachments).toEqual([]);
+    const filler = `X-Filler: ${'x'.repeat(70)}\r\n`.repeat(15_000); // 1.2 MB a part
+    const loud = await parseMessage(
+      Buffer.from(
+        `${head.replace('Too deep', 'Loud')}Content-Type: multipart/mixed; boundary="h"\r\n\r\n` +
+          `--h\r\n${filler}\r\none\r\n--h\r\n${filler}\r\ntwo\r\n--h--\r\n`,
+      ),
+    );
+    expect(loud).toMatchObject({ subject: 'Loud', to: [{ address: 'ann@example.test' }], text: '' });
+    // A header block over the parser's limit itself: what of it fits in 1 MB.
+    const huge = await parseMessage(Buffer.from(`Subject: Huge\r\n${filler}${filler}\r\nbody\r\n`));
+    expect(huge.subject).toBe('Huge');
+  });
+
   it('decodes RFC 2047 headers and legacy charsets', async () => {
     const raw = buildMessage({
       ...base,

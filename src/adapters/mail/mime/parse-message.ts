@@ -4,7 +4,7 @@ import type { Address } from '../../../core/messages/message.ts';
 import type { AttachmentInfo, FullMessage, RemoteSummary } from '../../../core/mail/mail-types.ts';
 import { htmlToText } from '../../../lib/html-to-text.ts';
 import { withUtf8Header } from './eight-bit-header.ts';
-import { isOneClick, listIdOf, messageIds } from './header-fields.ts';
+import { headerBlockEnd, isOneClick, listIdOf, messageIds } from './header-fields.ts';
 import { readAgainAsUtf8 } from './unknown-charset.ts';
 
 /**
@@ -54,9 +54,7 @@ const NO_ADDRESS: Address = { address: '', name: '' };
 
 export async function parseMessage(raw: Uint8Array | ArrayBuffer | string): Promise<ParsedMessage> {
   const bytes = raw instanceof ArrayBuffer ? new Uint8Array(raw) : raw;
-  const email = await PostalMime.parse(typeof bytes === 'string' ? bytes : withUtf8Header(bytes), {
-    attachmentEncoding: 'arraybuffer',
-  });
+  const email = await parsedOrHeaderOnly(typeof bytes === 'string' ? bytes : withUtf8Header(bytes));
   const header = (key: string): string | null => {
     const value = email.headers.find((h) => h.key === key)?.value.trim();
     return value === undefined || value === '' ? null : value;
@@ -80,6 +78,32 @@ export async function parseMessage(raw: Uint8Array | ArrayBuffer | string): Prom
     attachments: attachments(email),
     authenticationResults: header('authentication-results'),
   };
+}
+
+/** At most this much of a header block is read when the message around it cannot be (see parsedOrHeaderOnly). */
+const HEADER_ONLY_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The message parsed, or, when the parser refuses it, its own header block parsed alone: who sent it, to whom, when,
+ * its subject, ids and list headers, with no body and no attachments. postal-mime throws on a message nested more
+ * than 256 multiparts deep or carrying more than 2 MB of header lines over all its parts (its guards against a
+ * runaway structure); one such message, which any stranger can send, failed the sync of its whole folder — every
+ * later message there unlisted, for good — and every read of it (decision 0097).
+ */
+async function parsedOrHeaderOnly(input: Uint8Array | string): Promise<Email> {
+  try {
+    return await PostalMime.parse(input, { attachmentEncoding: 'arraybuffer' });
+  } catch {
+    const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : Buffer.from(input);
+    const head = bytes.subarray(0, Math.min(headerBlockEnd(bytes), HEADER_ONLY_MAX_BYTES));
+    try {
+      return await PostalMime.parse(Buffer.concat([head, Buffer.from('\r\n\r\n')]), {
+        attachmentEncoding: 'arraybuffer',
+      });
+    } catch {
+      return PostalMime.parse('', { attachmentEncoding: 'arraybuffer' });
+    }
+  }
 }
 
 /** The text a person reads of a message: its plain part, else its HTML turned into text. */
