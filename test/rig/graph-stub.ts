@@ -50,6 +50,8 @@ export interface GraphStub {
   /** The message with this Message-ID header, wherever it is. */
   find(messageIdHeader: string): StubMessage | undefined;
   readonly requests: { method: string; path: string; at: number }[];
+  /** How many bytes of each message's MIME (`$value`) the stub produced for clients, by message id. */
+  readonly valueBytesServed: ReadonlyMap<string, number>;
   close(): Promise<void>;
 }
 
@@ -117,6 +119,7 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
     code?: string;
   }[] = [];
   const requests: { method: string; path: string; at: number }[] = [];
+  const valueBytesServed = new Map<string, number>();
   const categories = new Set<string>();
 
   const folderOf = (ref: string) =>
@@ -454,9 +457,24 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
   });
   app.get('/v1.0/me/messages/:id/$value', (c) => {
     const m = message(c);
-    return m === undefined
-      ? notFound(c)
-      : c.body(new Uint8Array(m.raw), 200, { 'content-type': 'text/plain' });
+    if (m === undefined) return notFound(c);
+    // Streamed as it is read, 64 KB at a time, as Graph streams a message: what a client that stops early did not
+    // read is never sent, and valueBytesServed says how much was.
+    const raw = m.raw;
+    let at = 0;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          const chunk = raw.subarray(at, at + 64 * 1024);
+          at += chunk.length;
+          valueBytesServed.set(m.id, (valueBytesServed.get(m.id) ?? 0) + chunk.length);
+          if (chunk.length > 0) controller.enqueue(new Uint8Array(chunk));
+          if (at >= raw.length) controller.close();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return c.body(body, 200, { 'content-type': 'text/plain', 'content-length': String(raw.length) });
   });
   app.get('/v1.0/me/messages/:id/attachments', (c) => {
     const m = message(c);
@@ -633,6 +651,7 @@ export async function startGraphStub(opts: { user?: string } = {}): Promise<Grap
     url,
     user,
     requests,
+    valueBytesServed,
     async deliver(raw, o = {}) {
       const folder = folderOf(o.folder ?? 'inbox');
       if (folder === undefined) throw new Error(`no folder ${o.folder ?? ''}`);

@@ -82,13 +82,22 @@ export class GraphApi {
     }
   }
 
-  async bytes(what: string, path: string): Promise<Uint8Array | undefined> {
+  /**
+   * The body of a GET up to `limit` bytes, the rest not downloaded (`complete` says whether there was any); undefined
+   * on 404, and on 400 for a malformed id. A message's MIME can be 150 MB at Microsoft.
+   */
+  async bytes(what: string, path: string, limit: number): Promise<Prefix | undefined> {
+    let res: Response;
     try {
-      const res = await this.send(what, 'GET', path, {});
-      return new Uint8Array(await res.arrayBuffer());
+      res = await this.send(what, 'GET', path, {});
     } catch (e) {
       if (e instanceof GraphStatusError && (e.status === 404 || e.status === 400)) return undefined;
       throw e;
+    }
+    try {
+      return await readUpTo(res, limit);
+    } catch {
+      throw new MailProviderError(`Microsoft Graph could not be reached (${what})`);
     }
   }
 
@@ -169,6 +178,31 @@ export class GraphApi {
             : `Microsoft Graph refused ${what} (HTTP ${String(res.status)} ${code})`,
       );
     }
+  }
+}
+
+/** The first bytes of an answer's body. */
+export interface Prefix {
+  readonly bytes: Uint8Array;
+  /** false when the body went on past the limit. */
+  readonly complete: boolean;
+}
+
+async function readUpTo(res: Response, limit: number): Promise<Prefix> {
+  const reader = res.body?.getReader();
+  if (reader === undefined) return { bytes: new Uint8Array(), complete: true };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { bytes: Buffer.concat(chunks, size), complete: true };
+    if (value.length > limit - size) {
+      chunks.push(value.subarray(0, limit - size));
+      await reader.cancel();
+      return { bytes: Buffer.concat(chunks, limit), complete: false };
+    }
+    chunks.push(value);
+    size += value.length;
   }
 }
 

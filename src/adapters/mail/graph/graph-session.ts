@@ -20,7 +20,7 @@ import type {
 } from '../../../core/mail/mail-types.ts';
 import type { CanonicalFolder } from '../../../core/messages/folder.ts';
 import { messageIds } from '../mime/header-fields.ts';
-import { fullMessage, parseMessage } from '../mime/parse-message.ts';
+import { fullMessage, parseMessage, WHOLE_MESSAGE_MAX_BYTES } from '../mime/parse-message.ts';
 import { GraphStatusError, type GraphApi } from './graph-api.ts';
 import { FreshWindow, mapPresent, startPolling, stillInFolder } from '../provider-api.ts';
 import {
@@ -193,18 +193,27 @@ export class GraphSession implements MailSession {
   }
 
   async fetchMessage(path: string, ref: string): Promise<FullMessage | undefined> {
-    const m = await this.message(ref, SUMMARY_SELECT);
+    const m = await this.message(ref, SUMMARY_SELECT, true);
     if (m?.parentFolderId !== path) return undefined;
-    const raw = await this.api.bytes('the message', `/messages/${encodeURIComponent(ref)}/$value`);
+    // The text comes first in the MIME Microsoft writes, the attachments after it (they are listed by Graph below,
+    // and downloaded by get_attachment's link): at most WHOLE_MESSAGE_MAX_BYTES is read, as from an IMAP server.
+    const raw = await this.api.bytes(
+      'the message',
+      `/messages/${encodeURIComponent(ref)}/$value`,
+      WHOLE_MESSAGE_MAX_BYTES,
+    );
     if (raw === undefined) return undefined;
-    const parsed = await parseMessage(raw);
+    const parsed = await parseMessage(raw.bytes);
     const attachments = await this.api.json<Page<GraphAttachment>>(
       'the attachments',
       'GET',
       `/messages/${encodeURIComponent(ref)}/attachments?$select=id,name,contentType,size,isInline`,
     );
     return fullMessage(
-      { ...summaryOf(m), size: raw.length },
+      {
+        ...summaryOf(m),
+        size: raw.complete ? raw.bytes.length : Math.max(summaryOf(m).size, raw.bytes.length),
+      },
       parsed,
       (attachments.value ?? []).map((a) => ({
         partId: a.id,
@@ -219,8 +228,12 @@ export class GraphSession implements MailSession {
   async fetchRaw(path: string, ref: string): Promise<Uint8Array | undefined> {
     const m = await this.message(ref, FLAGS_SELECT);
     if (m?.parentFolderId !== path) return undefined;
-    const raw = await this.api.bytes('the message', `/messages/${encodeURIComponent(ref)}/$value`);
-    return raw === undefined || raw.length > MAX_RAW_BYTES ? undefined : raw;
+    const raw = await this.api.bytes(
+      'the message',
+      `/messages/${encodeURIComponent(ref)}/$value`,
+      MAX_RAW_BYTES,
+    );
+    return raw?.complete === true ? raw.bytes : undefined;
   }
 
   async search(query: string, paths: readonly string[], limit: number): Promise<SearchHit[]> {
@@ -606,11 +619,12 @@ export class GraphSession implements MailSession {
     return { ...changes, added: [] };
   }
 
-  private message(ref: string, select: string): Promise<GraphMessage | undefined> {
+  private message(ref: string, select: string, size = false): Promise<GraphMessage | undefined> {
     if (!validRef(ref)) return Promise.resolve(undefined);
+    const expand = size ? `&$expand=${encodeURIComponent(SIZE_EXPAND)}` : '';
     return this.api.find<GraphMessage>(
       'the message',
-      `/messages/${encodeURIComponent(ref)}?$select=${select}`,
+      `/messages/${encodeURIComponent(ref)}?$select=${select}${expand}`,
     );
   }
 

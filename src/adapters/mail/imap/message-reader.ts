@@ -1,7 +1,13 @@
 import type { Readable } from 'node:stream';
 import type { FetchMessageObject, FetchQueryObject, ImapFlow } from 'imapflow';
 import type { AttachmentContent, FullMessage } from '../../../core/mail/mail-types.ts';
-import { fullMessage, parseMessage, readableText, snippet } from '../mime/parse-message.ts';
+import {
+  fullMessage,
+  parseMessage,
+  readableText,
+  snippet,
+  WHOLE_MESSAGE_MAX_BYTES,
+} from '../mime/parse-message.ts';
 import { attachmentsOf, decodedSize, findPart, textParts } from './body-structure.ts';
 import {
   garbledEnvelope,
@@ -31,13 +37,6 @@ export async function fetchByUid(
     if (found === undefined && m.uid === uid && has(m)) found = m;
   return found;
 }
-
-/**
- * Past this size a message is read without its attachments: its header block and its text parts only, so a 25 MB
- * attachment is never held in memory to show the message's text (docs/benchmarks.md). Below it, the whole source is
- * parsed, as every client would.
- */
-export const WHOLE_MESSAGE_MAX_BYTES = 2 * 1024 * 1024;
 
 /** The message, parsed; undefined when the UID is not in the folder. */
 export async function readFullMessage(client: ImapFlow, uid: number): Promise<FullMessage | undefined> {

@@ -80,6 +80,14 @@ export async function parseMessage(raw: Uint8Array | ArrayBuffer | string): Prom
   };
 }
 
+/**
+ * Past this size a message is read without its attachments — its header block and its text parts only from an IMAP
+ * server, its first bytes from Microsoft Graph (whose MIME puts the text first) — so a 25 MB attachment is never
+ * held in memory to show the message's text (docs/benchmarks.md). Below it, the whole source is parsed, as every
+ * client would.
+ */
+export const WHOLE_MESSAGE_MAX_BYTES = 2 * 1024 * 1024;
+
 /** At most this much of a header block is read when the message around it cannot be (see parsedOrHeaderOnly). */
 const HEADER_ONLY_MAX_BYTES = 1024 * 1024;
 
