@@ -26,6 +26,7 @@ describe('unsubscribing on IMAP', () => {
   let sink: HttpsSink;
   let wire: Tripwire;
   const byFrom = new Map<string, string>();
+  const keyLookups: string[] = [];
 
   beforeAll(async () => {
     const tls = testTls(['unsub.news.example.test']);
@@ -100,7 +101,10 @@ describe('unsubscribing on IMAP', () => {
       config: { rateLimits: NO_RATE_LIMITS, unsubscribeAllowedHosts: ['unsub.news.example.test'] },
       overrides: {
         clock,
-        dkimResolver: signer.resolver,
+        dkimResolver: (name, rrtype) => {
+          keyLookups.push(name);
+          return signer.resolver(name, rrtype);
+        },
         unsubscribeCa: tls.ca,
         unsubscribeLookup: (name) =>
           ['unsub.news.example.test', 'rebind.news.example.test'].includes(name)
@@ -174,10 +178,14 @@ describe('unsubscribing on IMAP', () => {
     ['mailto@news.example.test', 'mailto_only'],
   ])('%s: no pending request, and the reason (%s)', async (from, reason) => {
     sink.requests.length = 0;
+    keyLookups.length = 0;
     const r = expectToolError(await propose(from), 'unsubscribe_unavailable');
     expect(r['details']).toMatchObject({ reason });
     expect(typeof r['sayToHuman']).toBe('string');
     expect(sink.requests).toHaveLength(0);
+    // A signer's key is looked up only for a message whose headers offer one-click (decision 0099): of these, the
+    // one signed (the unsigned one has no key to look up).
+    expect(keyLookups.length > 0).toBe(reason === 'signature_not_covering');
   });
 
   it('a signed link to loopback (literal or by DNS) is refused before any connection', async () => {
