@@ -5,14 +5,18 @@ export interface WireTap {
   readonly port: number;
   /** Client-to-server bytes of each connection (latin1), in the order the connections came. */
   readonly sent: readonly string[];
+  /** Server-to-client byte counts of each connection, in the same order. */
+  readonly received: readonly number[];
   close(): Promise<void>;
 }
 
 export async function startWireTap(target: { host: string; port: number }): Promise<WireTap> {
   const sent: string[] = [];
+  const received: number[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const i = sent.push('') - 1;
+    received.push(0);
     const upstream = connect(target.port, target.host);
     for (const s of [client, upstream]) {
       sockets.add(s);
@@ -22,7 +26,10 @@ export async function startWireTap(target: { host: string; port: number }): Prom
       sent[i] = `${sent[i] ?? ''}${d.toString('latin1')}`;
       upstream.write(d);
     });
-    upstream.on('data', (d: Buffer) => client.write(d));
+    upstream.on('data', (d: Buffer) => {
+      received[i] = (received[i] ?? 0) + d.length;
+      client.write(d);
+    });
     for (const [a, b] of [
       [client, upstream],
       [upstream, client],
@@ -35,6 +42,7 @@ export async function startWireTap(target: { host: string; port: number }): Prom
   return {
     port: (server.address() as { port: number }).port,
     sent,
+    received,
     close: () =>
       new Promise<void>((r) => {
         for (const s of sockets) s.destroy();

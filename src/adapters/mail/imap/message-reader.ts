@@ -49,14 +49,10 @@ export async function readFullMessage(client: ImapFlow, uid: number): Promise<Fu
   );
   const start = bytesOf(head?.source);
   if (head === undefined || start === undefined) return readWithoutStructure(client, uid);
-  const whole = (head.size ?? 0) <= WHOLE_MESSAGE_MAX_BYTES;
-  const source = whole
-    ? start
-    : head.bodyStructure?.childNodes === undefined
-      ? bytesOf(
-          (await fetchByUid(client, uid, { uid: true, source: true }, (m) => m.source !== undefined))?.source,
-        )
-      : await textOnly(client, uid, textParts(head.bodyStructure));
+  // A message of one part is its own text: what is past its first WHOLE_MESSAGE_MAX_BYTES is never shown (a body
+  // is cut at 50,000 characters), so those bytes, read already, are all it needs.
+  const whole = (head.size ?? 0) <= WHOLE_MESSAGE_MAX_BYTES || head.bodyStructure?.childNodes === undefined;
+  const source = whole ? start : await textOnly(client, uid, textParts(head.bodyStructure));
   if (source === undefined) return undefined;
   const parsed = await parseMessage(source);
   const summary = toRemoteSummary(head, snippet(readableText(parsed)));
@@ -99,7 +95,12 @@ async function textOnly(
   const m = await fetchByUid(
     client,
     uid,
-    { uid: true, headers: true, bodyParts: parts.flatMap((p) => [`${p}.MIME`, p]) },
+    {
+      uid: true,
+      headers: true,
+      // Each text part up to WHOLE_MESSAGE_MAX_BYTES: an HTML part with its images inlined runs to megabytes.
+      bodyParts: parts.flatMap((p) => [`${p}.MIME`, { key: p, maxLength: WHOLE_MESSAGE_MAX_BYTES }]),
+    },
     (r) => r.bodyParts !== undefined && r.headers !== undefined,
   );
   const headerBlock = bytesOf(m?.headers);

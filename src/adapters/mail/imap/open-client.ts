@@ -1,5 +1,5 @@
 import type { ImapFlow, ImapFlowOptions } from 'imapflow';
-import { MailAuthError, type LoginFailure } from '../../../core/mail/mail-ports.ts';
+import { MailAuthError, MAX_RAW_BYTES, type LoginFailure } from '../../../core/mail/mail-ports.ts';
 import type { ImapEndpoint, MailCredential } from '../../../core/mail/mail-types.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import { type AddressPolicy, normalizeHost, vetHost } from '../../net/host-guard.ts';
@@ -26,6 +26,11 @@ export class ConnectFailure extends Error {
 
 /** IDLE is re-issued well before the 29 minutes of RFC 2177 §3; NAT boxes often forget quiet flows sooner. */
 export const IDLE_RESTART_MS = 10 * 60_000;
+
+/** The largest literal a server may send (see the options below): MAX_RAW_BYTES and room to spare. */
+export const MAX_SERVER_LITERAL_BYTES = MAX_RAW_BYTES + 1024 * 1024;
+/** The longest line: `* SEARCH` of ten million UIDs, or a listing of thousands of folders, fits. */
+export const MAX_SERVER_LINE_BYTES = 128 * 1024 * 1024;
 
 /**
  * Opens one logged-in imapflow connection.
@@ -70,6 +75,13 @@ export async function openImapClient(
       // thousand watched inboxes would hold ~170 MB for nothing. Command connections keep it (they fetch bodies).
       disableCompression: purpose === 'idle',
       disableAutoIdle: true,
+      // What a server may send in one piece, bounded by what this service asks for (decision 0100): a literal at most
+      // a message read whole for the unsubscribe check (MAX_RAW_BYTES) — every other fetch asks for 2 MB or less —
+      // and a line or an answer big enough for a SEARCH of millions of UIDs. imapflow's defaults (1 GB, 2 GB) let a
+      // server — any an account holder names — make the process hold gigabytes.
+      maxLiteralSize: MAX_SERVER_LITERAL_BYTES,
+      maxLineLength: MAX_SERVER_LINE_BYTES,
+      maxResponseSize: MAX_SERVER_LINE_BYTES + MAX_SERVER_LITERAL_BYTES,
       connectionTimeout: policy.connectTimeoutMs,
       greetingTimeout: policy.connectTimeoutMs,
       clientInfo: { name: 'Inbox Triage' },
