@@ -5,7 +5,7 @@ import { buildMessage, startDovecot, type Dovecot } from '../rig/index.ts';
 import { startWireTap, type WireTap } from '../rig/wire-tap.ts';
 import { connectImapInbox, deliverTo } from '../support/imap-inbox.ts';
 import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import { agentOn, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
 
 // Decision 0100: reading a large message takes from the server what can be shown — a body is cut at 50,000
 // characters — and no more. Counted on the wire: the inbox reaches Dovecot through a tap that counts what the server
@@ -27,11 +27,7 @@ describe('a large message is read without what cannot be shown', () => {
     const header = (subject: string) =>
       `From: Sam <sam@example.org>\r\nTo: ${USER}@example.test\r\nSubject: ${subject}\r\n` +
       `Message-ID: <${subject.replace(/\W/g, '')}@rig.test>\r\nDate: Mon, 30 Nov 2026 09:00:00 +0000\r\nMIME-Version: 1.0\r\n`;
-    await deliverTo(
-      dovecot,
-      USER,
-      PASSWORD,
-    )(
+    await deliverTo(dovecot, USER, PASSWORD)(
       // One part, 12 MB of text: a log a server mailed, say.
       Buffer.from(
         `${header('One long part')}Content-Type: text/plain\r\n\r\n${words(12, 'The log begins.')}\r\n`,
@@ -46,6 +42,24 @@ describe('a large message is read without what cannot be shown', () => {
         html: `<p>This week in pictures.</p><p>${words(12, '')}</p>`,
         attachments: [
           { filename: 'extra.bin', contentType: 'application/octet-stream', content: randomBytes(6 * MB) },
+        ],
+      }),
+      // A newsletter of 11 MB, over what the unsubscribe check reads whole (10 MB).
+      buildMessage({
+        from: { address: 'news@example.org', name: 'News' },
+        to: [{ address: `${USER}@example.test` }],
+        subject: 'The big issue',
+        date: new Date(Date.UTC(2026, 10, 29)),
+        messageId: '<big-issue@rig.test>',
+        list: {
+          id: 'big.example.org',
+          unsubscribeHttps: 'https://example.org/u/big',
+          unsubscribeMailto: 'mailto:leave@example.org?subject=stop',
+          oneClick: true,
+        },
+        text: 'This issue comes with the annual report.',
+        attachments: [
+          { filename: 'report.pdf', contentType: 'application/pdf', content: randomBytes(11 * MB) },
         ],
       }),
     );
@@ -80,5 +94,24 @@ describe('a large message is read without what cannot be shown', () => {
     expect(read['bodyUntrusted']).toContain(first);
     expect(read['bodyTruncated']).toBe(true);
     expect(receivedSoFar() - before).toBeLessThan(5 * MB);
+  });
+
+  it('a newsletter too large for the unsubscribe check is refused in words, from the index, nothing downloaded', async () => {
+    // Before, the check found it too large at the server and answered message_not_found (decision 0099).
+    const listed = expectToolOk(await call('list_messages', { inboxId, limit: 10 }));
+    const m = (listed['messages'] as { messageId: string; subject: string }[]).find(
+      (x) => x.subject === 'The big issue',
+    );
+    const before = receivedSoFar();
+    const r = expectToolError(
+      await call('propose_unsubscribe', { inboxId, messageId: m!.messageId }),
+      'unsubscribe_unavailable',
+    );
+    expect(r['details']).toMatchObject({
+      reason: 'too_large',
+      fallback: { link: 'https://example.org/u/big', mailto: { to: 'leave@example.org', subject: 'stop' } },
+    });
+    expect(r['message']).toContain('over 10 MB');
+    expect(receivedSoFar() - before).toBeLessThan(64 * 1024);
   });
 });

@@ -26,7 +26,9 @@ export type NoOneClickReason =
   | 'several_https_links'
   | 'no_one_click_post'
   | 'unsigned'
-  | 'signature_not_covering';
+  | 'signature_not_covering'
+  /** Larger than the whole message the check reads (MAX_RAW_BYTES): its signature cannot be checked here. */
+  | 'too_large';
 
 /** What the person can still do by hand when one-click is not available. */
 export interface UnsubscribeFallback {
@@ -53,10 +55,7 @@ export function oneClickVerdict(raw: Uint8Array, signatures: readonly DkimSignat
   const lists = occurrences(fields, LU);
   const posts = occurrences(fields, LUP);
   const uris = lists.flatMap((f) => unsubscribeUris(f.value));
-  const fallback: UnsubscribeFallback = {
-    mailto: uris.map(parseMailto).find((m) => m !== undefined) ?? null,
-    link: uris.find((u) => /^https?:\/\//i.test(u)) ?? null,
-  };
+  const fallback = fallbackOf(uris);
   const no = (reason: NoOneClickReason): OneClickVerdict => ({ oneClick: false, reason, fallback });
 
   if (lists.length === 0 || uris.length === 0) return no('no_list_unsubscribe');
@@ -71,4 +70,26 @@ export function oneClickVerdict(raw: Uint8Array, signatures: readonly DkimSignat
   const covering = passing.find((s) => s.signedHeaders.includes(LU) && s.signedHeaders.includes(LUP));
   if (covering === undefined) return no('signature_not_covering');
   return { oneClick: true, url: https[0] ?? '', signedBy: covering.domain };
+}
+
+/** What the person can do by hand with a List-Unsubscribe value's URIs. */
+function fallbackOf(uris: readonly string[]): UnsubscribeFallback {
+  return {
+    mailto: uris.map(parseMailto).find((m) => m !== undefined) ?? null,
+    link: uris.find((u) => /^https?:\/\//i.test(u)) ?? null,
+  };
+}
+
+/**
+ * The verdict on a message too large to read whole (its signature covers its body): no one-click request, and the
+ * fallback from its List-Unsubscribe header as the index keeps it.
+ */
+export function tooLargeVerdict(
+  listUnsubscribe: string | null,
+): Extract<OneClickVerdict, { oneClick: false }> {
+  return {
+    oneClick: false,
+    reason: 'too_large',
+    fallback: fallbackOf(listUnsubscribe === null ? [] : unsubscribeUris(listUnsubscribe)),
+  };
 }

@@ -13,7 +13,7 @@ import type { Requester } from '../drafts/draft.ts';
 import type { InboxError } from '../inboxes/inbox-errors.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
-import { MailAuthError, MailProviderError } from '../mail/mail-ports.ts';
+import { MailAuthError, MailProviderError, MAX_RAW_BYTES } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import { parseMessageId, type Address } from '../messages/message.ts';
@@ -22,7 +22,12 @@ import type { ProfileService } from '../profile/profile-service.ts';
 import type { VipService } from '../vips/vip-service.ts';
 import type { DkimVerifier } from './dkim-verifier.ts';
 import type { ListSender, MailingListIndex } from './mailing-list-index.ts';
-import { oneClickVerdict, type NoOneClickReason, type UnsubscribeFallback } from './one-click-policy.ts';
+import {
+  oneClickVerdict,
+  tooLargeVerdict,
+  type NoOneClickReason,
+  type UnsubscribeFallback,
+} from './one-click-policy.ts';
 import type { PendingUnsubscribeStore } from './pending-unsubscribe-store.ts';
 import type { PendingUnsubscribe, UnsubscribeResult } from './pending-unsubscribe.ts';
 import type { PostOutcome, UnsubscribePoster } from './unsubscribe-poster.ts';
@@ -152,6 +157,11 @@ export class UnsubscribeService {
       return err({ code: 'vip_confirmation_required', sender: summary.from.address });
     const folder = await this.deps.folders.get(inbox.id, summary.folderId);
     if (folder === undefined) return err({ code: 'message_not_found' });
+    // Too large to read whole, as the index knows: not downloaded to find that out (decision 0099).
+    if (summary.size > MAX_RAW_BYTES) {
+      const { reason, fallback } = tooLargeVerdict(summary.listUnsubscribe);
+      return err({ code: 'unsubscribe_unavailable', reason, fallback });
+    }
     const raw = await this.fetchRaw(inbox, folder.path, summary.providerRef);
     if (!raw.ok) return raw;
     if (raw.value === undefined) return err({ code: 'message_not_found' });

@@ -18,6 +18,8 @@ const WHY: Readonly<Record<NoOneClickReason, string>> = {
   unsigned: 'The unsubscribe header is not covered by a valid DKIM signature, so it may not be the sender’s.',
   signature_not_covering:
     'The sender’s DKIM signature does not cover both unsubscribe headers, so they are not trusted.',
+  too_large:
+    'This message is over 10 MB, too large to check the sender’s signature on its unsubscribe header.',
 };
 
 function fallbackSteps(f: UnsubscribeFallback, m: Marker): string[] {
