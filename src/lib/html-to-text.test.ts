@@ -76,6 +76,19 @@ describe('htmlToText', () => {
     expect(htmlToText(many('<li>')).length).toBeGreaterThan(size / 10);
   });
 
+  it('decodes the named characters mail tools write, by exact name', () => {
+    // Before, only 19 names were known: a German or French newsletter read "Gr&uuml;&szlig;e" and "&Eacute;t&eacute;".
+    expect(
+      htmlToText(
+        '<p>Gr&uuml;&szlig;e aus K&ouml;ln &ndash; &Eacute;t&eacute; &AMP; &frac12; &sup2; &hearts;</p>',
+      ),
+    ).toBe('Grüße aus Köln – Été & ½ ² ♥');
+    // A name that is not a character stays as written, Object's own keys included.
+    expect(htmlToText('&constructor; &toString; &__proto__; &bogus;')).toBe(
+      '&constructor; &toString; &__proto__; &bogus;',
+    );
+  });
+
   it('never throws on broken markup and bad entities', () => {
     expect(htmlToText('<p>unclosed <b>bold &#xD800; &bogus; &#99999999;')).toBe(
       'unclosed bold &#xD800; &bogus; &#99999999;',

@@ -1,31 +1,16 @@
-const NAMED: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-  copy: '©',
-  reg: '®',
-  hellip: '…',
-  mdash: '—',
-  ndash: '–',
-  rsquo: '’',
-  lsquo: '‘',
-  rdquo: '”',
-  ldquo: '“',
-  euro: '€',
-  trade: '™',
-  bull: '•',
-  middot: '·',
-};
+import { HTML_ENTITIES } from './html-entities.ts';
+
+/** Names by exact spelling, then in lower case for the few that are (or were written) in capitals: `&AMP;`, `&COPY;`. */
+const NAMED = new Map(Object.entries(HTML_ENTITIES));
 
 export function decodeEntities(s: string): string {
   if (!s.includes('&')) return s;
-  return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+  return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z][a-z0-9]*);/gi, (m, e: string) => {
     if (e.startsWith('#x') || e.startsWith('#X')) return safeChar(Number.parseInt(e.slice(2), 16)) ?? m;
     if (e.startsWith('#')) return safeChar(Number.parseInt(e.slice(1), 10)) ?? m;
-    return NAMED[e.toLowerCase()] ?? m;
+    if (e === 'nbsp') return ' ';
+    const code = NAMED.get(e) ?? NAMED.get(e.toLowerCase());
+    return code === undefined ? m : String.fromCodePoint(code);
   });
 }
 
