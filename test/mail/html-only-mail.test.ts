@@ -40,10 +40,18 @@ const UNCLOSED = htmlMail(
   `<p>First words.</p>${'<a href="https://x.example/">y '.repeat(50_000)}`,
 );
 
+// A template whose <head> holds 22 KB of CSS before the first word: the preview read 8 KB of the part, found only
+// markup, and the message was listed with no preview at all (decision 0096).
+const STYLED = htmlMail(
+  'Styled newsletter',
+  `<html><head><style>${Array.from({ length: 300 }, (_, i) => `.c${String(i)} { color: #333; font-family: Helvetica, Arial, sans-serif; margin: 0 }`).join('\n')}</style></head>` +
+    '<body><p>Your order has shipped.</p></body></html>',
+);
+
 describe('HTML-only mail as senders write it, read at Dovecot', () => {
   let inbox: InboxWithMail;
   beforeAll(async () => {
-    inbox = await inboxWithMail('SQLite', 'htmlmail', [RECEIPT, UNCLOSED]);
+    inbox = await inboxWithMail('SQLite', 'htmlmail', [RECEIPT, UNCLOSED, STYLED]);
   }, 60_000);
   afterAll(() => inbox.close());
 
@@ -67,6 +75,10 @@ describe('HTML-only mail as senders write it, read at Dovecot', () => {
     expect(body).toContain('Thanks for your order');
     expect(body).toContain('View your order (https://shop.example/orders/4471)');
     expect(body).not.toContain('Preheader');
+  });
+
+  it('previews a message whose first 8 KB are all style', async () => {
+    expect((await messageWith('Styled newsletter')).snippet).toBe('Your order has shipped.');
   });
 
   it('reads 1.5 MB of unclosed links in one pass, and the next call is answered', async () => {

@@ -184,22 +184,45 @@ async function fetchPreviews(
   }
   for (const [key, uids] of groups) {
     const [partId = '1', contentType = 'text/plain'] = key.split(' ');
-    const query = {
-      uid: true,
-      bodyParts: [{ key: partId, maxLength: PREVIEW_BYTES[contentType as TextPart['contentType']] }],
-    };
-    const bodies: [number, Buffer][] = [];
-    const wanted = new Set(uids);
-    for await (const m of client.fetch(toUidSet(uids), query, { uid: true })) {
-      const body = bytesOf(m.bodyParts?.get(partId));
-      if (body !== undefined && wanted.delete(m.uid)) bodies.push([m.uid, body]);
-    }
+    const first = PREVIEW_BYTES[contentType as TextPart['contentType']];
+    const bodies = await partStarts(client, uids, partId, first);
+    // HTML whose first bytes are all markup — a template's <head> of CSS runs to 20 KB and more — is read again,
+    // further, before its preview is given up as empty: one more round trip, for those messages only.
+    const further: number[] = [];
     for (const [uid, body] of bodies) {
+      const part = parts.get(uid);
+      if (part === undefined) continue;
+      const text = snippet(decodePartPreview(body, part));
+      if (text === '' && contentType === 'text/html' && body.length >= first) further.push(uid);
+      else previews.set(uid, text);
+    }
+    if (further.length === 0) continue;
+    for (const [uid, body] of await partStarts(client, further, partId, HTML_PREVIEW_FURTHER_BYTES)) {
       const part = parts.get(uid);
       if (part !== undefined) previews.set(uid, snippet(decodePartPreview(body, part)));
     }
   }
   return previews;
+}
+
+/** How far an HTML part is read for its preview when its first PREVIEW_BYTES held no text. */
+const HTML_PREVIEW_FURTHER_BYTES = 64 * 1024;
+
+/** The first `maxLength` bytes of one part of each of these messages, by UID; UIDs no longer there are skipped. */
+async function partStarts(
+  client: ImapFlow,
+  uids: readonly number[],
+  partId: string,
+  maxLength: number,
+): Promise<[number, Buffer][]> {
+  const bodies: [number, Buffer][] = [];
+  const wanted = new Set(uids);
+  const query = { uid: true, bodyParts: [{ key: partId, maxLength }] };
+  for await (const m of client.fetch(toUidSet(uids), query, { uid: true })) {
+    const body = bytesOf(m.bodyParts?.get(partId));
+    if (body !== undefined && wanted.delete(m.uid)) bodies.push([m.uid, body]);
+  }
+  return bodies;
 }
 
 /** IMAP flags as the index sees them: unread = no \Seen, starred = \Flagged, labels = keywords (+ Gmail labels). */
