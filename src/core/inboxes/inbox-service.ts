@@ -82,6 +82,12 @@ export interface SignInUnreachable {
   readonly message: string;
 }
 
+/** The operator has not set up this provider's sign-in (its OAuth app): nothing the person can do but ask them. */
+export interface SignInNotConfigured {
+  readonly code: 'sign_in_not_configured';
+  readonly message: string;
+}
+
 /** Providers whose inboxes connect by an OAuth sign-in. */
 export type SignInProvider = 'google' | 'microsoft';
 /**
@@ -420,7 +426,12 @@ export class InboxService {
     accountId: AccountId,
     inboxId: string,
     provider: SignInProvider,
-  ): Promise<Result<{ url: string; expiresAt: Date; inbox: Inbox }, InboxError | SignInUnreachable>> {
+  ): Promise<
+    Result<
+      { url: string; expiresAt: Date; inbox: Inbox },
+      InboxError | SignInUnreachable | SignInNotConfigured
+    >
+  > {
     const owned = await this.owned(accountId, inboxId);
     if (!owned.ok) return owned;
     const inbox = owned.value;
@@ -435,7 +446,8 @@ export class InboxService {
       );
     if (inbox.isDemo) return err(inboxError('not_supported', 'The demo inbox needs no sign-in.'));
     const signIn = provider === 'google' ? this.deps.google : this.deps.microsoft;
-    if (signIn === undefined) return err(inboxError('not_supported', SIGN_IN_NOT_CONFIGURED[provider]));
+    if (signIn === undefined)
+      return err({ code: 'sign_in_not_configured', message: SIGN_IN_NOT_CONFIGURED[provider] });
     const state = newSecret(provider === 'google' ? 'gst_' : 'mst_', 40);
     const verifier = randomToken(64);
     const now = this.deps.clock.now();

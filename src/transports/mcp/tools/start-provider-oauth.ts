@@ -1,9 +1,5 @@
 import * as z from 'zod';
-import {
-  SIGN_IN_NAMES,
-  SIGN_IN_NOT_CONFIGURED,
-  type SignInProvider,
-} from '../../../core/inboxes/inbox-service.ts';
+import { SIGN_IN_NAMES, type SignInProvider } from '../../../core/inboxes/inbox-service.ts';
 import { fromInboxError } from '../tool-helpers.ts';
 import { payload } from '../output-shapes.ts';
 import { defineTool, type ToolDefinition } from '../tool-definition.ts';
@@ -30,7 +26,7 @@ function startOAuth(provider: SignInProvider): ToolDefinition {
     async run({ inboxId }, ctx) {
       const r = await ctx.services.inboxes.startSignIn(ctx.principal.accountId, inboxId, provider);
       if (!r.ok) {
-        if (r.error.message === SIGN_IN_NOT_CONFIGURED[provider])
+        if (r.error.code === 'sign_in_not_configured')
           return toolError('not_supported', r.error.message, { sayToHuman: signInNotSetUp(provider) });
         if (r.error.code === 'provider_error')
           return toolError('provider_error', r.error.message, {
