@@ -11,6 +11,21 @@ describe('the provider behind an address', () => {
     expect(detectProvider('ann@googlemail.com')).toMatchObject({ provider: 'google', hostedBy: null });
     expect(detectProvider('ann@live.co.uk')).toMatchObject({ provider: 'microsoft' });
     expect(detectProvider('ann@me.com')).toMatchObject({ provider: 'icloud', imapHost: 'imap.mail.me.com' });
+    // Yahoo Mail is not at imap.<domain>, whichever of its domains; Yahoo Japan is another service.
+    for (const domain of [
+      'yahoo.com',
+      'yahoo.co.uk',
+      'yahoo.fr',
+      'yahoo.com.au',
+      'ymail.com',
+      'rocketmail.com',
+    ])
+      expect(detectProvider(`ann@${domain}`), domain).toMatchObject({
+        provider: 'imap',
+        imapHost: 'imap.mail.yahoo.com',
+      });
+    expect(defaultSmtpHost('imap.mail.yahoo.com')).toBe('smtp.mail.yahoo.com');
+    expect(detectProvider('ann@yahoo.co.jp')).toMatchObject({ imapHost: 'imap.yahoo.co.jp' });
     expect(detectProvider('ann@acme.example')).toEqual({
       provider: 'imap',
       imapHost: 'imap.acme.example',

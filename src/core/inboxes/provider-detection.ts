@@ -16,6 +16,13 @@ export interface MailExchangeLookup {
 const GOOGLE = new Set(['gmail.com', 'googlemail.com']);
 const MICROSOFT = /^(outlook|hotmail|live|msn|passport)\.[a-z.]+$/;
 const ICLOUD = new Set(['icloud.com', 'me.com', 'mac.com']);
+/**
+ * Yahoo Mail's own domains (yahoo.com, yahoo.co.uk, yahoo.fr…, ymail.com, rocketmail.com), read at
+ * imap.mail.yahoo.com and sent through smtp.mail.yahoo.com with an app password, not at the conventional
+ * imap.<domain>. Yahoo Japan is a separate service.
+ */
+const YAHOO = /^(yahoo\.(com|[a-z]{2}|co\.(?!jp$)[a-z]{2}|com\.[a-z]{2})|ymail\.com|rocketmail\.com)$/;
+const YAHOO_IMAP_HOST = 'imap.mail.yahoo.com';
 
 /**
  * The provider behind an address, from its domain (contract §4.5, proposing a connection). Custom domains cannot be
@@ -28,6 +35,8 @@ export function detectProvider(email: string): ProviderGuess {
     return { provider: 'microsoft', imapHost: null, imapPort: null, hostedBy: null };
   if (ICLOUD.has(domain))
     return { provider: 'icloud', imapHost: ICLOUD_IMAP.host, imapPort: ICLOUD_IMAP.port, hostedBy: null };
+  if (YAHOO.test(domain))
+    return { provider: 'imap', imapHost: YAHOO_IMAP_HOST, imapPort: 993, hostedBy: null };
   return { provider: 'imap', imapHost: `imap.${domain}`, imapPort: 993, hostedBy: null };
 }
 
