@@ -60,6 +60,11 @@ describe('htmlToText', () => {
       'one (https://x.example/a) two (https://x.example/b)',
     );
     expect(htmlToText('<div hidden><script>"</div>"</script>secret</div>shown')).toBe('shown');
+    expect(
+      htmlToText(
+        `<a href="data:text/html;base64,${'A'.repeat(5000)}">Open</a> <a href="JavaScript:x()">Run</a>`,
+      ),
+    ).toBe('Open Run');
   });
 
   it("reads a sender's megabytes of unclosed markup in one pass", () => {

@@ -238,7 +238,8 @@ function parseAttributes(attrs: string): Map<string, string> {
 }
 
 function linkText(label: string, href: string): string {
-  if (href === '' || href.startsWith('#') || /^javascript:/i.test(href)) return label;
+  // A script or a whole document in the address is not a place to go: a data: URL can run to megabytes.
+  if (href === '' || href.startsWith('#') || /^\s*(javascript|vbscript|data):/i.test(href)) return label;
   return label === '' || label === href ? href : `${label} (${href})`;
 }
 
