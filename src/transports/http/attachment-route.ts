@@ -37,18 +37,39 @@ export function registerAttachmentRoute(app: Hono<HttpEnv>, links: AttachmentLin
     const type = SAFE_TYPE.test(content.contentType)
       ? content.contentType.toLowerCase()
       : 'application/octet-stream';
-    const body = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        try {
-          for await (const chunk of content.content) controller.enqueue(chunk);
-          controller.close();
-        } catch (e) {
-          controller.error(e);
-        } finally {
-          await done();
-        }
+    // Pulled, a piece at a time as the client takes them (decision 0100): pushed from the stream's start, every piece
+    // was taken from the mailbox and queued at once, however slowly the client read.
+    const pieces = content.content[Symbol.asyncIterator]();
+    let finished = false;
+    const finish = async (): Promise<void> => {
+      if (finished) return;
+      finished = true;
+      await done();
+    };
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          try {
+            const next = await pieces.next();
+            if (next.done === true) {
+              controller.close();
+              await finish();
+            } else controller.enqueue(next.value);
+          } catch (e) {
+            controller.error(e);
+            await finish();
+          }
+        },
+        async cancel() {
+          try {
+            await pieces.return?.();
+          } finally {
+            await finish();
+          }
+        },
       },
-    });
+      { highWaterMark: 1 },
+    );
     return new Response(body, {
       headers: {
         'content-type': type,
