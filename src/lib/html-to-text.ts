@@ -20,45 +20,16 @@ function safeChar(code: number): string | undefined {
     : undefined;
 }
 
-/** What a tag adds to the text: block elements break lines, list items get a bullet, table cells a tab. */
+/**
+ * What a tag adds to the text: block elements a line break where they start and a blank line where they end, list
+ * items a bullet, table cells a tab.
+ */
+const BLOCKS = 'p div h1 h2 h3 h4 h5 h6 tr table blockquote section article'.split(' ');
 const OPENING: Record<string, string> = { br: '\n', li: '\n• ' };
 const CLOSING: Record<string, string> = { td: '\t', th: '\t', br: '\n' };
-for (const name of [
-  'p',
-  'div',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'tr',
-  'table',
-  'blockquote',
-  'section',
-  'article',
-])
-  OPENING[name] = '\n';
-for (const name of [
-  'p',
-  'div',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'tr',
-  'table',
-  'ul',
-  'ol',
-  'blockquote',
-  'section',
-  'article',
-  'header',
-  'footer',
-])
-  CLOSING[name] = '\n\n';
+for (const name of BLOCKS) OPENING[name] = '\n';
+// Lists, headers and footers end a block too (where they start, their first item or line does the breaking).
+for (const name of [...BLOCKS, 'ul', 'ol', 'header', 'footer']) CLOSING[name] = '\n\n';
 
 /**
  * Elements whose content is never read as text. `script`, `style` and `title` hold raw text up to their end tag, to
