@@ -78,6 +78,7 @@ export function htmlToText(html: string): string {
   let link: { readonly href: string; readonly at: number } | undefined;
   let hiding: { readonly name: string; depth: number } | undefined;
   const unclosed = new Set<string>();
+  const hiddenClasses = new Set<string>();
   const text = (s: string): void => {
     if (hiding === undefined && s !== '') out.push(decodeEntities(s));
   };
@@ -143,6 +144,7 @@ export function htmlToText(html: string): string {
       endTag.lastIndex = i;
       const found = endTag.exec(html);
       if (found !== null) {
+        if (name === 'style') addHiddenClasses(html.slice(i, found.index), hiddenClasses);
         const close = html.indexOf('>', found.index);
         i = close === -1 ? n : close + 1;
         continue;
@@ -152,8 +154,11 @@ export function htmlToText(html: string): string {
     }
     if (hiding !== undefined) continue;
     // Only an <a>, or an element whose attributes could hide it, has attributes worth reading.
-    const attributes = name === 'a' || MAY_HIDE.test(attrs) ? parseAttributes(attrs) : NONE;
-    if (attributes !== NONE && !VOID.has(name) && !attrs.endsWith('/') && hidden(attributes)) {
+    const attributes =
+      name === 'a' || MAY_HIDE.test(attrs) || (hiddenClasses.size > 0 && /class/i.test(attrs))
+        ? parseAttributes(attrs)
+        : NONE;
+    if (attributes !== NONE && !VOID.has(name) && !attrs.endsWith('/') && hidden(attributes, hiddenClasses)) {
       hiding = { name, depth: 1 };
       continue;
     }
@@ -215,19 +220,31 @@ function linkText(label: string, href: string): string {
 }
 
 /**
- * Whether the person would not see the element: the `hidden` attribute, `aria-hidden="true"`, or a style that hides
- * it — `display: none`, `visibility: hidden`, a zero font size or opacity, or a zero height or width with its
- * overflow hidden (the preheader idiom). A classic hiding place for instructions aimed at an AI reading the mail.
- * `overflow: hidden` alone hides nothing (templates wrap whole messages in it), nor does a class named "hidden"
- * without the stylesheet that would say so.
+ * Whether the person would not see the element: the `hidden` attribute, `aria-hidden="true"`, a style that hides it
+ * (styleHides), or a class the message's own stylesheet hides (hiddenClasses). A classic hiding place for
+ * instructions aimed at an AI reading the mail. `overflow: hidden` alone hides nothing (templates wrap whole messages
+ * in it), nor does a class named "hidden" that no rule of the message hides.
  */
-function hidden(attributes: ReadonlyMap<string, string>): boolean {
+function hidden(attributes: ReadonlyMap<string, string>, hiddenClasses: ReadonlySet<string>): boolean {
   if (attributes.has('hidden')) return true;
   if (attributes.get('aria-hidden')?.trim().toLowerCase() === 'true') return true;
   const style = attributes.get('style');
-  if (style === undefined) return false;
+  if (style !== undefined && styleHides(decodeEntities(style))) return true;
+  const classes = attributes.get('class');
+  return (
+    classes !== undefined &&
+    hiddenClasses.size > 0 &&
+    classes.split(/\s+/).some((c) => hiddenClasses.has(c.toLowerCase()))
+  );
+}
+
+/**
+ * Whether CSS declarations hide what they apply to: `display: none`, `visibility: hidden`, a zero font size or
+ * opacity, or a zero height or width with the overflow hidden (the preheader idiom); `!important` and case aside.
+ */
+function styleHides(declarations: string): boolean {
   const css = new Map<string, string>();
-  for (const declaration of decodeEntities(style).split(';')) {
+  for (const declaration of declarations.split(';')) {
     const colon = declaration.indexOf(':');
     if (colon === -1) continue;
     css.set(
@@ -249,4 +266,44 @@ function hidden(attributes: ReadonlyMap<string, string>): boolean {
     (css.get('overflow') === 'hidden' &&
       (zero('max-height') || zero('height') || zero('max-width') || zero('width')))
   );
+}
+
+/**
+ * Adds to `into` the classes a stylesheet hides everywhere: a rule at its top level (not inside `@media` or any other
+ * at-rule, which apply on some screens only) whose selectors are each a class, alone or after an element name
+ * (`.x`, `div.x`), and whose declarations hide (styleHides). One pass over the sheet; comments skipped.
+ */
+function addHiddenClasses(css: string, into: Set<string>): void {
+  let text = '';
+  for (let i = 0; i < css.length;) {
+    const open = css.indexOf('/*', i);
+    if (open === -1) {
+      text += css.slice(i);
+      break;
+    }
+    text += css.slice(i, open);
+    const close = css.indexOf('*/', open + 2);
+    i = close === -1 ? css.length : close + 2;
+  }
+  let depth = 0;
+  let preludeFrom = 0;
+  let blockFrom = 0;
+  let prelude = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{') {
+      if (depth === 0) {
+        prelude = text.slice(preludeFrom, i).trim();
+        blockFrom = i + 1;
+      }
+      depth++;
+    } else if (c === '}' && depth > 0) {
+      depth--;
+      if (depth > 0) continue;
+      preludeFrom = i + 1;
+      if (prelude.startsWith('@') || !styleHides(text.slice(blockFrom, i))) continue;
+      const classes = prelude.split(',').map((sel) => /^[a-z0-9]*\.([a-z0-9_-]+)$/i.exec(sel.trim())?.[1]);
+      if (classes.every((c) => c !== undefined)) for (const c of classes) into.add(c.toLowerCase());
+    }
+  }
 }
