@@ -50,7 +50,10 @@ const LUP = 'list-unsubscribe-post';
  * both (§4). A second copy of either field is refused even when a signature covers one of them: a verifier
  * checks the bottom-most copy, and a copy added above it in transit would be the one a reader sees.
  */
-export function oneClickVerdict(raw: Uint8Array, signatures: readonly DkimSignature[]): OneClickVerdict {
+export async function oneClickVerdict(
+  raw: Uint8Array,
+  signatures: () => Promise<readonly DkimSignature[]>,
+): Promise<OneClickVerdict> {
   const fields = headerFields(raw);
   const lists = occurrences(fields, LU);
   const posts = occurrences(fields, LUP);
@@ -65,7 +68,8 @@ export function oneClickVerdict(raw: Uint8Array, signatures: readonly DkimSignat
   if (https.length > 1) return no('several_https_links');
   const [post] = posts;
   if (post === undefined || !isOneClickPost(post.value)) return no('no_one_click_post');
-  const passing = signatures.filter((s) => s.result === 'pass');
+  // Asked for only now, when the headers offer a one-click request: each signature costs a DNS lookup (decision 0099).
+  const passing = (await signatures()).filter((s) => s.result === 'pass');
   if (passing.length === 0) return no('unsigned');
   const covering = passing.find((s) => s.signedHeaders.includes(LU) && s.signedHeaders.includes(LUP));
   if (covering === undefined) return no('signature_not_covering');

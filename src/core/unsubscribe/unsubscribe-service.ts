@@ -165,13 +165,10 @@ export class UnsubscribeService {
     const raw = await this.fetchRaw(inbox, folder.path, summary.providerRef);
     if (!raw.ok) return raw;
     if (raw.value === undefined) return err({ code: 'message_not_found' });
-    // The headers first: the signatures, checked with a DNS lookup each, matter only for a message whose headers
-    // offer a one-click request (with none, such a message answers 'unsigned').
-    const byHeaders = oneClickVerdict(raw.value, []);
-    const verdict =
-      byHeaders.oneClick || byHeaders.reason !== 'unsigned'
-        ? byHeaders
-        : oneClickVerdict(raw.value, await this.deps.dkim.verify(raw.value, { demo: inbox.isDemo }));
+    const message = raw.value;
+    const verdict = await oneClickVerdict(message, () =>
+      this.deps.dkim.verify(message, { demo: inbox.isDemo }),
+    );
     if (!verdict.oneClick)
       return err({ code: 'unsubscribe_unavailable', reason: verdict.reason, fallback: verdict.fallback });
 

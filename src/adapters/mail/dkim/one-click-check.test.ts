@@ -30,7 +30,7 @@ const message = (list: ListSpec | undefined, headers: Record<string, string> = {
   });
 
 async function verdict(raw: Buffer, demo = false) {
-  return oneClickVerdict(raw, await verifier.verify(raw, { demo }));
+  return oneClickVerdict(raw, () => verifier.verify(raw, { demo }));
 }
 
 describe('one-click unsubscribe on DKIM-verified headers', () => {
@@ -88,7 +88,7 @@ describe('one-click unsubscribe on DKIM-verified headers', () => {
       expect(signatures.filter((x) => x.result === 'pass').map((x) => x.domain)).toEqual([
         'news.example.test',
       ]);
-      expect(oneClickVerdict(raw, signatures)).toMatchObject({
+      expect(await oneClickVerdict(raw, () => Promise.resolve(signatures))).toMatchObject({
         oneClick: true,
         signedBy: 'news.example.test',
       });
@@ -107,10 +107,13 @@ describe('one-click unsubscribe on DKIM-verified headers', () => {
     expect(await verdict(tooLong)).toMatchObject({ oneClick: false, reason: 'unsigned' });
   });
 
-  it('reads a header of 640,000 folded lines in one pass', () => {
+  it('reads a header of 640,000 folded lines in one pass', async () => {
     // Unfolded a line at a time, copying the value so far each time: 1.3 MB of it held the thread for 107 s.
     const raw = Buffer.concat([Buffer.from(`X-Long: a${'\r\n b'.repeat(640_000)}\r\n`), message(ONE_CLICK)]);
-    expect(oneClickVerdict(raw, [])).toMatchObject({ oneClick: false, reason: 'unsigned' });
+    expect(await oneClickVerdict(raw, () => Promise.resolve([]))).toMatchObject({
+      oneClick: false,
+      reason: 'unsigned',
+    });
   });
 
   it('refuses a signature that does not cover List-Unsubscribe-Post', async () => {
@@ -131,7 +134,7 @@ describe('one-click unsubscribe on DKIM-verified headers', () => {
     const signed = await signer.sign(message(ONE_CLICK), ONE_CLICK_HEADERS);
     const forged = Buffer.concat([Buffer.from('List-Unsubscribe: <https://evil.example/u>\r\n'), signed]);
     expect((await verifier.verify(forged, { demo: false })).map((s) => s.result)).toEqual(['pass']);
-    expect(oneClickVerdict(forged, await verifier.verify(forged, { demo: false }))).toMatchObject({
+    expect(await oneClickVerdict(forged, () => verifier.verify(forged, { demo: false }))).toMatchObject({
       oneClick: false,
       reason: 'duplicated_header',
     });
