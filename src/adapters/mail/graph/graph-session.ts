@@ -209,11 +209,9 @@ export class GraphSession implements MailSession {
       'GET',
       `/messages/${encodeURIComponent(ref)}/attachments?$select=id,name,contentType,size,isInline`,
     );
+    const summary = summaryOf(m);
     return fullMessage(
-      {
-        ...summaryOf(m),
-        size: raw.complete ? raw.bytes.length : Math.max(summaryOf(m).size, raw.bytes.length),
-      },
+      { ...summary, size: raw.complete ? raw.bytes.length : Math.max(summary.size, raw.bytes.length) },
       parsed,
       (attachments.value ?? []).map((a) => ({
         partId: a.id,

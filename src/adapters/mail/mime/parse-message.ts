@@ -88,6 +88,8 @@ export async function parseMessage(raw: Uint8Array | ArrayBuffer | string): Prom
  */
 export const WHOLE_MESSAGE_MAX_BYTES = 2 * 1024 * 1024;
 
+const PARSE = { attachmentEncoding: 'arraybuffer' } as const;
+
 /** At most this much of a header block is read when the message around it cannot be (see parsedOrHeaderOnly). */
 const HEADER_ONLY_MAX_BYTES = 1024 * 1024;
 
@@ -100,16 +102,14 @@ const HEADER_ONLY_MAX_BYTES = 1024 * 1024;
  */
 async function parsedOrHeaderOnly(input: Uint8Array | string): Promise<Email> {
   try {
-    return await PostalMime.parse(input, { attachmentEncoding: 'arraybuffer' });
+    return await PostalMime.parse(input, PARSE);
   } catch {
     const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : Buffer.from(input);
     const head = bytes.subarray(0, Math.min(headerBlockEnd(bytes), HEADER_ONLY_MAX_BYTES));
     try {
-      return await PostalMime.parse(Buffer.concat([head, Buffer.from('\r\n\r\n')]), {
-        attachmentEncoding: 'arraybuffer',
-      });
+      return await PostalMime.parse(Buffer.concat([head, Buffer.from('\r\n\r\n')]), PARSE);
     } catch {
-      return PostalMime.parse('', { attachmentEncoding: 'arraybuffer' });
+      return PostalMime.parse('', PARSE);
     }
   }
 }
