@@ -1,6 +1,7 @@
 import { promises as dns } from 'node:dns';
 import type { DkimVerifier } from '../../../core/unsubscribe/dkim-verifier.ts';
 import type { DkimSignature } from '../../../core/unsubscribe/one-click-policy.ts';
+import { headerBlockEnd } from '../mime/header-fields.ts';
 import { DEMO_DKIM_SELECTOR, demoDkimRecord } from './demo-dkim-key.ts';
 
 /** `dns.promises.resolve`'s shape, which mailauth takes for its lookups (TXT for DKIM keys). */
@@ -64,8 +65,6 @@ export function mailauthDkimVerifier(opts: { resolver?: DnsResolver } = {}): Dki
   };
 }
 
-const LATIN1 = new TextDecoder('latin1');
-
 /**
  * A message whose header block runs to more lines than this is not checked: mailauth joins a field's folded lines in
  * time that grows with the square of their number (40,000 lines of one field: 6 s; the 10 MB the check reads:
@@ -81,9 +80,8 @@ export const MAX_HEADER_LINES = 2000;
  */
 function whatTheCheckReads(raw: Uint8Array): Buffer | undefined {
   const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  const text = LATIN1.decode(bytes);
-  const end = /\r?\n\r?\n/.exec(text);
-  const head = end === null ? text : text.slice(0, end.index + end[0].length);
+  // Node's latin1 is one byte to one character both ways (TextDecoder's "latin1" is windows-1252, which is not).
+  const head = bytes.toString('latin1', 0, headerBlockEnd(bytes));
   // Lines split after each LF (a lone CR stays inside its line).
   const lines = head.split(/(?<=\n)/);
   if (lines.length > MAX_HEADER_LINES) return undefined;

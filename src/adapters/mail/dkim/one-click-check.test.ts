@@ -95,6 +95,19 @@ describe('one-click unsubscribe on DKIM-verified headers', () => {
     }
   });
 
+  it('keeps a header’s raw 8-bit bytes as they are when it takes signatures out', async () => {
+    // Bytes 0x80–0x9F (windows-1252 quotes, written raw by some mailers) survive the rebuild of the header block.
+    const raw = Buffer.concat([Buffer.from('X-Quote: \x93quoted\x94\r\n', 'latin1'), message(ONE_CLICK)]);
+    const signed = await signer.sign(raw, [...ONE_CLICK_HEADERS, 'X-Quote']);
+    const junk = Array.from(
+      { length: 6 },
+      (_, i) => `DKIM-Signature: v=1; d=d${String(i)}.example; s=s; h=from; bh=A; b=A\r\n`,
+    );
+    expect(await verdict(Buffer.concat([Buffer.from(junk.join('')), signed]))).toMatchObject({
+      oneClick: true,
+    });
+  });
+
   it('does not check a header block of more than 2,000 lines: mailauth joins folded lines in quadratic time', async () => {
     const signed = await signer.sign(message(ONE_CLICK), ONE_CLICK_HEADERS);
     const folded = (lines: number) => Buffer.from(`X-Long: a${'\r\n b'.repeat(lines)}\r\n`);
