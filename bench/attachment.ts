@@ -18,13 +18,19 @@ export interface AttachmentStream {
   /** … and while the download link streamed the attachment. */
   readonly downloadPeakGrowthMb: number;
   readonly downloadMs: number;
+  /** The client's pause after each piece it read: a client slower than the mailbox. */
+  readonly pauseMsPerPiece: number;
 }
 
 const peakMb = (pid: number) =>
   Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${String(pid)}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
-/** A message with one attachment of `mb` MB at Dovecot, read through `get_message` and downloaded (issue 21, P3). */
-export async function attachmentStream(mb: number): Promise<AttachmentStream> {
+/**
+ * A message with one attachment of `mb` MB at Dovecot, read through `get_message` and downloaded (issue 21, P3), by a
+ * client that pauses `pauseMsPerPiece` after each piece: were the download not paced by its reader, a slow client
+ * would leave the file in the service's memory.
+ */
+export async function attachmentStream(mb: number, pauseMsPerPiece = 0): Promise<AttachmentStream> {
   const content = randomBytes(mb * 1024 * 1024);
   const raw = Buffer.concat([
     Buffer.from(
@@ -71,6 +77,7 @@ export async function attachmentStream(mb: number): Promise<AttachmentStream> {
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
         hash.update(chunk);
         bytes += chunk.length;
+        if (pauseMsPerPiece > 0) await new Promise((r) => setTimeout(r, pauseMsPerPiece));
       }
       const downloadMs = performance.now() - t;
       return {
@@ -79,6 +86,7 @@ export async function attachmentStream(mb: number): Promise<AttachmentStream> {
         getMessagePeakGrowthMb,
         downloadPeakGrowthMb: peakMb(pid) - beforeDownload,
         downloadMs,
+        pauseMsPerPiece,
       };
     } finally {
       svc.child.kill('SIGTERM');
