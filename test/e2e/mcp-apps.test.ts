@@ -247,6 +247,9 @@ describe('interactive views in a strict MCP Apps host', () => {
       .getByRole('button', { name: /^Report:/ })
       .click();
     await expect.poll(async () => (await lastCall('report_screened'))?.outcome).toBe('ok');
+    // Each row says what its tool did, in the tool's words: what was blocked, if anything.
+    await expect.poll(() => rows.nth(1).textContent()).toMatch(/^I moved the message to Spam and blocked /);
+    expect(await rows.nth(0).textContent()).toMatch(/^I moved the message back to your inbox/);
     const review = expectToolOk(await call('review_screened', { inbox: inboxId, days: 30 }));
     expect(review['counts']).toMatchObject({ waiting: 0, rescued: 1, reported: 1 });
     const folder = async (messageId: string) =>

@@ -67,7 +67,14 @@ const LATER = 'billing@mail.junk-deals.test';
 /** A stranger whose mail arrives after Screened was deleted. */
 const LATE = `late@${OUTSIDE_DOMAIN}`;
 const GONE = `gone@${OUTSIDE_DOMAIN}`;
-const mailFrom = (address: string, n: number) =>
+/** A bank whose From a forger wrote: its genuine mail must not be screened because of the forgery. */
+const BANK = 'alerts@real-bank.test';
+const BANK_LATER = 'statements@real-bank.test';
+/** What the person's own provider writes above a message: its DMARC verdict on the From. */
+const dmarc = (result: 'pass' | 'fail', address: string) => ({
+  'Authentication-Results': `mx.person-provider.test; spf=${result} smtp.mailfrom=${address.split('@')[1] ?? ''}; dmarc=${result} (p=NONE) header.from=${address.split('@')[1] ?? ''}`,
+});
+const mailFrom = (address: string, n: number, headers?: Record<string, string>) =>
   buildMessage({
     from: { address, name: address.split('@')[0] ?? '' },
     to: [{ address: 'someone@example.test' }],
@@ -75,6 +82,7 @@ const mailFrom = (address: string, n: number) =>
     date: new Date(START.getTime() + n * 60_000),
     messageId: `<deal${String(n)}@screening.test>`,
     text: 'Buy now.',
+    ...(headers !== undefined && { headers }),
   });
 
 describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
@@ -195,6 +203,30 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
     // Never deleted: rescuing it brings it back.
     expectToolOk(await call('rescue_screened', { inboxId, id: blocked!.id }));
     expect(await placesOf(LATER)).toEqual(['inbox']);
+  });
+
+  it('reporting mail whose From failed DMARC at the person’s provider blocks nothing: the real sender’s later mail stays in the inbox', async () => {
+    await be.outside!.deliver(mailFrom(BANK, 30, dmarc('fail', BANK)));
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    offered = await screen();
+    const verdicts = of(BANK).map((m) => ({ ...target(m), verdict: 'junk' }));
+    expect(verdicts).toHaveLength(1);
+    expectToolOk(await call('confirm_screening', { verdicts }));
+    const rows = expectToolOk(await call('review_screened', { inbox: inboxId }))['rows'] as {
+      id: string;
+      sender: { address: string };
+    }[];
+    const row = rows.find((r) => r.sender.address === BANK)!;
+    const reported = expectToolOk(await call('report_screened', { inboxId, id: row.id }));
+    expect(reported['blocked']).toBeNull();
+    expect(reported['notBlockedBecause']).toBe('sender_failed_dmarc');
+    expect(await placesOf(BANK)).toEqual(['spam']);
+    const profile = expectToolOk(await call('get_triage_profile', {}));
+    expect(JSON.stringify(profile)).not.toContain('real-bank.test');
+
+    await be.outside!.deliver(mailFrom(BANK_LATER, 31, dmarc('pass', BANK_LATER)));
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    expect(await placesOf(BANK_LATER)).toEqual(['inbox']);
   });
 
   it('what the person does in Screened from another client (moved back, deleted) leaves the review after a sync', async () => {

@@ -346,19 +346,28 @@ export class ScreeningService implements ArrivalScreen {
     return ok({ undoId: moved.value, sender: address, knownGood: saved.ok });
   }
 
-  /** Reports a screened message as spam and blocks its sender's domain (or only the address, and says why). */
+  /**
+   * Reports a screened message as spam and blocks its sender's domain (or only the address, and says why) — unless the
+   * person's own provider found its From forged (DMARC failed), when blocking would screen the real sender's mail:
+   * then nothing is blocked (decision 0101).
+   */
   async report(
     principal: Principal,
     inboxId: string,
     id: string,
-  ): Promise<Result<Resolved & { readonly blocked: BlockTarget | null }, ScreeningError>> {
+  ): Promise<
+    Result<Resolved & { readonly blocked: BlockTarget | null; readonly forged: boolean }, ScreeningError>
+  > {
     const { accountId } = principal;
     const found = await this.screenedMessage(accountId, inboxId, id);
     if (!found.ok) return found;
-    const { screening, message } = found.value;
+    const { screening, message, inbox, folder } = found.value;
+    const forged = await this.failedDmarc(inbox, folder, message);
     const moved = await this.moveOne(principal, 'spam', screening, message);
     if (!moved.ok) return moved;
     await this.deps.store.resolve(screening.id, 'reported', this.deps.clock.now());
+    const sender = message.from.address.toLowerCase();
+    if (forged) return ok({ undoId: moved.value, sender, blocked: null, forged });
     const prefs = await this.deps.profiles.effective(accountId, screening.inboxId);
     const target = blockTarget(message.from.address, {
       vipEntries: [...(await this.deps.vips.list(accountId)).map((v) => v.value), ...prefs.vip.people],
@@ -378,11 +387,7 @@ export class ScreeningService implements ArrivalScreen {
         },
       };
     });
-    return ok({
-      undoId: moved.value,
-      sender: message.from.address.toLowerCase(),
-      blocked: saved.ok ? target : null,
-    });
+    return ok({ undoId: moved.value, sender, blocked: saved.ok ? target : null, forged });
   }
 
   async arrivalRule(inbox: Inbox): Promise<((address: string) => boolean) | undefined> {
@@ -457,7 +462,9 @@ export class ScreeningService implements ArrivalScreen {
     accountId: AccountId,
     inboxId: string,
     id: string,
-  ): Promise<Result<{ screening: Screening; message: MessageSummary }, ScreeningError>> {
+  ): Promise<
+    Result<{ screening: Screening; message: MessageSummary; inbox: Inbox; folder: Folder }, ScreeningError>
+  > {
     const inbox = await this.deps.inboxes.usable(accountId, inboxId);
     if (!inbox.ok) return err(inbox.error);
     const notFound = err({
@@ -474,7 +481,27 @@ export class ScreeningService implements ArrivalScreen {
     if (message === undefined) return notFound;
     const folder = await this.deps.folders.get(inbox.value.id, message.folderId);
     if (folder?.canonical !== 'screened') return notFound;
-    return ok({ screening, message });
+    return ok({ screening, message, inbox: inbox.value, folder });
+  }
+
+  /**
+   * Whether the person's own mail provider found the message's From not its sender's: DMARC failed in the topmost
+   * Authentication-Results, the one the receiving server writes above everything a sender can (auth-results.ts). A
+   * message the mailbox cannot give now, or one with no such header (many IMAP servers write none), is not shown
+   * forged.
+   */
+  private async failedDmarc(inbox: Inbox, folder: Folder, message: MessageSummary): Promise<boolean> {
+    let session: MailSession | undefined;
+    try {
+      session = await this.deps.sessions.open(inbox);
+      const full = await session.fetchMessage(folder.path, message.providerRef);
+      return full !== undefined && parseAuthResults(full.authenticationResults).dmarc === 'fail';
+    } catch (e) {
+      if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
+      return false;
+    } finally {
+      await session?.close().catch(() => undefined);
+    }
   }
 
   private async moveOne(

@@ -18,8 +18,10 @@ export const reportScreened = defineTool({
   description:
     'Moves a message from Screened to Spam and blocks its sender’s domain, so new mail from it goes to Screened on arrival. ' +
     'For a big free-mail domain (gmail.com, outlook.com…), a domain a VIP or a known-good sender uses, or the person’s own ' +
-    'domain, only the address is blocked; the result says which and why. id is a row id from review_screened. Returns an ' +
-    'undoId for the move (the block stays; it is in the triage profile).',
+    'domain, only the address is blocked; the result says which and why. When the person’s mail provider found the ' +
+    'message failed DMARC (its From likely forged), nothing is blocked: that would screen the real sender’s mail ' +
+    '(notBlockedBecause: sender_failed_dmarc). id is a row id from review_screened. Returns an undoId for the move ' +
+    '(the block stays; it is in the triage profile).',
   input: z.strictObject({ inboxId: z.string(), id: z.string().max(64) }),
   output: payload({
     id: z.string(),
@@ -31,6 +33,8 @@ export const reportScreened = defineTool({
         because: z.enum(['free_mail', 'vip_domain', 'own_domain', 'known_good_domain']).optional(),
       })
       .nullable(),
+    /** Present when nothing was blocked. */
+    notBlockedBecause: z.enum(['sender_failed_dmarc', 'not_an_address']).optional(),
     undoId: z.string().nullable(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -39,8 +43,10 @@ export const reportScreened = defineTool({
     const r = await ctx.services.screening.report(ctx.principal, args.inboxId, args.id);
     if (!r.ok) return fromScreeningError(r.error, ctx.marker);
     const b = r.value.blocked;
-    const sayToHuman =
-      b === null
+    const sayToHuman = r.value.forged
+      ? 'I moved the message to Spam and blocked nothing: your mail provider found it failed DMARC, so its sender ' +
+        'address is likely forged, and blocking it would send the real sender’s mail to Screened.'
+      : b === null
         ? 'I moved the message to Spam. Its sender address is not an ordinary one, so I could not block it.'
         : b.kind === 'domain'
           ? 'I moved the message to Spam and blocked its sender’s domain: new mail from it will go to Screened.'
@@ -52,6 +58,7 @@ export const reportScreened = defineTool({
         b === null
           ? null
           : { kind: b.kind, value: b.value, ...(b.kind === 'address' && { because: b.because }) },
+      ...(b === null && { notBlockedBecause: r.value.forged ? 'sender_failed_dmarc' : 'not_an_address' }),
       undoId: r.value.undoId,
       sayToHuman,
       ...(r.value.undoId !== null && {

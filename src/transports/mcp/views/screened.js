@@ -86,7 +86,7 @@
             type: 'button',
             class: 'danger',
             'aria-label': `Report: ${subject}`,
-            onclick: () => act(li, r, 'report_screened', 'Reported as spam; the sender’s domain is blocked.'),
+            onclick: () => act(li, r, 'report_screened', 'Reported as spam.'),
           },
           'Report',
         ),
@@ -103,6 +103,8 @@
       for (const b of li.querySelectorAll('button')) b.disabled = false;
       return;
     }
+    // The tool's own words say what was blocked, if anything (a domain, an address, or nothing for a forged sender).
+    words = clean(result.data.sayToHuman) || words;
     say(words, 'done');
     li.replaceChildren(
       el('div', { class: 'grow muted', text: `${words} — ${clean(r.subject) || '(no subject)'}` }),
