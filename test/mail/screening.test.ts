@@ -229,6 +229,47 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
     expect(await placesOf(BANK_LATER)).toEqual(['inbox']);
   });
 
+  it('mail whose From names a VIP or a known-good sender but failed DMARC is offered as an impersonation and can be screened; genuine mail from them is not offered', async () => {
+    await be.outside!.deliver(mailFrom(VIP, 32, dmarc('fail', VIP)));
+    await be.outside!.deliver(mailFrom(GOOD, 33, dmarc('fail', GOOD)));
+    await be.outside!.deliver(mailFrom(VIP, 34, dmarc('pass', VIP)));
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    const batch = expectToolOk(await call('screen_junk', { inbox: inboxId }))['messages'] as (Offered & {
+      subject: string;
+      impersonates: string | null;
+      authentication: { dmarc: string | null };
+    })[];
+    const claimed = batch.filter((m) => m.from.address === VIP || m.from.address === GOOD);
+    expect(claimed.map((m) => [m.subject, m.impersonates, m.authentication.dmarc]).sort()).toEqual([
+      ['Deal 32', 'vip', 'fail'],
+      ['Deal 33', 'known_good', 'fail'],
+    ]);
+    expect(batch.filter((m) => m.impersonates === null).map((m) => m.from.address)).not.toContain(VIP);
+    // The genuine messages were read once and settled: not read again by the next batch.
+    const settled = await be.app.db.kysely
+      .selectFrom('screenings')
+      .select(['verdict', 'source'])
+      .where('inbox_id', '=', inboxId)
+      .where('sender_address', 'in', [VIP, GOOD])
+      .where('source', '=', 'exempt')
+      .execute();
+    expect(settled.length).toBe(6 + 4 + 1);
+    expect(new Set(settled.map((r) => r.verdict))).toEqual(new Set(['fine']));
+
+    const forgedVip = claimed.find((m) => m.impersonates === 'vip')!;
+    const done = expectToolOk(
+      await call('confirm_screening', { verdicts: [{ ...target(forgedVip), verdict: 'junk' }] }),
+    );
+    expect(done['applied']).toHaveLength(1);
+    expect(done['skipped']).toEqual([]);
+    const vipPlaces = (await truth()).filter((t) => t.from === VIP).map((t) => t.where);
+    expect(vipPlaces.filter((w) => w === 'Screened')).toHaveLength(1);
+    expect(vipPlaces.filter((w) => w === 'inbox')).toHaveLength(6 + 1);
+    // Put back, for the cases below.
+    expectToolOk(await call('undo_action', { undoId: done['undoId'] }));
+    expect((await truth()).filter((t) => t.from === VIP && t.where === 'Screened')).toEqual([]);
+  });
+
   it('what the person does in Screened from another client (moved back, deleted) leaves the review after a sync', async () => {
     offered = await screen();
     const verdicts = [6, 7].flatMap((i) => of(stranger(i))).map((m) => ({ ...target(m), verdict: 'junk' }));

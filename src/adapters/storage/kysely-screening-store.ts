@@ -4,6 +4,7 @@ import type { InboxId } from '../../core/inboxes/inbox.ts';
 import type { FolderId } from '../../core/messages/folder.ts';
 import type { MessageSummary } from '../../core/messages/message.ts';
 import type {
+  JunkSource,
   Resolution,
   ScreenedDigest,
   ScreenedRow,
@@ -130,6 +131,29 @@ export class KyselyScreeningStore implements ScreeningStore {
       .execute();
   }
 
+  async recordExempt(items: readonly ScreeningItem[], now: Date): Promise<void> {
+    if (items.length === 0) return;
+    const settled = { verdict: 'fine', source: 'exempt', decided_at: now.getTime() } as const;
+    await inboxRowWrite(
+      this.db
+        .insertInto('screenings')
+        .values(
+          items.map((i) => ({
+            id: newId('scr'),
+            account_id: i.accountId,
+            inbox_id: i.inboxId,
+            message_id: i.messageId,
+            sender_address: i.senderAddress.toLowerCase(),
+            ...settled,
+          })),
+        )
+        .onConflict((oc) =>
+          oc.columns(['inbox_id', 'message_id']).doUpdateSet(settled).where('screenings.verdict', 'is', null),
+        )
+        .execute(),
+    );
+  }
+
   async recordBlocked(
     items: readonly (ScreeningItem & { reason: string })[],
     now: Date,
@@ -251,7 +275,7 @@ export class KyselyScreeningStore implements ScreeningStore {
         subject: r.subject,
         date: toDate(r.date),
         reason: r.reason,
-        source: r.source as ScreeningSource,
+        source: r.source as JunkSource,
         screenedAt: toDate(r.decided_at ?? 0),
         undoId: r.undo_id,
       })),

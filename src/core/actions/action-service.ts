@@ -52,6 +52,11 @@ export interface ActStep {
    * put it.
    */
   readonly onlyFrom?: CanonicalFolder;
+  /**
+   * Messages whose From the person's own provider found forged (DMARC failed): the VIP rule protects mail from a
+   * VIP, which these are not. Junk screening's verdicts only (decision 0101).
+   */
+  readonly forgedFrom?: ReadonlySet<string>;
 }
 
 export interface ActRequest extends ActStep {
@@ -224,7 +229,7 @@ export class ActionService {
         const candidates = allowed;
         allowed = [];
         for (const m of candidates) {
-          if (!isVip(m.from.address)) allowed.push(m);
+          if (!isVip(m.from.address) || req.forgedFrom?.has(m.id) === true) allowed.push(m);
           else if (!bulk && confirmedForVip) allowed.push(m);
           else if (!bulk)
             return err({

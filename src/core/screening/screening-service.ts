@@ -10,6 +10,7 @@ import type { InboxErrorCode } from '../inboxes/inbox-errors.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
+import type { FullMessage } from '../mail/mail-types.ts';
 import { foldersWithRole } from '../mail/folder-with-role.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { Folder, FolderId } from '../messages/folder.ts';
@@ -42,6 +43,17 @@ const EXCERPT_CHARS = 600;
 /** Unscreened messages read per round while looking for ones to hand out. */
 const CANDIDATE_PAGE = 200;
 const CANDIDATE_ROUNDS = 10;
+/** Messages from exempt senders read per call to see whether their From was forged (decision 0101). */
+const CLAIMS_CHECKED = 20;
+
+/** A message picked for a batch, with what was read of it while picking. */
+interface Found {
+  readonly inbox: Inbox;
+  readonly folder: Folder;
+  readonly message: MessageSummary;
+  readonly impersonates: Exemption | null;
+  readonly full?: FullMessage;
+}
 
 export interface ScreeningServiceDeps {
   readonly store: ScreeningStore;
@@ -66,7 +78,15 @@ export interface Candidate {
   readonly body: FencedBody | null;
   /** Reply-To addresses (a reply going elsewhere than the sender is a phishing sign). */
   readonly replyTo: readonly Address[];
+  /**
+   * The From names one of the person's VIPs or known-good senders, whose mail is never handed out, but the person's
+   * own provider found it forged (DMARC failed): handed out as a stranger's mail wearing that name (decision 0101).
+   */
+  readonly impersonates: Exemption | null;
 }
+
+/** Why a sender's mail is never handed out: a VIP, or a sender the person marked good. */
+export type Exemption = 'vip' | 'known_good';
 
 export type SkippedInboxReason = 'screening_off' | 'not_synced' | InboxErrorCode;
 
@@ -134,7 +154,7 @@ export class ScreeningService implements ArrivalScreen {
   async screen(accountId: AccountId, inboxes: readonly Inbox[]): Promise<ScreenBatch> {
     const now = this.deps.clock.now();
     const skippedInboxes: { inboxId: string; reason: SkippedInboxReason }[] = [];
-    const found: { inbox: Inbox; folder: Folder; message: MessageSummary }[] = [];
+    const found: Found[] = [];
     let more = false;
     for (const named of inboxes) {
       const usable = await this.deps.inboxes.usableWithFolders(accountId, named.id);
@@ -155,8 +175,10 @@ export class ScreeningService implements ArrivalScreen {
       }
       const exempt = await this.exemption(accountId, inbox.id, prefs);
       const picked = await this.pick(inbox, folder, exempt);
-      more ||= picked.more;
-      for (const message of picked.messages) found.push({ inbox, folder, message });
+      const forged = await this.claimsChecked(inbox, folder, picked.claimants);
+      more ||= picked.more || forged.unchecked;
+      for (const message of picked.messages) found.push({ inbox, folder, message, impersonates: null });
+      for (const f of forged.messages) found.push({ inbox, folder, ...f });
     }
     found.sort((a, b) => b.message.date.getTime() - a.message.date.getTime());
     if (found.length > SCREEN_BATCH) more = true;
@@ -193,7 +215,8 @@ export class ScreeningService implements ArrivalScreen {
     const claimed: { input: VerdictInput; row: Screening }[] = [];
     const seen = new Set<string>();
     const inboxes = new Map<string, Inbox | undefined>();
-    const rules = new Map<string, (address: string) => VerdictSkip | undefined>();
+    const rules = new Map<string, (address: string) => Exemption | undefined>();
+    const forgedFrom = new Set<string>();
     for (const v of verdicts) {
       const key = `${v.inboxId}\u0000${v.messageId}`;
       const skip = (reason: VerdictSkip) =>
@@ -218,15 +241,18 @@ export class ScreeningService implements ArrivalScreen {
       let rule = rules.get(inbox.id);
       if (rule === undefined) {
         const prefs = await this.deps.profiles.effective(accountId, inbox.id);
-        const isVip = await this.deps.vips.matcher(accountId, inbox.id);
-        rule = (address) =>
-          isVip(address) ? 'vip' : isKnownGood(address, prefs.junk) ? 'known_good' : undefined;
+        rule = await this.exemption(accountId, inbox.id, prefs);
         rules.set(inbox.id, rule);
       }
       const exempt = rule(message.from.address);
       if (exempt !== undefined) {
-        skip(exempt);
-        continue;
+        // Handed out only if its From was found forged (screen); asked again, as the sender may have become exempt since.
+        const folder = await this.deps.folders.get(inbox.id, message.folderId);
+        if (folder === undefined || !(await this.failedDmarc(inbox, folder, message))) {
+          skip(exempt);
+          continue;
+        }
+        forgedFrom.add(message.id);
       }
       const row = await this.deps.store.decide(
         accountId,
@@ -252,7 +278,7 @@ export class ScreeningService implements ArrivalScreen {
         return refused;
       }
       // Offers come from the inbox folder; mail someone moved away since (archived, trashed) stays where it was put.
-      steps.push({ action: 'screen', targets: { items: junk }, onlyFrom: 'inbox' });
+      steps.push({ action: 'screen', targets: { items: junk }, onlyFrom: 'inbox', forgedFrom });
     }
     const unsure = items('unsure');
     if (unsure.length > 0)
@@ -568,43 +594,102 @@ export class ScreeningService implements ArrivalScreen {
     for (const r of rows) await this.deps.store.undecide(r.id);
   }
 
-  /** VIP and known-good senders of this inbox, never handed out. */
+  /** VIP and known-good senders of this inbox, whose mail is never handed out unless its From was forged. */
   private async exemption(
     accountId: AccountId,
     inboxId: string,
     prefs: TriagePrefs,
-  ): Promise<(address: string) => boolean> {
+  ): Promise<(address: string) => Exemption | undefined> {
     const isVip = await this.deps.vips.matcher(accountId, inboxId);
-    return (address) => isVip(address) || isKnownGood(address, prefs.junk);
+    return (address) =>
+      isVip(address) ? 'vip' : isKnownGood(address, prefs.junk) ? 'known_good' : undefined;
   }
 
-  /** Unscreened messages of the inbox folder from senders that may be judged, up to one batch. */
+  /**
+   * Reads each message whose From names an exempt sender (decision 0101): one the person's provider found forged
+   * (DMARC failed) is handed out like a stranger's, read once here for its details; the others are settled fine and
+   * never read again. At most `CLAIMS_CHECKED` a call; one the mailbox cannot give now waits for the next call.
+   */
+  private async claimsChecked(
+    inbox: Inbox,
+    folder: Folder,
+    claimants: readonly { readonly message: MessageSummary; readonly exemption: Exemption }[],
+  ): Promise<{ messages: Omit<Found, 'inbox' | 'folder'>[]; unchecked: boolean }> {
+    if (claimants.length === 0) return { messages: [], unchecked: false };
+    const forged: Omit<Found, 'inbox' | 'folder'>[] = [];
+    const genuine: MessageSummary[] = [];
+    let unchecked = claimants.length > CLAIMS_CHECKED;
+    let session: MailSession | undefined;
+    try {
+      session = await this.deps.sessions.open(inbox);
+      for (const { message, exemption } of claimants.slice(0, CLAIMS_CHECKED)) {
+        let full: FullMessage | undefined;
+        try {
+          full = await session.fetchMessage(folder.path, message.providerRef);
+        } catch (e) {
+          if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
+          unchecked = true;
+          continue;
+        }
+        if (full === undefined) continue; // gone since the last sync
+        if (parseAuthResults(full.authenticationResults).dmarc === 'fail')
+          forged.push({ message, impersonates: exemption, full });
+        else genuine.push(message);
+      }
+    } catch (e) {
+      if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
+      unchecked = true;
+    } finally {
+      await session?.close().catch(() => undefined);
+    }
+    await this.deps.store.recordExempt(
+      genuine.map((m) => ({
+        accountId: inbox.accountId,
+        inboxId: inbox.id,
+        messageId: m.id,
+        senderAddress: m.from.address,
+      })),
+      this.deps.clock.now(),
+    );
+    return { messages: forged, unchecked };
+  }
+
+  /**
+   * Unscreened messages of the inbox folder from senders that may be judged, up to one batch; and apart, those met on
+   * the way whose From names an exempt sender, to be checked for forgery.
+   */
   private async pick(
     inbox: Inbox,
     folder: Folder,
-    exempt: (address: string) => boolean,
-  ): Promise<{ messages: MessageSummary[]; more: boolean }> {
+    exempt: (address: string) => Exemption | undefined,
+  ): Promise<{
+    messages: MessageSummary[];
+    claimants: { message: MessageSummary; exemption: Exemption }[];
+    more: boolean;
+  }> {
     const out: MessageSummary[] = [];
+    const claimants: { message: MessageSummary; exemption: Exemption }[] = [];
     for (let round = 0; round < CANDIDATE_ROUNDS; round++) {
       const page = await this.deps.store.unscreened(inbox.id, folder.id, {
         limit: CANDIDATE_PAGE,
         offset: round * CANDIDATE_PAGE,
       });
       for (const m of page) {
-        if (exempt(m.from.address)) continue;
-        if (out.length === SCREEN_BATCH) return { messages: out, more: true };
+        const exemption = exempt(m.from.address);
+        if (exemption !== undefined) {
+          claimants.push({ message: m, exemption });
+          continue;
+        }
+        if (out.length === SCREEN_BATCH) return { messages: out, claimants, more: true };
         out.push(m);
       }
-      if (page.length < CANDIDATE_PAGE) return { messages: out, more: false };
+      if (page.length < CANDIDATE_PAGE) return { messages: out, claimants, more: false };
     }
-    return { messages: out, more: true };
+    return { messages: out, claimants, more: true };
   }
 
   /** Authentication signals, first-time sender and the start of the text, read in one session per inbox. */
-  private async details(
-    inbox: Inbox,
-    batch: readonly { folder: Folder; message: MessageSummary }[],
-  ): Promise<Candidate[]> {
+  private async details(inbox: Inbox, batch: readonly Omit<Found, 'inbox'>[]): Promise<Candidate[]> {
     const out: Candidate[] = [];
     let session: MailSession | undefined;
     try {
@@ -613,7 +698,7 @@ export class ScreeningService implements ArrivalScreen {
       if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
     }
     try {
-      for (const { folder, message } of batch) {
+      for (const { folder, message, impersonates, full: read } of batch) {
         const earlier = await this.deps.messages.list(inbox.id, {
           fromAddress: message.from.address,
           limit: 1,
@@ -622,9 +707,9 @@ export class ScreeningService implements ArrivalScreen {
         let body: FencedBody | null = null;
         let signals = NO_SIGNALS;
         let replyTo: readonly Address[] = [];
-        if (session !== undefined) {
+        if (session !== undefined || read !== undefined) {
           try {
-            const full = await session.fetchMessage(folder.path, message.providerRef);
+            const full = read ?? (await session?.fetchMessage(folder.path, message.providerRef));
             if (full !== undefined) {
               const text =
                 full.text.trim() !== '' ? full.text : full.html === null ? '' : htmlToText(full.html);
@@ -636,7 +721,7 @@ export class ScreeningService implements ArrivalScreen {
             if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
           }
         }
-        out.push({ message, signals, firstTimeSender: earlier.total <= 1, body, replyTo });
+        out.push({ message, signals, firstTimeSender: earlier.total <= 1, body, replyTo, impersonates });
       }
     } finally {
       await session?.close().catch(() => undefined);

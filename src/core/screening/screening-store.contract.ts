@@ -69,6 +69,29 @@ export function screeningStoreContract(h: () => ScreeningStoreHarness): void {
       ).toEqual([s.msgs[0]!.id]);
     });
 
+    it('recordExempt: settled fine, no longer unscreened; an offered row is settled, a verdict kept', async () => {
+      const s = await seeded();
+      const unscreened = async () =>
+        (await h().screenings.unscreened(s.inbox.id, s.box.id, { limit: 10, offset: 0 })).map((m) => m.id);
+      const before = await unscreened();
+      await h().screenings.offer([s.item(4)], t(10), t(70));
+      await h().screenings.decide(s.accountId, s.inbox.id, s.msgs[0]!.id, 'fine', null, t(1));
+      await h().screenings.offer([s.item(1)], t(10), t(70));
+      const judged = await h().screenings.decide(s.accountId, s.inbox.id, s.msgs[0]!.id, 'junk', 'r', t(11));
+      await h().screenings.recordExempt([s.item(1), s.item(4), s.item(5)], t(20));
+      expect(await unscreened()).toEqual(
+        before.filter((id) => ![s.msgs[0]!.id, s.msgs[3]!.id, s.msgs[4]!.id].includes(id)),
+      );
+      // The offered row was settled (no longer decidable); the judged one kept its verdict.
+      expect(
+        await h().screenings.decide(s.accountId, s.inbox.id, s.msgs[3]!.id, 'junk', null, t(21)),
+      ).toBeUndefined();
+      expect(await h().screenings.get(s.accountId, s.inbox.id, judged!.id)).toMatchObject({
+        verdict: 'junk',
+        source: 'agent',
+      });
+    });
+
     it('decide: only what was handed out to this account, unexpired, once — of racing confirms one wins', async () => {
       const s = await seeded();
       const other = await seedAccount(h().accounts);

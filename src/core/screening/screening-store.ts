@@ -46,6 +46,11 @@ export interface ScreeningStore {
     items: readonly (ScreeningItem & { readonly reason: string })[],
     now: Date,
   ): Promise<Screening[]>;
+  /**
+   * Settles messages from a VIP or known-good sender whose From the person's provider did not find forged: fine,
+   * never handed out (decision 0101). A message that already has a verdict keeps it.
+   */
+  recordExempt(items: readonly ScreeningItem[], now: Date): Promise<void>;
   get(accountId: AccountId, inboxId: string, id: string): Promise<Screening | undefined>;
   resolve(id: string, resolution: Resolution, now: Date): Promise<void>;
   /** Remembers the undo handle of the change that applied these verdicts. */

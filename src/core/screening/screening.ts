@@ -5,8 +5,13 @@ import type { Address } from '../messages/message.ts';
 export const VERDICTS = ['junk', 'unsure', 'fine'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
-/** Who put a message in Screened: an agent's verdict, or the sync applying the person's blocklist. */
-export type ScreeningSource = 'agent' | 'blocklist';
+/**
+ * Who gave a message its verdict: an agent, the sync applying the person's blocklist (junk), or the rule that a VIP's
+ * or known-good sender's mail is fine when its From was not found forged (decision 0101).
+ */
+export type ScreeningSource = 'agent' | 'blocklist' | 'exempt';
+/** Who put a message in Screened (junk comes from an agent or the blocklist, never from the exemption). */
+export type JunkSource = Exclude<ScreeningSource, 'exempt'>;
 
 /** What the person did with a screened message. */
 export type Resolution = 'rescued' | 'reported';
@@ -48,7 +53,7 @@ export interface ScreenedRow {
   readonly subject: string;
   readonly date: Date;
   readonly reason: string | null;
-  readonly source: ScreeningSource;
+  readonly source: JunkSource;
   readonly screenedAt: Date;
   readonly undoId: string | null;
 }

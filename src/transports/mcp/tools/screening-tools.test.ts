@@ -53,9 +53,14 @@ describe('junk screening on the demo inbox', () => {
     });
   });
 
-  it('junk, unsure and fine; review with a digest; rescue teaches known-good; report blocks the domain', async () => {
-    const junk = offered.filter((m) => m.authentication.dmarc === 'fail');
-    expect(junk.length).toBeGreaterThanOrEqual(2);
+  it('junk, unsure and fine; review with a digest; rescue teaches known-good; report blocks the domain, unless its From failed DMARC', async () => {
+    const forged = offered.filter((m) => m.authentication.dmarc === 'fail');
+    expect(forged.length).toBeGreaterThanOrEqual(2);
+    // A throwaway domain with no DMARC: nothing says its From is forged.
+    const unsigned = offered.find(
+      (m) => m.authentication.dmarc === 'none' && m.authentication.dkim === 'none',
+    )!;
+    const junk = [...forged, unsigned];
     const priya = offered.find((m) => m.from.address === 'priya@brightpath-analytics.test');
     const fine = offered.find((m) => m.authentication.dmarc === 'pass' && m !== priya)!;
     const done = expectToolOk(
@@ -75,19 +80,33 @@ describe('junk screening on the demo inbox', () => {
     const shown = expectToolOk(await call('show_screened', { days: 7 }));
     expect(shown['text']).toContain(rows[0]!.id);
 
-    const rescued = expectToolOk(await call('rescue_screened', { inboxId, id: rows[0]!.id }));
+    // One forged message is rescued, the unsigned one and another forged one reported.
+    const listed = (address: string) => rows.find((r) => r.sender.address === address);
+    const rowOf = (address: string) => listed(address)!;
+    const [kept, spoof] = forged.filter((m) => listed(m.from.address) !== undefined);
+    const rescued = expectToolOk(
+      await call('rescue_screened', { inboxId, id: rowOf(kept!.from.address).id }),
+    );
     expect(rescued['knownGood']).toBe(true);
-    const reported = expectToolOk(await call('report_screened', { inboxId, id: rows[1]!.id }));
-    const domain = rows[1]!.sender.address.split('@')[1];
+    const reported = expectToolOk(
+      await call('report_screened', { inboxId, id: rowOf(unsigned.from.address).id }),
+    );
+    const domain = unsigned.from.address.split('@')[1];
     expect(reported['blocked']).toEqual({ kind: 'domain', value: domain });
+    // Its From forged (DMARC failed at the receiving server): blocking it would screen the real sender's mail.
+    const spared = expectToolOk(
+      await call('report_screened', { inboxId, id: rowOf(spoof!.from.address).id }),
+    );
+    expect(spared).toMatchObject({ blocked: null, notBlockedBecause: 'sender_failed_dmarc' });
+    expect(spared['sayToHuman']).toMatch(/blocked nothing/);
     const profile = expectToolOk(await call('get_triage_profile', {}))['triageProfile'] as {
       defaults: { junk: { knownGoodSenders: string[]; blockedDomains: string[] } };
     };
-    expect(profile.defaults.junk.knownGoodSenders).toContain(rows[0]!.sender.address);
-    expect(profile.defaults.junk.blockedDomains).toContain(domain);
+    expect(profile.defaults.junk.knownGoodSenders).toContain(kept!.from.address);
+    expect(profile.defaults.junk.blockedDomains).toEqual([domain]);
     const after = expectToolOk(await call('review_screened', {}));
-    expect(after['total']).toBe((review['total'] as number) - 2);
-    expect(after['counts']).toMatchObject({ rescued: 1, reported: 1 });
+    expect(after['total']).toBe((review['total'] as number) - 3);
+    expect(after['counts']).toMatchObject({ rescued: 1, reported: 2 });
 
     // Judged mail is not offered again.
     const next = (expectToolOk(await call('screen_junk', {}))['messages'] as Offered[]).map(
