@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { InboxId } from '../../core/inboxes/inbox.ts';
 import type { FolderId } from '../../core/messages/folder.ts';
@@ -76,30 +76,8 @@ export class KyselyScreeningStore implements ScreeningStore {
   }
 
   async offer(items: readonly ScreeningItem[], now: Date, expiresAt: Date): Promise<void> {
-    if (items.length === 0) return;
-    await inboxRowWrite(
-      this.db
-        .insertInto('screenings')
-        .values(
-          items.map((i) => ({
-            id: newId('scr'),
-            account_id: i.accountId,
-            inbox_id: i.inboxId,
-            message_id: i.messageId,
-            sender_address: i.senderAddress.toLowerCase(),
-            offered_at: now.getTime(),
-            offer_expires_at: expiresAt.getTime(),
-            source: 'agent',
-          })),
-        )
-        .onConflict((oc) =>
-          oc
-            .columns(['inbox_id', 'message_id'])
-            .doUpdateSet({ offered_at: now.getTime(), offer_expires_at: expiresAt.getTime() })
-            .where('screenings.verdict', 'is', null),
-        )
-        .execute(),
-    );
+    const offered = { offered_at: now.getTime(), offer_expires_at: expiresAt.getTime() };
+    await this.writeUndecided(items, { ...offered, source: 'agent' }, offered);
   }
 
   async decide(
@@ -132,23 +110,23 @@ export class KyselyScreeningStore implements ScreeningStore {
   }
 
   async recordExempt(items: readonly ScreeningItem[], now: Date): Promise<void> {
-    if (items.length === 0) return;
     const settled = { verdict: 'fine', source: 'exempt', decided_at: now.getTime() } as const;
+    await this.writeUndecided(items, settled, settled);
+  }
+
+  /** A new row for each message with `values`; a message whose row has no verdict yet gets `update` instead. */
+  private async writeUndecided(
+    items: readonly ScreeningItem[],
+    values: Omit<Insertable<ScreeningsTable>, keyof ReturnType<typeof newRow>>,
+    update: Updateable<ScreeningsTable>,
+  ): Promise<void> {
+    if (items.length === 0) return;
     await inboxRowWrite(
       this.db
         .insertInto('screenings')
-        .values(
-          items.map((i) => ({
-            id: newId('scr'),
-            account_id: i.accountId,
-            inbox_id: i.inboxId,
-            message_id: i.messageId,
-            sender_address: i.senderAddress.toLowerCase(),
-            ...settled,
-          })),
-        )
+        .values(items.map((i) => ({ ...newRow(i), ...values })))
         .onConflict((oc) =>
-          oc.columns(['inbox_id', 'message_id']).doUpdateSet(settled).where('screenings.verdict', 'is', null),
+          oc.columns(['inbox_id', 'message_id']).doUpdateSet(update).where('screenings.verdict', 'is', null),
         )
         .execute(),
     );
@@ -164,11 +142,7 @@ export class KyselyScreeningStore implements ScreeningStore {
         this.db
           .insertInto('screenings')
           .values({
-            id: newId('scr'),
-            account_id: i.accountId,
-            inbox_id: i.inboxId,
-            message_id: i.messageId,
-            sender_address: i.senderAddress.toLowerCase(),
+            ...newRow(i),
             verdict: 'junk',
             reason: i.reason,
             source: 'blocklist',
@@ -337,4 +311,15 @@ export class KyselyScreeningStore implements ScreeningStore {
       .executeTakeFirst();
     return Number(r.numDeletedRows);
   }
+}
+
+/** The columns every screening row starts with: its id, and the message and sender it is about. */
+function newRow(i: ScreeningItem) {
+  return {
+    id: newId('scr'),
+    account_id: i.accountId,
+    inbox_id: i.inboxId,
+    message_id: i.messageId,
+    sender_address: i.senderAddress.toLowerCase(),
+  };
 }
