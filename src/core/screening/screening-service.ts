@@ -511,17 +511,15 @@ export class ScreeningService implements ArrivalScreen {
   }
 
   /**
-   * Whether the person's own mail provider found the message's From not its sender's: DMARC failed in the topmost
-   * Authentication-Results, the one the receiving server writes above everything a sender can (auth-results.ts). A
-   * message the mailbox cannot give now, or one with no such header (many IMAP servers write none), is not shown
-   * forged.
+   * Whether the message's From was found forged (`fromFailedDmarc`), read from the mailbox. A message the mailbox cannot
+   * give now, or one with no Authentication-Results (many IMAP servers write none), is not shown forged.
    */
   private async failedDmarc(inbox: Inbox, folder: Folder, message: MessageSummary): Promise<boolean> {
     let session: MailSession | undefined;
     try {
       session = await this.deps.sessions.open(inbox);
       const full = await session.fetchMessage(folder.path, message.providerRef);
-      return full !== undefined && parseAuthResults(full.authenticationResults).dmarc === 'fail';
+      return full !== undefined && fromFailedDmarc(full);
     } catch (e) {
       if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
       return false;
@@ -632,8 +630,7 @@ export class ScreeningService implements ArrivalScreen {
           continue;
         }
         if (full === undefined) continue; // gone since the last sync
-        if (parseAuthResults(full.authenticationResults).dmarc === 'fail')
-          forged.push({ message, impersonates: exemption, full });
+        if (fromFailedDmarc(full)) forged.push({ message, impersonates: exemption, full });
         else genuine.push(message);
       }
     } catch (e) {
@@ -728,6 +725,14 @@ export class ScreeningService implements ArrivalScreen {
     }
     return out;
   }
+}
+
+/**
+ * The person's own provider found the From not its sender's: DMARC failed in the topmost Authentication-Results, the
+ * one the receiving server writes above everything a sender can (auth-results.ts).
+ */
+function fromFailedDmarc(message: FullMessage): boolean {
+  return parseAuthResults(message.authenticationResults).dmarc === 'fail';
 }
 
 /** Adds a value at the end unless present; the oldest entries give way when the list is full. */
