@@ -141,8 +141,13 @@ describe('unsubscribing on IMAP', () => {
   });
 
   it('a signed one-click link: proposed, approved, exactly one POST even for 50 concurrent confirms', async () => {
-    const p = expectToolOk(await propose('weekly@news.example.test'));
+    const proposed = await propose('weekly@news.example.test');
+    const p = expectToolOk(proposed);
     expect(p).toMatchObject({ host: 'unsub.news.example.test', signedBy: 'news.example.test' });
+    // The signing domain is chosen by whoever signs (any domain its owner has keys on): marked as the sender's word.
+    expect(proposed.raw['signedBy']).toMatch(
+      /^\u27e6([a-z0-9]{6})\u27e7news\.example\.test\u27e6\/\1\u27e7$/,
+    );
     const args = { pendingUnsubscribeId: p['pendingUnsubscribeId'], approvalCode: p['approvalCode'] };
     expectToolError(await call('confirm_unsubscribe', args), 'human_approval_required');
     sink.requests.length = 0;

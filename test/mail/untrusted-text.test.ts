@@ -9,7 +9,7 @@ import type { ToolResult } from '../support/tool-caller.ts';
 // markers (⟦n⟧…⟦/n⟧) or, for bodies, inside the nonce fence; no marker can be escaped or forged; no invisible, bidi
 // or control character gets through. Each message carries a canary per field, so every place a field's text shows up
 // in any result is found and checked.
-const CANARY = /cz[snlbft]\d{4}q/g;
+const CANARY = /cz[snlbfty]\d{4}q/g;
 // Invisible, bidi, tag and control characters (tab and newline aside), as core/messages/untrusted-content.ts strips.
 const HIDDEN =
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/;
@@ -153,8 +153,9 @@ describe.each(MAILBOXES)(
       await checked('add_vip', { emails: [vip] });
       await checked('trash_message', { inboxId, messageId: hostile[0]!.messageId });
 
-      // Each field of each message reached the agent, whatever the provider made of it (a list's name: one in five).
-      const least = { s: 240, n: 240, l: 240, b: 240, f: 60, t: 48 };
+      // Each field of each message reached the agent, whatever the provider made of it (an attachment: one in four; a
+      // list's name: one in five).
+      const least = { s: 240, n: 240, l: 240, b: 240, f: 60, y: 60, t: 48 };
       const short = Object.entries(least).filter(([f, n]) => (tally.byField.get(f) ?? 0) < n);
       expect(short, `canaries seen by field: ${JSON.stringify([...tally.byField])}`).toEqual([]);
       expect(tally.canariesOutside, 'sender text outside the markers').toEqual([]);

@@ -16,7 +16,8 @@ export const getAttachment = defineTool({
     url: z.string(),
     expiresAt: z.string(),
     filename: SENDER_TEXT,
-    contentType: z.string(),
+    /** The sender's media type: any token it likes after the slash. */
+    contentType: SENDER_TEXT,
     size: z.number(),
     ...DEMO,
   }),

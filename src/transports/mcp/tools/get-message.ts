@@ -29,7 +29,8 @@ export const getMessage = defineTool({
       z.object({
         partId: z.string(),
         filename: SENDER_TEXT,
-        contentType: z.string(),
+        /** The sender's media type: any token it likes after the slash. */
+        contentType: SENDER_TEXT,
         size: z.number(),
         inline: z.boolean(),
       }),

@@ -23,8 +23,8 @@ export const proposeUnsubscribe = defineTool({
     /** Where the one request would go (the sender wrote it). */
     url: SENDER_TEXT,
     host: SENDER_TEXT,
-    /** The domain whose DKIM signature vouches for the link. */
-    signedBy: z.string(),
+    /** The domain whose DKIM signature vouches for the link: whoever signs chooses it, so it is the sender's word too. */
+    signedBy: SENDER_TEXT,
     ...DEMO,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
