@@ -67,9 +67,10 @@ const LATER = 'billing@mail.junk-deals.test';
 /** A stranger whose mail arrives after Screened was deleted. */
 const LATE = `late@${OUTSIDE_DOMAIN}`;
 const GONE = `gone@${OUTSIDE_DOMAIN}`;
-/** A bank whose From a forger wrote: its genuine mail must not be screened because of the forgery. */
+/** A bank the person gets mail from, whose From a forger wrote: its genuine mail must not be screened because of it. */
 const BANK = 'alerts@real-bank.test';
-const BANK_LATER = 'statements@real-bank.test';
+const BANK_BEFORE = 'statements@real-bank.test';
+const BANK_LATER = 'offers@real-bank.test';
 /** What the person's own provider writes above a message: its DMARC verdict on the From. */
 const dmarc = (result: 'pass' | 'fail', address: string) => ({
   'Authentication-Results': `mx.person-provider.test; spf=${result} smtp.mailfrom=${address.split('@')[1] ?? ''}; dmarc=${result} (p=NONE) header.from=${address.split('@')[1] ?? ''}`,
@@ -205,7 +206,8 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
     expect(await placesOf(LATER)).toEqual(['inbox']);
   });
 
-  it('reporting mail whose From failed DMARC at the person’s provider blocks nothing: the real sender’s later mail stays in the inbox', async () => {
+  it('reporting mail whose From failed DMARC at the person’s provider, from a domain the person gets mail from, blocks nothing: the real sender’s later mail stays in the inbox', async () => {
+    await be.outside!.deliver(mailFrom(BANK_BEFORE, 29, dmarc('pass', BANK_BEFORE)));
     await be.outside!.deliver(mailFrom(BANK, 30, dmarc('fail', BANK)));
     expectToolOk(await call('sync_inbox', { inboxId }));
     offered = await screen();

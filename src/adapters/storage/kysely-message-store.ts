@@ -499,6 +499,37 @@ export class KyselyMessageStore implements MessageStore {
     });
   }
 
+  async keepsMailFrom(
+    inboxIds: readonly InboxId[],
+    from: { readonly address: string } | { readonly domain: string },
+    except: MessageId,
+  ): Promise<boolean> {
+    if (inboxIds.length === 0) return false;
+    // LIKE's own characters in a domain are taken literally (the escape character is named: SQLite has none by default).
+    const endsWith = (suffix: string) =>
+      sql<boolean>`messages.from_address like ${`%${suffix.replace(/[\\%_]/g, '\\$&')}`} escape '\\'`;
+    const found = await this.db
+      .selectFrom('messages')
+      .innerJoin('folders', 'folders.id', 'messages.folder_id')
+      .select('messages.id')
+      .where('messages.inbox_id', 'in', [...inboxIds])
+      .where('messages.id', '!=', except)
+      .where((eb) =>
+        eb.or([
+          eb('folders.canonical', 'is', null),
+          eb('folders.canonical', 'not in', ['screened', 'spam', 'trash']),
+        ]),
+      )
+      .where((eb) => {
+        if ('address' in from) return eb('messages.from_address', '=', from.address.toLowerCase());
+        const domain = from.domain.toLowerCase();
+        return eb.or([endsWith(`@${domain}`), endsWith(`.${domain}`)]);
+      })
+      .limit(1)
+      .executeTakeFirst();
+    return found !== undefined;
+  }
+
   async labelsInUse(inboxId: InboxId): Promise<string[]> {
     const rows = await this.db
       .selectFrom('messages')

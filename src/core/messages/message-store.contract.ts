@@ -88,6 +88,46 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       expect(await h().messages.get(inbox, fine.id)).toEqual(fine);
     });
 
+    it('keepsMailFrom: mail from an address, or a domain and those under it, besides one message, outside Screened, Spam and Trash', async () => {
+      const { inbox, inboxFolder, archive } = await setup(h());
+      const folders = await h().folders.replaceAll(
+        inbox,
+        [
+          { path: 'INBOX', name: 'Inbox', canonical: 'inbox' },
+          { path: 'Archive', name: 'Archive', canonical: 'archive' },
+          { path: 'Junk', name: 'Junk', canonical: 'spam' },
+          { path: 'Screened', name: 'Screened', canonical: 'screened' },
+        ],
+        newFolderId,
+      );
+      const idOf = (role: string) => folders.find((f) => f.canonical === role)!.id;
+      const from = (address: string) => ({ from: { address, name: '' } });
+      const reported = newSummary(inbox, idOf('screened'), 1, from('alerts@bank.test'));
+      await h().messages.upsertMany([
+        reported,
+        newSummary(inbox, idOf('spam'), 2, from('other@bank.test')),
+        newSummary(inbox, inboxFolder, 3, from('someone@notbank.test')),
+        newSummary(inbox, inboxFolder, 4, from('x@bank_test.example')),
+      ]);
+      const keeps = (f: { address: string } | { domain: string }, inboxes = [inbox]) =>
+        h().messages.keepsMailFrom(inboxes, f, reported.id);
+      // Only the reported message and one in Spam: nothing kept; a look-alike domain is not under it.
+      expect(await keeps({ domain: 'bank.test' })).toBe(false);
+      expect(await keeps({ address: 'alerts@bank.test' })).toBe(false);
+      // '_' is a character of the domain, not LIKE's wildcard.
+      expect(await keeps({ domain: 'bankxtest.example' })).toBe(false);
+      expect(await keeps({ domain: 'bank_test.example' })).toBe(true);
+      const statement = newSummary(inbox, archive, 5, from('Statements@Mail.Bank.test'));
+      await h().messages.upsertMany([statement]);
+      expect(await keeps({ domain: 'bank.test' })).toBe(true);
+      expect(await keeps({ domain: 'BANK.test' })).toBe(true);
+      expect(await keeps({ address: 'alerts@bank.test' })).toBe(false);
+      expect(await keeps({ address: 'statements@mail.bank.test' })).toBe(true);
+      expect(await keeps({ domain: 'bank.test' }, [])).toBe(false);
+      const other = await seedInbox(h());
+      expect(await keeps({ domain: 'bank.test' }, [other])).toBe(false);
+    });
+
     it('finds several messages of a folder by their refs, in the order asked', async () => {
       const { inbox, inboxFolder, archive: archiveFolder } = await setup(h());
       const a = newSummary(inbox, inboxFolder, 1);

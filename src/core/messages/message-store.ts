@@ -91,6 +91,15 @@ export interface MessageStore {
   removeByRefs(folderId: FolderId, providerRefs: readonly string[]): Promise<number>;
   /** Applies new flag states by provider ref (a sync's flag changes); unknown refs are ignored. */
   updateFlagsByRefs(folderId: FolderId, states: readonly FlagState[]): Promise<void>;
+  /**
+   * Whether these inboxes keep mail from this address, or from any address at this domain or under it, besides
+   * `except`: in a folder that is not Screened, Spam or Trash (what a block on the sender would screen from now on).
+   */
+  keepsMailFrom(
+    inboxIds: readonly InboxId[],
+    from: { readonly address: string } | { readonly domain: string },
+    except: MessageId,
+  ): Promise<boolean>;
   /** Distinct labels on the inbox's indexed messages, sorted. */
   labelsInUse(inboxId: InboxId): Promise<string[]>;
   /**

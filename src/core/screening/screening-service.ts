@@ -374,32 +374,39 @@ export class ScreeningService implements ArrivalScreen {
 
   /**
    * Reports a screened message as spam and blocks its sender's domain (or only the address, and says why) — unless the
-   * person's own provider found its From forged (DMARC failed), when blocking would screen the real sender's mail:
-   * then nothing is blocked (decision 0101).
+   * person's own provider found its From forged (DMARC failed) and the person keeps other mail the block would catch:
+   * that is the real sender's mail, which a forger could otherwise have the person screen (decision 0101).
    */
   async report(
     principal: Principal,
     inboxId: string,
     id: string,
   ): Promise<
-    Result<Resolved & { readonly blocked: BlockTarget | null; readonly forged: boolean }, ScreeningError>
+    Result<Resolved & { readonly blocked: BlockTarget | null; readonly spared: boolean }, ScreeningError>
   > {
     const { accountId } = principal;
     const found = await this.screenedMessage(accountId, inboxId, id);
     if (!found.ok) return found;
     const { screening, message, inbox, folder } = found.value;
-    const forged = await this.failedDmarc(inbox, folder, message);
+    const prefs = await this.deps.profiles.effective(accountId, screening.inboxId);
+    const inboxes = await this.deps.inboxes.all(accountId);
+    const target = blockTarget(message.from.address, {
+      vipEntries: [...(await this.deps.vips.list(accountId)).map((v) => v.value), ...prefs.vip.people],
+      ownAddresses: inboxes.map((i) => i.email),
+      knownGood: prefs.junk.knownGoodSenders,
+    });
+    // The message is read (before it moves) only when the block would catch mail the person keeps.
+    const spared =
+      (await this.deps.messages.keepsMailFrom(
+        inboxes.map((i) => i.id),
+        target.kind === 'domain' ? { domain: target.value } : { address: target.value },
+        message.id,
+      )) && (await this.failedDmarc(inbox, folder, message));
     const moved = await this.moveOne(principal, 'spam', screening, message);
     if (!moved.ok) return moved;
     await this.deps.store.resolve(screening.id, 'reported', this.deps.clock.now());
     const sender = message.from.address.toLowerCase();
-    if (forged) return ok({ undoId: moved.value, sender, blocked: null, forged });
-    const prefs = await this.deps.profiles.effective(accountId, screening.inboxId);
-    const target = blockTarget(message.from.address, {
-      vipEntries: [...(await this.deps.vips.list(accountId)).map((v) => v.value), ...prefs.vip.people],
-      ownAddresses: (await this.deps.inboxes.all(accountId)).map((i) => i.email),
-      knownGood: prefs.junk.knownGoodSenders,
-    });
+    if (spared) return ok({ undoId: moved.value, sender, blocked: null, spared });
     const saved = await this.deps.profiles.amend(accountId, (p) => {
       const junk = p.defaults.junk;
       return {
@@ -413,7 +420,7 @@ export class ScreeningService implements ArrivalScreen {
         },
       };
     });
-    return ok({ undoId: moved.value, sender, blocked: saved.ok ? target : null, forged });
+    return ok({ undoId: moved.value, sender, blocked: saved.ok ? target : null, spared });
   }
 
   async arrivalRule(inbox: Inbox): Promise<((address: string) => boolean) | undefined> {

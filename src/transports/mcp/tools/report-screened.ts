@@ -19,8 +19,8 @@ export const reportScreened = defineTool({
     'Moves a message from Screened to Spam and blocks its sender’s domain, so new mail from it goes to Screened on arrival. ' +
     'For a big free-mail domain (gmail.com, outlook.com…), a domain a VIP or a known-good sender uses, or the person’s own ' +
     'domain, only the address is blocked; the result says which and why. When the person’s mail provider found the ' +
-    'message failed DMARC (its From likely forged), nothing is blocked: that would screen the real sender’s mail ' +
-    '(notBlockedBecause: sender_failed_dmarc). id is a row id from review_screened. Returns an undoId for the move ' +
+    'message failed DMARC (its From likely forged) and the person gets other mail the block would catch, nothing is ' +
+    'blocked: that mail is the real sender’s (notBlockedBecause: sender_failed_dmarc). id is a row id from review_screened. Returns an undoId for the move ' +
     '(the block stays; it is in the triage profile).',
   input: z.strictObject({ inboxId: z.string(), id: z.string().max(64) }),
   output: payload({
@@ -43,9 +43,9 @@ export const reportScreened = defineTool({
     const r = await ctx.services.screening.report(ctx.principal, args.inboxId, args.id);
     if (!r.ok) return fromScreeningError(r.error, ctx.marker);
     const b = r.value.blocked;
-    const sayToHuman = r.value.forged
+    const sayToHuman = r.value.spared
       ? 'I moved the message to Spam and blocked nothing: your mail provider found it failed DMARC, so its sender ' +
-        'address is likely forged, and blocking it would send the real sender’s mail to Screened.'
+        'address is likely forged, and blocking it would send the other mail you get from that sender to Screened.'
       : b === null
         ? 'I moved the message to Spam. Its sender address is not an ordinary one, so I could not block it.'
         : b.kind === 'domain'
@@ -58,7 +58,7 @@ export const reportScreened = defineTool({
         b === null
           ? null
           : { kind: b.kind, value: b.value, ...(b.kind === 'address' && { because: b.because }) },
-      ...(b === null && { notBlockedBecause: r.value.forged ? 'sender_failed_dmarc' : 'not_an_address' }),
+      ...(b === null && { notBlockedBecause: r.value.spared ? 'sender_failed_dmarc' : 'not_an_address' }),
       undoId: r.value.undoId,
       sayToHuman,
       ...(r.value.undoId !== null && {
