@@ -153,6 +153,29 @@ describe.each(MAILBOXES)(
       await checked('add_vip', { emails: [vip] });
       await checked('trash_message', { inboxId, messageId: hostile[0]!.messageId });
 
+      // What the views and screening show: the inbox view's rows and its text, every screening batch (subject, names,
+      // snippet, excerpt, list), and Screened's review of what was judged junk — with a reason that quotes the mail.
+      for (let offset = 0; offset < 300; offset += 50)
+        await checked('show_inbox', { inboxId, folder: 'inbox', limit: 50, offset });
+      const judged: { inboxId: string; messageId: string; verdict: string; reason: string }[] = [];
+      for (let round = 0; round < 10; round++) {
+        const batch = await checked('screen_junk', { inbox: inboxId });
+        expect(batch.isError, JSON.stringify(batch.body)).toBe(false);
+        const offered = batch.body['messages'] as { inboxId: string; messageId: string; subject: string }[];
+        const verdicts = offered.map((m, i) => ({
+          inboxId: m.inboxId,
+          messageId: m.messageId,
+          verdict: i % 5 === 0 ? 'junk' : 'fine',
+          reason: `It says: ${m.subject.slice(0, 200)}`,
+        }));
+        if (verdicts.length > 0) await checked('confirm_screening', { verdicts });
+        judged.push(...verdicts);
+        if (batch.body['more'] !== true) break;
+      }
+      expect(judged.length, 'every message of the inbox judged once').toBeGreaterThan(240);
+      await checked('review_screened', { inbox: inboxId, limit: 100 });
+      await checked('show_screened', { inbox: inboxId, limit: 100 });
+
       // Each field of each message reached the agent, whatever the provider made of it (an attachment: one in four; a
       // list's name: one in five).
       const least = { s: 240, n: 240, l: 240, b: 240, f: 60, y: 60, t: 48 };
