@@ -259,6 +259,9 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
     expect(new Set(settled.map((r) => r.verdict))).toEqual(new Set(['fine']));
 
     const forgedVip = claimed.find((m) => m.impersonates === 'vip')!;
+    // Reading it says so too, to an agent that meets it outside screening.
+    const read = expectToolOk(await call('get_message', target(forgedVip)));
+    expect(read['authentication']).toEqual({ spf: 'fail', dkim: null, dmarc: 'fail' });
     const done = expectToolOk(
       await call('confirm_screening', { verdicts: [{ ...target(forgedVip), verdict: 'junk' }] }),
     );

@@ -7,6 +7,7 @@ import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
 import type { InboxPlace, InboxWithFolders, SelectedPageQuery } from '../inboxes/inbox-store.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
 import type { SecretLinkStore } from '../inboxes/secret-link-store.ts';
+import { parseAuthResults, type AuthSignals } from '../mail/auth-results.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { AttachmentContent, AttachmentInfo, RemoteSummary } from '../mail/mail-types.ts';
@@ -85,6 +86,8 @@ export interface MessageContent {
   readonly bodyFromHtml: boolean;
   /** Filenames cleaned of control and direction characters. */
   readonly attachments: readonly AttachmentInfo[];
+  /** The receiving server's verdicts on the message (its topmost Authentication-Results): keywords only. */
+  readonly authentication: AuthSignals;
 }
 
 /** How long message content read from the provider is kept, and how much of it (decision 0032). */
@@ -199,6 +202,7 @@ export class ReadService {
       bodyTruncated: fenced.truncated,
       bodyFromHtml: c.bodyFromHtml,
       attachments: c.attachments,
+      authentication: c.authentication,
       listUnsubscribe: message.listUnsubscribe,
       listUnsubscribePost: message.listUnsubscribePost,
     });
@@ -250,6 +254,7 @@ export class ReadService {
           size: a.size,
           inline: a.inline,
         })),
+        authentication: parseAuthResults(full.authenticationResults),
       };
       if (key !== undefined) this.contents.set(key, c, contentWeight(c));
       return ok(c);

@@ -23,7 +23,7 @@ import type { ProfileService } from '../profile/profile-service.ts';
 import type { TriagePrefs } from '../profile/triage-profile.ts';
 import type { ArrivalScreen } from '../sync/sync-service.ts';
 import type { VipService } from '../vips/vip-service.ts';
-import { NO_SIGNALS, parseAuthResults, type AuthSignals } from './auth-results.ts';
+import { NO_SIGNALS, parseAuthResults, type AuthSignals } from '../mail/auth-results.ts';
 import {
   OFFER_TTL_MS,
   SCREEN_BATCH,

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ACTIONS } from '../../core/actions/action-types.ts';
+import { AUTH_RESULTS } from '../../core/mail/auth-results.ts';
 import { TOOL_ERROR_CODES } from './tool-error.ts';
 import { UNTRUSTED_KEY } from './untrusted-marks.ts';
 
@@ -51,6 +52,13 @@ export const TOOL_ERROR = z.object({
 
 /** An address from a message's header: the sender wrote it, the name and the address alike. */
 export const ADDRESS = z.object({ address: SENDER_TEXT, name: SENDER_TEXT });
+
+const AUTH = z.enum(AUTH_RESULTS).nullable();
+/**
+ * The receiving server's SPF, DKIM and DMARC verdicts (its topmost Authentication-Results), as RFC 8601 keywords
+ * only, so no sender text; null: not reported. `dmarc: "fail"`: the From is likely forged.
+ */
+export const AUTHENTICATION = z.object({ spf: AUTH, dkim: AUTH, dmarc: AUTH });
 
 /** `MessagePreview` (core/reading/read-service.ts): no body; subject, names and snippet are the sender's words. */
 export const MESSAGE_PREVIEW = z.object({

@@ -1,10 +1,9 @@
 import * as z from 'zod';
-import { AUTH_RESULTS } from '../../core/screening/auth-results.ts';
 import type { Review } from '../../core/screening/screening-service.ts';
 import type { ScreeningError } from '../../core/screening/screening-service.ts';
 import type { ToolFailure } from './tool-definition.ts';
 import { fromActError } from './action-results.ts';
-import { ADDRESS, payload, SENDER_TEXT } from './output-shapes.ts';
+import { ADDRESS, AUTHENTICATION, payload, SENDER_TEXT } from './output-shapes.ts';
 import { toolError } from './tool-error.ts';
 import { clamp } from './tool-helpers.ts';
 import type { Marker } from './untrusted-marks.ts';
@@ -39,8 +38,6 @@ export const SCREENING_RUBRIC = {
   ],
 } as const;
 
-const AUTH = z.enum(AUTH_RESULTS).nullable();
-
 export const SCREEN_CANDIDATE = z.object({
   inboxId: z.string(),
   messageId: z.string(),
@@ -51,7 +48,7 @@ export const SCREEN_CANDIDATE = z.object({
   snippet: SENDER_TEXT,
   /** The start of the text between nonce markers; null when the mailbox could not give it now. */
   bodyUntrusted: z.string().nullable(),
-  authentication: z.object({ spf: AUTH, dkim: AUTH, dmarc: AUTH }),
+  authentication: AUTHENTICATION,
   firstTimeSender: z.boolean(),
   /**
    * The From names a VIP or known-good sender (whose mail is never offered) but failed DMARC at the person's provider;
