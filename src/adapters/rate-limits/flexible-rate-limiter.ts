@@ -6,6 +6,16 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { RateDecision, RateLimiter, RateRule } from '../../core/rate-limits/rate-limiter.ts';
+import { sha256Hex } from '../../lib/secret-token.ts';
+
+/**
+ * The longest key kept as it is. `rate_limits.key` is varchar(255) and holds the rule's name, a colon and the key; a
+ * key can be what someone typed (the address a sign-in was tried for, whatever it is), and one past the column failed
+ * the request with a database error (found by the fuzzer: 400 characters typed as an email on the sign-in page). A
+ * longer key is its SHA-256 instead, the same for the same key.
+ */
+const MAX_KEY_CHARS = 180;
+const bounded = (key: string): string => (key.length <= MAX_KEY_CHARS ? key : `sha256:${sha256Hex(key)}`);
 
 /**
  * rate-limiter-flexible behind our port: in memory for a single process (SQLite), or in the PostgreSQL table
@@ -39,7 +49,7 @@ export function flexibleRateLimiter(
   return {
     async consume(rule, key, points = 1) {
       try {
-        const res = await limiterFor(rule).consume(key, points);
+        const res = await limiterFor(rule).consume(bounded(key), points);
         return { allowed: true, remaining: res.remainingPoints, windowEndsInMs: res.msBeforeNext };
       } catch (e) {
         if (e instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: retryAfter(e) };
@@ -47,14 +57,14 @@ export function flexibleRateLimiter(
       }
     },
     async peek(rule, key): Promise<RateDecision> {
-      const res = await limiterFor(rule).get(key);
+      const res = await limiterFor(rule).get(bounded(key));
       if (res === null) return { allowed: true, remaining: rule.points };
       return res.consumedPoints >= rule.points
         ? { allowed: false, retryAfterSeconds: retryAfter(res) }
         : { allowed: true, remaining: rule.points - res.consumedPoints };
     },
     async reset(rule, key) {
-      await limiterFor(rule).delete(key);
+      await limiterFor(rule).delete(bounded(key));
     },
     async deleteExpired(before) {
       // In memory, every key is dropped by a timer when its window ends. In PostgreSQL a row stays until deleted: one

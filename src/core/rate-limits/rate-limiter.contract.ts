@@ -47,6 +47,16 @@ export function rateLimiterContract(
       expect(await h().first.peek(r, 'a')).toEqual({ allowed: true, remaining: 2 });
     });
 
+    it('takes a key of any length (what someone typed) and keeps long keys apart', async () => {
+      const r = rule(1);
+      const long = (c: string) => `${'\u{1D54F}'.repeat(400)}${c}`; // 𝕏: two UTF-16 units, one character
+      expect((await h().first.consume(r, long('a'))).allowed).toBe(true);
+      expect((await h().first.consume(r, long('a'))).allowed).toBe(false);
+      expect((await h().first.peek(r, long('b'))).allowed).toBe(true);
+      await h().first.reset(r, long('a'));
+      expect((await h().first.peek(r, long('a'))).allowed).toBe(true);
+    });
+
     it('spends several points at once, or none of a refused request', async () => {
       const r = rule(10);
       expect(await h().first.consume(r, 'm', 6)).toMatchObject({ allowed: true, remaining: 4 });
