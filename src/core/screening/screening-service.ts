@@ -613,7 +613,9 @@ export class ScreeningService implements ArrivalScreen {
   /**
    * Reads each message whose From names an exempt sender (decision 0101): one the person's provider found forged
    * (DMARC failed) is handed out like a stranger's, read once here for its details; the others are settled fine and
-   * never read again. At most `CLAIMS_CHECKED` a call; one the mailbox cannot give now waits for the next call.
+   * never read again — also one the mailbox refuses to give, which keeps the rule it had before (never handed out), so
+   * that no message is read again and again. At most `CLAIMS_CHECKED` a call, the newest first: every call settles or
+   * hands out those it reads, so a backlog shrinks. A mailbox that cannot be opened now leaves them for the next call.
    */
   private async claimsChecked(
     inbox: Inbox,
@@ -621,33 +623,32 @@ export class ScreeningService implements ArrivalScreen {
     claimants: readonly { readonly message: MessageSummary; readonly exemption: Exemption }[],
   ): Promise<{ messages: Omit<Found, 'inbox' | 'folder'>[]; unchecked: boolean }> {
     if (claimants.length === 0) return { messages: [], unchecked: false };
-    const forged: Omit<Found, 'inbox' | 'folder'>[] = [];
-    const genuine: MessageSummary[] = [];
-    let unchecked = claimants.length > CLAIMS_CHECKED;
-    let session: MailSession | undefined;
+    let session: MailSession;
     try {
       session = await this.deps.sessions.open(inbox);
+    } catch (e) {
+      if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
+      return { messages: [], unchecked: false };
+    }
+    const forged: Omit<Found, 'inbox' | 'folder'>[] = [];
+    const settled: MessageSummary[] = [];
+    try {
       for (const { message, exemption } of claimants.slice(0, CLAIMS_CHECKED)) {
         let full: FullMessage | undefined;
         try {
           full = await session.fetchMessage(folder.path, message.providerRef);
         } catch (e) {
           if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
-          unchecked = true;
-          continue;
         }
-        if (full === undefined) continue; // gone since the last sync
-        if (fromFailedDmarc(full)) forged.push({ message, impersonates: exemption, full });
-        else genuine.push(message);
+        if (full !== undefined && fromFailedDmarc(full))
+          forged.push({ message, impersonates: exemption, full });
+        else settled.push(message);
       }
-    } catch (e) {
-      if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
-      unchecked = true;
     } finally {
-      await session?.close().catch(() => undefined);
+      await session.close().catch(() => undefined);
     }
     await this.deps.store.recordExempt(
-      genuine.map((m) => ({
+      settled.map((m) => ({
         accountId: inbox.accountId,
         inboxId: inbox.id,
         messageId: m.id,
@@ -655,7 +656,7 @@ export class ScreeningService implements ArrivalScreen {
       })),
       this.deps.clock.now(),
     );
-    return { messages: forged, unchecked };
+    return { messages: forged, unchecked: claimants.length > CLAIMS_CHECKED };
   }
 
   /**
