@@ -245,15 +245,6 @@ export class ScreeningService implements ArrivalScreen {
         rules.set(inbox.id, rule);
       }
       const exempt = rule(message.from.address);
-      if (exempt !== undefined) {
-        // Handed out only if its From was found forged (screen); asked again, as the sender may have become exempt since.
-        const folder = await this.deps.folders.get(inbox.id, message.folderId);
-        if (folder === undefined || !(await this.failedDmarc(inbox, folder, message))) {
-          skip(exempt);
-          continue;
-        }
-        forgedFrom.add(message.id);
-      }
       const row = await this.deps.store.decide(
         accountId,
         inbox.id,
@@ -262,8 +253,22 @@ export class ScreeningService implements ArrivalScreen {
         v.reason?.trim() === '' ? null : (v.reason?.trim() ?? null),
         now,
       );
-      if (row === undefined) skip('not_offered');
-      else claimed.push({ input: v, row });
+      if (row === undefined) {
+        skip(exempt ?? 'not_offered');
+        continue;
+      }
+      if (exempt !== undefined) {
+        // Handed out, so its From was found forged (screen); read again only now, as the sender may have become exempt
+        // since. Mail never handed out is refused above without a read.
+        const folder = await this.deps.folders.get(inbox.id, message.folderId);
+        if (folder === undefined || !(await this.failedDmarc(inbox, folder, message))) {
+          await this.deps.store.undecide(row.id);
+          skip(exempt);
+          continue;
+        }
+        forgedFrom.add(message.id);
+      }
+      claimed.push({ input: v, row });
     }
     const items = (verdict: Verdict) =>
       claimed
