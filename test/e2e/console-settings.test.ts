@@ -153,6 +153,61 @@ describe('the person’s own settings in the console', () => {
     expect((await state()).sending).toBe(false);
   });
 
+  it('confirming in the app: an agent may turn it on for one inbox; the person turns it on and off for all, here', async () => {
+    const profiles = app.services.tools.profiles;
+    const inbox = 'inbox_aaaaaaaaaaaaaaaaaaaa';
+    expect(
+      (
+        await profiles.update(
+          accountId,
+          { inboxes: { [inbox]: { sending: { requireInAppConfirmation: true } } } },
+          'agent',
+        )
+      ).ok,
+    ).toBe(true);
+    await open();
+    expect(await page.locator('main').textContent()).toMatch(
+      /Confirming in the app is on for 1 of your inboxes/,
+    );
+    await page.getByRole('button', { name: 'Require confirming in the app' }).click();
+    await page.waitForURL(/saved=confirm/);
+    expect(await page.getByRole('status').textContent()).toContain('how you approve sends and unsubscribes');
+    let { profile } = await state();
+    expect(profile.defaults.sending.requireInAppConfirmation).toBe(true);
+    expect(profile.inboxes[inbox]?.sending).toBeUndefined();
+    expect(await page.locator('main').textContent()).toMatch(/an agent cannot turn this off/);
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Allow approval in chat' }).click();
+    await page.waitForURL(/saved=confirm/);
+    ({ profile } = await state());
+    expect(profile.defaults.sending.requireInAppConfirmation).toBe(false);
+    expect(await page.locator('main').textContent()).toMatch(/Confirming in the app is off/);
+  });
+
+  it('the VIP list shows the triage profile’s VIPs too, and removes them from every inbox’s list', async () => {
+    const profiles = app.services.tools.profiles;
+    const inbox = 'inbox_aaaaaaaaaaaaaaaaaaaa';
+    expect(
+      (
+        await profiles.update(
+          accountId,
+          {
+            defaults: { vip: { people: ['cfo@corp.test'] } },
+            inboxes: { [inbox]: { vip: { people: ['cfo@corp.test'] } } },
+          },
+          'agent',
+        )
+      ).ok,
+    ).toBe(true);
+    await open();
+    await page.getByRole('button', { name: 'Remove cfo@corp.test' }).click();
+    await page.waitForURL(/saved=vip/);
+    const { profile } = await state();
+    expect(profile.defaults.vip.people).toEqual([]);
+    expect(profile.inboxes[inbox]?.vip?.people).toEqual([]);
+    expect(await page.getByRole('button', { name: 'Remove cfo@corp.test' }).count()).toBe(0);
+  });
+
   // Last: it ends every other session of the account (this page's own goes on with the new one).
   it('the password is changed with the current one; a reset link opens its own form', async () => {
     await page.goto(`${app.config.baseUrl}/settings`);

@@ -14,7 +14,7 @@ import {
 import { connectImapInbox, imapClient, mailboxState } from '../support/imap-inbox.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolError, expectToolOk, toolCaller } from '../support/tool-caller.ts';
-import { createKeyViaPage, invitedAccount } from '../support/web-client.ts';
+import { createKeyViaPage, invitedAccount, type WebClient } from '../support/web-client.ts';
 
 // Issue 7 against real servers: drafts written into Dovecot's Drafts folder, approved sends submitted to an SMTP
 // sink that checks AUTH, and the mailbox and the sink inspected directly — never through our own index.
@@ -134,6 +134,7 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
   let app: App;
   let call: Call;
   let otherAccount: Call;
+  let person: WebClient;
   let inboxId: string;
   const clock = fixedClock(new Date());
 
@@ -185,6 +186,7 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
     app = await createTestApp({ overrides: { clock } });
     const agent = await agentOn(app);
     call = agent.call;
+    person = agent.web;
     inboxId = await connectImapInbox(app, call, {
       dovecot,
       user: ALICE,
@@ -613,7 +615,7 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
     expect(sink.received).toHaveLength(count + 1);
   });
 
-  it('the profile setting requireInAppConfirmation refuses approval in chat', async () => {
+  it('the profile setting requireInAppConfirmation refuses approval in chat until the person turns it off', async () => {
     const d = await draftWithApproval(call, { inboxId, to: 'bob@example.org', subject: 'In app', text: 'a' });
     expectToolOk(
       await call('update_triage_profile', {
@@ -623,11 +625,16 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
     const count = sink.received.length;
     expectToolError(await call('send_draft', approved(d)), 'human_approval_required');
     expect(await pendingSend(d.pendingSendId)).toMatchObject({ status: 'pending', attempts: 0 });
-    expectToolOk(
+    // An agent cannot take the person's rule back (decision 0102): a prompt in a message could ask it to.
+    expectToolError(
       await call('update_triage_profile', {
         patch: { defaults: { sending: { requireInAppConfirmation: false } } },
       }),
+      'human_approval_required',
     );
+    expectToolError(await call('send_draft', approved(d)), 'human_approval_required');
+    await person.get('/settings/preferences');
+    await person.post('/settings/preferences/confirm-in-app', { required: 'off' });
     expectToolOk(await call('send_draft', approved(d)));
     expect(sink.received).toHaveLength(count + 1);
   });

@@ -7,6 +7,7 @@ import {
   DEFAULT_PROFILE,
   deepMerge,
   effectivePrefs,
+  loosening,
   TRIAGE_PROFILE,
   type TriagePrefs,
   type TriageProfile,
@@ -15,9 +16,27 @@ import {
 const KEY = 'triageProfile';
 
 export interface ProfileProblem {
+  readonly code: 'invalid_arguments';
   readonly message: string;
   readonly issues: readonly { path: string; message: string }[];
 }
+
+/**
+ * A change an agent may not make on its own (decision 0102): turning off in-app confirmation is the person's alone
+ * (they chose it so that an agent's word in chat would not count), and a VIP leaves only by a removal the person
+ * agreed to (VipService.remove), not by a patch that leaves it out.
+ */
+export type ProfileRefusal =
+  | ProfileProblem
+  | { readonly code: 'human_approval_required'; readonly message: string; readonly scopes: readonly string[] }
+  | {
+      readonly code: 'vip_confirmation_required';
+      readonly message: string;
+      readonly entries: readonly string[];
+    };
+
+/** Who changes the profile: the person on their console, or an agent with a tool. */
+export type ProfileEditor = 'person' | 'agent';
 
 /** The account's triage profile (contract §2, §4.6): stored whole, changed by validated deep-merge patches. */
 export class ProfileService {
@@ -34,12 +53,41 @@ export class ProfileService {
     return effectivePrefs(await this.get(accountId), inboxId);
   }
 
-  /** Applies a patch; unknown fields and invalid values are refused with their paths, nothing is saved then. */
-  async update(accountId: AccountId, patch: unknown): Promise<Result<TriageProfile, ProfileProblem>> {
+  /**
+   * Applies a patch; unknown fields and invalid values are refused with their paths, nothing is saved then. An
+   * agent's patch that would loosen a safeguard of the person's (`loosening`) is refused whole, also nothing saved.
+   */
+  async update(
+    accountId: AccountId,
+    patch: unknown,
+    by: ProfileEditor,
+  ): Promise<Result<TriageProfile, ProfileRefusal>> {
     if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
-      return err({ message: 'patch must be an object with only the fields to change.', issues: [] });
+      return err({
+        code: 'invalid_arguments',
+        message: 'patch must be an object with only the fields to change.',
+        issues: [],
+      });
     }
-    return this.amend(accountId, (current) => deepMerge(current, patch));
+    return this.amend(
+      accountId,
+      (current) => deepMerge(current, patch),
+      by === 'agent' ? agentMay : undefined,
+    );
+  }
+
+  /**
+   * The person's own switch for confirming every send and unsubscribe in the app, for every inbox at once: an
+   * inbox's own setting is dropped, so that on and off mean everywhere (the console; agents may only turn it on).
+   */
+  async setInAppConfirmation(accountId: AccountId, on: boolean): Promise<void> {
+    const saved = await this.amend(accountId, (p) => ({
+      defaults: { ...p.defaults, sending: { requireInAppConfirmation: on } },
+      inboxes: Object.fromEntries(
+        Object.entries(p.inboxes).map(([id, { sending: _, ...rest }]) => [id, rest]),
+      ),
+    }));
+    if (!saved.ok) throw new Error(`in-app confirmation refused by the profile: ${saved.error.message}`);
   }
 
   /**
@@ -49,11 +97,15 @@ export class ProfileService {
   async amend(
     accountId: AccountId,
     change: (current: TriageProfile) => unknown,
-  ): Promise<Result<TriageProfile, ProfileProblem>> {
+    allowed?: (before: TriageProfile, after: TriageProfile) => ProfileRefusal | undefined,
+  ): Promise<Result<TriageProfile, ProfileRefusal>> {
     for (;;) {
       const stored = await this.deps.settings.get(accountId, KEY);
-      const parsed = TRIAGE_PROFILE.safeParse(change(readable(stored)));
+      const current = readable(stored);
+      const parsed = TRIAGE_PROFILE.safeParse(change(current));
       if (!parsed.success) return err(problem(parsed.error.issues));
+      const refused = allowed?.(current, parsed.data);
+      if (refused !== undefined) return err(refused);
       const next = parsed.data as unknown as JsonValue;
       if (await this.deps.settings.replace(accountId, KEY, stored, next, this.deps.clock.now()))
         return ok(parsed.data);
@@ -76,7 +128,28 @@ function problem(all: readonly z.core.$ZodIssue[]): ProfileProblem {
         : i.message,
   }));
   return {
+    code: 'invalid_arguments',
     message: `The patch does not fit the profile: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
     issues,
   };
+}
+
+/** What an agent's change may not do: the first safeguard it would loosen, said so the agent can tell the person. */
+function agentMay(before: TriageProfile, after: TriageProfile): ProfileRefusal | undefined {
+  const { inAppConfirmationOff, vipPeopleDropped } = loosening(before, after);
+  if (inAppConfirmationOff.length > 0)
+    return {
+      code: 'human_approval_required',
+      message:
+        'Only the person can turn off confirming sends and unsubscribes in the app (sending.requireInAppConfirmation): they chose it so that approval in chat would not be enough. Nothing was changed; they can turn it off themselves in Settings → Sending, VIPs and triage.',
+      scopes: inAppConfirmationOff,
+    };
+  if (vipPeopleDropped.length > 0)
+    return {
+      code: 'vip_confirmation_required',
+      message:
+        'This change would take VIPs off vip.people. Nothing was changed: a VIP leaves only by a removal the person agreed to.',
+      entries: vipPeopleDropped,
+    };
+  return undefined;
 }

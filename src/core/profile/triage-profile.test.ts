@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PROFILE, deepMerge, effectivePrefs, TRIAGE_PROFILE } from './triage-profile.ts';
+import {
+  DEFAULT_PROFILE,
+  deepMerge,
+  effectivePrefs,
+  loosening,
+  TRIAGE_PROFILE,
+  type TriageProfile,
+} from './triage-profile.ts';
 
 const INBOX = 'inbox_aaaaaaaaaaaaaaaaaaaa';
 
@@ -59,5 +66,58 @@ describe('triage profile', () => {
     expect(r.success).toBe(false);
     expect(r.error?.issues.map((i) => i.path.join('.'))).toContain(path);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
+  describe('loosening: what a new profile takes from the person’s safeguards (decision 0102)', () => {
+    const OTHER = 'inbox_bbbbbbbbbbbbbbbbbbbb';
+    const profile = (patch: unknown): TriageProfile =>
+      TRIAGE_PROFILE.parse(deepMerge(DEFAULT_PROFILE, patch));
+    const strict = profile({
+      defaults: {
+        sending: { requireInAppConfirmation: true },
+        vip: { people: ['boss@corp.test', 'müller.de'] },
+      },
+      inboxes: { [INBOX]: { cadence: { everyHours: 1 } } },
+    });
+    const after = (patch: unknown) => loosening(strict, TRIAGE_PROFILE.parse(deepMerge(strict, patch)));
+    const none = { inAppConfirmationOff: [], vipPeopleDropped: [] };
+
+    it('turning in-app confirmation off counts where it takes effect: the defaults, and each inbox that follows them', () => {
+      expect(after({ defaults: { sending: { requireInAppConfirmation: false } } })).toEqual({
+        ...none,
+        inAppConfirmationOff: ['defaults', INBOX],
+      });
+      expect(after({ inboxes: { [OTHER]: { sending: { requireInAppConfirmation: false } } } })).toEqual({
+        ...none,
+        inAppConfirmationOff: [OTHER],
+      });
+      // Off in the defaults while every inbox with an override keeps it: the inboxes without one still lose it.
+      expect(
+        after({
+          defaults: { sending: { requireInAppConfirmation: false } },
+          inboxes: { [INBOX]: { sending: { requireInAppConfirmation: true } } },
+        }).inAppConfirmationOff,
+      ).toEqual(['defaults']);
+    });
+
+    it('a VIP entry gone from the defaults or from one inbox’s list counts, in any spelling; one kept or added does not', () => {
+      expect(after({ defaults: { vip: { people: ['müller.de'] } } }).vipPeopleDropped).toEqual([
+        'boss@corp.test',
+      ]);
+      expect(
+        after({ inboxes: { [OTHER]: { vip: { people: ['boss@corp.test'] } } } }).vipPeopleDropped,
+      ).toEqual(['müller.de']);
+      // The same entries spelt differently (case, Punycode, a trailing dot), and a new one: nothing lost.
+      expect(
+        after({ defaults: { vip: { people: [' BOSS@corp.test', 'xn--mller-kva.de.', 'new@corp.test'] } } }),
+      ).toEqual(none);
+      expect(after({ defaults: { cadence: { everyHours: null }, quietHours: null } })).toEqual(none);
+      expect(after({ defaults: { sending: { requireInAppConfirmation: true } } })).toEqual(none);
+    });
+
+    it('an entry that is neither an address nor a domain protected nobody, so it may go', () => {
+      const odd = profile({ defaults: { vip: { people: ['boss', 'a@b.test'] } } });
+      expect(loosening(odd, profile({ defaults: { vip: { people: ['a@b.test'] } } }))).toEqual(none);
+    });
   });
 });

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { EMAIL_PATTERN } from '../accounts/password-hasher.ts';
-import { domainKey } from '../messages/address-key.ts';
+import { addressKey, domainKey } from '../messages/address-key.ts';
 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 /**
@@ -133,4 +133,46 @@ export function deepMerge(base: unknown, patch: unknown): unknown {
 export function effectivePrefs(profile: TriageProfile, inboxId: string): TriagePrefs {
   const override = profile.inboxes[inboxId];
   return override === undefined ? profile.defaults : (deepMerge(profile.defaults, override) as TriagePrefs);
+}
+
+/** What a new profile takes away from the person's safeguards, against the one it replaces (decision 0102). */
+export interface Loosening {
+  /** Where approval in chat would count again: `defaults` and the inbox ids whose effective setting goes off. */
+  readonly inAppConfirmationOff: readonly string[];
+  /** VIP people, as the old profile spells them, that no longer cover the defaults or some inbox. */
+  readonly vipPeopleDropped: readonly string[];
+}
+
+/** The form the VIP rule compares an entry in; an entry that is neither an address nor a bare domain protects nobody. */
+function vipPersonKey(p: string): string | undefined {
+  const v = p.trim();
+  if (v.includes('@')) return EMAIL_PATTERN.test(v) ? `@${addressKey(v)}` : undefined;
+  const d = domainKey(v);
+  return DOMAIN_PATTERN.test(d) ? d : undefined;
+}
+
+/** An address or a bare domain, as the VIP rule can use it. */
+export const isVipPerson = (p: string): boolean => vipPersonKey(p) !== undefined;
+
+/**
+ * Compares the defaults and every inbox either profile has an override for (an inbox without one follows the
+ * defaults): a setting turned off or a VIP entry gone anywhere counts, even when the patch touched another scope.
+ */
+export function loosening(before: TriageProfile, after: TriageProfile): Loosening {
+  const scopes = ['defaults', ...new Set([...Object.keys(before.inboxes), ...Object.keys(after.inboxes)])];
+  const prefs = (p: TriageProfile, scope: string) =>
+    scope === 'defaults' ? p.defaults : effectivePrefs(p, scope);
+  const inAppConfirmationOff: string[] = [];
+  const dropped = new Map<string, string>();
+  for (const scope of scopes) {
+    const [was, now] = [prefs(before, scope), prefs(after, scope)];
+    if (was.sending.requireInAppConfirmation && !now.sending.requireInAppConfirmation)
+      inAppConfirmationOff.push(scope);
+    const kept = new Set(now.vip.people.map(vipPersonKey));
+    for (const p of was.vip.people) {
+      const key = vipPersonKey(p);
+      if (key !== undefined && !kept.has(key) && !dropped.has(key)) dropped.set(key, p.trim());
+    }
+  }
+  return { inAppConfirmationOff, vipPeopleDropped: [...dropped.values()] };
 }

@@ -38,16 +38,55 @@ export class VipService {
     return { entries, invalid };
   }
 
+  /** The VIP list alone (the profile's `vip.people` apply per inbox: `matcher`). */
   list(accountId: AccountId): Promise<VipEntry[]> {
     return this.deps.vips.list(accountId);
+  }
+
+  /**
+   * Every VIP the person has, once each: the list, then the profile's `vip.people` of the defaults and of every
+   * inbox's override — what agents and the console are shown, and what a removal can take off (decision 0102).
+   */
+  async everyone(accountId: AccountId): Promise<VipEntry[]> {
+    const [listed, profile] = await Promise.all([
+      this.deps.vips.list(accountId),
+      this.deps.profiles.get(accountId),
+    ]);
+    const people = [profile.defaults, ...Object.values(profile.inboxes)].flatMap((p) => p.vip?.people ?? []);
+    const seen = new Set<string>();
+    const out: VipEntry[] = [];
+    for (const e of [...listed, ...people.flatMap((p) => this.parse(asInput(p)).entries)]) {
+      const k = entryKey(e);
+      if (!seen.has(k)) {
+        seen.add(k);
+        out.push(e);
+      }
+    }
+    return out;
   }
 
   add(accountId: AccountId, entries: readonly VipEntry[]): Promise<void> {
     return this.deps.vips.add(accountId, entries, this.deps.clock.now());
   }
 
-  remove(accountId: AccountId, entries: readonly VipEntry[]): Promise<number> {
-    return this.deps.vips.remove(accountId, entries);
+  /** Takes the entries off the list and off every `vip.people` of the profile: a VIP removed is gone everywhere. */
+  async remove(accountId: AccountId, entries: readonly VipEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.deps.vips.remove(accountId, entries);
+    const gone = new Set(entries.map(entryKey));
+    const stays = (people: readonly string[]) =>
+      people.filter((p) => !this.parse(asInput(p)).entries.some((e) => gone.has(entryKey(e))));
+    const saved = await this.deps.profiles.amend(accountId, (p) => ({
+      defaults: { ...p.defaults, vip: { people: stays(p.defaults.vip.people) } },
+      inboxes: Object.fromEntries(
+        Object.entries(p.inboxes).map(([id, o]) => [
+          id,
+          o.vip?.people === undefined ? o : { ...o, vip: { ...o.vip, people: stays(o.vip.people) } },
+        ]),
+      ),
+    }));
+    // Removing entries from a profile that parsed cannot make it invalid; say so loudly if it ever does.
+    if (!saved.ok) throw new Error(`VIP removal refused by the profile: ${saved.error.message}`);
   }
 
   /** A matcher for one inbox: the account's VIP list plus the inbox's effective `vip.people` (addresses or domains). */
@@ -74,3 +113,9 @@ export class VipService {
     };
   }
 }
+
+/** One profile entry as the tools' input: an address has an `@`, anything else is a domain. */
+const asInput = (p: string): VipInput => (p.includes('@') ? { emails: [p] } : { domains: [p] });
+
+/** The form the VIP rule compares two spellings of one entry in (decision 0070). */
+const entryKey = (e: VipEntry) => (e.kind === 'email' ? `@${addressKey(e.value)}` : domainKey(e.value));

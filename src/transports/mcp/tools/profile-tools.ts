@@ -53,7 +53,9 @@ export const updateTriageProfile = defineTool({
   description:
     'Deep-merges patch onto the stored triageProfile: include only the fields to change, e.g. { "defaults": { "cadence": ' +
     '{ "everyHours": 4 } } } or { "inboxes": { "<inboxId>": { "quietHours": null } } }. Unknown fields and invalid values ' +
-    'are refused with their paths and nothing is saved. Change it only when the person asks.',
+    'are refused with their paths and nothing is saved. Change it only when the person asks. A patch that turns ' +
+    'sending.requireInAppConfirmation off is refused (human_approval_required: only the person can, in Settings); one ' +
+    'that takes an entry off vip.people is refused (vip_confirmation_required: use remove_vip).',
   input: z.strictObject({ patch: PROFILE_PATCH }),
   output: payload({ triageProfile: TRIAGE_PROFILE }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -63,9 +65,29 @@ export const updateTriageProfile = defineTool({
       if (!owned.ok)
         return toolError('inbox_not_found', `inboxes.${id.slice(0, 40)}: no such inbox on this account.`);
     }
-    const r = await ctx.services.profiles.update(ctx.principal.accountId, patch);
-    if (!r.ok)
-      return toolError('invalid_arguments', r.error.message, { details: { issues: r.error.issues } });
+    const r = await ctx.services.profiles.update(ctx.principal.accountId, patch, 'agent');
+    if (!r.ok) {
+      const e = r.error;
+      switch (e.code) {
+        case 'invalid_arguments':
+          return toolError(e.code, e.message, { details: { issues: e.issues } });
+        case 'human_approval_required':
+          return toolError(e.code, e.message, {
+            sayToHuman:
+              'Only you can turn off confirming every send and unsubscribe in the app: Settings → Sending, VIPs and triage.',
+            details: { scopes: e.scopes },
+          });
+        case 'vip_confirmation_required': {
+          // An address is its owner's words, whoever wrote it into the profile: marked as list_vips marks it.
+          const entries = e.entries.map((x) => (x.includes('@') ? ctx.marker.wrap(x) : x));
+          return toolError(
+            e.code,
+            `This patch would take ${entries.length === 1 ? 'a VIP' : 'VIPs'} off vip.people: ${entries.slice(0, 10).join(', ')}. Nothing was changed. VIPs leave only through remove_vip: call it with these entries, show the person what it would remove, and call again with confirmed: true only after they agree.`,
+            { details: { entries } },
+          );
+        }
+      }
+    }
     return toolOk({ triageProfile: r.value, sayToHuman: 'I updated your triage preferences.' });
   },
 });

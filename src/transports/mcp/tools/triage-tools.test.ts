@@ -8,17 +8,19 @@ import {
   type toolCaller,
 } from '../../../../test/support/tool-caller.ts';
 import { createTestApp } from '../../../../test/support/test-app.ts';
+import type { WebClient } from '../../../../test/support/web-client.ts';
 
 // VIPs, the triage profile, archive (google), drafts and sending, end to end on the demo inbox.
 describe('triage tools on the demo inbox', () => {
   let app: App;
   let call: ReturnType<typeof toolCaller>;
   let key: string;
+  let web: WebClient;
   let inboxId: string;
 
   beforeAll(async () => {
     app = await createTestApp({ config: { syncWindow: 300 } });
-    ({ call, key } = await agentOn(app));
+    ({ call, key, web } = await agentOn(app));
     const list = await call('list_inboxes');
     inboxId = (list.body['inboxes'] as { id: string; isDemo: boolean }[]).find((i) => i.isDemo)!.id;
     expectToolOk(await call('sync_inbox', { inboxId }));
@@ -85,9 +87,94 @@ describe('triage tools on the demo inbox', () => {
       await call('mark_as_spam', { inboxId, messageId: m!.messageId }),
       'vip_confirmation_required',
     );
-    expectToolOk(await call('update_triage_profile', { patch: { defaults: { vip: { people: [] } } } }));
+    // vip.people is the VIP list too: list_vips shows it, and it leaves only the way the list does (decision 0102).
+    expect(expectToolOk(await call('list_vips'))).toEqual({ emails: [address], domains: [] });
+    const dropped = expectToolError(
+      await call('update_triage_profile', { patch: { defaults: { vip: { people: [] } } } }),
+      'vip_confirmation_required',
+    );
+    expect(dropped['details']).toEqual({ entries: [address] });
+    expect(dropped['message']).toMatch(/remove_vip/);
+    // Nor by an inbox's own list, which replaces the defaults' for that inbox.
+    expectToolError(
+      await call('update_triage_profile', {
+        patch: { inboxes: { [inboxId]: { vip: { people: ['someone-else@corp.test'] } } } },
+      }),
+      'vip_confirmation_required',
+    );
+    expect(
+      (expectToolOk(await call('get_triage_profile', { inboxId }))['effective'] as { vip: unknown })['vip'],
+    ).toEqual({ people: [address] });
+    expectToolError(
+      await call('trash_message', { inboxId, messageId: m!.messageId }),
+      'vip_confirmation_required',
+    );
+    // Adding stays the agent's to do.
+    expectToolOk(
+      await call('update_triage_profile', {
+        patch: { inboxes: { [inboxId]: { vip: { people: [address, 'cfo@corp.test'] } } } },
+      }),
+    );
+    expect(
+      expectToolOk(await call('remove_vip', { emails: [address.toUpperCase(), 'cfo@corp.test'] })),
+    ).toMatchObject({ removed: false, wouldRemove: { emails: [address, 'cfo@corp.test'] } });
+    expectToolOk(await call('remove_vip', { emails: [address, 'cfo@corp.test'], confirmed: true }));
+    expect(expectToolOk(await call('list_vips'))).toEqual({ emails: [], domains: [] });
+    expect(expectToolOk(await call('get_triage_profile'))['triageProfile']).toMatchObject({
+      defaults: { vip: { people: [] } },
+      inboxes: { [inboxId]: { vip: { people: [] } } },
+    });
     const trashed = expectToolOk(await call('trash_message', { inboxId, messageId: m!.messageId }));
     expectToolOk(await call('undo_action', { undoId: trashed['undoId'] }));
+    expectToolOk(await call('update_triage_profile', { patch: { inboxes: {} } }));
+  });
+
+  it('in-app confirmation: an agent can turn it on, for every inbox or one, but never off; the person can', async () => {
+    const inApp = async (scope?: string) =>
+      (
+        expectToolOk(await call('get_triage_profile', scope === undefined ? {} : { inboxId: scope }))[
+          scope === undefined ? 'triageProfile' : 'effective'
+        ] as { defaults?: { sending: unknown }; sending?: unknown }
+      )[scope === undefined ? 'defaults' : 'sending'];
+    expectToolOk(
+      await call('update_triage_profile', {
+        patch: { inboxes: { [inboxId]: { sending: { requireInAppConfirmation: true } } } },
+      }),
+    );
+    const off = expectToolError(
+      await call('update_triage_profile', {
+        patch: { inboxes: { [inboxId]: { sending: { requireInAppConfirmation: false } } } },
+      }),
+      'human_approval_required',
+    );
+    expect(off['details']).toEqual({ scopes: [inboxId] });
+    expect(off['sayToHuman']).toMatch(/Settings → Sending, VIPs and triage/);
+    expect(await inApp(inboxId)).toEqual({ requireInAppConfirmation: true });
+    expectToolOk(
+      await call('update_triage_profile', {
+        patch: { defaults: { sending: { requireInAppConfirmation: true } } },
+      }),
+    );
+    // Off in the defaults alone still takes it off every inbox that follows them.
+    expectToolError(
+      await call('update_triage_profile', {
+        patch: {
+          defaults: { cadence: { everyHours: 2 }, sending: { requireInAppConfirmation: false } },
+        },
+      }),
+      'human_approval_required',
+    );
+    expect(await inApp()).toMatchObject({
+      cadence: { everyHours: 4 },
+      sending: { requireInAppConfirmation: true },
+    });
+    // The person's own switch, on the console, turns it off everywhere.
+    await web.get('/settings/preferences');
+    expect(web.lastHtml).toContain('Confirming in the app is <strong>on</strong>');
+    const res = await web.post('/settings/preferences/confirm-in-app', { required: 'off' });
+    expect(res.status).toBe(303);
+    expect(await inApp()).toMatchObject({ sending: { requireInAppConfirmation: false } });
+    expect(await inApp(inboxId)).toEqual({ requireInAppConfirmation: false });
   });
 
   it('the profile: defaults, effective per inbox, validated deep-merge patches', async () => {
@@ -237,7 +324,7 @@ describe('triage tools on the demo inbox', () => {
       'invalid_arguments',
     );
 
-    // The person's profile can demand confirmation in the app for every send.
+    // The person's profile can demand confirmation in the app for every send; only they can take it back.
     expectToolOk(
       await call('update_triage_profile', {
         patch: { defaults: { sending: { requireInAppConfirmation: true } } },
@@ -249,11 +336,8 @@ describe('triage tools on the demo inbox', () => {
       humanApprovedInChat: true,
     };
     expectToolError(await call('send_draft', args), 'human_approval_required');
-    expectToolOk(
-      await call('update_triage_profile', {
-        patch: { defaults: { sending: { requireInAppConfirmation: false } } },
-      }),
-    );
+    await web.get('/settings/preferences');
+    await web.post('/settings/preferences/confirm-in-app', { required: 'off' });
 
     const sentBefore = (await messagesIn('sent')).length;
     const sent = expectToolOk(

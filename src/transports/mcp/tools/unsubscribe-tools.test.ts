@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../app.ts';
 import { createTestApp } from '../../../../test/support/test-app.ts';
+import type { WebClient } from '../../../../test/support/web-client.ts';
 import {
   agentOn,
   expectToolError,
@@ -14,6 +15,7 @@ describe('unsubscribe tools on the demo inbox', () => {
   let app: App;
   let call: ReturnType<typeof toolCaller>;
   let inboxId: string;
+  let web: WebClient;
   type Row = {
     inboxId: string;
     messageId: string;
@@ -26,7 +28,7 @@ describe('unsubscribe tools on the demo inbox', () => {
 
   beforeAll(async () => {
     app = await createTestApp({ config: { syncWindow: 200 } });
-    ({ call } = await agentOn(app));
+    ({ call, web } = await agentOn(app));
     const list = expectToolOk(await call('list_inboxes'))['inboxes'] as {
       id: string;
       label: string;
@@ -121,9 +123,19 @@ describe('unsubscribe tools on the demo inbox', () => {
       }),
       'human_approval_required',
     );
-    expectToolOk(
+    expectToolError(
       await call('update_triage_profile', {
         patch: { defaults: { sending: { requireInAppConfirmation: false } } },
+      }),
+      'human_approval_required',
+    );
+    await web.get('/settings/preferences');
+    await web.post('/settings/preferences/confirm-in-app', { required: 'off' });
+    expectToolOk(
+      await call('confirm_unsubscribe', {
+        pendingUnsubscribeId: p['pendingUnsubscribeId'],
+        approvalCode: p['approvalCode'],
+        humanApprovedInChat: true,
       }),
     );
   });

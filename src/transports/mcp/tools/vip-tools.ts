@@ -21,12 +21,12 @@ export const listVips = defineTool({
   name: 'list_vips',
   title: 'List VIPs',
   description:
-    'The account’s VIP people (addresses) and domains. VIP mail is never moved in bulk and always gets the person’s look.',
+    'The account’s VIP people (addresses) and domains: the VIP list and the triage profile’s vip.people. VIP mail is never moved in bulk and always gets the person’s look.',
   input: z.strictObject({}),
   output: payload(GROUPED.shape),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
-    return toolOk(grouped(await ctx.services.vips.list(ctx.principal.accountId)));
+    return toolOk(grouped(await ctx.services.vips.everyone(ctx.principal.accountId)));
   },
 });
 
@@ -54,7 +54,7 @@ export const addVip = defineTool({
     await ctx.services.vips.add(ctx.principal.accountId, entries);
     return toolOk({
       added: grouped(entries),
-      vips: grouped(await ctx.services.vips.list(ctx.principal.accountId)),
+      vips: grouped(await ctx.services.vips.everyone(ctx.principal.accountId)),
     });
   },
 });
@@ -64,7 +64,8 @@ export const removeVip = defineTool({
   title: 'Remove VIPs',
   description:
     'Without confirmed: true it changes nothing and lists what would be removed — show that to the person. Call again with ' +
-    'confirmed: true only after they agreed to remove exactly those entries.',
+    'confirmed: true only after they agreed to remove exactly those entries. Removes them from the VIP list and from every ' +
+    'vip.people of the triage profile.',
   input: z.strictObject({ ...lists, confirmed: z.boolean().optional() }),
   output: z.union([
     payload({ removed: z.literal(false), wouldRemove: GROUPED, notOnList: GROUPED }),
@@ -81,7 +82,7 @@ export const removeVip = defineTool({
           .map((s) => JSON.stringify(s.slice(0, 80)))
           .join(', ')}.`,
       );
-    const current = await ctx.services.vips.list(ctx.principal.accountId);
+    const current = await ctx.services.vips.everyone(ctx.principal.accountId);
     const key = (e: VipEntry) => `${e.kind}:${e.value}`;
     const have = new Set(current.map(key));
     const onList = entries.filter((e) => have.has(key(e)));
@@ -101,7 +102,7 @@ export const removeVip = defineTool({
       removed: true,
       removedEntries: grouped(onList),
       notOnList: grouped(notOnList),
-      vips: grouped(await ctx.services.vips.list(ctx.principal.accountId)),
+      vips: grouped(await ctx.services.vips.everyone(ctx.principal.accountId)),
     });
   },
 });

@@ -13,6 +13,7 @@ type FieldErrors = Readonly<Record<string, string>>;
 
 const SAVED: Readonly<Record<string, string>> = {
   sending: 'Saved: the send switch.',
+  confirm: 'Saved: how you approve sends and unsubscribes.',
   vip: 'Saved: your VIP list.',
   triage: 'Saved: your triage settings.',
 };
@@ -37,11 +38,21 @@ export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void 
   ) => {
     const [sendEnabled, vips, profile] = await Promise.all([
       deps.sending.isEnabled(account.id),
-      deps.vips.list(account.id),
+      deps.vips.everyone(account.id),
       deps.profiles.get(account.id),
     ]);
     const errors = o.errors ?? {};
     const v = { ...currentValues(profile), ...o.values };
+    const inAppInboxes = Object.values(profile.inboxes).filter(
+      (x) => x.sending?.requireInAppConfirmation === true,
+    ).length;
+    const inApp = profile.defaults.sending.requireInAppConfirmation
+      ? Object.values(profile.inboxes).some((x) => x.sending?.requireInAppConfirmation === false)
+        ? 'some'
+        : 'all'
+      : inAppInboxes > 0
+        ? 'some'
+        : 'off';
     const csrf = c.get('csrf');
     const saved = c.req.query('saved');
     return c.html(
@@ -65,6 +76,23 @@ export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void 
             ${csrfField(csrf)}
             <input type="hidden" name="enabled" value="${sendEnabled ? 'off' : 'on'}" />
             <button type="submit">${sendEnabled ? 'Turn sending off' : 'Turn sending on'}</button>
+          </form>
+          <p>
+            Confirming in the app is <strong>${inApp === 'off' ? 'off' : 'on'}</strong>${
+              inApp === 'some' ? html` for ${inAppInboxes} of your inboxes` : ''
+            }.
+            ${
+              inApp === 'off'
+                ? 'You can approve a send or an unsubscribe by telling the agent in chat.'
+                : 'A send or an unsubscribe waits until you press Send or Confirm yourself — on the draft card, in the app, or under Waiting for you; approval in chat is not enough, and an agent cannot turn this off.'
+            }
+          </p>
+          <form method="post" action="/settings/preferences/confirm-in-app">
+            ${csrfField(csrf)}
+            <input type="hidden" name="required" value="${inApp === 'all' ? 'off' : 'on'}" />
+            <button type="submit">
+              ${inApp === 'all' ? 'Allow approval in chat' : 'Require confirming in the app'}
+            </button>
           </form>
 
           <h2>VIPs</h2>
@@ -162,6 +190,14 @@ export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void 
     return c.redirect('/settings/preferences?saved=sending', 303);
   });
 
+  app.post('/settings/preferences/confirm-in-app', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const { required } = await formFields(c, 'required');
+    if (required !== 'on' && required !== 'off') return render(c, account, { status: 400, errors: {} });
+    await deps.profiles.setInAppConfirmation(account.id, required === 'on');
+    return c.redirect('/settings/preferences?saved=confirm', 303);
+  });
+
   app.post('/settings/preferences/vip', requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const { vip, remove } = await formFields(c, 'vip', 'remove');
@@ -196,15 +232,19 @@ export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void 
       });
     if (Object.keys(errors).length === 0) {
       // The same validation as update_triage_profile: the profile's own schema decides.
-      const r = await deps.profiles.update(account.id, {
-        defaults: {
-          cadence: { everyHours },
-          quietHours: anyQuiet ? { start: quiet[0], end: quiet[1], timezone: quiet[2] } : null,
-          junk: { screenUnknownSenders: f.screening === 'on' },
+      const r = await deps.profiles.update(
+        account.id,
+        {
+          defaults: {
+            cadence: { everyHours },
+            quietHours: anyQuiet ? { start: quiet[0], end: quiet[1], timezone: quiet[2] } : null,
+            junk: { screenUnknownSenders: f.screening === 'on' },
+          },
         },
-      });
+        'person',
+      );
       if (r.ok) return c.redirect('/settings/preferences?saved=triage', 303);
-      for (const issue of r.error.issues) {
+      for (const issue of r.error.code === 'invalid_arguments' ? r.error.issues : []) {
         const field = FIELD_OF[issue.path] ?? 'everyHours';
         errors[field] ??= sentence(issue.message);
       }
