@@ -8,7 +8,7 @@ import type { MessageId } from '../../src/core/messages/message.ts';
 import type { fixedClock } from '../../src/lib/clock.ts';
 import { buildMessage } from '../rig/index.ts';
 import { toolCaller, type ToolResult } from '../support/tool-caller.ts';
-import { createKeyViaPage } from '../support/web-client.ts';
+import { createKeyViaPage, type WebClient } from '../support/web-client.ts';
 import {
   demoBackend,
   demoTwoNodesBackend,
@@ -101,7 +101,14 @@ interface World {
   /** Messages in the demo mailbox's Sent and Drafts folders. */
   sent: number;
   drafts: number;
+  /** The profile's sending.requireInAppConfirmation: in the defaults, and the inbox's own (null: follows them). */
+  inApp: { defaults: boolean; inbox: boolean | null };
+  /** The profile's vip.people: the defaults', and the inbox's own list (null: follows them). */
+  vipPeople: { defaults: string[]; inbox: string[] | null };
 }
+
+/** Approval in chat is refused for the inbox (decision 0102 keeps an agent from turning this off). */
+const inAppOnly = (w: World) => w.inApp.inbox ?? w.inApp.defaults;
 
 interface PoolMsg {
   id: string;
@@ -132,6 +139,8 @@ interface Env {
   outsidePending: boolean;
   accountId: string;
   agents: Record<Agent, ReturnType<typeof toolCaller>>;
+  /** The person, signed in to the console. */
+  person: WebClient;
   /** Lease holder (credential key) → agent. */
   holders: Map<string, Agent>;
   folderOf: Map<string, Folder | 'other'>;
@@ -193,6 +202,12 @@ type Spec =
       approved: Tri;
       forgedCode: string;
     }
+  /** An agent's profile patch of in-app confirmation, for every inbox or this one's own setting. */
+  | { t: 'inApp'; agent: Agent; on: boolean; scope: 'defaults' | 'inbox' }
+  /** An agent's profile patch that leaves the VIPs out of vip.people. */
+  | { t: 'dropVip'; agent: Agent; scope: 'defaults' | 'inbox' }
+  /** The person's own in-app confirmation switch on the console (every inbox). */
+  | { t: 'person'; on: boolean }
   | { t: 'tick'; ms: number }
   | { t: 'sync'; agent: Agent }
   /** Another mail client changes a message no agent works on (or delivers one); the index catches up at the next sync. */
@@ -237,6 +252,12 @@ function describeSpec(s: Spec, env: Env | undefined): string {
       return `${s.agent}.propose_unsubscribe(list#${String(s.list)})`;
     case 'unsub':
       return `${s.agent}.confirm_unsubscribe(${refText(s.pu)}, code=${s.code}${tri('humanApprovedInChat', s.approved)})`;
+    case 'inApp':
+      return `${s.agent}.update_triage_profile(${s.scope}.sending.requireInAppConfirmation=${String(s.on)})`;
+    case 'dropVip':
+      return `${s.agent}.update_triage_profile(${s.scope}.vip.people=[])`;
+    case 'person':
+      return `person: confirming in the app ${s.on ? 'on' : 'off'} (console)`;
     case 'tick':
       return `clock+${s.ms >= 3_600_000 ? `${String(s.ms / 3_600_000)}h` : `${String(s.ms / 60_000)}min`}`;
     case 'sync':
@@ -469,6 +490,8 @@ async function readWorld(env: Env): Promise<World> {
   const sentCount = rows.filter((r) => r.path === env.sentPath).length;
   const delivered = env.delivered();
   if (delivered !== undefined) expect(delivered, 'messages at the SMTP sink vs Sent').toBe(sentCount);
+  const profile = await env.app.services.tools.profiles.get(env.accountId as AccountId);
+  const own = profile.inboxes[env.inboxId];
   return {
     now,
     msgs,
@@ -479,6 +502,14 @@ async function readWorld(env: Env): Promise<World> {
     unsubs,
     sent: sentCount,
     drafts: rows.filter((r) => r.path === env.draftsPath).length,
+    inApp: {
+      defaults: profile.defaults.sending.requireInAppConfirmation,
+      inbox: own?.sending?.requireInAppConfirmation ?? null,
+    },
+    vipPeople: {
+      defaults: [...profile.defaults.vip.people],
+      inbox: own?.vip?.people ? [...own.vip.people] : null,
+    },
   };
 }
 
@@ -500,6 +531,8 @@ function view(w: World, env: Env) {
     unsubs: w.unsubs,
     sent: w.sent,
     drafts: w.drafts,
+    inApp: w.inApp,
+    vipPeople: w.vipPeople,
   };
 }
 
@@ -912,6 +945,7 @@ function planCall(s: Spec, w: World, env: Env, pin: Pin | undefined): Plan {
       if (ps.status !== 'pending') return { tool, args, resolved, error: 'approval_used' };
       if (ps.expiresAt <= w.now) return { tool, args, resolved, error: 'approval_expired' };
       if (s.confirmTo === 'mismatch') return { tool, args, resolved, error: 'confirm_mismatch' };
+      if (inAppOnly(w)) return { tool, args, resolved, error: 'human_approval_required' };
       return {
         tool,
         args,
@@ -983,6 +1017,7 @@ function planCall(s: Spec, w: World, env: Env, pin: Pin | undefined): Plan {
       }
       if (pu.status !== 'pending') return { tool, args, resolved, pin: pinned, error: 'approval_used' };
       if (pu.expiresAt <= w.now) return { tool, args, resolved, pin: pinned, error: 'approval_expired' };
+      if (inAppOnly(w)) return { tool, args, resolved, pin: pinned, error: 'human_approval_required' };
       return {
         tool,
         args,
@@ -995,6 +1030,38 @@ function planCall(s: Spec, w: World, env: Env, pin: Pin | undefined): Plan {
         },
       };
     }
+    case 'inApp': {
+      const patch =
+        s.scope === 'defaults'
+          ? { defaults: { sending: { requireInAppConfirmation: s.on } } }
+          : { inboxes: { [inboxId]: { sending: { requireInAppConfirmation: s.on } } } };
+      const next =
+        s.scope === 'defaults' ? { ...w.inApp, defaults: s.on } : { defaults: w.inApp.defaults, inbox: s.on };
+      // Off anywhere it was on — in the defaults, which every inbox without its own setting follows, or for this
+      // inbox — is the person's alone.
+      const loosened =
+        (w.inApp.defaults && !next.defaults) || (inAppOnly(w) && !(next.inbox ?? next.defaults));
+      const tool = 'update_triage_profile';
+      if (loosened) return { tool, args: { patch }, error: 'human_approval_required' };
+      return { tool, args: { patch }, ok: () => void (w.inApp = next) };
+    }
+    case 'dropVip': {
+      const patch =
+        s.scope === 'defaults'
+          ? { defaults: { vip: { people: [] } } }
+          : { inboxes: { [inboxId]: { vip: { people: [] } } } };
+      const had = s.scope === 'defaults' ? w.vipPeople.defaults : (w.vipPeople.inbox ?? w.vipPeople.defaults);
+      const tool = 'update_triage_profile';
+      if (had.length > 0) return { tool, args: { patch }, error: 'vip_confirmation_required' };
+      return {
+        tool,
+        args: { patch },
+        ok: () =>
+          void (w.vipPeople =
+            s.scope === 'defaults' ? { ...w.vipPeople, defaults: [] } : { ...w.vipPeople, inbox: [] }),
+      };
+    }
+    case 'person':
     case 'tick':
     case 'outside':
       return {};
@@ -1110,6 +1177,7 @@ function invariants(
           rightCode: code === env.codes.get(psId),
           status: b?.status,
           live: (b?.expiresAt ?? 0) > before.now,
+          inAppOnly: inAppOnly(before),
         },
         `${ctx}: sent without every approval`,
       ).toEqual({
@@ -1118,6 +1186,7 @@ function invariants(
         rightCode: true,
         status: 'pending',
         live: true,
+        inAppOnly: false,
       });
     }
     if (gated && code !== env.codes.get(psId))
@@ -1145,9 +1214,17 @@ function invariants(
           rightCode: code === env.codes.get(puId),
           status: b?.status,
           live: (b?.expiresAt ?? 0) > before.now,
+          inAppOnly: inAppOnly(before),
         },
         `${ctx}: an unsubscribe request without every approval`,
-      ).toEqual({ id: puId, approved: true, rightCode: true, status: 'pending', live: true });
+      ).toEqual({
+        id: puId,
+        approved: true,
+        rightCode: true,
+        status: 'pending',
+        live: true,
+        inAppOnly: false,
+      });
     if (s.approved === true && b !== undefined && b.status !== 'locked' && code !== env.codes.get(puId))
       expect(r?.body['error'], `${ctx}: a forged code`).toBe('approval_invalid');
   } else expect(requested, `${ctx}: only confirm_unsubscribe makes a request`).toEqual([]);
@@ -1264,6 +1341,13 @@ async function step(cmd: Step, w: World, env: Env) {
   if (s.t === 'tick') {
     env.clock.advance(s.ms);
     w.now += s.ms;
+  } else if (s.t === 'person') {
+    await env.person.get('/settings/preferences');
+    const res = await env.person.post('/settings/preferences/confirm-in-app', {
+      required: s.on ? 'on' : 'off',
+    });
+    expect(res.status, 'the console switch').toBe(303);
+    w.inApp = { defaults: s.on, inbox: null };
   } else if (s.t === 'outside') {
     cmd.resolved = await outsideChange(env, s);
     if (env.outside !== undefined) {
@@ -1583,6 +1667,13 @@ const tick = fc.record({
   ),
 });
 const sync = fc.record({ t: fc.constant('sync' as const), agent });
+const scope = fc.constantFrom<'defaults' | 'inbox'>('defaults', 'inbox');
+// Mostly off, the attempts that must fail; turned on a quarter of the time by an agent and by the person, and off by
+// the person otherwise, so that sends and unsubscribes still get through often enough to be tested.
+const rarelyOn = fc.constantFrom(false, false, false, true);
+const inApp = fc.record({ t: fc.constant('inApp' as const), agent, on: rarelyOn, scope });
+const dropVip = fc.record({ t: fc.constant('dropVip' as const), agent, scope });
+const person = fc.record({ t: fc.constant('person' as const), on: rarelyOn });
 const outside = fc.record({
   t: fc.constant('outside' as const),
   op: fc.constantFrom<OutsideOp>('move', 'move', 'seen', 'flag', 'delete', 'deliver'),
@@ -1638,6 +1729,9 @@ const specs: [number, fc.Arbitrary<Spec>][] = [
   [3, obey],
   [2, tick],
   [2, sync],
+  [2, inApp],
+  [1, dropVip],
+  [2, person],
   [3, outside],
   [4, pair],
 ];
@@ -1719,6 +1813,10 @@ describe.each([
     take((m) => count.get(m.from.address) === 1 && !outsider(m), 'msg', 8);
     expect(pool.filter((p) => p.vip).length).toBeGreaterThanOrEqual(3);
     expect((await a.call('add_vip', { emails: [vip] })).isError).toBe(false);
+    // The VIP in the profile's vip.people too, for the patches that would leave it out (decision 0102).
+    expect(
+      (await a.call('update_triage_profile', { patch: { defaults: { vip: { people: [vip] } } } })).isError,
+    ).toBe(false);
 
     // Which credential is which agent, as the lease table records it.
     const holders = new Map<string, Agent>();
@@ -1766,6 +1864,7 @@ describe.each([
       draftsPath: be.draftsPath,
       accountId,
       agents,
+      person: a.web,
       holders,
       folderOf,
       pool,
