@@ -113,10 +113,63 @@ export class ProfileService {
   }
 }
 
-/** A stored profile from an older schema still parses: missing parts come from the defaults. */
-function readable(stored: JsonValue | undefined): TriageProfile {
-  const parsed = TRIAGE_PROFILE.safeParse(deepMerge(DEFAULT_PROFILE, stored ?? {}));
-  return parsed.success ? parsed.data : DEFAULT_PROFILE;
+/**
+ * A stored profile as this version reads it: missing parts come from the defaults, and a part that no longer fits (a
+ * field a later version dropped, a value it checks more strictly, an entry of a list) is left out alone — never the
+ * whole profile, which would turn the person's in-app confirmation off and drop their VIPs and blocklist without a
+ * word, and lose them for good at the next change.
+ */
+export function readable(stored: JsonValue | undefined): TriageProfile {
+  let candidate = deepMerge(DEFAULT_PROFILE, stored ?? {});
+  // Each round removes every part the schema named; a removal cannot add a problem, so a few rounds are enough.
+  for (let round = 0; round < 5; round++) {
+    const parsed = TRIAGE_PROFILE.safeParse(candidate);
+    if (parsed.success) return parsed.data;
+    candidate = withoutMisfits(candidate, parsed.error.issues);
+  }
+  return DEFAULT_PROFILE;
+}
+
+const GONE = Symbol('gone');
+
+/** The candidate without the parts the issues name: an unknown key or a misfit deleted, a list entry taken out. */
+function withoutMisfits(candidate: unknown, issues: readonly z.core.$ZodIssue[]): unknown {
+  const copy = structuredClone(candidate);
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      const node = valueAt(copy, issue.path);
+      if (typeof node === 'object' && node !== null)
+        for (const k of issue.keys) Reflect.deleteProperty(node, k);
+      continue;
+    }
+    const parent = valueAt(copy, issue.path.slice(0, -1));
+    const key = issue.path.at(-1);
+    if (typeof parent !== 'object' || parent === null || key === undefined) return DEFAULT_PROFILE;
+    // A part the defaults have goes back to its default; anything else (an inbox's own setting) goes.
+    const fallback = valueAt(DEFAULT_PROFILE, issue.path);
+    if (Array.isArray(parent) && typeof key === 'number') parent[key] = GONE;
+    else if (fallback !== undefined)
+      (parent as Record<PropertyKey, unknown>)[key] = structuredClone(fallback);
+    else Reflect.deleteProperty(parent, key);
+  }
+  return prune(copy);
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let node = root;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
+}
+
+/** Takes out the list entries marked gone. */
+function prune(node: unknown): unknown {
+  if (Array.isArray(node)) return node.filter((x) => x !== GONE).map(prune);
+  if (typeof node === 'object' && node !== null)
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, prune(v)]));
+  return node;
 }
 
 function problem(all: readonly z.core.$ZodIssue[]): ProfileProblem {
