@@ -332,6 +332,8 @@ describe('drafts and approved sending against Dovecot and an SMTP sink', () => {
       { to: 'bob@example.org, @x.test' },
       { to: '"Bob" <bob@example.org' },
       { to: 'Bob <bob@example.org> <carl@example.org>' },
+      // A name that shows another address: the person approving, and the recipient, read the name.
+      { to: '"bob@example.org" <carl@example.org>' },
       { to: '' },
       { to: ' , ' },
       { to: Array.from({ length: 51 }, (_, i) => `r${String(i)}@example.org`).join(', ') },

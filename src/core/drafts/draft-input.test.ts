@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkSubject, checkText, formatRecipients, parseRecipients } from './draft-input.ts';
+import {
+  checkRecipientNames,
+  checkSubject,
+  checkText,
+  formatRecipients,
+  parseRecipients,
+} from './draft-input.ts';
 
 describe('draft input', () => {
   it('parses bare and named recipients, commas inside quotes included, and normalises the domain', () => {
@@ -15,6 +21,29 @@ describe('draft input', () => {
     expect(formatRecipients(r.ok ? r.value : [])).toBe(
       'ana@example.com, "Doe, John" <john@x.test>, "Zoë" <zoe@y.test>',
     );
+  });
+
+  it('refuses a name that shows another address than the one the mail goes to; the same address in it is fine', () => {
+    for (const to of [
+      '"boss@corp.test" <attacker@evil.test>',
+      'Boss (boss@corp.test) <attacker@evil.test>',
+      'ana@example.com, "Anna anna@corp.test" <x@evil.test>',
+    ]) {
+      const r = parseRecipients(to);
+      expect(checkRecipientNames(r.ok ? r.value : []), to).toMatch(
+        /shows the address .* but the mail goes to/,
+      );
+    }
+    for (const to of [
+      '"boss@corp.test" <Boss@Corp.test>',
+      '"anna@müller.de" <anna@xn--mller-kva.de>',
+      '"Anna @ Corp" <anna@corp.test>',
+      'plain@corp.test, "Doe, John" <john@x.test>',
+    ]) {
+      const r = parseRecipients(to);
+      expect(r.ok, to).toBe(true);
+      expect(checkRecipientNames(r.ok ? r.value : [{ address: '', name: 'x@y.test' }]), to).toBeUndefined();
+    }
   });
 
   it.each([

@@ -1,5 +1,5 @@
 import { err, ok, type Result } from '../../lib/result.ts';
-import { domainKey } from '../messages/address-key.ts';
+import { addressKey, domainKey } from '../messages/address-key.ts';
 
 export const DRAFT_LIMITS = {
   senderNameChars: 100,
@@ -19,6 +19,8 @@ export interface Recipient {
 const ADDRESS =
   /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})$/;
 const ASCII = /^[\x00-\x7f]*$/;
+/** Something a reader takes for an address, inside a display name. */
+const ADDRESS_IN_TEXT = /[^\s<>"'(),;:@[\]]+@[^\s<>"'(),;:@[\]]+\.[^\s<>"'(),;:@[\]]+/g;
 // C0 controls except TAB, DEL and C1 controls: never valid in a header, and CR/LF would start a new one.
 const HEADER_FORBIDDEN = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
 
@@ -75,6 +77,20 @@ export function parseRecipients(to: string): Result<Recipient[], string> {
   return ok(out);
 }
 
+/**
+ * A name that shows another address than its own — `"boss@corp.test" <someone@elsewhere.test>` — is refused in a new
+ * draft: the person approving it, and whoever receives it, read the name. (Delivery and comparisons still parse
+ * an older draft's To as it is.)
+ */
+export function checkRecipientNames(list: readonly Recipient[]): string | undefined {
+  for (const { name, address } of list) {
+    const posing = name?.match(ADDRESS_IN_TEXT)?.find((shown) => addressKey(shown) !== addressKey(address));
+    if (posing !== undefined)
+      return `The name “${truncate(name ?? '')}” shows the address ${truncate(posing)}, but the mail goes to ${truncate(address)}; write the person’s name, or leave the name out.`;
+  }
+  return undefined;
+}
+
 export function checkSubject(subject: string): string | undefined {
   if (HEADER_FORBIDDEN.test(subject)) return 'Subject contains a line break or control character.';
   if (ENCODED_WORD.test(subject)) return 'Subject is written as a MIME encoded word; write the text itself.';
@@ -106,7 +122,6 @@ export function checkText(text: string): string | undefined {
   return undefined;
 }
 
-/** The recipients as one normalised header value. */
 /**
  * Whether two To fields name the same addresses, whatever the case, order, repeats and display names: what a person
  * confirming a draft's recipients means by "the same". Two fields that do not parse compare equal only to each other.
@@ -119,6 +134,7 @@ export function sameRecipients(a: string, b: string): boolean {
   return set(a) === set(b);
 }
 
+/** The recipients as one normalised header value. */
 export function formatRecipients(list: readonly Recipient[]): string {
   return list
     .map((r) => (r.name === null ? r.address : `"${r.name.replace(/(["\\])/g, '\\$1')}" <${r.address}>`))

@@ -11,7 +11,13 @@ import { folderPath, folderPathMade } from '../mail/folder-with-role.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageStore } from '../messages/message-store.ts';
-import { checkSubject, checkText, formatRecipients, parseRecipients } from './draft-input.ts';
+import {
+  checkRecipientNames,
+  checkSubject,
+  checkText,
+  formatRecipients,
+  parseRecipients,
+} from './draft-input.ts';
 import type { DraftStore } from './draft-store.ts';
 import type { Draft } from './draft.ts';
 import type { MessageComposer } from './message-composer.ts';
@@ -65,7 +71,7 @@ export class DraftService {
   check(input: DraftInput): Result<{ to: string }, DraftError> {
     const to = parseRecipients(input.to);
     if (!to.ok) return err({ code: 'invalid_draft', message: to.error });
-    const problem = checkSubject(input.subject) ?? checkText(input.text);
+    const problem = checkRecipientNames(to.value) ?? checkSubject(input.subject) ?? checkText(input.text);
     if (problem !== undefined) return err({ code: 'invalid_draft', message: problem });
     if (input.threadId !== undefined && !/^[\x21-\x7e]{1,200}$/.test(input.threadId)) {
       return err({

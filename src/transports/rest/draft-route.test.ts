@@ -413,6 +413,11 @@ describe('400 invalid_request and 400 draft_failed (contract §7): nothing is wr
     ],
     ['51 recipients', { ...VALID, to: fiftyOne }, 'To has more than 50 recipients.'],
     [
+      'a name that shows another address',
+      { ...VALID, to: '"ceo@corp.test" <someone@elsewhere.test>' },
+      'The name “ceo@corp.test” shows the address ceo@corp.test, but the mail goes to someone@elsewhere.test; write the person’s name, or leave the name out.',
+    ],
+    [
       'a threadId that is no thread of this inbox',
       { ...VALID, threadId: 'no-such-thread@example.test' },
       'threadId is not a thread in this inbox. Use the threadId of a message in this inbox.',
