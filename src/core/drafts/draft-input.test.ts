@@ -34,7 +34,10 @@ describe('draft input', () => {
         /shows the address .* but the mail goes to/,
       );
     }
+    const reversed = parseRecipients('"\u202emoc.tset@oec" <someone@elsewhere.test>');
+    expect(checkRecipientNames(reversed.ok ? reversed.value : [])).toMatch(/reverse or reorder/);
     for (const to of [
+      '"\u05e9\u05dc\u05d5\u05dd\u200f" <shalom@example.test>',
       '"boss@corp.test" <Boss@Corp.test>',
       '"anna@müller.de" <anna@xn--mller-kva.de>',
       '"Anna @ Corp" <anna@corp.test>',

@@ -19,6 +19,8 @@ export interface Recipient {
 const ADDRESS =
   /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})$/;
 const ASCII = /^[\x00-\x7f]*$/;
+/** Bidirectional embeddings, overrides and isolates (not the marks LRM, RLM and ALM, which some names need). */
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
 /** Something a reader takes for an address, inside a display name. */
 const ADDRESS_IN_TEXT = /[^\s<>"'(),;:@[\]]+@[^\s<>"'(),;:@[\]]+\.[^\s<>"'(),;:@[\]]+/g;
 // C0 controls except TAB, DEL and C1 controls: never valid in a header, and CR/LF would start a new one.
@@ -84,6 +86,9 @@ export function parseRecipients(to: string): Result<Recipient[], string> {
  */
 export function checkRecipientNames(list: readonly Recipient[]): string | undefined {
   for (const { name, address } of list) {
+    // Shown right to left, `\u202emoc.tset@oec` reads as ceo@test.com: no name needs to reorder what follows it.
+    if (name !== null && BIDI_CONTROL.test(name))
+      return `The name for ${truncate(address)} contains characters that reverse or reorder the text shown after them; write the name without them.`;
     const posing = name?.match(ADDRESS_IN_TEXT)?.find((shown) => addressKey(shown) !== addressKey(address));
     if (posing !== undefined)
       return `The name “${truncate(name ?? '')}” shows the address ${truncate(posing)}, but the mail goes to ${truncate(address)}; write the person’s name, or leave the name out.`;
