@@ -275,6 +275,32 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
     expect((await truth()).filter((t) => t.from === VIP && t.where === 'Screened')).toEqual([]);
   });
 
+  it('a VIP’s message the mailbox no longer gives (deleted elsewhere before it was read) is settled, not read at every call, and not offered', async () => {
+    await be.outside!.deliver(mailFrom(VIP, 35, dmarc('fail', VIP)));
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    const id = (
+      await be.app.db.kysely
+        .selectFrom('messages')
+        .select('id')
+        .where('inbox_id', '=', inboxId)
+        .where('subject', '=', 'Deal 35')
+        .executeTakeFirstOrThrow()
+    ).id;
+    // Gone from the mailbox, still in the index: the check for forgery cannot read it.
+    const rows = (await be.mailbox()).filter((r) => r.messageId === '<deal35@screening.test>');
+    expect(rows).toHaveLength(1);
+    await be.outside!.remove(rows[0]!);
+    const batch = expectToolOk(await call('screen_junk', { inbox: inboxId }))['messages'] as Offered[];
+    expect(batch.map((m) => m.messageId)).not.toContain(id);
+    const row = await be.app.db.kysely
+      .selectFrom('screenings')
+      .select(['verdict', 'source'])
+      .where('message_id', '=', id)
+      .executeTakeFirst();
+    expect(row).toEqual({ verdict: 'fine', source: 'exempt' });
+    expectToolOk(await call('sync_inbox', { inboxId }));
+  });
+
   it('what the person does in Screened from another client (moved back, deleted) leaves the review after a sync', async () => {
     offered = await screen();
     const verdicts = [6, 7].flatMap((i) => of(stranger(i))).map((m) => ({ ...target(m), verdict: 'junk' }));
