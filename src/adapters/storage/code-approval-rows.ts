@@ -122,7 +122,9 @@ export abstract class CodeApprovalRows<Row extends ApprovalColumns, Approval> {
   }
 
   async recordFailure(id: string, lockAfter: number): Promise<number> {
-    // The right-hand sides read the row as it was, so `attempts + 1` is the new count in both places.
+    // The right-hand sides read the row as it was, so `attempts + 1` is the new count in both places. A locked
+    // approval counts no more: a wrong code that raced the one that locked it is refused as if it came after — the
+    // check it passed would have refused it then, without counting it.
     const r = await this.rows
       .updateTable(this.table)
       .set((eb) => ({
@@ -135,9 +137,10 @@ export abstract class CodeApprovalRows<Row extends ApprovalColumns, Approval> {
           .end(),
       }))
       .where('id', '=', id)
+      .where('status', '<>', 'locked')
       .returning('attempts')
       .executeTakeFirst();
-    return r?.attempts ?? 0;
+    return r?.attempts ?? lockAfter;
   }
 
   async claim(id: string, now: Date): Promise<boolean> {

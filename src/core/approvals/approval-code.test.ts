@@ -27,7 +27,7 @@ function reader(row: Row): CodeApprovalReader<Row> & { gets: number } {
       return Promise.resolve(accountId === ACCOUNT && id === row.id ? { ...row } : undefined);
     },
     recordFailure(id, lockAfter) {
-      if (id === row.id) {
+      if (id === row.id && row.status !== 'locked') {
         row.attempts++;
         if (row.attempts >= lockAfter && row.status === 'pending') row.status = 'locked';
       }

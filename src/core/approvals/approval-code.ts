@@ -18,7 +18,10 @@ export interface CodeApproval {
 export interface CodeApprovalReader<T extends CodeApproval> {
   /** Scoped by account: another account's id is not found. */
   get(accountId: AccountId, id: string): Promise<T | undefined>;
-  /** Counts a wrong code; at `lockAfter` wrong codes a pending approval becomes `locked`. Returns the new count. */
+  /**
+   * Counts a wrong code; at `lockAfter` wrong codes a pending approval becomes `locked`, and a locked one counts no
+   * more (racing wrong codes end as they would one after another). Returns the count, `lockAfter` once locked.
+   */
   recordFailure(id: string, lockAfter: number): Promise<number>;
 }
 
