@@ -2027,6 +2027,43 @@ describe.each([
     expect(outcomes).toEqual(expected);
   });
 
+  // The seed-332680892 run (a fresh clone, plain IMAP4rev1): two wrong codes at once at the fourth wrong try ended
+  // at six attempts, where either order gives five — the second is refused as locked, uncounted.
+  it('counts two wrong approval codes at once at the last try as one after the other would: locked at five', async () => {
+    expect(
+      (await env.agents.A('set_send_enabled', { enabled: true, humanConfirmedInChat: true })).isError,
+    ).toBe(false);
+    const outcomes: string[] = [];
+    for (const ticks of OFFSETS) {
+      const made = await env.agents.A('create_draft', {
+        inboxId: env.inboxId,
+        to: RECIPIENTS[0],
+        subject: 'Locked at five',
+        text: 'x',
+      });
+      const pendingSendId = made.body['pendingSendId'] as string;
+      const wrong = (agent: Agent, code: string) => () =>
+        env.agents[agent]('send_draft', { pendingSendId, approvalCode: code, humanApprovedInChat: true });
+      for (let i = 0; i < MAX_WRONG_CODES - 1; i++) await wrong('A', `wrong-${String(i)}`)();
+      const [ra, rb] = await race(ticks, wrong('A', 'wrong-a'), wrong('B', 'wrong-b'));
+      const row = await env.app.db.kysely
+        .selectFrom('pending_sends')
+        .select(['status', 'attempts'])
+        .where('id', '=', pendingSendId)
+        .executeTakeFirstOrThrow();
+      const after = await wrong('B', made.body['approvalCode'] as string)();
+      outcomes.push(
+        `(offset ${String(ticks)}) ${answer(ra)} ‖ ${answer(rb)}: ${row.status} after ${String(row.attempts)}; its own code then: ${answer(after)}`,
+      );
+    }
+    expect(outcomes).toEqual(
+      OFFSETS.map(
+        (ticks) =>
+          `(offset ${String(ticks)}) approval_invalid ‖ approval_invalid: locked after 5; its own code then: approval_invalid`,
+      ),
+    );
+  });
+
   it('does not refuse the lease holder’s undo because the other agent tried the same handle at that moment', async () => {
     env.clock.advance(LEASE_MS + 1); // whatever lease the property left has lapsed
     expect(
