@@ -95,6 +95,8 @@ describe('triage tools on the demo inbox', () => {
     );
     expect(dropped['details']).toEqual({ entries: [address] });
     expect(dropped['message']).toMatch(/remove_vip/);
+    await web.get('/settings/activity');
+    expect(web.lastHtml).toContain('Tried to take VIPs off your triage profile without asking you: refused.');
     // Nor by an inbox's own list, which replaces the defaults' for that inbox.
     expectToolError(
       await call('update_triage_profile', {
@@ -168,6 +170,11 @@ describe('triage tools on the demo inbox', () => {
       cadence: { everyHours: 4 },
       sending: { requireInAppConfirmation: true },
     });
+    // The person sees the attempts in Activity, in words.
+    await web.get('/settings/activity');
+    expect(web.lastHtml).toContain(
+      'Tried to turn off confirming sends and unsubscribes in the app: refused, only you can do that.',
+    );
     // The person's own switch, on the console, turns it off everywhere.
     await web.get('/settings/preferences');
     expect(web.lastHtml).toContain('Confirming in the app is <strong>on</strong>');

@@ -82,12 +82,26 @@ function changeWords(change: ChangeSummary): string {
   }`;
 }
 
+/**
+ * Refusals worth saying in full: an agent trying to loosen the person's own safeguards (decision 0102) is what a
+ * message telling it to would look like.
+ */
+const REFUSAL_WORDS: Readonly<Record<string, string>> = {
+  'update_triage_profile:human_approval_required':
+    'Tried to turn off confirming sends and unsubscribes in the app: refused, only you can do that.',
+  'update_triage_profile:vip_confirmation_required':
+    'Tried to take VIPs off your triage profile without asking you: refused.',
+};
+
 /** One row in words: what changed (from its undo record), else what the tool does; then how it ended. */
 function words(row: ActivityRow): string {
   const { entry, change } = row;
   const what = change !== null ? changeWords(change) : (TOOL_WORDS[entry.tool] ?? `Used ${entry.tool}`);
   if (entry.outcome === 'ok') return `${what}.`;
-  return `${TOOL_WORDS[entry.tool] ?? entry.tool}: refused (${entry.outcome.replaceAll('_', ' ')}).`;
+  return (
+    REFUSAL_WORDS[`${entry.tool}:${entry.outcome}`] ??
+    `${TOOL_WORDS[entry.tool] ?? entry.tool}: refused (${entry.outcome.replaceAll('_', ' ')}).`
+  );
 }
 
 /** The Undo button of one handle (the same form for logged and interrupted changes). */
