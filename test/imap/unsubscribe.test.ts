@@ -65,6 +65,14 @@ describe('unsubscribing on IMAP', () => {
         },
         sign: ONE_CLICK_HEADERS,
       },
+      // Signed and one-click, but the person's provider found the From forged (its verdict on top, decision 0104).
+      {
+        from: 'forged@news.example.test',
+        list: oneClick('forged.news.example.test', good),
+        sign: ONE_CLICK_HEADERS,
+        extra:
+          'Authentication-Results: mx.carol-provider.test; spf=fail smtp.mailfrom=elsewhere.test; dkim=pass header.d=news.example.test; dmarc=fail (p=REJECT) header.from=news.example.test\r\n',
+      },
       {
         from: 'loopback@news.example.test',
         list: oneClick('loopback.news.example.test', `https://127.0.0.1:${String(wire.port)}/u`),
@@ -134,7 +142,7 @@ describe('unsubscribing on IMAP', () => {
 
   it('lists every list sender of the mailbox once, with one-click where it is advertised', () => {
     expect([...byFrom.keys()].sort()).toEqual(
-      ['dup', 'http', 'loopback', 'mailto', 'partial', 'rebind', 'unsigned', 'weekly'].map(
+      ['dup', 'forged', 'http', 'loopback', 'mailto', 'partial', 'rebind', 'unsigned', 'weekly'].map(
         (u) => `${u}@news.example.test`,
       ),
     );
@@ -181,6 +189,7 @@ describe('unsubscribing on IMAP', () => {
     ['dup@news.example.test', 'duplicated_header'],
     ['http@news.example.test', 'not_https'],
     ['mailto@news.example.test', 'mailto_only'],
+    ['forged@news.example.test', 'sender_failed_dmarc'],
   ])('%s: no pending request, and the reason (%s)', async (from, reason) => {
     sink.requests.length = 0;
     keyLookups.length = 0;
@@ -191,6 +200,14 @@ describe('unsubscribing on IMAP', () => {
     // A signer's key is looked up only for a message whose headers offer one-click (decision 0099): of these, the
     // one signed (the unsigned one has no key to look up).
     expect(keyLookups.length > 0).toBe(reason === 'signature_not_covering');
+  });
+
+  it('mail whose From the provider found forged offers no way out at all: not a request, not the link by hand', async () => {
+    const r = expectToolError(await propose('forged@news.example.test'), 'unsubscribe_unavailable');
+    expect(r['details']).toEqual({ reason: 'sender_failed_dmarc', fallback: { mailto: null, link: null } });
+    expect(r['message']).toMatch(/forged .* junk/);
+    expect(r['message']).not.toMatch(/act_on_messages \{ sender \} \(archive\)/);
+    expect(r['sayToHuman']).toMatch(/forged/);
   });
 
   it('a signed link to loopback (literal or by DNS) is refused before any connection', async () => {

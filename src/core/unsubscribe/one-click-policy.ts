@@ -1,3 +1,4 @@
+import { parseAuthResults } from '../mail/auth-results.ts';
 import {
   headerFields,
   isOneClickPost,
@@ -28,7 +29,12 @@ export type NoOneClickReason =
   | 'unsigned'
   | 'signature_not_covering'
   /** Larger than the whole message the check reads (MAX_RAW_BYTES): its signature cannot be checked here. */
-  | 'too_large';
+  | 'too_large'
+  /**
+   * The person's provider found the From forged (`dmarc=fail` in the topmost Authentication-Results): a request, or
+   * a link opened by hand, would go to the forger's host and tell it the address is read (decision 0104).
+   */
+  | 'sender_failed_dmarc';
 
 /** What the person can still do by hand when one-click is not available. */
 export interface UnsubscribeFallback {
@@ -61,6 +67,10 @@ export async function oneClickVerdict(
   const fallback = fallbackOf(uris);
   const no = (reason: NoOneClickReason): OneClickVerdict => ({ oneClick: false, reason, fallback });
 
+  // The provider's own verdict is the topmost field (decision 0101): a forged message offers nothing, not even by hand.
+  const [topmost] = occurrences(fields, 'authentication-results');
+  if (topmost !== undefined && parseAuthResults(topmost.value).dmarc === 'fail')
+    return { oneClick: false, reason: 'sender_failed_dmarc', fallback: { mailto: null, link: null } };
   if (lists.length === 0 || uris.length === 0) return no('no_list_unsubscribe');
   if (lists.length > 1 || posts.length > 1) return no('duplicated_header');
   const https = uris.filter((u) => /^https:\/\//i.test(u));

@@ -20,6 +20,8 @@ const WHY: Readonly<Record<NoOneClickReason, string>> = {
     'The sender’s DKIM signature does not cover both unsubscribe headers, so they are not trusted.',
   too_large:
     'This message is over 10 MB, too large to check the sender’s signature on its unsubscribe header.',
+  sender_failed_dmarc:
+    'The person’s mail provider found this message’s From forged (DMARC failed): an unsubscribe request or link would go to whoever forged it and tell them the address is read. It is not a list to leave but junk to screen.',
 };
 
 function fallbackSteps(f: UnsubscribeFallback, m: Marker): string[] {
@@ -70,6 +72,16 @@ export function fromUnsubscribeError(e: UnsubscribeError, m: Marker): ToolFailur
         },
       );
     case 'unsubscribe_unavailable':
+      if (e.reason === 'sender_failed_dmarc')
+        return toolError(
+          e.code,
+          `${WHY[e.reason]} No unsubscribe request can be sent for it. Treat it as junk: a junk verdict in screen_junk, or mark_as_spam, after asking the person — not act_on_messages { sender }, which would move the real sender’s mail too.`,
+          {
+            details: { reason: e.reason, fallback: markedFallback(e.fallback, m) },
+            sayToHuman:
+              'Your mail provider says this message’s sender is forged, so I won’t unsubscribe: that would only tell the forger your address is read. I can move it to junk instead.',
+          },
+        );
       return toolError(
         e.code,
         [`${WHY[e.reason]} No unsubscribe request can be sent for it.`, ...fallbackSteps(e.fallback, m)].join(

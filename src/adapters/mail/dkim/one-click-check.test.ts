@@ -43,6 +43,27 @@ describe('one-click unsubscribe on DKIM-verified headers', () => {
     });
   });
 
+  it('the person’s provider found the From forged (topmost Authentication-Results): nothing, not even the fallbacks', async () => {
+    const signed = await signer.sign(message(ONE_CLICK), ONE_CLICK_HEADERS);
+    const verdictOf = (...results: string[]) =>
+      verdict(
+        Buffer.concat([
+          ...results.map((r) => Buffer.from(`Authentication-Results: mx.provider.test; ${r}\r\n`)),
+          signed,
+        ]),
+      );
+    expect(await verdictOf('dmarc=fail header.from=news.example.test')).toEqual({
+      oneClick: false,
+      reason: 'sender_failed_dmarc',
+      fallback: { mailto: null, link: null },
+    });
+    // Only the topmost field is the provider's; one below it may be the sender's own words.
+    expect(await verdictOf('dmarc=pass header.from=news.example.test', 'dmarc=fail')).toMatchObject({
+      oneClick: true,
+    });
+    expect(await verdictOf('dmarc=none')).toMatchObject({ oneClick: true });
+  });
+
   it('refuses an unsigned message, naming the fallbacks', async () => {
     const v = await verdict(message(ONE_CLICK));
     expect(v).toEqual({
