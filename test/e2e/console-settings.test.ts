@@ -153,21 +153,17 @@ describe('the person’s own settings in the console', () => {
     expect((await state()).sending).toBe(false);
   });
 
+  /** A profile change as an agent's tool makes it (the inbox needs to be no real one here). */
+  const INBOX = 'inbox_aaaaaaaaaaaaaaaaaaaa';
+  const byAgent = async (patch: unknown) =>
+    expect((await app.services.tools.profiles.update(accountId, patch, 'agent')).ok).toBe(true);
+
   it('confirming in the app: an agent may turn it on for one inbox; the person turns it on and off for all, here', async () => {
-    const profiles = app.services.tools.profiles;
-    const inbox = 'inbox_aaaaaaaaaaaaaaaaaaaa';
-    expect(
-      (
-        await profiles.update(
-          accountId,
-          { inboxes: { [inbox]: { sending: { requireInAppConfirmation: true } } } },
-          'agent',
-        )
-      ).ok,
-    ).toBe(true);
+    const inbox = INBOX;
+    await byAgent({ inboxes: { [inbox]: { sending: { requireInAppConfirmation: true } } } });
     await open();
     expect(await page.locator('main').textContent()).toMatch(
-      /Confirming in the app is on for 1 of your inboxes/,
+      /Confirming in the app is on for some of your inboxes/,
     );
     await page.getByRole('button', { name: 'Require confirming in the app' }).click();
     await page.waitForURL(/saved=confirm/);
@@ -185,20 +181,11 @@ describe('the person’s own settings in the console', () => {
   });
 
   it('the VIP list shows the triage profile’s VIPs too, and removes them from every inbox’s list', async () => {
-    const profiles = app.services.tools.profiles;
-    const inbox = 'inbox_aaaaaaaaaaaaaaaaaaaa';
-    expect(
-      (
-        await profiles.update(
-          accountId,
-          {
-            defaults: { vip: { people: ['cfo@corp.test'] } },
-            inboxes: { [inbox]: { vip: { people: ['cfo@corp.test'] } } },
-          },
-          'agent',
-        )
-      ).ok,
-    ).toBe(true);
+    const inbox = INBOX;
+    await byAgent({
+      defaults: { vip: { people: ['cfo@corp.test'] } },
+      inboxes: { [inbox]: { vip: { people: ['cfo@corp.test'] } } },
+    });
     await open();
     await page.getByRole('button', { name: 'Remove cfo@corp.test' }).click();
     await page.waitForURL(/saved=vip/);

@@ -18,6 +18,14 @@ const SAVED: Readonly<Record<string, string>> = {
   triage: 'Saved: your triage settings.',
 };
 
+/** A one-button form that sets one value: a switch. */
+const switchForm = (csrf: string, action: string, o: { name: string; value: string; label: string }) =>
+  html`<form method="post" action="${action}">
+    ${csrfField(csrf)}
+    <input type="hidden" name="${o.name}" value="${o.value}" />
+    <button type="submit">${o.label}</button>
+  </form>`;
+
 function fieldError(errors: FieldErrors, name: string) {
   const e = errors[name];
   return e === undefined ? '' : html`<span class="field-error" id="${name}-error" role="alert">${e}</span>`;
@@ -43,14 +51,13 @@ export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void 
     ]);
     const errors = o.errors ?? {};
     const v = { ...currentValues(profile), ...o.values };
-    const inAppInboxes = Object.values(profile.inboxes).filter(
-      (x) => x.sending?.requireInAppConfirmation === true,
-    ).length;
+    // An agent may have turned it on for one inbox only; the person's switch sets it for all.
+    const own = Object.values(profile.inboxes).map((x) => x.sending?.requireInAppConfirmation);
     const inApp = profile.defaults.sending.requireInAppConfirmation
-      ? Object.values(profile.inboxes).some((x) => x.sending?.requireInAppConfirmation === false)
+      ? own.includes(false)
         ? 'some'
         : 'all'
-      : inAppInboxes > 0
+      : own.includes(true)
         ? 'some'
         : 'off';
     const csrf = c.get('csrf');
@@ -72,14 +79,14 @@ export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void 
                 : 'Agents can write drafts but not send them.'
             }
           </p>
-          <form method="post" action="/settings/preferences/sending">
-            ${csrfField(csrf)}
-            <input type="hidden" name="enabled" value="${sendEnabled ? 'off' : 'on'}" />
-            <button type="submit">${sendEnabled ? 'Turn sending off' : 'Turn sending on'}</button>
-          </form>
+          ${switchForm(csrf, '/settings/preferences/sending', {
+            name: 'enabled',
+            value: sendEnabled ? 'off' : 'on',
+            label: sendEnabled ? 'Turn sending off' : 'Turn sending on',
+          })}
           <p>
             Confirming in the app is <strong>${inApp === 'off' ? 'off' : 'on'}</strong>${
-              inApp === 'some' ? html` for ${inAppInboxes} of your inboxes` : ''
+              inApp === 'some' ? ' for some of your inboxes' : ''
             }.
             ${
               inApp === 'off'
@@ -87,13 +94,11 @@ export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void 
                 : 'A send or an unsubscribe waits until you press Send or Confirm yourself — on the draft card, in the app, or under Waiting for you; approval in chat is not enough, and an agent cannot turn this off.'
             }
           </p>
-          <form method="post" action="/settings/preferences/confirm-in-app">
-            ${csrfField(csrf)}
-            <input type="hidden" name="required" value="${inApp === 'all' ? 'off' : 'on'}" />
-            <button type="submit">
-              ${inApp === 'all' ? 'Allow approval in chat' : 'Require confirming in the app'}
-            </button>
-          </form>
+          ${switchForm(csrf, '/settings/preferences/confirm-in-app', {
+            name: 'required',
+            value: inApp === 'all' ? 'off' : 'on',
+            label: inApp === 'all' ? 'Allow approval in chat' : 'Require confirming in the app',
+          })}
 
           <h2>VIPs</h2>
           <p>Mail from these addresses and domains always gets your look: agents never move it in bulk.</p>
