@@ -1922,6 +1922,9 @@ describe.each([
         'unsub:approval_invalid',
         'unsub:approval_used',
         'unsub:human_approval_required',
+        'inApp:ok',
+        'inApp:human_approval_required',
+        'dropVip:vip_confirmation_required',
       ];
       const missing = () => wanted.filter((key) => (env.outcomes.get(key) ?? 0) === 0);
       const first = Number(given ?? Math.floor(Math.random() * 2 ** 31));
@@ -2062,6 +2065,55 @@ describe.each([
           `(offset ${String(ticks)}) approval_invalid ‖ approval_invalid: locked after 5; its own code then: approval_invalid`,
       ),
     );
+  });
+
+  // The seed-93485967 run (demo inbox, each agent on a PostgreSQL node): of two calls with the same right code, the
+  // one that lost was told approval_invalid ("the draft changed") — it read the approval before the other sent the
+  // draft, and the draft after. Either order says approval_used.
+  it('tells the loser of two sends with the same approval at once that it was used, not that it is invalid', async () => {
+    expect(
+      (await env.agents.A('set_send_enabled', { enabled: true, humanConfirmedInChat: true })).isError,
+    ).toBe(false);
+    await env.person.get('/settings/preferences');
+    await env.person.post('/settings/preferences/confirm-in-app', { required: 'off' });
+    const made = await env.agents.A('create_draft', {
+      inboxId: env.inboxId,
+      to: RECIPIENTS[0],
+      subject: 'Sent once',
+      text: 'x',
+    });
+    const args = {
+      pendingSendId: made.body['pendingSendId'],
+      approvalCode: made.body['approvalCode'],
+      humanApprovedInChat: true,
+    };
+    // A's call is held between reading the approval and reading the draft — the window the run hit by chance —
+    // while B's call sends; then A goes on.
+    const drafts = env.app.stores.drafts;
+    const read = drafts.get.bind(drafts);
+    let held: (() => void) | undefined;
+    const reached = new Promise<void>((r) => (held = r));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    drafts.get = async (...a: Parameters<typeof read>) => {
+      const first = held;
+      held = undefined;
+      if (first !== undefined) {
+        first();
+        await gate;
+      }
+      return read(...a);
+    };
+    try {
+      const a = env.agents.A('send_draft', args);
+      await reached;
+      const b = await env.agents.B('send_draft', args);
+      release();
+      expect([answer(await a), answer(b)]).toEqual(['approval_used', 'ok']);
+    } finally {
+      release();
+      drafts.get = read;
+    }
   });
 
   it('does not refuse the lease holder’s undo because the other agent tried the same handle at that moment', async () => {

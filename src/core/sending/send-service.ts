@@ -184,6 +184,12 @@ export class SendService {
     const ps = check.approval;
     const draft = await this.deps.drafts.get(accountId, ps.draftId);
     if (draft?.status !== 'draft' || draft.version !== ps.draftVersion) {
+      // A call racing this one with the same approval may have sent the draft since it was read here: then this
+      // approval is used, as a call coming after would be told, not invalid.
+      const again = await this.deps.pendingSends.get(accountId, ps.id);
+      if (again?.status === 'locked') return err(refusal({ ok: false, reason: 'locked' }));
+      if (again !== undefined && again.status !== 'pending')
+        return err(refusal({ ok: false, reason: 'used', status: again.status }));
       return err({
         code: 'approval_invalid',
         message:
