@@ -2089,31 +2089,97 @@ describe.each([
     };
     // A's call is held between reading the approval and reading the draft — the window the run hit by chance —
     // while B's call sends; then A goes on.
-    const drafts = env.app.stores.drafts;
-    const read = drafts.get.bind(drafts);
+    const hold = holdFirst(env.app.stores.drafts, 'get');
+    try {
+      const a = env.agents.A('send_draft', args);
+      await hold.reached;
+      const b = await env.agents.B('send_draft', args);
+      hold.open();
+      expect([answer(await a), answer(b)]).toEqual(['approval_used', 'ok']);
+    } finally {
+      hold.open();
+      hold.restore();
+    }
+  });
+
+  /**
+   * Holds the first `method` call on `store` until `gate` opens (a window a run may hit by chance), then lets it go
+   * on; `reached` resolves when it is held. Undone by `restore`.
+   */
+  function holdFirst<S extends object>(store: S, method: keyof S) {
+    const real = (store[method] as (...a: unknown[]) => unknown).bind(store);
     let held: (() => void) | undefined;
     const reached = new Promise<void>((r) => (held = r));
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    drafts.get = async (...a: Parameters<typeof read>) => {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    (store as Record<keyof S, unknown>)[method] = async (...a: unknown[]) => {
       const first = held;
       held = undefined;
       if (first !== undefined) {
         first();
         await gate;
       }
-      return read(...a);
+      return real(...a);
     };
-    try {
-      const a = env.agents.A('send_draft', args);
-      await reached;
-      const b = await env.agents.B('send_draft', args);
-      release();
-      expect([answer(await a), answer(b)]).toEqual(['approval_used', 'ok']);
-    } finally {
-      release();
-      drafts.get = read;
+    return { reached, open, restore: () => ((store as Record<keyof S, unknown>)[method] = real) };
+  }
+
+  // What a right code meets when wrong codes lock its approval between its check and its claim: refused as it would
+  // be after them (approval_invalid, locked), not told the approval was used.
+  it('refuses a right code whose approval wrong codes locked while it was being redeemed, as locked', async () => {
+    expect(
+      (await env.agents.A('set_send_enabled', { enabled: true, humanConfirmedInChat: true })).isError,
+    ).toBe(false);
+    await env.person.get('/settings/preferences');
+    await env.person.post('/settings/preferences/confirm-in-app', { required: 'off' });
+    const made = await env.agents.A('create_draft', {
+      inboxId: env.inboxId,
+      to: RECIPIENTS[0],
+      subject: 'Locked meanwhile',
+      text: 'x',
+    });
+    const proposed = await env.agents.A('propose_unsubscribe', {
+      inboxId: env.inboxId,
+      messageId: env.lists[0],
+    });
+    expect(proposed.isError, JSON.stringify(proposed.body)).toBe(false);
+    const cases = [
+      {
+        store: env.app.stores.pendingSends,
+        call: (code: string) =>
+          env.agents.A('send_draft', {
+            pendingSendId: made.body['pendingSendId'],
+            approvalCode: code,
+            humanApprovedInChat: true,
+          }),
+        code: made.body['approvalCode'] as string,
+      },
+      {
+        store: env.app.stores.pendingUnsubscribes,
+        call: (code: string) =>
+          env.agents.A('confirm_unsubscribe', {
+            pendingUnsubscribeId: proposed.body['pendingUnsubscribeId'],
+            approvalCode: code,
+            humanApprovedInChat: true,
+          }),
+        code: proposed.body['approvalCode'] as string,
+      },
+    ];
+    const answers: string[] = [];
+    for (const c of cases) {
+      const hold = holdFirst(c.store, 'claim');
+      try {
+        const right = c.call(c.code);
+        await hold.reached;
+        for (let i = 0; i < MAX_WRONG_CODES; i++) await c.call(`wrong-${String(i)}`);
+        hold.open();
+        answers.push(answer(await right));
+      } finally {
+        hold.open();
+        hold.restore();
+      }
     }
+    expect(answers).toEqual(['approval_invalid', 'approval_invalid']);
   });
 
   it('does not refuse the lease holder’s undo because the other agent tried the same handle at that moment', async () => {

@@ -210,6 +210,8 @@ export class SendService {
     }
     if (!(await this.deps.pendingSends.claim(ps.id, now))) {
       const again = await this.deps.pendingSends.get(accountId, ps.id);
+      // Locked by wrong codes that raced this one: refused as it would be after them.
+      if (again?.status === 'locked') return err(refusal({ ok: false, reason: 'locked' }));
       return err({
         code: 'approval_used',
         message: 'This approval was just used by another call. Each approval sends once.',

@@ -298,6 +298,8 @@ export class UnsubscribeService {
   ): Promise<Result<Confirmation, UnsubscribeError>> {
     if (!(await this.deps.pending.claim(p.id, now))) {
       const again = await this.deps.pending.get(accountId, p.id);
+      // Locked by wrong codes that raced this one: refused as it would be after them.
+      if (again?.status === 'locked') return err(refusal({ ok: false, reason: 'locked' }));
       return err({ code: 'approval_used', status: again?.status ?? 'posting' });
     }
     const isDemo = inbox.isDemo;
