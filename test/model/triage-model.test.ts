@@ -2032,19 +2032,33 @@ describe.each([
 
   // The seed-332680892 run (a fresh clone, plain IMAP4rev1): two wrong codes at once at the fourth wrong try ended
   // at six attempts, where either order gives five — the second is refused as locked, uncounted.
-  it('counts two wrong approval codes at once at the last try as one after the other would: locked at five', async () => {
+  /** Sending on and approval in chat allowed, as the person may set them (the property may have left either off). */
+  const letChatApprove = async () => {
     expect(
       (await env.agents.A('set_send_enabled', { enabled: true, humanConfirmedInChat: true })).isError,
     ).toBe(false);
+    await env.person.get('/settings/preferences');
+    await env.person.post('/settings/preferences/confirm-in-app', { required: 'off' });
+  };
+  /** A draft agent A wrote, with its pending send's id and approval code. */
+  const draftToSend = async (subject: string) => {
+    const made = await env.agents.A('create_draft', {
+      inboxId: env.inboxId,
+      to: RECIPIENTS[0],
+      subject,
+      text: 'x',
+    });
+    return {
+      pendingSendId: made.body['pendingSendId'] as string,
+      approvalCode: made.body['approvalCode'] as string,
+    };
+  };
+
+  it('counts two wrong approval codes at once at the last try as one after the other would: locked at five', async () => {
+    await letChatApprove();
     const outcomes: string[] = [];
     for (const ticks of OFFSETS) {
-      const made = await env.agents.A('create_draft', {
-        inboxId: env.inboxId,
-        to: RECIPIENTS[0],
-        subject: 'Locked at five',
-        text: 'x',
-      });
-      const pendingSendId = made.body['pendingSendId'] as string;
+      const { pendingSendId, approvalCode } = await draftToSend('Locked at five');
       const wrong = (agent: Agent, code: string) => () =>
         env.agents[agent]('send_draft', { pendingSendId, approvalCode: code, humanApprovedInChat: true });
       for (let i = 0; i < MAX_WRONG_CODES - 1; i++) await wrong('A', `wrong-${String(i)}`)();
@@ -2054,7 +2068,7 @@ describe.each([
         .select(['status', 'attempts'])
         .where('id', '=', pendingSendId)
         .executeTakeFirstOrThrow();
-      const after = await wrong('B', made.body['approvalCode'] as string)();
+      const after = await wrong('B', approvalCode)();
       outcomes.push(
         `(offset ${String(ticks)}) ${answer(ra)} ‖ ${answer(rb)}: ${row.status} after ${String(row.attempts)}; its own code then: ${answer(after)}`,
       );
@@ -2071,22 +2085,8 @@ describe.each([
   // one that lost was told approval_invalid ("the draft changed") — it read the approval before the other sent the
   // draft, and the draft after. Either order says approval_used.
   it('tells the loser of two sends with the same approval at once that it was used, not that it is invalid', async () => {
-    expect(
-      (await env.agents.A('set_send_enabled', { enabled: true, humanConfirmedInChat: true })).isError,
-    ).toBe(false);
-    await env.person.get('/settings/preferences');
-    await env.person.post('/settings/preferences/confirm-in-app', { required: 'off' });
-    const made = await env.agents.A('create_draft', {
-      inboxId: env.inboxId,
-      to: RECIPIENTS[0],
-      subject: 'Sent once',
-      text: 'x',
-    });
-    const args = {
-      pendingSendId: made.body['pendingSendId'],
-      approvalCode: made.body['approvalCode'],
-      humanApprovedInChat: true,
-    };
+    await letChatApprove();
+    const args = { ...(await draftToSend('Sent once')), humanApprovedInChat: true };
     // A's call is held between reading the approval and reading the draft — the window the run hit by chance —
     // while B's call sends; then A goes on.
     const hold = holdFirst(env.app.stores.drafts, 'get');
@@ -2127,17 +2127,8 @@ describe.each([
   // What a right code meets when wrong codes lock its approval between its check and its claim: refused as it would
   // be after them (approval_invalid, locked), not told the approval was used.
   it('refuses a right code whose approval wrong codes locked while it was being redeemed, as locked', async () => {
-    expect(
-      (await env.agents.A('set_send_enabled', { enabled: true, humanConfirmedInChat: true })).isError,
-    ).toBe(false);
-    await env.person.get('/settings/preferences');
-    await env.person.post('/settings/preferences/confirm-in-app', { required: 'off' });
-    const made = await env.agents.A('create_draft', {
-      inboxId: env.inboxId,
-      to: RECIPIENTS[0],
-      subject: 'Locked meanwhile',
-      text: 'x',
-    });
+    await letChatApprove();
+    const made = await draftToSend('Locked meanwhile');
     const proposed = await env.agents.A('propose_unsubscribe', {
       inboxId: env.inboxId,
       messageId: env.lists[0],
@@ -2148,11 +2139,11 @@ describe.each([
         store: env.app.stores.pendingSends,
         call: (code: string) =>
           env.agents.A('send_draft', {
-            pendingSendId: made.body['pendingSendId'],
+            pendingSendId: made.pendingSendId,
             approvalCode: code,
             humanApprovedInChat: true,
           }),
-        code: made.body['approvalCode'] as string,
+        code: made.approvalCode,
       },
       {
         store: env.app.stores.pendingUnsubscribes,
