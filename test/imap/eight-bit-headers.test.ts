@@ -54,6 +54,51 @@ const MAIL = [
     ),
     Buffer.from('Soufflé brûlé – “tonight”\r\n', 'utf8'),
   ]),
+  // Decision 0105. A cron job's mail: no Content-Type at all, UTF-8 bytes (its snippet read them as windows-1252).
+  Buffer.concat([
+    latin1(
+      'From: Cron Daemon <root@example.test>',
+      `To: ${USER}@example.test`,
+      'Subject: Cron <root@host> backup',
+      'Date: Mon, 02 Nov 2026 12:00:00 +0000',
+      'Message-ID: <cron@rig.test>',
+      '',
+    ),
+    Buffer.from('Sauvegarde terminée — 3 fichiers ✓\r\n', 'utf8'),
+  ]),
+  // A script that labels its UTF-8 US-ASCII (read as windows-1252 in the message, and in its snippet).
+  Buffer.concat([
+    latin1(
+      'From: Script <script@example.test>',
+      `To: ${USER}@example.test`,
+      'Subject: Labelled ASCII',
+      'Date: Mon, 02 Nov 2026 13:00:00 +0000',
+      'Message-ID: <labelled@rig.test>',
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset="us-ascii"',
+      'Content-Transfer-Encoding: 8bit',
+      '',
+    ),
+    Buffer.from('Grüße aus Köln\r\n', 'utf8'),
+  ]),
+  // An old newsletter whose HTML names its charset only in its own <meta> (both read it as windows-1252).
+  Buffer.concat([
+    latin1(
+      'From: Rassylka <news@example.test>',
+      `To: ${USER}@example.test`,
+      'Subject: Newsletter',
+      'Date: Mon, 02 Nov 2026 14:00:00 +0000',
+      'Message-ID: <meta@rig.test>',
+      'MIME-Version: 1.0',
+      'Content-Type: text/html',
+      'Content-Transfer-Encoding: 8bit',
+      '',
+      '<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1251"></head><body><p>',
+    ),
+    // "Привет, мир" in windows-1251
+    Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2, 0x2c, 0x20, 0xec, 0xe8, 0xf0]),
+    latin1('</p></body></html>'),
+  ]),
 ];
 
 describe.each([
@@ -121,6 +166,21 @@ describe.each([
     expect(relayed.snippet).toBe('Soufflé brûlé – “tonight”');
     const got = expectToolOk(await call('get_message', { inboxId, messageId: relayed.messageId }));
     expect(got['bodyUntrusted']).toContain('Soufflé brûlé – “tonight”');
+  });
+
+  it('reads 8-bit text that declares no charset, or US-ASCII, as its bytes say, in its snippet and the message', async () => {
+    const expected = {
+      'Cron <root@host> backup': 'Sauvegarde terminée — 3 fichiers ✓',
+      'Labelled ASCII': 'Grüße aus Köln',
+      Newsletter: 'Привет, мир',
+    };
+    const all = await listed();
+    for (const [subject, text] of Object.entries(expected)) {
+      const m = all.find((x) => x.subject === subject)!;
+      expect(m.snippet, subject).toBe(text);
+      const got = expectToolOk(await call('get_message', { inboxId, messageId: m.messageId }));
+      expect(got['bodyUntrusted'], subject).toContain(text);
+    }
   });
 
   it('finds them by what the person reads', async () => {

@@ -4,7 +4,7 @@ import PostalMime from 'postal-mime';
 import type { AttachmentInfo, FlagState, RemoteSummary } from '../../../core/mail/mail-types.ts';
 import { decodeEntities } from '../../../lib/html-to-text.ts';
 import { parseMessage, snippet as previewOf } from '../mime/parse-message.ts';
-import { decoderFor } from '../mime/part-preview.ts';
+import { decoderFor, partCharset } from '../mime/part-preview.ts';
 import type { GmailFolders } from './gmail-folders.ts';
 import { positionAt } from '../provider-api.ts';
 
@@ -111,7 +111,7 @@ export async function contentOf(m: gmail_v1.Schema$Message): Promise<{
     if (p === undefined) return null;
     const charset = /charset="?([^";\s]+)"?/i.exec(headerOf(p, 'content-type') ?? '')?.[1];
     const bytes = Buffer.from(p.body?.data ?? '', 'base64url');
-    return decoderFor(charset, bytes).decode(bytes);
+    return decoderFor(partCharset({ contentType: type, charset }, bytes), bytes).decode(bytes);
   };
   const attachments: AttachmentInfo[] = [];
   for (const p of parts.filter(isAttachment))

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildMessage } from '../../../../test/rig/message-factory.ts';
 import { isOneClick, listIdOf, parseHeaderBlock, threadRoot } from './header-fields.ts';
 import { parseMessage, snippet } from './parse-message.ts';
-import { decodePartPreview } from './part-preview.ts';
+import { decodePartPreview, utf8UpToCut } from './part-preview.ts';
 
 const base = {
   to: [{ name: 'Alice', address: 'alice@example.test' }],
@@ -86,6 +86,39 @@ describe('parseMessage', () => {
     // Text already in UTF-8 that only looks like windows-1252 mojibake is left alone when no label is unknown.
     const literal = await parseMessage(message([['text/plain', 'utf-8', Buffer.from('CafÃ©', 'utf8')]]));
     expect(literal.text.trim()).toBe('CafÃ©');
+  });
+
+  it('reads a single 8-bit text part that declares no charset, or US-ASCII, as its snippet does (decision 0105)', async () => {
+    const message = (contentType: string | null, body: Buffer) =>
+      Buffer.concat([
+        Buffer.from('From: a@example.test\r\nSubject: s\r\nMIME-Version: 1.0\r\n'),
+        Buffer.from(contentType === null ? '' : `Content-Type: ${contentType}\r\n`),
+        Buffer.from('Content-Transfer-Encoding: 8bit\r\n\r\n'),
+        body,
+        Buffer.from('\r\n'),
+      ]);
+    for (const type of [
+      null,
+      'text/plain',
+      'text/plain; charset="us-ascii"',
+      'text/plain;\r\n charset=US-ASCII',
+    ]) {
+      expect((await parseMessage(message(type, Buffer.from('Grüße ✓')))).text.trim(), String(type)).toBe(
+        'Grüße ✓',
+      );
+      expect((await parseMessage(message(type, Buffer.from('Gr\xfc\xdfe \x80', 'latin1')))).text.trim()).toBe(
+        'Grüße €',
+      );
+    }
+    const cp1251 = Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]); // Привет
+    const html = Buffer.concat([
+      Buffer.from('<meta charset="windows-1251"><p>'),
+      cp1251,
+      Buffer.from('</p>'),
+    ]);
+    expect((await parseMessage(message('text/html', html))).html).toContain('<p>Привет</p>');
+    // A charset the part declares is believed over its <meta>.
+    expect((await parseMessage(message('text/html; charset=iso-8859-5', html))).html).not.toContain('Привет');
   });
 
   it('reads list headers, thread headers, groups and attachments', async () => {
@@ -194,6 +227,67 @@ describe('decodePartPreview', () => {
       expect(preview(Buffer.from('Café naïve', 'utf8'), charset)).toBe('Café naïve');
       expect(preview(Buffer.from('Café naïve', 'utf8').subarray(0, 9), charset)).toBe('Café na'); // cut in ï
     }
+  });
+
+  it('reads 8-bit text that declares no charset, or US-ASCII, as its bytes say (decision 0105)', () => {
+    const preview = (bytes: Buffer, contentType: string, charset?: string) =>
+      decodePartPreview(bytes, { contentType, charset });
+    const cp1251 = Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]); // Привет
+    for (const charset of [undefined, 'us-ascii', '"US-ASCII"', 'ascii']) {
+      expect(preview(Buffer.from('Grüße ✓\r\n'), 'text/plain', charset)).toBe('Grüße ✓\r\n');
+      expect(preview(Buffer.from('Gr\xfc\xdfe \x80\r\n', 'latin1'), 'text/plain', charset)).toBe(
+        'Grüße €\r\n',
+      );
+      expect(preview(Buffer.from('Grüße ✓').subarray(0, 9), 'text/plain', charset)).toBe('Grüße '); // cut in ✓
+      // An HTML part's own <meta>, in either form, as a browser's prescan finds it.
+      const html = (meta: string) =>
+        Buffer.concat([Buffer.from(`<html><head>${meta}</head><body>`), cp1251, Buffer.from('</body>')]);
+      expect(preview(html('<meta charset="windows-1251">'), 'text/html', charset)).toBe('Привет');
+      expect(
+        preview(
+          html(`<META HTTP-EQUIV='Content-Type' CONTENT='text/html; charset=cp1251'>`),
+          'text/html',
+          charset,
+        ),
+      ).toBe('Привет');
+      // Not in a comment, nor one no decoder knows, nor past the first 1,024 bytes; not in plain text.
+      expect(preview(html('<!-- <meta charset="koi8-r"> -->'), 'text/html', charset)).toBe('Ïðèâåò');
+      expect(preview(html('<meta charset="x-unknown">'), 'text/html', charset)).toBe('Ïðèâåò');
+      expect(preview(html(`${' '.repeat(1024)}<meta charset="windows-1251">`), 'text/html', charset)).toBe(
+        'Ïðèâåò',
+      );
+      expect(preview(html('<meta charset="windows-1251">'), 'text/plain', charset)).toContain('Ïðèâåò');
+    }
+    // UTF-8 bytes are UTF-8 whatever the <meta> says (a template's); a declared charset is believed over it.
+    expect(preview(Buffer.from('<meta charset="iso-8859-1"><p>Grüße</p>'), 'text/html')).toBe('Grüße');
+    expect(
+      preview(
+        Buffer.concat([Buffer.from('<meta charset="windows-1251">'), Buffer.from('Привет')]),
+        'text/html',
+        'utf-8',
+      ),
+    ).toBe('Привет');
+  });
+
+  it('takes for a cut only an unfinished character at the end, not any last three bytes', () => {
+    // Latin-1 with its line end under a label no decoder knows was read as UTF-8: "Caf\uFFFD".
+    expect(
+      decodePartPreview(Buffer.from('Caf\xe9\r\n', 'latin1'), {
+        contentType: 'text/plain',
+        charset: 'x-unknown',
+      }),
+    ).toBe('Café\r\n');
+    const bytes = Buffer.from('é€😀');
+    for (let cut = 0; cut < 4; cut++) expect(utf8UpToCut(bytes.subarray(0, bytes.length - cut))).toBe(true);
+    expect(utf8UpToCut(Buffer.from('é€'.slice(0, 2)).subarray(0, 3))).toBe(true);
+    for (const bad of [
+      [0x41, 0x80],
+      [0x41, 0xc0],
+      [0x41, 0xe2, 0x82, 0x41],
+      [0xe9, 0x41],
+      [0x41, 0xf5],
+    ])
+      expect(utf8UpToCut(Uint8Array.from(bad)), JSON.stringify(bad)).toBe(false);
   });
 
   it('decodes quoted-printable as RFC 2045 says, keeping malformed escapes literally', () => {

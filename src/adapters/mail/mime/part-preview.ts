@@ -1,4 +1,4 @@
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { htmlToText } from '../../../lib/html-to-text.ts';
 
 /**
@@ -19,7 +19,7 @@ export function decodePartPreview(bytes: Uint8Array, part: PartEncoding): string
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
     part.encoding,
   );
-  const text = decoderFor(part.charset, decoded)
+  const text = decoderFor(partCharset(part, decoded, 'cut'), decoded)
     .decode(decoded)
     .replace(/\uFFFD+$/, '');
   // A cut inside an element or a tag is read as a browser reads the end of a document there: an unclosed <style>
@@ -104,9 +104,64 @@ export function decoderFor(charset: string | undefined, bytes?: Uint8Array): Tex
   return decoder;
 }
 
-/** UTF-8, allowing for a character cut at the end (a part or a source read up to a limit). */
+/**
+ * Labels of US-ASCII, which 8-bit bytes cannot be: an IMAP server's BODYSTRUCTURE reports `us-ascii` for a text part
+ * that declares nothing (RFC 2045 §5.2's default), so it stands for "not said" here.
+ */
+const ASCII_LABELS = new Set(['us-ascii', 'ascii', 'ansi_x3.4-1968', 'us', 'iso646-us', 'csascii']);
+
+/**
+ * The charset a text part is read in (decision 0105): the one it declares; for one that declares none (or US-ASCII)
+ * but holds 8-bit bytes, UTF-8 if they are UTF-8 (text in another charset hardly ever is, and templates that name one
+ * in their `<meta>` are often UTF-8), else an HTML part's own `<meta charset>` (in its first 1,024 bytes, as a
+ * browser's prescan finds it), else windows-1252. `cut`: the bytes may end mid-character (the start of a part, read
+ * up to a limit).
+ */
+export function partCharset(
+  part: { readonly contentType: string; readonly charset?: string | undefined },
+  bytes: Uint8Array,
+  cut?: 'cut',
+): string | undefined {
+  const label = (part.charset ?? '').trim().toLowerCase().replace(/^"|"$/g, '');
+  if (label !== '' && !ASCII_LABELS.has(label)) return label;
+  if (isAscii(bytes) || (cut === 'cut' ? utf8UpToCut(bytes) : isUtf8(bytes))) return 'utf-8';
+  return (part.contentType.toLowerCase() === 'text/html' ? metaCharset(bytes) : undefined) ?? 'windows-1252';
+}
+
+/** `<meta charset=…>` or `<meta http-equiv="Content-Type" content="…; charset=…">` in the first 1,024 bytes. */
+const META_CHARSET = /<meta\s[^>]*?charset\s*=\s*["']?\s*([a-z0-9_.:+-]{1,40})/i;
+
+/**
+ * An HTML document's own charset, as the HTML standard's prescan finds it (in its first 1,024 bytes), by the
+ * Encoding Standard's name: UTF-16 reads as UTF-8 there (the bytes were ASCII-compatible enough to find the tag), and
+ * x-user-defined as windows-1252; a label no decoder knows is no answer.
+ */
+export function metaCharset(bytes: Uint8Array): string | undefined {
+  const start = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).toString(
+    'latin1',
+  );
+  const label = META_CHARSET.exec(start.replace(/<!--[\s\S]*?-->/g, ''))?.[1];
+  if (label === undefined) return undefined;
+  let encoding: string;
+  try {
+    encoding = new TextDecoder(label).encoding;
+  } catch {
+    return undefined;
+  }
+  if (encoding.startsWith('utf-16')) return 'utf-8';
+  return encoding === 'x-user-defined' ? 'windows-1252' : encoding;
+}
+
+/**
+ * UTF-8, allowing for a character cut at the end (a part or a source read up to a limit): only the lead byte and the
+ * continuation bytes of one unfinished character may be left off. (Leaving off any last three bytes took `Caf\xe9\r\n`,
+ * Latin-1 with its line end, for UTF-8.)
+ */
 export function utf8UpToCut(bytes: Uint8Array): boolean {
-  for (let cut = 0; cut <= 3 && cut < bytes.length; cut++)
-    if (isUtf8(bytes.subarray(0, bytes.length - cut))) return true;
-  return bytes.length === 0;
+  if (isUtf8(bytes)) return true;
+  let lead = bytes.length - 1;
+  while (lead >= 0 && bytes.length - lead <= 3 && ((bytes[lead] ?? 0) & 0xc0) === 0x80) lead--;
+  const b = bytes[lead] ?? 0;
+  const length = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+  return lead >= 0 && bytes.length - lead < length && isUtf8(bytes.subarray(0, lead));
 }
