@@ -295,7 +295,9 @@ export class ReadService {
     return this.withSession(inbox, async (session) => {
       const before = await this.deps.changes.read(inbox.id);
       const hits = await session.search(
-        query,
+        // A line break or another control character is a space in a query (a mail server refused a search with a
+        // line break in it, and the agent was told the mailbox could not be read).
+        query.replace(/[\p{Cc}\s]+/gu, ' ').trim(),
         scope.map((f) => f.path),
         limit,
       );
