@@ -14,8 +14,14 @@ export function passwordProblem(password: string): string | undefined {
   return undefined;
 }
 
-/** A plausible email address (no spaces, one `@`, a dot in the domain); shared by every email check in core. */
-export const EMAIL_PATTERN = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+/**
+ * A plausible email address (no spaces, one `@`, a dot in the domain); shared by every email check in core. No control
+ * or format character either (decision 0106): a zero-width space or a bidirectional override in an address is one
+ * nobody can see, and made `boss\u200b@corp.test` a second VIP, blocked sender or account looking just like
+ * `boss@corp.test`.
+ */
+export const EMAIL_PATTERN =
+  /^[^\s@<>()[\]\\,;:"\p{Cc}\p{Cf}]+@[^\s@<>()[\]\\,;:"\p{Cc}\p{Cf}]+\.[^\s@<>()[\]\\,;:"\p{Cc}\p{Cf}]+$/u;
 
 export function normaliseEmail(raw: string): string | undefined {
   const email = raw.trim().toLowerCase();

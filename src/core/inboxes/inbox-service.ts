@@ -28,6 +28,12 @@ import {
 } from './provider-detection.ts';
 import type { SecretLinkStore } from './secret-link-store.ts';
 
+/**
+ * What a label, shown to the person beside their other inboxes, may not hold (decision 0106): a line break or another
+ * control character, or a bidirectional override or isolate, which turns the text around it (as in recipient names,
+ * decision 0103).
+ */
+const LABEL_UNFIT = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 export interface AddInboxInput {
   readonly label: string;
   readonly provider: Provider;
@@ -208,6 +214,13 @@ export class InboxService {
     const label = input.label.trim();
     if (label === '' || label.length > 80)
       return err(inboxError('invalid_arguments', 'label must be 1 to 80 characters.'));
+    if (LABEL_UNFIT.test(label))
+      return err(
+        inboxError(
+          'invalid_arguments',
+          'label must be text on one line, with no control characters or direction overrides.',
+        ),
+      );
     let servers: MailServers | { [K in keyof MailServers]: null } = NO_SERVERS;
     if (input.provider === 'imap') {
       const checked = imapServers(input);

@@ -315,6 +315,11 @@ describe('more accounts', () => {
     expect(
       (await web.post('/signup', { email: 'new@example.test', password: 'a long enough passphrase' })).status,
     ).toBe(303);
+    // An address that looks like that one, with a character nobody sees in it, is no address (decision 0106).
+    const other = new WebClient(app);
+    await other.get('/signup');
+    for (const email of ['new\u200b@example.test', '\u202enew@example.test'])
+      expect((await other.post('/signup', { email, password: 'a long enough passphrase' })).status).toBe(400);
   });
 });
 

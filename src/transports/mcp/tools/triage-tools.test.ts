@@ -38,6 +38,44 @@ describe('triage tools on the demo inbox', () => {
     }[];
   }
 
+  it('an address or a label with a character nobody sees is refused: VIPs, the profile’s lists, inboxes (decision 0106)', async () => {
+    // Each looks just like boss@corp.test, a second entry the person could not tell from the first.
+    const unseen = [
+      'boss\u200b@corp.test',
+      '\u202eboss@corp.test',
+      'boss@corp\u00ad.test',
+      'bo\u0007ss@corp.test',
+    ];
+    const bad = expectToolError(await call('add_vip', { emails: unseen }), 'invalid_arguments');
+    expect(bad['details']).toEqual({ invalid: unseen });
+    for (const list of ['blockedSenders', 'knownGoodSenders'])
+      for (const address of unseen)
+        expectToolError(
+          await call('update_triage_profile', { patch: { defaults: { junk: { [list]: [address] } } } }),
+          'invalid_arguments',
+        );
+    for (const label of ['Work\r\nPersonal', 'Work \u202elapyap', 'Work\u2066x\u2069', 'Work\u0007'])
+      expectToolError(
+        await call('add_inbox', {
+          label,
+          provider: 'imap',
+          email: 'w@example.test',
+          imapHost: 'imap.example.test',
+        }),
+        'invalid_arguments',
+      );
+    for (const email of unseen)
+      expectToolError(
+        await call('add_inbox', { label: 'Work', provider: 'imap', email, imapHost: 'imap.example.test' }),
+        'invalid_arguments',
+      );
+    expect(expectToolOk(await call('list_vips'))).toEqual({ emails: [], domains: [] });
+    expect((expectToolOk(await call('list_inboxes'))['inboxes'] as unknown[]).length).toBe(1);
+    // Letters beyond ASCII are addresses as before.
+    expectToolOk(await call('add_vip', { emails: ['anna@müller.example'] }));
+    expectToolOk(await call('remove_vip', { emails: ['anna@müller.example'], confirmed: true }));
+  });
+
   it('VIPs: added normalised, invalid entries refuse the call, removal is previewed without confirmed', async () => {
     expect(expectToolOk(await call('list_vips'))).toEqual({ emails: [], domains: [] });
     const bad = expectToolError(
