@@ -41,6 +41,10 @@ describe('senders at internationalised domains', () => {
     inbox = await inboxWithMail('SQLite', USER, [
       mail('Anna Müller <anna@xn--mller-kva.de>', 'ascii-form', 'Punycode in the header'),
       mail('Jürgen <jurgen@bücher.example>', 'unicode-form', 'Unicode in the header'),
+      // Decision 0106: addresses every client shows as boss@corp.test.
+      mail('Boss <bo\u200bss@corp.test>', 'zero-width', 'Zero-width space'),
+      mail('Boss <\u202eboss@corp.test>', 'override', 'Direction override'),
+      mail('Boss <boss@corp.test\u2060>', 'word-joiner', 'Word joiner'),
     ]);
     ({ call, inboxId } = inbox);
   }, 120_000);
@@ -72,6 +76,30 @@ describe('senders at internationalised domains', () => {
       await call('trash_message', { inboxId, messageId: await messageOf('Unicode in the header') }),
     );
     expectToolOk(await call('undo_action', { undoId: trashed['undoId'] }));
+  });
+
+  it('an address with characters nobody sees is the address the person sees: listed so, and a VIP’s (decision 0106)', async () => {
+    const subjects = ['Zero-width space', 'Direction override', 'Word joiner'];
+    const listed = expectToolOk(await call('list_messages', { inboxId, limit: 50 }))['messages'] as {
+      subject: string;
+      from: { address: string };
+    }[];
+    for (const subject of subjects)
+      expect(listed.find((m) => m.subject === subject)?.from.address, subject).toBe('boss@corp.test');
+    expectToolOk(await call('add_vip', { emails: ['boss@corp.test'] }));
+    for (const subject of subjects)
+      expectToolError(
+        await call('trash_message', { inboxId, messageId: await messageOf(subject) }),
+        'vip_confirmation_required',
+      );
+    expectToolOk(await call('remove_vip', { emails: ['boss@corp.test'], confirmed: true }));
+    const stored = await inbox.app.db.kysely
+      .selectFrom('messages')
+      .select('from_address')
+      .where('inbox_id', '=', inboxId)
+      .where('from_address', 'like', '%corp.test%')
+      .execute();
+    expect(stored.map((r) => r.from_address)).toEqual(['boss@corp.test', 'boss@corp.test', 'boss@corp.test']);
   });
 
   it('a domain blocked in Unicode screens what arrives from its ASCII form', async () => {

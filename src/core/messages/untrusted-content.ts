@@ -27,6 +27,19 @@ export function cleanText(s: string): string {
     .replace(MARK_BRACKETS, (c) => (c === '\u27e6' ? '[' : ']'));
 }
 
+/**
+ * An address or a List-Id as a sender wrote it, as the person sees it (decision 0106): no invisible, bidi or control
+ * character at all (a space would make another address). `boss\u200b@corp.test` is shown as boss@corp.test by every
+ * client, and so is compared by the VIP rule and the blocklist, handed to agents, and shown in the console.
+ */
+export function cleanAddress(s: string): string {
+  if (!ANY_TO_CLEAN.test(s)) return s;
+  return s
+    .replace(INVISIBLE, '')
+    .replace(CONTROLS, '')
+    .replace(MARK_BRACKETS, (c) => (c === '\u27e6' ? '[' : ']'));
+}
+
 export interface FencedBody {
   readonly bodyUntrusted: string;
   readonly truncated: boolean;

@@ -15,7 +15,13 @@ import type { Folder } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import { parseMessageId, type Address, type MessageSummary } from '../messages/message.ts';
 import type { MessageHeadline, MessageStore } from '../messages/message-store.ts';
-import { cleanBody, cleanText, fenceCleaned, type CleanedBody } from '../messages/untrusted-content.ts';
+import {
+  cleanAddress,
+  cleanBody,
+  cleanText,
+  fenceCleaned,
+  type CleanedBody,
+} from '../messages/untrusted-content.ts';
 import type { ChangeCounter } from '../sync/change-counter.ts';
 import { resolveFolder } from '../sync/folder-names.ts';
 import { stillThere, toSummary } from '../sync/sync-service.ts';
@@ -240,9 +246,9 @@ export class ReadService {
       }
       const text = full.text.trim() !== '' ? full.text : full.html === null ? '' : htmlToText(full.html);
       const c: MessageContent = {
-        to: full.summary.to.map(cleanAddress),
-        cc: full.cc.map(cleanAddress),
-        replyTo: full.replyTo.map(cleanAddress),
+        to: full.summary.to.map(visible),
+        cc: full.cc.map(visible),
+        replyTo: full.replyTo.map(visible),
         internetMessageId: full.summary.internetMessageId,
         inReplyTo: full.inReplyTo,
         body: cleanBody(text, this.deps.maxBodyChars),
@@ -546,8 +552,9 @@ function contentWeight(c: MessageContent): number {
   );
 }
 
-function cleanAddress(a: Address): Address {
-  return { address: a.address, name: cleanText(a.name) };
+/** An address as the person sees it: the name and the address with no invisible characters (decision 0106). */
+function visible(a: Address): Address {
+  return { address: cleanAddress(a.address), name: cleanText(a.name) };
 }
 
 /** A preview of a message read whole from the index (the listing reads headlines only). */

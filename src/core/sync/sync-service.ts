@@ -13,7 +13,7 @@ import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageId, MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import { boundedAddress, boundedListId, boundedThreadId } from '../messages/index-bounds.ts';
-import { cleanText } from '../messages/untrusted-content.ts';
+import { cleanAddress, cleanText } from '../messages/untrusted-content.ts';
 import type { ChangeCounter } from './change-counter.ts';
 import { resolveFolders } from './folder-names.ts';
 
@@ -372,8 +372,8 @@ export function toSummary(inboxId: InboxId, folderId: FolderId, m: RemoteSummary
     threadId: boundedThreadId(m.threadId),
     internetMessageId: m.internetMessageId,
     subject: cleanText(m.subject),
-    from: { address: boundedAddress(m.from.address), name: cleanText(m.from.name) },
-    to: m.to.map((a) => ({ address: boundedAddress(a.address), name: cleanText(a.name) })),
+    from: { address: boundedAddress(cleanAddress(m.from.address)), name: cleanText(m.from.name) },
+    to: m.to.map((a) => ({ address: boundedAddress(cleanAddress(a.address)), name: cleanText(a.name) })),
     snippet: cleanText(m.snippet),
     date: m.date,
     unread: m.unread,
@@ -381,7 +381,7 @@ export function toSummary(inboxId: InboxId, folderId: FolderId, m: RemoteSummary
     labels: m.labels,
     hasAttachments: m.hasAttachments,
     size: m.size,
-    listId: boundedListId(m.listId),
+    listId: boundedListId(m.listId === null ? null : cleanAddress(m.listId)),
     listUnsubscribe: m.listUnsubscribe,
     listUnsubscribePost: m.listUnsubscribePost,
   };
