@@ -184,9 +184,15 @@ function asObject(v: unknown, message: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+/**
+ * A name a stranger chose, as the person is shown it (the consent page, Connected agents, the activity log): no
+ * control character, and no invisible or bidirectional one, which could turn the text after it around (decision 0106).
+ */
 function text(v: unknown, max: number): string | undefined {
   if (typeof v !== 'string') return undefined;
-  const t = v.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const t = v
+    .replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/g, '')
+    .trim();
   return t === '' ? undefined : t.slice(0, max);
 }
 

@@ -178,6 +178,17 @@ describe('registration', () => {
       201,
     );
   });
+
+  it('keeps a client name the person is shown free of controls, direction overrides and invisible characters', async () => {
+    app = await createTestApp();
+    // An override in a stranger's client name turned the rest of its line on the consent and agents pages around.
+    const r = await register(app, {
+      client_name: 'Claude\u202e\u2066 Desktop\u200b\u0085\u0007\r\n',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+    });
+    expect([r.status, r.body['client_name']]).toEqual([201, 'Claude Desktop']);
+  });
 });
 
 describe('authorize: refused without redirecting', () => {
