@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { AttachmentLinks } from '../../core/reading/attachment-links.ts';
-import { registerAttachmentRoute } from './attachment-route.ts';
+import { contentDisposition, registerAttachmentRoute } from './attachment-route.ts';
 import type { HttpEnv } from './http-env.ts';
 
 // The download is pulled from the mailbox as the client reads it, and the mailbox's stream is let go exactly once,
@@ -66,5 +66,25 @@ describe('GET /attachments/:token', () => {
     await reader.cancel();
     expect(state.returned).toBe(true);
     expect(state.released).toBe(1);
+  });
+});
+
+describe('the name a download is saved under', () => {
+  it('is the name get_message gave: no header break, no path, and no invisible or direction character', () => {
+    expect(contentDisposition('invoice\u202efdp.exe')).toBe(
+      `attachment; filename="invoicefdp.exe"; filename*=UTF-8''invoicefdp.exe`,
+    );
+    expect(contentDisposition('a\u200b\u2066b\u2069.pdf')).toBe(
+      `attachment; filename="ab.pdf"; filename*=UTF-8''ab.pdf`,
+    );
+    expect(contentDisposition('../x\r\n"y";.pdf')).toBe(
+      `attachment; filename=".._x _y__.pdf"; filename*=UTF-8''.._x%20%22y%22%3B.pdf`,
+    );
+    expect(contentDisposition('Résumé.pdf')).toBe(
+      `attachment; filename="R_sum_.pdf"; filename*=UTF-8''R%C3%A9sum%C3%A9.pdf`,
+    );
+    expect(contentDisposition('\u202e')).toBe(
+      `attachment; filename="attachment"; filename*=UTF-8''attachment`,
+    );
   });
 });

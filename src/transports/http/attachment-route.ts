@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { MailAuthError, MailProviderError } from '../../core/mail/mail-ports.ts';
+import { cleanText } from '../../core/messages/untrusted-content.ts';
 import type { AttachmentLinks } from '../../core/reading/attachment-links.ts';
 import type { HttpEnv } from './http-env.ts';
 import { jsonError } from './json-error.ts';
@@ -83,10 +84,14 @@ export function registerAttachmentRoute(app: Hono<HttpEnv>, links: AttachmentLin
   });
 }
 
-/** RFC 6266 + RFC 8187: an ASCII fallback and the exact UTF-8 name, with nothing that could break the header. */
+/**
+ * RFC 6266 + RFC 8187: an ASCII fallback and the UTF-8 name, with nothing that could break the header, and the name
+ * `get_message` gave: no invisible or bidirectional character, so `invoice\u202efdp.exe` (shown by a save dialog as
+ * "invoiceexe.pdf") is saved as `invoicefdp.exe` (decision 0106).
+ */
 export function contentDisposition(filename: string): string {
   const clean =
-    filename
+    cleanText(filename)
       .replace(/[\u0000-\u001f\u007f]/g, '')
       .replace(/[/\\]/g, '_')
       .trim()
