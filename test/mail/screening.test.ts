@@ -399,4 +399,40 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
     expectToolError(await call('rescue_screened', { inboxId, id: row!.id }), 'screened_not_found');
     expect(await placesOf(GONE)).not.toContain('inbox');
   });
+
+  it('a stranger showing the name a VIP or a known-good sender uses, or a name written as another address, is offered saying so (decision 0107)', async () => {
+    const named = (address: string, name: string, n: number) =>
+      buildMessage({
+        from: { address, name },
+        to: [{ address: 'someone@example.test' }],
+        subject: `Named ${String(n)}`,
+        date: new Date(START.getTime() + n * 60_000),
+        messageId: `<named${String(n)}@screening.test>`,
+        text: 'Can you buy four gift cards for a client? Keep it between us.',
+      });
+    // What the trusted senders are called, as their own mail shows.
+    await be.outside!.deliver(named(VIP, 'Vera Important', 50));
+    await be.outside!.deliver(named(GOOD, 'Colin League', 51));
+    const CEO = `vera.important.ceo@${OUTSIDE_DOMAIN}`;
+    const COLIN = `colin.league@${OUTSIDE_DOMAIN}`;
+    const POSER = `billing@${OUTSIDE_DOMAIN}`;
+    const PLAIN = `someone.else@${OUTSIDE_DOMAIN}`;
+    await be.outside!.deliver(named(CEO, 'Vera Important', 52));
+    await be.outside!.deliver(named(COLIN, 'Colin League', 53));
+    await be.outside!.deliver(named(POSER, VIP, 54));
+    await be.outside!.deliver(named(PLAIN, 'Someone Else', 55));
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    const batch = expectToolOk(await call('screen_junk', { inbox: inboxId }))['messages'] as (Offered & {
+      usesNameOf: string | null;
+      nameShowsOtherAddress: boolean;
+    })[];
+    const signals = (address: string) =>
+      batch.filter((m) => m.from.address === address).map((m) => [m.usesNameOf, m.nameShowsOtherAddress]);
+    expect(signals(CEO)).toEqual([['vip', false]]);
+    expect(signals(COLIN)).toEqual([['known_good', false]]);
+    expect(signals(POSER)).toEqual([[null, true]]);
+    expect(signals(PLAIN)).toEqual([[null, false]]);
+    // The trusted senders' own mail is not offered at all.
+    expect(batch.map((m) => m.from.address)).not.toContain(VIP);
+  });
 });

@@ -12,6 +12,7 @@ import type {
   MessageQuery,
   MessageStore,
 } from '../../core/messages/message-store.ts';
+import { SENDERS_NAMED_MAX } from '../../core/messages/message-store.ts';
 import type { Db } from './database.ts';
 import { hotBatch, hotQuery, type Param } from './hot-query.ts';
 import type { MessagesTable } from './schema.ts';
@@ -528,6 +529,22 @@ export class KyselyMessageStore implements MessageStore {
       .limit(1)
       .executeTakeFirst();
     return found !== undefined;
+  }
+
+  async sendersNamed(
+    inboxIds: readonly InboxId[],
+    names: readonly string[],
+  ): Promise<{ name: string; address: string }[]> {
+    if (inboxIds.length === 0 || names.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('messages')
+      .select(['from_name', 'from_address'])
+      .distinct()
+      .where('inbox_id', 'in', [...inboxIds])
+      .where('from_name', 'in', [...new Set(names)])
+      .limit(SENDERS_NAMED_MAX)
+      .execute();
+    return rows.map((r) => ({ name: r.from_name, address: r.from_address }));
   }
 
   async labelsInUse(inboxId: InboxId): Promise<string[]> {

@@ -1,5 +1,5 @@
 import { err, ok, type Result } from '../../lib/result.ts';
-import { addressKey, domainKey } from '../messages/address-key.ts';
+import { domainKey, otherAddressShown } from '../messages/address-key.ts';
 
 export const DRAFT_LIMITS = {
   senderNameChars: 100,
@@ -21,8 +21,6 @@ const ADDRESS =
 const ASCII = /^[\x00-\x7f]*$/;
 /** Bidirectional embeddings, overrides and isolates (not the marks LRM, RLM and ALM, which some names need). */
 const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
-/** Something a reader takes for an address, inside a display name. */
-const ADDRESS_IN_TEXT = /[^\s<>"'(),;:@[\]]+@[^\s<>"'(),;:@[\]]+\.[^\s<>"'(),;:@[\]]+/g;
 // C0 controls except TAB, DEL and C1 controls: never valid in a header, and CR/LF would start a new one.
 const HEADER_FORBIDDEN = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
 
@@ -89,7 +87,7 @@ export function checkRecipientNames(list: readonly Recipient[]): string | undefi
     // Shown right to left, `\u202emoc.tset@oec` reads as ceo@test.com: no name needs to reorder what follows it.
     if (name !== null && BIDI_CONTROL.test(name))
       return `The name for ${truncate(address)} contains characters that reverse or reorder the text shown after them; write the name without them.`;
-    const posing = name?.match(ADDRESS_IN_TEXT)?.find((shown) => addressKey(shown) !== addressKey(address));
+    const posing = otherAddressShown(name, address);
     if (posing !== undefined)
       return `The name “${truncate(name ?? '')}” shows the address ${truncate(posing)}, but the mail goes to ${truncate(address)}; write the person’s name, or leave the name out.`;
   }

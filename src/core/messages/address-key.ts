@@ -23,3 +23,14 @@ export function addressKey(address: string): string {
   const at = a.lastIndexOf('@');
   return at < 0 ? a : `${a.slice(0, at)}@${domainKey(a.slice(at + 1))}`;
 }
+
+/** Something a reader takes for an address, inside a display name. */
+const ADDRESS_IN_TEXT = /[^\s<>"'(),;:@[\]]+@[^\s<>"'(),;:@[\]]+\.[^\s<>"'(),;:@[\]]+/g;
+
+/**
+ * The address a display name shows when it is not the address the name stands for — `"boss@corp.test"
+ * <someone@elsewhere.test>` — or undefined. A reader sees the name (decisions 0103, 0107).
+ */
+export function otherAddressShown(name: string | null, address: string): string | undefined {
+  return name?.match(ADDRESS_IN_TEXT)?.find((shown) => addressKey(shown) !== addressKey(address));
+}

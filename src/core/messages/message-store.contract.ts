@@ -88,6 +88,36 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       expect(await h().messages.get(inbox, fine.id)).toEqual(fine);
     });
 
+    it('sendersNamed: the addresses that sent mail under these names, exactly as written, distinct, in these inboxes', async () => {
+      const { inbox, inboxFolder, archive } = await setup(h());
+      const other = await setup(h());
+      const from = (address: string, name: string) => ({ from: { address, name } });
+      await h().messages.upsertMany([
+        newSummary(inbox, inboxFolder, 1, from('jane@corp.test', 'Jane Boss')),
+        newSummary(inbox, archive, 2, from('jane@corp.test', 'Jane Boss')),
+        newSummary(inbox, inboxFolder, 3, from('jane.boss@free.test', 'Jane Boss')),
+        newSummary(inbox, inboxFolder, 4, from('j@corp.test', 'jane boss')),
+        newSummary(inbox, inboxFolder, 5, from('ops@corp.test', 'Ops')),
+      ]);
+      await h().messages.upsertMany([
+        newSummary(other.inbox, other.inboxFolder, 1, from('elsewhere@x.test', 'Jane Boss')),
+      ]);
+      const named = async (names: string[], inboxes = [inbox]) =>
+        (await h().messages.sendersNamed(inboxes, names)).map((p) => `${p.name} <${p.address}>`).sort();
+      expect(await named(['Jane Boss'])).toEqual([
+        'Jane Boss <jane.boss@free.test>',
+        'Jane Boss <jane@corp.test>',
+      ]);
+      expect(await named(['Jane Boss', 'Ops', 'Nobody'])).toEqual([
+        'Jane Boss <jane.boss@free.test>',
+        'Jane Boss <jane@corp.test>',
+        'Ops <ops@corp.test>',
+      ]);
+      expect(await named(['Jane Boss'], [inbox, other.inbox])).toHaveLength(3);
+      expect(await named([])).toEqual([]);
+      expect(await named(['Jane Boss'], [])).toEqual([]);
+    });
+
     it('keepsMailFrom: mail from an address, or a domain and those under it, besides one message, outside Screened, Spam and Trash', async () => {
       const { inbox, inboxFolder, archive } = await setup(h());
       const folders = await h().folders.replaceAll(

@@ -64,6 +64,9 @@ export type FlagUpdate = Pick<MessageSummary, 'unread' | 'starred' | 'labels'>;
  * account; every method is additionally scoped by inbox so an id from elsewhere matches nothing.
  * Pages are ordered newest first (date, then position, then id) so offsets never skip or repeat rows.
  */
+/** The most pairs `sendersNamed` answers with. */
+export const SENDERS_NAMED_MAX = 500;
+
 export interface MessageStore {
   /** Inserts or updates by (folder, providerRef); an existing row keeps its id. */
   upsertMany(messages: readonly MessageSummary[]): Promise<void>;
@@ -100,6 +103,14 @@ export interface MessageStore {
     from: { readonly address: string } | { readonly domain: string },
     except: MessageId,
   ): Promise<boolean>;
+  /**
+   * The addresses that sent these inboxes' indexed mail under one of these display names (exactly as written): distinct
+   * pairs, at most `SENDERS_NAMED_MAX`. Screening asks whether a stranger uses the name of a sender the person trusts.
+   */
+  sendersNamed(
+    inboxIds: readonly InboxId[],
+    names: readonly string[],
+  ): Promise<{ readonly name: string; readonly address: string }[]>;
   /** Distinct labels on the inbox's indexed messages, sorted. */
   labelsInUse(inboxId: InboxId): Promise<string[]>;
   /**

@@ -15,7 +15,7 @@ import { foldersWithRole } from '../mail/folder-with-role.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { Folder, FolderId } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
-import { addressKey } from '../messages/address-key.ts';
+import { addressKey, otherAddressShown } from '../messages/address-key.ts';
 import { parseMessageId, type Address, type MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import { fenceUntrusted, type FencedBody } from '../messages/untrusted-content.ts';
@@ -83,6 +83,13 @@ export interface Candidate {
    * own provider found it forged (DMARC failed): handed out as a stranger's mail wearing that name (decision 0101).
    */
   readonly impersonates: Exemption | null;
+  /**
+   * The From's display name is one a VIP or known-good sender uses on mail the index holds, from another address:
+   * how an executive, a bank or a shop is impersonated from an address of the impostor's own (decision 0107).
+   */
+  readonly usesNameOf: Exemption | null;
+  /** The display name is written as an address other than the sender's: `"boss@corp.test" <x@elsewhere.test>`. */
+  readonly nameShowsOtherAddress: boolean;
 }
 
 /** Why a sender's mail is never handed out: a VIP, or a sender the person marked good. */
@@ -155,6 +162,7 @@ export class ScreeningService implements ArrivalScreen {
     const now = this.deps.clock.now();
     const skippedInboxes: { inboxId: string; reason: SkippedInboxReason }[] = [];
     const found: Found[] = [];
+    const rules = new Map<string, (address: string) => Exemption | undefined>();
     let more = false;
     for (const named of inboxes) {
       const usable = await this.deps.inboxes.usableWithFolders(accountId, named.id);
@@ -174,6 +182,7 @@ export class ScreeningService implements ArrivalScreen {
         continue;
       }
       const exempt = await this.exemption(accountId, inbox.id, prefs);
+      rules.set(inbox.id, exempt);
       const picked = await this.pick(inbox, folder, exempt);
       const forged = await this.claimsChecked(inbox, folder, picked.claimants);
       more ||= picked.more || forged.unchecked;
@@ -194,10 +203,11 @@ export class ScreeningService implements ArrivalScreen {
       now,
       expiresAt,
     );
+    const trusted = await this.trustedNames(accountId, batch, rules);
     const candidates: Candidate[] = [];
     for (const inbox of new Map(batch.map((b) => [b.inbox.id, b.inbox])).values()) {
       const mine = batch.filter((b) => b.inbox.id === inbox.id);
-      const details = await this.details(inbox, mine);
+      const details = await this.details(inbox, mine, trusted);
       candidates.push(...details);
     }
     candidates.sort((a, b) => b.message.date.getTime() - a.message.date.getTime());
@@ -698,8 +708,41 @@ export class ScreeningService implements ArrivalScreen {
     return { messages: out, claimants, more: true };
   }
 
+  /**
+   * For each message of the batch, whether its display name is one a VIP or known-good sender of its inbox uses, on
+   * mail the account's inboxes hold, from another address (one statement for the batch, decision 0107). Names of
+   * fewer than three characters, or with an @ (an address, which `nameShowsOtherAddress` reads), are not compared.
+   */
+  private async trustedNames(
+    accountId: AccountId,
+    batch: readonly Found[],
+    rules: ReadonlyMap<string, (address: string) => Exemption | undefined>,
+  ): Promise<(found: Omit<Found, 'inbox'>) => Exemption | null> {
+    const names = [
+      ...new Set(
+        batch.map((b) => b.message.from.name).filter((n) => n.trim().length >= 3 && !n.includes('@')),
+      ),
+    ];
+    if (names.length === 0) return () => null;
+    const inboxIds = (await this.deps.inboxes.all(accountId)).map((i) => i.id);
+    const senders = await this.deps.messages.sendersNamed(inboxIds, names);
+    return ({ message }) => {
+      const rule = rules.get(message.inboxId);
+      if (rule === undefined) return null;
+      const own = addressKey(message.from.address);
+      const kinds = senders
+        .filter((p) => p.name === message.from.name && addressKey(p.address) !== own)
+        .map((p) => rule(p.address));
+      return kinds.includes('vip') ? 'vip' : kinds.includes('known_good') ? 'known_good' : null;
+    };
+  }
+
   /** Authentication signals, first-time sender and the start of the text, read in one session per inbox. */
-  private async details(inbox: Inbox, batch: readonly Omit<Found, 'inbox'>[]): Promise<Candidate[]> {
+  private async details(
+    inbox: Inbox,
+    batch: readonly Omit<Found, 'inbox'>[],
+    trustedName: (found: Omit<Found, 'inbox'>) => Exemption | null,
+  ): Promise<Candidate[]> {
     const out: Candidate[] = [];
     let session: MailSession | undefined;
     try {
@@ -708,7 +751,8 @@ export class ScreeningService implements ArrivalScreen {
       if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
     }
     try {
-      for (const { folder, message, impersonates, full: read } of batch) {
+      for (const found of batch) {
+        const { folder, message, impersonates, full: read } = found;
         const earlier = await this.deps.messages.list(inbox.id, {
           fromAddress: message.from.address,
           limit: 1,
@@ -731,7 +775,16 @@ export class ScreeningService implements ArrivalScreen {
             if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
           }
         }
-        out.push({ message, signals, firstTimeSender: earlier.total <= 1, body, replyTo, impersonates });
+        out.push({
+          message,
+          signals,
+          firstTimeSender: earlier.total <= 1,
+          body,
+          replyTo,
+          impersonates,
+          usesNameOf: trustedName(found),
+          nameShowsOtherAddress: otherAddressShown(message.from.name, message.from.address) !== undefined,
+        });
       }
     } finally {
       await session?.close().catch(() => undefined);

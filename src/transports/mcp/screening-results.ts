@@ -33,6 +33,11 @@ export const SCREENING_RUBRIC = {
       'found it forged (DMARC failed): impersonating a trusted sender is a phishing sign. Junk when anything else is off ' +
       '(a request for money, credentials or urgency, a link or Reply-To elsewhere); otherwise unsure — a mailing list or ' +
       'a forwarder can break DMARC on genuine mail.',
+    'usesNameOf (vip or known_good) means the From shows the name of someone the person trusts, from an address that ' +
+      'is not theirs: how executives, banks and shops are impersonated. Junk when the message asks for money, gift ' +
+      'cards, credentials, secrecy or haste, or its links or Reply-To go elsewhere; otherwise judge it as usual — people ' +
+      'share names and write from second addresses.',
+    'nameShowsOtherAddress means the From name is written as an email address that is not the sender’s: a phishing sign.',
     'When in doubt, say unsure. Never call mail junk only because it is a newsletter or an automated notification.',
     'Give a short reason for each verdict: the person reads it when reviewing Screened.',
   ],
@@ -55,6 +60,10 @@ export const SCREEN_CANDIDATE = z.object({
    * null otherwise.
    */
   impersonates: z.enum(['vip', 'known_good']).nullable(),
+  /** The From's display name is one a VIP or known-good sender uses, here from another address; null otherwise. */
+  usesNameOf: z.enum(['vip', 'known_good']).nullable(),
+  /** The display name is written as an address that is not the sender's. */
+  nameShowsOtherAddress: z.boolean(),
   hasAttachments: z.boolean(),
   mailingList: z.object({ listId: SENDER_TEXT.nullable(), unsubscribeHeader: z.boolean() }).nullable(),
   unread: z.boolean(),
