@@ -717,7 +717,7 @@ export class ScreeningService implements ArrivalScreen {
     accountId: AccountId,
     batch: readonly Found[],
     rules: ReadonlyMap<string, (address: string) => Exemption | undefined>,
-  ): Promise<(found: Omit<Found, 'inbox'>) => Exemption | null> {
+  ): Promise<(message: MessageSummary) => Exemption | null> {
     const names = [
       ...new Set(
         batch.map((b) => b.message.from.name).filter((n) => n.trim().length >= 3 && !n.includes('@')),
@@ -726,7 +726,7 @@ export class ScreeningService implements ArrivalScreen {
     if (names.length === 0) return () => null;
     const inboxIds = (await this.deps.inboxes.all(accountId)).map((i) => i.id);
     const senders = await this.deps.messages.sendersNamed(inboxIds, names);
-    return ({ message }) => {
+    return (message) => {
       const rule = rules.get(message.inboxId);
       if (rule === undefined) return null;
       const own = addressKey(message.from.address);
@@ -741,7 +741,7 @@ export class ScreeningService implements ArrivalScreen {
   private async details(
     inbox: Inbox,
     batch: readonly Omit<Found, 'inbox'>[],
-    trustedName: (found: Omit<Found, 'inbox'>) => Exemption | null,
+    trustedName: (message: MessageSummary) => Exemption | null,
   ): Promise<Candidate[]> {
     const out: Candidate[] = [];
     let session: MailSession | undefined;
@@ -751,8 +751,7 @@ export class ScreeningService implements ArrivalScreen {
       if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;
     }
     try {
-      for (const found of batch) {
-        const { folder, message, impersonates, full: read } = found;
+      for (const { folder, message, impersonates, full: read } of batch) {
         const earlier = await this.deps.messages.list(inbox.id, {
           fromAddress: message.from.address,
           limit: 1,
@@ -782,7 +781,7 @@ export class ScreeningService implements ArrivalScreen {
           body,
           replyTo,
           impersonates,
-          usesNameOf: trustedName(found),
+          usesNameOf: trustedName(message),
           nameShowsOtherAddress: otherAddressShown(message.from.name, message.from.address) !== undefined,
         });
       }
