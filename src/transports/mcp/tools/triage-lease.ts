@@ -10,7 +10,9 @@ const agentLabel = z
   .trim()
   .min(1)
   .max(80)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'no control characters');
+  // Shown to the person and to other agents ("“…” holds the triage lease"): no control character, and no direction
+  // override or isolate, which turns the words after it around (decision 0106).
+  .regex(/^[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+$/, 'no control or direction characters');
 
 const leaseView = (l: Lease) => ({
   agentLabel: l.agentLabel,

@@ -69,6 +69,8 @@ describe('triage tools on the demo inbox', () => {
         await call('add_inbox', { label: 'Work', provider: 'imap', email, imapHost: 'imap.example.test' }),
         'invalid_arguments',
       );
+    for (const agentLabel of ['bot \u202etfarc', 'bot\u2067x', 'bot\u0085'])
+      expectToolError(await call('begin_triage', { inboxId, agentLabel, force: true }), 'invalid_arguments');
     expect(expectToolOk(await call('list_vips'))).toEqual({ emails: [], domains: [] });
     expect((expectToolOk(await call('list_inboxes'))['inboxes'] as unknown[]).length).toBe(1);
     // Letters beyond ASCII are addresses as before.
