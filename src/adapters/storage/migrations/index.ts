@@ -24,6 +24,7 @@ import { secondFactors } from './0021-second-factors.ts';
 import { signInHistory } from './0022-sign-in-history.ts';
 import { passkeys } from './0023-passkeys.ts';
 import { credentialSetAt } from './0024-credential-set-at.ts';
+import { visibleAddresses } from './0025-visible-addresses.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -55,5 +56,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0022-sign-in-history': signInHistory(dialect),
     '0023-passkeys': passkeys(dialect),
     '0024-credential-set-at': credentialSetAt(dialect),
+    '0025-visible-addresses': visibleAddresses(),
   };
 }
