@@ -65,6 +65,36 @@ export class VipService {
     return out;
   }
 
+  /**
+   * `everyone`, each with the inboxes it counts for: all of them for the VIP list; for a profile entry, those whose
+   * `vip.people` holds it — an inbox's own list replaces the defaults' (what the console shows beside each VIP).
+   */
+  async everyoneWithReach(
+    accountId: AccountId,
+    inboxIds: readonly string[],
+  ): Promise<{ readonly entry: VipEntry; readonly inboxIds: readonly string[] }[]> {
+    const [entries, listed, profile] = await Promise.all([
+      this.everyone(accountId),
+      this.deps.vips.list(accountId),
+      this.deps.profiles.get(accountId),
+    ]);
+    const everywhere = new Set(listed.map(entryKey));
+    const peopleOf = (inboxId: string) =>
+      new Set(
+        (profile.inboxes[inboxId]?.vip?.people ?? profile.defaults.vip.people).flatMap((p) =>
+          this.parse(asInput(p)).entries.map(entryKey),
+        ),
+      );
+    const byInbox = inboxIds.map((id) => ({ id, people: peopleOf(id) }));
+    return entries.map((entry) => {
+      const k = entryKey(entry);
+      return {
+        entry,
+        inboxIds: everywhere.has(k) ? [...inboxIds] : byInbox.filter((i) => i.people.has(k)).map((i) => i.id),
+      };
+    });
+  }
+
   add(accountId: AccountId, entries: readonly VipEntry[]): Promise<void> {
     return this.deps.vips.add(accountId, entries, this.deps.clock.now());
   }

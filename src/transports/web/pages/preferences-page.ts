@@ -44,11 +44,23 @@ export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void 
     account: Account,
     o: { errors?: FieldErrors; values?: Record<string, string>; status?: 200 | 400 } = {},
   ) => {
+    const inboxes = await deps.inboxes.all(account.id);
     const [sendEnabled, vips, profile] = await Promise.all([
       deps.sending.isEnabled(account.id),
-      deps.vips.everyone(account.id),
+      deps.vips.everyoneWithReach(
+        account.id,
+        inboxes.map((i) => i.id),
+      ),
       deps.profiles.get(account.id),
     ]);
+    // Where a VIP counts, when not everywhere: an agent may have set one for some inboxes only (decision 0102).
+    const labels = new Map<string, string>(inboxes.map((i) => [i.id, i.label]));
+    const reach = (ids: readonly string[]) =>
+      ids.length === inboxes.length
+        ? ''
+        : ids.length === 0
+          ? ' (no inbox: every inbox has its own VIPs)'
+          : ` (only for ${ids.map((id) => labels.get(id) ?? 'an inbox').join(', ')})`;
     const errors = o.errors ?? {};
     const v = { ...currentValues(profile), ...o.values };
     // An agent may have turned it on for one inbox only; the person's switch sets it for all.
@@ -107,9 +119,9 @@ export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void 
               ? html`<p class="muted">No VIPs yet.</p>`
               : html`<ul class="vips">
                   ${vips.map(
-                    (x) =>
+                    ({ entry: x, inboxIds }) =>
                       html`<li>
-                        ${x.value}
+                        ${x.value}<span class="muted">${reach(inboxIds)}</span>
                         <form method="post" action="/settings/preferences/vip" style="display:inline">
                           ${csrfField(csrf)}
                           <input type="hidden" name="remove" value="${x.value}" />
