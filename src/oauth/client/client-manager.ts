@@ -196,10 +196,16 @@ function text(v: unknown, max: number): string | undefined {
   return t === '' ? undefined : t.slice(0, max);
 }
 
+/**
+ * A client's home page as the consent page shows it: https, written as the URL parser reads it (an internationalised
+ * host in its ASCII form, so `clаude.ai` with a Cyrillic a shows as `xn--clude-5ve.ai`), and with no user name or
+ * password, which would make `https://claude.ai@evil.example/` read as claude.ai (decision 0106).
+ */
 function httpsUrl(v: unknown): string | null {
-  if (typeof v !== 'string') return null;
+  if (typeof v !== 'string' || v.length > 2048) return null;
   try {
-    return new URL(v).protocol === 'https:' ? v : null;
+    const u = new URL(v);
+    return u.protocol === 'https:' && u.username === '' && u.password === '' ? u.href : null;
   } catch {
     return null;
   }

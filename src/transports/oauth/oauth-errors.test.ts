@@ -189,6 +189,24 @@ describe('registration', () => {
     });
     expect([r.status, r.body['client_name']]).toEqual([201, 'Claude Desktop']);
   });
+
+  it('shows a client’s home page as the URL parser reads it, never with a user name that poses as its host', async () => {
+    app = await createTestApp();
+    const uriOf = async (client_uri: string) => {
+      const r = await register(app!, {
+        client_uri,
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+      });
+      expect(r.status).toBe(201);
+      return (await app!.services.oauth.clients.resolve(r.body['client_id'] as string))?.clientUri;
+    };
+    expect(await uriOf('https://claude.ai@evil.example/')).toBeNull();
+    expect(await uriOf('https://user:pw@evil.example/')).toBeNull();
+    expect(await uriOf('http://claude.ai/')).toBeNull();
+    expect(await uriOf('https://cl\u0430ude.ai/x')).toBe('https://xn--clude-5ve.ai/x');
+    expect(await uriOf('https://Claude.AI')).toBe('https://claude.ai/');
+  });
 });
 
 describe('authorize: refused without redirecting', () => {
