@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createStores, migrateToLatest, openSqlite } from '../src/adapters/storage/index.ts';
 import type { MessageId } from '../src/core/messages/message.ts';
-import { newFolderId, seedInbox } from '../src/core/messages/folder-store.contract.ts';
+import { seedInboxFolder } from '../src/core/messages/folder-store.contract.ts';
 import { newSummary } from '../src/core/messages/message-store.contract.ts';
 import { newId, newTimeOrderedId } from '../src/lib/random.ts';
 
@@ -24,15 +24,10 @@ async function indexOf(n: number, opts: { ids: 'clock' | 'random'; triggers: boo
     for (const t of ['messages_counted_insert', 'messages_counted_delete', 'messages_counted_update'])
       await sql.raw(`drop trigger ${t}`).execute(db.kysely);
   const stores = createStores(db);
-  const inbox = await seedInbox(stores);
-  const [folder] = await stores.folders.replaceAll(
-    inbox,
-    [{ path: 'INBOX', name: 'Inbox', canonical: 'inbox' }],
-    newFolderId,
-  );
+  const { inbox, folder } = await seedInboxFolder(stores);
   const at = Date.now();
   const rows = Array.from({ length: n }, (_, i) =>
-    newSummary(inbox, folder!.id, i + 1, {
+    newSummary(inbox, folder, i + 1, {
       id: (opts.ids === 'clock'
         ? newTimeOrderedId('msg', at + Math.floor(i / BATCH))
         : newId('msg')) as MessageId,
@@ -45,7 +40,7 @@ async function indexOf(n: number, opts: { ids: 'clock' | 'random'; triggers: boo
     await db.close();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { db, stores, inbox, folderId: folder!.id, writeMs, close };
+  return { db, stores, inbox, folderId: folder, writeMs, close };
 }
 
 const perRun = (run: () => unknown, n: number) => {

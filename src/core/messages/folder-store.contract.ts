@@ -22,6 +22,18 @@ export async function seedInbox(h: { accounts: AccountStore; inboxes: InboxStore
   return inbox.id;
 }
 
+/** A seeded inbox with one folder, INBOX (the migrations' tests and the listing bench fill it). */
+export async function seedInboxFolder(h: FolderStoreHarness): Promise<{ inbox: InboxId; folder: FolderId }> {
+  const inbox = await seedInbox(h);
+  const [folder] = await h.folders.replaceAll(
+    inbox,
+    [{ path: 'INBOX', name: 'Inbox', canonical: 'inbox' }],
+    newFolderId,
+  );
+  if (folder === undefined) throw new Error('no folder made');
+  return { inbox, folder: folder.id };
+}
+
 const STANDARD = [
   { path: 'INBOX', name: 'Inbox', canonical: 'inbox' as const },
   { path: 'Sent', name: 'Sent', canonical: 'sent' as const },

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { newFolderId, seedInbox } from '../../../core/messages/folder-store.contract.ts';
+import { seedInboxFolder } from '../../../core/messages/folder-store.contract.ts';
 import { newSummary } from '../../../core/messages/message-store.contract.ts';
 import { migrateTo, migrationTargets } from '../../../../test/support/migration-targets.ts';
 import { createStores, migrateToLatest, openDatabase, type Db } from '../index.ts';
@@ -19,15 +19,10 @@ for (const { name, target } of targets) {
       db = openDatabase(await target());
       await migrateTo(db, '0018-folder-counts');
       const stores = createStores(db);
-      const inbox = await seedInbox(stores);
-      const [folder] = await stores.folders.replaceAll(
-        inbox,
-        [{ path: 'INBOX', name: 'Inbox', canonical: 'inbox' }],
-        newFolderId,
-      );
+      const { inbox, folder } = await seedInboxFolder(stores);
       await stores.messages.upsertMany(
         Array.from({ length: 1205 }, (_, n) =>
-          newSummary(inbox, folder!.id, n + 1, n === 1100 ? { subject: 'Réunion à Zürich' } : {}),
+          newSummary(inbox, folder, n + 1, n === 1100 ? { subject: 'Réunion à Zürich' } : {}),
         ),
       );
       // As the stores wrote it before: lower case only.

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AccountId } from '../../../core/accounts/account.ts';
-import { newFolderId, seedInbox } from '../../../core/messages/folder-store.contract.ts';
+import { seedInboxFolder } from '../../../core/messages/folder-store.contract.ts';
 import { newSummary } from '../../../core/messages/message-store.contract.ts';
 import { migrateTo, migrationTargets } from '../../../../test/support/migration-targets.ts';
 import { createStores, migrateToLatest, openDatabase, type Db } from '../index.ts';
@@ -20,13 +20,8 @@ for (const { name, target } of targets) {
       db = openDatabase(await target());
       await migrateTo(db, '0024-credential-set-at');
       const stores = createStores(db);
-      const inbox = await seedInbox(stores);
-      const [folder] = await stores.folders.replaceAll(
-        inbox,
-        [{ path: 'INBOX', name: 'Inbox', canonical: 'inbox' }],
-        newFolderId,
-      );
-      const lookalike = newSummary(inbox, folder!.id, 1, {
+      const { inbox, folder } = await seedInboxFolder(stores);
+      const lookalike = newSummary(inbox, folder, 1, {
         subject: 'Gift cards',
         from: { address: 'bo\u200bss@corp.test', name: 'Boss' },
         to: [{ address: '\u202eme@example.test', name: 'Me' }],
@@ -34,7 +29,7 @@ for (const { name, target } of targets) {
       });
       await stores.messages.upsertMany([
         lookalike,
-        ...Array.from({ length: 1203 }, (_, n) => newSummary(inbox, folder!.id, n + 2)),
+        ...Array.from({ length: 1203 }, (_, n) => newSummary(inbox, folder, n + 2)),
       ]);
       const before = await sql<{ id: string; search_text: string }>`
         select id, search_text from messages where id <> ${lookalike.id} order by id`.execute(db.kysely);
