@@ -239,8 +239,12 @@ function hidden(attributes: ReadonlyMap<string, string>, hiddenClasses: Readonly
 }
 
 /**
- * Whether CSS declarations hide what they apply to: `display: none`, `visibility: hidden`, a zero font size or
- * opacity, or a zero height or width with the overflow hidden (the preheader idiom); `!important` and case aside.
+ * Whether CSS declarations hide what they apply to: `display: none`, `visibility: hidden`; text too small or faint to
+ * see (a font size or opacity of zero or next to it); a box of (next to) no height or width with the overflow
+ * hidden (the preheader idiom, and the screen-reader-only one); the element moved far off the screen, scaled to
+ * nothing or clipped to nothing; or text in its own background's colour — each a way to put words in front of a
+ * model that the person never sees (decision 0108). `!important` and case aside. A colour alone is not read: white
+ * text on a dark cell an outer element paints is what most templates do.
  */
 function styleHides(declarations: string): boolean {
   const css = new Map<string, string>();
@@ -256,18 +260,96 @@ function styleHides(declarations: string): boolean {
         .toLowerCase(),
     );
   }
-  const zero = (property: string): boolean =>
-    /^[-+]?(?:0+\.?0*|\.0+)(?:[a-z]+|%)?$/.test(css.get(property) ?? 'x');
+  const zero = (property: string): boolean => ZERO.test(css.get(property) ?? 'x');
+  const fontSize = css.get('font-size');
+  const opacity = css.get('opacity');
+  const position = css.get('position');
+  const positioned = position === 'absolute' || position === 'fixed';
+  const background = css.get('background-color') ?? css.get('background');
+  const color = css.get('color');
   return (
     css.get('display') === 'none' ||
     css.get('visibility') === 'hidden' ||
-    zero('font-size') ||
-    zero('opacity') ||
+    (fontSize !== undefined && (ZERO.test(fontSize) || tiny(fontSize))) ||
+    (opacity !== undefined && (ZERO.test(opacity) || Number(opacity) <= 0.05)) ||
     (css.get('overflow') === 'hidden' &&
-      (zero('max-height') || zero('height') || zero('max-width') || zero('width')))
+      (zero('max-height') ||
+        zero('height') ||
+        zero('max-width') ||
+        zero('width') ||
+        tiny(css.get('height')) ||
+        tiny(css.get('width')))) ||
+    far(css.get('text-indent')) ||
+    (positioned &&
+      (far(css.get('left')) ||
+        far(css.get('top')) ||
+        far(css.get('right')) ||
+        far(css.get('margin-left')) ||
+        far(css.get('margin-top')) ||
+        CLIPPED_AWAY.test(css.get('clip') ?? ''))) ||
+    SCALED_AWAY.test(css.get('transform') ?? '') ||
+    (background !== undefined && color !== undefined && sameColor(color, background))
   );
 }
 
+const ZERO = /^[-+]?(?:0+\.?0*|\.0+)(?:[a-z]+|%)?$/;
+const CLIPPED_AWAY = /^rect\(\s*0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?[\s,]+0(?:px)?\s*\)$/;
+const SCALED_AWAY = /\bscale[xy]?\(\s*0*\.?0+\s*[,)]/;
+
+/** A length of at most one CSS pixel: text no one can read, a box no one can see into. */
+function tiny(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const px = pixels(value);
+  return px !== undefined && px <= 1;
+}
+
+/** A length that takes an element 500 CSS pixels or more off the screen. */
+function far(value: string | undefined): boolean {
+  if (value === undefined || !value.startsWith('-')) return false;
+  const px = pixels(value);
+  return px !== undefined && px <= -500;
+}
+
+function sameColor(a: string, b: string): boolean {
+  const x = colorOf(a);
+  return x !== undefined && x === colorOf(b);
+}
+
+/** A CSS length in CSS pixels (px, pt, em and rem at 16px, %, of 16px); undefined when it is none of these. */
+function pixels(value: string | undefined): number | undefined {
+  const m = /^([-+]?(?:\d+\.?\d*|\.\d+))(px|pt|em|rem|%)?$/.exec(value ?? '');
+  if (m === null) return undefined;
+  const n = Number(m[1]);
+  switch (m[2]) {
+    case 'pt':
+      return (n * 4) / 3;
+    case 'em':
+    case 'rem':
+      return n * 16;
+    case '%':
+      return (n / 100) * 16;
+    default:
+      return m[2] === undefined && n !== 0 ? undefined : n;
+  }
+}
+
+const NAMED_COLORS: Readonly<Record<string, string>> = { white: 'ffffff', black: '000000' };
+
+/** A colour as six hex digits (#fff, #ffffff, rgb(255, 255, 255), white, black); undefined for anything else. */
+function colorOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  const named = NAMED_COLORS[v];
+  if (named !== undefined) return named;
+  const hex = /^#([0-9a-f]{3}|[0-9a-f]{6})$/.exec(v)?.[1];
+  if (hex !== undefined) return hex.length === 3 ? hex.replace(/[0-9a-f]/g, (c) => c + c) : hex;
+  const rgb = /^rgb\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)$/.exec(v);
+  if (rgb === null) return undefined;
+  return rgb
+    .slice(1, 4)
+    .map((c) => Math.min(255, Number(c)).toString(16).padStart(2, '0'))
+    .join('');
+}
 /**
  * Adds to `into` the classes a stylesheet hides everywhere: a rule at its top level (not inside `@media` or any other
  * at-rule, which apply on some screens only) whose selectors are each a class, alone or after an element name
