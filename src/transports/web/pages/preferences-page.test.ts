@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../app.ts';
-import type { AccountId } from '../../../core/accounts/account.ts';
 import { createTestApp } from '../../../../test/support/test-app.ts';
 import { agentOn, expectToolOk, type toolCaller } from '../../../../test/support/tool-caller.ts';
-import type { WebClient } from '../../../../test/support/web-client.ts';
+import { OWNER, type WebClient } from '../../../../test/support/web-client.ts';
 
 // The console's VIP list holds the triage profile's VIPs too (decision 0102), and those can count for some inboxes
 // only — an inbox's own list replaces the defaults'. It said nothing of that: a VIP the person saw counted nowhere
@@ -31,15 +30,10 @@ describe('the VIP list on Sending, VIPs and triage', () => {
     );
     const work = (added['inbox'] as { id: string }).id;
     expectToolOk(await call('add_vip', { emails: ['boss@corp.test'] }));
-    const accountId = (
-      await app.db.kysely
-        .selectFrom('inboxes')
-        .select('account_id')
-        .where('id', '=', work)
-        .executeTakeFirstOrThrow()
-    ).account_id as AccountId;
+    const owner = await app.stores.accounts.findByEmail(OWNER.email);
+    if (owner === undefined) throw new Error('no owner');
     const saved = await app.services.tools.profiles.update(
-      accountId,
+      owner.id,
       {
         defaults: { vip: { people: ['all@corp.test', 'demo-only@corp.test'] } },
         inboxes: { [work]: { vip: { people: ['all@corp.test', 'work-only@corp.test'] } } },
