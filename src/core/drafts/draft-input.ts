@@ -1,4 +1,5 @@
 import { err, ok, type Result } from '../../lib/result.ts';
+import { BIDI_CONTROL } from '../../lib/shown-text.ts';
 import { domainKey, otherAddressShown } from '../messages/address-key.ts';
 
 export const DRAFT_LIMITS = {
@@ -19,8 +20,6 @@ export interface Recipient {
 const ADDRESS =
   /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})$/;
 const ASCII = /^[\x00-\x7f]*$/;
-/** Bidirectional embeddings, overrides and isolates (not the marks LRM, RLM and ALM, which some names need). */
-const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
 // C0 controls except TAB, DEL and C1 controls: never valid in a header, and CR/LF would start a new one.
 const HEADER_FORBIDDEN = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
 

@@ -8,6 +8,7 @@ import { MailProviderError, type LoginFailure, type MailConnector } from '../mai
 import type { MailCredential } from '../mail/mail-types.ts';
 import { SignInError, type ProviderSignIn } from './provider-sign-in.ts';
 import type { CredentialVault } from './credential-vault.ts';
+import { UNFIT_IN_A_NAME } from '../../lib/shown-text.ts';
 import { inboxError, type InboxError } from './inbox-errors.ts';
 import type { InboxPlace, InboxStore, MailServers, SelectedPageQuery } from './inbox-store.ts';
 import { parseMessageId } from '../messages/message.ts';
@@ -28,12 +29,6 @@ import {
 } from './provider-detection.ts';
 import type { SecretLinkStore } from './secret-link-store.ts';
 
-/**
- * What a label, shown to the person beside their other inboxes, may not hold (decision 0106): a line break or another
- * control character, or a bidirectional override or isolate, which turns the text around it (as in recipient names,
- * decision 0103).
- */
-const LABEL_UNFIT = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 export interface AddInboxInput {
   readonly label: string;
   readonly provider: Provider;
@@ -214,7 +209,8 @@ export class InboxService {
     const label = input.label.trim();
     if (label === '' || label.length > 80)
       return err(inboxError('invalid_arguments', 'label must be 1 to 80 characters.'));
-    if (LABEL_UNFIT.test(label))
+    // Shown to the person beside their other inboxes: one line, nothing that turns the text around it (0106).
+    if (UNFIT_IN_A_NAME.test(label))
       return err(
         inboxError(
           'invalid_arguments',

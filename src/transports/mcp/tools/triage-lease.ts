@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Lease } from '../../../core/leases/lease-store.ts';
+import { FIT_NAME } from '../../../lib/shown-text.ts';
 import { payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
@@ -12,7 +13,7 @@ const agentLabel = z
   .max(80)
   // Shown to the person and to other agents ("“…” holds the triage lease"): no control character, and no direction
   // override or isolate, which turns the words after it around (decision 0106).
-  .regex(/^[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+$/, 'no control or direction characters');
+  .regex(FIT_NAME, 'no control or direction characters');
 
 const leaseView = (l: Lease) => ({
   agentLabel: l.agentLabel,
