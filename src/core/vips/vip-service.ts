@@ -3,7 +3,7 @@ import type { AccountId } from '../accounts/account.ts';
 import { normaliseEmail } from '../accounts/password-hasher.ts';
 import { addressKey, domainKey } from '../messages/address-key.ts';
 import type { ProfileService } from '../profile/profile-service.ts';
-import { DOMAIN_PATTERN } from '../profile/triage-profile.ts';
+import { DOMAIN_PATTERN, type TriageProfile } from '../profile/triage-profile.ts';
 import type { VipEntry, VipStore } from './vip-store.ts';
 
 export interface VipInput {
@@ -52,6 +52,11 @@ export class VipService {
       this.deps.vips.list(accountId),
       this.deps.profiles.get(accountId),
     ]);
+    return this.allOf(listed, profile);
+  }
+
+  /** The list's entries, then the profile's, once each in the VIP rule's form. */
+  private allOf(listed: readonly VipEntry[], profile: TriageProfile): VipEntry[] {
     const people = [profile.defaults, ...Object.values(profile.inboxes)].flatMap((p) => p.vip?.people ?? []);
     const seen = new Set<string>();
     const out: VipEntry[] = [];
@@ -73,11 +78,11 @@ export class VipService {
     accountId: AccountId,
     inboxIds: readonly string[],
   ): Promise<{ readonly entry: VipEntry; readonly inboxIds: readonly string[] }[]> {
-    const [entries, listed, profile] = await Promise.all([
-      this.everyone(accountId),
+    const [listed, profile] = await Promise.all([
       this.deps.vips.list(accountId),
       this.deps.profiles.get(accountId),
     ]);
+    const entries = this.allOf(listed, profile);
     const everywhere = new Set(listed.map(entryKey));
     const peopleOf = (inboxId: string) =>
       new Set(
