@@ -9,6 +9,7 @@ import type { Inbox } from '../inboxes/inbox.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
 import { folderPath, folderPathMade } from '../mail/folder-with-role.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
+import type { CanonicalFolder } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import {
@@ -47,6 +48,8 @@ export interface DraftServiceDeps {
 }
 
 const THREAD_REFERENCES = 10;
+/** Folders of mail the person has not accepted: a reply points at it only when its thread holds nothing else. */
+const NOT_ACCEPTED: ReadonlySet<CanonicalFolder | null> = new Set(['spam', 'screened']);
 /**
  * A draft whose mailbox copy has been marked as being written for this long is one a process did not finish: an
  * APPEND of a text draft takes well under a second, and an unanswered one ends with the connection's timeout.
@@ -289,14 +292,22 @@ export class DraftService {
     return learned === undefined ? inbox : this.deps.inboxes.learnedSenderName(inbox, learned);
   }
 
-  /** The message to reply to (the newest in the thread with a Message-ID) and up to ten References. */
+  /**
+   * The message to reply to (the newest in the thread with a Message-ID) and up to ten References, from mail that
+   * was sent or received (decision 0109): a draft's Message-ID names a message nobody has, and mail in Spam or
+   * Screened is answered only when the thread holds nothing else — a stranger who quotes a thread's Message-ID does
+   * not make the person's reply point at their message.
+   */
   private async thread(
     inbox: Inbox,
     threadId: string,
   ): Promise<{ inReplyTo: string | null; references: string[] } | undefined> {
     const page = await this.deps.messages.list(inbox.id, { threadId, limit: 50, offset: 0 });
     if (page.items.length === 0) return undefined;
-    const ids = page.items
+    const roles = new Map((await this.deps.folders.list(inbox.id)).map((f) => [f.id, f.canonical]));
+    const real = page.items.filter((m) => roles.get(m.folderId) !== 'drafts');
+    const accepted = real.filter((m) => !NOT_ACCEPTED.has(roles.get(m.folderId) ?? null));
+    const ids = (accepted.length > 0 ? accepted : real)
       .filter((m) => m.internetMessageId !== null && /^<[\x21-\x7e]{1,250}>$/.test(m.internetMessageId))
       .map((m) => m.internetMessageId as string);
     return { inReplyTo: ids[0] ?? null, references: [...new Set(ids.slice(0, THREAD_REFERENCES).reverse())] };
