@@ -80,6 +80,32 @@ describe('a send the mail server takes for some recipients and refuses for other
     // smtp-server reports an envelope's domain decoded to Unicode; the envelope is made of the same parsed, ASCII
     // recipients as the header (draft-input.test.ts).
     expect(sent.to).toEqual(['anna@müller.de']);
+    expect(sent.smtpUtf8).toBe(false);
     expect(sent.raw.toString('latin1')).toMatch(/^To: "?Anna"? <anna@xn--mller-kva\.de>\r$/m);
+  });
+});
+
+describe('an inbox whose own address is at an internationalised domain', () => {
+  let box: SendingInbox;
+
+  beforeAll(async () => {
+    box = await sendingInbox(USER, PASSWORD, { email: 'rex@bücher.example' });
+  }, 120_000);
+
+  afterAll(async () => {
+    await box.close();
+  });
+
+  it('sends from its ASCII form, in the envelope, the From and the Message-ID (decision 0110)', async () => {
+    expectToolOk(await box.send(await box.draft('Hallo')));
+    await box.sink.waitFor(1);
+    const sent = box.sink.received[0]!;
+    // The envelope went out in ASCII: no SMTPUTF8 asked for, which a server without it refuses.
+    expect(sent.smtpUtf8).toBe(false);
+    expect(sent.from).toBe('rex@bücher.example'); // as smtp-server reports it, decoded
+    const head = sent.raw.toString('latin1').split('\r\n\r\n')[0]!;
+    expect(head).toMatch(/^[\x00-\x7f]*$/);
+    expect(head).toMatch(/^From: rex@xn--bcher-kva\.example\r$/m);
+    expect(head).toMatch(/^Message-ID: <[a-z0-9]+@xn--bcher-kva\.example>\r$/m);
   });
 });

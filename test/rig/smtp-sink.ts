@@ -4,8 +4,10 @@ import { SMTPServer } from 'smtp-server';
 
 /** One accepted message, exactly as the client sent it. */
 interface ReceivedMail {
-  /** envelope MAIL FROM ('' for a null sender) */
+  /** envelope MAIL FROM ('' for a null sender); the server shows an internationalised domain in Unicode */
   from: string;
+  /** MAIL FROM asked for SMTPUTF8: an address in the envelope was not ASCII (a server without it would refuse) */
+  smtpUtf8: boolean;
   /** envelope RCPT TO, in order */
   to: string[];
   raw: Buffer;
@@ -119,6 +121,10 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
         const mail: ReceivedMail = {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
+          smtpUtf8:
+            session.envelope.mailFrom !== false && session.envelope.mailFrom.args !== false
+              ? session.envelope.mailFrom.args['SMTPUTF8'] !== undefined
+              : false,
           raw: Buffer.concat(chunks),
           ...(session.user ? { auth: session.user } : {}),
         };

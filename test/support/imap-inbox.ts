@@ -18,12 +18,14 @@ export async function connectImapInbox(
     /** The submission server's name, when not 127.0.0.1 (a provider's, answered by the test's DNS). */
     smtpHost?: string;
     label?: string;
+    /** The inbox's address, when not `user@example.test`. */
+    email?: string;
   },
 ): Promise<string> {
   const added = await call('add_inbox', {
     label: o.label ?? `${o.user} on Dovecot`,
     provider: 'imap',
-    email: `${o.user}@example.test`,
+    email: o.email ?? `${o.user}@example.test`,
     imapHost: '127.0.0.1',
     imapPort: o.dovecot.port,
     imapUser: o.user,

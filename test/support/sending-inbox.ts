@@ -34,6 +34,8 @@ export interface SendingInboxOptions {
   readonly sink?: Omit<SmtpSinkOptions, 'users'>;
   /** The submission server's name, when not 127.0.0.1 (answered by `app`'s DNS). */
   readonly smtpHost?: string;
+  /** The inbox's address, when not `user@example.test`. */
+  readonly email?: string;
   readonly app?: Parameters<typeof createTestApp>[0];
 }
 
@@ -61,6 +63,7 @@ export async function sendingInbox(
     password,
     smtpPort: sink.port,
     ...(opts.smtpHost !== undefined && { smtpHost: opts.smtpHost }),
+    ...(opts.email !== undefined && { email: opts.email }),
   });
   expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
   return {

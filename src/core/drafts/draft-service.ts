@@ -9,6 +9,7 @@ import type { Inbox } from '../inboxes/inbox.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
 import { folderPath, folderPathMade } from '../mail/folder-with-role.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
+import { sendableAddress } from '../messages/address-key.ts';
 import type { CanonicalFolder } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageStore } from '../messages/message-store.ts';
@@ -103,7 +104,8 @@ export class DraftService {
       });
     }
     const now = this.deps.clock.now();
-    const domain = inbox.value.email.slice(inbox.value.email.lastIndexOf('@') + 1);
+    const address = sendableAddress(inbox.value.email);
+    const domain = address.slice(address.lastIndexOf('@') + 1);
     const draft: Draft = {
       id: newId('draft'),
       accountId,

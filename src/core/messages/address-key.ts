@@ -24,6 +24,15 @@ export function addressKey(address: string): string {
   return at < 0 ? a : `${a.slice(0, at)}@${domainKey(a.slice(at + 1))}`;
 }
 
+/**
+ * An address as it goes into an envelope or a Message-ID: its domain in ASCII (`anna@xn--mller-kva.de`), which every
+ * mail server takes, where the UTF-8 form needs SMTPUTF8 at every hop (decision 0110). The local part is kept as it is.
+ */
+export function sendableAddress(address: string): string {
+  const at = address.lastIndexOf('@');
+  return at < 0 ? address : `${address.slice(0, at)}@${domainKey(address.slice(at + 1))}`;
+}
+
 /** Something a reader takes for an address, inside a display name. */
 const ADDRESS_IN_TEXT = /[^\s<>"'(),;:@[\]]+@[^\s<>"'(),;:@[\]]+\.[^\s<>"'(),;:@[\]]+/g;
 

@@ -23,6 +23,7 @@ import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail
 import { folderPathMade } from '../mail/folder-with-role.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
+import { sendableAddress } from '../messages/address-key.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import type { ProfileService } from '../profile/profile-service.ts';
 import type { SettingsStore } from '../settings/settings-store.ts';
@@ -313,7 +314,7 @@ export class SendService {
     let receipt: SubmitReceipt;
     try {
       receipt = await this.deps.submitter.submit(inbox, {
-        envelopeFrom: inbox.email,
+        envelopeFrom: sendableAddress(inbox.email),
         recipients: recipients.ok ? recipients.value.map((r) => r.address) : [],
         raw,
         draft:
