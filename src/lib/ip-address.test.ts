@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress } from './ip-address.ts';
+import { clientAddressForm, clientNetwork, isPublicAddress } from './ip-address.ts';
 
 describe('isPublicAddress', () => {
   it.each([
@@ -35,4 +35,39 @@ describe('isPublicAddress', () => {
     'allows %s',
     (a) => expect(isPublicAddress(a)).toBe(true),
   );
+});
+
+describe('clientAddressForm and clientNetwork (decision 0111)', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    [' 203.0.113.7 ', '203.0.113.7'],
+    ['203.0.113.7:51234', '203.0.113.7'],
+    ['::ffff:203.0.113.7', '203.0.113.7'],
+    ['::ffff:cb00:7107', '203.0.113.7'],
+    ['[2001:DB8:0:0:0:0:0:1]:443', '2001:db8::1'],
+    ['2001:0db8:0000:0000:0000:0000:0000:0001', '2001:db8::1'],
+    ['fe80::1%eth0', 'fe80::1'],
+    ['unknown', 'unknown'],
+    ['not an address', 'not an address'],
+  ])('%s is written %s', (raw, form) => {
+    expect(clientAddressForm(raw)).toBe(form);
+  });
+
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['203.0.113.7:9', '203.0.113.7'],
+    ['2001:db8:1:2:aaaa:bbbb:cccc:dddd', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::1', '2001:db8:1:2::/64'],
+    ['[2001:0db8:0001:0002:ffff::]:8080', '2001:db8:1:2::/64'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['unknown', 'unknown'],
+  ])('%s counts as %s', (raw, network) => {
+    expect(clientNetwork(raw)).toBe(network);
+  });
+
+  it('one /64 is one client; the next /64 is another', () => {
+    expect(clientNetwork('2001:db8:1:2::5')).toBe(clientNetwork('2001:db8:1:2:ffff:ffff:ffff:ffff'));
+    expect(clientNetwork('2001:db8:1:3::5')).not.toBe(clientNetwork('2001:db8:1:2::5'));
+  });
 });

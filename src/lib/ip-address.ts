@@ -33,6 +33,39 @@ export function canonicalAddress(address: string): string {
   return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
 }
 
+/**
+ * A client's address in one form, as a socket or a forwarding proxy may write it: without a port
+ * (`203.0.113.7:51234`, `[2001:db8::1]:443`, what some load balancers append), without an IPv6 zone, in IPv6's
+ * canonical spelling, and IPv4 mapped into IPv6 as IPv4. Anything else is kept as it is.
+ */
+export function clientAddressForm(raw: string): string {
+  let a = raw.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(a);
+  if (bracketed?.[1] !== undefined) a = bracketed[1];
+  else if (/^\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}$/.test(a)) a = a.slice(0, a.lastIndexOf(':'));
+  const zone = a.indexOf('%');
+  if (zone > 0 && isIP(a.slice(0, zone)) === 6) a = a.slice(0, zone);
+  return canonicalAddress(a);
+}
+
+/**
+ * What a per-client budget counts (decision 0111): the client's address in one form, and for IPv6 its /64. A host
+ * or a household is given a whole /64 (RFC 6177, RFC 7421) and picks the low 64 bits at will, so a budget per IPv6
+ * address is 2^64 budgets for whoever wants them.
+ */
+export function clientNetwork(raw: string): string {
+  const a = clientAddressForm(raw);
+  if (isIP(a) !== 6) return a;
+  const [head = '', tail] = a.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
+}
+
 function isPublicV4(a: string): boolean {
   const [x = 0, y = 0] = a.split('.').map(Number);
   if (x === 0 || x === 10 || x === 127) return false; // this network, private, loopback

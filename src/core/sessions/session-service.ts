@@ -1,4 +1,5 @@
 import { hmacSha256, newSecret, sha256Hex, timingSafeEqualStrings } from '../../lib/secret-token.ts';
+import { clientNetwork } from '../../lib/ip-address.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { Account, AccountId } from '../accounts/account.ts';
@@ -360,7 +361,7 @@ export class SessionService {
     return device === undefined
       ? [
           [policy.failuresPerAccount, email],
-          [policy.failuresPerIp, ip],
+          [policy.failuresPerIp, clientNetwork(ip)],
         ]
       : [[policy.failuresPerDevice, device]];
   }

@@ -7,6 +7,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { clientIp } from './client-ip.ts';
 import type { HttpEnv } from './http-env.ts';
 import { jsonError, tooManyRequests } from './json-error.ts';
+import { clientNetwork } from '../../lib/ip-address.ts';
 
 export interface AgentEnv extends HttpEnv {
   Variables: HttpEnv['Variables'] & { principal: Principal; account: Account };
@@ -47,7 +48,7 @@ export async function admitAgent(
   const verified = await o.verifier.verify(token);
   if (verified === undefined) {
     // Only failures are counted and limited per address: guessing keys from one place ends in 429s.
-    const spent = await o.limiter.consume(o.failureRule, clientAddress());
+    const spent = await o.limiter.consume(o.failureRule, clientNetwork(clientAddress()));
     if (!spent.allowed) return tooManyRequests(spent.retryAfterSeconds);
     return o.unauthenticated('invalid');
   }

@@ -1,9 +1,11 @@
 import type { Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
+import { clientAddressForm } from '../../lib/ip-address.ts';
 
 /**
- * The client's address for per-IP limits. Behind your own reverse proxy (TRUST_PROXY), the last
- * X-Forwarded-For entry is the one that proxy added; earlier entries are client-controlled and ignored.
+ * The client's address, in one form (`clientAddressForm`); per-client limits count its network (`clientNetwork`).
+ * Behind your own reverse proxy (TRUST_PROXY), the last X-Forwarded-For entry is the one that proxy added; earlier
+ * entries are client-controlled and ignored.
  */
 export function clientIp(c: Context, trustProxy: boolean): string {
   return clientAddress(c.req.header('x-forwarded-for'), trustProxy, () => {
@@ -23,7 +25,8 @@ export function clientAddress(
 ): string {
   if (trustProxy) {
     const last = forwardedFor?.split(',').at(-1)?.trim();
-    if (last !== undefined && last !== '') return last;
+    if (last !== undefined && last !== '') return clientAddressForm(last);
   }
-  return socketAddress() ?? 'unknown';
+  const socket = socketAddress();
+  return socket === undefined ? 'unknown' : clientAddressForm(socket);
 }

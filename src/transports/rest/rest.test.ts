@@ -179,6 +179,43 @@ describe('rate limits: 429 rate_limited with Retry-After', () => {
     expect((await call(app, '/signin', from('198.51.100.1'))).status).toBe(200);
   });
 
+  it('per network for IPv6, and whatever the spelling of an address (decision 0111)', async () => {
+    app = await createTestApp({
+      config: {
+        trustProxy: true,
+        rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 2, signinFailures: 5 },
+      },
+    });
+    const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
+    // A host picks the low 64 bits of its address at will: each new address is not a new client.
+    expect((await call(app, '/signin', from('2001:db8:1:2::1'))).status).toBe(200);
+    expect((await call(app, '/signin', from('2001:db8:1:2::2'))).status).toBe(200);
+    await expectError(await call(app, '/signin', from('2001:db8:1:2:abcd::3')), 429, 'rate_limited');
+    expect((await call(app, '/signin', from('2001:db8:1:3::1'))).status).toBe(200);
+    // A port a load balancer appends, or IPv4 written inside IPv6, is the same client.
+    expect((await call(app, '/signin', from('203.0.113.8:50001'))).status).toBe(200);
+    expect((await call(app, '/signin', from('::ffff:203.0.113.8'))).status).toBe(200);
+    await expectError(await call(app, '/signin', from('203.0.113.8:50003')), 429, 'rate_limited');
+  });
+
+  it('guessing keys from the addresses of one IPv6 network is limited as from one address', async () => {
+    app = await createTestApp({ config: { trustProxy: true } });
+    const from = (i: number) => ({ 'x-forwarded-for': `2001:db8:7:7::${i.toString(16)}` });
+    for (let i = 0; i < 30; i++)
+      expect(
+        (
+          await call(app, '/api/inboxes', {
+            headers: { ...from(i), authorization: `Bearer itk_guess${String(i)}` },
+          })
+        ).status,
+      ).toBe(401);
+    await expectError(
+      await call(app, '/api/inboxes', { headers: { ...from(99), authorization: 'Bearer itk_guess' } }),
+      429,
+      'rate_limited',
+    );
+  });
+
   it('guessing keys from one address is limited before any key is checked', async () => {
     app = await createTestApp({ config: { trustProxy: true } });
     const from = { 'x-forwarded-for': '203.0.113.9' };

@@ -26,6 +26,7 @@ import { securityHeaders } from './security-headers.ts';
 import { loadSession } from './session.ts';
 import type { WebDeps } from './web-deps.ts';
 import type { WebEnv } from './web-env.ts';
+import { clientNetwork } from '../../lib/ip-address.ts';
 
 /** Paths served to browsers. Middlewares are registered per path so they never touch /mcp or /api. */
 // '/settings/*' also matches '/settings' in Hono; listing both would run each middleware twice.
@@ -65,7 +66,7 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   const app = root as unknown as Hono<WebEnv>;
   const anonymousRule: RateRule = { name: 'anon-ip', points: deps.anonymousPerMinute, windowSeconds: 60 };
   const perIp: MiddlewareHandler<WebEnv> = async (c, next) => {
-    const d = await deps.limiter.consume(anonymousRule, clientIp(c, deps.trustProxy));
+    const d = await deps.limiter.consume(anonymousRule, clientNetwork(clientIp(c, deps.trustProxy)));
     if (!d.allowed) return tooManyRequests(d.retryAfterSeconds);
     await next();
     return undefined;
