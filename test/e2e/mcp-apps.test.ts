@@ -168,6 +168,20 @@ describe('interactive views in a strict MCP Apps host', () => {
     expect((await new DemoMailbox(app.db, inboxId).rows('Sent')).length).toBe(sent.length);
   });
 
+  it('show_draft: a character that shows nothing is pointed out on the card until the person edits it away (decision 0112)', async () => {
+    const created = expectToolOk(
+      await call('create_draft', { inboxId, to: 'sam@example.test', subject: 'Unseen', text: 'Noon\u200b?' }),
+    );
+    await open('show_draft', { inboxId, draftId: (created['draft'] as { id: string }).id });
+    const warning = view().locator('#unseen');
+    await expect.poll(() => warning.isVisible()).toBe(true);
+    expect(await warning.textContent()).toMatch(/^This draft holds 1 character that shows nothing/);
+    await view().getByLabel('Text').fill('Noon?');
+    await view().getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => view().locator('#status').textContent()).toBe('Saved to your Drafts folder.');
+    expect(await warning.isVisible()).toBe(false);
+  });
+
   it('a view cannot call a tool that is not for apps: the strict host refuses send_draft', async () => {
     const created = expectToolOk(
       await call('create_draft', { inboxId, to: 'sam@example.test', subject: 'Not from a view', text: 'x' }),

@@ -6,6 +6,7 @@ import {
   formatRecipients,
   parseRecipients,
 } from './draft-input.ts';
+import { invisibleCount } from '../../lib/shown-text.ts';
 
 describe('draft input', () => {
   it('parses bare and named recipients, commas inside quotes included, and normalises the domain', () => {
@@ -111,5 +112,62 @@ describe('draft input', () => {
     expect(checkText('lines\r\nare fine\n')).toBeUndefined();
     expect(checkText('nul\u0000')).toMatch(/NUL/);
     expect(checkText('x'.repeat(200_001))).toMatch(/longer/);
+  });
+
+  // Decision 0112: what the person approving a draft cannot see must not be able to carry a message.
+  const tags = (ascii: string) =>
+    Array.from(ascii)
+      .map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0)))
+      .join('');
+  const selectors = (bytes: number[]) =>
+    bytes.map((b) => String.fromCodePoint(b < 16 ? 0xfe00 + b : 0xe0100 + b - 16)).join('');
+
+  it.each([
+    ['tag characters (ASCII smuggled in tags)', `Thanks, see you Thursday.${tags('password=hunter2')}`],
+    [
+      'a variation-selector run after an emoji (bytes smuggled in selectors)',
+      `Great 😀${selectors([104, 105, 33])}`,
+    ],
+    ['a run of zero-width characters (binary in ZWSP and ZWNJ)', 'Thanks\u200b\u200c\u200b\u200b\u200c.'],
+    ['word joiners and invisible operators', 'Hello\u2060\u2061\u2062 there'],
+    ['Hangul fillers', 'Hi \u3164\u3164\u3164'],
+    ['a lone tag without a flag', 'x\u{e0041}'],
+  ])('refuses %s in the text, the subject and a name', (_what, hidden) => {
+    expect(checkText(hidden)).toMatch(/no reader sees.*: the person approving the draft could not see/);
+    expect(checkSubject(hidden)).toMatch(/^Subject holds .*no reader sees/);
+    const to = parseRecipients(`"Ann ${hidden.replace(/[",]/g, '')}" <ann@example.org>`);
+    expect(to.ok && checkRecipientNames(to.value)).toMatch(/^The name for ann@example.org holds/);
+  });
+
+  it.each([
+    [
+      'a subdivision flag (tags ended by CANCEL TAG)',
+      'Go \u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f} now',
+    ],
+    [
+      'emoji joined by ZWJ, with skin tones',
+      'Family \u{1f468}\u200d\u{1f469}\u200d\u{1f467} and \u{1f469}\u{1f3fd}\u200d\u{1f4bb}',
+    ],
+    [
+      'emoji style then a joiner',
+      'Love \u2764\ufe0f\u200d\u{1f525} and \u{1f3f3}\ufe0f\u200d\u{1f308} and \u{1f441}\ufe0f\u200d\u{1f5e8}\ufe0f',
+    ],
+    ['a keycap', 'Press 1\ufe0f\u20e3'],
+    ['Persian with ZWNJ', 'می\u200cخواهم بروم و نمی\u200cتوانم'],
+    ['German with soft hyphens', 'Donau\u00addampf\u00adschiff\u00adfahrt'],
+    ['an ideographic variation selector', '葛\u{e0100}城市'],
+    ['Thai with a zero-width space', 'สวัสดี\u200bครับ'],
+  ])('keeps %s, and counts what shows nothing in it', (_what, text) => {
+    expect(checkText(text)).toBeUndefined();
+    expect(checkSubject(text)).toBeUndefined();
+    expect(invisibleCount(text)).toBeLessThanOrEqual(3);
+    expect(invisibleCount(text) > 0).toBe(/Persian|German|ideographic|Thai/.test(_what));
+  });
+
+  it('counts what shows nothing, emoji sequences apart', () => {
+    expect(invisibleCount('plain')).toBe(0);
+    expect(invisibleCount('\u{1f468}\u200d\u{1f469} \u2764\ufe0f\u200d\u{1f525} 1\ufe0f\u20e3')).toBe(0);
+    expect(invisibleCount('\u{1f600}\u{e0101}')).toBe(1);
+    expect(invisibleCount('a\u200bb\u200bc\u00add')).toBe(3);
   });
 });

@@ -1,5 +1,5 @@
 import { err, ok, type Result } from '../../lib/result.ts';
-import { BIDI_CONTROL } from '../../lib/shown-text.ts';
+import { BIDI_CONTROL, hiddenCarrier, invisibleCount } from '../../lib/shown-text.ts';
 import { domainKey, otherAddressShown } from '../messages/address-key.ts';
 
 export const DRAFT_LIMITS = {
@@ -86,6 +86,8 @@ export function checkRecipientNames(list: readonly Recipient[]): string | undefi
     // Shown right to left, `\u202emoc.tset@oec` reads as ceo@test.com: no name needs to reorder what follows it.
     if (name !== null && BIDI_CONTROL.test(name))
       return `The name for ${truncate(address)} contains characters that reverse or reorder the text shown after them; write the name without them.`;
+    const hidden = name === null ? undefined : hiddenCarrier(name);
+    if (hidden !== undefined) return unseen(`The name for ${truncate(address)}`, hidden);
     const posing = otherAddressShown(name, address);
     if (posing !== undefined)
       return `The name “${truncate(name ?? '')}” shows the address ${truncate(posing)}, but the mail goes to ${truncate(address)}; write the person’s name, or leave the name out.`;
@@ -96,6 +98,8 @@ export function checkRecipientNames(list: readonly Recipient[]): string | undefi
 export function checkSubject(subject: string): string | undefined {
   if (HEADER_FORBIDDEN.test(subject)) return 'Subject contains a line break or control character.';
   if (ENCODED_WORD.test(subject)) return 'Subject is written as a MIME encoded word; write the text itself.';
+  const hidden = hiddenCarrier(subject);
+  if (hidden !== undefined) return unseen('Subject', hidden);
   if (subject.length > DRAFT_LIMITS.subjectChars)
     return `Subject is longer than ${String(DRAFT_LIMITS.subjectChars)} characters.`;
   return undefined;
@@ -117,8 +121,15 @@ export function checkSenderName(raw: string): Result<string, string> {
   return ok(name);
 }
 
+/** Refusal words for text that carries what nobody approving it can see (decision 0112). */
+function unseen(what: string, hidden: string): string {
+  return `${what} holds ${hidden}: the person approving the draft could not see what they carry. Write it without them.`;
+}
+
 export function checkText(text: string): string | undefined {
   if (text.includes('\u0000')) return 'The text contains a NUL character.';
+  const hidden = hiddenCarrier(text);
+  if (hidden !== undefined) return unseen('The text', hidden);
   if (text.length > DRAFT_LIMITS.textChars)
     return `The text is longer than ${String(DRAFT_LIMITS.textChars)} characters.`;
   return undefined;
@@ -165,3 +176,18 @@ function splitOutsideQuotes(s: string): string[] {
 }
 
 const truncate = (s: string) => (s.length > 60 ? `${s.slice(0, 57)}…` : s);
+
+/**
+ * Words for the person approving a draft whose To, Subject or text holds characters that show nothing, one at a time
+ * (runs and tags are refused), or undefined (decision 0112).
+ */
+export function unseenNotice(draft: {
+  readonly to: string;
+  readonly subject: string;
+  readonly body: string;
+}) {
+  const n = invisibleCount(draft.to) + invisibleCount(draft.subject) + invisibleCount(draft.body);
+  if (n === 0) return undefined;
+  const one = n === 1;
+  return `This draft holds ${String(n)} ${one ? 'character' : 'characters'} that ${one ? 'shows' : 'show'} nothing (zero-width spaces, joiners, soft hyphens). Some languages and emoji need them; if you did not expect ${one ? 'it' : 'them'}, do not send it.`;
+}

@@ -1,14 +1,22 @@
 import * as z from 'zod';
 import type { CardError, IssuedCode } from '../../core/drafts/draft-cards.ts';
+import { unseenNotice } from '../../core/drafts/draft-input.ts';
 import type { ToolFailure } from './tool-definition.ts';
 import { toolError } from './tool-error.ts';
 
 /** Where the card's code goes: the result's `_meta`, which hosts hand to the view and never to the model. */
 export const CARD_META_KEY = 'inbox-triage/card';
 
-export const cardForView = (card: IssuedCode) => ({
-  [CARD_META_KEY]: { code: card.code, expiresAt: card.expiresAt.toISOString() },
-});
+export const cardForView = (card: IssuedCode, draft: { to: string; subject: string; body: string }) => {
+  const unseen = unseenNotice(draft);
+  return {
+    [CARD_META_KEY]: {
+      code: card.code,
+      expiresAt: card.expiresAt.toISOString(),
+      ...(unseen !== undefined && { unseen }),
+    },
+  };
+};
 
 /**
  * The card's refusals, the codes a model calling the tool directly gets too (README, "The draft card"): a missing,

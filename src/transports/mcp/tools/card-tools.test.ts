@@ -23,6 +23,7 @@ describe.each(['sqlite', 'postgres'] as const)('the draft card’s tools without
   let app: App;
   let call: Caller;
   let stranger: Caller;
+  let web: Awaited<ReturnType<typeof agentOn>>['web'];
   let inboxId: string;
   const { log, lines: logged } = recordingLogger();
   const clock = fixedClock(new Date('2026-11-25T09:00:00Z'));
@@ -33,7 +34,7 @@ describe.each(['sqlite', 'postgres'] as const)('the draft card’s tools without
       overrides: { clock, log },
       ...(engine === 'postgres' && { pgUrl: await freshPgDatabase() }),
     });
-    ({ call } = await agentOn(app));
+    ({ call, web } = await agentOn(app));
     inboxId = (expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
     expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
     const other = await invitedAccount(app, 'other@example.test');
@@ -231,5 +232,49 @@ describe.each(['sqlite', 'postgres'] as const)('the draft card’s tools without
     expectToolError(refused, 'send_disabled');
     expect(await sentRows()).toBe(before);
     expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
+  });
+
+  it('what the person could not see: smuggled text is refused, a character that shows nothing is pointed out (decision 0112)', async () => {
+    const tags = Array.from('the password is hunter2')
+      .map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0)))
+      .join('');
+    for (const text of [`See you Thursday.${tags}`, 'See you\u200b\u200c\u200b\u200c Thursday.']) {
+      const refused = expectToolError(
+        await call('create_draft', { inboxId, to: 'sam@example.test', subject: 'Thursday', text }),
+        'invalid_arguments',
+      );
+      expect(refused['message']).toMatch(
+        /no reader sees.*: the person approving the draft could not see what they carry/,
+      );
+    }
+    // An emoji's joiners are what emoji are made of: nothing to point out.
+    const family = expectToolOk(
+      await call('create_draft', {
+        inboxId,
+        to: 'sam@example.test',
+        subject: 'Us',
+        text: 'Love, \u{1f468}\u200d\u{1f469}\u200d\u{1f467}',
+      }),
+    );
+    expect((await show((family['draft'] as { id: string }).id)).meta?.[CARD]).not.toHaveProperty('unseen');
+    // One zero-width space: allowed (Thai needs it), and said to the person wherever they approve.
+    const one = expectToolOk(
+      await call('create_draft', { inboxId, to: 'sam@example.test', subject: 'Lunch', text: 'Noon\u200b?' }),
+    );
+    const id = (one['draft'] as { id: string }).id;
+    const words =
+      'This draft holds 1 character that shows nothing (zero-width spaces, joiners, soft hyphens). Some languages and emoji need them; if you did not expect it, do not send it.';
+    const shown = await show(id);
+    expect((shown.meta?.[CARD] as { unseen?: string }).unseen).toBe(words);
+    expect(JSON.stringify(shown.body)).not.toContain('shows nothing');
+    await web.get('/waiting');
+    expect(web.lastHtml).toContain(words);
+    // The person's edit without it: the card's next code comes without the words.
+    const saved = await call('update_draft_from_card', {
+      nonce: codeOf(shown),
+      ...content('Lunch', 'Noon?'),
+    });
+    expectToolOk(saved);
+    expect(saved.meta?.[CARD]).not.toHaveProperty('unseen');
   });
 });

@@ -45,7 +45,7 @@ export const showDraft = defineTool({
         sendAvailable: await ctx.services.sending.available(ctx.principal.accountId, inbox.inbox),
         text: `To: ${view.to}\nSubject: ${view.subject}\n\n${view.text}`,
       },
-      card === undefined ? {} : cardForView(card),
+      card === undefined ? {} : cardForView(card, draft),
     );
   },
 });

@@ -27,7 +27,7 @@ export const updateDraftFromCard = defineTool({
     if (!inbox.ok) return inbox.error;
     return toolOkForView(
       { draft: draftView(r.value.draft, inbox.inbox), sayToHuman: 'Saved to your Drafts folder.' },
-      cardForView(r.value.next),
+      cardForView(r.value.next, r.value.draft),
     );
   },
 });

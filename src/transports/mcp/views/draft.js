@@ -44,6 +44,7 @@
       ...Kit.parts(
         el('h1', { text: draft.status === 'sent' ? 'Sent email' : 'Draft email' }),
         el('p', { class: 'muted', text: note(draft, data, editable) }),
+        el('p', { id: 'unseen', class: 'status error', text: unseen(card), hidden: unseen(card) === '' }),
         el('label', { for: 'to', text: 'To' }),
         input('to', 'to', draft.to),
         el('label', { for: 'subject', text: 'Subject' }),
@@ -63,6 +64,9 @@
       ),
     );
   }
+
+  /** The server's words when the draft holds characters that show nothing (decision 0112), or ''. */
+  const unseen = (card) => (card && typeof card.unseen === 'string' ? card.unseen : '');
 
   function note(draft, data, editable) {
     if (draft.status === 'sent') return 'This email was sent.';
@@ -104,6 +108,9 @@
     }
     const card = r.view[CARD];
     state.code = card && typeof card.code === 'string' ? card.code : null;
+    const warning = document.getElementById('unseen');
+    warning.textContent = unseen(card);
+    warning.hidden = warning.textContent === '';
     state.saved = { to: r.data.draft.to, subject: r.data.draft.subject, body: r.data.draft.text };
     for (const [id, value] of Object.entries(state.saved)) document.getElementById(id).value = value;
     return state.code !== null;

@@ -1,6 +1,7 @@
 import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import { normaliseEmail } from '../../../core/accounts/password-hasher.ts';
+import { unseenNotice } from '../../../core/drafts/draft-input.ts';
 import type { Requester } from '../../../core/drafts/draft.ts';
 import { fromLine } from '../../../core/inboxes/inbox.ts';
 import { keepFlash, takeFlash } from '../flash.ts';
@@ -128,6 +129,7 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
                         asked by ${who(pending.requestedBy)} at ${when(pending.createdAt)} · until
                         ${when(pending.expiresAt)}
                       </p>
+                      ${notice('error', unseenNotice(draft))}
                       <pre style="white-space:pre-wrap">${draft.body}</pre>
                       <form method="post" action="/waiting/send" style="display:inline">
                         ${csrfField(csrf)}
