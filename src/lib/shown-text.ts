@@ -16,14 +16,16 @@ export const UNFIT_IN_A_NAME = new RegExp(`[${UNFIT}]`);
 export const FIT_NAME = new RegExp(`^[^${UNFIT}]+$`);
 
 /**
- * Characters that show nothing where text is read: zero-width spaces and joiners, word joiner and invisible operators,
- * soft hyphen, combining grapheme joiner, the Hangul fillers, the Mongolian vowel separator and free variation
- * selectors, variation selectors (U+FE00–FE0F, U+E0100–E01EF) and tag characters (U+E0000–E007F). Each has a use
- * alone — a joiner in an emoji or in Persian, a selector after an emoji or an ideograph, a soft hyphen in a long word —
- * but a run of them, or tags outside a flag, is a message no reader sees (decision 0112).
+ * Characters that show nothing where text is read: zero-width spaces and joiners, direction marks and controls, word
+ * joiner and invisible operators, deprecated format characters, soft hyphen, combining grapheme joiner, the Hangul
+ * fillers, the Mongolian vowel separator and free variation selectors, interlinear annotation marks, variation
+ * selectors (U+FE00–FE0F, U+E0100–E01EF) and tag characters (U+E0000–E007F) — what sync strips from a sender's text
+ * (`core/messages/untrusted-content.ts`), and the combining grapheme joiner. Each has a use alone — a joiner in an
+ * emoji or in Persian, a direction mark in Hebrew, a selector after an emoji or an ideograph, a soft hyphen in a long
+ * word — but a run of them, or tags outside a flag, is a message no reader sees (decision 0112).
  */
 const INVISIBLE =
-  '\\u00ad\\u034f\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200d\\u2060-\\u2064\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0\\u{e0000}-\\u{e007f}\\u{e0100}-\\u{e01ef}';
+  '\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff9-\\ufffb\\u{e0000}-\\u{e007f}\\u{e0100}-\\u{e01ef}';
 const INVISIBLE_CHAR = new RegExp(`[${INVISIBLE}]`, 'gu');
 const INVISIBLE_RUN = new RegExp(`[${INVISIBLE}]{2,}`, 'u');
 const TAG = /[\u{e0000}-\u{e007f}]/u;

@@ -1,9 +1,10 @@
 import { randomToken } from '../../lib/random.ts';
 
 // Invisible and bidi-control characters: they can hide instructions from the person while the model reads them,
-// or reorder text on screen (Trojan Source, CVE-2021-42574).
+// or reorder text on screen (Trojan Source, CVE-2021-42574). Tag characters (U+E0000–E007F) and the supplementary
+// variation selectors (U+E0100–E01EF) by their surrogate pairs: a run of either carries text no reader sees.
 const INVISIBLE =
-  /[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
+  /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f\udd00-\uddef]/g;
 // Other C0/C1 controls except tab and newline.
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const MARKER = /<<<\s*(END_)?UNTRUSTED_EMAIL_BODY/gi;
@@ -13,7 +14,7 @@ const MARK_BRACKETS = /[\u27e6\u27e7]/g;
 // A character any of the three would touch (the tag characters by their lead surrogate). Not global: `test` keeps
 // no state between strings.
 const ANY_TO_CLEAN =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\u27e6\u27e7\udb40]/;
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\u27e6\u27e7\udb40]/;
 
 /**
  * Plain data from an email (subject, names, filenames, header values): no invisible, bidi or control characters,
