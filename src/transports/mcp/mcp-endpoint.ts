@@ -82,14 +82,14 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
   };
   const anonymous = deps.unauthenticatedAs;
 
-  const admit = async (x: McpExchange) => {
+  const admit = async (x: McpExchange, points: number) => {
     const authorization = x.header('authorization');
     if (anonymous !== undefined && authorization === undefined) {
       const account = await deps.accounts.get(anonymous.principal.accountId);
       if (account === undefined) throw new Error('unauthenticatedAs names no account');
       return { principal: anonymous.principal, account };
     }
-    return admitAgent(gate, authorization, x.clientAddress);
+    return admitAgent(gate, authorization, x.clientAddress, points);
   };
 
   return {
@@ -99,7 +99,10 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
         : undefined,
 
     async handle(x) {
-      const admitted = await admit(x);
+      const batch = batchLength(x.body);
+      const refusal = batch === undefined ? undefined : batchRefusal(batch, x.header('mcp-protocol-version'));
+      if (refusal !== undefined) return refusal;
+      const admitted = await admit(x, Math.max(1, batch ?? 1));
       if (!('principal' in admitted)) return admitted;
       const caller: Caller = { ...admitted, log: x.log };
       const fast = await fastPath(x.header, x.body, caller, deps);
@@ -107,4 +110,40 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
       return sdk.fetch(x.toRequest(), { authInfo: toAuthInfo(caller) });
     },
   };
+}
+
+/** The most messages one JSON-RPC batch may hold (MCP 2025-03-26, the last revision with batches). */
+export const MAX_BATCH = 20;
+/** The revisions whose clients may send a batch: an absent header means 2025-03-26 (MCP 2025-06-18, transports). */
+const BATCHING_REVISIONS = new Set([undefined, '2024-11-05', '2025-03-26']);
+
+/** How many messages a batch body holds, or undefined for a single message (or a body the SDK will refuse). */
+function batchLength(body: string): number | undefined {
+  if (body.trimStart()[0] !== '[') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return Array.isArray(parsed) ? parsed.length : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A batch is refused where the protocol has none (2025-06-18 removed them) and past `MAX_BATCH`; otherwise each of
+ * its messages is spent from the rate budget, as if sent alone (decision 0113).
+ */
+function batchRefusal(length: number, revision: string | undefined): Response | undefined {
+  if (!BATCHING_REVISIONS.has(revision))
+    return jsonRpcError(
+      400,
+      -32600,
+      `Invalid Request: MCP ${String(revision)} has no batches; send one JSON-RPC message per request.`,
+    );
+  if (length > MAX_BATCH)
+    return jsonRpcError(
+      400,
+      -32600,
+      `Invalid Request: a batch holds at most ${String(MAX_BATCH)} messages; this one holds ${String(length)}.`,
+    );
+  return undefined;
 }

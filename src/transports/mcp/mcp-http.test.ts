@@ -4,7 +4,7 @@ import type { App } from '../../app.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { freePort } from '../../../test/rig/free-port.ts';
 import { createTestApp } from '../../../test/support/test-app.ts';
-import { createKeyViaPage, setUpOwner } from '../../../test/support/web-client.ts';
+import { createKeyViaPage, invitedAccount, setUpOwner } from '../../../test/support/web-client.ts';
 import { listen, type RunningServer } from '../http/serve.ts';
 import { MAX_MCP_BODY_BYTES } from './sdk-server.ts';
 
@@ -36,6 +36,19 @@ const modernCall = (name: string, args: unknown = {}): Case => ({
   headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
   body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: META } },
 });
+
+/** A JSON-RPC batch of `n` list_inboxes calls, under this revision. */
+function batchOf(n: number, revision: string): Case {
+  return {
+    headers: { 'mcp-protocol-version': revision },
+    body: Array.from({ length: n }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i + 1,
+      method: 'tools/call',
+      params: { name: 'list_inboxes', arguments: {} },
+    })),
+  };
+}
 
 const CASES: [string, Case][] = [
   ['modern tools/call (fast path)', modernCall('list_inboxes')],
@@ -85,6 +98,9 @@ const CASES: [string, Case][] = [
   ['a body over the limit', { body: 'x'.repeat(MAX_MCP_BODY_BYTES + 1) }],
   ['GET', { method: 'GET' }],
   ['DELETE', { method: 'DELETE' }],
+  ['a batch in 2025-03-26 (SDK)', batchOf(3, '2025-03-26')],
+  ['a batch in 2025-06-18, which has none (refused)', batchOf(2, '2025-06-18')],
+  ['a batch of 21 in 2025-03-26 (refused)', batchOf(21, '2025-03-26')],
 ];
 
 describe('/mcp: one implementation, reached the same way over a socket and in-process', () => {
@@ -153,6 +169,31 @@ describe('/mcp: one implementation, reached the same way over a socket and in-pr
     expect(viaFetch.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('a batch is one request per message: answered for each where the revision has batches, refused elsewhere (decision 0113)', async () => {
+    const answered = await inProcess(batchOf(3, '2025-03-26'));
+    expect(answered.status).toBe(200);
+    expect(answered.text.match(/\\"inboxes\\":/g)).toHaveLength(3);
+    for (const [c, words] of [
+      [
+        batchOf(2, '2025-06-18'),
+        'Invalid Request: MCP 2025-06-18 has no batches; send one JSON-RPC message per request.',
+      ],
+      [
+        batchOf(2, '2026-07-28'),
+        'Invalid Request: MCP 2026-07-28 has no batches; send one JSON-RPC message per request.',
+      ],
+      [batchOf(21, '2025-03-26'), 'Invalid Request: a batch holds at most 20 messages; this one holds 21.'],
+    ] as const) {
+      const refused = await inProcess(c);
+      expect(refused.status).toBe(400);
+      expect(JSON.parse(refused.text)).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: words },
+        id: null,
+      });
+    }
+  });
+
   it('answers the contract’s statuses: 405 for GET, 413 over the limit, 401 without a token', async () => {
     expect((await inProcess({ method: 'GET' })).status).toBe(405);
     expect((await overSocket(withLane, { body: 'x'.repeat(MAX_MCP_BODY_BYTES + 1) })).status).toBe(413);
@@ -203,5 +244,40 @@ describe('/mcp: one implementation, reached the same way over a socket and in-pr
     expect(access).toHaveLength(1);
     expect(access[0]!.obj).toMatchObject({ reqId: res.requestId, method: 'POST', status: 200 });
     expect(JSON.stringify(lines)).not.toContain(key);
+  });
+});
+
+describe('/mcp: a batch spends one request per message from the rate budget (decision 0113)', () => {
+  let app: App;
+
+  beforeAll(async () => {
+    app = await createTestApp({
+      config: {
+        rateLimits: { apiPerMinute: 120, mcpPerMinute: 5, anonymousPerMinute: 60, signinFailures: 5 },
+      },
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const post = (key: string, c: Case) =>
+    app.fetch(
+      new Request(`${app.config.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...BASE, authorization: `Bearer ${key}`, ...c.headers },
+        body: JSON.stringify(c.body),
+      }),
+    );
+
+  it('five calls in one batch use the five a minute; a batch of six is refused whole', async () => {
+    const first = await createKeyViaPage(await setUpOwner(app));
+    expect((await post(first, batchOf(5, '2025-03-26'))).status).toBe(200);
+    const after = await post(first, batchOf(1, '2025-03-26'));
+    expect(after.status).toBe(429);
+    const second = await createKeyViaPage(await invitedAccount(app, 'second@example.test'));
+    const six = await post(second, batchOf(6, '2025-03-26'));
+    expect(six.status).toBe(429);
+    expect(six.headers.get('retry-after')).not.toBeNull();
   });
 });
