@@ -205,7 +205,8 @@ export const SETTINGS = {
     env: 'RATE_LIMIT_MCP_PER_MINUTE',
     schema: positiveInt('a positive number of requests').default(600),
     defaultText: '600',
-    description: 'MCP requests per minute per credential (API key or access token).',
+    description:
+      'MCP requests per minute per credential (API key or access token). Each message of a JSON-RPC batch counts as one (batches: 2025-03-26 clients only, at most 20).',
   },
   credentialCacheSeconds: {
     env: 'CREDENTIAL_CACHE_SECONDS',
@@ -224,7 +225,7 @@ export const SETTINGS = {
     schema: positiveInt('a positive number of requests').default(60),
     defaultText: '60',
     description:
-      'Requests per minute per client address to sign-in, setup and other unauthenticated endpoints.',
+      'Requests per minute per client address to sign-in, setup and other unauthenticated endpoints. An IPv6 client counts as its /64 network.',
   },
   signinFailures: {
     env: 'SIGNIN_MAX_FAILURES',
