@@ -28,6 +28,21 @@ describe('whether someone else may know the password', () => {
       passwordMayBeKnown(history([1, 'wrong_code', HOME], [9, 'signed_in_with_recovery_code', HOME])),
     ).toBeUndefined();
     expect(passwordMayBeKnown(history([1, 'wrong_code', HOME], [3, 'two_step_off', HOME]))).toBeUndefined();
+    // An IPv6 host picks a new address in its /64 by itself: the same place (decision 0111).
+    const v6 = (ip: string) => ({ ip, userAgent: HOME.userAgent });
+    expect(
+      passwordMayBeKnown(
+        history(
+          [1, 'wrong_code', v6('2001:db8:5:6::a1')],
+          [2, 'signed_in_with_code', v6('2001:db8:5:6:f00::2')],
+        ),
+      ),
+    ).toBeUndefined();
+    expect(
+      passwordMayBeKnown(
+        history([1, 'wrong_code', v6('2001:db8:5:7::a1')], [2, 'signed_in_with_code', v6('2001:db8:5:6::2')]),
+      ),
+    ).toBeDefined();
   });
 
   it('a right code from elsewhere, later than ten minutes, or a sign-in without one does not make it good', () => {

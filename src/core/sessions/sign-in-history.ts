@@ -1,3 +1,4 @@
+import { clientNetwork } from '../../lib/ip-address.ts';
 import type { AccountId } from '../accounts/account.ts';
 
 /**
@@ -94,10 +95,19 @@ export function passwordMayBeKnown(history: readonly SignInEvent[]): SignInEvent
     else if (e.kind === 'password_changed' || e.kind === 'password_reset') pending = [];
     else if (CODE_PROVEN.has(e.kind))
       pending = pending.filter(
-        (w) => w.ip !== e.ip || w.userAgent !== e.userAgent || e.at.getTime() - w.at.getTime() > SLIP_MS,
+        (w) =>
+          !samePlace(w.ip, e.ip) || w.userAgent !== e.userAgent || e.at.getTime() - w.at.getTime() > SLIP_MS,
       );
   }
   return pending.at(-1);
+}
+
+/**
+ * Two addresses of one place: the same network (decision 0111), since an IPv6 host changes the low 64 bits of its
+ * address on its own (privacy addresses) between a slip and the sign-in that makes it good.
+ */
+function samePlace(a: string | null, b: string | null): boolean {
+  return a !== null && b !== null && clientNetwork(a) === clientNetwork(b);
 }
 
 /** The ways a sign-in is recorded. */
@@ -144,7 +154,7 @@ export function attemptsBefore(history: readonly SignInEvent[], openedAt: Date):
     }
     if (e.kind !== 'wrong_password' && e.kind !== 'wrong_code') continue;
     const slip =
-      e.ip === current.ip &&
+      samePlace(e.ip, current.ip) &&
       e.userAgent === current.userAgent &&
       current.at.getTime() - e.at.getTime() <= SLIP_MS;
     if (slip) continue;
