@@ -99,6 +99,29 @@ const MAIL = [
     Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2, 0x2c, 0x20, 0xec, 0xe8, 0xf0]),
     latin1('</p></body></html>'),
   ]),
+  // An old mailer's multipart: neither part names a charset; Latin-1 bytes, raw and quoted-printable (the parser read
+  // both as UTF-8: `Caf\uFFFD`, while the snippet read them as windows-1252).
+  latin1(
+    'From: Old Mailer <old@example.test>',
+    `To: ${USER}@example.test`,
+    'Subject: Old mailer',
+    'Date: Mon, 02 Nov 2026 15:00:00 +0000',
+    'Message-ID: <old-mailer@rig.test>',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/alternative; boundary="old"',
+    '',
+    '--old',
+    'Content-Type: text/plain',
+    'Content-Transfer-Encoding: 8bit',
+    '',
+    'Caf\xe9 cr\xe8me, \xe0 bient\xf4t',
+    '--old',
+    'Content-Type: text/html',
+    'Content-Transfer-Encoding: quoted-printable',
+    '',
+    '<p>Caf=E9 cr=E8me, =E0 bient=F4t</p>',
+    '--old--',
+  ),
 ];
 
 describe.each([
@@ -173,6 +196,7 @@ describe.each([
       'Cron <root@host> backup': 'Sauvegarde terminée — 3 fichiers ✓',
       'Labelled ASCII': 'Grüße aus Köln',
       Newsletter: 'Привет, мир',
+      'Old mailer': 'Café crème, à bientôt',
     };
     const all = await listed();
     for (const [subject, text] of Object.entries(expected)) {
@@ -184,7 +208,7 @@ describe.each([
   });
 
   it('finds them by what the person reads', async () => {
-    expect((await listed('crème')).map((m) => m.subject)).toEqual(['Café crème']);
+    expect((await listed('crème')).map((m) => m.subject)).toEqual(['Old mailer', 'Café crème']);
     expect((await listed('Müller')).map((m) => m.subject).sort()).toEqual(['Café crème', 'Résumé attached']);
   });
 });

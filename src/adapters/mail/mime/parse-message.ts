@@ -4,6 +4,7 @@ import type { Address } from '../../../core/messages/message.ts';
 import type { AttachmentInfo, FullMessage, RemoteSummary } from '../../../core/mail/mail-types.ts';
 import { htmlToText } from '../../../lib/html-to-text.ts';
 import { withUtf8Header } from './eight-bit-header.ts';
+import { withPartCharsets } from './part-charsets.ts';
 import { headerBlockEnd, isOneClick, listIdOf, messageIds } from './header-fields.ts';
 import { readAgainAsUtf8 } from './unknown-charset.ts';
 
@@ -54,7 +55,9 @@ const NO_ADDRESS: Address = { address: '', name: '' };
 
 export async function parseMessage(raw: Uint8Array | ArrayBuffer | string): Promise<ParsedMessage> {
   const bytes = raw instanceof ArrayBuffer ? new Uint8Array(raw) : raw;
-  const email = await parsedOrHeaderOnly(typeof bytes === 'string' ? bytes : withUtf8Header(bytes));
+  const email = await parsedOrHeaderOnly(
+    typeof bytes === 'string' ? bytes : withUtf8Header(withPartCharsets(bytes)),
+  );
   const header = (key: string): string | null => {
     const value = email.headers.find((h) => h.key === key)?.value.trim();
     return value === undefined || value === '' ? null : value;

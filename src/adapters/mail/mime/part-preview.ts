@@ -27,7 +27,8 @@ export function decodePartPreview(bytes: Uint8Array, part: PartEncoding): string
   return part.contentType.toLowerCase() === 'text/html' ? htmlToText(text) : text;
 }
 
-function decodeTransfer(bytes: Buffer, encoding: string | undefined): Buffer {
+/** A part's bytes with its Content-Transfer-Encoding undone (base64, quoted-printable; anything else as it is). */
+export function decodeTransfer(bytes: Buffer, encoding: string | undefined): Buffer {
   switch ((encoding ?? '').trim().toLowerCase()) {
     case 'base64': {
       const clean = bytes.toString('latin1').replace(/[^A-Za-z0-9+/]/g, '');
