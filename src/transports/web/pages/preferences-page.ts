@@ -190,6 +190,12 @@ export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void 
               />
               Screen junk from senders who are neither VIPs nor known good</label
             >
+            <label for="notes"
+              >Guidance for screening junk (agents read it; an agent may have saved it for you)</label
+            >
+            <textarea id="notes" name="notes" rows="3" maxlength="2000" ${described(errors, 'notes')}>
+${v['notes'] ?? ''}</textarea>
+            ${fieldError(errors, 'notes')}
             <button type="submit">Save triage settings</button>
           </form>`,
       }),
@@ -234,7 +240,7 @@ export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void 
 
   app.post('/settings/preferences/triage', requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const f = await formFields(c, 'everyHours', 'quietStart', 'quietEnd', 'timezone', 'screening');
+    const f = await formFields(c, 'everyHours', 'quietStart', 'quietEnd', 'timezone', 'screening', 'notes');
     const errors: Record<string, string> = {};
     const hours = f.everyHours.trim();
     const everyHours = hours === '' ? null : Number(hours);
@@ -255,7 +261,10 @@ export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void 
           defaults: {
             cadence: { everyHours },
             quietHours: anyQuiet ? { start: quiet[0], end: quiet[1], timezone: quiet[2] } : null,
-            junk: { screenUnknownSenders: f.screening === 'on' },
+            junk: {
+              screenUnknownSenders: f.screening === 'on',
+              notes: f.notes.replace(/\r\n?/g, '\n').trim(),
+            },
           },
         },
         'person',
@@ -276,6 +285,7 @@ const FIELD_OF: Readonly<Record<string, string>> = {
   'defaults.quietHours.start': 'quietStart',
   'defaults.quietHours.end': 'quietEnd',
   'defaults.quietHours.timezone': 'timezone',
+  'defaults.junk.notes': 'notes',
 };
 
 const sentence = (m: string) => `${m.charAt(0).toUpperCase()}${m.slice(1)}.`;
@@ -288,5 +298,6 @@ function currentValues(p: TriageProfile): Record<string, string> {
     quietEnd: d.quietHours?.end ?? '',
     timezone: d.quietHours?.timezone ?? '',
     screening: d.junk.screenUnknownSenders ? 'on' : '',
+    notes: d.junk.notes,
   };
 }
