@@ -42,8 +42,6 @@ export async function admitAgent(
   o: AgentGateOptions,
   authorization: string | undefined,
   clientAddress: () => string,
-  /** What the request spends from the credential's budget: one, or one per message of an MCP batch. */
-  points = 1,
 ): Promise<Admitted | Response> {
   const token = authorization === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
   if (token === undefined) return o.unauthenticated(authorization === undefined ? 'missing' : 'invalid');
@@ -57,7 +55,7 @@ export async function admitAgent(
   const { principal, account } = verified;
   const access = agentAccess(account, o.clock.now());
   if (!access.allowed) return jsonError(402, 'payment_required', access.description);
-  const budget = await o.limiter.consume(o.rule, credentialKey(principal), points);
+  const budget = await o.limiter.consume(o.rule, credentialKey(principal));
   if (!budget.allowed) return tooManyRequests(budget.retryAfterSeconds);
   return { principal, account };
 }

@@ -1,9 +1,10 @@
 import type { AccountStore } from '../../core/accounts/account-store.ts';
-import type { BearerVerifier, Principal } from '../../core/auth/principal.ts';
+import { credentialKey, type BearerVerifier, type Principal } from '../../core/auth/principal.ts';
 import { requestChunk, type RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { admitAgent, type AgentGateOptions } from '../http/agent-gate.ts';
+import { tooManyRequests } from '../http/json-error.ts';
 import { fastPath, type FastReply, type HeaderOf } from './fast-path.ts';
 import { mcpUnauthenticated } from './mcp-auth.ts';
 import { createSdkHandler } from './sdk-server.ts';
@@ -82,14 +83,28 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
   };
   const anonymous = deps.unauthenticatedAs;
 
-  const admit = async (x: McpExchange, points: number) => {
+  const admit = async (x: McpExchange) => {
     const authorization = x.header('authorization');
     if (anonymous !== undefined && authorization === undefined) {
       const account = await deps.accounts.get(anonymous.principal.accountId);
       if (account === undefined) throw new Error('unauthenticatedAs names no account');
       return { principal: anonymous.principal, account };
     }
-    return admitAgent(gate, authorization, x.clientAddress, points);
+    return admitAgent(gate, authorization, x.clientAddress);
+  };
+
+  /** A batch's messages past the first, spent from the credential's budget; past `MAX_BATCH`, refused. */
+  const spendBatch = async (body: string, principal: Principal): Promise<Response | undefined> => {
+    const length = batchLength(body);
+    if (length === undefined || length <= 1) return undefined;
+    if (length > MAX_BATCH)
+      return jsonRpcError(
+        400,
+        -32600,
+        `Invalid Request: a batch holds at most ${String(MAX_BATCH)} messages; this one holds ${String(length)}.`,
+      );
+    const spent = await deps.limiter.consume(gate.rule, credentialKey(principal), length - 1);
+    return spent.allowed ? undefined : tooManyRequests(spent.retryAfterSeconds);
   };
 
   return {
@@ -99,11 +114,17 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
         : undefined,
 
     async handle(x) {
-      const batch = batchLength(x.body);
-      const refusal = batch === undefined ? undefined : batchRefusal(batch, x.header('mcp-protocol-version'));
-      if (refusal !== undefined) return refusal;
-      const admitted = await admit(x, Math.max(1, batch ?? 1));
+      // A batch is refused where the revision has none before anything else, and read only once its sender is
+      // known, so that no stranger's array costs a parse; its other messages are then spent like requests of their own.
+      const batched = x.body.trimStart().startsWith('[');
+      const revision = x.header('mcp-protocol-version');
+      if (batched && !BATCHING_REVISIONS.has(revision)) return noBatches(revision);
+      const admitted = await admit(x);
       if (!('principal' in admitted)) return admitted;
+      if (batched) {
+        const refused = await spendBatch(x.body, admitted.principal);
+        if (refused !== undefined) return refused;
+      }
       const caller: Caller = { ...admitted, log: x.log };
       const fast = await fastPath(x.header, x.body, caller, deps);
       if (fast !== undefined) return fast;
@@ -117,9 +138,8 @@ export const MAX_BATCH = 20;
 /** The revisions whose clients may send a batch: an absent header means 2025-03-26 (MCP 2025-06-18, transports). */
 const BATCHING_REVISIONS = new Set([undefined, '2024-11-05', '2025-03-26']);
 
-/** How many messages a batch body holds, or undefined for a single message (or a body the SDK will refuse). */
+/** How many messages a batch body holds, or undefined for a body the SDK will refuse (not JSON, not an array). */
 function batchLength(body: string): number | undefined {
-  if (body.trimStart()[0] !== '[') return undefined;
   try {
     const parsed: unknown = JSON.parse(body);
     return Array.isArray(parsed) ? parsed.length : undefined;
@@ -128,22 +148,11 @@ function batchLength(body: string): number | undefined {
   }
 }
 
-/**
- * A batch is refused where the protocol has none (2025-06-18 removed them) and past `MAX_BATCH`; otherwise each of
- * its messages is spent from the rate budget, as if sent alone (decision 0113).
- */
-function batchRefusal(length: number, revision: string | undefined): Response | undefined {
-  if (!BATCHING_REVISIONS.has(revision))
-    return jsonRpcError(
-      400,
-      -32600,
-      `Invalid Request: MCP ${String(revision)} has no batches; send one JSON-RPC message per request.`,
-    );
-  if (length > MAX_BATCH)
-    return jsonRpcError(
-      400,
-      -32600,
-      `Invalid Request: a batch holds at most ${String(MAX_BATCH)} messages; this one holds ${String(length)}.`,
-    );
-  return undefined;
+/** A batch under a revision that has none: refused whole, in words (decision 0113). */
+function noBatches(revision: string | undefined): Response {
+  return jsonRpcError(
+    400,
+    -32600,
+    `Invalid Request: MCP ${String(revision)} has no batches; send one JSON-RPC message per request.`,
+  );
 }
