@@ -4,21 +4,22 @@ import { createTestApp } from '../../../../test/support/test-app.ts';
 import { agentOn, expectToolOk, type toolCaller } from '../../../../test/support/tool-caller.ts';
 import { OWNER, type WebClient } from '../../../../test/support/web-client.ts';
 
+// One service for the page's tests: each looks at its own part of the person's settings.
+let app: App;
+let call: ReturnType<typeof toolCaller>;
+let web: WebClient;
+beforeAll(async () => {
+  app = await createTestApp();
+  ({ call, web } = await agentOn(app));
+});
+afterAll(async () => {
+  await app.close();
+});
+
 // The console's VIP list holds the triage profile's VIPs too (decision 0102), and those can count for some inboxes
 // only — an inbox's own list replaces the defaults'. It said nothing of that: a VIP the person saw counted nowhere
 // for their other inboxes, and removing it (which takes it off everywhere) gave no hint of where it had counted.
 describe('the VIP list on Sending, VIPs and triage', () => {
-  let app: App;
-  let call: ReturnType<typeof toolCaller>;
-  let web: WebClient;
-  beforeAll(async () => {
-    app = await createTestApp();
-    ({ call, web } = await agentOn(app));
-  });
-  afterAll(async () => {
-    await app.close();
-  });
-
   it('names the inboxes a VIP counts for when it is not every one', async () => {
     const added = expectToolOk(
       await call('add_inbox', {
@@ -57,17 +58,6 @@ describe('the VIP list on Sending, VIPs and triage', () => {
 // Decision 0114: words agents leave for the agents after them are marked, and the screening guidance any of them saved
 // is the person's to read and change.
 describe('what agents leave for each other', () => {
-  let app: App;
-  let call: ReturnType<typeof toolCaller>;
-  let web: WebClient;
-  beforeAll(async () => {
-    app = await createTestApp();
-    ({ call, web } = await agentOn(app));
-  });
-  afterAll(async () => {
-    await app.close();
-  });
-
   const marked = (value: unknown) =>
     expect(value).toMatch(/^\u27e6([a-z0-9]{6})\u27e7[\s\S]*\u27e6\/\1\u27e7$/);
 
