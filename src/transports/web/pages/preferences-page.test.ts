@@ -86,6 +86,22 @@ describe('what agents leave for each other', () => {
     );
   });
 
+  it('shows the screening lists agents keep, read-only: the first 50 of each and how many', async () => {
+    const known = Array.from({ length: 52 }, (_, i) => `friend${String(i).padStart(2, '0')}@example.org`);
+    expectToolOk(
+      await call('update_triage_profile', {
+        patch: { defaults: { junk: { knownGoodSenders: known, blockedDomains: ['spam.example'] } } },
+      }),
+    );
+    await web.get('/settings/preferences');
+    const text = web.lastHtml.replace(/\s+/g, ' ');
+    expect(text).toContain(
+      `<strong>Known-good senders</strong> (52): ${known.slice(0, 50).join(', ')} and 2 more`,
+    );
+    expect(text).toContain('<strong>Blocked senders</strong> (0): <span class="muted">none</span>');
+    expect(text).toContain('<strong>Blocked domains</strong> (1): spam.example');
+  });
+
   it('hands out a pass’s summary marked', async () => {
     const inboxId = (expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
     expectToolOk(await call('begin_triage', { inboxId, agentLabel: 'first-agent' }));

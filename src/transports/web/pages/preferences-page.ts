@@ -197,7 +197,15 @@ export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void 
 ${v['notes'] ?? ''}</textarea>
             ${fieldError(errors, 'notes')}
             <button type="submit">Save triage settings</button>
-          </form>`,
+          </form>
+          <h3>Screening lists</h3>
+          <p class="muted">
+            Kept by your reports and by agents (decision 0114): screening never hands out mail from known-good
+            senders, and mail from blocked ones is moved to Screened. Ask an agent to change them.
+          </p>
+          ${screeningList('Known-good senders', profile.defaults.junk.knownGoodSenders)}
+          ${screeningList('Blocked senders', profile.defaults.junk.blockedSenders)}
+          ${screeningList('Blocked domains', profile.defaults.junk.blockedDomains)}`,
       }),
       o.status ?? 200,
     );
@@ -277,6 +285,20 @@ ${v['notes'] ?? ''}</textarea>
     }
     return render(c, account, { status: 400, errors, values: f });
   });
+}
+
+/** How many of a screening list the page shows; the rest are counted. */
+const LIST_SHOWN = 50;
+
+/** One of the profile's screening lists, read-only: its first entries and how many there are. */
+function screeningList(title: string, entries: readonly string[]) {
+  const more = entries.length - LIST_SHOWN;
+  return html`<p>
+    <strong>${title}</strong> (${String(entries.length)}):
+    ${entries.length === 0 ? html`<span class="muted">none</span>` : entries.slice(0, LIST_SHOWN).join(', ')}${
+      more > 0 ? ` and ${String(more)} more` : ''
+    }
+  </p>`;
 }
 
 /** Profile paths, as the schema reports them, to the form's fields. */
