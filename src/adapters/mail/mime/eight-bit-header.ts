@@ -1,5 +1,5 @@
 import { isAscii, isUtf8 } from 'node:buffer';
-import { headerBlockEnd } from './header-fields.ts';
+import { CONTENT_TYPE_FIELD, headerBlockEnd } from './header-fields.ts';
 import { decoderFor, partCharset } from './part-preview.ts';
 
 /**
@@ -45,7 +45,7 @@ export function garbled(...texts: readonly (string | undefined)[]): boolean {
 function undeclaredText(header: Buffer): { type: string; labelled: boolean } | undefined {
   const text = header.toString('latin1');
   if (/^content-transfer-encoding:\s*(base64|quoted-printable)/im.test(text)) return undefined;
-  const field = CONTENT_TYPE.exec(text)?.[1];
+  const field = CONTENT_TYPE_FIELD.exec(text)?.[1];
   if (field === undefined) return { type: 'text/plain', labelled: false };
   const type = /^\s*(text\/[a-z0-9.+-]+)/i.exec(field)?.[1]?.toLowerCase();
   if (type === undefined) return undefined;
@@ -54,12 +54,10 @@ function undeclaredText(header: Buffer): { type: string; labelled: boolean } | u
   return label === 'us-ascii' || label === 'ascii' ? { type, labelled: true } : undefined;
 }
 
-const CONTENT_TYPE = /^content-type:([^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)/im;
-
 /** The header with its Content-Type's charset said to be UTF-8 (the body it heads was re-encoded so). */
 function labelledUtf8(header: Buffer): Buffer {
   const text = header.toString('latin1');
-  const m = CONTENT_TYPE.exec(text);
+  const m = CONTENT_TYPE_FIELD.exec(text);
   if (m === null) return header;
   const field = m[0].replace(/charset\s*=\s*("?)(us-ascii|ascii)\1/i, 'charset=utf-8');
   return Buffer.from(text.slice(0, m.index) + field + text.slice(m.index + m[0].length), 'latin1');

@@ -1,6 +1,6 @@
 import { isAscii } from 'node:buffer';
-import { headerBlockEnd } from './header-fields.ts';
-import { decodeTransfer, partCharset } from './part-preview.ts';
+import { CONTENT_TYPE_FIELD, headerBlockEnd } from './header-fields.ts';
+import { ASCII_LABELS, decodeTransfer, partCharset } from './part-preview.ts';
 
 /**
  * The bytes of a multipart message with each text part labelled as its snippet reads it (decision 0105): a text part
@@ -40,15 +40,13 @@ const MAX_DEPTH = 16;
 /** The most of a part read to tell its charset: the HTML a reader keeps is cut at 2 MB as well. */
 const MAX_PART_BYTES = 2 * 1024 * 1024;
 
-const CONTENT_TYPE = /^content-type:([^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)/im;
 const TRANSFER_ENCODING = /^content-transfer-encoding:\s*([a-z0-9-]+)/im;
 const CHARSET = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i;
 const BOUNDARY = /;\s*boundary\s*=\s*(?:"([^"\r\n]{1,200})"|([^";\s]{1,200}))/i;
-const ASCII_LABELS = new Set(['us-ascii', 'ascii']);
 
 /** The boundary of a multipart header block, and whether it is a digest (whose bare parts are messages). */
 function multipartBoundary(header: Buffer): { boundary: string; digest: boolean } | undefined {
-  const field = CONTENT_TYPE.exec(header.toString('latin1'))?.[1];
+  const field = CONTENT_TYPE_FIELD.exec(header.toString('latin1'))?.[1];
   if (field === undefined || !/^\s*multipart\//i.test(field)) return undefined;
   const m = BOUNDARY.exec(field);
   const boundary = m?.[1] ?? m?.[2];
@@ -123,7 +121,7 @@ function relabelled(
   { inDigest, cut }: { readonly inDigest: boolean; readonly cut: boolean },
 ): Buffer | undefined {
   const text = header.toString('latin1');
-  const ct = CONTENT_TYPE.exec(text);
+  const ct = CONTENT_TYPE_FIELD.exec(text);
   const field = ct?.[1];
   // A part without a Content-Type is text/plain (RFC 2045 §5.2), a message in a digest (RFC 2046 §5.1.5).
   if (field === undefined && inDigest) return undefined;

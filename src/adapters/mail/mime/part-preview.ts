@@ -109,7 +109,14 @@ export function decoderFor(charset: string | undefined, bytes?: Uint8Array): Tex
  * Labels of US-ASCII, which 8-bit bytes cannot be: an IMAP server's BODYSTRUCTURE reports `us-ascii` for a text part
  * that declares nothing (RFC 2045 §5.2's default), so it stands for "not said" here.
  */
-const ASCII_LABELS = new Set(['us-ascii', 'ascii', 'ansi_x3.4-1968', 'us', 'iso646-us', 'csascii']);
+export const ASCII_LABELS: ReadonlySet<string> = new Set([
+  'us-ascii',
+  'ascii',
+  'ansi_x3.4-1968',
+  'us',
+  'iso646-us',
+  'csascii',
+]);
 
 /**
  * The charset a text part is read in (decision 0105): the one it declares; for one that declares none (or US-ASCII)
