@@ -22,8 +22,9 @@ export function beginRequest(givenRequestId: string | undefined, log: Logger): R
 }
 
 /**
- * One line per request: method, path (never the query string, which can hold one-time tokens), status, time; and
- * the request counted by its route pattern (never the path itself: ids in paths would make labels unbounded).
+ * One line per request: method, path (never the query string, which can hold one-time tokens, and no token written
+ * in the path itself: `loggedPath`), status, time; and the request counted by its route pattern (never the path
+ * itself: ids in paths would make labels unbounded).
  */
 export function endRequest(
   frame: RequestFrame,
@@ -34,9 +35,22 @@ export function endRequest(
   const elapsed = performance.now() - frame.started;
   metrics.httpRequest(r.route, r.method, r.status, elapsed / 1000);
   const ms = Math.round(elapsed * 10) / 10;
-  const line = { reqId: frame.reqId, method: r.method, path: r.path, status: r.status, ms };
+  const line = { reqId: frame.reqId, method: r.method, path: loggedPath(r.path), status: r.status, ms };
   if (r.status >= 500) accessLog.error(line, 'request failed');
   else accessLog.info(line, 'request');
+}
+
+// A path segment shaped like one of our secrets (`att_…`, `itk_…`, `cap_…`: a prefix and at least 16 letters or digits).
+const TOKEN_SEGMENT = /(?<=\/)([A-Za-z]{2,8}_)[A-Za-z0-9]{16,}(?=\/|$)/g;
+
+/**
+ * The path as the access line keeps it (decision 0115): a download link's capability (`/attachments/att_…`) is the
+ * whole credential to the person's attachment for ten minutes, and anyone who reads the log — an operator, a log
+ * service — must not get it; nor a key someone pasted into a URL by mistake. The prefix stays, so the line still says
+ * what kind of link was used.
+ */
+export function loggedPath(path: string): string {
+  return path.replace(TOKEN_SEGMENT, '$1…');
 }
 
 /** Something nobody expected: the stack to the log, a JSON 500 naming the request id to the client. */

@@ -3,7 +3,9 @@ import { openDatabase } from '../../adapters/storage/index.ts';
 import { migrationsFor } from '../../adapters/storage/migrations/index.ts';
 import type { App } from '../../app.ts';
 import { call, createTestApp } from '../../../test/support/test-app.ts';
+import { recordingLogger } from '../../../test/support/recording-logger.ts';
 import { tempDir } from '../../../test/support/temp-dir.ts';
+import { agentOn, expectToolOk } from '../../../test/support/tool-caller.ts';
 
 let app: App | undefined;
 afterEach(async () => {
@@ -48,6 +50,39 @@ describe('root HTTP app', () => {
     const res = await call(app, '/nope');
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: 'not_found', error_description: 'No such route.' });
+  });
+
+  // Decision 0115: a download link is the whole credential to an attachment for ten minutes; the access line is read
+  // by whoever reads the logs.
+  it('keeps no token written in a path in its access line: a download link, a key pasted into a URL', async () => {
+    const { log, lines } = recordingLogger();
+    app = await createTestApp({ overrides: { log } });
+    const { call: tool, key } = await agentOn(app);
+    const inboxId = (expectToolOk(await tool('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
+    expectToolOk(await tool('sync_inbox', { inboxId }));
+    const listed = expectToolOk(await tool('list_messages', { inboxId, limit: 200 }))['messages'] as {
+      messageId: string;
+      hasAttachments: boolean;
+    }[];
+    const messageId = listed.find((m) => m.hasAttachments)!.messageId;
+    const part = (
+      expectToolOk(await tool('get_message', { inboxId, messageId }))['attachments'] as {
+        partId: string;
+      }[]
+    )[0]!;
+    const url = expectToolOk(await tool('get_attachment', { inboxId, messageId, partId: part.partId }))[
+      'url'
+    ] as string;
+    const token = /att_[a-z0-9]{40}$/.exec(url)![0];
+    expect((await app.fetch(new Request(url))).status).toBe(200);
+    // Decoded before it is logged, so an escaped letter does not let the token through either.
+    expect((await call(app, `/attachments/%61${token.slice(1)}`)).status).toBe(200);
+    expect((await call(app, `/api/${key}`)).status).toBe(404);
+    const logged = lines.join('\n');
+    expect(logged).toContain('"path":"/attachments/att_…"');
+    expect(logged).toContain('"path":"/api/itk_…"');
+    expect(logged).not.toContain(token.slice(4));
+    expect(logged).not.toContain(key.slice(4));
   });
 
   it('an unexpected error answers a JSON 500 with the request id and no stack', async () => {
