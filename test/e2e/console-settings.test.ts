@@ -195,6 +195,38 @@ describe('the person’s own settings in the console', () => {
     expect(await page.getByRole('button', { name: 'Remove cfo@corp.test' }).count()).toBe(0);
   });
 
+  it('the screening lists: an inbox’s own shown apart, an entry removed from every copy, one past the first 50 by name', async () => {
+    const known = Array.from({ length: 51 }, (_, i) => `friend${String(i).padStart(2, '0')}@example.org`);
+    await byAgent({
+      defaults: {
+        junk: { knownGoodSenders: [...known, 'payroll@evil.example'], blockedDomains: ['spam.example'] },
+      },
+      inboxes: { [INBOX]: { junk: { knownGoodSenders: ['payroll@evil.example'] } } },
+    });
+    await open();
+    expect(await page.getByRole('heading', { name: 'An inbox you removed keeps its own' }).count()).toBe(1);
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
+    await page
+      .getByRole('button', { name: 'Remove payroll@evil.example from known-good senders' })
+      .first()
+      .click();
+    await page.waitForURL(/saved=screening/);
+    expect(await page.getByRole('status').textContent()).toContain('your screening lists');
+    let { profile } = await state();
+    expect(profile.defaults.junk.knownGoodSenders).toEqual(known);
+    expect(profile.inboxes[INBOX]?.junk?.knownGoodSenders).toEqual([]);
+
+    await page.getByLabel('And 1 more: remove one by name').fill('Friend50@Example.org');
+    await page.getByRole('button', { name: 'Remove', exact: true }).last().click();
+    await page.waitForURL(/saved=screening/);
+    ({ profile } = await state());
+    expect(profile.defaults.junk.knownGoodSenders).toEqual(known.slice(0, 50));
+    expect(await page.getByLabel(/remove one by name/).count()).toBe(0);
+    await page.getByRole('button', { name: 'Remove spam.example from blocked domains' }).click();
+    await page.waitForURL(/saved=screening/);
+    expect((await state()).profile.defaults.junk.blockedDomains).toEqual([]);
+  });
+
   // Last: it ends every other session of the account (this page's own goes on with the new one).
   it('the password is changed with the current one; a reset link opens its own form', async () => {
     await page.goto(`${app.config.baseUrl}/settings`);

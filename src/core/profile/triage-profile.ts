@@ -19,6 +19,16 @@ const isTimeZone = (tz: string) => {
   }
 };
 
+/** The profile's screening lists, each held by the defaults and by any inbox override that has its own. */
+export type ScreeningList = 'knownGoodSenders' | 'blockedSenders' | 'blockedDomains';
+
+/** How many entries each screening list may hold (the schema's limits). */
+export const SCREENING_LIST_MAX: Readonly<Record<ScreeningList, number>> = {
+  knownGoodSenders: 5000,
+  blockedSenders: 5000,
+  blockedDomains: 1000,
+};
+
 /** Preferences that apply to all inboxes (`defaults`) and can be overridden per inbox. */
 export const TRIAGE_PREFS = z.strictObject({
   cadence: z.strictObject({
@@ -48,14 +58,14 @@ export const TRIAGE_PREFS = z.strictObject({
           .toLowerCase()
           .refine((d) => DOMAIN_PATTERN.test(domainKey(d)), 'expected a bare domain such as example.com'),
       )
-      .max(1000),
+      .max(SCREENING_LIST_MAX.blockedDomains),
     /** Single addresses blocked the same way (a reported sender at a free-mail domain). */
     blockedSenders: z
       .array(z.string().toLowerCase().regex(EMAIL_PATTERN, 'expected an email address'))
-      .max(5000),
+      .max(SCREENING_LIST_MAX.blockedSenders),
     knownGoodSenders: z
       .array(z.string().toLowerCase().regex(EMAIL_PATTERN, 'expected an email address'))
-      .max(5000),
+      .max(SCREENING_LIST_MAX.knownGoodSenders),
     /** Extra guidance for the screening rubric, in the person's words. */
     notes: z.string().max(2000),
   }),
@@ -127,6 +137,28 @@ export function deepMerge(base: unknown, patch: unknown): unknown {
     });
   }
   return out;
+}
+
+/**
+ * The profile with one screening list changed wherever it is kept (decision 0116): in the defaults and in every inbox
+ * override that holds its own copy, which replaces the defaults' list for that inbox. A sender the person rescues or
+ * reports, or takes off a list, is then known-good, blocked or gone in every inbox — not only in those that follow
+ * the defaults.
+ */
+export function changeScreeningList(
+  p: TriageProfile,
+  list: ScreeningList,
+  change: (entries: readonly string[]) => string[],
+): TriageProfile {
+  return {
+    defaults: { ...p.defaults, junk: { ...p.defaults.junk, [list]: change(p.defaults.junk[list]) } },
+    inboxes: Object.fromEntries(
+      Object.entries(p.inboxes).map(([id, o]) => {
+        const own = o.junk?.[list];
+        return [id, own === undefined ? o : { ...o, junk: { ...o.junk, [list]: change(own) } }];
+      }),
+    ),
+  };
 }
 
 /** Defaults with one inbox's override merged in. */

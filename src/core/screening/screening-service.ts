@@ -20,7 +20,7 @@ import { parseMessageId, type Address, type MessageSummary } from '../messages/m
 import type { MessageStore } from '../messages/message-store.ts';
 import { fenceUntrusted, type FencedBody } from '../messages/untrusted-content.ts';
 import type { ProfileService } from '../profile/profile-service.ts';
-import type { TriagePrefs } from '../profile/triage-profile.ts';
+import { changeScreeningList, SCREENING_LIST_MAX, type TriagePrefs } from '../profile/triage-profile.ts';
 import type { ArrivalScreen } from '../sync/sync-service.ts';
 import type { VipService } from '../vips/vip-service.ts';
 import { NO_SIGNALS, parseAuthResults, type AuthSignals } from '../mail/auth-results.ts';
@@ -372,17 +372,15 @@ export class ScreeningService implements ArrivalScreen {
     if (!moved.ok) return moved;
     await this.deps.store.resolve(screening.id, 'rescued', this.deps.clock.now());
     const address = message.from.address.toLowerCase();
-    const saved = await this.deps.profiles.amend(principal.accountId, (p) => ({
-      ...p,
-      defaults: {
-        ...p.defaults,
-        junk: {
-          ...p.defaults.junk,
-          knownGoodSenders: appendCapped(p.defaults.junk.knownGoodSenders, address, 5000),
-          blockedSenders: p.defaults.junk.blockedSenders.filter((a) => addressKey(a) !== addressKey(address)),
-        },
-      },
-    }));
+    const saved = await this.deps.profiles.amend(principal.accountId, (p) =>
+      changeScreeningList(
+        changeScreeningList(p, 'knownGoodSenders', (l) =>
+          appendCapped(l, address, SCREENING_LIST_MAX.knownGoodSenders),
+        ),
+        'blockedSenders',
+        (l) => l.filter((a) => addressKey(a) !== addressKey(address)),
+      ),
+    );
     // An address the profile cannot hold (not a plain address) stays out of the list; the move stands.
     return ok({ undoId: moved.value, sender: address, knownGood: saved.ok });
   }
@@ -422,19 +420,10 @@ export class ScreeningService implements ArrivalScreen {
     await this.deps.store.resolve(screening.id, 'reported', this.deps.clock.now());
     const sender = message.from.address.toLowerCase();
     if (spared) return ok({ undoId: moved.value, sender, blocked: null, spared });
-    const saved = await this.deps.profiles.amend(accountId, (p) => {
-      const junk = p.defaults.junk;
-      return {
-        ...p,
-        defaults: {
-          ...p.defaults,
-          junk:
-            target.kind === 'domain'
-              ? { ...junk, blockedDomains: appendCapped(junk.blockedDomains, target.value, 1000) }
-              : { ...junk, blockedSenders: appendCapped(junk.blockedSenders, target.value, 5000) },
-        },
-      };
-    });
+    const list = target.kind === 'domain' ? 'blockedDomains' : 'blockedSenders';
+    const saved = await this.deps.profiles.amend(accountId, (p) =>
+      changeScreeningList(p, list, (l) => appendCapped(l, target.value, SCREENING_LIST_MAX[list])),
+    );
     return ok({ undoId: moved.value, sender, blocked: saved.ok ? target : null, spared });
   }
 

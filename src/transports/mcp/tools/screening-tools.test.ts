@@ -220,3 +220,62 @@ describe('junk screening on the demo inbox', () => {
     expect(r['skippedInboxes']).toEqual([{ inboxId, reason: 'screening_off' }]);
   });
 });
+
+// An inbox whose override holds its own screening list follows that list alone (arrays replace in the merge). A rescue
+// or a report made in that inbox wrote to the defaults only: the answer said the sender was known-good or blocked,
+// and the inbox went on as before (decision 0116).
+describe('a rescue and a report in an inbox with screening lists of its own', () => {
+  let app: App;
+  let call: ReturnType<typeof toolCaller>;
+  let inboxId: string;
+
+  beforeAll(async () => {
+    app = await createTestApp({ config: { syncWindow: 200 } });
+    ({ call } = await agentOn(app));
+    const list = expectToolOk(await call('list_inboxes'));
+    inboxId = (list['inboxes'] as { id: string; isDemo: boolean }[]).find((i) => i.isDemo)!.id;
+    expectToolOk(await call('sync_inbox', { inboxId }));
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('take effect in that inbox as in every other', async () => {
+    const own = { blockedDomains: ['elsewhere.test'], knownGoodSenders: ['friend@elsewhere.test'] };
+    expectToolOk(await call('update_triage_profile', { patch: { inboxes: { [inboxId]: { junk: own } } } }));
+    const offered = expectToolOk(await call('screen_junk', {}))['messages'] as {
+      messageId: string;
+      from: { address: string };
+    }[];
+    const [a, b] = [
+      offered[0]!,
+      offered.find((m) => m.from.address.split('@')[1] !== offered[0]!.from.address.split('@')[1])!,
+    ];
+    expectToolOk(
+      await call('confirm_screening', {
+        verdicts: [a, b].map((m) => ({ inboxId, messageId: m.messageId, verdict: 'junk', reason: 'test' })),
+      }),
+    );
+    const rows = expectToolOk(await call('review_screened', {}))['rows'] as {
+      id: string;
+      sender: { address: string };
+    }[];
+    const row = (address: string) => rows.find((r) => r.sender.address === address)!.id;
+    const rescued = expectToolOk(await call('rescue_screened', { inboxId, id: row(a.from.address) }));
+    expect(rescued['knownGood']).toBe(true);
+    const reported = expectToolOk(await call('report_screened', { inboxId, id: row(b.from.address) }));
+    const blocked = reported['blocked'] as { kind: string; value: string };
+    expect(blocked).not.toBeNull();
+
+    const effective = (
+      expectToolOk(await call('get_triage_profile', { inboxId }))['effective'] as {
+        junk: { knownGoodSenders: string[]; blockedDomains: string[]; blockedSenders: string[] };
+      }
+    ).junk;
+    expect(effective.knownGoodSenders).toEqual(['friend@elsewhere.test', a.from.address.toLowerCase()]);
+    expect(blocked.kind === 'domain' ? effective.blockedDomains : effective.blockedSenders).toContain(
+      blocked.value,
+    );
+    expect(effective.blockedDomains).toContain('elsewhere.test');
+  });
+});

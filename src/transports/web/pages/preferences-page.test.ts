@@ -86,20 +86,66 @@ describe('what agents leave for each other', () => {
     );
   });
 
-  it('shows the screening lists agents keep, read-only: the first 50 of each and how many', async () => {
+  // Decision 0116: the lists were shown read-only; a known-good sender a steered agent added went on skipping screening
+  // until an agent took it off, and an inbox's own lists were not shown at all.
+  it('shows the screening lists, an inbox’s own too, and the person takes an entry off every copy', async () => {
+    const inboxId = (expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
     const known = Array.from({ length: 52 }, (_, i) => `friend${String(i).padStart(2, '0')}@example.org`);
     expectToolOk(
       await call('update_triage_profile', {
-        patch: { defaults: { junk: { knownGoodSenders: known, blockedDomains: ['spam.example'] } } },
+        patch: {
+          defaults: {
+            junk: { knownGoodSenders: [...known, 'payroll@evil.example'], blockedDomains: ['spam.example'] },
+          },
+          inboxes: { [inboxId]: { junk: { knownGoodSenders: ['Payroll@Evil.example'] } } },
+        },
       }),
     );
     await web.get('/settings/preferences');
-    const text = web.lastHtml.replace(/\s+/g, ' ');
-    expect(text).toContain(
-      `<strong>Known-good senders</strong> (52): ${known.slice(0, 50).join(', ')} and 2 more`,
+    const text = () => web.lastHtml.replace(/\s+/g, ' ');
+    expect(text()).toContain('<strong>Known-good senders</strong> (53)');
+    expect(text()).toContain('<strong>Blocked senders</strong> (0): <span class="muted">none</span>');
+    expect(text()).toContain('aria-label="Remove spam.example from blocked domains"');
+    expect(text()).toContain('And 3 more: remove one by name');
+    expect(text()).toContain('Demo inbox keeps its own');
+    expect(text()).toContain('aria-label="Remove payroll@evil.example from known-good senders"');
+    const buttons = [...web.lastHtml.matchAll(/aria-label="Remove ([^"]+) from known-good senders"/g)].map(
+      (m) => m[1],
     );
-    expect(text).toContain('<strong>Blocked senders</strong> (0): <span class="muted">none</span>');
-    expect(text).toContain('<strong>Blocked domains</strong> (1): spam.example');
+    expect(buttons).toEqual([...known.slice(0, 50), 'payroll@evil.example']);
+
+    // Typed as the agent's copy was written, in another case: the same sender, off both lists.
+    const removed = await web.post('/settings/preferences/screening', {
+      list: 'knownGoodSenders',
+      entry: 'PAYROLL@evil.example',
+    });
+    expect(removed.status).toBe(303);
+    const junk = async () => {
+      const r = expectToolOk(await call('get_triage_profile', { inboxId }));
+      return [
+        (r['triageProfile'] as { defaults: { junk: { knownGoodSenders: string[] } } }).defaults.junk
+          .knownGoodSenders,
+        (r['effective'] as { junk: { knownGoodSenders: string[] } }).junk.knownGoodSenders,
+      ];
+    };
+    expect(await junk()).toEqual([known, []]);
+
+    await web.get('/settings/preferences');
+    expect(
+      (await web.post('/settings/preferences/screening', { list: 'knownGoodSenders', entry: known[51]! }))
+        .status,
+    ).toBe(303);
+    expect((await junk())[0]).toEqual(known.slice(0, 51));
+    await web.get('/settings/preferences');
+    const missing = await web.post('/settings/preferences/screening', {
+      list: 'blockedDomains',
+      entry: 'nope.example',
+    });
+    expect(missing.status).toBe(400);
+    expect(web.lastHtml).toContain('nope.example is not on blocked domains.');
+    const unknown = await web.post('/settings/preferences/screening', { list: 'vip', entry: 'x@y.example' });
+    expect(unknown.status).toBe(400);
+    expect((await junk())[0]).toEqual(known.slice(0, 51));
   });
 
   it('hands out a pass’s summary marked', async () => {

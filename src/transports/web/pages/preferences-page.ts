@@ -1,7 +1,12 @@
 import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import type { Account } from '../../../core/accounts/account.ts';
-import type { TriageProfile } from '../../../core/profile/triage-profile.ts';
+import { addressKey, domainKey } from '../../../core/messages/address-key.ts';
+import {
+  changeScreeningList,
+  type ScreeningList,
+  type TriageProfile,
+} from '../../../core/profile/triage-profile.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
@@ -16,6 +21,7 @@ const SAVED: Readonly<Record<string, string>> = {
   confirm: 'Saved: how you approve sends and unsubscribes.',
   vip: 'Saved: your VIP list.',
   triage: 'Saved: your triage settings.',
+  screening: 'Saved: your screening lists.',
 };
 
 /** A one-button form that sets one value: a switch. */
@@ -200,12 +206,18 @@ ${v['notes'] ?? ''}</textarea>
           </form>
           <h3>Screening lists</h3>
           <p class="muted">
-            Kept by your reports and by agents (decision 0114): screening never hands out mail from known-good
-            senders, and mail from blocked ones is moved to Screened. Ask an agent to change them.
+            Your rescues and reports add to them, and so can agents. Screening never hands out mail from
+            known-good senders, and mail from blocked senders and domains is moved to Screened. Removing an
+            entry takes it off that list everywhere, an inbox's own list too.
           </p>
-          ${screeningList('Known-good senders', profile.defaults.junk.knownGoodSenders)}
-          ${screeningList('Blocked senders', profile.defaults.junk.blockedSenders)}
-          ${screeningList('Blocked domains', profile.defaults.junk.blockedDomains)}`,
+          ${fieldError(errors, 'screening')} ${screeningLists(csrf, 'all', profile.defaults.junk)}
+          ${Object.entries(profile.inboxes).map(([id, o]) =>
+            o.junk === undefined || SCREENING_LISTS.every(([list]) => o.junk?.[list] === undefined)
+              ? ''
+              : html`<h4>${labels.get(id) ?? 'An inbox you removed'} keeps its own</h4>
+                  <p class="muted">For this inbox, these take the place of the lists above.</p>
+                  ${screeningLists(csrf, id, o.junk)}`,
+          )}`,
       }),
       o.status ?? 200,
     );
@@ -244,6 +256,32 @@ ${v['notes'] ?? ''}</textarea>
     if (remove !== '') await deps.vips.remove(account.id, parsed.entries);
     else await deps.vips.add(account.id, parsed.entries);
     return c.redirect('/settings/preferences?saved=vip', 303);
+  });
+
+  app.post('/settings/preferences/screening', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const { list, entry } = await formFields(c, 'list', 'entry');
+    const named = SCREENING_LISTS.find(([l]) => l === list);
+    if (named === undefined) return render(c, account, { status: 400, errors: {} });
+    const [which, title] = named;
+    const key = entryKey(which, entry);
+    const seen = { found: false };
+    await deps.profiles.amend(account.id, (p) => {
+      seen.found = false;
+      return changeScreeningList(p, which, (entries) =>
+        entries.filter((e) => {
+          const hit = entryKey(which, e) === key;
+          seen.found ||= hit;
+          return !hit;
+        }),
+      );
+    });
+    if (!seen.found)
+      return render(c, account, {
+        status: 400,
+        errors: { screening: `${entry.trim() || 'That'} is not on ${title.toLowerCase()}.` },
+      });
+    return c.redirect('/settings/preferences?saved=screening', 303);
   });
 
   app.post('/settings/preferences/triage', requireSignIn, async (c) => {
@@ -287,18 +325,71 @@ ${v['notes'] ?? ''}</textarea>
   });
 }
 
-/** How many of a screening list the page shows; the rest are counted. */
+/** How many of a screening list the page shows, each with its Remove button; the rest are counted. */
 const LIST_SHOWN = 50;
 
-/** One of the profile's screening lists, read-only: its first entries and how many there are. */
-function screeningList(title: string, entries: readonly string[]) {
+const SCREENING_LISTS: readonly (readonly [ScreeningList, string])[] = [
+  ['knownGoodSenders', 'Known-good senders'],
+  ['blockedSenders', 'Blocked senders'],
+  ['blockedDomains', 'Blocked domains'],
+];
+
+/** An entry as the screening rules compare it: an address by its addressKey, a domain by its domainKey. */
+const entryKey = (list: ScreeningList, entry: string) =>
+  list === 'blockedDomains' ? domainKey(entry.trim().toLowerCase()) : addressKey(entry.trim());
+
+/** The screening lists one scope holds (`all`: the defaults; else an inbox id), each entry removable. */
+function screeningLists(
+  csrf: string,
+  scope: string,
+  junk: { readonly [L in ScreeningList]?: readonly string[] | undefined },
+) {
+  return SCREENING_LISTS.map(([list, title]) => {
+    const entries = junk[list];
+    return entries === undefined ? '' : screeningList(csrf, `${scope}-${list}`, list, title, entries);
+  });
+}
+
+function screeningList(
+  csrf: string,
+  id: string,
+  list: ScreeningList,
+  title: string,
+  entries: readonly string[],
+) {
   const more = entries.length - LIST_SHOWN;
+  const removeForm = (entry: string, label: string) =>
+    html`<form method="post" action="/settings/preferences/screening" style="display:inline">
+      ${csrfField(csrf)}
+      <input type="hidden" name="list" value="${list}" />
+      <input type="hidden" name="entry" value="${entry}" />
+      <button class="secondary" type="submit" aria-label="${label}">Remove</button>
+    </form>`;
   return html`<p>
-    <strong>${title}</strong> (${String(entries.length)}):
-    ${entries.length === 0 ? html`<span class="muted">none</span>` : entries.slice(0, LIST_SHOWN).join(', ')}${
-      more > 0 ? ` and ${String(more)} more` : ''
+      <strong>${title}</strong> (${String(entries.length)})${
+        entries.length === 0 ? html`: <span class="muted">none</span>` : ''
+      }
+    </p>
+    ${
+      entries.length === 0
+        ? ''
+        : html`<ul class="screening">
+            ${entries
+              .slice(0, LIST_SHOWN)
+              .map((e) => html`<li>${e} ${removeForm(e, `Remove ${e} from ${title.toLowerCase()}`)}</li>`)}
+          </ul>`
     }
-  </p>`;
+    ${
+      more > 0
+        ? html`<form method="post" action="/settings/preferences/screening">
+            ${csrfField(csrf)}
+            <input type="hidden" name="list" value="${list}" />
+            <label for="${id}">And ${String(more)} more: remove one by name</label>
+            <input id="${id}" name="entry" />
+            <button class="secondary" type="submit">Remove</button>
+          </form>`
+        : ''
+    }`;
 }
 
 /** Profile paths, as the schema reports them, to the form's fields. */
