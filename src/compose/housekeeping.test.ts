@@ -153,6 +153,10 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
       [abandoned, live].sort(),
     );
 
+    // A deleted account's setting, written by a call that raced the deletion (decision 0117); the live account's stays.
+    await a.stores.settings.set('acct_deleted0000000000000', 'sendEnabled', true, clock.now());
+    await a.stores.settings.set(account, 'sendEnabled', true, clock.now());
+
     a.startBackground(); // the service's start: the sweep runs at once, then hourly
     await sweptBy(recorded.lines);
     expect((await a.stores.grants.listGrants(account)).map((g) => g.id)).toEqual([live]);
@@ -167,6 +171,8 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
     expect(challenges.map((r) => r.hash)).toEqual(['live']);
     const verdicts = await a.db.kysely.selectFrom('screenings').select('message_id').execute();
     expect(verdicts.map((v) => v.message_id)).toEqual([held.id]);
+    expect(await a.stores.settings.get('acct_deleted0000000000000', 'sendEnabled')).toBeUndefined();
+    expect(await a.stores.settings.get(account, 'sendEnabled')).toBe(true);
   });
 
   it('keeps the activity log for good with ACTIVITY_DAYS=0', async () => {

@@ -312,7 +312,7 @@ export function buildServices(c: {
   // request counters of windows that ended an hour ago (the margin covers clocks a little apart between nodes); junk
   // screening's rows of messages the index no longer holds, 30 days after their last event (past undo's 7 days, so a
   // restored message keeps its verdict); the activity log's rows older than ACTIVITY_DAYS (decision 0068); and the
-  // sign-in history's after 90 days (decision 0091).
+  // sign-in history's after 90 days (decision 0091); and the settings of deleted accounts (decision 0117).
   queue.handle('sweep-expired', async () => {
     const now = clock.now();
     await stores.undo.deleteExpired(now);
@@ -330,9 +330,29 @@ export function buildServices(c: {
       new Date(now.getTime() - SIGN_IN_HISTORY_DAYS * DAY_MS),
     );
     await stores.passkeys.deleteSpentChallenges(now);
-    if (sessions + oauth.codes + oauth.tokens + oauth.grants + counters + screenings + activity + signIns > 0)
+    const settings = await stores.settings.deleteAccountless();
+    if (
+      sessions +
+        oauth.codes +
+        oauth.tokens +
+        oauth.grants +
+        counters +
+        screenings +
+        activity +
+        signIns +
+        settings >
+      0
+    )
       log.info(
-        { sessions, oauth, rateCounters: counters, screenings, activity, signIns },
+        {
+          sessions,
+          oauth,
+          rateCounters: counters,
+          screenings,
+          activity,
+          signIns,
+          accountlessSettings: settings,
+        },
         'removed what has expired',
       );
   });

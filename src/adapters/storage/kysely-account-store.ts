@@ -112,7 +112,12 @@ export class KyselyAccountStore implements AccountStore {
 
   async delete(id: AccountId): Promise<boolean> {
     const r = await deleteAgainOnDeadlock(() =>
-      this.db.deleteFrom('accounts').where('id', '=', id).executeTakeFirst(),
+      this.db.transaction().execute(async (tx) => {
+        // Settings are keyed by a scope, not a foreign key (the instance's own live there too), so no cascade reaches
+        // the account's: its triage profile (correspondents' addresses, the person's notes) and send switch go here.
+        await tx.deleteFrom('settings').where('scope', '=', id).execute();
+        return tx.deleteFrom('accounts').where('id', '=', id).executeTakeFirst();
+      }),
     );
     return r.numDeletedRows > 0n;
   }

@@ -1,4 +1,4 @@
-import type { JsonValue, SettingsStore } from '../../core/settings/settings-store.ts';
+import { INSTANCE_SCOPE, type JsonValue, type SettingsStore } from '../../core/settings/settings-store.ts';
 import type { Db } from './database.ts';
 import { isUniqueViolation } from './sql-errors.ts';
 
@@ -59,6 +59,21 @@ export class KyselySettingsStore implements SettingsStore {
       .where('value_json', '=', JSON.stringify(expected))
       .executeTakeFirst();
     return r.numUpdatedRows > 0n;
+  }
+
+  async deleteAccountless(): Promise<number> {
+    const r = await this.db
+      .deleteFrom('settings')
+      .where('scope', '<>', INSTANCE_SCOPE)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb.selectFrom('accounts').select('accounts.id').whereRef('accounts.id', '=', 'settings.scope'),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 
   async delete(scope: string, key: string): Promise<boolean> {

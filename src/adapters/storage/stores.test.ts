@@ -64,7 +64,7 @@ for (const { name, target } of targets) {
       await db.close();
     });
     accountStoreContract(() => stores.accounts);
-    settingsStoreContract(() => stores.settings);
+    settingsStoreContract(() => stores);
     inboxStoreContract(() => stores);
     folderStoreContract(() => stores);
     messageStoreContract(() => stores);

@@ -1,11 +1,37 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../lib/random.ts';
-import type { SettingsStore } from './settings-store.ts';
+import { newAccount } from '../accounts/account-store.contract.ts';
+import type { AccountStore } from '../accounts/account-store.ts';
+import { INSTANCE_SCOPE, KEY_CHECK_SETTING, type SettingsStore } from './settings-store.ts';
 
 const now = new Date('2030-01-01T00:00:00Z');
 
-export function settingsStoreContract(store: () => SettingsStore): void {
+export function settingsStoreContract(
+  stores: () => { readonly settings: SettingsStore; readonly accounts: AccountStore },
+): void {
+  const store = () => stores().settings;
   describe('SettingsStore contract', () => {
+    // Decision 0117: an account's settings hold its triage profile — correspondents' addresses, the person's notes.
+    it('an account’s settings are deleted with the account; the instance’s and other accounts’ stay', async () => {
+      const [gone, kept] = [newAccount(), newAccount()];
+      for (const a of [gone, kept]) {
+        await stores().accounts.create(a);
+        await store().set(a.id, 'triageProfile', { notes: a.email }, now);
+      }
+      const check = (await store().get(INSTANCE_SCOPE, KEY_CHECK_SETTING)) ?? 'a check value';
+      await store().set(INSTANCE_SCOPE, KEY_CHECK_SETTING, check, now);
+      expect(await stores().accounts.delete(gone.id)).toBe(true);
+      expect(await store().get(gone.id, 'triageProfile')).toBeUndefined();
+      expect(await store().get(kept.id, 'triageProfile')).toEqual({ notes: kept.email });
+      expect(await store().get(INSTANCE_SCOPE, KEY_CHECK_SETTING)).toBe(check);
+      // A write that raced the deletion (an agent's call authenticated just before it) is removed by the sweep.
+      await store().set(gone.id, 'sendEnabled', true, now);
+      expect(await store().deleteAccountless()).toBeGreaterThanOrEqual(1);
+      expect(await store().get(gone.id, 'sendEnabled')).toBeUndefined();
+      expect(await store().get(kept.id, 'triageProfile')).toEqual({ notes: kept.email });
+      expect(await store().get(INSTANCE_SCOPE, KEY_CHECK_SETTING)).toBe(check);
+    });
+
     it('round-trips JSON values per scope and key', async () => {
       const scope = newId('scope');
       const value = { a: [1, 'two', null, true], b: { c: 'é 日本語' } };

@@ -23,4 +23,9 @@ export interface SettingsStore {
     now: Date,
   ): Promise<boolean>;
   delete(scope: string, key: string): Promise<boolean>;
+  /**
+   * Removes the settings of accounts that are gone (every scope but the instance's is an account id): a write that
+   * raced the account's deletion, or what deletions left before decision 0117. How many rows.
+   */
+  deleteAccountless(): Promise<number>;
 }
