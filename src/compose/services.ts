@@ -139,6 +139,7 @@ export function buildServices(c: {
   // What several instances on one PostgreSQL share beyond the pool (decision 0024): a queue, locks, inbox claims.
   const queue: JobQueue =
     db.dialect === 'sqlite' ? new InProcessQueue(log) : new PgBossQueue({ connectionString: db.url, log });
+  const profiles = new ProfileService({ settings: stores.settings, clock });
   const inboxes = new InboxService({
     inboxes: stores.inboxes,
     vault,
@@ -155,6 +156,8 @@ export function buildServices(c: {
     google: google?.oauth,
     microsoft: microsoft?.oauth,
     mailExchanges: o.mailExchanges ?? new DnsMailExchanges(),
+    // The triage profile's override for the inbox goes with it (decision 0117): no setting for an inbox that is gone.
+    onRemoved: (accountId, inboxId) => profiles.forgetInbox(accountId, inboxId),
     onCredentialDropped: async (inboxId, credential) => {
       microsoft?.connector.forget(inboxId);
       await google?.connector.revoke(inboxId, credential).catch((e: unknown) => {
@@ -178,7 +181,6 @@ export function buildServices(c: {
     serial,
     changes: stores.changeCounts,
   });
-  const profiles = new ProfileService({ settings: stores.settings, clock });
   const leases = new LeaseService({ leases: stores.leases, profiles, clock });
   const vips = new VipService({ vips: stores.vips, profiles, clock });
   const mailWork = {

@@ -75,6 +75,8 @@ export interface InboxServiceDeps {
   readonly mailExchanges: MailExchangeLookup;
   /** Called with a credential that is no longer kept (revocation at the provider); failures are logged there. */
   readonly onCredentialDropped?: (inboxId: InboxId, credential: MailCredential) => Promise<void>;
+  /** After an inbox is removed: what other services keep for it (the triage profile's override) goes too. */
+  readonly onRemoved?: (accountId: AccountId, inboxId: InboxId) => Promise<void>;
 }
 
 /** The provider's sign-in could not be reached, or answered nonsense: its outage, said in words. */
@@ -560,6 +562,7 @@ export class InboxService {
     const credential = await this.deps.vault.get(owned.value.id);
     await this.deps.vault.delete(owned.value.id);
     const removed = await this.deps.inboxes.delete(accountId, owned.value.id);
+    if (removed) await this.deps.onRemoved?.(accountId, owned.value.id);
     if (credential !== undefined) await this.deps.onCredentialDropped?.(owned.value.id, credential);
     return removed;
   }

@@ -90,6 +90,15 @@ export class ProfileService {
     if (!saved.ok) throw new Error(`in-app confirmation refused by the profile: ${saved.error.message}`);
   }
 
+  /** Drops a removed inbox's override: its own lists and settings would otherwise outlive it (decision 0117). */
+  async forgetInbox(accountId: AccountId, inboxId: string): Promise<void> {
+    if ((await this.get(accountId)).inboxes[inboxId] === undefined) return;
+    await this.amend(accountId, (p) => ({
+      defaults: p.defaults,
+      inboxes: Object.fromEntries(Object.entries(p.inboxes).filter(([id]) => id !== inboxId)),
+    }));
+  }
+
   /**
    * Changes the profile by a function of its current value, atomically: the write is a compare-and-set on what
    * was read, retried on a race, so two changes at once (a rescue and a report, on two nodes) both land.

@@ -39,11 +39,17 @@ describe('the Inboxes page', () => {
     const connect = await web.post(`/inboxes/${work}/connect`, {});
     expect(connect.headers.get('location')).toMatch(/^\/connect\/imap\?token=cap_[a-z0-9]{40}$/);
 
+    // Its override in the triage profile goes with it (decision 0117); the other inbox's stays.
+    const own = { junk: { knownGoodSenders: ['pal@mate.test'] } };
+    const overrides = { [work]: own, [demo]: own };
+    expect((await call('update_triage_profile', { patch: { inboxes: overrides } })).isError).toBe(false);
     await web.get('/inboxes');
     await web.post(`/inboxes/${work}/remove`, {});
     expect((await call('get_connection_status', { inboxId: work })).body).toMatchObject({
       error: 'inbox_not_found',
     });
+    const profile = (await call('get_triage_profile', {})).body['triageProfile'] as { inboxes: object };
+    expect(profile.inboxes).toEqual({ [demo]: own });
   });
 
   it('another account cannot pause or remove an inbox it does not own', async () => {
