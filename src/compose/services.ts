@@ -314,7 +314,8 @@ export function buildServices(c: {
   // request counters of windows that ended an hour ago (the margin covers clocks a little apart between nodes); junk
   // screening's rows of messages the index no longer holds, 30 days after their last event (past undo's 7 days, so a
   // restored message keeps its verdict); the activity log's rows older than ACTIVITY_DAYS (decision 0068); and the
-  // sign-in history's after 90 days (decision 0091); and the settings of deleted accounts (decision 0117).
+  // sign-in history's after 90 days (decision 0091); and the settings of deleted accounts and invitations that ended
+  // unused (decision 0117).
   queue.handle('sweep-expired', async () => {
     const now = clock.now();
     await stores.undo.deleteExpired(now);
@@ -333,6 +334,7 @@ export function buildServices(c: {
     );
     await stores.passkeys.deleteSpentChallenges(now);
     const settings = await stores.settings.deleteAccountless();
+    const invitations = await stores.invitations.deleteExpired(now);
     if (
       sessions +
         oauth.codes +
@@ -342,7 +344,8 @@ export function buildServices(c: {
         screenings +
         activity +
         signIns +
-        settings >
+        settings +
+        invitations >
       0
     )
       log.info(
@@ -354,6 +357,7 @@ export function buildServices(c: {
           activity,
           signIns,
           accountlessSettings: settings,
+          invitations,
         },
         'removed what has expired',
       );

@@ -5,7 +5,7 @@ import { freshPgDatabase } from '../rig/pg.ts';
 import { approvedCode, codeGrant } from '../support/oauth-code.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolOk } from '../support/tool-caller.ts';
-import { OWNER, WebClient } from '../support/web-client.ts';
+import { invitedAccount, OWNER, WebClient } from '../support/web-client.ts';
 
 // Decision 0117: an account used as a person uses one, deleted, and every row of every table searched for what it
 // kept. Settings, keyed by a scope rather than a foreign key, outlived it (its triage profile, its send switch).
@@ -141,5 +141,15 @@ describe.each(['sqlite', 'postgres'] as const)('deleting an account on %s', (eng
     const deleted = await web.post('/settings/delete', { password: OWNER.password, confirm: 'delete' });
     expect(deleted.status).toBe(200);
     expect(holding(await everyRow())).toEqual([]);
+  });
+
+  it('leaves no trace of the invitation that created it', async () => {
+    const email = 'carol@example.test';
+    const password = 'carol’s long passphrase';
+    const carol = await invitedAccount(app, email, password);
+    expect((await everyRow()).filter((r) => r.includes(email)).length).toBeGreaterThan(0);
+    await carol.get('/settings/delete');
+    expect((await carol.post('/settings/delete', { password, confirm: 'delete' })).status).toBe(200);
+    expect((await everyRow()).filter((r) => r.includes(email))).toEqual([]);
   });
 });

@@ -40,14 +40,22 @@ export class KyselyInvitationStore implements InvitationStore {
   }
 
   async consume(idHash: string, now: Date): Promise<boolean> {
-    // One conditional UPDATE: the row flips from unused to used for exactly one caller.
+    // One conditional DELETE: the row is taken by exactly one caller. (`used_at` is left from when rows stayed.)
     const r = await this.db
-      .updateTable('invitations')
-      .set({ used_at: now.getTime() })
+      .deleteFrom('invitations')
       .where('id_hash', '=', idHash)
       .where('used_at', 'is', null)
       .where('expires_at', '>', now.getTime())
       .executeTakeFirst();
-    return r.numUpdatedRows === 1n;
+    return r.numDeletedRows === 1n;
+  }
+
+  async deleteExpired(now: Date): Promise<number> {
+    // Spent ones too: rows used before invitations were taken out when spent.
+    const r = await this.db
+      .deleteFrom('invitations')
+      .where((eb) => eb.or([eb('expires_at', '<=', now.getTime()), eb('used_at', 'is not', null)]))
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 }

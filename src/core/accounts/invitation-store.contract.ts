@@ -21,5 +21,21 @@ export function invitationStoreContract(store: () => InvitationStore): void {
       expect(await store().findLive(idHash, t(5))).toBeUndefined();
       expect(await store().consume(idHash, t(6))).toBe(false);
     });
+
+    // Decision 0117: an invited address is not kept once its invitation is spent or has ended.
+    it('is gone once consumed, and swept once expired; a live one stays', async () => {
+      const [spent, ended, live] = [newId('inv'), newId('inv'), newId('inv')];
+      for (const idHash of [spent, ended, live])
+        await store().create({
+          idHash,
+          email: `${idHash}@example.test`,
+          createdAt: t(0),
+          expiresAt: idHash === ended ? t(2) : t(8),
+        });
+      expect(await store().consume(spent, t(1))).toBe(true);
+      expect(await store().deleteExpired(t(3))).toBeGreaterThanOrEqual(1);
+      expect(await store().consume(ended, t(1))).toBe(false);
+      expect(await store().findLive(live, t(3))).toMatchObject({ email: `${live}@example.test` });
+    });
   });
 }

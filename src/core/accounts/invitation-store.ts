@@ -10,6 +10,11 @@ export interface InvitationStore {
   create(invitation: Invitation): Promise<void>;
   /** A live, unused invitation, without consuming it. */
   findLive(idHash: string, now: Date): Promise<Invitation | undefined>;
-  /** Marks it used. Atomic: of concurrent callers exactly one gets true. */
+  /**
+   * Takes it, live and unused, out of the store: nothing keeps an invited address once the invitation is spent
+   * (decision 0117). Atomic: of concurrent callers exactly one gets true.
+   */
   consume(idHash: string, now: Date): Promise<boolean>;
+  /** Removes invitations that ended unused before `now` (the hourly sweep); how many. */
+  deleteExpired(now: Date): Promise<number>;
 }
