@@ -400,7 +400,7 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
     expect(await placesOf(GONE)).not.toContain('inbox');
   });
 
-  it('a stranger showing the name a VIP or a known-good sender uses, or a name written as another address, is offered saying so (decision 0107)', async () => {
+  it('a stranger showing the name a VIP or a known-good sender uses, or a name written as another address, is offered saying so (decisions 0107, 0118)', async () => {
     const named = (address: string, name: string, n: number) =>
       buildMessage({
         from: { address, name },
@@ -421,6 +421,12 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
     await be.outside!.deliver(named(COLIN, 'Colin League', 53));
     await be.outside!.deliver(named(POSER, VIP, 54));
     await be.outside!.deliver(named(PLAIN, 'Someone Else', 55));
+    // The same names as a reader sees them, not as they are spelled (decision 0118): a Cyrillic е, a zero, added words;
+    // another case and order.
+    const LOOKALIKE = `v.important@${OUTSIDE_DOMAIN}`;
+    const REORDERED = `league.colin@${OUTSIDE_DOMAIN}`;
+    await be.outside!.deliver(named(LOOKALIKE, 'V\u0435ra Imp0rtant (CEO)', 56));
+    await be.outside!.deliver(named(REORDERED, 'LEAGUE, colin', 57));
     expectToolOk(await call('sync_inbox', { inboxId }));
     const batch = expectToolOk(await call('screen_junk', { inbox: inboxId }))['messages'] as (Offered & {
       usesNameOf: string | null;
@@ -432,6 +438,8 @@ describe.each(MAILBOXES)('junk screening (%s)', (_, start, placeOf) => {
     expect(signals(COLIN)).toEqual([['known_good', false]]);
     expect(signals(POSER)).toEqual([[null, true]]);
     expect(signals(PLAIN)).toEqual([[null, false]]);
+    expect(signals(LOOKALIKE)).toEqual([['vip', false]]);
+    expect(signals(REORDERED)).toEqual([['known_good', false]]);
     // The trusted senders' own mail is not offered at all.
     expect(batch.map((m) => m.from.address)).not.toContain(VIP);
   });

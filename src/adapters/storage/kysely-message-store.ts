@@ -12,7 +12,8 @@ import type {
   MessageQuery,
   MessageStore,
 } from '../../core/messages/message-store.ts';
-import { SENDERS_NAMED_MAX } from '../../core/messages/message-store.ts';
+import { SENDERS_OF_MAX } from '../../core/messages/message-store.ts';
+import { addressKey, domainKey } from '../../core/messages/address-key.ts';
 import type { Db } from './database.ts';
 import { hotBatch, hotQuery, type Param } from './hot-query.ts';
 import type { MessagesTable } from './schema.ts';
@@ -244,6 +245,10 @@ const manyStatement = (db: Db, count: number) =>
         Array.from({ length: count }, (_, i) => p(`id${String(i)}`)),
       ),
   );
+
+// LIKE's own characters in a domain are taken literally (the escape character is named: SQLite has none by default).
+const endsWith = (suffix: string) =>
+  sql<boolean>`messages.from_address like ${`%${suffix.replace(/[\\%_]/g, '\\$&')}`} escape '\\'`;
 
 export class KyselyMessageStore implements MessageStore {
   private readonly db: Db['kysely'];
@@ -506,9 +511,6 @@ export class KyselyMessageStore implements MessageStore {
     except: MessageId,
   ): Promise<boolean> {
     if (inboxIds.length === 0) return false;
-    // LIKE's own characters in a domain are taken literally (the escape character is named: SQLite has none by default).
-    const endsWith = (suffix: string) =>
-      sql<boolean>`messages.from_address like ${`%${suffix.replace(/[\\%_]/g, '\\$&')}`} escape '\\'`;
     const found = await this.db
       .selectFrom('messages')
       .innerJoin('folders', 'folders.id', 'messages.folder_id')
@@ -531,18 +533,26 @@ export class KyselyMessageStore implements MessageStore {
     return found !== undefined;
   }
 
-  async sendersNamed(
+  async sendersOf(
     inboxIds: readonly InboxId[],
-    names: readonly string[],
+    senders: { readonly addresses: readonly string[]; readonly domains: readonly string[] },
   ): Promise<{ name: string; address: string }[]> {
-    if (inboxIds.length === 0 || names.length === 0) return [];
+    const addresses = [...new Set(senders.addresses.flatMap((a) => [a.toLowerCase(), addressKey(a)]))];
+    const domains = [...new Set(senders.domains.map(domainKey))];
+    if (inboxIds.length === 0 || addresses.length + domains.length === 0) return [];
     const rows = await this.db
       .selectFrom('messages')
       .select(['from_name', 'from_address'])
       .distinct()
       .where('inbox_id', 'in', [...inboxIds])
-      .where('from_name', 'in', [...new Set(names)])
-      .limit(SENDERS_NAMED_MAX)
+      .where('from_name', '!=', '')
+      .where((eb) =>
+        eb.or([
+          ...(addresses.length === 0 ? [] : [eb('from_address', 'in', addresses)]),
+          ...domains.flatMap((d) => [endsWith(`@${d}`), endsWith(`.${d}`)]),
+        ]),
+      )
+      .limit(SENDERS_OF_MAX)
       .execute();
     return rows.map((r) => ({ name: r.from_name, address: r.from_address }));
   }

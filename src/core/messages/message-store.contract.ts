@@ -88,34 +88,42 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       expect(await h().messages.get(inbox, fine.id)).toEqual(fine);
     });
 
-    it('sendersNamed: the addresses that sent mail under these names, exactly as written, distinct, in these inboxes', async () => {
+    it('sendersOf: the names these addresses and domains wrote under, distinct, not empty, in these inboxes', async () => {
       const { inbox, inboxFolder, archive } = await setup(h());
       const other = await setup(h());
       const from = (address: string, name: string) => ({ from: { address, name } });
       await h().messages.upsertMany([
         newSummary(inbox, inboxFolder, 1, from('jane@corp.test', 'Jane Boss')),
         newSummary(inbox, archive, 2, from('jane@corp.test', 'Jane Boss')),
-        newSummary(inbox, inboxFolder, 3, from('jane.boss@free.test', 'Jane Boss')),
-        newSummary(inbox, inboxFolder, 4, from('j@corp.test', 'jane boss')),
-        newSummary(inbox, inboxFolder, 5, from('ops@corp.test', 'Ops')),
+        newSummary(inbox, inboxFolder, 3, from('jane@corp.test', 'Jane B.')),
+        newSummary(inbox, inboxFolder, 4, from('ops@mail.corp.test', 'Ops')),
+        newSummary(inbox, inboxFolder, 5, from('x@notcorp.test', 'Not Corp')),
+        newSummary(inbox, inboxFolder, 6, from('anna@xn--mller-kva.test', 'Anna')),
+        newSummary(inbox, inboxFolder, 7, from('quiet@corp.test', '')),
+        newSummary(inbox, inboxFolder, 8, from('x@c_rp.test', 'Underscore')),
       ]);
       await h().messages.upsertMany([
-        newSummary(other.inbox, other.inboxFolder, 1, from('elsewhere@x.test', 'Jane Boss')),
+        newSummary(other.inbox, other.inboxFolder, 1, from('jane@corp.test', 'Elsewhere')),
       ]);
-      const named = async (names: string[], inboxes = [inbox]) =>
-        (await h().messages.sendersNamed(inboxes, names)).map((p) => `${p.name} <${p.address}>`).sort();
-      expect(await named(['Jane Boss'])).toEqual([
-        'Jane Boss <jane.boss@free.test>',
+      const of = async (senders: { addresses?: string[]; domains?: string[] }, inboxes = [inbox]) =>
+        (await h().messages.sendersOf(inboxes, { addresses: [], domains: [], ...senders }))
+          .map((p) => `${p.name} <${p.address}>`)
+          .sort();
+      expect(await of({ addresses: ['Jane@Corp.test'] })).toEqual([
+        'Jane B. <jane@corp.test>',
         'Jane Boss <jane@corp.test>',
       ]);
-      expect(await named(['Jane Boss', 'Ops', 'Nobody'])).toEqual([
-        'Jane Boss <jane.boss@free.test>',
+      // A domain covers those under it, not a name that ends the same; an address by its ASCII form; LIKE's _ as itself.
+      expect(await of({ domains: ['corp.test'] })).toEqual([
+        'Jane B. <jane@corp.test>',
         'Jane Boss <jane@corp.test>',
-        'Ops <ops@corp.test>',
+        'Ops <ops@mail.corp.test>',
       ]);
-      expect(await named(['Jane Boss'], [inbox, other.inbox])).toHaveLength(3);
-      expect(await named([])).toEqual([]);
-      expect(await named(['Jane Boss'], [])).toEqual([]);
+      expect(await of({ addresses: ['anna@müller.test'] })).toEqual(['Anna <anna@xn--mller-kva.test>']);
+      expect(await of({ domains: ['c_rp.test', 'cxrp.test'] })).toEqual(['Underscore <x@c_rp.test>']);
+      expect(await of({ addresses: ['jane@corp.test'] }, [inbox, other.inbox])).toHaveLength(3);
+      expect(await of({})).toEqual([]);
+      expect(await of({ addresses: ['jane@corp.test'] }, [])).toEqual([]);
     });
 
     it('keepsMailFrom: mail from an address, or a domain and those under it, besides one message, outside Screened, Spam and Trash', async () => {

@@ -64,8 +64,8 @@ export type FlagUpdate = Pick<MessageSummary, 'unread' | 'starred' | 'labels'>;
  * account; every method is additionally scoped by inbox so an id from elsewhere matches nothing.
  * Pages are ordered newest first (date, then position, then id) so offsets never skip or repeat rows.
  */
-/** The most pairs `sendersNamed` answers with. */
-export const SENDERS_NAMED_MAX = 500;
+/** The most name and address pairs `sendersOf` answers with. */
+export const SENDERS_OF_MAX = 5000;
 
 export interface MessageStore {
   /** Inserts or updates by (folder, providerRef); an existing row keeps its id. */
@@ -104,12 +104,13 @@ export interface MessageStore {
     except: MessageId,
   ): Promise<boolean>;
   /**
-   * The addresses that sent these inboxes' indexed mail under one of these display names (exactly as written): distinct
-   * pairs, at most `SENDERS_NAMED_MAX`. Screening asks whether a stranger uses the name of a sender the person trusts.
+   * The display names these senders — addresses as stored or by addressKey, and domains with those under them — wrote
+   * these inboxes' indexed mail under: distinct name and address pairs, names not empty, at most `SENDERS_OF_MAX`.
+   * Screening asks whether a stranger uses the name of a sender the person trusts (decision 0118).
    */
-  sendersNamed(
+  sendersOf(
     inboxIds: readonly InboxId[],
-    names: readonly string[],
+    senders: { readonly addresses: readonly string[]; readonly domains: readonly string[] },
   ): Promise<{ readonly name: string; readonly address: string }[]>;
   /** Distinct labels on the inbox's indexed messages, sorted. */
   labelsInUse(inboxId: InboxId): Promise<string[]>;

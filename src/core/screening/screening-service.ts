@@ -16,6 +16,7 @@ import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { Folder, FolderId } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import { addressKey, otherAddressShown } from '../messages/address-key.ts';
+import { borrowsName } from '../messages/borrowed-name.ts';
 import { parseMessageId, type Address, type MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import { fenceUntrusted, type FencedBody } from '../messages/untrusted-content.ts';
@@ -163,6 +164,8 @@ export class ScreeningService implements ArrivalScreen {
     const skippedInboxes: { inboxId: string; reason: SkippedInboxReason }[] = [];
     const found: Found[] = [];
     const rules = new Map<string, (address: string) => Exemption | undefined>();
+    // Every inbox's VIPs and known-good senders: whose names a stranger may borrow (decision 0118).
+    const trusted = { addresses: new Set<string>(), domains: new Set<string>() };
     let more = false;
     for (const named of inboxes) {
       const usable = await this.deps.inboxes.usableWithFolders(accountId, named.id);
@@ -183,6 +186,9 @@ export class ScreeningService implements ArrivalScreen {
       }
       const exempt = await this.exemption(accountId, inbox.id, prefs);
       rules.set(inbox.id, exempt);
+      const vips = await this.deps.vips.entries(accountId, inbox.id);
+      for (const a of [...vips.emails, ...prefs.junk.knownGoodSenders]) trusted.addresses.add(a);
+      for (const d of vips.domains) trusted.domains.add(d);
       const picked = await this.pick(inbox, folder, exempt);
       const forged = await this.claimsChecked(inbox, folder, picked.claimants);
       more ||= picked.more || forged.unchecked;
@@ -203,11 +209,14 @@ export class ScreeningService implements ArrivalScreen {
       now,
       expiresAt,
     );
-    const trusted = await this.trustedNames(accountId, batch, rules);
+    const trustedName = await this.trustedNames(accountId, batch, rules, {
+      addresses: [...trusted.addresses],
+      domains: [...trusted.domains],
+    });
     const candidates: Candidate[] = [];
     for (const inbox of new Map(batch.map((b) => [b.inbox.id, b.inbox])).values()) {
       const mine = batch.filter((b) => b.inbox.id === inbox.id);
-      const details = await this.details(inbox, mine, trusted);
+      const details = await this.details(inbox, mine, trustedName);
       candidates.push(...details);
     }
     candidates.sort((a, b) => b.message.date.getTime() - a.message.date.getTime());
@@ -698,29 +707,29 @@ export class ScreeningService implements ArrivalScreen {
   }
 
   /**
-   * For each message of the batch, whether its display name is one a VIP or known-good sender of its inbox uses, on
-   * mail the account's inboxes hold, from another address (one statement for the batch, decision 0107). Names of
-   * fewer than three characters, or with an @ (an address, which `nameShowsOtherAddress` reads), are not compared.
+   * For each message of the batch, whether its display name reads as one a VIP or known-good sender of its inbox used
+   * on mail the account's inboxes hold, and its address is another (decisions 0107, 0118: compared as `borrowsName`
+   * reads names — case, order, accents, added words and look-alike letters do not hide a copy). The trusted senders'
+   * names are read in one statement for the batch. Names with an @ (an address, which `nameShowsOtherAddress` reads)
+   * are not compared.
    */
   private async trustedNames(
     accountId: AccountId,
     batch: readonly Found[],
     rules: ReadonlyMap<string, (address: string) => Exemption | undefined>,
+    trusted: { readonly addresses: readonly string[]; readonly domains: readonly string[] },
   ): Promise<(message: MessageSummary) => Exemption | null> {
-    const names = [
-      ...new Set(
-        batch.map((b) => b.message.from.name).filter((n) => n.trim().length >= 3 && !n.includes('@')),
-      ),
-    ];
-    if (names.length === 0) return () => null;
+    if (!batch.some((b) => b.message.from.name.trim() !== '' && !b.message.from.name.includes('@')))
+      return () => null;
     const inboxIds = (await this.deps.inboxes.all(accountId)).map((i) => i.id);
-    const senders = await this.deps.messages.sendersNamed(inboxIds, names);
+    const senders = await this.deps.messages.sendersOf(inboxIds, trusted);
     return (message) => {
       const rule = rules.get(message.inboxId);
-      if (rule === undefined) return null;
+      const { name } = message.from;
+      if (rule === undefined || name.includes('@')) return null;
       const own = addressKey(message.from.address);
       const kinds = senders
-        .filter((p) => p.name === message.from.name && addressKey(p.address) !== own)
+        .filter((p) => addressKey(p.address) !== own && borrowsName(name, p.name))
         .map((p) => rule(p.address));
       return kinds.includes('vip') ? 'vip' : kinds.includes('known_good') ? 'known_good' : null;
     };

@@ -124,21 +124,34 @@ export class VipService {
     if (!saved.ok) throw new Error(`VIP removal refused by the profile: ${saved.error.message}`);
   }
 
-  /** A matcher for one inbox: the account's VIP list plus the inbox's effective `vip.people` (addresses or domains). */
-  async matcher(accountId: AccountId, inboxId: string): Promise<(address: string) => boolean> {
+  /**
+   * One inbox's VIPs: the account's VIP list plus the inbox's effective `vip.people`, as addresses (by addressKey) and
+   * bare domains (by domainKey, each covering its subdomains).
+   */
+  async entries(
+    accountId: AccountId,
+    inboxId: string,
+  ): Promise<{ readonly emails: readonly string[]; readonly domains: readonly string[] }> {
     const list = await this.deps.vips.list(accountId);
     const prefs = await this.deps.profiles.effective(accountId, inboxId);
     // Both sides in one form: an address copied from a mail client matches the header's Punycode spelling of it.
-    const emails = new Set(
-      [
+    return {
+      emails: [
         ...list.filter((v) => v.kind === 'email').map((v) => v.value),
         ...prefs.vip.people.filter((p) => p.includes('@')),
       ].map(addressKey),
-    );
-    const domains = [
-      ...list.filter((v) => v.kind === 'domain').map((v) => v.value),
-      ...prefs.vip.people.filter((p) => !p.includes('@')),
-    ].map(domainKey);
+      domains: [
+        ...list.filter((v) => v.kind === 'domain').map((v) => v.value),
+        ...prefs.vip.people.filter((p) => !p.includes('@')),
+      ].map(domainKey),
+    };
+  }
+
+  /** A matcher for one inbox's VIPs (`entries`). */
+  async matcher(accountId: AccountId, inboxId: string): Promise<(address: string) => boolean> {
+    const vips = await this.entries(accountId, inboxId);
+    const emails = new Set(vips.emails);
+    const { domains } = vips;
     return (address) => {
       const a = addressKey(address);
       if (emails.has(a)) return true;

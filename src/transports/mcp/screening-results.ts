@@ -33,8 +33,9 @@ export const SCREENING_RUBRIC = {
       'found it forged (DMARC failed): impersonating a trusted sender is a phishing sign. Junk when anything else is off ' +
       '(a request for money, credentials or urgency, a link or Reply-To elsewhere); otherwise unsure — a mailing list or ' +
       'a forwarder can break DMARC on genuine mail.',
-    'usesNameOf (vip or known_good) means the From shows the name of someone the person trusts, from an address that ' +
-      'is not theirs: how executives, banks and shops are impersonated. Junk when the message asks for money, gift ' +
+    'usesNameOf (vip or known_good) means the From shows the name of someone the person trusts — or one that reads the ' +
+      'same: other case or order, added words, look-alike letters — from an address that is not theirs: how ' +
+      'executives, banks and shops are impersonated. Junk when the message asks for money, gift ' +
       'cards, credentials, secrecy or haste, or its links or Reply-To go elsewhere; otherwise judge it as usual — people ' +
       'share names and write from second addresses.',
     'nameShowsOtherAddress means the From name is written as an email address that is not the sender’s: a phishing sign.',
