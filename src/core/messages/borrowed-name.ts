@@ -53,9 +53,14 @@ export function nameWords(name: string): string[] {
  * and more ("Vera Important via DocuSign"). A trusted name of fewer than three letters and digits is never matched.
  */
 export function borrowsName(name: string, trusted: string): boolean {
-  const theirs = nameWords(trusted);
-  if (theirs.join('').length < 3) return false;
-  const mine = nameWords(name);
+  return borrowsWords(nameWords(name), nameWords(trusted));
+}
+
+/** `borrowsName` on names already in words (`nameWords`), for comparing many names with many. */
+export function borrowsWords(mine: readonly string[], theirs: readonly string[]): boolean {
+  // Most pairs differ in the first word: settled before anything is built.
+  const [first] = theirs;
+  if (first === undefined || !mine.includes(first) || theirs.join('').length < 3) return false;
   if (theirs.length === 1) return mine.length === 1 && mine[0] === theirs[0];
   const left = [...mine];
   for (const w of theirs) {

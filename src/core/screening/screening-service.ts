@@ -16,7 +16,7 @@ import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
 import type { Folder, FolderId } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import { addressKey, otherAddressShown } from '../messages/address-key.ts';
-import { borrowsName } from '../messages/borrowed-name.ts';
+import { borrowsWords, nameWords } from '../messages/borrowed-name.ts';
 import { parseMessageId, type Address, type MessageSummary } from '../messages/message.ts';
 import type { MessageStore } from '../messages/message-store.ts';
 import { fenceUntrusted, type FencedBody } from '../messages/untrusted-content.ts';
@@ -722,14 +722,20 @@ export class ScreeningService implements ArrivalScreen {
     if (!batch.some((b) => b.message.from.name.trim() !== '' && !b.message.from.name.includes('@')))
       return () => null;
     const inboxIds = (await this.deps.inboxes.all(accountId)).map((i) => i.id);
-    const senders = await this.deps.messages.sendersOf(inboxIds, trusted);
+    // Each trusted name in words once: a batch of 50 against up to 5,000 names.
+    const senders = (await this.deps.messages.sendersOf(inboxIds, trusted)).map((p) => ({
+      address: p.address,
+      key: addressKey(p.address),
+      words: nameWords(p.name),
+    }));
     return (message) => {
       const rule = rules.get(message.inboxId);
       const { name } = message.from;
       if (rule === undefined || name.includes('@')) return null;
       const own = addressKey(message.from.address);
+      const words = nameWords(name);
       const kinds = senders
-        .filter((p) => addressKey(p.address) !== own && borrowsName(name, p.name))
+        .filter((p) => p.key !== own && borrowsWords(words, p.words))
         .map((p) => rule(p.address));
       return kinds.includes('vip') ? 'vip' : kinds.includes('known_good') ? 'known_good' : null;
     };
