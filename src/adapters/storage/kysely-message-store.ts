@@ -246,6 +246,9 @@ const manyStatement = (db: Db, count: number) =>
       ),
   );
 
+/** How many addresses one `sendersOf` statement names (well within either engine's parameter limit). */
+const ADDRESSES_PER_STATEMENT = 10_000;
+
 // LIKE's own characters in a domain are taken literally (the escape character is named: SQLite has none by default).
 const endsWith = (suffix: string) =>
   sql<boolean>`messages.from_address like ${`%${suffix.replace(/[\\%_]/g, '\\$&')}`} escape '\\'`;
@@ -540,21 +543,34 @@ export class KyselyMessageStore implements MessageStore {
     const addresses = [...new Set(senders.addresses.flatMap((a) => [a.toLowerCase(), addressKey(a)]))];
     const domains = [...new Set(senders.domains.map(domainKey))];
     if (inboxIds.length === 0 || addresses.length + domains.length === 0) return [];
-    const rows = await this.db
-      .selectFrom('messages')
-      .select(['from_name', 'from_address'])
-      .distinct()
-      .where('inbox_id', 'in', [...inboxIds])
-      .where('from_name', '!=', '')
-      .where((eb) =>
-        eb.or([
-          ...(addresses.length === 0 ? [] : [eb('from_address', 'in', addresses)]),
-          ...domains.flatMap((d) => [endsWith(`@${d}`), endsWith(`.${d}`)]),
-        ]),
-      )
-      .limit(SENDERS_OF_MAX)
-      .execute();
-    return rows.map((r) => ({ name: r.from_name, address: r.from_address }));
+    // Several inboxes' known-good lists (5,000 each, in two spellings) can pass the parameters one statement takes
+    // (SQLite 32,766, PostgreSQL 65,535): the addresses go in parts, the domains with the first.
+    const parts: string[][] = [];
+    for (let at = 0; at < Math.max(addresses.length, 1); at += ADDRESSES_PER_STATEMENT)
+      parts.push(addresses.slice(at, at + ADDRESSES_PER_STATEMENT));
+    const found = new Map<string, { name: string; address: string }>();
+    for (const [n, part] of parts.entries()) {
+      const suffixes = n === 0 ? domains : [];
+      if (part.length + suffixes.length === 0) continue;
+      const rows = await this.db
+        .selectFrom('messages')
+        .select(['from_name', 'from_address'])
+        .distinct()
+        .where('inbox_id', 'in', [...inboxIds])
+        .where('from_name', '!=', '')
+        .where((eb) =>
+          eb.or([
+            ...(part.length === 0 ? [] : [eb('from_address', 'in', part)]),
+            ...suffixes.flatMap((d) => [endsWith(`@${d}`), endsWith(`.${d}`)]),
+          ]),
+        )
+        .limit(SENDERS_OF_MAX - found.size)
+        .execute();
+      for (const r of rows)
+        found.set(`${r.from_name}\u0000${r.from_address}`, { name: r.from_name, address: r.from_address });
+      if (found.size >= SENDERS_OF_MAX) break;
+    }
+    return [...found.values()];
   }
 
   async labelsInUse(inboxId: InboxId): Promise<string[]> {

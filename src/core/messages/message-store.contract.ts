@@ -122,6 +122,9 @@ export function messageStoreContract(h: () => MessageStoreHarness): void {
       expect(await of({ addresses: ['anna@müller.test'] })).toEqual(['Anna <anna@xn--mller-kva.test>']);
       expect(await of({ domains: ['c_rp.test', 'cxrp.test'] })).toEqual(['Underscore <x@c_rp.test>']);
       expect(await of({ addresses: ['jane@corp.test'] }, [inbox, other.inbox])).toHaveLength(3);
+      // Known-good lists of several inboxes: more addresses than one statement takes.
+      const many = Array.from({ length: 70_000 }, (_, i) => `friend${String(i)}@many.test`);
+      expect(await of({ addresses: [...many, 'ops@mail.corp.test'] })).toEqual(['Ops <ops@mail.corp.test>']);
       expect(await of({})).toEqual([]);
       expect(await of({ addresses: ['jane@corp.test'] }, [])).toEqual([]);
     });
