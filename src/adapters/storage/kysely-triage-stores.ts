@@ -6,6 +6,8 @@ import type { VipEntry, VipStore } from '../../core/vips/vip-store.ts';
 import type { Db } from './database.ts';
 import type { LeasesTable, UndoRecordsTable } from './schema.ts';
 import { toDate, inboxRowWrite } from './sql-errors.ts';
+import { lockAccount } from './row-locks.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
 
 export class KyselyUndoStore implements UndoStore {
   private readonly db: Db['kysely'];
@@ -289,8 +291,10 @@ export class KyselyLeaseStore implements LeaseStore {
 
 export class KyselyVipStore implements VipStore {
   private readonly db: Db['kysely'];
+  private readonly dialect: Db['dialect'];
   constructor(db: Db) {
     this.db = db.kysely;
+    this.dialect = db.dialect;
   }
 
   async list(accountId: AccountId): Promise<VipEntry[]> {
@@ -304,20 +308,39 @@ export class KyselyVipStore implements VipStore {
     return rows.map((r) => ({ kind: r.kind as VipEntry['kind'], value: r.value }));
   }
 
-  async add(accountId: AccountId, entries: readonly VipEntry[], now: Date): Promise<void> {
-    if (entries.length === 0) return;
-    await this.db
-      .insertInto('vips')
-      .values(
-        entries.map((e) => ({
-          account_id: accountId,
-          kind: e.kind,
-          value: e.value,
-          created_at: now.getTime(),
-        })),
-      )
-      .onConflict((oc) => oc.columns(['account_id', 'kind', 'value']).doNothing())
-      .execute();
+  async add(
+    accountId: AccountId,
+    entries: readonly VipEntry[],
+    now: Date,
+    max: number,
+  ): Promise<Result<{ listed: number }, { listed: number }>> {
+    return this.db.transaction().execute(async (tx) => {
+      await lockAccount(tx, this.dialect, accountId);
+      const listed = await tx
+        .selectFrom('vips')
+        .select(['kind', 'value'])
+        .where('account_id', '=', accountId)
+        .execute();
+      const there = new Set(listed.map((r) => `${r.kind} ${r.value}`));
+      const fresh = [...new Map(entries.map((e) => [`${e.kind} ${e.value}`, e])).entries()]
+        .filter(([k]) => !there.has(k))
+        .map(([, e]) => e);
+      if (listed.length + fresh.length > max) return err({ listed: listed.length });
+      if (fresh.length > 0)
+        await tx
+          .insertInto('vips')
+          .values(
+            fresh.map((e) => ({
+              account_id: accountId,
+              kind: e.kind,
+              value: e.value,
+              created_at: now.getTime(),
+            })),
+          )
+          .onConflict((oc) => oc.columns(['account_id', 'kind', 'value']).doNothing())
+          .execute();
+      return ok({ listed: listed.length + fresh.length });
+    });
   }
 
   async remove(accountId: AccountId, entries: readonly VipEntry[]): Promise<number> {

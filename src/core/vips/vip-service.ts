@@ -1,10 +1,20 @@
 import type { Clock } from '../../lib/clock.ts';
+import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
 import { normaliseEmail } from '../accounts/password-hasher.ts';
 import { addressKey, domainKey } from '../messages/address-key.ts';
 import type { ProfileService } from '../profile/profile-service.ts';
 import { DOMAIN_PATTERN, type TriageProfile } from '../profile/triage-profile.ts';
 import type { VipEntry, VipStore } from './vip-store.ts';
+
+/** How many entries the account's VIP list may hold. */
+export const VIP_LIST_MAX = 1000;
+
+/** An add the VIP list has no room for. */
+export interface VipListFull {
+  readonly code: 'invalid_arguments';
+  readonly message: string;
+}
 
 export interface VipInput {
   readonly emails?: readonly string[] | undefined;
@@ -100,8 +110,17 @@ export class VipService {
     });
   }
 
-  add(accountId: AccountId, entries: readonly VipEntry[]): Promise<void> {
-    return this.deps.vips.add(accountId, entries, this.deps.clock.now());
+  /**
+   * Adds entries to the VIP list, or none of them when it would then hold more than `VIP_LIST_MAX` (decision 0119):
+   * every action and every sync reads the whole list, so an agent adding in a loop must meet an end.
+   */
+  async add(accountId: AccountId, entries: readonly VipEntry[]): Promise<Result<true, VipListFull>> {
+    const added = await this.deps.vips.add(accountId, entries, this.deps.clock.now(), VIP_LIST_MAX);
+    if (added.ok) return ok(true);
+    return err({
+      code: 'invalid_arguments',
+      message: `The VIP list holds at most ${String(VIP_LIST_MAX)} entries and has ${String(added.error.listed)}; nothing was added. A domain covers everyone at it; entries can be removed with remove_vip or on the console.`,
+    });
   }
 
   /** Takes the entries off the list and off every `vip.people` of the profile: a VIP removed is gone everywhere. */

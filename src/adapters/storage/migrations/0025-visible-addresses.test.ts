@@ -45,6 +45,7 @@ for (const { name, target } of targets) {
           { kind: 'domain', value: 'corp\u00ad.test' },
         ],
         new Date(),
+        10,
       );
 
       expect(await migrateToLatest(db)).toContain('0025-visible-addresses');

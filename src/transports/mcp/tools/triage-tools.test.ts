@@ -106,6 +106,19 @@ describe('triage tools on the demo inbox', () => {
     expectToolOk(await call('remove_vip', { emails: ['boss@corp.test'], confirmed: true }));
     expectToolOk(await call('remove_vip', { domains: ['example.org'], confirmed: true }));
     expect(expectToolOk(await call('list_vips'))).toEqual({ emails: [], domains: [] });
+
+    // Decision 0119: the list has an end; an add past it adds nothing and says so.
+    const hundred = (from: number) => Array.from({ length: 100 }, (_, i) => `p${String(from + i)}@many.test`);
+    for (let n = 0; n < 1000; n += 100) expectToolOk(await call('add_vip', { emails: hundred(n) }));
+    expectToolOk(await call('add_vip', { emails: ['p0@many.test'] }));
+    const full = expectToolError(
+      await call('add_vip', { emails: ['p1000@many.test'], domains: ['many.test'] }),
+      'invalid_arguments',
+    );
+    expect(full['message']).toMatch(/^The VIP list holds at most 1000 entries and has 1000; nothing was added/);
+    expect((expectToolOk(await call('list_vips'))['emails'] as string[]).length).toBe(1000);
+    for (let n = 0; n < 1000; n += 100)
+      expectToolOk(await call('remove_vip', { emails: hundred(n), confirmed: true }));
   });
 
   it('a VIP domain covers its subdomains, and profile vip.people counts as VIP too', async () => {

@@ -51,7 +51,8 @@ export const addVip = defineTool({
       );
     }
     if (entries.length === 0) return toolError('invalid_arguments', 'Give at least one email or domain.');
-    await ctx.services.vips.add(ctx.principal.accountId, entries);
+    const added = await ctx.services.vips.add(ctx.principal.accountId, entries);
+    if (!added.ok) return toolError(added.error.code, added.error.message);
     return toolOk({
       added: grouped(entries),
       vips: grouped(await ctx.services.vips.everyone(ctx.principal.accountId)),

@@ -254,7 +254,11 @@ ${v['notes'] ?? ''}</textarea>
         errors: { vip: 'Enter an email address (name@example.com) or a bare domain (example.com).' },
       });
     if (remove !== '') await deps.vips.remove(account.id, parsed.entries);
-    else await deps.vips.add(account.id, parsed.entries);
+    else {
+      const added = await deps.vips.add(account.id, parsed.entries);
+      if (!added.ok)
+        return render(c, account, { status: 400, values: { vip }, errors: { vip: added.error.message } });
+    }
     return c.redirect('/settings/preferences?saved=vip', 303);
   });
 
