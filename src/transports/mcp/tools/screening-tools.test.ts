@@ -4,6 +4,16 @@ import type { App } from '../../../app.ts';
 import { createTestApp } from '../../../../test/support/test-app.ts';
 import { agentOn, expectToolOk, type toolCaller } from '../../../../test/support/tool-caller.ts';
 
+/** A service whose agent has synced the demo inbox's newest 200 messages. */
+async function syncedDemoInbox() {
+  const app = await createTestApp({ config: { syncWindow: 200 } });
+  const { call } = await agentOn(app);
+  const list = expectToolOk(await call('list_inboxes'));
+  const inboxId = (list['inboxes'] as { id: string; isDemo: boolean }[]).find((i) => i.isDemo)!.id;
+  expectToolOk(await call('sync_inbox', { inboxId }));
+  return { app, call, inboxId };
+}
+
 // The whole screening loop on the demo inbox through /mcp: what a new user can try at once, offline.
 describe('junk screening on the demo inbox', () => {
   let app: App;
@@ -21,11 +31,7 @@ describe('junk screening on the demo inbox', () => {
   const target = (m: Offered) => ({ inboxId: m.inboxId, messageId: m.messageId });
 
   beforeAll(async () => {
-    app = await createTestApp({ config: { syncWindow: 200 } });
-    ({ call } = await agentOn(app));
-    const list = expectToolOk(await call('list_inboxes'));
-    inboxId = (list['inboxes'] as { id: string; isDemo: boolean }[]).find((i) => i.isDemo)!.id;
-    expectToolOk(await call('sync_inbox', { inboxId }));
+    ({ app, call, inboxId } = await syncedDemoInbox());
   });
   afterAll(async () => {
     await app.close();
@@ -230,11 +236,7 @@ describe('a rescue and a report in an inbox with screening lists of its own', ()
   let inboxId: string;
 
   beforeAll(async () => {
-    app = await createTestApp({ config: { syncWindow: 200 } });
-    ({ call } = await agentOn(app));
-    const list = expectToolOk(await call('list_inboxes'));
-    inboxId = (list['inboxes'] as { id: string; isDemo: boolean }[]).find((i) => i.isDemo)!.id;
-    expectToolOk(await call('sync_inbox', { inboxId }));
+    ({ app, call, inboxId } = await syncedDemoInbox());
   });
   afterAll(async () => {
     await app.close();
