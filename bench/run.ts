@@ -193,6 +193,9 @@ if (values.only === undefined || values.only === 'fuzz') {
     if (r.failures.length > 0)
       lines.push('', `First failures on ${engine}: ${JSON.stringify(r.failures.slice(0, 3), cut)}`);
   console.log(lines.join('\n'));
+  // What the processes logged with a stack goes to the console only: the report names how many.
+  for (const { engine, r } of runs)
+    for (const line of r.badLogLines.slice(0, 3)) console.log(`\n${engine} logged: ${line.slice(0, 4000)}`);
   if (values['no-write'] !== true) writeSection(DOC, 'fuzz', lines.join('\n'));
 }
 
