@@ -27,6 +27,7 @@ import type { Db, Stores } from '../adapters/storage/index.ts';
 import { KyselyCredentialVault } from '../adapters/storage/kysely-credential-vault.ts';
 import { KyselySecretLinkStore } from '../adapters/storage/kysely-secret-link-store.ts';
 import { AccountService } from '../core/accounts/account-service.ts';
+import { agentAccess } from '../core/accounts/plan.ts';
 import { ApiKeyService } from '../core/api-keys/api-key-service.ts';
 import { ActionService } from '../core/actions/action-service.ts';
 import { UndoService } from '../core/actions/undo-service.ts';
@@ -401,7 +402,25 @@ export function buildServices(c: {
     oauth,
     queue,
     scheduler,
-    attachments: new AttachmentLinks({ links, inboxes: stores.inboxes, read, clock }),
+    attachments: new AttachmentLinks({
+      links,
+      inboxes: stores.inboxes,
+      read,
+      clock,
+      // The credential a download link was issued to (decision 0120): a key not revoked, a sign-in not disconnected,
+      // and the account's agents still allowed.
+      stillWorks: async (accountId, credential) => {
+        const account = await stores.accounts.get(accountId);
+        if (account === undefined || !agentAccess(account, clock.now()).allowed) return false;
+        if (credential.kind === 'api_key')
+          return (await stores.apiKeys.list(accountId)).some(
+            (k) => k.id === credential.id && k.revokedAt === null,
+          );
+        if (credential.kind === 'access_token')
+          return (await stores.grants.listGrants(accountId)).some((g) => g.id === credential.id);
+        return false;
+      },
+    }),
     accounts: new AccountService({
       accounts: stores.accounts,
       invitations: stores.invitations,

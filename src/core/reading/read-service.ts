@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { Serializer } from '../../lib/keyed-mutex.ts';
 import type { NextStep } from '../next-step.ts';
 import { htmlToText } from '../../lib/html-to-text.ts';
@@ -382,8 +383,16 @@ export class ReadService {
     });
   }
 
-  /** A short-lived download link for one attachment of one message of this account. */
-  async attachmentLink(place: InboxWithFolders, messageId: string, partId: string) {
+  /**
+   * A short-lived download link for one attachment of one message of this account, for the credential that asked:
+   * the link works only while that credential does (decision 0120).
+   */
+  async attachmentLink(
+    place: InboxWithFolders,
+    messageId: string,
+    partId: string,
+    issuedTo: Principal['credential'],
+  ) {
     const { inbox } = place;
     const found = await this.locate(place, messageId);
     if (!found.ok) return found;
@@ -404,7 +413,7 @@ export class ReadService {
       purpose: 'attachment',
       accountId: inbox.accountId,
       inboxId: inbox.id,
-      payload: { messageId, partId },
+      payload: { messageId, partId, issuedTo: { kind: issuedTo.kind, id: issuedTo.id } },
       createdAt: now,
       expiresAt,
     });

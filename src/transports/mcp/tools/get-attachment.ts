@@ -25,7 +25,7 @@ export const getAttachment = defineTool({
   async run({ inboxId, messageId, partId }, ctx) {
     const inbox = await usableInboxWithFolders(ctx, inboxId, { messages: [messageId] });
     if (!inbox.ok) return inbox.error;
-    const r = await ctx.services.read.attachmentLink(inbox, messageId, partId);
+    const r = await ctx.services.read.attachmentLink(inbox, messageId, partId, ctx.principal.credential);
     if (!r.ok) return toolError(r.error.code, agentMessage(r.error));
     return toolOk({ ...r.value, ...demoNote(inbox.inbox) });
   },
