@@ -114,6 +114,26 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
     await a.stores.screenings.recordBlocked([verdict(held.id), verdict('msg_gone')], clock.now());
     const activity = (at: Date) => a.stores.audit.record(activityRow(account, at));
     await activity(clock.now()); // older than ACTIVITY_DAYS (30) by the sweep
+    // Two triage passes, older than ACTIVITY_DAYS by the sweep: the first goes, the last of the inbox stays.
+    const pass = async (summary: string) => {
+      const at = clock.now();
+      const until = new Date(at.getTime() + 60_000);
+      await a.stores.leases.acquire(
+        { inboxId: inbox.id, holder: 'key_a', agentLabel: 'tidy', startedAt: at, expiresAt: until },
+        at,
+      );
+      await a.stores.leases.release(
+        inbox.id,
+        'key_a',
+        'tidy',
+        new Date(at.getTime() + 1000),
+        summary,
+        newId('pass'),
+      );
+    };
+    await pass('first');
+    clock.advance(5000);
+    await pass('last');
     const signInAt = (at: Date) =>
       a.stores.signInHistory.record({
         at,
@@ -173,6 +193,8 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
     expect(verdicts.map((v) => v.message_id)).toEqual([held.id]);
     expect(await a.stores.settings.get('acct_deleted0000000000000', 'sendEnabled')).toBeUndefined();
     expect(await a.stores.settings.get(account, 'sendEnabled')).toBe(true);
+    const passes = await a.db.kysely.selectFrom('triage_passes').select('summary').execute();
+    expect(passes.map((p) => p.summary)).toEqual(['last']);
   });
 
   it('keeps the activity log for good with ACTIVITY_DAYS=0', async () => {

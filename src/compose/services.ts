@@ -326,10 +326,11 @@ export function buildServices(c: {
     const screenings = await stores.screenings.deleteForgotten(
       new Date(now.getTime() - FORGOTTEN_SCREENINGS_KEPT_MS),
     );
-    const activity =
-      config.activityDays === 0
-        ? 0
-        : await stores.audit.deleteBefore(new Date(now.getTime() - config.activityDays * DAY_MS));
+    const activityBefore =
+      config.activityDays === 0 ? undefined : new Date(now.getTime() - config.activityDays * DAY_MS);
+    const activity = activityBefore === undefined ? 0 : await stores.audit.deleteBefore(activityBefore);
+    // Triage passes are agents' activity too: kept as long, each inbox's last for good (decision 0121).
+    const passes = activityBefore === undefined ? 0 : await stores.leases.deletePassesBefore(activityBefore);
     const signIns = await stores.signInHistory.deleteBefore(
       new Date(now.getTime() - SIGN_IN_HISTORY_DAYS * DAY_MS),
     );
@@ -346,7 +347,8 @@ export function buildServices(c: {
         activity +
         signIns +
         settings +
-        invitations >
+        invitations +
+        passes >
       0
     )
       log.info(
@@ -359,6 +361,7 @@ export function buildServices(c: {
           signIns,
           accountlessSettings: settings,
           invitations,
+          triagePasses: passes,
         },
         'removed what has expired',
       );

@@ -269,6 +269,24 @@ export class KyselyLeaseStore implements LeaseStore {
     return r && toLease(r);
   }
 
+  async deletePassesBefore(before: Date): Promise<number> {
+    const r = await this.db
+      .deleteFrom('triage_passes')
+      .where('ended_at', '<', before.getTime())
+      // Only a pass of an inbox that has a later one: the last stays, however old.
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('triage_passes as later')
+            .select('later.id')
+            .whereRef('later.inbox_id', '=', 'triage_passes.inbox_id')
+            .whereRef('later.ended_at', '>', 'triage_passes.ended_at'),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
   async lastPass(inboxId: string): Promise<TriagePass | undefined> {
     const r = await this.db
       .selectFrom('triage_passes')

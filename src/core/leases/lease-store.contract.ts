@@ -120,5 +120,31 @@ export function leaseStoreContract(
         summary: `summary ${String(winner)}`,
       });
     });
+
+    // Decision 0121: older passes go with the activity log's retention; each inbox's last stays, however old.
+    it('deletes the passes that ended before a time, except each inbox’s last', async () => {
+      const [busy, quiet] = [await seedInbox(h()), await seedInbox(h())];
+      const pass = async (inbox: string, at: number) => {
+        await h().leases.acquire(lease(inbox, 'a', 'agent', at, 5), t(at));
+        expect(
+          await h().leases.release(
+            inbox,
+            'a',
+            'agent',
+            t(at + 1),
+            `at ${String(at)}`,
+            `pass_${inbox}_${String(at)}`,
+          ),
+        ).toBe(true);
+      };
+      for (const at of [0, 10, 20, 40]) await pass(busy, at);
+      await pass(quiet, 0);
+      expect(await h().leases.deletePassesBefore(t(30))).toBeGreaterThanOrEqual(3);
+      expect((await h().leases.lastPass(busy))?.summary).toBe('at 40');
+      expect((await h().leases.lastPass(quiet))?.summary).toBe('at 0');
+      await h().leases.deletePassesBefore(t(3600));
+      expect((await h().leases.lastPass(busy))?.summary).toBe('at 40');
+      expect((await h().leases.lastPass(quiet))?.summary).toBe('at 0');
+    });
   });
 }
