@@ -4,7 +4,7 @@ import type { App } from '../../src/app.ts';
 import { freshPgDatabase } from '../rig/pg.ts';
 import { approvedCode, codeGrant } from '../support/oauth-code.ts';
 import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolOk } from '../support/tool-caller.ts';
+import { agentOn, expectToolOk, firstAttachmentLink } from '../support/tool-caller.ts';
 import { invitedAccount, OWNER, WebClient } from '../support/web-client.ts';
 
 // Decision 0117: an account used as a person uses one, deleted, and every row of every table searched for what it
@@ -55,17 +55,8 @@ describe.each(['sqlite', 'postgres'] as const)('deleting an account on %s', (eng
     const listed = expectToolOk(await call('list_messages', { inboxId, limit: 60 }))['messages'] as {
       messageId: string;
       subject: string;
-      hasAttachments: boolean;
     }[];
-    const withFile = listed.find((m) => m.hasAttachments)!;
-    const part = (
-      expectToolOk(await call('get_message', { inboxId, messageId: withFile.messageId }))['attachments'] as {
-        partId: string;
-      }[]
-    )[0]!;
-    expectToolOk(
-      await call('get_attachment', { inboxId, messageId: withFile.messageId, partId: part.partId }),
-    );
+    await firstAttachmentLink(call, inboxId);
     expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
     expectToolOk(await call('begin_triage', { inboxId, agentLabel: 'tidy' }));
     expectToolOk(

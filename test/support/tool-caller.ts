@@ -162,3 +162,21 @@ export async function agentOn(
   const key = await createKeyViaPage(web);
   return { web, key, call: toolCaller(app, key) };
 }
+
+/** A download link (`get_attachment`) to the first attachment among an inbox's synced messages, asked for by `call`. */
+export async function firstAttachmentLink(
+  call: ReturnType<typeof toolCaller>,
+  inboxId: string,
+): Promise<string> {
+  const listed = expectToolOk(await call('list_messages', { inboxId, limit: 200 }))['messages'] as {
+    messageId: string;
+    hasAttachments: boolean;
+  }[];
+  const messageId = listed.find((m) => m.hasAttachments)!.messageId;
+  const part = (
+    expectToolOk(await call('get_message', { inboxId, messageId }))['attachments'] as { partId: string }[]
+  )[0]!;
+  return expectToolOk(await call('get_attachment', { inboxId, messageId, partId: part.partId }))[
+    'url'
+  ] as string;
+}

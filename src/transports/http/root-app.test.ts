@@ -5,7 +5,7 @@ import type { App } from '../../app.ts';
 import { call, createTestApp } from '../../../test/support/test-app.ts';
 import { recordingLogger } from '../../../test/support/recording-logger.ts';
 import { tempDir } from '../../../test/support/temp-dir.ts';
-import { agentOn, expectToolOk } from '../../../test/support/tool-caller.ts';
+import { agentOn, expectToolOk, firstAttachmentLink } from '../../../test/support/tool-caller.ts';
 
 let app: App | undefined;
 afterEach(async () => {
@@ -60,19 +60,7 @@ describe('root HTTP app', () => {
     const { call: tool, key } = await agentOn(app);
     const inboxId = (expectToolOk(await tool('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
     expectToolOk(await tool('sync_inbox', { inboxId }));
-    const listed = expectToolOk(await tool('list_messages', { inboxId, limit: 200 }))['messages'] as {
-      messageId: string;
-      hasAttachments: boolean;
-    }[];
-    const messageId = listed.find((m) => m.hasAttachments)!.messageId;
-    const part = (
-      expectToolOk(await tool('get_message', { inboxId, messageId }))['attachments'] as {
-        partId: string;
-      }[]
-    )[0]!;
-    const url = expectToolOk(await tool('get_attachment', { inboxId, messageId, partId: part.partId }))[
-      'url'
-    ] as string;
+    const url = await firstAttachmentLink(tool, inboxId);
     const token = /att_[a-z0-9]{40}$/.exec(url)![0];
     expect((await app.fetch(new Request(url))).status).toBe(200);
     // Decoded before it is logged, so an escaped letter does not let the token through either.

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../app.ts';
 import { approvedCode, codeGrant } from '../../../../test/support/oauth-code.ts';
 import { createTestApp } from '../../../../test/support/test-app.ts';
-import { agentOn, expectToolOk, toolCaller } from '../../../../test/support/tool-caller.ts';
+import {
+  agentOn,
+  expectToolOk,
+  firstAttachmentLink,
+  toolCaller,
+} from '../../../../test/support/tool-caller.ts';
 import { OWNER, type WebClient } from '../../../../test/support/web-client.ts';
 
 // Decision 0120: a download link is a capability minted for one credential. It outlived that credential — a link an
@@ -25,23 +30,7 @@ describe('a download link, once the credential it was issued to stops working', 
     await app.close();
   });
 
-  /** A fresh download link to the demo inbox's first attachment, asked for with this bearer. */
-  async function linkFor(bearer: string): Promise<string> {
-    const call = toolCaller(app, bearer);
-    const listed = expectToolOk(await call('list_messages', { inboxId, limit: 100 }))['messages'] as {
-      messageId: string;
-      hasAttachments: boolean;
-    }[];
-    const messageId = listed.find((m) => m.hasAttachments)!.messageId;
-    const part = (
-      expectToolOk(await call('get_message', { inboxId, messageId }))['attachments'] as {
-        partId: string;
-      }[]
-    )[0]!;
-    return expectToolOk(await call('get_attachment', { inboxId, messageId, partId: part.partId }))[
-      'url'
-    ] as string;
-  }
+  const linkFor = (bearer: string) => firstAttachmentLink(toolCaller(app, bearer), inboxId);
   const status = async (url: string) => (await app.fetch(new Request(url))).status;
 
   it('stops with a revoked key', async () => {
