@@ -42,8 +42,8 @@ export interface LeaseStore {
   current(inboxId: string, now: Date): Promise<Lease | undefined>;
   lastPass(inboxId: string): Promise<TriagePass | undefined>;
   /**
-   * Removes the passes that ended before `before`, except each inbox's last (what `get_triage_activity` shows): the
-   * sweep's, with the activity log's retention (decision 0121). How many.
+   * Removes the passes that ended before `before`, except each inbox's last (what agents are told of, and what the
+   * cadence counts from): the sweep's, with the activity log's retention (decision 0121). How many.
    */
   deletePassesBefore(before: Date): Promise<number>;
 }

@@ -119,7 +119,7 @@ export class VipService {
     if (added.ok) return ok(true);
     return err({
       code: 'invalid_arguments',
-      message: `The VIP list holds at most ${String(VIP_LIST_MAX)} entries and has ${String(added.error.listed)}; nothing was added. A domain covers everyone at it; entries can be removed with remove_vip or on the console.`,
+      message: `The VIP list holds at most ${String(VIP_LIST_MAX)} entries and has ${String(added.error.listed)}; nothing was added. A domain covers everyone at it; removing entries makes room.`,
     });
   }
 

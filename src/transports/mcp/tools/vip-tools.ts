@@ -52,7 +52,11 @@ export const addVip = defineTool({
     }
     if (entries.length === 0) return toolError('invalid_arguments', 'Give at least one email or domain.');
     const added = await ctx.services.vips.add(ctx.principal.accountId, entries);
-    if (!added.ok) return toolError(added.error.code, added.error.message);
+    if (!added.ok)
+      return toolError(
+        added.error.code,
+        `${added.error.message} Entries go with remove_vip, after the person agrees.`,
+      );
     return toolOk({
       added: grouped(entries),
       vips: grouped(await ctx.services.vips.everyone(ctx.principal.accountId)),
