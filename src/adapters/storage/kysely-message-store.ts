@@ -545,13 +545,13 @@ export class KyselyMessageStore implements MessageStore {
     if (inboxIds.length === 0 || addresses.length + domains.length === 0) return [];
     // Several inboxes' known-good lists (5,000 each, in two spellings) can pass the parameters one statement takes
     // (SQLite 32,766, PostgreSQL 65,535): the addresses go in parts, the domains with the first.
-    const parts: string[][] = [];
-    for (let at = 0; at < Math.max(addresses.length, 1); at += ADDRESSES_PER_STATEMENT)
-      parts.push(addresses.slice(at, at + ADDRESSES_PER_STATEMENT));
+    const parts = Array.from(
+      { length: Math.max(Math.ceil(addresses.length / ADDRESSES_PER_STATEMENT), 1) },
+      (_, n) => addresses.slice(n * ADDRESSES_PER_STATEMENT, (n + 1) * ADDRESSES_PER_STATEMENT),
+    );
     const found = new Map<string, { name: string; address: string }>();
     for (const [n, part] of parts.entries()) {
       const suffixes = n === 0 ? domains : [];
-      if (part.length + suffixes.length === 0) continue;
       const rows = await this.db
         .selectFrom('messages')
         .select(['from_name', 'from_address'])

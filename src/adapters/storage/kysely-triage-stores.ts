@@ -339,10 +339,9 @@ export class KyselyVipStore implements VipStore {
         .select(['kind', 'value'])
         .where('account_id', '=', accountId)
         .execute();
-      const there = new Set(listed.map((r) => `${r.kind} ${r.value}`));
-      const fresh = [...new Map(entries.map((e) => [`${e.kind} ${e.value}`, e])).entries()]
-        .filter(([k]) => !there.has(k))
-        .map(([, e]) => e);
+      const key = (e: { kind: string; value: string }) => `${e.kind} ${e.value}`;
+      const there = new Set(listed.map(key));
+      const fresh = [...new Map(entries.filter((e) => !there.has(key(e))).map((e) => [key(e), e])).values()];
       if (listed.length + fresh.length > max) return err({ listed: listed.length });
       if (fresh.length > 0)
         await tx

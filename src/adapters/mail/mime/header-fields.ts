@@ -32,10 +32,10 @@ export function parseHeaderBlock(block: Uint8Array | string): Map<string, string
   return fields;
 }
 
-/** Where a message's header block ends: after its blank line (CRLF or bare LF), or the whole message when it has none. */
 /** A Content-Type field in a header block, its folded lines included; group 1 is its value. */
 export const CONTENT_TYPE_FIELD = /^content-type:([^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)/im;
 
+/** Where a message's header block ends: after its blank line (CRLF or bare LF), or the whole message when it has none. */
 export function headerBlockEnd(bytes: Buffer): number {
   const crlf = bytes.indexOf('\r\n\r\n');
   const lf = bytes.indexOf('\n\n');
