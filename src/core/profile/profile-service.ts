@@ -4,11 +4,14 @@ import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
 import type { JsonValue, SettingsStore } from '../settings/settings-store.ts';
 import {
+  changeScreeningList,
   DEFAULT_PROFILE,
   deepMerge,
   effectivePrefs,
   loosening,
+  screeningEntryKey,
   TRIAGE_PROFILE,
+  type ScreeningList,
   type TriagePrefs,
   type TriageProfile,
 } from './triage-profile.ts';
@@ -88,6 +91,24 @@ export class ProfileService {
       ),
     }));
     if (!saved.ok) throw new Error(`in-app confirmation refused by the profile: ${saved.error.message}`);
+  }
+
+  /**
+   * The person takes an entry off a screening list, every copy of it (decision 0116), matched as the rules compare
+   * entries (`PAYROLL@evil.example` is `payroll@evil.example`). False when no copy held it: nothing changed.
+   */
+  async removeScreeningEntry(accountId: AccountId, list: ScreeningList, entry: string): Promise<boolean> {
+    const key = screeningEntryKey(list, entry);
+    let found = false;
+    await this.amend(accountId, (p) => {
+      found = false;
+      return changeScreeningList(p, list, (entries) => {
+        const kept = entries.filter((e) => screeningEntryKey(list, e) !== key);
+        found ||= kept.length < entries.length;
+        return kept;
+      });
+    });
+    return found;
   }
 
   /** Drops a removed inbox's override: its own lists and settings would otherwise outlive it (decision 0117). */

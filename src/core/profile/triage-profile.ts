@@ -161,6 +161,11 @@ export function changeScreeningList(
   };
 }
 
+/** A screening list's entry as the screening rules compare it: an address by its addressKey, a domain by its domainKey. */
+export function screeningEntryKey(list: ScreeningList, entry: string): string {
+  return list === 'blockedDomains' ? domainKey(entry.trim().toLowerCase()) : addressKey(entry.trim());
+}
+
 /** Defaults with one inbox's override merged in. */
 export function effectivePrefs(profile: TriageProfile, inboxId: string): TriagePrefs {
   const override = profile.inboxes[inboxId];

@@ -1,12 +1,7 @@
 import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import type { Account } from '../../../core/accounts/account.ts';
-import { addressKey, domainKey } from '../../../core/messages/address-key.ts';
-import {
-  changeScreeningList,
-  type ScreeningList,
-  type TriageProfile,
-} from '../../../core/profile/triage-profile.ts';
+import type { ScreeningList, TriageProfile } from '../../../core/profile/triage-profile.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
@@ -268,19 +263,7 @@ ${v['notes'] ?? ''}</textarea>
     const named = SCREENING_LISTS.find(([l]) => l === list);
     if (named === undefined) return render(c, account, { status: 400, errors: {} });
     const [which, title] = named;
-    const key = entryKey(which, entry);
-    const seen = { found: false };
-    await deps.profiles.amend(account.id, (p) => {
-      seen.found = false;
-      return changeScreeningList(p, which, (entries) =>
-        entries.filter((e) => {
-          const hit = entryKey(which, e) === key;
-          seen.found ||= hit;
-          return !hit;
-        }),
-      );
-    });
-    if (!seen.found)
+    if (!(await deps.profiles.removeScreeningEntry(account.id, which, entry)))
       return render(c, account, {
         status: 400,
         errors: { screening: `${entry.trim() || 'That'} is not on ${title.toLowerCase()}.` },
@@ -337,10 +320,6 @@ const SCREENING_LISTS: readonly (readonly [ScreeningList, string])[] = [
   ['blockedSenders', 'Blocked senders'],
   ['blockedDomains', 'Blocked domains'],
 ];
-
-/** An entry as the screening rules compare it: an address by its addressKey, a domain by its domainKey. */
-const entryKey = (list: ScreeningList, entry: string) =>
-  list === 'blockedDomains' ? domainKey(entry.trim().toLowerCase()) : addressKey(entry.trim());
 
 /** The screening lists one scope holds (`all`: the defaults; else an inbox id), each entry removable. */
 function screeningLists(
