@@ -23,7 +23,7 @@ import { fenceUntrusted, type FencedBody } from '../messages/untrusted-content.t
 import type { ProfileService } from '../profile/profile-service.ts';
 import { changeScreeningList, SCREENING_LIST_MAX, type TriagePrefs } from '../profile/triage-profile.ts';
 import type { ArrivalScreen } from '../sync/sync-service.ts';
-import type { VipService } from '../vips/vip-service.ts';
+import { vipMatcher, type VipService } from '../vips/vip-service.ts';
 import { NO_SIGNALS, parseAuthResults, type AuthSignals } from '../mail/auth-results.ts';
 import {
   OFFER_TTL_MS,
@@ -184,9 +184,9 @@ export class ScreeningService implements ArrivalScreen {
         skippedInboxes.push({ inboxId: inbox.id, reason: 'not_synced' });
         continue;
       }
-      const exempt = await this.exemption(accountId, inbox.id, prefs);
-      rules.set(inbox.id, exempt);
       const vips = await this.deps.vips.entries(accountId, inbox.id);
+      const exempt = exemption(vips, prefs);
+      rules.set(inbox.id, exempt);
       for (const a of [...vips.emails, ...prefs.junk.knownGoodSenders]) trusted.addresses.add(a);
       for (const d of vips.domains) trusted.domains.add(d);
       const picked = await this.pick(inbox, folder, exempt);
@@ -260,7 +260,7 @@ export class ScreeningService implements ArrivalScreen {
       let rule = rules.get(inbox.id);
       if (rule === undefined) {
         const prefs = await this.deps.profiles.effective(accountId, inbox.id);
-        rule = await this.exemption(accountId, inbox.id, prefs);
+        rule = exemption(await this.deps.vips.entries(accountId, inbox.id), prefs);
         rules.set(inbox.id, rule);
       }
       const exempt = rule(message.from.address);
@@ -612,17 +612,6 @@ export class ScreeningService implements ArrivalScreen {
     for (const r of rows) await this.deps.store.undecide(r.id);
   }
 
-  /** VIP and known-good senders of this inbox, whose mail is never handed out unless its From was forged. */
-  private async exemption(
-    accountId: AccountId,
-    inboxId: string,
-    prefs: TriagePrefs,
-  ): Promise<(address: string) => Exemption | undefined> {
-    const isVip = await this.deps.vips.matcher(accountId, inboxId);
-    return (address) =>
-      isVip(address) ? 'vip' : isKnownGood(address, prefs.junk) ? 'known_good' : undefined;
-  }
-
   /**
    * Reads each message whose From names an exempt sender (decision 0101): one the person's provider found forged
    * (DMARC failed) is handed out like a stranger's, read once here for its details; the others are settled fine and
@@ -808,4 +797,13 @@ function fromFailedDmarc(message: FullMessage): boolean {
 function appendCapped(list: readonly string[], value: string, max: number): string[] {
   if (list.includes(value)) return [...list];
   return [...list, value].slice(-max);
+}
+
+/** VIP and known-good senders of an inbox, whose mail is never handed out unless its From was forged. */
+function exemption(
+  vips: { readonly emails: readonly string[]; readonly domains: readonly string[] },
+  prefs: TriagePrefs,
+): (address: string) => Exemption | undefined {
+  const isVip = vipMatcher(vips);
+  return (address) => (isVip(address) ? 'vip' : isKnownGood(address, prefs.junk) ? 'known_good' : undefined);
 }

@@ -168,17 +168,24 @@ export class VipService {
 
   /** A matcher for one inbox's VIPs (`entries`). */
   async matcher(accountId: AccountId, inboxId: string): Promise<(address: string) => boolean> {
-    const vips = await this.entries(accountId, inboxId);
-    const emails = new Set(vips.emails);
-    const { domains } = vips;
-    return (address) => {
-      const a = addressKey(address);
-      if (emails.has(a)) return true;
-      const domain = a.slice(a.lastIndexOf('@') + 1);
-      // A bare domain covers its subdomains too: mail.example.com is example.com's.
-      return domains.some((d) => domain === d || domain.endsWith(`.${d}`));
-    };
+    return vipMatcher(await this.entries(accountId, inboxId));
   }
+}
+
+/** Whether an address is one of these VIPs (`VipService.entries`): the address itself, or its domain or one above it. */
+export function vipMatcher(vips: {
+  readonly emails: readonly string[];
+  readonly domains: readonly string[];
+}): (address: string) => boolean {
+  const emails = new Set(vips.emails);
+  const { domains } = vips;
+  return (address) => {
+    const a = addressKey(address);
+    if (emails.has(a)) return true;
+    const domain = a.slice(a.lastIndexOf('@') + 1);
+    // A bare domain covers its subdomains too: mail.example.com is example.com's.
+    return domains.some((d) => domain === d || domain.endsWith(`.${d}`));
+  };
 }
 
 /** One profile entry as the tools' input: an address has an `@`, anything else is a domain. */
