@@ -337,34 +337,21 @@ export function buildServices(c: {
     await stores.passkeys.deleteSpentChallenges(now);
     const settings = await stores.settings.deleteAccountless();
     const invitations = await stores.invitations.deleteExpired(now);
-    if (
-      sessions +
-        oauth.codes +
-        oauth.tokens +
-        oauth.grants +
-        counters +
-        screenings +
-        activity +
-        signIns +
-        settings +
-        invitations +
-        passes >
-      0
-    )
-      log.info(
-        {
-          sessions,
-          oauth,
-          rateCounters: counters,
-          screenings,
-          activity,
-          signIns,
-          accountlessSettings: settings,
-          invitations,
-          triagePasses: passes,
-        },
-        'removed what has expired',
-      );
+    const removed = {
+      sessions,
+      oauth,
+      rateCounters: counters,
+      screenings,
+      activity,
+      signIns,
+      accountlessSettings: settings,
+      invitations,
+      triagePasses: passes,
+    };
+    const counts: number[] = Object.values(removed).flatMap((n) =>
+      typeof n === 'number' ? [n] : [n.codes, n.tokens, n.grants],
+    );
+    if (counts.some((n) => n > 0)) log.info(removed, 'removed what has expired');
   });
 
   /** A key of its own for one purpose, derived from the encryption key: the same on every node and across restarts. */
