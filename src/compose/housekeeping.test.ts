@@ -10,6 +10,7 @@ import type { AuditEntry } from '../core/audit/audit-log.ts';
 import { newInbox } from '../core/inboxes/inbox-store.contract.ts';
 import { newFolderId } from '../core/messages/folder-store.contract.ts';
 import { newSummary } from '../core/messages/message-store.contract.ts';
+import { newClient } from '../oauth/client/client-store.contract.ts';
 import { fixedClock } from '../lib/clock.ts';
 import { newId } from '../lib/random.ts';
 import type { TokenRecord } from '../oauth/token/grant.ts';
@@ -94,6 +95,35 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
       return grant.id;
     };
     const abandoned = await signIn(clock.now()); // never refreshed: its last token ends in 30 days
+    // Client registrations, as anyone may make them (decision 0122): the one the sign-ins use, and one a stranger made
+    // and began an authorization with but never signed in with.
+    await a.stores.oauthClients.save({ ...newClient({ createdAt: clock.now() }), clientId: 'client_a' });
+    const register = async () => {
+      const res = await a.fetch(
+        new Request(`${a.config.baseUrl}/oauth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            redirect_uris: ['http://127.0.0.1:9/callback'],
+            token_endpoint_auth_method: 'none',
+          }),
+        }),
+      );
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { client_id: string }).client_id;
+    };
+    const strangers = await register();
+    const authorize = new URLSearchParams({
+      response_type: 'code',
+      client_id: strangers,
+      redirect_uri: 'http://127.0.0.1:9/callback',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+      resource: `${a.config.baseUrl}/mcp`,
+    });
+    expect((await a.fetch(new Request(`${a.config.baseUrl}/oauth/authorize?${authorize}`))).status).toBe(303);
+    const requests = () => a.db.kysely.selectFrom('oauth_requests').select('client_id').execute();
+    expect(await requests()).toEqual([{ client_id: strangers }]);
     // Junk screening's verdicts on two messages: one the index still holds, one it no longer does.
     const inbox = newInbox(account);
     await a.stores.inboxes.create(inbox);
@@ -168,6 +198,7 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
       userAgent: null,
     });
     await activity(clock.now());
+    const justRegistered = await register();
     await a.stores.passkeys.spendChallenge('live', new Date(clock.now().getTime() + 60_000));
     expect((await a.stores.grants.listGrants(account)).map((g) => g.id).sort()).toEqual(
       [abandoned, live].sort(),
@@ -195,6 +226,9 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
     expect(await a.stores.settings.get(account, 'sendEnabled')).toBe(true);
     const passes = await a.db.kysely.selectFrom('triage_passes').select('summary').execute();
     expect(passes.map((p) => p.summary)).toEqual(['last']);
+    expect(await requests()).toEqual([]);
+    const clients = await a.db.kysely.selectFrom('oauth_clients').select('client_id').execute();
+    expect(clients.map((c) => c.client_id).sort()).toEqual(['client_a', justRegistered].sort());
   });
 
   it('keeps the activity log for good with ACTIVITY_DAYS=0', async () => {

@@ -9,6 +9,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { VerifiedCache } from '../core/auth/verified-cache.ts';
 import { prefixVerifier } from '../transports/http/agent-gate.ts';
+import { registerAnonymousLimits } from '../transports/http/anonymous-limits.ts';
 import { registerAttachmentRoute } from '../transports/http/attachment-route.ts';
 import { registerMetricsRoute } from '../transports/http/metrics-route.ts';
 import { hostCheck } from '../transports/http/host-check.ts';
@@ -68,8 +69,13 @@ export function buildHttp(c: {
   });
   const cookies = { secure: config.baseUrl.startsWith('https:') };
 
+  // Before any route: a limit added after the route that answers a path stops nothing.
+  registerAnonymousLimits(http, {
+    limiter: services.limiter,
+    trustProxy: config.trustProxy,
+    perMinute: config.rateLimits.anonymousPerMinute,
+  });
   registerMetricsRoute(http, { token: secrets.metricsToken, render: () => metrics.render() });
-  registerOAuthRoutes(http, services.oauth);
   registerAttachmentRoute(http, services.attachments);
   registerKeyRoutes(http as unknown as Hono<WebEnv>, {
     apiKeys: services.apiKeys,
@@ -145,7 +151,9 @@ export function buildHttp(c: {
     openSignup: config.openSignup,
     trustProxy: config.trustProxy,
     sessionTtlSeconds: config.sessionDays * 86_400,
-    anonymousPerMinute: config.rateLimits.anonymousPerMinute,
   });
+  // After the pages: /oauth/authorize answers with a page, which gets the pages' headers only from middleware that
+  // comes before it.
+  registerOAuthRoutes(http, services.oauth);
   return { http, lane, mcpFetch };
 }

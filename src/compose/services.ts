@@ -89,6 +89,8 @@ const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 /** How long OAuth codes, tokens and sign-ins are kept once expired or revoked (decision 0065). */
 const SPENT_SIGN_INS_KEPT_MS = 30 * DAY_MS;
+/** A client registration nothing names any more — never used to sign in, or its sign-ins gone (decision 0122). */
+const UNUSED_CLIENTS_KEPT_MS = DAY_MS;
 /** How long a screening verdict outlives its message in the index (decision 0065). */
 const FORGOTTEN_SCREENINGS_KEPT_MS = 30 * DAY_MS;
 
@@ -315,13 +317,19 @@ export function buildServices(c: {
   // request counters of windows that ended an hour ago (the margin covers clocks a little apart between nodes); junk
   // screening's rows of messages the index no longer holds, 30 days after their last event (past undo's 7 days, so a
   // restored message keeps its verdict); the activity log's rows older than ACTIVITY_DAYS (decision 0068); and the
-  // sign-in history's after 90 days (decision 0091); and the settings of deleted accounts and invitations that ended
-  // unused (decision 0117).
+  // sign-in history's after 90 days (decision 0091); the settings of deleted accounts and invitations that ended
+  // unused (decision 0117); and what strangers can make without signing in — authorization requests once they end, and
+  // client registrations a day after anything last named them (decision 0122).
   queue.handle('sweep-expired', async () => {
     const now = clock.now();
     await stores.undo.deleteExpired(now);
     const sessions = await stores.sessions.deleteExpired(now);
     const oauth = await stores.grants.deleteSpent(new Date(now.getTime() - SPENT_SIGN_INS_KEPT_MS));
+    // After the sign-ins and the requests: a client goes once nothing names it.
+    const authorizationRequests = await stores.oauthRequests.deleteExpired(now);
+    const oauthClients = await stores.oauthClients.deleteUnused(
+      new Date(now.getTime() - UNUSED_CLIENTS_KEPT_MS),
+    );
     const counters = await limiter.deleteExpired(new Date(now.getTime() - 60 * MINUTE_MS));
     const screenings = await stores.screenings.deleteForgotten(
       new Date(now.getTime() - FORGOTTEN_SCREENINGS_KEPT_MS),
@@ -340,6 +348,8 @@ export function buildServices(c: {
     const removed = {
       sessions,
       oauth,
+      authorizationRequests,
+      oauthClients,
       rateCounters: counters,
       screenings,
       activity,

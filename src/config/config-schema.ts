@@ -225,7 +225,7 @@ export const SETTINGS = {
     schema: positiveInt('a positive number of requests').default(60),
     defaultText: '60',
     description:
-      'Requests per minute per client address to sign-in, setup and other unauthenticated endpoints. An IPv6 client counts as its /64 network.',
+      'Requests per minute per client address to sign-in, setup, the OAuth endpoints and other unauthenticated endpoints; OAuth client registrations are also counted per hour, at the same number (decision 0122). An IPv6 client counts as its /64 network.',
   },
   signinFailures: {
     env: 'SIGNIN_MAX_FAILURES',

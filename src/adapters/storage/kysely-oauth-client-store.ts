@@ -47,6 +47,21 @@ export class KyselyOAuthClientStore implements ClientStore {
       }
     );
   }
+
+  async deleteUnused(before: Date): Promise<number> {
+    // Read once, not per client (SQLite would scan the three tables for each of a stranger's registrations).
+    const named = this.db
+      .selectFrom('oauth_grants')
+      .select('client_id')
+      .union(this.db.selectFrom('oauth_codes').select('client_id'))
+      .union(this.db.selectFrom('oauth_requests').select('client_id'));
+    const r = await this.db
+      .deleteFrom('oauth_clients')
+      .where('created_at', '<', before.getTime())
+      .where('client_id', 'not in', named)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
 }
 
 export class KyselyOAuthRequestStore implements RequestStore {
@@ -70,8 +85,6 @@ export class KyselyOAuthRequestStore implements RequestStore {
         expires_at: r.expiresAt.getTime(),
       })
       .execute();
-    // Expired requests are swept opportunistically; they carry nothing secret.
-    await this.db.deleteFrom('oauth_requests').where('expires_at', '<', r.createdAt.getTime()).execute();
   }
 
   async get(id: string, now: Date): Promise<AuthorizationRequest | undefined> {
@@ -99,5 +112,13 @@ export class KyselyOAuthRequestStore implements RequestStore {
   async take(id: string): Promise<boolean> {
     const r = await this.db.deleteFrom('oauth_requests').where('id', '=', id).executeTakeFirst();
     return r.numDeletedRows === 1n;
+  }
+
+  async deleteExpired(now: Date): Promise<number> {
+    const r = await this.db
+      .deleteFrom('oauth_requests')
+      .where('expires_at', '<=', now.getTime())
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 }

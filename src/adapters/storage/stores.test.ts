@@ -84,7 +84,12 @@ for (const { name, target } of targets) {
     screeningStoreContract(() => stores);
     changeCounterContract(() => stores);
     auditLogContract(() => ({ accounts: stores.accounts, audit: new KyselyAuditLog(db) }));
-    clientStoreContract(() => stores.oauthClients);
+    clientStoreContract(() => ({
+      accounts: stores.accounts,
+      clients: stores.oauthClients,
+      requests: stores.oauthRequests,
+      grants: stores.grants,
+    }));
     requestStoreContract(() => ({ clients: stores.oauthClients, requests: stores.oauthRequests }));
     secretLinkStoreContract(() => ({ ...stores, links: new KyselySecretLinkStore(db) }));
     secondFactorStoreContract(() => ({

@@ -17,6 +17,12 @@ export interface OAuthClient {
 export interface ClientStore {
   save(client: OAuthClient): Promise<void>;
   get(clientId: string): Promise<OAuthClient | undefined>;
+  /**
+   * The housekeeping sweep (decision 0122): removes the clients registered (a metadata document: fetched) before
+   * `before` that no sign-in, code or waiting authorization request names — a registration never used to sign in, or
+   * one whose sign-ins the sweep has removed. How many.
+   */
+  deleteUnused(before: Date): Promise<number>;
 }
 
 /** Fetches a Client ID Metadata Document; the adapter owns the SSRF guard, size/time limits and caching. */

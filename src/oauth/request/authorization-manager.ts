@@ -51,7 +51,13 @@ export class AuthorizationManager {
     } catch (e) {
       return { kind: 'error_page', message: `This client could not be verified: ${(e as Error).message}` };
     }
-    if (client === undefined) return { kind: 'error_page', message: 'This client is not registered here.' };
+    // Registrations nothing names are removed (decision 0122); the client cannot learn it from here, the person can.
+    if (client === undefined)
+      return {
+        kind: 'error_page',
+        message:
+          'This client is not registered here. A registration not used to sign in within a day, or whose sign-ins ended 30 days ago, is removed: remove this server from your agent and add it again, so that it registers anew.',
+      };
     const redirectUri = q['redirect_uri'];
     if (redirectUri === undefined || !redirectUriMatches(redirectUri, client.redirectUris)) {
       return {

@@ -17,4 +17,6 @@ export interface RequestStore {
   get(id: string, now: Date): Promise<AuthorizationRequest | undefined>;
   /** Removes it; true for exactly one of concurrent callers (a consent is used once). */
   take(id: string): Promise<boolean>;
+  /** The housekeeping sweep: removes the requests that ended before `now` (decision 0122). How many. */
+  deleteExpired(now: Date): Promise<number>;
 }

@@ -36,6 +36,16 @@ export function requestStoreContract(h: () => { clients: ClientStore; requests: 
       expect(await h().requests.get(r.id, at(10))).toBeUndefined();
     });
 
+    it('removes the requests that have ended, and only those', async () => {
+      // Later than any other test's requests, so the count is this test's alone.
+      const ended = await saved({ createdAt: at(100), expiresAt: at(110) });
+      const live = await saved({ createdAt: at(100), expiresAt: at(111) });
+      await h().requests.deleteExpired(at(109));
+      expect(await h().requests.deleteExpired(at(110))).toBe(1);
+      expect(await h().requests.get(ended.id, at(100))).toBeUndefined();
+      expect(await h().requests.get(live.id, at(110))).toEqual(live);
+    });
+
     it('of 20 concurrent takes exactly one succeeds, and the request is gone after it', async () => {
       const r = await saved();
       const taken = await Promise.all(Array.from({ length: 20 }, () => h().requests.take(r.id)));

@@ -1,8 +1,5 @@
-import type { Hono, MiddlewareHandler } from 'hono';
-import type { RateRule } from '../../core/rate-limits/rate-limiter.ts';
-import { clientIp } from '../http/client-ip.ts';
+import type { Hono } from 'hono';
 import type { HttpEnv } from '../http/http-env.ts';
-import { tooManyRequests } from '../http/json-error.ts';
 import { csrfProtection } from './csrf.ts';
 import { registerActivityPage } from './pages/activity-page.ts';
 import { registerPreferencesPage } from './pages/preferences-page.ts';
@@ -26,7 +23,6 @@ import { securityHeaders } from './security-headers.ts';
 import { loadSession } from './session.ts';
 import type { WebDeps } from './web-deps.ts';
 import type { WebEnv } from './web-env.ts';
-import { clientNetwork } from '../../lib/ip-address.ts';
 
 /** Paths served to browsers. Middlewares are registered per path so they never touch /mcp or /api. */
 // '/settings/*' also matches '/settings' in Hono; listing both would run each middleware twice.
@@ -47,31 +43,9 @@ export const PAGE_PATHS = [
   '/inboxes/*',
   '/waiting/*',
 ];
-const ANONYMOUS_PATHS = [
-  '/setup',
-  '/signin',
-  '/signin/code',
-  '/signin/passkey',
-  '/signup',
-  '/invite',
-  '/reset',
-  '/oauth/authorize',
-  '/oauth/register',
-  '/oauth/token',
-  '/oauth/revoke',
-  '/connect/*',
-];
 
 export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   const app = root as unknown as Hono<WebEnv>;
-  const anonymousRule: RateRule = { name: 'anon-ip', points: deps.anonymousPerMinute, windowSeconds: 60 };
-  const perIp: MiddlewareHandler<WebEnv> = async (c, next) => {
-    const d = await deps.limiter.consume(anonymousRule, clientNetwork(clientIp(c, deps.trustProxy)));
-    if (!d.allowed) return tooManyRequests(d.retryAfterSeconds);
-    await next();
-    return undefined;
-  };
-  for (const path of ANONYMOUS_PATHS) app.use(path, perIp);
   for (const path of PAGE_PATHS) {
     app.use(
       path,

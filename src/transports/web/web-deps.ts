@@ -50,5 +50,4 @@ export interface WebDeps {
   readonly openSignup: boolean;
   readonly trustProxy: boolean;
   readonly sessionTtlSeconds: number;
-  readonly anonymousPerMinute: number;
 }

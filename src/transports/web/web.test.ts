@@ -345,13 +345,21 @@ describe('deleting an account', () => {
 });
 
 describe('pages', () => {
-  it('send strict security headers', async () => {
-    app = await createTestApp();
-    const res = await new WebClient(app).get('/signin');
-    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
-    expect(res.headers.get('x-frame-options')).toBe('DENY');
-    expect(res.headers.get('cache-control')).toBe('no-store');
-  });
+  // Decision 0122: the authorization server's error page is a page too, but its route came before the pages'
+  // middleware, which therefore never ran for it.
+  it.each(['/signin', '/oauth/authorize?client_id=itc_nobody', '/reset?token=nope', '/invite?token=nope'])(
+    'send strict security headers: %s',
+    async (path) => {
+      app = await createTestApp();
+      const res = await new WebClient(app).get(path);
+      expect(res.headers.get('content-type')).toContain('text/html');
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('same-origin');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    },
+  );
 });
 
 describe('middleware', () => {
