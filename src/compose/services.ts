@@ -91,6 +91,13 @@ const DAY_MS = 86_400_000;
 const SPENT_SIGN_INS_KEPT_MS = 30 * DAY_MS;
 /** A client registration nothing names any more — never used to sign in, or its sign-ins gone (decision 0122). */
 const UNUSED_CLIENTS_KEPT_MS = DAY_MS;
+/** Capability links and card codes once expired: a late click is told "expired" rather than "unknown" (decision 0123). */
+const EXPIRED_LINKS_KEPT_MS = DAY_MS;
+/**
+ * Drafts once sent or discarded, and approvals once their time is over: as long as undo handles, well past the
+ * 24 hours an approval lives, so a late call is told what became of it (decision 0123).
+ */
+const FINISHED_APPROVALS_KEPT_MS = 7 * DAY_MS;
 /** How long a screening verdict outlives its message in the index (decision 0065). */
 const FORGOTTEN_SCREENINGS_KEPT_MS = 30 * DAY_MS;
 
@@ -318,8 +325,10 @@ export function buildServices(c: {
   // screening's rows of messages the index no longer holds, 30 days after their last event (past undo's 7 days, so a
   // restored message keeps its verdict); the activity log's rows older than ACTIVITY_DAYS (decision 0068); and the
   // sign-in history's after 90 days (decision 0091); the settings of deleted accounts and invitations that ended
-  // unused (decision 0117); and what strangers can make without signing in — authorization requests once they end, and
-  // client registrations a day after anything last named them (decision 0122).
+  // unused (decision 0117); what strangers can make without signing in — authorization requests once they end, and
+  // client registrations a day after anything last named them (decision 0122); and what agents' work leaves once it
+  // is done — drafts sent or discarded and approvals ended a week ago, each sender's last unsubscribe result kept;
+  // capability links and card codes a day after they expired (decision 0123).
   queue.handle('sweep-expired', async () => {
     const now = clock.now();
     await stores.undo.deleteExpired(now);
@@ -343,6 +352,17 @@ export function buildServices(c: {
       new Date(now.getTime() - SIGN_IN_HISTORY_DAYS * DAY_MS),
     );
     await stores.passkeys.deleteSpentChallenges(now);
+    const finishedBefore = new Date(now.getTime() - FINISHED_APPROVALS_KEPT_MS);
+    const finished = {
+      drafts: await stores.drafts.deleteFinished(finishedBefore),
+      sends: await stores.pendingSends.deleteEnded(finishedBefore),
+      unsubscribes: await stores.pendingUnsubscribes.deleteEnded(finishedBefore),
+    };
+    const expiredBefore = new Date(now.getTime() - EXPIRED_LINKS_KEPT_MS);
+    const expired = {
+      links: await links.deleteExpired(expiredBefore),
+      cardCodes: await stores.cardCodes.deleteExpired(expiredBefore),
+    };
     const settings = await stores.settings.deleteAccountless();
     const invitations = await stores.invitations.deleteExpired(now);
     const removed = {
@@ -357,9 +377,11 @@ export function buildServices(c: {
       accountlessSettings: settings,
       invitations,
       triagePasses: passes,
+      finished,
+      expired,
     };
-    const counts: number[] = Object.values(removed).flatMap((n) =>
-      typeof n === 'number' ? [n] : [n.codes, n.tokens, n.grants],
+    const counts = Object.values(removed).flatMap((n): number[] =>
+      typeof n === 'number' ? [n] : Object.values({ ...n }),
     );
     if (counts.some((n) => n > 0)) log.info(removed, 'removed what has expired');
   });

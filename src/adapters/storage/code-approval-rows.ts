@@ -160,6 +160,19 @@ export abstract class CodeApprovalRows<Row extends ApprovalColumns, Approval> {
     }
   }
 
+  /**
+   * Approvals whose time was over before `before`: finished then, or never used and expired then (waiting, discarded,
+   * locked — their `finished_at` is empty). One in flight is the stranded sweep's, never this one's.
+   */
+  async deleteEnded(before: Date): Promise<number> {
+    const r = await this.rows
+      .deleteFrom(this.table)
+      .where('status', '<>', this.inFlight)
+      .where((eb) => eb(eb.fn.coalesce('finished_at', 'expires_at'), '<', before.getTime()))
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
   /** Claimed before `before` and never finished: left behind by a process that died mid-action. Oldest first. */
   async stranded(before: Date): Promise<Approval[]> {
     const rows = await this.rows

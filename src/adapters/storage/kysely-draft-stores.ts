@@ -167,6 +167,16 @@ export class KyselyDraftStore implements DraftStore {
     return r.numUpdatedRows > 0n;
   }
 
+  async deleteFinished(before: Date): Promise<number> {
+    // Their approvals and card codes go by cascade.
+    const r = await this.db
+      .deleteFrom('drafts')
+      .where('status', 'in', ['sent', 'discarded'])
+      .where('updated_at', '<', before.getTime())
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
   async pendingCopies(before: Date, limit: number): Promise<Draft[]> {
     const rows = await this.db
       .selectFrom('drafts')
@@ -238,8 +248,6 @@ export class KyselyPendingSendStore
   }
 }
 
-const DAY_MS = 86_400_000;
-
 /** Card codes: one conditional UPDATE redeems, so racing clicks send once. */
 export class KyselyCardCodeStore implements CardCodeStore {
   private readonly db: Db['kysely'];
@@ -248,11 +256,6 @@ export class KyselyCardCodeStore implements CardCodeStore {
   }
 
   async issue(c: CardCode): Promise<void> {
-    await this.db
-      .deleteFrom('card_codes')
-      .where('account_id', '=', c.accountId)
-      .where('expires_at', '<', c.createdAt.getTime() - DAY_MS)
-      .execute();
     await this.db
       .insertInto('card_codes')
       .values({
@@ -286,5 +289,13 @@ export class KyselyCardCodeStore implements CardCodeStore {
       .executeTakeFirst();
     if (row === undefined) return { ok: false, reason: 'unknown' };
     return { ok: false, reason: row.used_at === null ? 'expired' : 'used' };
+  }
+
+  async deleteExpired(before: Date): Promise<number> {
+    const r = await this.db
+      .deleteFrom('card_codes')
+      .where('expires_at', '<', before.getTime())
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 }

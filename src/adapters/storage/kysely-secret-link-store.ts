@@ -25,10 +25,14 @@ export class KyselySecretLinkStore implements SecretLinkStore {
         used_at: null,
       })
       .execute();
-    await this.db
+  }
+
+  async deleteExpired(before: Date): Promise<number> {
+    const r = await this.db
       .deleteFrom('secret_links')
-      .where('expires_at', '<', l.createdAt.getTime() - 86_400_000)
-      .execute();
+      .where('expires_at', '<', before.getTime())
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 
   async find(idHash: string, purpose: LinkPurpose, now: Date): Promise<SecretLink | undefined> {

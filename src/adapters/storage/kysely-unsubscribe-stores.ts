@@ -102,6 +102,35 @@ export class KyselyPendingUnsubscribeStore
     }
     return [...latest.values()];
   }
+
+  /** As for any approval, except each sender's latest finished request: what `results` reads. */
+  override async deleteEnded(before: Date): Promise<number> {
+    const r = await this.db
+      .deleteFrom('pending_unsubscribes as p')
+      .where('p.status', '<>', 'posting')
+      .where((eb) => eb(eb.fn.coalesce('p.finished_at', 'p.expires_at'), '<', before.getTime()))
+      .where((eb) =>
+        eb.or([
+          eb('p.status', 'not in', [...FINAL]),
+          eb.exists(
+            eb
+              .selectFrom('pending_unsubscribes as q')
+              .select('q.id')
+              .whereRef('q.inbox_id', '=', 'p.inbox_id')
+              .whereRef('q.sender_key', '=', 'p.sender_key')
+              .where('q.status', 'in', [...FINAL])
+              .where((e) =>
+                e.or([
+                  e('q.finished_at', '>', e.ref('p.finished_at')),
+                  e.and([e('q.finished_at', '=', e.ref('p.finished_at')), e('q.id', '>', e.ref('p.id'))]),
+                ]),
+              ),
+          ),
+        ]),
+      )
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
 }
 
 /**

@@ -28,13 +28,14 @@ export type Redeemed =
   | { readonly ok: false; readonly reason: 'unknown' | 'used' | 'expired' };
 
 export interface CardCodeStore {
-  /** Stores a new code; codes of this account that expired a day ago are dropped on the way. */
   issue(code: CardCode): Promise<void>;
   /**
    * Marks the code used when it is this account's, unused and unexpired — one conditional statement, so of any
    * number of racing callers exactly one gets `ok`. Otherwise says why (a code of another account is `unknown`).
    */
   redeem(accountId: AccountId, hash: string, now: Date): Promise<Redeemed>;
+  /** The housekeeping sweep: removes the codes that expired before `before`, used or not (decision 0123). How many. */
+  deleteExpired(before: Date): Promise<number>;
 }
 
 /** A refusal of the card's code or content (`card: true` tells it from the send and draft errors it may also get). */

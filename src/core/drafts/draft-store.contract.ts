@@ -168,6 +168,24 @@ export function draftStoreContract(h: () => DraftStoreHarness): void {
       expect(await h().drafts.edit(d.accountId, d.id, 1, content, t(3))).toBeUndefined();
       expect(await h().drafts.get(d.accountId, d.id)).toMatchObject({ version: 1, body: d.body });
     });
+
+    // Decision 0123: a sent draft's text is in the mailbox's Sent copy; ours was kept for good.
+    it('the sweep removes the drafts sent or discarded before a time; open drafts stay', async () => {
+      // Earlier than any other test's drafts, so the count is this test's alone.
+      const long = (month: number) => new Date(Date.UTC(2001, month, 1));
+      const ended = async (status: Draft['status'], month: number) => {
+        const d = await seedDraft(h(), { createdAt: long(0), updatedAt: long(0) });
+        await h().drafts.setStatus(d.id, status, long(month));
+        return d;
+      };
+      const sent = await ended('sent', 0);
+      const discarded = await ended('discarded', 0);
+      const open = await seedDraft(h(), { createdAt: long(0), updatedAt: long(0) });
+      const sentLater = await ended('sent', 3);
+      expect(await h().drafts.deleteFinished(long(2))).toBe(2);
+      for (const d of [sent, discarded]) expect(await h().drafts.get(d.accountId, d.id)).toBeUndefined();
+      for (const d of [open, sentLater]) expect(await h().drafts.get(d.accountId, d.id)).toBeDefined();
+    });
   });
 }
 
@@ -365,6 +383,37 @@ export function pendingSendStoreContract(h: () => PendingSendStoreHarness): void
         stranded.every((s) => s.status === 'sending' && s.claimedAt !== null && s.claimedAt < t(5)),
       ).toBe(true);
     });
+
+    // Decision 0123: approvals were kept for good, whatever became of them.
+    it('the sweep removes the approvals whose time was over before a time; one in flight stays', async () => {
+      // Earlier than any other test's sends, so the count is this test's alone.
+      const long = (month: number) => new Date(Date.UTC(2001, month, 1));
+      const send = (status: PendingSend['status'], o: Partial<PendingSend> = {}) =>
+        seedSend({ status, createdAt: long(0), expiresAt: long(1), ...o });
+      const removed = [
+        await send('pending'),
+        await send('discarded'),
+        await send('locked', { attempts: 5 }),
+        await send('unknown', { claimedAt: long(0), finishedAt: long(1) }),
+        await send('sent', { claimedAt: long(0), finishedAt: long(1) }),
+      ];
+      const kept = [
+        await send('sending', { claimedAt: long(0) }), // the stranded sweep's
+        await send('sent', { claimedAt: long(0), finishedAt: long(3) }), // finished after the time
+        await send('pending', { expiresAt: long(3) }), // still waiting then
+      ];
+      expect(await h().pendingSends.deleteEnded(long(2))).toBe(removed.length);
+      for (const s of removed) expect(await statusOf(s)).toBeUndefined();
+      for (const s of kept) expect(await statusOf(s)).toBe(s.status);
+    });
+
+    it('a draft removed by the sweep takes its approvals with it', async () => {
+      const d = await seedDraft(h(), { createdAt: new Date(Date.UTC(2001, 0, 1)) });
+      const s = await seedSend({ draftId: d.id, accountId: d.accountId, status: 'sent', finishedAt: t(1) });
+      await h().drafts.setStatus(d.id, 'sent', new Date(Date.UTC(2001, 0, 1)));
+      await h().drafts.deleteFinished(new Date(Date.UTC(2001, 1, 1)));
+      expect(await statusOf(s)).toBeUndefined();
+    });
   });
 }
 
@@ -409,18 +458,20 @@ export function cardCodeStoreContract(h: () => CardCodeStoreHarness): void {
       });
     });
 
-    it('drops this account’s codes a day after they expired when issuing', async () => {
-      const old = await seedCode();
-      await h().cardCodes.issue({
-        ...old,
-        hash: newId('hash'),
-        createdAt: t(24 * 60 + 31),
-        expiresAt: t(24 * 60 + 60),
-      });
-      expect(await h().cardCodes.redeem(old.accountId, old.hash, t(1))).toEqual({
+    // Decision 0123: removed by the hourly sweep, not by the account's next code (its last ones stayed for good).
+    it('the sweep removes the codes that expired before a time, used or not, and only those', async () => {
+      // Earlier than any other test's codes, so the counts are this test's alone.
+      const long = (month: number) => new Date(Date.UTC(2001, month, 1));
+      const expired = await seedCode({ createdAt: long(0), expiresAt: long(0) });
+      const used = await seedCode({ createdAt: long(0), expiresAt: long(1) });
+      expect((await h().cardCodes.redeem(used.accountId, used.hash, long(0))).ok).toBe(true);
+      const live = await seedCode({ createdAt: long(0), expiresAt: long(5) });
+      expect(await h().cardCodes.deleteExpired(long(2))).toBe(2);
+      expect(await h().cardCodes.redeem(expired.accountId, expired.hash, long(3))).toEqual({
         ok: false,
         reason: 'unknown',
       });
+      expect(await h().cardCodes.redeem(live.accountId, live.hash, long(3))).toMatchObject({ ok: true });
     });
   });
 }

@@ -43,6 +43,11 @@ export interface DraftStore {
     providerDraftId: string | null,
     now: Date,
   ): Promise<boolean>;
+  /**
+   * The housekeeping sweep (decision 0123): removes the drafts sent or discarded before `before`, with their
+   * approvals and card codes. Open drafts stay. How many.
+   */
+  deleteFinished(before: Date): Promise<number>;
 }
 
 /**
@@ -68,4 +73,10 @@ export interface PendingSendStore extends CodeApprovalReader<PendingSend> {
   discard(accountId: AccountId, id: string): Promise<boolean>;
   /** Sends claimed before `before` and never finished: left behind by a process that died mid-send. */
   stranded(before: Date): Promise<PendingSend[]>;
+  /**
+   * The housekeeping sweep (decision 0123): removes the approvals whose time was over before `before` — finished
+   * then (sent, unknown), or ended unused then (expired waiting, discarded, locked). One in flight is never removed.
+   * How many.
+   */
+  deleteEnded(before: Date): Promise<number>;
 }

@@ -54,5 +54,20 @@ export function secretLinkStoreContract(
       const old = await created();
       expect(await h().links.consume(old.idHash, at(30))).toBe(false);
     });
+
+    // Decision 0123: removed by the hourly sweep, not by the account's next link (its last ones stayed for good).
+    it('the sweep removes the links that expired before a time, used or not, and only those', async () => {
+      // Earlier than any other test's links, so the counts are this test's alone.
+      const long = (month: number) => new Date(Date.UTC(2001, month, 1));
+      const expired = await created({ createdAt: long(0), expiresAt: long(0) });
+      const used = await created({ createdAt: long(0), expiresAt: long(1) });
+      expect(await h().links.consume(used.idHash, long(0))).toBe(true);
+      const live = await created({ createdAt: long(0), expiresAt: long(5) });
+      expect(await h().links.deleteExpired(long(0))).toBe(0);
+      expect(await h().links.deleteExpired(long(2))).toBe(2);
+      expect(await h().links.deleteExpired(long(2))).toBe(0);
+      expect(await h().links.find(live.idHash, 'imap_capture', long(3))).toBeDefined();
+      expect(await h().links.find(expired.idHash, 'imap_capture', long(0))).toBeUndefined();
+    });
   });
 }

@@ -30,4 +30,6 @@ export interface SecretLinkStore {
   countAttempt(idHash: string): Promise<number>;
   /** Marks it used; exactly one of concurrent callers gets true. */
   consume(idHash: string, now: Date): Promise<boolean>;
+  /** The housekeeping sweep: removes the links that expired before `before`, used or not (decision 0123). How many. */
+  deleteExpired(before: Date): Promise<number>;
 }

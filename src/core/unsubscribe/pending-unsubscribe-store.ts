@@ -30,4 +30,10 @@ export interface PendingUnsubscribeStore extends CodeApprovalReader<PendingUnsub
   stranded(before: Date): Promise<PendingUnsubscribe[]>;
   /** The latest finished request per (inbox, sender) of these inboxes. */
   results(accountId: AccountId, inboxIds: readonly InboxId[]): Promise<UnsubscribeResult[]>;
+  /**
+   * The housekeeping sweep (decision 0123): removes the requests whose time was over before `before` — ended unused
+   * (expired waiting, discarded, locked), or finished and since followed by a later finished request for the same
+   * sender — keeping each sender's latest finished one (`results`). One in flight is never removed. How many.
+   */
+  deleteEnded(before: Date): Promise<number>;
 }

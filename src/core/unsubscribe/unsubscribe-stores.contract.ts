@@ -169,6 +169,44 @@ export function pendingUnsubscribeStoreContract(h: () => UnsubscribeStoresHarnes
       expect(await h().pendingUnsubscribes.results(stranger, [inboxId])).toEqual([]);
       expect(await h().pendingUnsubscribes.results(accountId, [])).toEqual([]);
     });
+
+    // Decision 0123: requests were kept for good, whatever became of them; each sender's last result is still read.
+    it('the sweep removes requests whose time was over, keeping each sender’s latest finished one', async () => {
+      // Earlier than any other test's requests, so the count is this test's alone.
+      const long = (month: number, day = 1) => new Date(Date.UTC(2001, month, day));
+      const first = await seedPending(h(), { createdAt: long(0), expiresAt: long(1) });
+      const { accountId, inboxId } = first;
+      const request = (o: Partial<PendingUnsubscribe>) =>
+        seedPending(h(), { accountId, inboxId, createdAt: long(0), expiresAt: long(1), ...o });
+      const finished = (status: PendingUnsubscribe['status'], at: Date, senderKey = 'news.example.test') =>
+        request({ status, senderKey, claimedAt: long(0), finishedAt: at, httpStatus: 200 });
+      // Two results at the same moment: the one with the greater id is the latest, as `results` reads them.
+      const [tied, latest] = [
+        await finished('rejected', long(0, 3)),
+        await finished('done', long(0, 3)),
+      ].sort((a, b) => (a.id < b.id ? -1 : 1)) as [PendingUnsubscribe, PendingUnsubscribe];
+      const removed = [
+        first, // never used
+        await request({ status: 'discarded' }),
+        await request({ status: 'locked', attempts: 5 }),
+        await finished('done', long(0, 2)), // followed by a later result for the sender
+        tied,
+      ];
+      const kept = [
+        latest,
+        await finished('unknown', long(0, 2), 'other.example.test'), // that sender's only result
+        await request({ status: 'posting', claimedAt: long(0) }), // the stranded sweep's
+        await request({ expiresAt: long(5) }), // still waiting then
+      ];
+      expect(await h().pendingUnsubscribes.deleteEnded(long(2))).toBe(removed.length);
+      for (const p of removed) expect(await h().pendingUnsubscribes.get(accountId, p.id)).toBeUndefined();
+      for (const p of kept) expect(await h().pendingUnsubscribes.get(accountId, p.id)).toEqual(p);
+      const results = await h().pendingUnsubscribes.results(accountId, [inboxId]);
+      expect(results.sort((a, b) => a.senderKey.localeCompare(b.senderKey))).toEqual([
+        { inboxId, senderKey: 'news.example.test', status: latest.status, finishedAt: long(0, 3) },
+        { inboxId, senderKey: 'other.example.test', status: 'unknown', finishedAt: long(0, 2) },
+      ]);
+    });
   });
 }
 
