@@ -360,6 +360,37 @@ describe('pages', () => {
       expect(res.headers.get('cache-control')).toBe('no-store');
     },
   );
+
+  it('every page a signed-in person opens sends them too', async () => {
+    app = await createTestApp();
+    const web = await setUpOwner(app);
+    const pages = [
+      '/settings',
+      '/settings/activity',
+      '/settings/agents',
+      '/settings/browsers',
+      '/settings/delete',
+      '/settings/password',
+      '/settings/preferences',
+      '/inboxes',
+      '/waiting',
+      '/connect/imap?token=nope',
+      '/oauth/consent?request=nope',
+      '/signup',
+      '/signin/code',
+    ];
+    const missing: string[] = [];
+    let checked = 0;
+    for (const path of pages) {
+      const res = await web.get(path);
+      if (!(res.headers.get('content-type') ?? '').includes('text/html')) continue;
+      checked++;
+      if (!(res.headers.get('content-security-policy') ?? '').includes("frame-ancestors 'none'"))
+        missing.push(`${path} (${String(res.status)})`);
+    }
+    expect(missing).toEqual([]);
+    expect(checked).toBeGreaterThanOrEqual(pages.length - 2); // /signup and /signin/code may send a signed-in person on
+  });
 });
 
 describe('middleware', () => {
