@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { ConnectionStatus, Inbox, InboxId, Provider } from '../../core/inboxes/inbox.ts';
 import type { Folder } from '../../core/messages/folder.ts';
@@ -26,7 +26,7 @@ import {
   type HeadlineRow,
   type HeadlineShape,
 } from './kysely-message-store.ts';
-import type { FoldersTable, InboxesTable, MessagesTable } from './schema.ts';
+import type { Database, FoldersTable, InboxesTable, MessagesTable } from './schema.ts';
 import { hotQuery } from './hot-query.ts';
 import { bit, deleteAgainOnDeadlock, toDate } from './sql-errors.ts';
 
@@ -62,18 +62,36 @@ const inboxesOf = (db: Db) =>
       .orderBy('id'),
   );
 
+/**
+ * An inbox background sync keeps fresh: connected (or the demo), not paused, of an account whose agents may act at
+ * `now` — `agentAccess` (core/accounts/plan.ts) on the account's row: its payment has not failed, and it is not a trial
+ * that has ended (decision 0124). The store's contract checks the two agree.
+ */
+const keptFresh = (eb: ExpressionBuilder<Database, 'inboxes' | 'accounts'>, now: number) =>
+  eb.and([
+    eb('inboxes.paused', '=', sql.lit(0)),
+    eb.or([
+      eb('inboxes.connection_status', '=', sql.lit('connected')),
+      eb('inboxes.is_demo', '=', sql.lit(1)),
+    ]),
+    eb('accounts.payment_state', '<>', sql.lit('failed')),
+    eb.or([
+      eb('accounts.plan', '<>', sql.lit('trial')),
+      eb('accounts.trial_ends_at', 'is', null),
+      eb('accounts.trial_ends_at', '>', now),
+    ]),
+  ]);
+
 // Every node reads it every few seconds to share out the watchers (sync-scheduler.ts): compiled once, so an idle
 // service does not build it anew each time.
 const syncableOf = (db: Db) =>
-  hotQuery<Selectable<InboxesTable>, Record<string, never>>(db, () =>
+  hotQuery<Selectable<InboxesTable>, { now: number }>(db, (p) =>
     db.kysely
       .selectFrom('inboxes')
-      .selectAll()
-      .where('paused', '=', sql.lit(0))
-      .where((eb) =>
-        eb.or([eb('connection_status', '=', sql.lit('connected')), eb('is_demo', '=', sql.lit(1))]),
-      )
-      .orderBy('created_at'),
+      .innerJoin('accounts', 'accounts.id', 'inboxes.account_id')
+      .selectAll('inboxes')
+      .where((eb) => keptFresh(eb, p('now')))
+      .orderBy('inboxes.created_at'),
   );
 
 // Every tool that names an inbox looks it up first: compiled once too.
@@ -526,17 +544,17 @@ export class KyselyInboxStore implements InboxStore {
     return [...counts.values()];
   }
 
-  async listSyncable(): Promise<Inbox[]> {
-    return (await this.syncableQuery({})).map(toInbox);
+  async listSyncable(now: Date): Promise<Inbox[]> {
+    return (await this.syncableQuery({ now: now.getTime() })).map(toInbox);
   }
 
-  async syncable(id: InboxId): Promise<Inbox | undefined> {
+  async syncable(id: InboxId, now: Date): Promise<Inbox | undefined> {
     const r = await this.db
       .selectFrom('inboxes')
-      .selectAll()
-      .where('id', '=', id)
-      .where('paused', '=', 0)
-      .where((eb) => eb.or([eb('connection_status', '=', 'connected'), eb('is_demo', '=', 1)]))
+      .innerJoin('accounts', 'accounts.id', 'inboxes.account_id')
+      .selectAll('inboxes')
+      .where('inboxes.id', '=', id)
+      .where((eb) => keptFresh(eb, now.getTime()))
       .executeTakeFirst();
     return r && toInbox(r);
   }

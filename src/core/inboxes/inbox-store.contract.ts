@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../lib/random.ts';
-import type { AccountId } from '../accounts/account.ts';
+import type { AccountId, PaymentState, Plan } from '../accounts/account.ts';
 import type { AccountStore } from '../accounts/account-store.ts';
 import { newAccount } from '../accounts/account-store.contract.ts';
+import { agentAccess } from '../accounts/plan.ts';
 import type { Inbox, InboxId } from './inbox.ts';
 import type { InboxStore, NewInbox } from './inbox-store.ts';
+
+/** Before the trials of `newAccount`'s accounts end (2030-01-15). */
+const NOW = new Date('2030-01-01T00:00:00Z');
 
 export interface InboxStoreHarness {
   accounts: AccountStore;
@@ -204,7 +208,7 @@ export function inboxStoreContract(h: () => InboxStoreHarness): void {
       });
       expect(await h().inboxes.get(acct, i.id)).toMatchObject({ credentialSetAt: at, ...servers });
       // What every node's watchers are compared with (sync-scheduler.ts).
-      expect((await h().inboxes.listSyncable()).find((x) => x.id === i.id)).toMatchObject({
+      expect((await h().inboxes.listSyncable(NOW)).find((x) => x.id === i.id)).toMatchObject({
         credentialSetAt: at,
       });
     });
@@ -240,15 +244,43 @@ export function inboxStoreContract(h: () => InboxStoreHarness): void {
       const waiting = await h().inboxes.create(newInbox(acct));
       const paused = await h().inboxes.create(newInbox(acct, { connectionStatus: 'connected' }));
       await h().inboxes.update(acct, paused.id, { paused: true }, new Date());
-      const listed = new Set((await h().inboxes.listSyncable()).map((i) => i.id));
+      const listed = new Set((await h().inboxes.listSyncable(NOW)).map((i) => i.id));
       for (const i of [connected, demo]) {
         expect(listed.has(i.id)).toBe(true);
-        expect((await h().inboxes.syncable(i.id))?.id).toBe(i.id);
+        expect((await h().inboxes.syncable(i.id, NOW))?.id).toBe(i.id);
       }
       for (const i of [waiting, paused]) {
         expect(listed.has(i.id)).toBe(false);
-        expect(await h().inboxes.syncable(i.id)).toBeUndefined();
+        expect(await h().inboxes.syncable(i.id, NOW)).toBeUndefined();
       }
+    });
+
+    // Decision 0124: an account whose agents are refused was kept in sync for good — its mail fetched, its mailbox
+    // watched — though nothing could read it. The store's rule is agentAccess's, checked here case by case.
+    it('keeps fresh only the inboxes of accounts whose agents may act, as agentAccess decides', async () => {
+      const cases: { plan: Plan; trialEndsAt: Date | null; payment: PaymentState }[] = [];
+      for (const plan of ['trial', 'pro'] as const)
+        for (const trialEndsAt of [null, new Date(NOW.getTime() - 1), NOW, new Date(NOW.getTime() + 1)])
+          for (const payment of ['ok', 'failed'] as const) cases.push({ plan, trialEndsAt, payment });
+      const seen = [];
+      for (const c of cases) {
+        const acct = await seedAccount(h().accounts);
+        await h().accounts.setPlan(acct, c.plan, c.trialEndsAt);
+        const account = await h().accounts.setPaymentState(acct, c.payment);
+        if (account === undefined) throw new Error('no account');
+        const inbox = await h().inboxes.create(newInbox(acct, { connectionStatus: 'connected' }));
+        seen.push({ c, inbox, allowed: agentAccess(account, NOW).allowed });
+      }
+      const listed = new Set((await h().inboxes.listSyncable(NOW)).map((i) => i.id));
+      for (const { c, inbox, allowed } of seen) {
+        expect({ ...c, listed: listed.has(inbox.id) }).toEqual({ ...c, listed: allowed });
+        expect({ ...c, found: (await h().inboxes.syncable(inbox.id, NOW)) !== undefined }).toEqual({
+          ...c,
+          found: allowed,
+        });
+      }
+      expect(seen.filter((s) => s.allowed).length).toBeGreaterThan(0);
+      expect(seen.filter((s) => !s.allowed).length).toBeGreaterThan(0);
     });
 
     it('deletes, and deleting the account deletes its inboxes', async () => {

@@ -134,10 +134,13 @@ export interface InboxStore {
   ): Promise<boolean>;
   /** Every account's inboxes counted by provider and state (`paused`, else the connection status), for metrics. */
   countByState(): Promise<{ provider: string; state: string; count: number }[]>;
-  /** Inboxes that background sync should keep fresh: connected or demo, not paused — across all accounts. */
-  listSyncable(): Promise<Inbox[]>;
+  /**
+   * Inboxes that background sync should keep fresh at `now`: connected or demo, not paused, of an account whose agents
+   * may act (`agentAccess`: not a trial that has ended, no failed payment; decision 0124) — across all accounts.
+   */
+  listSyncable(now: Date): Promise<Inbox[]>;
   /** One inbox by id, whatever its account, when background sync should keep it fresh (as `listSyncable`). */
-  syncable(id: InboxId): Promise<Inbox | undefined>;
+  syncable(id: InboxId, now: Date): Promise<Inbox | undefined>;
   /** Cascades to folders and messages. */
   delete(accountId: AccountId, id: InboxId): Promise<boolean>;
 }

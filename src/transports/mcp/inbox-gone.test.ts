@@ -61,7 +61,7 @@ describe('an inbox removed while a tool call runs', () => {
       if (first !== undefined && !removed) {
         removed = true;
         await a.stores.inboxes.delete(
-          (await a.stores.inboxes.syncable(first.inboxId))!.accountId,
+          (await a.stores.inboxes.syncable(first.inboxId, new Date()))!.accountId,
           first.inboxId,
         );
       }

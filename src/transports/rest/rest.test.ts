@@ -138,7 +138,9 @@ describe('plans: 402 payment_required on agent routes', () => {
     );
     expect(description).toContain('trial ended on 2030-01-15');
     expect((await web.get('/settings')).status).toBe(200);
-    expect(web.lastHtml).toContain('Agents cannot use this account right now.');
+    expect(web.lastHtml).toContain(
+      'Agents cannot use this account right now, and its inboxes are not kept in sync',
+    );
 
     await app.services.accounts.setPlan('owner@example.test', 'pro', { payment: 'failed' });
     expect(

@@ -159,7 +159,7 @@ describe('reading the demo inbox through MCP tools', () => {
     // The call reads the inbox with its folders, loads the page, then lowers the window by compare-and-set on the
     // version it read. A sync that wrote the folder's state in between (IDLE's, or another node's) made that write
     // fail unnoticed: the next call loaded the same page again, and an agent paging to the end could go round.
-    const { accountId } = (await app.stores.inboxes.syncable(inboxId as InboxId))!;
+    const { accountId } = (await app.stores.inboxes.syncable(inboxId as InboxId, new Date()))!;
     const place = await app.services.tools.inboxes.usableWithFolders(accountId, inboxId);
     if (!place.ok) throw new Error(place.error.code);
     const folder = place.value.folders.find((f) => f.canonical === 'inbox')!;

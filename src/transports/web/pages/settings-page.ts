@@ -65,7 +65,7 @@ export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
         csrf: c.get('csrf'),
         body: html`<h1>Settings</h1>
           ${c.req.query('welcome') === '1' ? notice('ok', 'Welcome! Next: create an API key for your agent under Advanced.') : ''}
-          ${access.allowed ? '' : notice('error', `Agents cannot use this account right now. ${access.description}`)}
+          ${access.allowed ? '' : notice('error', `Agents cannot use this account right now, and its inboxes are not kept in sync until they can. ${access.description}`)}
           ${
             passwordOut === undefined
               ? ''
