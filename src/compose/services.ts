@@ -98,6 +98,8 @@ const EXPIRED_LINKS_KEPT_MS = DAY_MS;
  * 24 hours an approval lives, so a late call is told what became of it (decision 0123).
  */
 const FINISHED_APPROVALS_KEPT_MS = 7 * DAY_MS;
+/** An open draft nobody sent or changed for this long is forgotten; its mailbox copy stays (decision 0123). */
+const UNTOUCHED_DRAFTS_KEPT_MS = 30 * DAY_MS;
 /** How long a screening verdict outlives its message in the index (decision 0065). */
 const FORGOTTEN_SCREENINGS_KEPT_MS = 30 * DAY_MS;
 
@@ -327,7 +329,8 @@ export function buildServices(c: {
   // sign-in history's after 90 days (decision 0091); the settings of deleted accounts and invitations that ended
   // unused (decision 0117); what strangers can make without signing in — authorization requests once they end, and
   // client registrations a day after anything last named them (decision 0122); and what agents' work leaves once it
-  // is done — drafts sent or discarded and approvals ended a week ago, each sender's last unsubscribe result kept;
+  // is done — drafts sent or discarded and approvals ended a week ago, open drafts untouched for 30 days (their mailbox
+  // copies stay), each sender's last unsubscribe result kept;
   // capability links and card codes a day after they expired (decision 0123).
   queue.handle('sweep-expired', async () => {
     const now = clock.now();
@@ -354,7 +357,10 @@ export function buildServices(c: {
     await stores.passkeys.deleteSpentChallenges(now);
     const finishedBefore = new Date(now.getTime() - FINISHED_APPROVALS_KEPT_MS);
     const finished = {
-      drafts: await stores.drafts.deleteFinished(finishedBefore),
+      drafts: await stores.drafts.deleteFinished(
+        finishedBefore,
+        new Date(now.getTime() - UNTOUCHED_DRAFTS_KEPT_MS),
+      ),
       sends: await stores.pendingSends.deleteEnded(finishedBefore),
       unsubscribes: await stores.pendingUnsubscribes.deleteEnded(finishedBefore),
     };

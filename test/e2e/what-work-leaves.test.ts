@@ -11,8 +11,8 @@ import { agentOn, expectToolOk, firstAttachmentLink } from '../support/tool-call
 const DAY = 86_400_000;
 
 // Decision 0123: an agent's work used as agents use it — drafts written, one sent, approvals asked and left, an
-// unsubscribe made and another asked, a card shown, an attachment link — and the hourly sweep run a year on. Every
-// draft sent, every approval and link stayed in the database for good; the text of sent mail with them.
+// unsubscribe made and another asked, a card shown, an attachment link — and the hourly sweep run a week and a month
+// on. Every draft, every approval and link stayed in the database for good; the text of sent mail with them.
 describe.each(['sqlite', 'postgres'] as const)('what an agent’s work leaves on %s', (engine) => {
   let app: App | undefined;
   afterEach(async () => {
@@ -20,7 +20,7 @@ describe.each(['sqlite', 'postgres'] as const)('what an agent’s work leaves on
     app = undefined;
   });
 
-  it('is removed once done, but open drafts and each sender’s last unsubscribe result', async () => {
+  it('is removed once done; open drafts a month after they were last changed; each sender’s last unsubscribe result stays', async () => {
     const clock = fixedClock(new Date());
     const recorded = recordingLogger();
     app = await createTestApp({
@@ -72,7 +72,9 @@ describe.each(['sqlite', 'postgres'] as const)('what an agent’s work leaves on
     );
     expectToolOk(await call('propose_unsubscribe', { inboxId, messageId: senders[1]!.messageId }));
     const tables = ['drafts', 'pending_sends', 'pending_unsubscribes', 'card_codes', 'secret_links'];
-    const before = Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)])));
+    const before = Object.fromEntries(
+      await Promise.all(tables.map(async (t) => [t, await count(t)] as const)),
+    );
     expect(before).toEqual({
       drafts: 3,
       pending_sends: 3,
@@ -81,16 +83,22 @@ describe.each(['sqlite', 'postgres'] as const)('what an agent’s work leaves on
       secret_links: 1,
     });
 
-    clock.advance(365 * DAY);
-    a.startBackground(); // the service's start: the sweep runs at once
-    await eventually(
-      'the sweep',
-      () => Promise.resolve(recorded.lines.find((l) => l.includes('removed what has expired'))),
-      10_000,
-      50,
-    );
-    const after = Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)])));
-    expect(after).toEqual({
+    // Nine days on: past a week after every approval ended (a day after it was asked).
+    clock.advance(9 * DAY);
+    a.startBackground(); // the service's start: the sweep runs at once, then hourly
+    const swept = async () => {
+      const before = recorded.lines.length;
+      await a.services.queue.enqueue('sweep-expired', 'sweep-expired', 0);
+      await eventually(
+        'the sweep',
+        () =>
+          Promise.resolve(recorded.lines.slice(before).find((l) => l.includes('removed what has expired'))),
+        10_000,
+        50,
+      );
+      return Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await count(t)] as const)));
+    };
+    expect(await swept()).toEqual({
       drafts: 2, // open: their copies are in the mailbox's Drafts, and the card can still send them
       pending_sends: 0,
       pending_unsubscribes: 1, // what review_unsubscribes shows for that sender
@@ -104,5 +112,8 @@ describe.each(['sqlite', 'postgres'] as const)('what an agent’s work leaves on
       unsubscribed: { result: string } | null;
     }[];
     expect(shown.find((s) => s.messageId === senders[0]!.messageId)?.unsubscribed?.result).toBe('done');
+    // A month on, open drafts nobody sent or changed are forgotten; their copies stay in the mailbox.
+    clock.advance(30 * DAY);
+    expect(await swept()).toMatchObject({ drafts: 0, pending_unsubscribes: 1 });
   });
 });

@@ -167,12 +167,32 @@ export class KyselyDraftStore implements DraftStore {
     return r.numUpdatedRows > 0n;
   }
 
-  async deleteFinished(before: Date): Promise<number> {
+  async deleteFinished(finishedBefore: Date, untouchedBefore: Date): Promise<number> {
     // Their approvals and card codes go by cascade.
     const r = await this.db
       .deleteFrom('drafts')
-      .where('status', 'in', ['sent', 'discarded'])
-      .where('updated_at', '<', before.getTime())
+      .where((eb) =>
+        eb.or([
+          eb.and([
+            eb('status', 'in', ['sent', 'discarded']),
+            eb('updated_at', '<', finishedBefore.getTime()),
+          ]),
+          eb.and([
+            eb('status', '=', 'draft'),
+            eb('updated_at', '<', untouchedBefore.getTime()),
+            eb('copy_pending_at', 'is', null),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('pending_sends')
+                  .select('pending_sends.id')
+                  .whereRef('pending_sends.draft_id', '=', 'drafts.id')
+                  .where('pending_sends.status', '=', 'sending'),
+              ),
+            ),
+          ]),
+        ]),
+      )
       .executeTakeFirst();
     return Number(r.numDeletedRows);
   }

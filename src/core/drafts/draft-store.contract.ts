@@ -170,21 +170,30 @@ export function draftStoreContract(h: () => DraftStoreHarness): void {
     });
 
     // Decision 0123: a sent draft's text is in the mailbox's Sent copy; ours was kept for good.
-    it('the sweep removes the drafts sent or discarded before a time; open drafts stay', async () => {
+    it('the sweep removes the drafts sent or discarded before one time, and open ones untouched since another', async () => {
       // Earlier than any other test's drafts, so the count is this test's alone.
-      const long = (month: number) => new Date(Date.UTC(2001, month, 1));
-      const ended = async (status: Draft['status'], month: number) => {
+      const long = (month: number, day = 1) => new Date(Date.UTC(2001, month, day));
+      const ended = async (status: Draft['status'], at: Date) => {
         const d = await seedDraft(h(), { createdAt: long(0), updatedAt: long(0) });
-        await h().drafts.setStatus(d.id, status, long(month));
+        await h().drafts.setStatus(d.id, status, at);
         return d;
       };
-      const sent = await ended('sent', 0);
-      const discarded = await ended('discarded', 0);
-      const open = await seedDraft(h(), { createdAt: long(0), updatedAt: long(0) });
-      const sentLater = await ended('sent', 3);
-      expect(await h().drafts.deleteFinished(long(2))).toBe(2);
-      for (const d of [sent, discarded]) expect(await h().drafts.get(d.accountId, d.id)).toBeUndefined();
-      for (const d of [open, sentLater]) expect(await h().drafts.get(d.accountId, d.id)).toBeDefined();
+      const open = (updatedAt: Date, folderPath: string | null = 'Drafts') =>
+        seedDraft(h(), { createdAt: long(0), updatedAt, folderPath });
+      const removed = [
+        await ended('sent', long(0)),
+        await ended('discarded', long(0)),
+        await ended('sent', long(1, 15)), // sent before the first time, though after the second
+        await open(long(0)),
+      ];
+      const kept = [
+        await ended('sent', long(3)),
+        await open(long(1, 15)), // changed since the second time
+        await open(long(0), null), // its mailbox copy is being written
+      ];
+      expect(await h().drafts.deleteFinished(long(2), long(1))).toBe(removed.length);
+      for (const d of removed) expect(await h().drafts.get(d.accountId, d.id)).toBeUndefined();
+      for (const d of kept) expect(await h().drafts.get(d.accountId, d.id)).toBeDefined();
     });
   });
 }
@@ -407,12 +416,21 @@ export function pendingSendStoreContract(h: () => PendingSendStoreHarness): void
       for (const s of kept) expect(await statusOf(s)).toBe(s.status);
     });
 
-    it('a draft removed by the sweep takes its approvals with it', async () => {
-      const d = await seedDraft(h(), { createdAt: new Date(Date.UTC(2001, 0, 1)) });
+    it('a draft removed by the sweep takes its approvals with it; one with a send under way stays', async () => {
+      const long = new Date(Date.UTC(2001, 0, 1));
+      const d = await seedDraft(h(), { createdAt: long });
       const s = await seedSend({ draftId: d.id, accountId: d.accountId, status: 'sent', finishedAt: t(1) });
-      await h().drafts.setStatus(d.id, 'sent', new Date(Date.UTC(2001, 0, 1)));
-      await h().drafts.deleteFinished(new Date(Date.UTC(2001, 1, 1)));
+      await h().drafts.setStatus(d.id, 'sent', long);
+      const sending = await seedDraft(h(), { createdAt: long, updatedAt: long, folderPath: 'Drafts' });
+      const inFlight = await seedSend({
+        draftId: sending.id,
+        accountId: sending.accountId,
+        status: 'sending',
+      });
+      await h().drafts.deleteFinished(new Date(Date.UTC(2001, 1, 1)), new Date(Date.UTC(2001, 1, 1)));
       expect(await statusOf(s)).toBeUndefined();
+      expect(await statusOf(inFlight)).toBe('sending');
+      expect(await h().drafts.get(sending.accountId, sending.id)).toBeDefined();
     });
   });
 }

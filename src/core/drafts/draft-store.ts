@@ -44,10 +44,11 @@ export interface DraftStore {
     now: Date,
   ): Promise<boolean>;
   /**
-   * The housekeeping sweep (decision 0123): removes the drafts sent or discarded before `before`, with their
-   * approvals and card codes. Open drafts stay. How many.
+   * The housekeeping sweep (decision 0123): removes, with their approvals and card codes, the drafts sent or discarded
+   * before `finishedBefore`, and the open ones last changed before `untouchedBefore` whose mailbox copy is not being
+   * written and that no send is under way for (the copy stays in the mailbox, the person's). How many.
    */
-  deleteFinished(before: Date): Promise<number>;
+  deleteFinished(finishedBefore: Date, untouchedBefore: Date): Promise<number>;
 }
 
 /**
