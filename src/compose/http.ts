@@ -23,7 +23,7 @@ import { mcpNodeAdapter } from '../transports/mcp/mcp-node-adapter.ts';
 import { mcpWebAdapter } from '../transports/mcp/mcp-web-adapter.ts';
 import { ToolRegistry } from '../transports/mcp/tool-registry.ts';
 import { ALL_TOOLS } from '../transports/mcp/tools/index.ts';
-import { registerOAuthRoutes } from '../transports/oauth/oauth-routes.ts';
+import { registerOAuthCors, registerOAuthRoutes } from '../transports/oauth/oauth-routes.ts';
 import { registerKeyRoutes } from '../transports/rest/key-routes.ts';
 import { registerRestApi } from '../transports/rest/rest-api.ts';
 import { registerWebApp } from '../transports/web/web-app.ts';
@@ -70,6 +70,7 @@ export function buildHttp(c: {
   const cookies = { secure: config.baseUrl.startsWith('https:') };
 
   // Before any route: a limit added after the route that answers a path stops nothing.
+  registerOAuthCors(http);
   registerAnonymousLimits(http, {
     limiter: services.limiter,
     trustProxy: config.trustProxy,

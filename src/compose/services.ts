@@ -330,8 +330,8 @@ export function buildServices(c: {
   // unused (decision 0117); what strangers can make without signing in — authorization requests once they end, and
   // client registrations a day after anything last named them (decision 0122); and what agents' work leaves once it
   // is done — drafts sent or discarded and approvals ended a week ago, open drafts untouched for 30 days (their mailbox
-  // copies stay), each sender's last unsubscribe result kept;
-  // capability links and card codes a day after they expired (decision 0123).
+  // copies stay), each sender's last unsubscribe result kept, capability links and card codes a day after they
+  // expired (decision 0123).
   queue.handle('sweep-expired', async () => {
     const now = clock.now();
     await stores.undo.deleteExpired(now);

@@ -56,6 +56,19 @@ describe('anonymous requests are limited per client network', () => {
     expect(refused.filter((p) => p !== undefined)).toEqual([]);
   });
 
+  it('a refusal at the OAuth endpoints is one a browser-based client can read (CORS)', async () => {
+    app = await createTestApp({ config: { trustProxy: true, rateLimits: LIMITS } });
+    const [path, init] = askFor('/oauth/token', '192.0.2.9');
+    const headers = new Headers(init.headers);
+    headers.set('origin', 'https://client.example');
+    const ask = () => call(app!, path, { ...init, headers });
+    await ask();
+    await ask();
+    const res = await ask();
+    expect(res.status).toBe(429);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it('and registrations per hour as well as per minute', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     app = await createTestApp({ config: { trustProxy: true, rateLimits: LIMITS } });

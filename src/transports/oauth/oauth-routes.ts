@@ -8,9 +8,11 @@ import { registerRegisterRoute } from './register-route.ts';
 import { registerRevokeRoute } from './revoke-route.ts';
 import { registerTokenRoute } from './token-route.ts';
 
-/** The authorization server's HTTP surface (the consent page lives with the other pages). */
-export function registerOAuthRoutes(app: Hono<HttpEnv>, oauth: OAuthProvider): void {
-  // Browser-based MCP clients call these cross-origin; no cookies are involved, so a wildcard is safe.
+/**
+ * Browser-based MCP clients call these cross-origin; no cookies are involved, so a wildcard is safe. Registered before
+ * the anonymous limits, so that a refusal reaches such a client as a 429 it can read, not a CORS failure.
+ */
+export function registerOAuthCors(app: Hono<HttpEnv>): void {
   for (const path of ['/oauth/register', '/oauth/token', '/oauth/revoke']) {
     app.use(
       path,
@@ -22,6 +24,10 @@ export function registerOAuthRoutes(app: Hono<HttpEnv>, oauth: OAuthProvider): v
       }),
     );
   }
+}
+
+/** The authorization server's HTTP surface (the consent page lives with the other pages; CORS: `registerOAuthCors`). */
+export function registerOAuthRoutes(app: Hono<HttpEnv>, oauth: OAuthProvider): void {
   registerMetadataRoutes(app, oauth.config);
   registerRegisterRoute(app, oauth);
   registerAuthorizeRoute(app, oauth);
