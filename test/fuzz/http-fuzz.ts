@@ -462,6 +462,9 @@ export async function fuzzTarget(
     DATA_DIR: dataDir,
     RATE_LIMIT_MCP_PER_MINUTE: '100000000',
     RATE_LIMIT_API_PER_MINUTE: '100000000',
+    // The per-network limit on pages and the OAuth endpoints would answer most generated requests to them with a 429
+    // before they reached the code under test (since decision 0122 it covers the OAuth endpoints, as it always said).
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
     // PostgreSQL refuses what SQLite keeps (a NUL character in text, for one): the same requests on both.
     ...(databaseUrl !== undefined && {
       DATABASE_URL: databaseUrl,
