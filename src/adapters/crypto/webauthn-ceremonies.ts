@@ -1,13 +1,17 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransportFuture,
-  type RegistrationResponseJSON,
+import type * as SimpleWebAuthn from '@simplewebauthn/server';
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransportFuture,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { WebAuthnCeremonies } from '../../core/sessions/passkeys.ts';
+import { LazyModule } from '../lazy-module.ts';
+
+/**
+ * Loaded at the first passkey ceremony, not at start (decision 0027): with its ASN.1 and certificate libraries it is
+ * some 30 MB of memory and a third of a second — it had put the idle service over its 100 MB.
+ */
+const webauthn = new LazyModule<typeof SimpleWebAuthn>('@simplewebauthn/server');
 
 /** ES256 and RS256, the two every platform authenticator offers (EdDSA is left out: few browsers verify it alike). */
 const ALGORITHMS = [-7, -257];
@@ -24,7 +28,7 @@ const transportsOf = (t: readonly string[]) => t as AuthenticatorTransportFuture
 export const webAuthnCeremonies: WebAuthnCeremonies = {
   async registrationOptions({ rp, userId, userName, challenge, exclude }) {
     return {
-      ...(await generateRegistrationOptions({
+      ...(await webauthn.load().generateRegistrationOptions({
         rpName: rp.name,
         rpID: rp.id,
         userName,
@@ -44,7 +48,7 @@ export const webAuthnCeremonies: WebAuthnCeremonies = {
 
   async verifyRegistration(response, expect) {
     try {
-      const r = await verifyRegistrationResponse({
+      const r = await webauthn.load().verifyRegistrationResponse({
         response: response as RegistrationResponseJSON,
         expectedChallenge: expect.challenge,
         expectedOrigin: expect.rp.origin,
@@ -68,7 +72,7 @@ export const webAuthnCeremonies: WebAuthnCeremonies = {
 
   async authenticationOptions({ rp, challenge }) {
     return {
-      ...(await generateAuthenticationOptions({
+      ...(await webauthn.load().generateAuthenticationOptions({
         rpID: rp.id,
         challenge: Buffer.from(challenge, 'base64url'),
         userVerification: 'required',
@@ -88,7 +92,7 @@ export const webAuthnCeremonies: WebAuthnCeremonies = {
     if (handle !== undefined && handle !== Buffer.from(passkey.accountId, 'utf8').toString('base64url'))
       return undefined;
     try {
-      const r = await verifyAuthenticationResponse({
+      const r = await webauthn.load().verifyAuthenticationResponse({
         response: response as AuthenticationResponseJSON,
         expectedChallenge: expect.challenge,
         expectedOrigin: expect.rp.origin,
