@@ -11,6 +11,7 @@ import { newInbox } from '../core/inboxes/inbox-store.contract.ts';
 import { newFolderId } from '../core/messages/folder-store.contract.ts';
 import { newSummary } from '../core/messages/message-store.contract.ts';
 import { newClient } from '../oauth/client/client-store.contract.ts';
+import { authorizeQuery, REGISTRATION } from '../../test/support/oauth-code.ts';
 import { fixedClock } from '../lib/clock.ts';
 import { newId } from '../lib/random.ts';
 import type { TokenRecord } from '../oauth/token/grant.ts';
@@ -99,28 +100,12 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
     // and began an authorization with but never signed in with.
     await a.stores.oauthClients.save({ ...newClient({ createdAt: clock.now() }), clientId: 'client_a' });
     const register = async () => {
-      const res = await a.fetch(
-        new Request(`${a.config.baseUrl}/oauth/register`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            redirect_uris: ['http://127.0.0.1:9/callback'],
-            token_endpoint_auth_method: 'none',
-          }),
-        }),
-      );
+      const res = await a.fetch(new Request(`${a.config.baseUrl}/oauth/register`, REGISTRATION));
       expect(res.status).toBe(201);
       return ((await res.json()) as { client_id: string }).client_id;
     };
     const strangers = await register();
-    const authorize = new URLSearchParams({
-      response_type: 'code',
-      client_id: strangers,
-      redirect_uri: 'http://127.0.0.1:9/callback',
-      code_challenge: 'x'.repeat(43),
-      code_challenge_method: 'S256',
-      resource: `${a.config.baseUrl}/mcp`,
-    });
+    const authorize = authorizeQuery(strangers, `${a.config.baseUrl}/mcp`);
     expect((await a.fetch(new Request(`${a.config.baseUrl}/oauth/authorize?${authorize}`))).status).toBe(303);
     const requests = () => a.db.kysely.selectFrom('oauth_requests').select('client_id').execute();
     expect(await requests()).toEqual([{ client_id: strangers }]);

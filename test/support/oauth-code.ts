@@ -6,6 +6,24 @@ export const CODE_REDIRECT = 'http://127.0.0.1:9/callback';
 /** The PKCE verifier every `approvedCode` uses; its challenge goes with the authorization request. */
 export const CODE_VERIFIER = 'v'.repeat(64);
 
+/** The dynamic registration `approvedCode` makes: a public client whose redirect URI is `CODE_REDIRECT`. */
+export const REGISTRATION = {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ redirect_uris: [CODE_REDIRECT], token_endpoint_auth_method: 'none' }),
+} as const;
+
+/** The query of the authorization request `approvedCode` sends the person to, for `resource` (the service's `/mcp`). */
+export const authorizeQuery = (clientId: string, resource: string): string =>
+  new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: CODE_REDIRECT,
+    code_challenge: pkceChallenge(CODE_VERIFIER),
+    code_challenge_method: 'S256',
+    resource,
+  }).toString();
+
 /**
  * What an MCP host does before its first token request: registers a public client (dynamic registration), sends
  * the person to the authorization endpoint, and the person — signed in as `web` — approves on the consent page.
@@ -15,21 +33,10 @@ export async function approvedCode(
   web: WebClient,
   resource: string,
 ): Promise<{ clientId: string; code: string }> {
-  const reg = await web.request('/oauth/register', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [CODE_REDIRECT], token_endpoint_auth_method: 'none' }),
-  });
+  const reg = await web.request('/oauth/register', REGISTRATION);
   const clientId = ((await reg.json()) as { client_id: string }).client_id;
-  const q = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: CODE_REDIRECT,
-    code_challenge: pkceChallenge(CODE_VERIFIER),
-    code_challenge_method: 'S256',
-    resource,
-  });
-  const consent = (await web.get(`/oauth/authorize?${q.toString()}`)).headers.get('location') ?? '';
+  const consent =
+    (await web.get(`/oauth/authorize?${authorizeQuery(clientId, resource)}`)).headers.get('location') ?? '';
   await web.get(consent);
   const done = await web.post('/oauth/consent', {
     request: new URL(consent, 'http://x').searchParams.get('request') ?? '',

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../app.ts';
 import { call, createTestApp, expectError } from '../../../test/support/test-app.ts';
+import { REGISTRATION } from '../../../test/support/oauth-code.ts';
 import { ANONYMOUS_PATHS } from './anonymous-limits.ts';
 
 const LIMITS = { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 2, signinFailures: 5 };
@@ -9,17 +10,7 @@ const LIMITS = { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 2, si
 function askFor(path: (typeof ANONYMOUS_PATHS)[number], network: string): [string, RequestInit] {
   const headers = { 'x-forwarded-for': network };
   if (path === '/oauth/register')
-    return [
-      path,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          redirect_uris: ['http://127.0.0.1:9/callback'],
-          token_endpoint_auth_method: 'none',
-        }),
-      },
-    ];
+    return [path, { ...REGISTRATION, headers: { ...headers, ...REGISTRATION.headers } }];
   if (path === '/oauth/token' || path === '/oauth/revoke')
     return [
       path,
