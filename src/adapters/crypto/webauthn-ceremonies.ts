@@ -1,9 +1,4 @@
 import type * as SimpleWebAuthn from '@simplewebauthn/server';
-import type {
-  AuthenticationResponseJSON,
-  AuthenticatorTransportFuture,
-  RegistrationResponseJSON,
-} from '@simplewebauthn/server';
 import type { WebAuthnCeremonies } from '../../core/sessions/passkeys.ts';
 import { LazyModule } from '../lazy-module.ts';
 
@@ -18,7 +13,7 @@ const ALGORITHMS = [-7, -257];
 /** A credential id as browsers send it: base64url, at most 1023 bytes (WebAuthn §5.1). */
 const CREDENTIAL_ID = /^[A-Za-z0-9_-]{1,1366}$/;
 
-const transportsOf = (t: readonly string[]) => t as AuthenticatorTransportFuture[];
+const transportsOf = (t: readonly string[]) => t as SimpleWebAuthn.AuthenticatorTransportFuture[];
 
 /**
  * The WebAuthn ceremonies over @simplewebauthn/server: discoverable credentials (the sign-in names no account),
@@ -49,7 +44,7 @@ export const webAuthnCeremonies: WebAuthnCeremonies = {
   async verifyRegistration(response, expect) {
     try {
       const r = await webauthn.load().verifyRegistrationResponse({
-        response: response as RegistrationResponseJSON,
+        response: response as SimpleWebAuthn.RegistrationResponseJSON,
         expectedChallenge: expect.challenge,
         expectedOrigin: expect.rp.origin,
         expectedRPID: expect.rp.id,
@@ -93,7 +88,7 @@ export const webAuthnCeremonies: WebAuthnCeremonies = {
       return undefined;
     try {
       const r = await webauthn.load().verifyAuthenticationResponse({
-        response: response as AuthenticationResponseJSON,
+        response: response as SimpleWebAuthn.AuthenticationResponseJSON,
         expectedChallenge: expect.challenge,
         expectedOrigin: expect.rp.origin,
         expectedRPID: expect.rp.id,
