@@ -77,7 +77,11 @@ export function buildHttp(c: {
     perMinute: config.rateLimits.anonymousPerMinute,
   });
   registerMetricsRoute(http, { token: secrets.metricsToken, render: () => metrics.render() });
-  registerAttachmentRoute(http, services.attachments);
+  registerAttachmentRoute(http, {
+    links: services.attachments,
+    limiter: services.limiter,
+    trustProxy: config.trustProxy,
+  });
   registerKeyRoutes(http as unknown as Hono<WebEnv>, {
     apiKeys: services.apiKeys,
     sessions: services.sessions,

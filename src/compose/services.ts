@@ -45,7 +45,7 @@ import { InboxStatusService } from '../core/sync/inbox-status.ts';
 import type { JobQueue } from '../core/jobs/job-queue.ts';
 import { AttachmentLinks } from '../core/reading/attachment-links.ts';
 import { ReadService } from '../core/reading/read-service.ts';
-import type { RateLimiter } from '../core/rate-limits/rate-limiter.ts';
+import { agentRequestRule, type RateLimiter } from '../core/rate-limits/rate-limiter.ts';
 import { SessionService } from '../core/sessions/session-service.ts';
 import { SecondFactorService } from '../core/sessions/second-factor-service.ts';
 import { SIGN_IN_HISTORY_DAYS } from '../core/sessions/sign-in-history.ts';
@@ -435,6 +435,8 @@ export function buildServices(c: {
       inboxes: stores.inboxes,
       read,
       clock,
+      limiter,
+      budget: agentRequestRule('mcp', config.rateLimits.mcpPerMinute),
       // The credential a download link was issued to (decision 0120): a key not revoked, a sign-in not disconnected,
       // and the account's agents still allowed.
       stillWorks: async (accountId, credential) => {

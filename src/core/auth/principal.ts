@@ -17,7 +17,12 @@ export interface Principal {
 }
 
 export function credentialKey(p: Principal): string {
-  return `${p.credential.kind}:${p.credential.id}`;
+  return credentialKeyOf(p.credential);
+}
+
+/** The key a credential's budgets are counted under, from its kind and id alone. */
+export function credentialKeyOf(credential: { readonly kind: string; readonly id: string }): string {
+  return `${credential.kind}:${credential.id}`;
 }
 
 export interface Verified {

@@ -44,3 +44,11 @@ export interface RateLimiter {
 export function requestChunk(points: number): number {
   return Math.max(1, Math.floor(points / 20));
 }
+
+/**
+ * An agent surface's budget per credential and minute (`mcp`, `api`), taken in chunks (`requestChunk`). One definition,
+ * so a download counted against the credential its link was issued to spends the same budget as its tool calls.
+ */
+export function agentRequestRule(name: 'mcp' | 'api', perMinute: number): RateRule {
+  return { name, points: perMinute, windowSeconds: 60, chunk: requestChunk(perMinute) };
+}

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { AttachmentLinks } from '../../core/reading/attachment-links.ts';
+import { flexibleRateLimiter } from '../../adapters/rate-limits/flexible-rate-limiter.ts';
 import { contentDisposition, registerAttachmentRoute } from './attachment-route.ts';
 import type { HttpEnv } from './http-env.ts';
 
@@ -11,6 +12,7 @@ function route(pieces: number) {
   const links = {
     open: () =>
       Promise.resolve({
+        kind: 'open',
         content: {
           filename: 'big.bin',
           contentType: 'application/octet-stream',
@@ -39,7 +41,11 @@ function route(pieces: number) {
       }),
   } as unknown as AttachmentLinks;
   const app = new Hono<HttpEnv>();
-  registerAttachmentRoute(app, links);
+  registerAttachmentRoute(app, {
+    links,
+    limiter: flexibleRateLimiter({ kind: 'memory' }),
+    trustProxy: false,
+  });
   return { app, state };
 }
 

@@ -1,9 +1,15 @@
 import type { Hono } from 'hono';
 import { MailAuthError, MailProviderError } from '../../core/mail/mail-ports.ts';
 import { cleanText } from '../../core/messages/untrusted-content.ts';
-import type { AttachmentLinks } from '../../core/reading/attachment-links.ts';
+import type { AttachmentLinks, OpenedLink } from '../../core/reading/attachment-links.ts';
+import type { RateLimiter, RateRule } from '../../core/rate-limits/rate-limiter.ts';
+import { clientNetwork } from '../../lib/ip-address.ts';
+import { clientIp } from './client-ip.ts';
 import type { HttpEnv } from './http-env.ts';
-import { jsonError } from './json-error.ts';
+import { jsonError, tooManyRequests } from './json-error.ts';
+
+/** Links that open nothing, per client network and minute: as many as wrong keys (`mcp-auth-fail`). */
+const LINK_FAILURES: RateRule = { name: 'link-fail', points: 30, windowSeconds: 60 };
 
 // Types a browser may render inline are still sent as attachments; anything else becomes opaque bytes.
 const SAFE_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/i;
@@ -13,11 +19,14 @@ const SAFE_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0
  * provider. Headers are built from sender-controlled names, so they are sanitised: no CR/LF or quotes can reach
  * a header, the name goes in RFC 6266 `filename*`, and the content is never sniffed or rendered by us.
  */
-export function registerAttachmentRoute(app: Hono<HttpEnv>, links: AttachmentLinks): void {
+export function registerAttachmentRoute(
+  app: Hono<HttpEnv>,
+  deps: { links: AttachmentLinks; limiter: RateLimiter; trustProxy: boolean },
+): void {
   app.get('/attachments/:token', async (c) => {
-    let opened: Awaited<ReturnType<AttachmentLinks['open']>>;
+    let opened: OpenedLink;
     try {
-      opened = await links.open(c.req.param('token'));
+      opened = await deps.links.open(c.req.param('token'));
     } catch (e) {
       // The mailbox is unreachable or refused us: say so, with a status a client can retry on.
       if (e instanceof MailProviderError || e instanceof MailAuthError)
@@ -28,12 +37,18 @@ export function registerAttachmentRoute(app: Hono<HttpEnv>, links: AttachmentLin
         );
       throw e;
     }
-    if (opened === undefined)
+    if (opened.kind === 'invalid') {
+      // Counted per client network, like a wrong key (decision 0125): trying links from one place ends in 429s.
+      const spent = await deps.limiter.consume(LINK_FAILURES, clientNetwork(clientIp(c, deps.trustProxy)));
+      if (!spent.allowed) return tooManyRequests(spent.retryAfterSeconds);
       return jsonError(
         410,
         'link_expired',
         'This download link is invalid or has expired. Ask for a new one with get_attachment.',
       );
+    }
+    // The credential the link was issued to has spent its requests for the minute.
+    if (opened.kind === 'limited') return tooManyRequests(opened.retryAfterSeconds);
     const { content, done } = opened;
     const type = SAFE_TYPE.test(content.contentType)
       ? content.contentType.toLowerCase()

@@ -1,6 +1,6 @@
 import type { AccountStore } from '../../core/accounts/account-store.ts';
 import { credentialKey, type BearerVerifier, type Principal } from '../../core/auth/principal.ts';
-import { requestChunk, type RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
+import { agentRequestRule, type RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { admitAgent, type AgentGateOptions } from '../http/agent-gate.ts';
@@ -77,7 +77,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
     limiter: deps.limiter,
     clock: deps.clock,
     trustProxy: deps.trustProxy,
-    rule: { name: 'mcp', points: deps.perMinute, windowSeconds: 60, chunk: requestChunk(deps.perMinute) },
+    rule: agentRequestRule('mcp', deps.perMinute),
     failureRule: { name: 'mcp-auth-fail', points: 30, windowSeconds: 60 },
     unauthenticated: mcpUnauthenticated(deps.baseUrl),
   };

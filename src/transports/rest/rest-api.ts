@@ -4,7 +4,7 @@ import type { BearerVerifier } from '../../core/auth/principal.ts';
 import type { DraftService } from '../../core/drafts/draft-service.ts';
 import { parseInboxId } from '../../core/inboxes/inbox.ts';
 import type { InboxService } from '../../core/inboxes/inbox-service.ts';
-import { requestChunk, type RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
+import { agentRequestRule, type RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { agentGate, type AgentEnv } from '../http/agent-gate.ts';
@@ -38,7 +38,7 @@ export function registerRestApi(root: Hono<HttpEnv>, deps: RestDeps): void {
     limiter: deps.limiter,
     clock: deps.clock,
     trustProxy: deps.trustProxy,
-    rule: { name: 'api', points: deps.perMinute, windowSeconds: 60, chunk: requestChunk(deps.perMinute) },
+    rule: agentRequestRule('api', deps.perMinute),
     failureRule: { name: 'api-auth-fail', points: 30, windowSeconds: 60 },
     unauthenticated: restUnauthenticated,
   });
