@@ -244,6 +244,8 @@ export function buildServices(c: {
     drafts: stores.drafts,
     composer: mailComposer,
     clock,
+    limiter,
+    draftsPerDay: config.rateLimits.draftsPerInboxPerDay,
   });
   const submitter = new ProviderSubmitter(
     smtp,

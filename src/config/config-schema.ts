@@ -227,6 +227,13 @@ export const SETTINGS = {
     description:
       'Requests per minute per client address to sign-in, setup, the OAuth endpoints and other unauthenticated endpoints; OAuth client registrations are also counted per hour, at the same number (decision 0122). An IPv6 client counts as its /64 network.',
   },
+  rateLimitDrafts: {
+    env: 'RATE_LIMIT_DRAFTS_PER_INBOX_PER_DAY',
+    schema: positiveInt('a positive number of drafts').default(200),
+    defaultText: '200',
+    description:
+      'New drafts an inbox takes per day, from every agent and surface together: each is a message written into the mailbox, so an agent caught in a loop cannot fill its Drafts folder and quota (decision 0126). Counted in memory on SQLite (a restart starts the count again), in the database on PostgreSQL.',
+  },
   signinFailures: {
     env: 'SIGNIN_MAX_FAILURES',
     schema: positiveInt('a positive number of attempts').default(5),

@@ -55,6 +55,8 @@ export interface Config {
     readonly mcpPerMinute: number;
     readonly anonymousPerMinute: number;
     readonly signinFailures: number;
+    /** New drafts per inbox per day (decision 0126). */
+    readonly draftsPerInboxPerDay: number;
   };
 }
 

@@ -45,7 +45,13 @@ describe('loadConfig', () => {
         graphApiUrl: 'https://graph.microsoft.com',
         pollSeconds: 30,
       },
-      rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
+      rateLimits: {
+        apiPerMinute: 120,
+        mcpPerMinute: 600,
+        anonymousPerMinute: 60,
+        signinFailures: 5,
+        draftsPerInboxPerDay: 200,
+      },
     });
   });
 

@@ -82,6 +82,7 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
       mcpPerMinute: settings.rateLimitMcp,
       anonymousPerMinute: settings.rateLimitAnonymous,
       signinFailures: settings.signinFailures,
+      draftsPerInboxPerDay: settings.rateLimitDrafts,
     },
   };
   return { config, raw: settings };

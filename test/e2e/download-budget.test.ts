@@ -6,7 +6,7 @@ import { agentOn, expectToolOk, firstAttachmentLink, toolsListStatus } from '../
 import { createKeyViaPage } from '../support/web-client.ts';
 
 const BUDGET = 8;
-const LIMITS = { apiPerMinute: 120, mcpPerMinute: BUDGET, anonymousPerMinute: 60, signinFailures: 5 };
+const LIMITS = { apiPerMinute: 120, mcpPerMinute: BUDGET, anonymousPerMinute: 60, signinFailures: 5, draftsPerInboxPerDay: 200 };
 
 // Decision 0125: a download link was fetched from the mailbox as often as anyone holding it asked, counted nowhere —
 // a link passed on (a log, a chat, a shared screen) could make the service read the attachment from the mailbox

@@ -202,6 +202,8 @@ async function prepare(families: number, engine: TrialEngine, standingNode: bool
         RATE_LIMIT_MCP_PER_MINUTE: '100000',
         RATE_LIMIT_API_PER_MINUTE: '100000',
         RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
+        // Hundreds of trials write drafts into one inbox, on a database kept between them.
+        RATE_LIMIT_DRAFTS_PER_INBOX_PER_DAY: '100000',
       },
       families: signIns,
       counts: { refreshesKilledAfterCommit: 0 },

@@ -48,7 +48,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       graphApiUrl: 'https://graph.microsoft.com',
       pollSeconds: 30,
     },
-    rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
+    rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5, draftsPerInboxPerDay: 200 },
     ...overrides,
   };
 }
@@ -61,6 +61,7 @@ export const NO_RATE_LIMITS: Config['rateLimits'] = {
   mcpPerMinute: 1_000_000,
   anonymousPerMinute: 60,
   signinFailures: 5,
+  draftsPerInboxPerDay: 1_000_000,
 };
 
 export async function createTestApp(

@@ -13,6 +13,7 @@ import { sendableAddress } from '../messages/address-key.ts';
 import type { CanonicalFolder } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageStore } from '../messages/message-store.ts';
+import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
 import {
   checkRecipientNames,
   checkSubject,
@@ -36,7 +37,14 @@ export type DraftError =
   | InboxError
   /** The draft itself is refused (a line break in To or Subject, an invalid address, an unknown thread). */
   | { readonly code: 'invalid_draft'; readonly message: string; readonly next?: NextStep }
-  | { readonly code: 'provider_error'; readonly message: string };
+  | { readonly code: 'provider_error'; readonly message: string }
+  /** The inbox has taken its `perDay` new drafts for the day; the next fits in `retryAfterSeconds`. */
+  | {
+      readonly code: 'rate_limited';
+      readonly message: string;
+      readonly perDay: number;
+      readonly retryAfterSeconds: number;
+    };
 
 export interface DraftServiceDeps {
   readonly inboxes: InboxService;
@@ -45,6 +53,14 @@ export interface DraftServiceDeps {
   readonly sessions: MailSessionFactory;
   readonly drafts: DraftStore;
   readonly composer: MessageComposer;
+  /** Counts each inbox's new drafts, on every node alike. */
+  readonly limiter: RateLimiter;
+  /**
+   * New drafts an inbox takes a day (decision 0126). Each is a message written into the person's mailbox, up to
+   * 200,000 characters: an agent caught in a loop, or obeying a sender's words, could otherwise fill the Drafts folder
+   * — and the mailbox's quota, past which the person's incoming mail is refused — at its request budget's pace.
+   */
+  readonly draftsPerDay: number;
   readonly clock: Clock;
 }
 
@@ -103,6 +119,18 @@ export class DraftService {
         next: 'use_thread_from_message',
       });
     }
+    const perDay = this.deps.draftsPerDay;
+    const budget = await this.deps.limiter.consume(
+      { name: 'drafts-per-inbox', points: perDay, windowSeconds: 86_400 },
+      inbox.value.id,
+    );
+    if (!budget.allowed)
+      return err({
+        code: 'rate_limited',
+        message: `This inbox has taken ${String(perDay)} new drafts in a day, as many as it takes; the next fits in ${String(budget.retryAfterSeconds)} seconds.`,
+        perDay,
+        retryAfterSeconds: budget.retryAfterSeconds,
+      });
     const now = this.deps.clock.now();
     const address = sendableAddress(inbox.value.email);
     const domain = address.slice(address.lastIndexOf('@') + 1);

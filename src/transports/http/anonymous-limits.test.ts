@@ -4,7 +4,7 @@ import { call, createTestApp, expectError } from '../../../test/support/test-app
 import { REGISTRATION } from '../../../test/support/oauth-code.ts';
 import { ANONYMOUS_PATHS } from './anonymous-limits.ts';
 
-const LIMITS = { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 2, signinFailures: 5 };
+const LIMITS = { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 2, signinFailures: 5, draftsPerInboxPerDay: 200 };
 
 /** A request to a path anyone may ask, as it is asked (the authorization server's three by POST). */
 function askFor(path: (typeof ANONYMOUS_PATHS)[number], network: string): [string, RequestInit] {

@@ -253,7 +253,7 @@ describe('/mcp: a batch spends one request per message from the rate budget (dec
   beforeAll(async () => {
     app = await createTestApp({
       config: {
-        rateLimits: { apiPerMinute: 120, mcpPerMinute: 5, anonymousPerMinute: 60, signinFailures: 5 },
+        rateLimits: { apiPerMinute: 120, mcpPerMinute: 5, anonymousPerMinute: 60, signinFailures: 5, draftsPerInboxPerDay: 200 },
       },
     });
   });

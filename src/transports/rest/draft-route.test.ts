@@ -576,7 +576,13 @@ describe('429 rate_limited (contract §7)', () => {
   it('per API key, with Retry-After; the refused draft is not written', async () => {
     const d = await demoApp({
       config: {
-        rateLimits: { apiPerMinute: 3, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
+        rateLimits: {
+          apiPerMinute: 3,
+          mcpPerMinute: 600,
+          anonymousPerMinute: 60,
+          signinFailures: 5,
+          draftsPerInboxPerDay: 200,
+        },
       },
     });
     app = d.app;

@@ -104,6 +104,9 @@ function draftError(e: DraftError): Response {
           ? `${e.message} Use the threadId of a message in this inbox.`
           : e.message,
       );
+    case 'rate_limited':
+      // Contract §7: any route, too many requests. Retry-After says when the inbox takes a draft again.
+      return jsonError(429, 'rate_limited', e.message, { 'Retry-After': String(e.retryAfterSeconds) });
     case 'provider_error':
       // Contract §7 has one code for a refused draft, with status 400; the description says the mailbox refused.
       return jsonError(400, 'draft_failed', e.message);

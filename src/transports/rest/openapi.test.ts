@@ -36,7 +36,13 @@ describe('GET /api/openapi.json', () => {
     app = await createTestApp({
       overrides: { clock },
       config: {
-        rateLimits: { apiPerMinute: 30, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
+        rateLimits: {
+          apiPerMinute: 30,
+          mcpPerMinute: 600,
+          anonymousPerMinute: 60,
+          signinFailures: 5,
+          draftsPerInboxPerDay: 200,
+        },
       },
     });
     web = await setUpOwner(app);

@@ -143,6 +143,13 @@ export function openApiDocument(baseUrl: string, secureCookies: boolean): Json {
             ]),
             '413': errors('The body is larger than 1,000,000 bytes.', ['request_too_large']),
             ...AGENT_ERRORS,
+            '429': {
+              ...errors(
+                'Too many requests for this key, or the inbox has taken its new drafts for the day (RATE_LIMIT_DRAFTS_PER_INBOX_PER_DAY).',
+                ['rate_limited'],
+              ),
+              headers: AGENT_ERRORS['429'].headers,
+            },
           },
         },
       },

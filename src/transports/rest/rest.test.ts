@@ -155,7 +155,13 @@ describe('rate limits: 429 rate_limited with Retry-After', () => {
   it('per API key on /api', async () => {
     app = await createTestApp({
       config: {
-        rateLimits: { apiPerMinute: 3, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5 },
+        rateLimits: {
+          apiPerMinute: 3,
+          mcpPerMinute: 600,
+          anonymousPerMinute: 60,
+          signinFailures: 5,
+          draftsPerInboxPerDay: 200,
+        },
       },
     });
     const key = await createKeyViaPage(await setUpOwner(app));
@@ -169,7 +175,13 @@ describe('rate limits: 429 rate_limited with Retry-After', () => {
     app = await createTestApp({
       config: {
         trustProxy: true,
-        rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 2, signinFailures: 5 },
+        rateLimits: {
+          apiPerMinute: 120,
+          mcpPerMinute: 600,
+          anonymousPerMinute: 2,
+          signinFailures: 5,
+          draftsPerInboxPerDay: 200,
+        },
       },
     });
     const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
@@ -185,7 +197,13 @@ describe('rate limits: 429 rate_limited with Retry-After', () => {
     app = await createTestApp({
       config: {
         trustProxy: true,
-        rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 2, signinFailures: 5 },
+        rateLimits: {
+          apiPerMinute: 120,
+          mcpPerMinute: 600,
+          anonymousPerMinute: 2,
+          signinFailures: 5,
+          draftsPerInboxPerDay: 200,
+        },
       },
     });
     const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });

@@ -12,6 +12,11 @@ export function fromDraftError(e: DraftError): ToolFailure {
   if (e.code === 'invalid_draft')
     return toolError('invalid_arguments', `The draft was refused: ${agentMessage(e)}`);
   if (e.code === 'provider_error') return toolError('provider_error', e.message);
+  if (e.code === 'rate_limited')
+    return toolError('rate_limited', e.message, {
+      retryAfterSeconds: e.retryAfterSeconds,
+      sayToHuman: `I have written as many drafts in this inbox today as the service allows (${String(e.perDay)}); I can write more tomorrow.`,
+    });
   return fromInboxError(e);
 }
 

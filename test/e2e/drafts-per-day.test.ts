@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { App } from '../../src/app.ts';
+import { freshPgDatabase } from '../rig/pg.ts';
+import { bearer, call, createTestApp, expectError, NO_RATE_LIMITS } from '../support/test-app.ts';
+import { agentOn, expectToolError, expectToolOk, toolCaller } from '../support/tool-caller.ts';
+import { createKeyViaPage } from '../support/web-client.ts';
+
+const DAY = 86_400_000;
+/** RATE_LIMIT_PER_DAY here (200 unless set). */
+const PER_DAY = 6;
+
+// Decision 0126: create_draft wrote a message into the person's mailbox as often as an agent's request budget allowed
+// (600 a minute by default), up to 200,000 characters each — a loop, or an agent obeying a sender's words, could fill the
+// Drafts folder and the mailbox's quota, past which the person's incoming mail is refused.
+describe.each(['sqlite', 'postgres'] as const)('new drafts on %s', (engine) => {
+  const apps: App[] = [];
+  afterEach(async () => {
+    vi.useRealTimers();
+    for (const a of apps.splice(0)) await a.close();
+  });
+
+  it(`are ${String(PER_DAY)} an inbox a day, whoever writes them and on whichever node`, async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const pgUrl = engine === 'postgres' ? await freshPgDatabase() : undefined;
+    const node = () =>
+      createTestApp({
+        config: { rateLimits: { ...NO_RATE_LIMITS, draftsPerInboxPerDay: PER_DAY } },
+        ...(pgUrl !== undefined && { pgUrl }),
+      });
+    const app = await node();
+    apps.push(app);
+    const { web, call: first } = await agentOn(app);
+    // A second agent, on a second node where there is a shared database.
+    const otherKey = await createKeyViaPage(web, 'second agent');
+    const second = engine === 'postgres' ? await node() : app;
+    if (second !== app) apps.push(second);
+    const other = toolCaller(second, otherKey);
+    const inboxId = (expectToolOk(await first('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
+    const draft = (n: number) => ({
+      inboxId,
+      to: 'friend@example.org',
+      subject: `Draft ${String(n)}`,
+      text: 'x',
+    });
+    const drafts = () =>
+      app.db.kysely
+        .selectFrom('demo_messages')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('inbox_id', '=', inboxId)
+        .where('folder_path', '=', 'Drafts')
+        .executeTakeFirstOrThrow()
+        .then((r) => Number(r.n));
+    const before = await drafts();
+
+    for (let n = 0; n < PER_DAY; n++)
+      expectToolOk(await (n % 2 === 0 ? first : other)('create_draft', draft(n)));
+    const refused = expectToolError(await other('create_draft', draft(-1)), 'rate_limited');
+    expect(refused['retryAfterSeconds']).toBeGreaterThan(DAY / 1000 - 600);
+    expect(refused['sayToHuman']).toMatch(/drafts/);
+    expectToolError(await first('create_draft', draft(-2)), 'rate_limited');
+    // The REST API's drafts are the same drafts.
+    const key = await createKeyViaPage(web, 'rest agent');
+    const rest = await call(app, `/api/inboxes/${inboxId}/draft`, {
+      method: 'POST',
+      headers: { ...bearer(key).headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ to: 'friend@example.org', subject: 'Over', text: 'x' }),
+    });
+    expect(rest.headers.get('retry-after')).not.toBeNull();
+    await expectError(rest, 429, 'rate_limited');
+    expect(await drafts()).toBe(before + PER_DAY);
+
+    // A day on, the inbox takes drafts again.
+    vi.setSystemTime(Date.now() + DAY);
+    expectToolOk(await other('create_draft', draft(-3)));
+    expect(await drafts()).toBe(before + PER_DAY + 1);
+  });
+});
