@@ -20,17 +20,26 @@ interface Batch {
 }
 
 /**
- * Where the model's agents work: the demo inbox; the demo inbox on PostgreSQL with each agent on a node of its own;
- * or an IMAP inbox on Dovecot with the SMTP and https sinks.
+ * Where the model's agents work — each suite of test/model/triage-model.test.ts: the demo inbox; the demo inbox on
+ * PostgreSQL with each agent on a node of its own; an IMAP inbox on Dovecot with the SMTP and https sinks; Dovecot as a
+ * plain IMAP4rev1 server, and with its folders under INBOX; Microsoft 365 (the Graph stub) and Gmail (the emulator),
+ * each also with the agents on two PostgreSQL nodes.
  */
-export type ModelMailbox = 'demo' | 'demo-pg' | 'dovecot';
+export type ModelMailbox =
+  'demo' | 'demo-pg' | 'dovecot' | 'plain-imap' | 'under-inbox' | 'graph' | 'gmail' | 'graph-pg' | 'gmail-pg';
 
+// vitest's `-t` filters on titles cut at 40 characters ("the demo inbox on PostgreSQL, each on a…").
 const SUITE: Record<ModelMailbox, string> = {
   // Not the PostgreSQL two-node suite, whose name also starts "the demo inbox".
   demo: 'two agents on the demo inbox > never breaks',
-  // Titles are cut at 40 characters: "the demo inbox on PostgreSQL, each on a…".
   'demo-pg': 'the demo inbox on PostgreSQL.*never breaks',
   dovecot: 'an IMAP inbox on Dovecot.*never breaks',
+  'plain-imap': 'a plain IMAP4rev1 server.*never breaks',
+  'under-inbox': 'folders under INBOX.*never breaks',
+  graph: 'a Microsoft 365 inbox.*never breaks',
+  gmail: 'a Gmail inbox.*never breaks',
+  'graph-pg': 'Graph, each agent on a PostgreSQL.*never breaks',
+  'gmail-pg': 'Gmail, each agent on a PostgreSQL.*never breaks',
 };
 
 /** One vitest process: `runs` runs of the safety model on a fresh app and mailbox. */
