@@ -28,6 +28,8 @@ export async function graphHarness(
     return m.id;
   };
   const limiter = new ConnectionSemaphore(4);
+  // Kept across sessions, as the connector keeps it per inbox.
+  const wellKnown = new Map<string, string>();
   return {
     graph,
     inboxPath: graph.folderId('inbox')!,
@@ -42,6 +44,7 @@ export async function graphHarness(
             limiterKey: 'contract',
           }),
           pollMs: opts.pollMs ?? 200,
+          wellKnown,
         }),
       ),
     async append(path, raw, o = {}) {

@@ -137,6 +137,17 @@ describe.each(['sqlite', 'postgres'] as const)(
 
     it('syncs, lists, reads and searches; loading older mail is not offered', async () => {
       expectToolOk(await call('sync_inbox', { inboxId }));
+      // The well-known folders (Inbox, Sent Items, Drafts, Archive, Junk Email, Deleted Items) were looked up at the
+      // first session; a later sync (or draft) does not ask for them again (decision 0127: six requests each time).
+      const wellKnown = () =>
+        graph.requests.filter((r) =>
+          /\/mailFolders\/(inbox|sentitems|drafts|archive|junkemail|deleteditems)\?/.test(r.path),
+        ).length;
+      const lookedUp = wellKnown();
+      expect(lookedUp).toBeGreaterThan(0);
+      expectToolOk(await call('sync_inbox', { inboxId }));
+      expectToolOk(await call('sync_inbox', { inboxId }));
+      expect(wellKnown()).toBe(lookedUp);
       const listed = expectToolOk(await call('list_messages', { inboxId }));
       expect((listed['messages'] as { subject: string }[]).map((m) => m.subject)).toEqual([
         'Project kumquat notes',

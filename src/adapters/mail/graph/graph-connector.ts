@@ -26,12 +26,14 @@ export interface GraphConnectorOptions {
  * Opens Graph sessions for inboxes signed in with Microsoft and sends their drafts. Microsoft rotates refresh
  * tokens: each refresh's new one is sealed into the vault at once, so a restart (or another process) refreshes with
  * the newest, and a refresh refused because another process rotated first follows the vault (access-tokens.ts).
- * One token cache and one limiter per process.
+ * One token cache, one limiter and one record of each mailbox's well-known folders per process.
  */
 export class GraphConnector {
   private readonly opts: GraphConnectorOptions;
   private readonly tokens: AccessTokens;
   private readonly limiter = new ConnectionSemaphore(PER_MAILBOX);
+  /** Each mailbox's well-known folder ids, by inbox: looked up once, not by every session (decision 0127). */
+  private readonly wellKnown = new Map<string, Map<string, string>>();
 
   constructor(opts: GraphConnectorOptions) {
     this.opts = opts;
@@ -60,7 +62,14 @@ export class GraphConnector {
         limiterKey: inbox.id,
       }),
       pollMs: this.opts.pollMs,
+      wellKnown: this.wellKnownOf(inbox.id),
     });
+  }
+
+  private wellKnownOf(inboxId: string): Map<string, string> {
+    let known = this.wellKnown.get(inboxId);
+    if (known === undefined) this.wellKnown.set(inboxId, (known = new Map<string, string>()));
+    return known;
   }
 
   /**

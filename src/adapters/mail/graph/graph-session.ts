@@ -72,6 +72,11 @@ const MAX_FOLDERS = 5000;
 export interface GraphSessionOptions {
   readonly api: GraphApi;
   readonly pollMs: number;
+  /**
+   * The mailbox's well-known folders found so far (`inbox` → its id), kept by the connector across sessions: a
+   * folder's id never changes, and looking them up cost every sync and draft six requests (decision 0127).
+   */
+  readonly wellKnown: Map<string, string>;
 }
 
 /**
@@ -84,12 +89,14 @@ export interface GraphSessionOptions {
 export class GraphSession implements MailSession {
   private readonly api: GraphApi;
   private readonly pollMs: number;
+  private readonly wellKnown: Map<string, string>;
   private folderList: Promise<RemoteFolder[]> | undefined;
   private readonly watchers = new Set<() => Promise<void>>();
 
   constructor(opts: GraphSessionOptions) {
     this.api = opts.api;
     this.pollMs = opts.pollMs;
+    this.wellKnown = opts.wellKnown;
   }
 
   listFolders(): Promise<RemoteFolder[]> {
@@ -101,11 +108,14 @@ export class GraphSession implements MailSession {
   }
 
   private async readFolders(): Promise<RemoteFolder[]> {
-    const roles = new Map<string, CanonicalFolder>();
-    for (const [name, role] of WELL_KNOWN) {
-      const f = await this.api.find<GraphFolder>('a folder', `/mailFolders/${name}?$select=id,displayName`);
-      if (f !== undefined) roles.set(f.id, role);
-    }
+    // The well-known folders not found before are looked up beside the listing (the API's limiter lets four requests
+    // run at once); one the mailbox lacks (no Archive yet) is asked for again next time.
+    const lookUp = Promise.all(
+      WELL_KNOWN.filter(([name]) => !this.wellKnown.has(name)).map(async ([name]) => {
+        const f = await this.api.find<GraphFolder>('a folder', `/mailFolders/${name}?$select=id,displayName`);
+        if (f !== undefined) this.wellKnown.set(name, f.id);
+      }),
+    );
     // `/mailFolders` is the top of the mailbox only; a folder inside another (Inbox/Clients, as Outlook makes them)
     // is read from its parent's childFolders and named with its parents, so two "2024" folders stay apart.
     const folders: { id: string; name: string; children: boolean; depth: number }[] = [];
@@ -123,7 +133,7 @@ export class GraphSession implements MailSession {
         next = page['@odata.nextLink'];
       }
     };
-    await read(`/mailFolders?${select}`, '', 1);
+    await Promise.all([lookUp, read(`/mailFolders?${select}`, '', 1)]);
     // Breadth first: a folder's children are appended behind it, and read in their turn.
     for (const p of folders)
       if (p.children && p.depth < FOLDER_DEPTH)
@@ -132,6 +142,15 @@ export class GraphSession implements MailSession {
           `${p.name}/`,
           p.depth + 1,
         );
+    const listed = new Set(folders.map((f) => f.id));
+    const roles = new Map<string, CanonicalFolder>();
+    for (const [name, role] of WELL_KNOWN) {
+      const id = this.wellKnown.get(name);
+      if (id === undefined) continue;
+      // Not in the listing (the mailbox moved, or the listing stopped at MAX_FOLDERS): looked up again next time.
+      if (listed.has(id)) roles.set(id, role);
+      else this.wellKnown.delete(name);
+    }
     let screened = false;
     return folders.map((f) => {
       const role = roles.get(f.id);
