@@ -274,6 +274,7 @@ export function buildServices(c: {
     clock,
   });
   const unsubscribe = new UnsubscribeService({
+    serial,
     pending: stores.pendingUnsubscribes,
     lists: stores.mailingLists,
     messages: stores.messages,

@@ -158,6 +158,8 @@ interface Env {
   spare: string[];
   /** Demo list mail with a DKIM-signed one-click link, to propose unsubscribing from. */
   lists: string[];
+  /** Which of `lists` each approval to unsubscribe was proposed from: one waits per sender (decision 0128). */
+  unsubSenders: Map<string, number>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -966,6 +968,12 @@ function planCall(s: Spec, w: World, env: Env, pin: Pin | undefined): Plan {
         args: { inboxId, messageId },
         ok: (body) => {
           expect(body['isDemo']).toBe(env.isDemo ? true : undefined);
+          // A new approval for a sender ends the one still waiting for it, as if it had expired now.
+          const sender = s.list % env.lists.length;
+          for (const x of w.unsubs)
+            if (x.status === 'pending' && x.expiresAt > w.now && env.unsubSenders.get(x.id) === sender)
+              x.expiresAt = w.now;
+          env.unsubSenders.set(body['pendingUnsubscribeId'] as string, sender);
           w.unsubs.push({
             id: body['pendingUnsubscribeId'] as string,
             status: 'pending',
@@ -1881,6 +1889,7 @@ describe.each([
       outsiders: list.filter(outsider).map((m) => m.internetMessageId ?? ''),
       outsidePending: false,
       lists,
+      unsubSenders: new Map(),
     };
   }, 120_000);
 

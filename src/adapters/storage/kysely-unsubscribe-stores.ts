@@ -65,6 +65,24 @@ export class KyselyPendingUnsubscribeStore
     );
   }
 
+  async expireEarlier(
+    newer: Pick<PendingUnsubscribe, 'id' | 'inboxId' | 'senderKey' | 'createdAt'>,
+    now: Date,
+  ): Promise<number> {
+    const at = newer.createdAt.getTime();
+    const r = await this.db
+      .updateTable('pending_unsubscribes')
+      .set({ expires_at: now.getTime() })
+      .where('inbox_id', '=', newer.inboxId)
+      .where('sender_key', '=', newer.senderKey)
+      .where('status', '=', 'pending')
+      .where('expires_at', '>', now.getTime())
+      .where('created_at', '<=', at)
+      .where('id', '<>', newer.id)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+
   async finish(
     id: string,
     status: (typeof FINAL)[number],

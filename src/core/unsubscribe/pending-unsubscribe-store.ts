@@ -22,6 +22,15 @@ export interface PendingUnsubscribeStore extends CodeApprovalReader<PendingUnsub
     now: Date,
     outcome: { httpStatus: number | null; error: string | null },
   ): Promise<void>;
+  /**
+   * Ends the other approvals still waiting for the same sender of the same inbox, asked no later than `newer`
+   * (decision 0128): their time is over at `now`, as if they had expired. Of two proposals racing in the same
+   * millisecond both may end (nothing is unsubscribed without a proposal that stands). How many.
+   */
+  expireEarlier(
+    newer: Pick<PendingUnsubscribe, 'id' | 'inboxId' | 'senderKey' | 'createdAt'>,
+    now: Date,
+  ): Promise<number>;
   /** This account's approvals still waiting (pending, unexpired), newest first. */
   waiting(accountId: AccountId, now: Date, limit: number): Promise<PendingUnsubscribe[]>;
   /** `pending` → `discarded` for this account; true for exactly one caller. */

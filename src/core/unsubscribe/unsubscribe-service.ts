@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { Serializer } from '../../lib/keyed-mutex.ts';
 import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
@@ -54,6 +55,8 @@ export interface UnsubscribeServiceDeps {
   readonly posters: { readonly real: UnsubscribePoster; readonly demo: UnsubscribePoster };
   readonly clock: Clock;
   readonly log: Logger;
+  /** One proposal per sender at a time, on every node: each replaces the one before (decision 0128). */
+  readonly serial: Serializer;
 }
 
 export interface SenderRow extends ListSender {
@@ -173,27 +176,38 @@ export class UnsubscribeService {
       return err({ code: 'unsubscribe_unavailable', reason: verdict.reason, fallback: verdict.fallback });
 
     const { code, codeHash } = newApprovalCode();
-    const now = this.deps.clock.now();
-    const expiresAt = new Date(now.getTime() + UNSUBSCRIBE_APPROVAL_TTL_MS);
     const pendingUnsubscribeId = newId('pu');
-    await this.deps.pending.create({
-      id: pendingUnsubscribeId,
-      accountId: inbox.accountId,
-      inboxId: inbox.id,
-      messageId: summary.id,
-      senderKey: summary.listId ?? summary.from.address.toLowerCase(),
-      senderAddress: summary.from.address.toLowerCase(),
-      url: verdict.url,
-      codeHash,
-      attempts: 0,
-      status: 'pending',
-      createdAt: now,
-      expiresAt,
-      claimedAt: null,
-      finishedAt: null,
-      httpStatus: null,
-      error: null,
-      requestedBy,
+    const senderKey = summary.listId ?? summary.from.address.toLowerCase();
+    // One approval waits per sender (decision 0128): an agent asking again — a retry, a later session — replaces the
+    // one before, so the person is not shown the same request many times, nor asked to approve an older copy. Two
+    // proposals at once take turns, and the time is read in turn, so the later stands.
+    const expiresAt = await this.deps.serial.run([`unsubscribe:${inbox.id}:${senderKey}`], async () => {
+      const now = this.deps.clock.now();
+      const expiresAt = new Date(now.getTime() + UNSUBSCRIBE_APPROVAL_TTL_MS);
+      await this.deps.pending.create({
+        id: pendingUnsubscribeId,
+        accountId: inbox.accountId,
+        inboxId: inbox.id,
+        messageId: summary.id,
+        senderKey,
+        senderAddress: summary.from.address.toLowerCase(),
+        url: verdict.url,
+        codeHash,
+        attempts: 0,
+        status: 'pending',
+        createdAt: now,
+        expiresAt,
+        claimedAt: null,
+        finishedAt: null,
+        httpStatus: null,
+        error: null,
+        requestedBy,
+      });
+      await this.deps.pending.expireEarlier(
+        { id: pendingUnsubscribeId, inboxId: inbox.id, senderKey, createdAt: now },
+        now,
+      );
+      return expiresAt;
     });
     return ok({
       pendingUnsubscribeId,

@@ -153,6 +153,25 @@ export function pendingUnsubscribeStoreContract(h: () => UnsubscribeStoresHarnes
       ]);
     });
 
+    it('a newer approval for a sender ends the ones waiting before it, and nothing else', async () => {
+      const first = await seedPending(h(), { createdAt: t(1) });
+      const place = { accountId: first.accountId, inboxId: first.inboxId };
+      const sameTime = await seedPending(h(), { ...place, createdAt: t(2) });
+      const claimed = await seedPending(h(), { ...place, createdAt: t(1) });
+      expect(await h().pendingUnsubscribes.claim(claimed.id, t(3))).toBe(true);
+      const otherSender = await seedPending(h(), { ...place, createdAt: t(1), senderKey: 'other.example.test' });
+      const otherInbox = await seedPending(h(), { accountId: first.accountId, createdAt: t(1) });
+      const newer = await seedPending(h(), { ...place, createdAt: t(2) });
+      const later = await seedPending(h(), { ...place, createdAt: t(5) });
+      expect(await h().pendingUnsubscribes.expireEarlier(newer, t(4))).toBe(2); // first, sameTime
+      const waiting = (await h().pendingUnsubscribes.waiting(first.accountId, t(4), 20)).map((p) => p.id);
+      expect(waiting.sort()).toEqual([otherSender.id, otherInbox.id, newer.id, later.id].sort());
+      // Ended as if expired: its code no longer claims; the one in flight goes on.
+      expect(await h().pendingUnsubscribes.claim(first.id, t(4))).toBe(false);
+      expect((await h().pendingUnsubscribes.get(first.accountId, sameTime.id))?.expiresAt).toEqual(t(4));
+      expect((await h().pendingUnsubscribes.get(first.accountId, claimed.id))?.status).toBe('posting');
+    });
+
     it('results: the latest finished request per sender, only for the account and inboxes asked', async () => {
       const first = await seedPending(h());
       const { accountId, inboxId } = first;

@@ -11,7 +11,8 @@ export const proposeUnsubscribe = defineTool({
   description:
     'Checks one message’s unsubscribe header at the mailbox and, only for a DKIM-signed RFC 8058 one-click link, returns a ' +
     'pending request (pendingUnsubscribeId + approvalCode, valid 24 hours, once). Nothing is sent yet: tell the person which ' +
-    'sender it is and ask; then call confirm_unsubscribe. Otherwise it answers unsubscribe_unavailable with why and what the ' +
+    'sender it is and ask; then call confirm_unsubscribe. Asking again for the same sender replaces the earlier request (its code ' +
+    'then answers approval_expired). Otherwise it answers unsubscribe_unavailable with why and what the ' +
     'person can do instead. VIP sender: refused with vip_confirmation_required unless the person agreed (confirmed: true).',
   input: z.strictObject({ inboxId: z.string(), messageId: z.string(), confirmed: z.boolean().optional() }),
   output: payload({

@@ -84,6 +84,27 @@ describe('unsubscribe tools on the demo inbox', () => {
     });
   });
 
+  // Decision 0128: each proposal was a new approval, so an agent that asked again (a retry, a later session) left the
+  // person several requests for one sender to wade through, older ones still approvable.
+  it('asked again for a sender, the newer approval replaces the one waiting; the older code is expired', async () => {
+    const row = (await rows()).find((r) => r.oneClickAdvertised && r.unsubscribed === null)!;
+    const propose = async () =>
+      expectToolOk(await call('propose_unsubscribe', { inboxId, messageId: row.messageId }));
+    const older = await propose();
+    const newer = await propose();
+    const waiting = await (await web.get('/waiting')).text();
+    expect(waiting).not.toContain(String(older['pendingUnsubscribeId']));
+    expect(waiting).toContain(String(newer['pendingUnsubscribeId']));
+    const confirm = (p: Record<string, unknown>) =>
+      call('confirm_unsubscribe', {
+        pendingUnsubscribeId: p['pendingUnsubscribeId'],
+        approvalCode: p['approvalCode'],
+        humanApprovedInChat: true,
+      });
+    expectToolError(await confirm(older), 'approval_expired');
+    expect(expectToolOk(await confirm(newer))).toMatchObject({ unsubscribed: true, result: 'done' });
+  });
+
   it('a request cut short by a process that died is reported unknown ten minutes on, never made again', async () => {
     const row = (await rows()).find((r) => r.oneClickAdvertised && r.unsubscribed === null)!;
     const p = expectToolOk(await call('propose_unsubscribe', { inboxId, messageId: row.messageId }));
