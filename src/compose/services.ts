@@ -168,8 +168,12 @@ export function buildServices(c: {
     google: google?.oauth,
     microsoft: microsoft?.oauth,
     mailExchanges: o.mailExchanges ?? new DnsMailExchanges(),
-    // The triage profile's override for the inbox goes with it (decision 0117): no setting for an inbox that is gone.
-    onRemoved: (accountId, inboxId) => profiles.forgetInbox(accountId, inboxId),
+    // The triage profile's override for the inbox goes with it (decision 0117), and its count of drafts today (0126):
+    // nothing that names an inbox outlives it.
+    onRemoved: async (accountId, inboxId) => {
+      await profiles.forgetInbox(accountId, inboxId);
+      await drafts.forgetInbox(inboxId);
+    },
     onCredentialDropped: async (inboxId, credential) => {
       microsoft?.connector.forget(inboxId);
       await google?.connector.revoke(inboxId, credential).catch((e: unknown) => {
@@ -468,6 +472,11 @@ export function buildServices(c: {
       },
       onAccountCreated: async (account) => {
         await createDemoInbox(db, stores.inboxes, account, clock.now());
+      },
+      inboxes: stores.inboxes,
+      // The inboxes' draft counters live with the rate limits, out of the cascade's reach (decision 0126).
+      onAccountDeleted: async (_, inboxIds) => {
+        for (const inboxId of inboxIds) await drafts.forgetInbox(inboxId);
       },
     }),
     secondFactor,

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
+import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import { freshPgDatabase } from '../rig/pg.ts';
 import { bearer, call, createTestApp, expectError, NO_RATE_LIMITS } from '../support/test-app.ts';
 import { agentOn, expectToolError, expectToolOk, toolCaller } from '../support/tool-caller.ts';
@@ -73,5 +74,17 @@ describe.each(['sqlite', 'postgres'] as const)('new drafts on %s', (engine) => {
     vi.setSystemTime(Date.now() + DAY);
     expectToolOk(await other('create_draft', draft(-3)));
     expect(await drafts()).toBe(before + PER_DAY + 1);
+
+    // Removing the inbox takes its count with it: on PostgreSQL the counter is a row that names the inbox.
+    const counters = async () =>
+      engine === 'postgres'
+        ? (await app.db.kysely.selectFrom('rate_limits' as never).select('key' as never).execute()).filter((r) =>
+            String((r as { key: string }).key).includes(inboxId),
+          ).length
+        : 0;
+    expect(await counters()).toBe(engine === 'postgres' ? 1 : 0);
+    const { accountId } = (await app.stores.inboxes.syncable(inboxId as InboxId, new Date()))!;
+    expect(await app.services.tools.inboxes.remove(accountId, inboxId)).toBe(true);
+    expect(await counters()).toBe(0);
   });
 });

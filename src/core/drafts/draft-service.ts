@@ -5,7 +5,7 @@ import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
 import type { InboxError } from '../inboxes/inbox-errors.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
-import type { Inbox } from '../inboxes/inbox.ts';
+import type { Inbox, InboxId } from '../inboxes/inbox.ts';
 import { MailAuthError, MailProviderError, type MailSession } from '../mail/mail-ports.ts';
 import { folderPath, folderPathMade } from '../mail/folder-with-role.ts';
 import type { MailSessionFactory } from '../mail/mail-session-factory.ts';
@@ -13,7 +13,7 @@ import { sendableAddress } from '../messages/address-key.ts';
 import type { CanonicalFolder } from '../messages/folder.ts';
 import type { FolderStore } from '../messages/folder-store.ts';
 import type { MessageStore } from '../messages/message-store.ts';
-import type { RateLimiter } from '../rate-limits/rate-limiter.ts';
+import type { RateLimiter, RateRule } from '../rate-limits/rate-limiter.ts';
 import {
   checkRecipientNames,
   checkSubject,
@@ -87,6 +87,16 @@ export class DraftService {
     this.deps = deps;
   }
 
+  /** The inbox's count of new drafts today (decision 0126). */
+  private draftsRule(): RateRule {
+    return { name: 'drafts-per-inbox', points: this.deps.draftsPerDay, windowSeconds: 86_400 };
+  }
+
+  /** Forgets a removed inbox's count of drafts: nothing that names it outlives it (decision 0117). */
+  forgetInbox(inboxId: InboxId): Promise<void> {
+    return this.deps.limiter.reset(this.draftsRule(), inboxId);
+  }
+
   /** Validation alone, so transports can refuse bad input before touching the inbox. */
   check(input: DraftInput): Result<{ to: string }, DraftError> {
     const to = parseRecipients(input.to);
@@ -120,10 +130,7 @@ export class DraftService {
       });
     }
     const perDay = this.deps.draftsPerDay;
-    const budget = await this.deps.limiter.consume(
-      { name: 'drafts-per-inbox', points: perDay, windowSeconds: 86_400 },
-      inbox.value.id,
-    );
+    const budget = await this.deps.limiter.consume(this.draftsRule(), inbox.value.id);
     if (!budget.allowed)
       return err({
         code: 'rate_limited',
