@@ -78,9 +78,12 @@ describe.each(['sqlite', 'postgres'] as const)('new drafts on %s', (engine) => {
     // Removing the inbox takes its count with it: on PostgreSQL the counter is a row that names the inbox.
     const counters = async () =>
       engine === 'postgres'
-        ? (await app.db.kysely.selectFrom('rate_limits' as never).select('key' as never).execute()).filter((r) =>
-            String((r as { key: string }).key).includes(inboxId),
-          ).length
+        ? (
+            await app.db.kysely
+              .selectFrom('rate_limits' as never)
+              .select('key' as never)
+              .execute()
+          ).filter((r) => (r as { key: string }).key.includes(inboxId)).length
         : 0;
     expect(await counters()).toBe(engine === 'postgres' ? 1 : 0);
     const { accountId } = (await app.stores.inboxes.syncable(inboxId as InboxId, new Date()))!;
