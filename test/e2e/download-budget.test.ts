@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { freshPgDatabase } from '../rig/pg.ts';
-import { createTestApp } from '../support/test-app.ts';
+import { createTestApp, TEST_RATE_LIMITS } from '../support/test-app.ts';
 import { agentOn, expectToolOk, firstAttachmentLink, toolsListStatus } from '../support/tool-caller.ts';
 import { createKeyViaPage } from '../support/web-client.ts';
 
 const BUDGET = 8;
-const LIMITS = { apiPerMinute: 120, mcpPerMinute: BUDGET, anonymousPerMinute: 60, signinFailures: 5, draftsPerInboxPerDay: 200 };
+const LIMITS = { ...TEST_RATE_LIMITS, mcpPerMinute: BUDGET };
 
 // Decision 0125: a download link was fetched from the mailbox as often as anyone holding it asked, counted nowhere —
 // a link passed on (a log, a chat, a shared screen) could make the service read the attachment from the mailbox

@@ -10,6 +10,15 @@ import { tempDir } from './temp-dir.ts';
 export const TEST_KEY = Buffer.alloc(32, 1);
 
 /** A config for in-process tests: a temp data dir, SQLite unless a PostgreSQL url is given. */
+/** The rate limits tests run with unless they set their own: the defaults of production. */
+export const TEST_RATE_LIMITS: Config['rateLimits'] = {
+  apiPerMinute: 120,
+  mcpPerMinute: 600,
+  anonymousPerMinute: 60,
+  signinFailures: 5,
+  draftsPerInboxPerDay: 200,
+};
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const dataDir = tempDir('app-');
   return {
@@ -48,7 +57,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       graphApiUrl: 'https://graph.microsoft.com',
       pollSeconds: 30,
     },
-    rateLimits: { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 60, signinFailures: 5, draftsPerInboxPerDay: 200 },
+    rateLimits: TEST_RATE_LIMITS,
     ...overrides,
   };
 }

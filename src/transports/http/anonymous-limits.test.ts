@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../app.ts';
-import { call, createTestApp, expectError } from '../../../test/support/test-app.ts';
+import { call, createTestApp, expectError, TEST_RATE_LIMITS } from '../../../test/support/test-app.ts';
 import { REGISTRATION } from '../../../test/support/oauth-code.ts';
 import { ANONYMOUS_PATHS } from './anonymous-limits.ts';
 
-const LIMITS = { apiPerMinute: 120, mcpPerMinute: 600, anonymousPerMinute: 2, signinFailures: 5, draftsPerInboxPerDay: 200 };
+const LIMITS = { ...TEST_RATE_LIMITS, anonymousPerMinute: 2 };
 
 /** A request to a path anyone may ask, as it is asked (the authorization server's three by POST). */
 function askFor(path: (typeof ANONYMOUS_PATHS)[number], network: string): [string, RequestInit] {

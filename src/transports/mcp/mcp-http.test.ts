@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../app.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { freePort } from '../../../test/rig/free-port.ts';
-import { createTestApp } from '../../../test/support/test-app.ts';
+import { createTestApp, TEST_RATE_LIMITS } from '../../../test/support/test-app.ts';
 import { createKeyViaPage, invitedAccount, setUpOwner } from '../../../test/support/web-client.ts';
 import { listen, type RunningServer } from '../http/serve.ts';
 import { MAX_MCP_BODY_BYTES } from './sdk-server.ts';
@@ -253,7 +253,7 @@ describe('/mcp: a batch spends one request per message from the rate budget (dec
   beforeAll(async () => {
     app = await createTestApp({
       config: {
-        rateLimits: { apiPerMinute: 120, mcpPerMinute: 5, anonymousPerMinute: 60, signinFailures: 5, draftsPerInboxPerDay: 200 },
+        rateLimits: { ...TEST_RATE_LIMITS, mcpPerMinute: 5 },
       },
     });
   });

@@ -11,7 +11,13 @@ import { freePort, startDovecot, type Dovecot } from '../../../test/rig/index.ts
 import { inProcessFetch } from '../../../test/support/mcp-clients.ts';
 import { TestOAuthProvider } from '../../../test/support/oauth-client.ts';
 import { connectImapInbox, imapClient, mailboxState } from '../../../test/support/imap-inbox.ts';
-import { bearer, call, createTestApp, expectError } from '../../../test/support/test-app.ts';
+import {
+  bearer,
+  call,
+  createTestApp,
+  expectError,
+  TEST_RATE_LIMITS,
+} from '../../../test/support/test-app.ts';
 import { agentOn, toolCaller } from '../../../test/support/tool-caller.ts';
 import {
   createKeyViaPage,
@@ -576,13 +582,7 @@ describe('429 rate_limited (contract §7)', () => {
   it('per API key, with Retry-After; the refused draft is not written', async () => {
     const d = await demoApp({
       config: {
-        rateLimits: {
-          apiPerMinute: 3,
-          mcpPerMinute: 600,
-          anonymousPerMinute: 60,
-          signinFailures: 5,
-          draftsPerInboxPerDay: 200,
-        },
+        rateLimits: { ...TEST_RATE_LIMITS, apiPerMinute: 3 },
       },
     });
     app = d.app;

@@ -3,7 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../app.ts';
 import { fixedClock } from '../../lib/clock.ts';
-import { bearer, call, createTestApp } from '../../../test/support/test-app.ts';
+import { bearer, call, createTestApp, TEST_RATE_LIMITS } from '../../../test/support/test-app.ts';
 import { toolCaller } from '../../../test/support/tool-caller.ts';
 import { createKeyViaPage, setUpOwner, WebClient } from '../../../test/support/web-client.ts';
 
@@ -36,13 +36,7 @@ describe('GET /api/openapi.json', () => {
     app = await createTestApp({
       overrides: { clock },
       config: {
-        rateLimits: {
-          apiPerMinute: 30,
-          mcpPerMinute: 600,
-          anonymousPerMinute: 60,
-          signinFailures: 5,
-          draftsPerInboxPerDay: 200,
-        },
+        rateLimits: { ...TEST_RATE_LIMITS, apiPerMinute: 30 },
       },
     });
     web = await setUpOwner(app);

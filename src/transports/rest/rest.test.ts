@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../app.ts';
 import { fixedClock } from '../../lib/clock.ts';
-import { bearer, call, createTestApp, expectError } from '../../../test/support/test-app.ts';
+import {
+  bearer,
+  call,
+  createTestApp,
+  expectError,
+  TEST_RATE_LIMITS,
+} from '../../../test/support/test-app.ts';
 import { createKeyViaPage, setUpOwner } from '../../../test/support/web-client.ts';
 
 let app: App | undefined;
@@ -155,13 +161,7 @@ describe('rate limits: 429 rate_limited with Retry-After', () => {
   it('per API key on /api', async () => {
     app = await createTestApp({
       config: {
-        rateLimits: {
-          apiPerMinute: 3,
-          mcpPerMinute: 600,
-          anonymousPerMinute: 60,
-          signinFailures: 5,
-          draftsPerInboxPerDay: 200,
-        },
+        rateLimits: { ...TEST_RATE_LIMITS, apiPerMinute: 3 },
       },
     });
     const key = await createKeyViaPage(await setUpOwner(app));
@@ -175,13 +175,7 @@ describe('rate limits: 429 rate_limited with Retry-After', () => {
     app = await createTestApp({
       config: {
         trustProxy: true,
-        rateLimits: {
-          apiPerMinute: 120,
-          mcpPerMinute: 600,
-          anonymousPerMinute: 2,
-          signinFailures: 5,
-          draftsPerInboxPerDay: 200,
-        },
+        rateLimits: { ...TEST_RATE_LIMITS, anonymousPerMinute: 2 },
       },
     });
     const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
@@ -197,13 +191,7 @@ describe('rate limits: 429 rate_limited with Retry-After', () => {
     app = await createTestApp({
       config: {
         trustProxy: true,
-        rateLimits: {
-          apiPerMinute: 120,
-          mcpPerMinute: 600,
-          anonymousPerMinute: 2,
-          signinFailures: 5,
-          draftsPerInboxPerDay: 200,
-        },
+        rateLimits: { ...TEST_RATE_LIMITS, anonymousPerMinute: 2 },
       },
     });
     const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
