@@ -94,5 +94,6 @@ export class GraphConnector {
   /** Microsoft has no endpoint to revoke one refresh token: forgetting it here is what removal can do. */
   forget(inboxId: string): void {
     this.tokens.forget(inboxId);
+    this.wellKnown.delete(inboxId);
   }
 }

@@ -110,12 +110,18 @@ export class GraphSession implements MailSession {
   private async readFolders(): Promise<RemoteFolder[]> {
     // The well-known folders not found before are looked up beside the listing (the API's limiter lets four requests
     // run at once); one the mailbox lacks (no Archive yet) is asked for again next time.
-    const lookUp = Promise.all(
-      WELL_KNOWN.filter(([name]) => !this.wellKnown.has(name)).map(async ([name]) => {
-        const f = await this.api.find<GraphFolder>('a folder', `/mailFolders/${name}?$select=id,displayName`);
-        if (f !== undefined) this.wellKnown.set(name, f.id);
-      }),
-    );
+    const lookUp = (names: readonly string[]) =>
+      Promise.all(
+        names.map(async (name) => {
+          const f = await this.api.find<GraphFolder>(
+            'a folder',
+            `/mailFolders/${name}?$select=id,displayName`,
+          );
+          if (f !== undefined) this.wellKnown.set(name, f.id);
+          else this.wellKnown.delete(name);
+        }),
+      );
+    const unknown = WELL_KNOWN.map(([name]) => name).filter((name) => !this.wellKnown.has(name));
     // `/mailFolders` is the top of the mailbox only; a folder inside another (Inbox/Clients, as Outlook makes them)
     // is read from its parent's childFolders and named with its parents, so two "2024" folders stay apart.
     const folders: { id: string; name: string; children: boolean; depth: number }[] = [];
@@ -133,7 +139,7 @@ export class GraphSession implements MailSession {
         next = page['@odata.nextLink'];
       }
     };
-    await Promise.all([lookUp, read(`/mailFolders?${select}`, '', 1)]);
+    await Promise.all([lookUp(unknown), read(`/mailFolders?${select}`, '', 1)]);
     // Breadth first: a folder's children are appended behind it, and read in their turn.
     for (const p of folders)
       if (p.children && p.depth < FOLDER_DEPTH)
@@ -142,14 +148,18 @@ export class GraphSession implements MailSession {
           `${p.name}/`,
           p.depth + 1,
         );
+    // A remembered id the listing lacks (another mailbox signed in to this inbox) is looked up again, now.
     const listed = new Set(folders.map((f) => f.id));
+    await lookUp(
+      WELL_KNOWN.map(([name]) => name).filter((name) => {
+        const id = this.wellKnown.get(name);
+        return id !== undefined && !listed.has(id) && !unknown.includes(name);
+      }),
+    );
     const roles = new Map<string, CanonicalFolder>();
     for (const [name, role] of WELL_KNOWN) {
       const id = this.wellKnown.get(name);
-      if (id === undefined) continue;
-      // Not in the listing (the mailbox moved, or the listing stopped at MAX_FOLDERS): looked up again next time.
-      if (listed.has(id)) roles.set(id, role);
-      else this.wellKnown.delete(name);
+      if (id !== undefined) roles.set(id, role);
     }
     let screened = false;
     return folders.map((f) => {
