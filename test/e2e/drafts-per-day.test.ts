@@ -90,4 +90,23 @@ describe.each(['sqlite', 'postgres'] as const)('new drafts on %s', (engine) => {
     expect(await app.services.tools.inboxes.remove(accountId, inboxId)).toBe(true);
     expect(await counters()).toBe(0);
   });
+
+  it('waiting for the person past the 50 the page shows are said to be there', async () => {
+    const app = await createTestApp({ ...(engine === 'postgres' && { pgUrl: await freshPgDatabase() }) });
+    apps.push(app);
+    const { web, call } = await agentOn(app);
+    const inboxId = (expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
+    expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
+    const shown = async () => {
+      const page = await (await web.get('/waiting')).text();
+      return { sends: page.split('data-pending-send=').length - 1, more: page.includes('data-more-waiting') };
+    };
+    for (let n = 0; n < 50; n++)
+      expectToolOk(
+        await call('create_draft', { inboxId, to: 'a@example.org', subject: `S${String(n)}`, text: 'x' }),
+      );
+    expect(await shown()).toEqual({ sends: 50, more: false });
+    expectToolOk(await call('create_draft', { inboxId, to: 'a@example.org', subject: 'S50', text: 'x' }));
+    expect(await shown()).toEqual({ sends: 50, more: true });
+  });
 });

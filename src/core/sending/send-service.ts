@@ -38,6 +38,8 @@ import {
 const PENDING_SEND_ID = /^ps_[a-z0-9]{20}$/;
 
 export const SEND_APPROVAL_TTL_MS = 24 * 3_600_000;
+/** Approvals the person's Waiting page shows at once, newest first, for sends and for unsubscribes alike. */
+export const WAITING_SHOWN = 50;
 export const SEND_MAX_WRONG_CODES = 5;
 /** A claim older than this without an outcome was left by a process that died mid-send. */
 const STRANDED_AFTER_MS = 10 * 60_000;
@@ -222,14 +224,20 @@ export class SendService {
     return this.deliver(ps.id, draft, inbox.value);
   }
 
-  /** Sends waiting for the person, with their drafts, newest first (Waiting for you). */
-  async waiting(accountId: AccountId): Promise<{ pending: PendingSend; draft: Draft }[]> {
-    const out: { pending: PendingSend; draft: Draft }[] = [];
-    for (const pending of await this.deps.pendingSends.waiting(accountId, this.deps.clock.now(), 50)) {
+  /**
+   * Sends waiting for the person, with their drafts, newest first (Waiting for you): the newest `WAITING_SHOWN`, and
+   * whether more wait behind them (an inbox takes 200 drafts a day, decision 0126).
+   */
+  async waiting(
+    accountId: AccountId,
+  ): Promise<{ items: { pending: PendingSend; draft: Draft }[]; more: boolean }> {
+    const rows = await this.deps.pendingSends.waiting(accountId, this.deps.clock.now(), WAITING_SHOWN + 1);
+    const items: { pending: PendingSend; draft: Draft }[] = [];
+    for (const pending of rows.slice(0, WAITING_SHOWN)) {
       const draft = await this.deps.drafts.get(accountId, pending.draftId);
-      if (draft?.status === 'draft' && draft.version === pending.draftVersion) out.push({ pending, draft });
+      if (draft?.status === 'draft' && draft.version === pending.draftVersion) items.push({ pending, draft });
     }
-    return out;
+    return { items, more: rows.length > WAITING_SHOWN };
   }
 
   /** The person declines a send in the app: its code will never send. */

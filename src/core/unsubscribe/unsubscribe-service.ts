@@ -1,6 +1,7 @@
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Serializer } from '../../lib/keyed-mutex.ts';
+import { WAITING_SHOWN } from '../sending/send-service.ts';
 import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
@@ -262,8 +263,9 @@ export class UnsubscribeService {
   }
 
   /** Approvals waiting for the person (Waiting for you), newest first. */
-  waiting(accountId: AccountId): Promise<PendingUnsubscribe[]> {
-    return this.deps.pending.waiting(accountId, this.deps.clock.now(), 50);
+  async waiting(accountId: AccountId): Promise<{ items: PendingUnsubscribe[]; more: boolean }> {
+    const rows = await this.deps.pending.waiting(accountId, this.deps.clock.now(), WAITING_SHOWN + 1);
+    return { items: rows.slice(0, WAITING_SHOWN), more: rows.length > WAITING_SHOWN };
   }
 
   /** The person declines it in the app: its code will never make the request. */

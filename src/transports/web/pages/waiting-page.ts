@@ -4,6 +4,7 @@ import { normaliseEmail } from '../../../core/accounts/password-hasher.ts';
 import { unseenNotice } from '../../../core/drafts/draft-input.ts';
 import type { Requester } from '../../../core/drafts/draft.ts';
 import { fromLine } from '../../../core/inboxes/inbox.ts';
+import { WAITING_SHOWN } from '../../../core/sending/send-service.ts';
 import { keepFlash, takeFlash } from '../flash.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
@@ -70,15 +71,27 @@ function sentFlash(c: Context<WebEnv>, deps: WebDeps, accountId: string): string
   return Array.isArray(words) && words.every((w) => typeof w === 'string') ? words.slice(0, 5) : [];
 }
 
+/** Said under a list cut at its newest `WAITING_SHOWN`: the rest are there, and expire if left. */
+function moreWaiting(more: boolean, what: string) {
+  return more
+    ? html`<p class="muted" data-more-waiting>
+        These are the newest ${String(WAITING_SHOWN)}; more ${what} are waiting behind them. Each expires 24
+        hours after it was asked for.
+      </p>`
+    : '';
+}
+
 export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.get('/waiting', requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const [waiting, unsubscribes, keys, inboxes] = await Promise.all([
+    const [sends, unsubscribeList, keys, inboxes] = await Promise.all([
       deps.sending.waiting(account.id),
       deps.unsubscribe.waiting(account.id),
       deps.apiKeys.list(account.id),
       deps.inboxes.all(account.id),
     ]);
+    const waiting = sends.items;
+    const unsubscribes = unsubscribeList.items;
     const keyNames = new Map<string, string>(keys.map((k) => [k.id, k.name]));
     const inboxNames = new Map<string, string>(inboxes.map((i) => [i.id, i.label]));
     // What the recipients will see in From (decision 0088), and the inbox it goes from.
@@ -144,6 +157,7 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
                     </section>`,
                 )
           }
+          ${moreWaiting(sends.more, 'emails')}
           <h2>Unsubscribe requests</h2>
           ${
             unsubscribes.length === 0
@@ -168,7 +182,8 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
                       </form>
                     </section>`,
                 )
-          }`,
+          }
+          ${moreWaiting(unsubscribeList.more, 'unsubscribe requests')}`,
       }),
     );
   });
