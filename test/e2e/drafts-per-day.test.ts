@@ -59,6 +59,8 @@ describe.each(['sqlite', 'postgres'] as const)('new drafts on %s', (engine) => {
     expect(refused['retryAfterSeconds']).toBeGreaterThan(DAY / 1000 - 600);
     expect(refused['sayToHuman']).toMatch(/drafts/);
     expectToolError(await first('create_draft', draft(-2)), 'rate_limited');
+    // The person sees it in Activity, in words that say what it may mean.
+    expect(await (await web.get('/settings/activity')).text()).toContain('may be stuck repeating itself');
     // The REST API's drafts are the same drafts.
     const key = await createKeyViaPage(web, 'rest agent');
     const rest = await call(app, `/api/inboxes/${inboxId}/draft`, {

@@ -84,13 +84,16 @@ function changeWords(change: ChangeSummary): string {
 
 /**
  * Refusals worth saying in full: an agent trying to loosen the person's own safeguards (decision 0102) is what a
- * message telling it to would look like.
+ * message telling it to would look like; one refused a day's drafts (0126), what a loop looks like.
  */
 const REFUSAL_WORDS: Readonly<Record<string, string>> = {
   'update_triage_profile:human_approval_required':
     'Tried to turn off confirming sends and unsubscribes in the app: refused, only you can do that.',
   'update_triage_profile:vip_confirmation_required':
     'Tried to take VIPs off your triage profile without asking you: refused.',
+  // Decision 0126: an agent writing this many drafts in a day may be caught in a loop.
+  'create_draft:rate_limited':
+    'Tried to write more drafts than an inbox takes in a day: refused. An agent writing this many may be stuck repeating itself.',
 };
 
 /** One row in words: what changed (from its undo record), else what the tool does; then how it ended. */
