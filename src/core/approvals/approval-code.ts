@@ -31,6 +31,20 @@ export type ApprovalCheck<T extends CodeApproval> =
   | { readonly ok: false; readonly reason: 'wrong_code'; readonly attemptsLeft: number }
   | { readonly ok: false; readonly reason: 'used'; readonly status: T['status'] };
 
+/** Approvals the person's Waiting page shows at once, newest first: sends and unsubscribe requests alike. */
+export const WAITING_SHOWN = 50;
+
+/**
+ * The newest `WAITING_SHOWN` approvals a store lists (asked for one more), and whether more wait behind them: a day can
+ * bring more than the page shows (decision 0126).
+ */
+export async function newestWaiting<T>(
+  list: (limit: number) => Promise<T[]>,
+): Promise<{ items: T[]; more: boolean }> {
+  const rows = await list(WAITING_SHOWN + 1);
+  return { items: rows.slice(0, WAITING_SHOWN), more: rows.length > WAITING_SHOWN };
+}
+
 /** A new approval code (24 characters, handed out once) and the hash stored in its place. */
 export function newApprovalCode(): { code: string; codeHash: string } {
   const code = newSecret('', 24);

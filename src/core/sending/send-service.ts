@@ -8,6 +8,7 @@ import {
   checkApprovalCode,
   checkApprovalInApp,
   newApprovalCode,
+  newestWaiting,
   type ApprovalCheck,
 } from '../approvals/approval-code.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -38,8 +39,6 @@ import {
 const PENDING_SEND_ID = /^ps_[a-z0-9]{20}$/;
 
 export const SEND_APPROVAL_TTL_MS = 24 * 3_600_000;
-/** Approvals the person's Waiting page shows at once, newest first, for sends and for unsubscribes alike. */
-export const WAITING_SHOWN = 50;
 export const SEND_MAX_WRONG_CODES = 5;
 /** A claim older than this without an outcome was left by a process that died mid-send. */
 const STRANDED_AFTER_MS = 10 * 60_000;
@@ -231,13 +230,15 @@ export class SendService {
   async waiting(
     accountId: AccountId,
   ): Promise<{ items: { pending: PendingSend; draft: Draft }[]; more: boolean }> {
-    const rows = await this.deps.pendingSends.waiting(accountId, this.deps.clock.now(), WAITING_SHOWN + 1);
+    const newest = await newestWaiting((limit) =>
+      this.deps.pendingSends.waiting(accountId, this.deps.clock.now(), limit),
+    );
     const items: { pending: PendingSend; draft: Draft }[] = [];
-    for (const pending of rows.slice(0, WAITING_SHOWN)) {
+    for (const pending of newest.items) {
       const draft = await this.deps.drafts.get(accountId, pending.draftId);
       if (draft?.status === 'draft' && draft.version === pending.draftVersion) items.push({ pending, draft });
     }
-    return { items, more: rows.length > WAITING_SHOWN };
+    return { items, more: newest.more };
   }
 
   /** The person declines a send in the app: its code will never send. */

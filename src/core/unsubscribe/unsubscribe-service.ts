@@ -1,7 +1,6 @@
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Serializer } from '../../lib/keyed-mutex.ts';
-import { WAITING_SHOWN } from '../sending/send-service.ts';
 import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
@@ -9,6 +8,7 @@ import {
   checkApprovalCode,
   checkApprovalInApp,
   newApprovalCode,
+  newestWaiting,
   type ApprovalCheck,
 } from '../approvals/approval-code.ts';
 import type { Requester } from '../drafts/draft.ts';
@@ -263,9 +263,8 @@ export class UnsubscribeService {
   }
 
   /** Approvals waiting for the person (Waiting for you), newest first. */
-  async waiting(accountId: AccountId): Promise<{ items: PendingUnsubscribe[]; more: boolean }> {
-    const rows = await this.deps.pending.waiting(accountId, this.deps.clock.now(), WAITING_SHOWN + 1);
-    return { items: rows.slice(0, WAITING_SHOWN), more: rows.length > WAITING_SHOWN };
+  waiting(accountId: AccountId): Promise<{ items: PendingUnsubscribe[]; more: boolean }> {
+    return newestWaiting((limit) => this.deps.pending.waiting(accountId, this.deps.clock.now(), limit));
   }
 
   /** The person declines it in the app: its code will never make the request. */

@@ -4,7 +4,7 @@ import { normaliseEmail } from '../../../core/accounts/password-hasher.ts';
 import { unseenNotice } from '../../../core/drafts/draft-input.ts';
 import type { Requester } from '../../../core/drafts/draft.ts';
 import { fromLine } from '../../../core/inboxes/inbox.ts';
-import { WAITING_SHOWN } from '../../../core/sending/send-service.ts';
+import { WAITING_SHOWN } from '../../../core/approvals/approval-code.ts';
 import { keepFlash, takeFlash } from '../flash.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
