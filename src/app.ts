@@ -10,6 +10,7 @@ import {
   type WaitOptions,
   type Stores,
 } from './adapters/storage/index.ts';
+import { clusterClock } from './compose/cluster-clock.ts';
 import { reportCredentialChanges } from './compose/credential-changes.ts';
 import { adoptEncryptionKey, checkEncryptionKey, rotateEncryptionKey } from './compose/key-check.ts';
 import type { Resealed } from './adapters/storage/key-rotation.ts';
@@ -87,7 +88,6 @@ export async function createApp(
 ): Promise<App> {
   const log = overrides.log ?? createPinoLogger(config.logLevel);
   const accessLog = overrides.log ?? createPinoLogger(config.logLevel, undefined, { redact: false });
-  const clock = overrides.clock ?? systemClock;
   const db = overrides.db ?? openDatabase(databaseTarget(config, secrets));
   try {
     // PostgreSQL may come up after the service (compose, boot order): wait for it rather than exit (decision 0057).
@@ -108,6 +108,12 @@ export async function createApp(
     if (overrides.db === undefined) await db.close();
     throw e;
   }
+  // Before anything compares a time another node wrote: which time the nodes keep (decision 0129).
+  const cluster = await clusterClock(db, overrides, log).catch(async (e: unknown) => {
+    if (overrides.db === undefined) await db.close();
+    throw e;
+  });
+  const clock = cluster.clock;
   // Verified credentials are believed for a few seconds; every write that changes one clears them (decision 0010).
   const credentials = new VerifiedCache({ ttlMs: config.credentialCacheSeconds * 1000, clock });
   const stores = reportCredentialChanges(createStores(db), () => {
@@ -118,6 +124,7 @@ export async function createApp(
     if (overrides.migrate !== false)
       await checkEncryptionKey(stores.settings, secrets.encryptionKey, clock.now());
   } catch (e) {
+    cluster.stop();
     if (overrides.db === undefined) await db.close();
     throw e;
   }
@@ -128,6 +135,7 @@ export async function createApp(
     // Every node works the shared jobs (syncs asked for by tools and watchers) from the start.
     if (overrides.workJobs !== false) await services.queue.start();
   } catch (e) {
+    cluster.stop();
     await services.release();
     if (overrides.db === undefined) await db.close();
     throw e;
@@ -170,6 +178,7 @@ export async function createApp(
       void services.queue.enqueue('sweep-expired', 'sweep-expired');
     },
     close: async () => {
+      cluster.stop();
       await services.scheduler.stop();
       await services.queue.stop();
       await services.release();

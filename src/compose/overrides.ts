@@ -12,7 +12,10 @@ import type { ClientMetadataFetcher } from '../oauth/client/client.ts';
 
 /** What tests (and the CLI's one-shot commands) may swap when they build the app. */
 export interface AppOverrides {
+  /** The services' clock, used as it is (a test that sets the time). Default: the cluster's (cluster-clock.ts). */
   readonly clock?: Clock;
+  /** Tests: what this machine's clock says, which the cluster's clock corrects on PostgreSQL. Default: the system's. */
+  readonly machineClock?: Clock;
   readonly log?: Logger;
   /** An already-open database (tests share one per file). The app then does not close it. */
   readonly db?: Db;

@@ -23,6 +23,8 @@ import { CALLBACK_PATH } from '../transports/web/callback-paths.ts';
 import { GraphConnector } from '../adapters/mail/graph/graph-connector.ts';
 import { chunkedBudgets } from '../adapters/rate-limits/chunked-budgets.ts';
 import { flexibleRateLimiter } from '../adapters/rate-limits/flexible-rate-limiter.ts';
+import { postgresRateLimiter } from '../adapters/rate-limits/postgres-rate-limiter.ts';
+import { DatabaseClock } from '../adapters/storage/database-clock.ts';
 import type { Db, Stores } from '../adapters/storage/index.ts';
 import { KyselyCredentialVault } from '../adapters/storage/kysely-credential-vault.ts';
 import { KyselySecretLinkStore } from '../adapters/storage/kysely-secret-link-store.ts';
@@ -119,8 +121,8 @@ export function buildServices(c: {
     o.limiter ??
     (db.dialect === 'postgres'
       ? // Request budgets are taken in chunks: one statement per chunk, not per request (decision 0024).
-        chunkedBudgets(flexibleRateLimiter({ kind: 'postgres', pool: db.pool }))
-      : flexibleRateLimiter({ kind: 'memory' }));
+        chunkedBudgets(postgresRateLimiter(db.pool, clock))
+      : flexibleRateLimiter());
   const hasher = o.hasher ?? argon2PasswordHasher();
   const failures = config.rateLimits.signinFailures;
 
@@ -303,6 +305,7 @@ export function buildServices(c: {
     inboxStates: () => stores.inboxes.countByState(),
     queueDepth: () => queue.depth(),
     imapConnections: () => (imap instanceof ImapConnector ? imap.openConnections() : 0),
+    clockOffsetMs: () => (clock instanceof DatabaseClock ? (clock.reading()?.offsetMs ?? 0) : 0),
   });
   const scheduler = new SyncScheduler({
     queue,

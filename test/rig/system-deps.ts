@@ -14,7 +14,12 @@ export const REQUIRED_SYSTEM_PACKAGES: readonly SystemPackage[] = [
   { bin: '/usr/lib/postgresql/15/bin/initdb', pkg: 'postgresql' },
   { bin: '/usr/bin/chromium', pkg: 'chromium' },
   { bin: '/usr/bin/mbsync', pkg: 'isync' },
+  // A process with its clock set apart (test/e2e/skewed-clocks.test.ts).
+  { bin: '/usr/bin/faketime', pkg: 'faketime' },
 ];
+
+/** libfaketime, preloaded into a process to move its clock (`FAKETIME=+1h`). */
+export const FAKETIME_LIBRARY = `/usr/lib/${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu/faketime/libfaketime.so.1`;
 
 function isExecutable(path: string): boolean {
   try {

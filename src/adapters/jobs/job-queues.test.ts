@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobQueueContract } from '../../core/jobs/job-queue.contract.ts';
 import { silentLogger } from '../../lib/logger.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
@@ -38,6 +39,38 @@ describe('the pg-boss queue (several nodes on one PostgreSQL)', () => {
   const node = (o: { heartbeatSeconds?: number; superviseSeconds?: number } = {}) =>
     new PgBossQueue({ connectionString: url, log: silentLogger, superviseSeconds: 1, ...o });
   jobQueueContract(() => ({ node: () => node(), shared: true }));
+
+  it("defers a job by the database's clock, not by this machine's (decision 0129)", async () => {
+    const kind = `later-${String(Date.now() % 100000)}`;
+    const q = node();
+    q.handle(kind, () => Promise.resolve());
+    await q.start();
+    try {
+      // This machine's clock a day ahead of the database's while the job is asked for an hour on.
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Date.now() + 86_400_000);
+      try {
+        await q.enqueue(kind, 'k', 3_600_000);
+      } finally {
+        vi.useRealTimers();
+      }
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const r = await client.query<{ s: number }>(
+          'SELECT extract(epoch FROM start_after - now())::float8 AS s FROM pgboss.job WHERE name = $1',
+          [kind],
+        );
+        expect(r.rows).toHaveLength(1);
+        expect(r.rows[0]!.s).toBeGreaterThan(3_590);
+        expect(r.rows[0]!.s).toBeLessThanOrEqual(3_601);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await q.stop();
+    }
+  });
 
   describe('a node that stops mid-job', () => {
     const nodes: PgBossQueue[] = [];

@@ -229,10 +229,12 @@ export class PgBossQueue implements JobQueue {
       return;
     }
     try {
+      // A delay in seconds, which pg-boss adds to the database's time: not a date by this machine's clock, which may
+      // be off from the database's (decision 0129).
       await this.boss.send(
         kind,
         { key },
-        { singletonKey: key, ...(delayMs > 0 && { startAfter: new Date(Date.now() + delayMs) }) },
+        { singletonKey: key, ...(delayMs > 0 && { startAfter: Math.ceil(delayMs / 1000) }) },
       );
       this.healthy = true;
     } catch (e) {

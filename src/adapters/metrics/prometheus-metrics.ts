@@ -9,6 +9,8 @@ export interface GaugeSources {
   queueDepth(): number;
   /** IMAP connections open (commands and IDLE). */
   imapConnections(): number;
+  /** How far the database server's clock is ahead of this machine's (negative: behind), in milliseconds. */
+  clockOffsetMs(): number;
 }
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -107,6 +109,14 @@ export class PrometheusMetrics implements Metrics {
       registers,
       collect() {
         this.set(read()?.imapConnections() ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'inbox_triage_clock_offset_seconds',
+      help: "The database server's clock minus this machine's, which the service corrects for (0 on SQLite).",
+      registers,
+      collect() {
+        this.set((read()?.clockOffsetMs() ?? 0) / 1000);
       },
     });
   }

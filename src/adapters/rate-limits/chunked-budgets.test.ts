@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateLimiterContract } from '../../core/rate-limits/rate-limiter.contract.ts';
 import type { RateLimiter, RateRule } from '../../core/rate-limits/rate-limiter.ts';
+import { systemClock } from '../../lib/clock.ts';
 import { newId } from '../../lib/random.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
 import { migrateToLatest, openPostgres, type PostgresDb } from '../storage/index.ts';
 import { chunkedBudgets } from './chunked-budgets.ts';
-import { flexibleRateLimiter } from './flexible-rate-limiter.ts';
+import { postgresRateLimiter } from './postgres-rate-limiter.ts';
 
 /** The store's limiter, counting the requests that reach it (each is one statement on PostgreSQL). */
 function counted(inner: RateLimiter): RateLimiter & { calls: number } {
@@ -39,8 +40,8 @@ describe('chunked budgets on PostgreSQL (two pools: two processes)', () => {
     a = openPostgres(url);
     b = openPostgres(url);
     await migrateToLatest(a);
-    storeA = counted(flexibleRateLimiter({ kind: 'postgres', pool: a.pool }));
-    storeB = counted(flexibleRateLimiter({ kind: 'postgres', pool: b.pool }));
+    storeA = counted(postgresRateLimiter(a.pool, systemClock));
+    storeB = counted(postgresRateLimiter(b.pool, systemClock));
   });
   afterAll(async () => {
     await a.close();

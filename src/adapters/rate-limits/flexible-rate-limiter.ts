@@ -1,10 +1,4 @@
-import type pg from 'pg';
-import {
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateDecision, RateLimiter, RateRule } from '../../core/rate-limits/rate-limiter.ts';
 import { sha256Hex } from '../../lib/secret-token.ts';
 
@@ -15,31 +9,20 @@ import { sha256Hex } from '../../lib/secret-token.ts';
  * longer key is its SHA-256 instead, the same for the same key.
  */
 const MAX_KEY_CHARS = 180;
-const bounded = (key: string): string => (key.length <= MAX_KEY_CHARS ? key : `sha256:${sha256Hex(key)}`);
+export const boundedKey = (key: string): string =>
+  key.length <= MAX_KEY_CHARS ? key : `sha256:${sha256Hex(key)}`;
 
 /**
- * rate-limiter-flexible behind our port: in memory for a single process (SQLite), or in the PostgreSQL table
- * `rate_limits` so several processes share one budget. One limiter instance per rule, created on first use.
+ * rate-limiter-flexible behind our port, in memory: a single process (SQLite). Several processes share one budget in
+ * PostgreSQL instead (postgres-rate-limiter.ts). One limiter instance per rule, created on first use.
  */
-export function flexibleRateLimiter(
-  store: { kind: 'memory' } | { kind: 'postgres'; pool: pg.Pool },
-): RateLimiter {
-  const limiters = new Map<string, RateLimiterAbstract>();
-  const limiterFor = (rule: RateRule): RateLimiterAbstract => {
+export function flexibleRateLimiter(): RateLimiter {
+  const limiters = new Map<string, RateLimiterMemory>();
+  const limiterFor = (rule: RateRule): RateLimiterMemory => {
     const id = `${rule.name}:${String(rule.points)}:${String(rule.windowSeconds)}`;
     let l = limiters.get(id);
     if (l === undefined) {
-      const opts = { keyPrefix: rule.name, points: rule.points, duration: rule.windowSeconds };
-      l =
-        store.kind === 'memory'
-          ? new RateLimiterMemory(opts)
-          : new RateLimiterPostgres({
-              ...opts,
-              storeClient: store.pool,
-              storeType: 'pool',
-              tableName: 'rate_limits',
-              tableCreated: true,
-            });
+      l = new RateLimiterMemory({ keyPrefix: rule.name, points: rule.points, duration: rule.windowSeconds });
       limiters.set(id, l);
     }
     return l;
@@ -49,7 +32,7 @@ export function flexibleRateLimiter(
   return {
     async consume(rule, key, points = 1) {
       try {
-        const res = await limiterFor(rule).consume(bounded(key), points);
+        const res = await limiterFor(rule).consume(boundedKey(key), points);
         return { allowed: true, remaining: res.remainingPoints, windowEndsInMs: res.msBeforeNext };
       } catch (e) {
         if (e instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: retryAfter(e) };
@@ -57,21 +40,18 @@ export function flexibleRateLimiter(
       }
     },
     async peek(rule, key): Promise<RateDecision> {
-      const res = await limiterFor(rule).get(bounded(key));
+      const res = await limiterFor(rule).get(boundedKey(key));
       if (res === null) return { allowed: true, remaining: rule.points };
       return res.consumedPoints >= rule.points
         ? { allowed: false, retryAfterSeconds: retryAfter(res) }
         : { allowed: true, remaining: rule.points - res.consumedPoints };
     },
     async reset(rule, key) {
-      await limiterFor(rule).delete(bounded(key));
+      await limiterFor(rule).delete(boundedKey(key));
     },
-    async deleteExpired(before) {
-      // In memory, every key is dropped by a timer when its window ends. In PostgreSQL a row stays until deleted: one
-      // per client address that ever asked and per credential, for good (the library's own sweep is off by default).
-      if (store.kind === 'memory') return 0;
-      const r = await store.pool.query('DELETE FROM rate_limits WHERE expire < $1', [before.getTime()]);
-      return r.rowCount ?? 0;
+    deleteExpired() {
+      // In memory, every key is dropped by a timer when its window ends.
+      return Promise.resolve(0);
     },
   };
 }

@@ -26,7 +26,7 @@ describe('a second factor whose secret cannot be opened', () => {
     const clock = fixedClock(new Date('2030-01-01T00:00:00Z'));
     const s = new SecondFactorService({
       factors: unopenable(),
-      limiter: flexibleRateLimiter({ kind: 'memory' }),
+      limiter: flexibleRateLimiter(),
       clock,
       failures: { name: 'second-factor', points: 100, windowSeconds: 60 },
       history: {

@@ -27,7 +27,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function service(clock: Clock = systemClock, windowSeconds = 1) {
   app = await createTestApp();
   await setUpOwner(app, 'owner@example.test', 'the right password');
-  const limiter = flexibleRateLimiter({ kind: 'memory' });
+  const limiter = flexibleRateLimiter();
   return new SessionService({
     secondFactor: new SecondFactorService({
       factors: new KyselySecondFactorStore(app.db, aead(Buffer.alloc(32, 7), 'credential')),

@@ -43,7 +43,7 @@ function route(pieces: number) {
   const app = new Hono<HttpEnv>();
   registerAttachmentRoute(app, {
     links,
-    limiter: flexibleRateLimiter({ kind: 'memory' }),
+    limiter: flexibleRateLimiter(),
     trustProxy: false,
   });
   return { app, state };

@@ -1,0 +1,94 @@
+import type { Clock } from '../../lib/clock.ts';
+
+/** How often a node measures its clock against the database server's again. */
+export const CLOCK_CHECK_MS = 60_000;
+
+/** A difference this large is told to the operator: the machine's time synchronisation is not working. */
+export const CLOCK_WARN_MS = 1_000;
+
+/** Readings taken per measurement; the one with the shortest round trip is kept (the least uncertain). */
+const SAMPLES = 3;
+
+export interface ClockReading {
+  /** Database time minus this machine's time, in milliseconds. */
+  readonly offsetMs: number;
+  /** The round trip the reading took: the offset is known to within half of it. */
+  readonly roundTripMs: number;
+}
+
+/**
+ * The time every node of a cluster keeps: this machine's clock corrected to the database server's (decision 0129).
+ *
+ * The nodes compare times one of them wrote — a lease's end, an approval's expiry, a rate window's end — so they must
+ * agree on what time it is. Each machine's own clock is only as good as its time synchronisation: a node running an
+ * hour ahead took over a lease another agent held, and reset a shared rate window at every request it counted. All
+ * nodes read the one database, so they keep its server's time: the offset is measured at start (before the node
+ * answers anything) and again every minute, and `now()` is this machine's clock plus it. Between measurements the
+ * machine's clock runs on, so the correction costs nothing per call. A measurement that fails (the database away)
+ * keeps the last offset.
+ */
+export class DatabaseClock implements Clock {
+  private readonly machine: Clock;
+  private readonly databaseNowMs: () => Promise<number>;
+  private readonly onReading: (r: ClockReading, previous: ClockReading | undefined) => void;
+  private last: ClockReading | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(o: {
+    /** This machine's clock. */
+    machine: Clock;
+    /** The database server's time, in milliseconds since the epoch, read in one statement. */
+    databaseNowMs: () => Promise<number>;
+    /** Told of every measurement and the one before (to report a difference when it appears or goes). */
+    onReading?: (r: ClockReading, previous: ClockReading | undefined) => void;
+  }) {
+    this.machine = o.machine;
+    this.databaseNowMs = o.databaseNowMs;
+    this.onReading = o.onReading ?? (() => undefined);
+  }
+
+  now(): Date {
+    return new Date(this.machine.now().getTime() + (this.last?.offsetMs ?? 0));
+  }
+
+  /** The last measurement (none before the first). */
+  reading(): ClockReading | undefined {
+    return this.last;
+  }
+
+  /** Measures the offset: the reading with the shortest round trip of a few, taken one after another. */
+  async measure(): Promise<ClockReading> {
+    let reading = await this.sample();
+    for (let i = 1; i < SAMPLES; i++) {
+      const r = await this.sample();
+      if (r.roundTripMs < reading.roundTripMs) reading = r;
+    }
+    const previous = this.last;
+    this.last = reading;
+    this.onReading(reading, previous);
+    return reading;
+  }
+
+  private async sample(): Promise<ClockReading> {
+    const sent = this.machine.now().getTime();
+    const at = await this.databaseNowMs();
+    const back = this.machine.now().getTime();
+    // The server read its clock somewhere in the round trip: the middle is the best guess.
+    return { offsetMs: Math.round(at - (sent + back) / 2), roundTripMs: back - sent };
+  }
+
+  /** Measures once (a failure throws: the node cannot know the cluster's time) and then every `everyMs`. */
+  async start(everyMs = CLOCK_CHECK_MS): Promise<ClockReading> {
+    const first = await this.measure();
+    this.timer = setInterval(() => {
+      this.measure().catch(() => undefined);
+    }, everyMs);
+    this.timer.unref();
+    return first;
+  }
+
+  stop(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
