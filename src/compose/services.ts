@@ -36,6 +36,7 @@ import { UndoService } from '../core/actions/undo-service.ts';
 import { DraftCardService } from '../core/drafts/draft-cards.ts';
 import { DraftService } from '../core/drafts/draft-service.ts';
 import { InboxService } from '../core/inboxes/inbox-service.ts';
+import type { CredentialStillWorks } from '../core/auth/principal.ts';
 import { LeaseService } from '../core/leases/lease-service.ts';
 import { ProfileService } from '../core/profile/profile-service.ts';
 import { SendService } from '../core/sending/send-service.ts';
@@ -199,7 +200,25 @@ export function buildServices(c: {
     serial,
     changes: stores.changeCounts,
   });
-  const leases = new LeaseService({ leases: stores.leases, profiles, clock });
+  // Whether an agent's credential still works (a download link's, decision 0120; a lease's, 0130): a key not revoked,
+  // a sign-in not disconnected, and the account's agents still allowed.
+  const credentialStillWorks: CredentialStillWorks = async (accountId, credential) => {
+    const account = await stores.accounts.get(accountId);
+    if (account === undefined || !agentAccess(account, clock.now()).allowed) return false;
+    if (credential.kind === 'api_key')
+      return (await stores.apiKeys.list(accountId)).some(
+        (k) => k.id === credential.id && k.revokedAt === null,
+      );
+    if (credential.kind === 'access_token')
+      return (await stores.grants.listGrants(accountId)).some((g) => g.id === credential.id);
+    return false;
+  };
+  const leases = new LeaseService({
+    leases: stores.leases,
+    profiles,
+    clock,
+    stillWorks: credentialStillWorks,
+  });
   const vips = new VipService({ vips: stores.vips, profiles, clock });
   const mailWork = {
     inboxes,
@@ -449,17 +468,7 @@ export function buildServices(c: {
       budget: agentRequestRule('mcp', config.rateLimits.mcpPerMinute),
       // The credential a download link was issued to (decision 0120): a key not revoked, a sign-in not disconnected,
       // and the account's agents still allowed.
-      stillWorks: async (accountId, credential) => {
-        const account = await stores.accounts.get(accountId);
-        if (account === undefined || !agentAccess(account, clock.now()).allowed) return false;
-        if (credential.kind === 'api_key')
-          return (await stores.apiKeys.list(accountId)).some(
-            (k) => k.id === credential.id && k.revokedAt === null,
-          );
-        if (credential.kind === 'access_token')
-          return (await stores.grants.listGrants(accountId)).some((g) => g.id === credential.id);
-        return false;
-      },
+      stillWorks: credentialStillWorks,
     }),
     accounts: new AccountService({
       accounts: stores.accounts,

@@ -259,6 +259,17 @@ export class KyselyLeaseStore implements LeaseStore {
     });
   }
 
+  async endHeldBy(inboxId: string, holder: string, now: Date): Promise<boolean> {
+    const r = await this.db
+      .updateTable('leases')
+      .set({ expires_at: now.getTime() })
+      .where('inbox_id', '=', inboxId)
+      .where('holder', '=', holder)
+      .where('expires_at', '>', now.getTime())
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  }
+
   async current(inboxId: string, now: Date): Promise<Lease | undefined> {
     const r = await this.db
       .selectFrom('leases')

@@ -25,6 +25,22 @@ export function credentialKeyOf(credential: { readonly kind: string; readonly id
   return `${credential.kind}:${credential.id}`;
 }
 
+/** The credential a key names (`credentialKeyOf`'s inverse); undefined for a string that is not one. */
+export function credentialOfKey(key: string): { readonly kind: string; readonly id: string } | undefined {
+  const colon = key.indexOf(':');
+  return colon <= 0 ? undefined : { kind: key.slice(0, colon), id: key.slice(colon + 1) };
+}
+
+/**
+ * Whether a credential still works for its account now: not revoked or disconnected, and the account's agents still
+ * allowed (no trial ended, no payment failed). What a download link (decision 0120) and a lease (decision 0130) are
+ * worth once their credential is gone.
+ */
+export type CredentialStillWorks = (
+  accountId: AccountId,
+  credential: { readonly kind: string; readonly id: string },
+) => Promise<boolean>;
+
 export interface Verified {
   readonly principal: Principal;
   /** Read together with the credential, so plan checks need no second lookup. */

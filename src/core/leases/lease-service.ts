@@ -1,6 +1,12 @@
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/random.ts';
-import { credentialKey, type Principal } from '../auth/principal.ts';
+import type { AccountId } from '../accounts/account.ts';
+import {
+  credentialKey,
+  credentialOfKey,
+  type CredentialStillWorks,
+  type Principal,
+} from '../auth/principal.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
 import type { ProfileService } from '../profile/profile-service.ts';
 import type { Lease, LeaseStore, TriagePass } from './lease-store.ts';
@@ -13,20 +19,32 @@ export type BeginOutcome =
   | { readonly kind: 'not_started'; readonly reason: 'too_soon' | 'quiet_hours'; readonly nextDueAt: Date }
   | { readonly kind: 'held'; readonly lease: Lease };
 
+interface Deps {
+  readonly leases: LeaseStore;
+  readonly profiles: ProfileService;
+  readonly clock: Clock;
+  /** Whether the credential holding a lease still works: a lease is worth no more than its holder's (decision 0130). */
+  readonly stillWorks: CredentialStillWorks;
+}
+
 /**
  * One agent at a time per inbox (DESIGN.md §4): a lease of 5 minutes, extended by heartbeats. Cadence and quiet
  * hours are soft checks that `force` skips (only after the person asked to triage now) — outcomes, not errors.
+ *
+ * A lease whose credential stops working — the person revoked the key or disconnected the agent, or the account's
+ * agents were stopped — ends the moment anyone meets it (decision 0130): it no longer keeps other agents out, nor the
+ * person's own Undo, for the rest of its five minutes.
  */
 export class LeaseService {
-  private readonly deps: { leases: LeaseStore; profiles: ProfileService; clock: Clock };
-  constructor(deps: { leases: LeaseStore; profiles: ProfileService; clock: Clock }) {
+  private readonly deps: Deps;
+  constructor(deps: Deps) {
     this.deps = deps;
   }
 
   async begin(principal: Principal, inbox: Inbox, agentLabel: string, force: boolean): Promise<BeginOutcome> {
     const now = this.deps.clock.now();
     const holder = credentialKey(principal);
-    const current = await this.deps.leases.current(inbox.id, now);
+    const current = await this.live(inbox.accountId, inbox.id, now, holder);
     const resuming = current !== undefined && current.holder === holder && current.agentLabel === agentLabel;
     if (!force && !resuming) {
       const prefs = await this.deps.profiles.effective(inbox.accountId, inbox.id);
@@ -65,23 +83,50 @@ export class LeaseService {
     return retaken.acquired ? { ok: true, lease: retaken.lease } : { ok: false, lease: retaken.lease };
   }
 
-  /** Takes (or re-takes) the inbox's lease from now for one lease length. */
-  private acquire(
+  /**
+   * Takes (or re-takes) the inbox's lease from now for one lease length; a lease in the way whose credential no
+   * longer works is ended first.
+   */
+  private async acquire(
     inbox: Inbox,
     holder: string,
     agentLabel: string,
     now: Date,
   ): Promise<{ acquired: boolean; lease: Lease }> {
-    return this.deps.leases.acquire(
-      {
-        inboxId: inbox.id,
-        holder,
-        agentLabel,
-        startedAt: now,
-        expiresAt: new Date(now.getTime() + LEASE_TTL_MS),
-      },
-      now,
-    );
+    const candidate = {
+      inboxId: inbox.id,
+      holder,
+      agentLabel,
+      startedAt: now,
+      expiresAt: new Date(now.getTime() + LEASE_TTL_MS),
+    };
+    const first = await this.deps.leases.acquire(candidate, now);
+    if (first.acquired || first.lease.holder === holder) return first;
+    if (await this.holderWorks(inbox.accountId, first.lease)) return first;
+    await this.deps.leases.endHeldBy(inbox.id, first.lease.holder, now);
+    return this.deps.leases.acquire(candidate, now);
+  }
+
+  /**
+   * The inbox's live lease, unless its credential no longer works: then it is ended here and there is none. The
+   * caller's own (`asking`) needs no check: its credential has just been verified.
+   */
+  private async live(
+    accountId: AccountId,
+    inboxId: string,
+    now: Date,
+    asking?: string,
+  ): Promise<Lease | undefined> {
+    const lease = await this.deps.leases.current(inboxId, now);
+    if (lease === undefined || lease.holder === asking || (await this.holderWorks(accountId, lease)))
+      return lease;
+    await this.deps.leases.endHeldBy(inboxId, lease.holder, now);
+    return undefined;
+  }
+
+  private holderWorks(accountId: AccountId, lease: Lease): Promise<boolean> {
+    const credential = credentialOfKey(lease.holder);
+    return credential === undefined ? Promise.resolve(false) : this.deps.stillWorks(accountId, credential);
   }
 
   async end(
@@ -102,7 +147,7 @@ export class LeaseService {
 
   async activity(inbox: Inbox): Promise<{ lease: Lease | undefined; lastPass: TriagePass | undefined }> {
     const [lease, lastPass] = await Promise.all([
-      this.deps.leases.current(inbox.id, this.deps.clock.now()),
+      this.live(inbox.accountId, inbox.id, this.deps.clock.now()),
       this.deps.leases.lastPass(inbox.id),
     ]);
     return { lease, lastPass };
@@ -118,10 +163,9 @@ export class LeaseService {
     principal: Principal,
     inboxId: string,
   ): Promise<{ mine: boolean; other: Lease | undefined }> {
-    const lease = await this.deps.leases.current(inboxId, this.deps.clock.now());
+    const holder = credentialKey(principal);
+    const lease = await this.live(principal.accountId, inboxId, this.deps.clock.now(), holder);
     if (lease === undefined) return { mine: false, other: undefined };
-    return lease.holder === credentialKey(principal)
-      ? { mine: true, other: undefined }
-      : { mine: false, other: lease };
+    return lease.holder === holder ? { mine: true, other: undefined } : { mine: false, other: lease };
   }
 }

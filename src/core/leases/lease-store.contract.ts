@@ -54,6 +54,19 @@ export function leaseStoreContract(
       expect(failures).toEqual([]);
     });
 
+    it('ends a holder’s live lease at once, no pass recorded, and then lets another take it', async () => {
+      const inbox = await seedInbox(h());
+      expect((await h().leases.acquire(lease(inbox, 'gone'), t(0))).acquired).toBe(true);
+      expect(await h().leases.endHeldBy(inbox, 'someone else', t(10))).toBe(false);
+      expect((await h().leases.current(inbox, t(10)))?.holder).toBe('gone');
+      expect(await h().leases.endHeldBy(inbox, 'gone', t(10))).toBe(true);
+      expect(await h().leases.current(inbox, t(10))).toBeUndefined();
+      expect(await h().leases.endHeldBy(inbox, 'gone', t(11))).toBe(false);
+      expect(await h().leases.lastPass(inbox)).toBeUndefined();
+      const taken = await h().leases.acquire(lease(inbox, 'next', 'agent', 10), t(10));
+      expect(taken).toMatchObject({ acquired: true, lease: { holder: 'next' } });
+    });
+
     it('the same holder and label acquiring concurrently at different times is told acquired every time', async () => {
       const inbox = await seedInbox(h());
       const results = await Promise.all(

@@ -38,6 +38,11 @@ export interface LeaseStore {
     summary: string | null,
     passId: string,
   ): Promise<boolean>;
+  /**
+   * Ends this holder's live lease now, recording no pass (the holder did not finish one): its credential stopped
+   * working. Whether it ended one.
+   */
+  endHeldBy(inboxId: string, holder: string, now: Date): Promise<boolean>;
   /** The live lease, if any. */
   current(inboxId: string, now: Date): Promise<Lease | undefined>;
   lastPass(inboxId: string): Promise<TriagePass | undefined>;

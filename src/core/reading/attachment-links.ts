@@ -1,21 +1,11 @@
 import type { Clock } from '../../lib/clock.ts';
-import type { AccountId } from '../accounts/account.ts';
-import { credentialKeyOf } from '../auth/principal.ts';
+import { credentialKeyOf, type CredentialStillWorks } from '../auth/principal.ts';
 import type { RateLimiter, RateRule } from '../rate-limits/rate-limiter.ts';
 import { sha256Hex } from '../../lib/secret-token.ts';
 import type { InboxStore } from '../inboxes/inbox-store.ts';
 import type { SecretLinkStore } from '../inboxes/secret-link-store.ts';
 import type { AttachmentContent } from '../mail/mail-types.ts';
 import type { ReadService } from './read-service.ts';
-
-/**
- * Whether the credential a link was issued to still works for its account now: not revoked or disconnected, and the
- * account's agents still allowed (no trial ended, no payment failed).
- */
-export type CredentialStillWorks = (
-  accountId: AccountId,
-  credential: { readonly kind: string; readonly id: string },
-) => Promise<boolean>;
 
 interface Deps {
   readonly links: SecretLinkStore;
