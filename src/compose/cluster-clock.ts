@@ -1,4 +1,9 @@
-import { CLOCK_WARN_MS, DatabaseClock, type ClockReading } from '../adapters/storage/database-clock.ts';
+import {
+  CLOCK_WARN_MS,
+  DatabaseClock,
+  databaseNowMs,
+  type ClockReading,
+} from '../adapters/storage/database-clock.ts';
 import type { Db } from '../adapters/storage/index.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -7,8 +12,8 @@ import type { AppOverrides } from './overrides.ts';
 /**
  * The clock the services keep (decision 0129). A test's clock is used as it is. On SQLite there is one process: the
  * machine's clock. On PostgreSQL the nodes keep the database server's time (DatabaseClock), measured before the node
- * answers anything; a difference of a second or more is logged, since the machine's other programs (its logs, TLS,
- * the person's authenticator app against our codes) still go by its own clock.
+ * answers anything; a difference of a second or more is logged, since what else runs here (log lines' times, TLS
+ * certificate checks) still goes by the machine's own clock.
  */
 export async function clusterClock(
   db: Db,
@@ -18,18 +23,9 @@ export async function clusterClock(
   if (overrides.clock !== undefined) return { clock: overrides.clock, stop: () => undefined };
   const machine = overrides.machineClock ?? systemClock;
   if (db.dialect !== 'postgres') return { clock: machine, stop: () => undefined };
-  const pool = db.pool;
   const clock = new DatabaseClock({
     machine,
-    databaseNowMs: async () => {
-      const r = await pool.query<{ ms: number }>({
-        name: 'database-clock',
-        text: 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms',
-      });
-      const ms = r.rows[0]?.ms;
-      if (ms === undefined) throw new Error('the database did not say what time it is');
-      return ms;
-    },
+    databaseNowMs: databaseNowMs(db.pool),
     onReading: (r, previous) => {
       const off = Math.abs(r.offsetMs) >= CLOCK_WARN_MS;
       const wasOff = previous !== undefined && Math.abs(previous.offsetMs) >= CLOCK_WARN_MS;

@@ -4,7 +4,7 @@ import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/random.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
-import { DatabaseClock } from '../storage/database-clock.ts';
+import { DatabaseClock, databaseNowMs } from '../storage/database-clock.ts';
 import { migrateToLatest, openPostgres, type PostgresDb } from '../storage/index.ts';
 import { postgresRateLimiter } from './postgres-rate-limiter.ts';
 
@@ -47,16 +47,10 @@ describe('rate limiter on PostgreSQL (two pools: two processes)', () => {
   // With each machine's own clock, the node ahead started a new window at every request it counted (its clock past
   // the window's end) and the window it wrote lasted an hour on the other node.
   it('keeps one window across nodes whose machines disagree by an hour', async () => {
-    const databaseNowMs = (db: PostgresDb) => async () => {
-      const r = await db.pool.query<{ ms: number }>(
-        'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms',
-      );
-      return r.rows[0]!.ms;
-    };
     const aheadByHour: Clock = { now: () => new Date(Date.now() + 3_600_000) };
     const clocks = [
-      new DatabaseClock({ machine: systemClock, databaseNowMs: databaseNowMs(a) }),
-      new DatabaseClock({ machine: aheadByHour, databaseNowMs: databaseNowMs(b) }),
+      new DatabaseClock({ machine: systemClock, databaseNowMs: databaseNowMs(a.pool) }),
+      new DatabaseClock({ machine: aheadByHour, databaseNowMs: databaseNowMs(b.pool) }),
     ];
     for (const c of clocks) await c.measure();
     const nodes = [postgresRateLimiter(a.pool, clocks[0]!), postgresRateLimiter(b.pool, clocks[1]!)];

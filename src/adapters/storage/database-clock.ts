@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Clock } from '../../lib/clock.ts';
 
 /** How often a node measures its clock against the database server's again. */
@@ -91,4 +92,17 @@ export class DatabaseClock implements Clock {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
   }
+}
+
+/** The database server's time, in milliseconds since the epoch: what `DatabaseClock` measures against. */
+export function databaseNowMs(pool: pg.Pool): () => Promise<number> {
+  return async () => {
+    const r = await pool.query<{ ms: number }>({
+      name: 'database-clock',
+      text: 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms',
+    });
+    const ms = r.rows[0]?.ms;
+    if (ms === undefined) throw new Error('the database did not say what time it is');
+    return ms;
+  };
 }
