@@ -27,13 +27,23 @@ export const authorizeQuery = (clientId: string, resource: string): string =>
 /**
  * What an MCP host does before its first token request: registers a public client (dynamic registration), sends
  * the person to the authorization endpoint, and the person — signed in as `web` — approves on the consent page.
- * Returns the client and the authorization code, for `resource` (the service's `/mcp`).
+ * Returns the client and the authorization code, for `resource` (the service's `/mcp`); the client registers
+ * `clientName` as its name when given.
  */
 export async function approvedCode(
   web: WebClient,
   resource: string,
+  clientName?: string,
 ): Promise<{ clientId: string; code: string }> {
-  const reg = await web.request('/oauth/register', REGISTRATION);
+  const reg = await web.request(
+    '/oauth/register',
+    clientName === undefined
+      ? REGISTRATION
+      : {
+          ...REGISTRATION,
+          body: JSON.stringify({ ...(JSON.parse(REGISTRATION.body) as object), client_name: clientName }),
+        },
+  );
   const clientId = ((await reg.json()) as { client_id: string }).client_id;
   const consent =
     (await web.get(`/oauth/authorize?${authorizeQuery(clientId, resource)}`)).headers.get('location') ?? '';

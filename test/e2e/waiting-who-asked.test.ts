@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.ts';
+import { approvedCode, codeGrant } from '../support/oauth-code.ts';
+import { call, createTestApp } from '../support/test-app.ts';
+import { agentOn, expectToolOk, toolCaller } from '../support/tool-caller.ts';
+import type { WebClient } from '../support/web-client.ts';
+
+// Waiting for you said who asked for each send: an OAuth agent by its client id ("asked by agent itc_…"), which the
+// person cannot tell apart from any other, and a key or a sign-in the person had revoked meanwhile like one still in
+// use — when the person disconnected an agent they no longer trust, its sends still waited for a click, looking like
+// any other. Now: the agent by the name Connected agents shows, and "(revoked since)" / "(disconnected since)".
+describe('Waiting for you names who asked, and says when that agent was disconnected since', () => {
+  let app: App;
+  let web: WebClient;
+  let byKey: ReturnType<typeof toolCaller>;
+  let byOAuth: ReturnType<typeof toolCaller>;
+  let inboxId: string;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    let key: string;
+    ({ web, key } = await agentOn(app));
+    byKey = toolCaller(app, key);
+    const resource = `${app.config.baseUrl}/mcp`;
+    const { clientId, code } = await approvedCode(web, resource, 'Desk Assistant');
+    const token = (await (
+      await call(app, '/oauth/token', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...codeGrant(code, resource), client_id: clientId }),
+      })
+    ).json()) as { access_token: string };
+    byOAuth = toolCaller(app, token.access_token);
+    inboxId = (expectToolOk(await byKey('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
+    expectToolOk(await byKey('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
+    for (const [caller, subject] of [
+      [byKey, 'Asked with a key'],
+      [byOAuth, 'Asked by a signed-in agent'],
+    ] as const)
+      expectToolOk(
+        await caller('create_draft', { inboxId, to: 'sam@example.test', subject, text: 'Hello.' }),
+      );
+  });
+  afterAll(() => app.close());
+
+  /** The "asked by …" of the card whose subject this is. */
+  async function askedBy(subject: string): Promise<string> {
+    await web.get('/waiting');
+    const card = web.lastHtml.split('<section').find((s) => s.includes(subject)) ?? '';
+    return /asked by ([\s\S]*?) at /.exec(card)?.[1]?.replace(/\s+/g, ' ') ?? '';
+  }
+
+  it('names the key and the signed-in agent', async () => {
+    expect(await askedBy('Asked with a key')).toBe('API key “agent”');
+    expect(await askedBy('Asked by a signed-in agent')).toBe('agent “Desk Assistant”');
+  });
+
+  it('says when the key was revoked and the agent disconnected since', async () => {
+    await web.get('/settings/agents');
+    await web.post('/settings/agents/disconnect-all', {});
+    expect(await askedBy('Asked with a key')).toBe('API key “agent” (revoked since)');
+    expect(await askedBy('Asked by a signed-in agent')).toBe('agent “Desk Assistant” (disconnected since)');
+  });
+});
