@@ -3,6 +3,7 @@ import type { Hono } from 'hono';
 import type { ActivityRow, ChangeSummary } from '../../../core/audit/activity-service.ts';
 import { callEntry } from '../../../core/audit/audit-log.ts';
 import type { Principal } from '../../../core/auth/principal.ts';
+import { agentNames } from '../agent-names.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
@@ -129,7 +130,7 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
       tool: c.req.query('tool') ?? '',
     };
     const offset = Math.max(0, Math.trunc(Number(c.req.query('offset') ?? '0')) || 0);
-    const [{ rows, total }, interrupted, keys, inboxes] = await Promise.all([
+    const [{ rows, total }, interrupted, inboxes] = await Promise.all([
       deps.activity.page(account.id, {
         ...(q.inbox !== '' && { inboxId: q.inbox }),
         ...(q.agent !== '' && { credentialId: q.agent }),
@@ -138,17 +139,23 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
         offset,
       }),
       deps.activity.interrupted(account.id),
-      deps.apiKeys.list(account.id),
       deps.inboxes.list(account.id),
     ]);
-    const keyNames = new Map<string, string>(keys.map((k) => [k.id, k.name]));
     const inboxNames = new Map<string, string>(inboxes.map((i) => [i.id, i.label]));
-    const who = (kind: string, id: string, client: string | null) =>
-      kind === 'session'
-        ? 'You'
-        : kind === 'api_key'
-          ? `API key “${keyNames.get(id) ?? 'deleted key'}”`
-          : `Agent ${client ?? id}`;
+    // Each agent by the name the person knows it by (an OAuth agent's client, not its id), marked when revoked since.
+    const agents = await agentNames(
+      deps,
+      account.id,
+      rows.map((r) => ({
+        kind: r.entry.credentialKind,
+        id: r.entry.credentialId,
+        clientId: r.entry.clientId,
+      })),
+    );
+    const who = (kind: string, id: string, clientId: string | null) => {
+      const words = agents.who({ kind, id, clientId });
+      return `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
+    };
     const link = (o: number) => {
       const p = new URLSearchParams({ ...q, offset: String(o) });
       for (const [k, v] of [...p]) if (v === '' || (k === 'offset' && v === '0')) p.delete(k);
@@ -199,11 +206,9 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
               >Agent
               <select name="agent">
                 <option value="">All agents</option>
-                ${keys.map(
-                  (k) =>
-                    html`<option value="${k.id}" ${q.agent === k.id ? 'selected' : ''}>
-                      API key “${k.name}”
-                    </option>`,
+                ${agents.choices.map(
+                  (a) =>
+                    html`<option value="${a.id}" ${q.agent === a.id ? 'selected' : ''}>${a.label}</option>`,
                 )}
               </select></label
             >

@@ -2,9 +2,9 @@ import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import { normaliseEmail } from '../../../core/accounts/password-hasher.ts';
 import { unseenNotice } from '../../../core/drafts/draft-input.ts';
-import type { Requester } from '../../../core/drafts/draft.ts';
 import { fromLine } from '../../../core/inboxes/inbox.ts';
 import { WAITING_SHOWN } from '../../../core/approvals/approval-code.ts';
+import { agentNames } from '../agent-names.ts';
 import { keepFlash, takeFlash } from '../flash.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
@@ -84,46 +84,21 @@ function moreWaiting(more: boolean, what: string) {
 export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.get('/waiting', requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const [sends, unsubscribeList, keys, inboxes, grants] = await Promise.all([
+    const [sends, unsubscribeList, inboxes] = await Promise.all([
       deps.sending.waiting(account.id),
       deps.unsubscribe.waiting(account.id),
-      deps.apiKeys.list(account.id),
       deps.inboxes.all(account.id),
-      deps.oauth.grants.listGrants(account.id),
     ]);
     const waiting = sends.items;
     const unsubscribes = unsubscribeList.items;
-    const keysById = new Map<string, (typeof keys)[number]>(keys.map((k) => [k.id, k]));
-    // An OAuth agent by the name its client registered (as Connected agents shows it), and whether its sign-in is
-    // still connected: the person deciding on a send should know that its agent was disconnected meanwhile.
-    const connected = new Set(grants.map((g) => g.id));
-    const clientIds = new Set(
-      [...waiting.map((w) => w.pending.requestedBy), ...unsubscribes.map((u) => u.requestedBy)].flatMap(
-        (r) => (r?.kind === 'access_token' && r.clientId !== null ? [r.clientId] : []),
-      ),
-    );
-    const clientNames = new Map(
-      await Promise.all(
-        [...clientIds].map(
-          async (id) =>
-            [id, (await deps.oauth.clients.resolve(id).catch(() => undefined))?.clientName ?? id] as const,
-        ),
-      ),
-    );
+    // Who asked, and whether that agent has been revoked or disconnected since: the person deciding should know.
+    const { who } = await agentNames(deps, account.id, [
+      ...waiting.map((w) => w.pending.requestedBy),
+      ...unsubscribes.map((u) => u.requestedBy),
+    ]);
     const inboxNames = new Map<string, string>(inboxes.map((i) => [i.id, i.label]));
     // What the recipients will see in From (decision 0088), and the inbox it goes from.
     const senders = new Map<string, string>(inboxes.map((i) => [i.id, `${fromLine(i)} (${i.label})`]));
-    const who = (r: Requester | null): string => {
-      if (r === null) return 'an agent';
-      if (r.kind === 'session') return 'you';
-      if (r.kind === 'api_key') {
-        const key = keysById.get(r.id);
-        if (key === undefined) return 'an API key since deleted';
-        return `API key “${key.name}”${key.revokedAt === null ? '' : ' (revoked since)'}`;
-      }
-      const name = r.clientId === null ? 'an agent' : `agent “${clientNames.get(r.clientId) ?? r.clientId}”`;
-      return connected.has(r.id) ? name : `${name} (disconnected since)`;
-    };
     const csrf = c.get('csrf');
     const done = c.req.query('done');
     const failed = c.req.query('error');
