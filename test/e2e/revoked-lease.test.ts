@@ -52,8 +52,10 @@ describe.each(['sqlite', 'postgres'] as const)('a lease whose credential stops w
     const { app, web, key, rogue, inboxId } = await setUp();
     const helperKey = await createKeyViaPage(web, 'helper');
     const undoId = await trashUnderLease(rogue, inboxId);
-    // The lease keeps the person's Undo out while the agent works: that rule stands.
+    // The lease keeps the person's Undo out while the agent works: that rule stands, and the page says how to stop it.
     expect(await undoInActivity(web, undoId)).toBe('/settings/activity?error=lease_held');
+    await web.get('/settings/activity?error=lease_held');
+    expect(web.lastHtml).toContain('or stop that agent now (disconnect it under Agents, or revoke its key');
     const leaseNow = async () =>
       (
         expectToolOk(await toolCaller(app, helperKey)('get_triage_activity', { inboxId }))['inboxes'] as {

@@ -298,5 +298,7 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
 
 const UNDO_ERRORS: Readonly<Record<string, string>> = {
   undo_unavailable: 'That change can no longer be undone: it was undone already, or it is older than 7 days.',
-  lease_held: 'An agent is tidying this inbox right now. Undo again when its pass has ended.',
+  lease_held:
+    'An agent is tidying this inbox right now. Undo again when its pass has ended, or stop that agent now ' +
+    '(disconnect it under Agents, or revoke its key under Advanced): its pass ends with it.',
 };
