@@ -1,7 +1,7 @@
 import {
   CLOCK_WARN_MS,
   DatabaseClock,
-  databaseNowMs,
+  databaseReadings,
   type ClockReading,
 } from '../adapters/storage/database-clock.ts';
 import type { Db } from '../adapters/storage/index.ts';
@@ -25,7 +25,7 @@ export async function clusterClock(
   if (db.dialect !== 'postgres') return { clock: machine, stop: () => undefined };
   const clock = new DatabaseClock({
     machine,
-    databaseNowMs: databaseNowMs(db.pool),
+    readings: databaseReadings(db.pool),
     onReading: (r, previous) => {
       const off = Math.abs(r.offsetMs) >= CLOCK_WARN_MS;
       const wasOff = previous !== undefined && Math.abs(previous.offsetMs) >= CLOCK_WARN_MS;

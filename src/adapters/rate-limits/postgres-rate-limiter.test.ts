@@ -4,7 +4,7 @@ import type { RateLimiter } from '../../core/rate-limits/rate-limiter.ts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/random.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
-import { DatabaseClock, databaseNowMs } from '../storage/database-clock.ts';
+import { DatabaseClock, databaseReadings } from '../storage/database-clock.ts';
 import { migrateToLatest, openPostgres, type PostgresDb } from '../storage/index.ts';
 import { postgresRateLimiter } from './postgres-rate-limiter.ts';
 
@@ -49,8 +49,8 @@ describe('rate limiter on PostgreSQL (two pools: two processes)', () => {
   it('keeps one window across nodes whose machines disagree by an hour', async () => {
     const aheadByHour: Clock = { now: () => new Date(Date.now() + 3_600_000) };
     const clocks = [
-      new DatabaseClock({ machine: systemClock, databaseNowMs: databaseNowMs(a.pool) }),
-      new DatabaseClock({ machine: aheadByHour, databaseNowMs: databaseNowMs(b.pool) }),
+      new DatabaseClock({ machine: systemClock, readings: databaseReadings(a.pool) }),
+      new DatabaseClock({ machine: aheadByHour, readings: databaseReadings(b.pool) }),
     ];
     for (const c of clocks) await c.measure();
     const nodes = [postgresRateLimiter(a.pool, clocks[0]!), postgresRateLimiter(b.pool, clocks[1]!)];

@@ -20,7 +20,7 @@ function database(machine: ReturnType<typeof fixedClock>, offsetMs: number, trip
 describe('DatabaseClock', () => {
   it("keeps the database server's time: the machine's clock plus the offset measured", async () => {
     const machine = fixedClock(T0);
-    const clock = new DatabaseClock({ machine, databaseNowMs: database(machine, -3_600_000, [4]) });
+    const clock = new DatabaseClock({ machine, readings: (use) => use(database(machine, -3_600_000, [4])) });
     expect(clock.now().getTime()).toBe(machine.now().getTime());
     expect(await clock.measure()).toEqual({ offsetMs: -3_600_000, roundTripMs: 4 });
     expect(clock.now().getTime()).toBe(machine.now().getTime() - 3_600_000);
@@ -43,7 +43,7 @@ describe('DatabaseClock', () => {
       machine.advance(lag[1]!);
       return Promise.resolve(at);
     };
-    const clock = new DatabaseClock({ machine, databaseNowMs: skewed });
+    const clock = new DatabaseClock({ machine, readings: (use) => use(skewed) });
     expect(await clock.measure()).toEqual({ offsetMs: 250, roundTripMs: 4 });
   });
 
@@ -54,8 +54,10 @@ describe('DatabaseClock', () => {
     const seen: [ClockReading, ClockReading | undefined][] = [];
     const clock = new DatabaseClock({
       machine,
-      databaseNowMs: () =>
-        down ? Promise.reject(new Error('away')) : Promise.resolve(machine.now().getTime() + offset),
+      readings: (use) =>
+        use(() =>
+          down ? Promise.reject(new Error('away')) : Promise.resolve(machine.now().getTime() + offset),
+        ),
       onReading: (r, p) => seen.push([r, p]),
     });
     await clock.measure();
@@ -78,10 +80,11 @@ describe('DatabaseClock', () => {
       let asked = 0;
       const clock = new DatabaseClock({
         machine,
-        databaseNowMs: () => {
-          asked++;
-          return Promise.resolve(machine.now().getTime() + asked);
-        },
+        readings: (use) =>
+          use(() => {
+            asked++;
+            return Promise.resolve(machine.now().getTime() + asked);
+          }),
       });
       await clock.start();
       expect(asked).toBe(3);

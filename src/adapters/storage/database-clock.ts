@@ -10,6 +10,12 @@ export const CLOCK_WARN_MS = 1_000;
 /** Readings taken per measurement; the one with the shortest round trip is kept (the least uncertain). */
 const SAMPLES = 3;
 
+/**
+ * Reads of the database server's clock (milliseconds since the epoch), on one session held for them all: a wait for a
+ * connection between two reads would count in a read's round trip and skew it.
+ */
+export type DatabaseReadings = <T>(use: (read: () => Promise<number>) => Promise<T>) => Promise<T>;
+
 export interface ClockReading {
   /** Database time minus this machine's time, in milliseconds. */
   readonly offsetMs: number;
@@ -30,7 +36,7 @@ export interface ClockReading {
  */
 export class DatabaseClock implements Clock {
   private readonly machine: Clock;
-  private readonly databaseNowMs: () => Promise<number>;
+  private readonly readings: DatabaseReadings;
   private readonly onReading: (r: ClockReading, previous: ClockReading | undefined) => void;
   private last: ClockReading | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -38,13 +44,13 @@ export class DatabaseClock implements Clock {
   constructor(o: {
     /** This machine's clock. */
     machine: Clock;
-    /** The database server's time, in milliseconds since the epoch, read in one statement. */
-    databaseNowMs: () => Promise<number>;
+    /** Reads of the database server's clock. */
+    readings: DatabaseReadings;
     /** Told of every measurement and the one before (to report a difference when it appears or goes). */
     onReading?: (r: ClockReading, previous: ClockReading | undefined) => void;
   }) {
     this.machine = o.machine;
-    this.databaseNowMs = o.databaseNowMs;
+    this.readings = o.readings;
     this.onReading = o.onReading ?? (() => undefined);
   }
 
@@ -59,20 +65,23 @@ export class DatabaseClock implements Clock {
 
   /** Measures the offset: the reading with the shortest round trip of a few, taken one after another. */
   async measure(): Promise<ClockReading> {
-    let reading = await this.sample();
-    for (let i = 1; i < SAMPLES; i++) {
-      const r = await this.sample();
-      if (r.roundTripMs < reading.roundTripMs) reading = r;
-    }
+    const reading = await this.readings(async (read) => {
+      let best = await this.sample(read);
+      for (let i = 1; i < SAMPLES; i++) {
+        const r = await this.sample(read);
+        if (r.roundTripMs < best.roundTripMs) best = r;
+      }
+      return best;
+    });
     const previous = this.last;
     this.last = reading;
     this.onReading(reading, previous);
     return reading;
   }
 
-  private async sample(): Promise<ClockReading> {
+  private async sample(read: () => Promise<number>): Promise<ClockReading> {
     const sent = this.machine.now().getTime();
-    const at = await this.databaseNowMs();
+    const at = await read();
     const back = this.machine.now().getTime();
     // The server read its clock somewhere in the round trip: the middle is the best guess.
     return { offsetMs: Math.round(at - (sent + back) / 2), roundTripMs: back - sent };
@@ -94,15 +103,29 @@ export class DatabaseClock implements Clock {
   }
 }
 
-/** The database server's time, in milliseconds since the epoch: what `DatabaseClock` measures against. */
-export function databaseNowMs(pool: pg.Pool): () => Promise<number> {
-  return async () => {
-    const r = await pool.query<{ ms: number }>({
-      name: 'database-clock',
-      text: 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms',
-    });
-    const ms = r.rows[0]?.ms;
-    if (ms === undefined) throw new Error('the database did not say what time it is');
-    return ms;
+/** Reads of the database server's clock on one session of `pool`, taken for the measurement and given back after. */
+export function databaseReadings(pool: pg.Pool): DatabaseReadings {
+  return async (use) => {
+    const session = await pool.connect();
+    let broken = false;
+    try {
+      return await use(async () => {
+        try {
+          const r = await session.query<{ ms: number }>({
+            name: 'database-clock',
+            text: 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms',
+          });
+          const ms = r.rows[0]?.ms;
+          if (ms === undefined) throw new Error('the database did not say what time it is');
+          return ms;
+        } catch (e) {
+          broken = true;
+          throw e;
+        }
+      });
+    } finally {
+      // A session that failed a read is dropped, not handed to the next caller.
+      session.release(broken);
+    }
   };
 }
