@@ -86,6 +86,17 @@ export class KyselyDraftStore implements DraftStore {
     return r && toDraft(r);
   }
 
+  async getMany(accountId: AccountId, ids: readonly string[]): Promise<Draft[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('drafts')
+      .selectAll()
+      .where('id', 'in', [...new Set(ids)])
+      .where('account_id', '=', accountId)
+      .execute();
+    return rows.map(toDraft);
+  }
+
   async placed(id: string, folderPath: string, providerDraftId: string | null, now: Date): Promise<void> {
     await this.db
       .updateTable('drafts')

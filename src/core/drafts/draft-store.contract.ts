@@ -67,6 +67,16 @@ export function draftStoreContract(h: () => DraftStoreHarness): void {
       expect(await h().drafts.get(d.accountId, 'draft_missing')).toBeUndefined();
     });
 
+    it('reads several at once, scoped by account, leaving out ids it does not find', async () => {
+      const a = await seedDraft(h());
+      const b = await seedDraft(h(), { accountId: a.accountId, inboxId: a.inboxId });
+      const other = await seedDraft(h());
+      const got = await h().drafts.getMany(a.accountId, [b.id, a.id, other.id, 'draft_missing', a.id]);
+      expect(got.map((d) => d.id).sort()).toEqual([a.id, b.id].sort());
+      expect(got.find((d) => d.id === a.id)).toEqual(a);
+      expect(await h().drafts.getMany(a.accountId, [])).toEqual([]);
+    });
+
     it('records where the mailbox copy was placed', async () => {
       const d = await seedDraft(h());
       await h().drafts.placed(d.id, 'Drafts', '42', t(1));

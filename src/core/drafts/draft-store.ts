@@ -6,6 +6,8 @@ export interface DraftStore {
   create(draft: Draft): Promise<void>;
   /** Scoped by account: a draft id of another account is not found. */
   get(accountId: AccountId, id: string): Promise<Draft | undefined>;
+  /** Several at once, in no particular order; scoped by account as `get`, ids not found left out. */
+  getMany(accountId: AccountId, ids: readonly string[]): Promise<Draft[]>;
   /** Records where the mailbox copy was written, and that it is written (clears `beginCopy`'s mark). */
   placed(id: string, folderPath: string, providerDraftId: string | null, now: Date): Promise<void>;
   /**

@@ -233,9 +233,18 @@ export class SendService {
     const newest = await newestWaiting((limit) =>
       this.deps.pendingSends.waiting(accountId, this.deps.clock.now(), limit),
     );
+    // Their drafts in one read, not one each.
+    const drafts = new Map(
+      (
+        await this.deps.drafts.getMany(
+          accountId,
+          newest.items.map((p) => p.draftId),
+        )
+      ).map((d) => [d.id, d]),
+    );
     const items: { pending: PendingSend; draft: Draft }[] = [];
     for (const pending of newest.items) {
-      const draft = await this.deps.drafts.get(accountId, pending.draftId);
+      const draft = drafts.get(pending.draftId);
       if (draft?.status === 'draft' && draft.version === pending.draftVersion) items.push({ pending, draft });
     }
     return { items, more: newest.more };
