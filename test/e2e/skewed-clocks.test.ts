@@ -109,6 +109,7 @@ describe('a service process whose machine clock is an hour ahead (libfaketime)',
         {
           ...env,
           DATA_DIR: tempDir('ahead-'),
+          METRICS_TOKEN: 'metrics-token-for-the-test',
           LD_PRELOAD: FAKETIME_LIBRARY,
           FAKETIME: '+1h',
           FAKETIME_DONT_FAKE_MONOTONIC: '1',
@@ -130,6 +131,13 @@ describe('a service process whose machine clock is an hour ahead (libfaketime)',
       /^this machine's clock is 3(59\d|60[0-5])\.\d s ahead of the database server's/,
     );
     expect(onTime.stdout()).not.toContain('clockOffsetMs');
+    const metrics = await (
+      await fetch(`${ahead.baseUrl}/metrics`, {
+        headers: { authorization: 'Bearer metrics-token-for-the-test' },
+      })
+    ).text();
+    const gauge = Number(/^inbox_triage_clock_offset_seconds (\S+)$/m.exec(metrics)?.[1]);
+    expect(Math.abs(gauge + 3600)).toBeLessThan(5);
 
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
