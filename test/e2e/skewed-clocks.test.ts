@@ -70,6 +70,18 @@ describe('nodes whose machines disagree about the time keep one time (in-process
     await res.arrayBuffer();
   });
 
+  it('a send in progress on one node is not taken for cut short by the other’s sweep', async () => {
+    const call = toolCaller(a, keys[1]!);
+    expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
+    const offered = expectToolOk(
+      await call('create_draft', { inboxId, to: 'sam@example.test', subject: 'In flight', text: 'Hi' }),
+    );
+    // What send_draft does on node a before it talks to the mail server; then node b's sweep of stranded sends runs
+    // (the job queue gives it to any node). Its clock an hour on, the send looked ten minutes stranded.
+    expect(await a.stores.pendingSends.claim(String(offered['pendingSendId']), a.clock.now())).toBe(true);
+    expect(await b.services.sending.recoverStranded()).toBe(0);
+  });
+
   it('a credential’s request budget is one window on both nodes', async () => {
     const key = keys[2]!;
     const statuses: number[] = [];
