@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
-import { approvedCode, codeGrant } from '../support/oauth-code.ts';
-import { call, createTestApp } from '../support/test-app.ts';
+import { oauthAccessToken } from '../support/oauth-code.ts';
+import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolOk, toolCaller } from '../support/tool-caller.ts';
 import type { WebClient } from '../support/web-client.ts';
 
@@ -22,16 +22,7 @@ describe('the console names each agent, and says when it was revoked or disconne
     let key: string;
     ({ web, key } = await agentOn(app));
     byKey = toolCaller(app, key);
-    const resource = `${app.config.baseUrl}/mcp`;
-    const { clientId, code } = await approvedCode(web, resource, 'Desk Assistant');
-    const token = (await (
-      await call(app, '/oauth/token', {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ ...codeGrant(code, resource), client_id: clientId }),
-      })
-    ).json()) as { access_token: string };
-    byOAuth = toolCaller(app, token.access_token);
+    byOAuth = toolCaller(app, await oauthAccessToken(app, web, 'Desk Assistant'));
     inboxId = (expectToolOk(await byKey('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
     expectToolOk(await byKey('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
     for (const [caller, subject] of [

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { freshPgDatabase } from '../rig/pg.ts';
-import { approvedCode, codeGrant } from '../support/oauth-code.ts';
-import { call, createTestApp } from '../support/test-app.ts';
+import { oauthAccessToken } from '../support/oauth-code.ts';
+import { createTestApp } from '../support/test-app.ts';
 import {
   agentOn,
   expectToolError,
@@ -79,16 +79,8 @@ describe.each(['sqlite', 'postgres'] as const)('a lease whose credential stops w
 
   it('“Disconnect everything” ends an OAuth agent’s lease as well', async () => {
     const { app, web, inboxId } = await setUp();
-    const resource = `${app.config.baseUrl}/mcp`;
-    const { clientId, code } = await approvedCode(web, resource);
-    const token = (await (
-      await call(app, '/oauth/token', {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ ...codeGrant(code, resource), client_id: clientId }),
-      })
-    ).json()) as { access_token: string };
-    const oauthAgent = toolCaller(app, token.access_token);
+    const token = await oauthAccessToken(app, web);
+    const oauthAgent = toolCaller(app, token);
     const undoId = await trashUnderLease(oauthAgent, inboxId);
     const other = await createKeyViaPage(web, 'other');
     expectToolError(
@@ -98,7 +90,7 @@ describe.each(['sqlite', 'postgres'] as const)('a lease whose credential stops w
 
     await web.get('/settings/agents');
     await web.post('/settings/agents/disconnect-all', {});
-    expect(await toolsListStatus((r) => app.fetch(r), app.config.baseUrl, token.access_token)).toBe(401);
+    expect(await toolsListStatus((r) => app.fetch(r), app.config.baseUrl, token)).toBe(401);
     expect(await undoInActivity(web, undoId)).toBe('/settings/activity?undone=1');
   });
 });

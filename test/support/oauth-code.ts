@@ -1,4 +1,5 @@
 import { pkceChallenge } from '../../src/lib/secret-token.ts';
+import type { App } from '../../src/app.ts';
 import type { WebClient } from './web-client.ts';
 
 /** A redirect URI nothing listens on: the code is read from the consent's redirect, never followed. */
@@ -65,3 +66,22 @@ export const codeGrant = (code: string, resource: string): Record<string, string
   redirect_uri: CODE_REDIRECT,
   resource,
 });
+
+/**
+ * An OAuth agent of the person signed in as `web`, start to end: registered (named `clientName` when given), approved
+ * on the consent page, its code redeemed at the token endpoint. Its access token for the service's `/mcp`.
+ */
+export async function oauthAccessToken(app: App, web: WebClient, clientName?: string): Promise<string> {
+  const resource = `${app.config.baseUrl}/mcp`;
+  const { clientId, code } = await approvedCode(web, resource, clientName);
+  const res = await app.fetch(
+    new Request(`${app.config.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...codeGrant(code, resource), client_id: clientId }),
+    }),
+  );
+  const token = ((await res.json()) as { access_token?: string }).access_token;
+  if (token === undefined) throw new Error(`the token endpoint gave no access token (${String(res.status)})`);
+  return token;
+}
