@@ -41,7 +41,7 @@ export async function clusterClock(
 const readingFields = (r: ClockReading) => ({ clockOffsetMs: r.offsetMs, roundTripMs: r.roundTripMs });
 
 /** The log line for a machine whose clock is off, in words an operator acts on. */
-export function clockWords(r: ClockReading): string {
+function clockWords(r: ClockReading): string {
   const seconds = (Math.abs(r.offsetMs) / 1000).toFixed(1);
   const side = r.offsetMs < 0 ? 'ahead of' : 'behind';
   return (

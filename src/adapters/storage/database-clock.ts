@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Clock } from '../../lib/clock.ts';
 
 /** How often a node measures its clock against the database server's again. */
-export const CLOCK_CHECK_MS = 60_000;
+const CLOCK_CHECK_MS = 60_000;
 
 /** A difference this large is told to the operator: the machine's time synchronisation is not working. */
 export const CLOCK_WARN_MS = 1_000;

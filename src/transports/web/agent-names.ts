@@ -1,6 +1,5 @@
 import type { ApiKey } from '../../core/api-keys/api-key.ts';
 import type { AccountId } from '../../core/accounts/account.ts';
-import type { Grant } from '../../oauth/token/grant.ts';
 import type { WebDeps } from './web-deps.ts';
 
 /** A credential as the activity log and the approvals record who asked. */
@@ -17,24 +16,28 @@ export interface AgentNames {
    * that no longer works, so what a distrusted agent did or asked for does not look like the rest.
    */
   readonly who: (r: AgentRef | null) => string;
-  /** The account's keys (revoked ones too) and its connected OAuth agents, named: for a filter. */
+  /** The account's keys (revoked ones too) and its connected OAuth agents, named, for a filter (asked for only). */
   readonly choices: readonly { readonly id: string; readonly label: string }[];
 }
 
-/** The names of the agents among `refs`, and of every key and connected agent of the account. */
+/**
+ * The names of the agents among `refs`; with `choices`, of every key and connected agent of the account too (the
+ * clients of those not among `refs` are looked up only then).
+ */
 export async function agentNames(
   deps: Pick<WebDeps, 'apiKeys' | 'oauth'>,
   accountId: AccountId,
   refs: readonly (AgentRef | null)[],
+  o: { choices?: boolean } = {},
 ): Promise<AgentNames> {
   const [keys, grants] = await Promise.all([
     deps.apiKeys.list(accountId),
     deps.oauth.grants.listGrants(accountId),
   ]);
   const keysById = new Map<string, ApiKey>(keys.map((k) => [k.id, k]));
-  const connected = new Map<string, Grant>(grants.map((g) => [g.id, g]));
+  const connected = new Set(grants.map((g) => g.id));
   const clientIds = new Set([
-    ...grants.map((g) => g.clientId),
+    ...(o.choices === true ? grants.map((g) => g.clientId) : []),
     ...refs.flatMap((r) => (r?.kind === 'access_token' && r.clientId !== null ? [r.clientId] : [])),
   ]);
   const clientNames = new Map(
@@ -60,9 +63,12 @@ export async function agentNames(
   };
   return {
     who,
-    choices: [
-      ...keys.map((k) => ({ id: k.id, label: keyName(k) })),
-      ...grants.map((g) => ({ id: g.id, label: clientName(g.clientId) })),
-    ],
+    choices:
+      o.choices === true
+        ? [
+            ...keys.map((k) => ({ id: k.id, label: keyName(k) })),
+            ...grants.map((g) => ({ id: g.id, label: clientName(g.clientId) })),
+          ]
+        : [],
   };
 }

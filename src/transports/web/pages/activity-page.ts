@@ -151,6 +151,7 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
         id: r.entry.credentialId,
         clientId: r.entry.clientId,
       })),
+      { choices: true },
     );
     const who = (kind: string, id: string, clientId: string | null) => {
       const words = agents.who({ kind, id, clientId });
