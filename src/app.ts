@@ -5,6 +5,8 @@ import {
   createStores,
   migrateToLatest,
   openDatabase,
+  sessionsShared,
+  SharedSessionsError,
   waitForDatabase,
   type Db,
   type WaitOptions,
@@ -100,6 +102,11 @@ export async function createApp(
         },
         overrides.stopping,
       );
+    // Locks last as long as a session: a pooler that shares sessions among clients cannot keep them (decision 0131).
+    if (overrides.db === undefined && db.dialect === 'postgres') {
+      const shared = await sessionsShared(db.pool, db.url, db.deadlineMs);
+      if (shared !== undefined) throw new SharedSessionsError(shared);
+    }
     if (overrides.migrate !== false) {
       const applied = await migrateToLatest(db);
       if (applied.length > 0) log.info({ applied, dialect: db.dialect }, 'migrations applied');

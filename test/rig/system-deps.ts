@@ -16,6 +16,8 @@ export const REQUIRED_SYSTEM_PACKAGES: readonly SystemPackage[] = [
   { bin: '/usr/bin/mbsync', pkg: 'isync' },
   // A process with its clock set apart (test/e2e/skewed-clocks.test.ts).
   { bin: '/usr/bin/faketime', pkg: 'faketime' },
+  // A connection pooler in front of PostgreSQL in each pool mode (test/e2e/connection-pooler.test.ts).
+  { bin: '/usr/sbin/pgbouncer', pkg: 'pgbouncer' },
 ];
 
 /** libfaketime, preloaded into a process to move its clock (`FAKETIME=+1h`). */

@@ -111,6 +111,7 @@ export {
   type SqliteDb,
 } from './database.ts';
 export { migrateToLatest, pendingMigrations, MigrationError } from './migrator.ts';
+export { sessionsShared, SharedSessionsError } from './pg-session-check.ts';
 export {
   waitForDatabase,
   DatabaseUnavailableError,
