@@ -24,4 +24,24 @@ describe('the peer check on PostgreSQL sessions (decision 0058)', () => {
       await db.close();
     }
   });
+
+  it("sets each session's statement deadline, none where there is none, whatever the database's default", async () => {
+    const url = await freshPgDatabase();
+    // An operator's (or a host's) default for every session of this database.
+    const admin = openPostgres(url, { poolSize: 1, deadlineMs: 0 });
+    await sql`alter database ${sql.id(new URL(url).pathname.slice(1))} set statement_timeout = '50ms'`.execute(
+      admin.kysely,
+    );
+    await admin.close();
+    for (const deadlineMs of [0, 30_000]) {
+      const db = openPostgres(url, { poolSize: 1, deadlineMs });
+      try {
+        const r = await sql<{ timeout: string }>`
+          select current_setting('statement_timeout') as timeout, pg_sleep(0.2)`.execute(db.kysely);
+        expect(r.rows[0]?.timeout).toBe(deadlineMs === 0 ? '0' : '30s');
+      } finally {
+        await db.close();
+      }
+    }
+  });
 });

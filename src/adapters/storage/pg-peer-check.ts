@@ -23,14 +23,14 @@ export const PEER_CHECK_SQL =
  *   connections; on one in use, a dropped socket (PostgreSQL restarted, a failover) emits `error` with nothing
  *   listening, an uncaught exception. The statement in flight rejects with the same error, and the pool discards
  *   the connection when it comes back (it is no longer queryable), so the listener has nothing else to do.
- * - The peer check above, and with a deadline, `statement_timeout`: PostgreSQL cancels a statement that runs longer,
- *   so one the client is told failed was rolled back, not committed behind its back (decision 0063). One statement.
+ * - The peer check above, and `statement_timeout`: PostgreSQL cancels a statement that runs longer than a deadline,
+ *   so one the client is told failed was rolled back, not committed behind its back (decision 0063); without one
+ *   (migrations), none, whatever the database's or role's default. One statement.
  */
 export async function readySession(client: pg.ClientBase, deadlineMs = 0): Promise<void> {
   client.on('error', () => undefined);
-  if (deadlineMs > 0)
-    await client.query(`${PEER_CHECK_SQL}, set_config('statement_timeout', $1, false)`, [String(deadlineMs)]);
-  else await client.query(PEER_CHECK_SQL);
+  // 0 is no deadline, said as well: a default the database or role sets (hosts often do) would cut a migration short.
+  await client.query(`${PEER_CHECK_SQL}, set_config('statement_timeout', $1, false)`, [String(deadlineMs)]);
 }
 
 /**
