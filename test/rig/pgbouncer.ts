@@ -49,6 +49,12 @@ export async function startPgBouncer(
       `auth_file = ${join(dir, 'users.txt')}`,
       `pool_mode = ${mode}`,
       'default_pool_size = 60',
+      // What the README asks of a pooler so that a node gone without a word frees its locks (decision 0131).
+      'tcp_keepalive = 1',
+      'tcp_keepidle = 10',
+      'tcp_keepintvl = 5',
+      'tcp_keepcnt = 3',
+      'tcp_user_timeout = 25000',
       // Idle server sessions handed out in turn rather than the one used last.
       ...(o.roundRobin === true ? ['server_round_robin = 1'] : []),
       'max_client_conn = 500',
