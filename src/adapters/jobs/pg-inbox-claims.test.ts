@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFaultProxy, type FaultProxy } from '../../../test/rig/fault-proxy.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
+import { startPgBouncer, type PgBouncer } from '../../../test/rig/pgbouncer.ts';
 import { PgInboxClaims } from './pg-inbox-claims.ts';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -59,5 +60,37 @@ describe('PgInboxClaims over a connection that goes quiet', () => {
     await expect(node.claim('a')).rejects.toThrow(/no answer within 500 ms|timeout/i);
     proxy.clear();
     expect(await node.claim('a')).toBe(true);
+  });
+});
+
+// Decision 0131: behind a pooler in session mode, the server session is the pooler's; it must end a node's claims
+// when the node's connection to it ends, and count only the nodes connected.
+describe('PgInboxClaims behind PgBouncer in session mode', () => {
+  const open: { close(): Promise<void> }[] = [];
+  const bouncers: PgBouncer[] = [];
+  afterEach(async () => {
+    for (const o of open.splice(0)) await o.close();
+    for (const b of bouncers.splice(0)) await b.stop();
+  });
+
+  it("frees a node's claims when its connection to the pooler ends, and counts the nodes still there", async () => {
+    const b = await startPgBouncer(await freshPgDatabase(), 'session');
+    bouncers.push(b);
+    const u = new URL(b.url);
+    const proxy = await startFaultProxy({ host: u.hostname, port: Number(u.port) });
+    open.push(proxy);
+    u.port = String(proxy.port);
+    const node = new PgInboxClaims(u.toString());
+    const other = new PgInboxClaims(b.url);
+    open.push(node, other);
+
+    expect(await node.claim('a')).toBe(true);
+    expect(await other.claim('a')).toBe(false);
+    expect(await other.nodes()).toBe(2);
+
+    // The node's process ends: its connection to the pooler closes; the pooler resets the server session it held.
+    proxy.inject({ kind: 'drop' });
+    await eventually(() => other.claim('a'));
+    expect(await other.nodes()).toBe(1);
   });
 });
