@@ -135,6 +135,18 @@ export const SETTINGS = {
     defaultText: '10000',
     description: 'How long a graceful shutdown waits for in-flight requests.',
   },
+  keepAliveSeconds: {
+    env: 'HTTP_KEEP_ALIVE_SECONDS',
+    schema: z.coerce
+      .number({ error: 'expected a number of seconds from 1 to 3600' })
+      .int('expected a number of seconds from 1 to 3600')
+      .min(1, 'expected a number of seconds from 1 to 3600')
+      .max(3600, 'expected a number of seconds from 1 to 3600')
+      .default(125),
+    defaultText: '125',
+    description:
+      "How long an idle HTTP connection stays open for its client's next request. Keep it longer than the idle timeout of a proxy or load balancer in front that reuses connections (Caddy: 120 s; nginx's upstream keepalive and AWS load balancers: 60 s; Google Cloud's: 600 s), or it may send a request on a connection the service is closing and answer 502 (decision 0132).",
+  },
   databaseWaitSeconds: {
     env: 'DATABASE_WAIT_SECONDS',
     schema: z.coerce

@@ -12,6 +12,8 @@ export interface Config {
   readonly database: DatabaseConfig;
   readonly logLevel: RawSettings['logLevel'];
   readonly shutdownTimeoutMs: number;
+  /** How long an idle HTTP connection is kept for the next request (HTTP_KEEP_ALIVE_SECONDS). */
+  readonly keepAliveSeconds: number;
   /** PostgreSQL: how long a start waits for the database to accept connections (wait-for-database.ts). */
   readonly databaseWaitSeconds: number;
   /** PostgreSQL: how long a statement may wait for an answer (pg-deadline.ts). */

@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       database: { kind: 'sqlite', path: '/srv/app/data/inbox-triage.db' },
       logLevel: 'info',
       shutdownTimeoutMs: 10000,
+      keepAliveSeconds: 125,
       databaseWaitSeconds: 60,
       databaseQueryTimeoutSeconds: 30,
       trustProxy: false,

@@ -48,6 +48,7 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
         : { kind: 'postgres' },
     logLevel: settings.logLevel,
     shutdownTimeoutMs: settings.shutdownTimeoutMs,
+    keepAliveSeconds: settings.keepAliveSeconds,
     databaseWaitSeconds: settings.databaseWaitSeconds,
     databaseQueryTimeoutSeconds: settings.databaseQueryTimeoutSeconds,
     trustProxy: settings.trustProxy,

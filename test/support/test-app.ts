@@ -29,6 +29,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     database: { kind: 'sqlite', path: join(dataDir, 'test.db') },
     logLevel: 'silent',
     shutdownTimeoutMs: 2000,
+    keepAliveSeconds: 125,
     databaseWaitSeconds: 0,
     databaseQueryTimeoutSeconds: 30,
     trustProxy: false,

@@ -37,6 +37,7 @@ async function serve(io: CliIo, config: Config, secrets: Secrets): Promise<numbe
     port: config.port,
     log: app.log,
     lane: app.lane,
+    keepAliveSeconds: config.keepAliveSeconds,
   });
   app.startBackground();
   const memory = startIdleMemoryRelease({

@@ -20,7 +20,7 @@ export interface RunningServer {
 
 export async function listen(
   fetch: (req: Request) => Response | Promise<Response>,
-  opts: { host: string; port: number; log: Logger; lane?: NodeLane },
+  opts: { host: string; port: number; log: Logger; lane?: NodeLane; keepAliveSeconds?: number },
 ): Promise<RunningServer> {
   const viaFetch = getRequestListener(fetch, { hostname: opts.host });
   const lane = opts.lane;
@@ -31,6 +31,10 @@ export async function listen(
           if (!lane(req, res)) void viaFetch(req, res);
         },
   );
+  // Node closes an idle connection after 5 s by default. A proxy in front that keeps its own connections idle longer
+  // (60 s is common) may send a request on one at the moment it closes, and answer 502 (decision 0132). Node keeps
+  // it a further `keepAliveTimeoutBuffer` (1 s) beyond what its Keep-Alive header announces.
+  if (opts.keepAliveSeconds !== undefined) server.keepAliveTimeout = opts.keepAliveSeconds * 1000;
   await new Promise<void>((resolve, reject) => {
     const refused = (e: Error) => reject(listenError(e, opts.host, opts.port));
     server.once('error', refused);
