@@ -211,5 +211,6 @@ export function databaseTarget(config: Config, secrets: Secrets) {
     kind: 'postgres',
     url: secrets.databaseUrl,
     deadlineMs: config.databaseQueryTimeoutSeconds * 1000,
+    poolSize: config.databasePoolSize,
   } as const;
 }

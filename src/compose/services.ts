@@ -188,7 +188,8 @@ export function buildServices(c: {
   const serial =
     db.dialect === 'sqlite'
       ? new KeyedMutex()
-      : new PgAdvisorySerializer(db.url, { deadlineMs: db.deadlineMs });
+      : // One lock session per inbox changed at once; each change also needs one of the main pool's connections.
+        new PgAdvisorySerializer(db.url, { deadlineMs: db.deadlineMs, size: Math.min(8, db.poolSize) });
   const read = new ReadService({
     folders: stores.folders,
     messages: stores.messages,

@@ -159,6 +159,18 @@ export const SETTINGS = {
     description:
       'PostgreSQL only: how long `serve` and `migrate` wait at start for the database to accept connections (it may start after the service: compose, boot order), trying again with growing pauses. Wrong credentials or a missing database stop at once; 0 does not wait (decision 0057).',
   },
+  databasePoolSize: {
+    env: 'DATABASE_POOL_SIZE',
+    schema: z.coerce
+      .number({ error: 'expected a number of connections from 2 to 200' })
+      .int('expected a number of connections from 2 to 200')
+      .min(2, 'expected a number of connections from 2 to 200')
+      .max(200, 'expected a number of connections from 2 to 200')
+      .default(10),
+    defaultText: '10',
+    description:
+      "PostgreSQL only: the connections of an instance's main pool. An instance opens up to this many, as many again (at most 8) that hold inboxes' locks, and 6 of its own (the job queue 5, the watchers 1): 24 at the default. Lower it where the database allows few connections; requests then wait for one in turn.",
+  },
   databaseQueryTimeoutSeconds: {
     env: 'DATABASE_QUERY_TIMEOUT_SECONDS',
     schema: z.coerce

@@ -18,6 +18,8 @@ export interface Config {
   readonly databaseWaitSeconds: number;
   /** PostgreSQL: how long a statement may wait for an answer (pg-deadline.ts). */
   readonly databaseQueryTimeoutSeconds: number;
+  /** PostgreSQL: the main pool's connections (DATABASE_POOL_SIZE); the lock pool has as many, at most 8. */
+  readonly databasePoolSize: number;
   readonly trustProxy: boolean;
   readonly trialDays: number;
   readonly openSignup: boolean;

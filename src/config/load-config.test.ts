@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       shutdownTimeoutMs: 10000,
       keepAliveSeconds: 125,
+      databasePoolSize: 10,
       databaseWaitSeconds: 60,
       databaseQueryTimeoutSeconds: 30,
       trustProxy: false,

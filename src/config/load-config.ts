@@ -51,6 +51,7 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
     keepAliveSeconds: settings.keepAliveSeconds,
     databaseWaitSeconds: settings.databaseWaitSeconds,
     databaseQueryTimeoutSeconds: settings.databaseQueryTimeoutSeconds,
+    databasePoolSize: settings.databasePoolSize,
     trustProxy: settings.trustProxy,
     trialDays: settings.trialDays,
     openSignup: settings.openSignup,

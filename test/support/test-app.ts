@@ -30,6 +30,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'silent',
     shutdownTimeoutMs: 2000,
     keepAliveSeconds: 125,
+    databasePoolSize: 10,
     databaseWaitSeconds: 0,
     databaseQueryTimeoutSeconds: 30,
     trustProxy: false,

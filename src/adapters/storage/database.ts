@@ -19,6 +19,8 @@ export interface PostgresDb {
   readonly url: string;
   /** How long one statement may wait for an answer before it fails and its connection is dropped; 0: unbounded. */
   readonly deadlineMs: number;
+  /** The most connections the pool opens (DATABASE_POOL_SIZE). */
+  readonly poolSize: number;
   /**
    * Runs `work` on a database of its own with no deadline, one session, closed after: for migrations, whose
    * statements may take minutes on a large database (decision 0063).
@@ -55,12 +57,13 @@ export function openPostgres(
   o: { poolSize?: number | undefined; deadlineMs?: number | undefined } = {},
 ): PostgresDb {
   const deadlineMs = o.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const poolSize = o.poolSize ?? 10;
   // Epoch-millisecond columns are bigint; they fit a JS number exactly until the year 287396.
   const types = new (pgModule.load().TypeOverrides)();
   types.setTypeParser(INT8_OID, Number);
   types.setTypeParser(NUMERIC_OID, Number);
   const pool = new (pgModule.load().Pool)(
-    withReadySessions({ connectionString: url, max: o.poolSize ?? 10, types }, deadlineMs),
+    withReadySessions({ connectionString: url, max: poolSize, types }, deadlineMs),
   );
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
@@ -71,6 +74,7 @@ export function openPostgres(
     pool,
     url,
     deadlineMs,
+    poolSize,
     unbounded: async (work) => {
       const own = openPostgres(url, { poolSize: 1, deadlineMs: 0 });
       try {
