@@ -115,7 +115,9 @@ describe('triage tools on the demo inbox', () => {
       await call('add_vip', { emails: ['p1000@many.test'], domains: ['many.test'] }),
       'invalid_arguments',
     );
-    expect(full['message']).toMatch(/^The VIP list holds at most 1000 entries and has 1000; nothing was added/);
+    expect(full['message']).toMatch(
+      /^The VIP list holds at most 1000 entries and has 1000; nothing was added/,
+    );
     expect((expectToolOk(await call('list_vips'))['emails'] as string[]).length).toBe(1000);
     for (let n = 0; n < 1000; n += 100)
       expectToolOk(await call('remove_vip', { emails: hundred(n), confirmed: true }));

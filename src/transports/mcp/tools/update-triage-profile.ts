@@ -26,27 +26,6 @@ const PROFILE_PATCH = z
   } satisfies Record<keyof typeof TRIAGE_PROFILE.shape, z.ZodType>)
   .partial();
 
-export const getTriageProfile = defineTool({
-  name: 'get_triage_profile',
-  title: 'Get the triage profile',
-  description:
-    'The person’s triageProfile: defaults (cadence, quiet hours, junk rules, vip.people, sending) and per-inbox overrides. With ' +
-    'inboxId it adds effective: the defaults with that inbox’s override merged in — follow those for that inbox.',
-  input: z.strictObject({ inboxId: z.string().optional() }),
-  output: payload({ triageProfile: TRIAGE_PROFILE, effective: TRIAGE_PREFS.optional() }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run({ inboxId }, ctx) {
-    const triageProfile = await ctx.services.profiles.get(ctx.principal.accountId);
-    if (inboxId === undefined) return toolOk({ triageProfile });
-    const inbox = await ownedInbox(ctx, inboxId);
-    if (!inbox.ok) return inbox.error;
-    return toolOk({
-      triageProfile,
-      effective: await ctx.services.profiles.effective(ctx.principal.accountId, inbox.inbox.id),
-    });
-  },
-});
-
 export const updateTriageProfile = defineTool({
   name: 'update_triage_profile',
   title: 'Update the triage profile',
