@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { freshPgDatabase } from '../../../test/rig/pg.ts';
 import { createPinoLogger, TurnBatchedLines } from './pino-logger.ts';
 
 function capture() {
@@ -33,6 +35,45 @@ describe('pino logger redaction', () => {
     }
     expect(text).toContain('[redacted]');
     expect(text).toContain('"reqId":"r1"');
+  });
+});
+
+describe('errors in the log (decision 0134)', () => {
+  it('leave out the values a database error quotes, and keep its code and what it names', async () => {
+    const c = new pg.Client({ connectionString: await freshPgDatabase() });
+    await c.connect();
+    let failure: unknown;
+    try {
+      await c.query('create table drafts (subject text not null, body text not null)');
+      await c.query("insert into drafts (subject, body) values ('Your biopsy results', null)");
+    } catch (e) {
+      failure = e;
+    } finally {
+      await c.end();
+    }
+    // What PostgreSQL said: the whole row, in the error's own fields.
+    expect((failure as { detail?: string }).detail).toContain('Your biopsy results');
+    const { lines, stream } = capture();
+    createPinoLogger('info', stream).error({ err: failure, tool: 'create_draft' }, 'tool failed');
+    const line = JSON.parse(lines.join('')) as { err: Record<string, unknown> };
+    expect(lines.join('')).not.toContain('biopsy');
+    expect(line.err).toMatchObject({
+      type: 'DatabaseError',
+      message: 'null value in column "body" of relation "drafts" violates not-null constraint',
+      errorCode: '23502',
+      table: 'drafts',
+      column: 'body',
+    });
+    expect(line.err).not.toHaveProperty('detail');
+  });
+
+  it("keep a system error's code, which the redaction of OAuth codes hid", () => {
+    const { lines, stream } = capture();
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:993'), { code: 'ECONNREFUSED' });
+    createPinoLogger('info', stream).warn({ err: refused, code: 'an-oauth-code' }, 'x');
+    const line = JSON.parse(lines.join('')) as { err: Record<string, unknown>; code: string };
+    expect(line.err['errorCode']).toBe('ECONNREFUSED');
+    expect(line.code).toBe('[redacted]');
   });
 });
 

@@ -50,11 +50,33 @@ export function createPinoLogger(
       level,
       base: { service: 'inbox-triage' },
       ...(opts.redact !== false && { redact: { paths: REDACT_PATHS, censor: '[redacted]' } }),
+      serializers: { err: loggedError },
       timestamp: isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
     destination,
   );
+}
+
+/**
+ * Fields of an error that carry the data a statement worked on rather than what went wrong: PostgreSQL's `detail`
+ * ("Failing row contains (…)" — a whole row: a subject, an address, a draft's text — or "Key (…)=(…)"), the PL/pgSQL
+ * context (`where`) and the statement it ran (`internalQuery`). Decision 0134.
+ */
+const DATA_FIELDS: ReadonlySet<string> = new Set(['detail', 'where', 'internalQuery']);
+
+/**
+ * An error as a log line shows it: pino's standard serializer (type, message, stack, and the error's own fields),
+ * without the fields above, and with `code` (a SQLSTATE such as 23502, or ECONNREFUSED) as `errorCode`, where the
+ * redaction of OAuth codes (`*.code`) would have hidden it.
+ */
+export function loggedError(e: unknown): unknown {
+  if (!(e instanceof Error)) return e;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(pino.stdSerializers.err(e)))
+    if (k === 'code') out['errorCode'] = v;
+    else if (!DATA_FIELDS.has(k)) out[k] = v;
+  return out;
 }
 
 let lastMs = Number.NaN;

@@ -454,7 +454,7 @@ export class ScreeningService implements ArrivalScreen {
     if (arrived.length === 0) return;
     const ready = await this.ensureScreenedFolder(inbox);
     if (!ready.ok) {
-      this.deps.log.warn({ inboxId: inbox.id, code: ready.error.code }, 'blocklist: no Screened folder');
+      this.deps.log.warn({ inboxId: inbox.id, errorCode: ready.error.code }, 'blocklist: no Screened folder');
       return;
     }
     const recorded = await this.deps.store.recordBlocked(
@@ -499,7 +499,8 @@ export class ScreeningService implements ArrivalScreen {
         recorded.filter((r) => moved.has(r.messageId)).map((r) => r.id),
         undoId,
       );
-    if (!acted.ok) this.deps.log.warn({ inboxId: inbox.id, code: acted.error.code }, 'blocklist: not moved');
+    if (!acted.ok)
+      this.deps.log.warn({ inboxId: inbox.id, errorCode: acted.error.code }, 'blocklist: not moved');
     else this.deps.log.info({ inboxId: inbox.id, screened: moved.size }, 'blocklist: screened on arrival');
   }
 
