@@ -56,6 +56,7 @@ export interface App {
 export async function adoptKey(config: Config, secrets: Secrets): Promise<void> {
   const db = openDatabase(databaseTarget(config, secrets));
   try {
+    await refuseSharedSessions(db);
     await migrateToLatest(db);
     await adoptEncryptionKey(createStores(db).settings, secrets.encryptionKey, systemClock.now());
   } finally {
@@ -71,6 +72,7 @@ export async function adoptKey(config: Config, secrets: Secrets): Promise<void> 
 export async function rotateKey(config: Config, secrets: Secrets, next: Buffer): Promise<Resealed> {
   const db = openDatabase(databaseTarget(config, secrets));
   try {
+    await refuseSharedSessions(db);
     await migrateToLatest(db);
     return await rotateEncryptionKey(db, secrets.encryptionKey, next, systemClock.now());
   } finally {
@@ -102,11 +104,7 @@ export async function createApp(
         },
         overrides.stopping,
       );
-    // Locks last as long as a session: a pooler that shares sessions among clients cannot keep them (decision 0131).
-    if (overrides.db === undefined && db.dialect === 'postgres') {
-      const shared = await sessionsShared(db.pool, db.url, db.deadlineMs);
-      if (shared !== undefined) throw new SharedSessionsError(shared);
-    }
+    if (overrides.db === undefined) await refuseSharedSessions(db);
     if (overrides.migrate !== false) {
       const applied = await migrateToLatest(db);
       if (applied.length > 0) log.info({ applied, dialect: db.dialect }, 'migrations applied');
@@ -192,6 +190,16 @@ export async function createApp(
       if (overrides.db === undefined) await db.close();
     },
   };
+}
+
+/**
+ * Refuses a PostgreSQL reached through a pooler that shares one session among clients (decision 0131): the service's
+ * locks — an inbox's, a watcher's, the migrations' — last as long as a session, and such a pooler hands them on.
+ */
+export async function refuseSharedSessions(db: Db): Promise<void> {
+  if (db.dialect !== 'postgres') return;
+  const shared = await sessionsShared(db.pool, db.url, db.deadlineMs);
+  if (shared !== undefined) throw new SharedSessionsError(shared);
 }
 
 /** Waits up to DATABASE_WAIT_SECONDS for PostgreSQL to accept connections; `onWait` is told before each pause. */

@@ -78,17 +78,19 @@ describe('behind a connection pooler', () => {
   }, 120_000);
 
   it.each(['transaction', 'statement'] as const)(
-    'in %s mode, the service refuses to start, says why, and has changed nothing',
+    'in %s mode, the service and its migrations refuse to start, say why, and have changed nothing',
     async (mode) => {
       const { pgUrl, url } = await behind(mode);
-      const svc = runService(['serve'], { PORT: String(await freePort()), ...env(url, `pooled-${mode}-`) });
-      running.push(svc);
-      expect(await svc.exited, svc.stderr()).toBe(1);
-      expect(svc.stderr()).toContain(
-        'inbox-triage: DATABASE_URL reaches PostgreSQL through a connection pooler that shares one database session',
-      );
-      expect(svc.stderr()).toContain('PgBouncer pool_mode = session');
-      expect(svc.stdout()).not.toContain('listening');
+      for (const command of ['serve', 'migrate']) {
+        const svc = runService([command], { PORT: String(await freePort()), ...env(url, `pooled-${mode}-`) });
+        running.push(svc);
+        expect(await svc.exited, svc.stderr()).toBe(1);
+        expect(svc.stderr()).toContain(
+          'inbox-triage: DATABASE_URL reaches PostgreSQL through a connection pooler that shares one database session',
+        );
+        expect(svc.stderr()).toContain('PgBouncer pool_mode = session');
+        expect(svc.stdout()).not.toContain('listening');
+      }
       const direct = new pg.Client({ connectionString: pgUrl });
       await direct.connect();
       try {

@@ -1,4 +1,4 @@
-import { databaseTarget, waitForDatabaseOf } from '../../app.ts';
+import { databaseTarget, refuseSharedSessions, waitForDatabaseOf } from '../../app.ts';
 import { migrateToLatest, openDatabase } from '../../adapters/storage/index.ts';
 import { readConfiguration } from '../../config/index.ts';
 import { EXIT, type CliIo } from './cli-io.ts';
@@ -14,6 +14,7 @@ export async function migrateCommand(io: CliIo): Promise<number> {
         `inbox-triage: waiting for the database (${reason}); trying again in ${(retryInMs / 1000).toFixed(1)} s`,
       );
     });
+    await refuseSharedSessions(db);
     const applied = await migrateToLatest(db);
     io.out(applied.length === 0 ? 'Database is up to date.' : `Applied: ${applied.join(', ')}`);
     return EXIT.ok;
