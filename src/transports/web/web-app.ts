@@ -49,7 +49,7 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   for (const path of PAGE_PATHS) {
     app.use(
       path,
-      securityHeaders,
+      securityHeaders({ https: deps.cookies.secure }),
       csrfProtection({ ...deps.cookies, origin: new URL(deps.baseUrl).origin }),
       loadSession(deps.sessions, deps.cookies),
     );

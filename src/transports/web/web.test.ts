@@ -358,6 +358,18 @@ describe('pages', () => {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('referrer-policy')).toBe('same-origin');
       expect(res.headers.get('cache-control')).toBe('no-store');
+      // At an http address there is no https to hold a browser to.
+      expect(res.headers.get('strict-transport-security')).toBeNull();
+    },
+  );
+
+  // Decision 0135.
+  it.each(['/signin', '/oauth/authorize?client_id=itc_nobody'])(
+    'at an https address, tell the browser to come back only over https: %s',
+    async (path) => {
+      app = await createTestApp({ config: { baseUrl: 'https://triage.example.com' } });
+      const res = await new WebClient(app).get(path);
+      expect(res.headers.get('strict-transport-security')).toBe('max-age=31536000');
     },
   );
 
