@@ -37,8 +37,14 @@ export function endRequest(
   const ms = Math.round(elapsed * 10) / 10;
   const line = { reqId: frame.reqId, method: r.method, path: loggedPath(r.path), status: r.status, ms };
   if (r.status >= 500) accessLog.error(line, 'request failed');
+  // A load balancer asks every few seconds, a scraper every few more: their answers that say all is well are debug
+  // lines, or they would be most of the log (decision 0136). A 503 from /readyz, or a refused scrape, is not.
+  else if (PROBES.has(r.route) && r.status < 400) accessLog.debug(line, 'request');
   else accessLog.info(line, 'request');
 }
+
+/** The routes machines poll: health, readiness, metrics. */
+const PROBES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
 // A path segment shaped like one of our secrets (`att_…`, `itk_…`, `cap_…`: a prefix and at least 16 letters or digits).
 const TOKEN_SEGMENT = /(?<=\/)([A-Za-z]{2,8}_)[A-Za-z0-9]{16,}(?=\/|$)/g;

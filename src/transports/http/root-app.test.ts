@@ -45,6 +45,25 @@ describe('root HTTP app', () => {
     expect(await res.json()).toEqual({ status: 'unavailable', reason: 'database unreachable' });
   });
 
+  // Decision 0136.
+  it('logs at debug the probes of load balancers and scrapers that find all well, and the rest as before', async () => {
+    const { log, lines } = recordingLogger();
+    app = await createTestApp({ overrides: { log } });
+    for (let i = 0; i < 3; i++) {
+      expect((await call(app, '/healthz')).status).toBe(200);
+      expect((await call(app, '/readyz')).status).toBe(200);
+    }
+    expect((await call(app, '/signin')).status).toBe(200);
+    await app.db.close();
+    expect((await call(app, '/readyz')).status).toBe(503);
+    const access = lines.filter((l) => /"request( failed)?"/.test(l));
+    const at = (level: string, path: string) =>
+      access.filter((l) => l.startsWith(`${level} `) && l.includes(`"path":"${path}"`)).length;
+    expect([at('debug', '/healthz'), at('debug', '/readyz'), at('info', '/healthz')]).toEqual([3, 3, 0]);
+    // The page as before; a readiness check that fails, as every answer of 500 and more.
+    expect([at('info', '/signin'), at('error', '/readyz')]).toEqual([1, 1]);
+  });
+
   it('unknown routes answer a JSON 404', async () => {
     app = await createTestApp();
     const res = await call(app, '/nope');
