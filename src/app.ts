@@ -2,7 +2,9 @@ import type { Hono } from 'hono';
 import type { Config, Secrets } from './config/index.ts';
 import { createPinoLogger } from './adapters/logging/pino-logger.ts';
 import {
+  connectionAllowance,
   createStores,
+  instanceConnections,
   migrateToLatest,
   openDatabase,
   sessionsShared,
@@ -105,6 +107,16 @@ export async function createApp(
         overrides.stopping,
       );
     if (overrides.db === undefined) await refuseSharedSessions(db);
+    if (overrides.db === undefined && db.dialect === 'postgres') {
+      // A setting that starts but will not work under load (decision 0054): more connections than the server grants.
+      const most = instanceConnections(db.poolSize);
+      const allowed = await connectionAllowance(db);
+      if (most > allowed.connections)
+        log.warn(
+          { connections: most, allowed: allowed.connections },
+          `this instance may open up to ${String(most)} connections to PostgreSQL, more than the ${String(allowed.connections)} that ${allowed.limit} allows: lower DATABASE_POOL_SIZE (decision 0133)`,
+        );
+    }
     if (overrides.migrate !== false) {
       const applied = await migrateToLatest(db);
       if (applied.length > 0) log.info({ applied, dialect: db.dialect }, 'migrations applied');

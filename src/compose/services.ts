@@ -62,6 +62,7 @@ import { credentialSealer } from './key-check.ts';
 import type { Clock } from '../lib/clock.ts';
 import { KeyedMutex } from '../lib/keyed-mutex.ts';
 import { PgAdvisorySerializer } from '../adapters/storage/pg-advisory-serializer.ts';
+import { lockSessions } from '../adapters/storage/database.ts';
 import type { Logger } from '../lib/logger.ts';
 import { SCOPE_MCP_TOOLS } from '../oauth/oauth-config.ts';
 import { OAuthProvider } from '../oauth/oauth-provider.ts';
@@ -189,7 +190,7 @@ export function buildServices(c: {
     db.dialect === 'sqlite'
       ? new KeyedMutex()
       : // One lock session per inbox changed at once; each change also needs one of the main pool's connections.
-        new PgAdvisorySerializer(db.url, { deadlineMs: db.deadlineMs, size: Math.min(8, db.poolSize) });
+        new PgAdvisorySerializer(db.url, { deadlineMs: db.deadlineMs, size: lockSessions(db.poolSize) });
   const read = new ReadService({
     folders: stores.folders,
     messages: stores.messages,

@@ -87,4 +87,37 @@ describe('DATABASE_POOL_SIZE', () => {
     expect([...most.values()].reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(10);
     expect(svc.stdout()).not.toMatch(/"level":"(error|fatal)"/);
   }, 120_000);
+
+  it('an instance that may open more connections than the database allows says so at start', async () => {
+    const pgUrl = await freshPgDatabase();
+    const admin = new pg.Client({ connectionString: pgUrl });
+    await admin.connect();
+    await admin.query(`alter database "${new URL(pgUrl).pathname.slice(1)}" connection limit 15`);
+    await admin.end();
+    const env = { DATABASE_URL: pgUrl, ENCRYPTION_KEY: TEST_KEY.toString('base64') };
+    const warned = (s: ServiceProcess) =>
+      s
+        .stdout()
+        .split('\n')
+        .filter((l) => l.includes('lower DATABASE_POOL_SIZE'))
+        .map((l) => JSON.parse(l) as { level: string; msg: string });
+    const byDefault = await startService({ ...env, DATA_DIR: tempDir('pool-size-') }, 60_000);
+    running.push(byDefault);
+    expect(warned(byDefault)).toMatchObject([
+      {
+        level: 'warn',
+        msg: "this instance may open up to 24 connections to PostgreSQL, more than the 15 that the database's CONNECTION LIMIT allows: lower DATABASE_POOL_SIZE (decision 0133)",
+        connections: 24,
+        allowed: 15,
+      },
+    ]);
+    byDefault.child.kill('SIGTERM');
+    await byDefault.exited;
+    const fitted = await startService(
+      { ...env, DATA_DIR: tempDir('pool-size-'), DATABASE_POOL_SIZE: '4' },
+      60_000,
+    );
+    running.push(fitted);
+    expect(warned(fitted)).toEqual([]);
+  }, 120_000);
 });

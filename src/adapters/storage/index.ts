@@ -102,6 +102,7 @@ export function createStores(db: Db): Stores {
 
 export {
   openDatabase,
+  instanceConnections,
   openPostgres,
   openSqlite,
   type Db,
@@ -112,6 +113,7 @@ export {
 } from './database.ts';
 export { migrateToLatest, pendingMigrations, MigrationError } from './migrator.ts';
 export { sessionsShared, SharedSessionsError } from './pg-session-check.ts';
+export { connectionAllowance } from './pg-connection-allowance.ts';
 export {
   waitForDatabase,
   DatabaseUnavailableError,
