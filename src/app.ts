@@ -2,9 +2,7 @@ import type { Hono } from 'hono';
 import type { Config, Secrets } from './config/index.ts';
 import { createPinoLogger } from './adapters/logging/pino-logger.ts';
 import {
-  connectionAllowance,
   createStores,
-  instanceConnections,
   migrateToLatest,
   openDatabase,
   sessionsShared,
@@ -15,6 +13,7 @@ import {
   type Stores,
 } from './adapters/storage/index.ts';
 import { clusterClock } from './compose/cluster-clock.ts';
+import { connectionsWarning } from './compose/database-connections.ts';
 import { reportCredentialChanges } from './compose/credential-changes.ts';
 import { adoptEncryptionKey, checkEncryptionKey, rotateEncryptionKey } from './compose/key-check.ts';
 import type { Resealed } from './adapters/storage/key-rotation.ts';
@@ -108,14 +107,8 @@ export async function createApp(
       );
     if (overrides.db === undefined) await refuseSharedSessions(db);
     if (overrides.db === undefined && db.dialect === 'postgres') {
-      // A setting that starts but will not work under load (decision 0054): more connections than the server grants.
-      const most = instanceConnections(db.poolSize);
-      const allowed = await connectionAllowance(db);
-      if (most > allowed.connections)
-        log.warn(
-          { connections: most, allowed: allowed.connections },
-          `this instance may open up to ${String(most)} connections to PostgreSQL, more than the ${String(allowed.connections)} that ${allowed.limit} allows: lower DATABASE_POOL_SIZE (decision 0133)`,
-        );
+      const warning = await connectionsWarning(db);
+      if (warning !== undefined) log.warn(warning.fields, warning.words);
     }
     if (overrides.migrate !== false) {
       const applied = await migrateToLatest(db);

@@ -62,7 +62,7 @@ import { credentialSealer } from './key-check.ts';
 import type { Clock } from '../lib/clock.ts';
 import { KeyedMutex } from '../lib/keyed-mutex.ts';
 import { PgAdvisorySerializer } from '../adapters/storage/pg-advisory-serializer.ts';
-import { lockSessions } from '../adapters/storage/database.ts';
+import { lockSessions } from './database-connections.ts';
 import type { Logger } from '../lib/logger.ts';
 import { SCOPE_MCP_TOOLS } from '../oauth/oauth-config.ts';
 import { OAuthProvider } from '../oauth/oauth-provider.ts';

@@ -3,7 +3,7 @@ import { chownSync, closeSync, openSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from './free-port.ts';
-import { terminate, track, watchSpawnErrors } from './processes.ts';
+import { deathReason, terminate, track, watchSpawnErrors } from './processes.ts';
 import { makeScratchDir, releaseScratchDir } from './scratch-dir.ts';
 import { readTail, sleep } from './util.ts';
 
@@ -80,10 +80,11 @@ export async function startPgBouncer(
   };
   for (let i = 0; ; i++) {
     if (await listening(port)) break;
-    if (i === 100 || child.exitCode !== null) {
+    const dead = deathReason(child);
+    if (i === 100 || dead !== undefined) {
       const log = readTail(logPath);
       await stop();
-      throw new Error(`PgBouncer did not start:\n${log}`);
+      throw new Error(`PgBouncer ${dead ?? 'did not listen within 5 s'}:\n${log}`);
     }
     await sleep(50);
   }

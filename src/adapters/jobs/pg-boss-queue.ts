@@ -7,6 +7,11 @@ const pgBossModule = new LazyModule<typeof PgBossModule>('pg-boss');
 import type { JobQueue } from '../../core/jobs/job-queue.ts';
 import type { Logger } from '../../lib/logger.ts';
 
+/** pg-boss's pool on this node; it opens one connection more for LISTEN. */
+const POOL_SIZE = 4;
+/** The connections the job queue opens at most on a node: its pool and its LISTEN session. */
+export const JOB_QUEUE_CONNECTIONS = POOL_SIZE + 1;
+
 const SHORT_DELAY_MS = 30_000;
 /** How long a finished job is kept (pg-boss keeps them a week unless told). */
 const FINISHED_KEPT_SECONDS = 3600;
@@ -75,7 +80,7 @@ export class PgBossQueue implements JobQueue {
     this.boss = new PgBoss({
       connectionString: o.connectionString,
       application_name: 'inbox-triage-jobs',
-      max: 4,
+      max: POOL_SIZE,
       superviseIntervalSeconds: this.opts.superviseSeconds,
       // A job whose node stopped beating is failed (and retried) by the monitor step of the supervisor's pass, which
       // runs only as often as this: at pg-boss's default of 60 s, a sync whose completion a database outage swallowed

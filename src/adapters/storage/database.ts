@@ -49,12 +49,6 @@ export function openDatabase(target: DbTarget): Db {
     : openPostgres(target.url, { poolSize: target.poolSize, deadlineMs: target.deadlineMs });
 }
 
-/** The lock pool: a session per inbox changed at once, as many as the main pool's up to 8 (decision 0133). */
-export const lockSessions = (poolSize: number): number => Math.min(8, poolSize);
-
-/** The most connections an instance opens: its main pool, its lock sessions, the job queue's 5 and its watch session. */
-export const instanceConnections = (poolSize: number): number => poolSize + lockSessions(poolSize) + 6;
-
 /** Statements of the service's pools give up after this long unless told otherwise (DATABASE_QUERY_TIMEOUT_SECONDS). */
 export const DEFAULT_DEADLINE_MS = 30_000;
 

@@ -102,7 +102,6 @@ export function createStores(db: Db): Stores {
 
 export {
   openDatabase,
-  instanceConnections,
   openPostgres,
   openSqlite,
   type Db,

@@ -20,15 +20,13 @@ export async function connectionAllowance(db: PostgresDb): Promise<ConnectionAll
            (select datconnlimit from pg_database where datname = current_database()) as database`.execute(
     db.kysely,
   );
-  const r = rows[0];
-  const limits: ConnectionAllowance[] = [
-    { connections: r?.server ?? Infinity, limit: 'max_connections, less the reserved' },
-    ...(r !== undefined && r.role >= 0
-      ? [{ connections: r.role, limit: "the role's CONNECTION LIMIT" }]
-      : []),
-    ...(r !== undefined && r.database >= 0
-      ? [{ connections: r.database, limit: "the database's CONNECTION LIMIT" }]
-      : []),
-  ];
+  const [r] = rows;
+  if (r === undefined) throw new Error('the database did not say what connections it allows');
+  // A CONNECTION LIMIT of -1 is none.
+  const limits = [
+    { connections: r.server, limit: 'max_connections, less the reserved' },
+    { connections: r.role, limit: "the role's CONNECTION LIMIT" },
+    { connections: r.database, limit: "the database's CONNECTION LIMIT" },
+  ].filter((l) => l.connections >= 0);
   return limits.reduce((a, b) => (b.connections < a.connections ? b : a));
 }
