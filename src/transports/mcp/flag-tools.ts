@@ -4,10 +4,8 @@ import { actResult, fromActError } from './action-results.ts';
 import type { ACT_RESULT } from './output-shapes.ts';
 import type { PayloadOf, ToolContext, ToolOutcome } from './tool-definition.ts';
 import { toolError } from './tool-error.ts';
-import { LABEL_ID } from './tool-helpers.ts';
+import { LABEL_ID, MESSAGE_IDS } from './tool-helpers.ts';
 
-/** Up to 25 message ids, as apply_labels, remove_labels and star_messages take them. */
-export const MESSAGE_IDS = z.array(z.string()).min(1).max(25);
 const labelIds = z.array(z.string().regex(LABEL_ID, 'a label id from list_labels')).min(1).max(20);
 /** The arguments of apply_labels and remove_labels. */
 export const LABEL_CHANGE = z.strictObject({

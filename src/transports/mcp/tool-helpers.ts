@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import type { InboxError } from '../../core/inboxes/inbox-errors.ts';
 import type { Inbox } from '../../core/inboxes/inbox.ts';
 import type { ToolContext } from './tool-definition.ts';
@@ -52,6 +53,9 @@ export async function usableInboxWithFolders(
 }
 
 export const demoNote = (inbox: Inbox) => (inbox.isDemo ? { isDemo: true as const } : {});
+
+/** Up to 25 message ids, as the contract's bulk tools take them (§8). */
+export const MESSAGE_IDS = z.array(z.string()).min(1).max(25);
 
 /**
  * A label id: a Gmail label id or an IMAP keyword (RFC 3501 atom: no space, parenthesis, brace, quote, backslash,

@@ -3,7 +3,7 @@ import { actResult, fromActError } from '../action-results.ts';
 import { ACT_RESULT } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError } from '../tool-error.ts';
-import { ownedInbox } from '../tool-helpers.ts';
+import { MESSAGE_IDS, ownedInbox } from '../tool-helpers.ts';
 
 export const archiveMessages = defineTool({
   name: 'archive_messages',
@@ -14,7 +14,7 @@ export const archiveMessages = defineTool({
     'skipped when more than one message is given. The result has an undoId.',
   input: z.strictObject({
     inboxId: z.string(),
-    messageIds: z.array(z.string()).min(1).max(25),
+    messageIds: MESSAGE_IDS,
     confirmed: z.literal(true),
   }),
   output: ACT_RESULT,

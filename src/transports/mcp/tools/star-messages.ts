@@ -1,7 +1,8 @@
 import * as z from 'zod';
-import { flagTool, MESSAGE_IDS } from '../flag-tools.ts';
+import { flagTool } from '../flag-tools.ts';
 import { ACT_RESULT } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
+import { MESSAGE_IDS } from '../tool-helpers.ts';
 
 export const starMessages = defineTool({
   name: 'star_messages',
