@@ -3,10 +3,12 @@ import type { Config, Secrets } from './config/index.ts';
 import { createPinoLogger } from './adapters/logging/pino-logger.ts';
 import {
   createStores,
+  markAsCopy,
   migrateToLatest,
   openDatabase,
   sessionsShared,
   SharedSessionsError,
+  takeUpRestoredCopy,
   waitForDatabase,
   type Db,
   type WaitOptions,
@@ -16,6 +18,8 @@ import { clusterClock } from './compose/cluster-clock.ts';
 import { connectionsWarning } from './compose/database-connections.ts';
 import { reportCredentialChanges } from './compose/credential-changes.ts';
 import { adoptEncryptionKey, checkEncryptionKey, rotateEncryptionKey } from './compose/key-check.ts';
+import { takeUpCopy } from './compose/restored-copy.ts';
+import type { RestoredCopy } from './core/settings/restored-copy.ts';
 import type { Resealed } from './adapters/storage/key-rotation.ts';
 import { PrometheusMetrics } from './adapters/metrics/prometheus-metrics.ts';
 import { buildHttp } from './compose/http.ts';
@@ -82,6 +86,28 @@ export async function rotateKey(config: Config, secrets: Secrets, next: Buffer):
 }
 
 /**
+ * `inbox-triage after-restore` (decision 0137): marks the database as a copy made at `copyMadeAt` (null: not known)
+ * and withdraws what may have been used since, as a start on a copy `backup` made does. Undefined when an instance
+ * starting at the same moment took the copy up first.
+ */
+export async function afterRestore(
+  config: Config,
+  secrets: Secrets,
+  copyMadeAt: Date | null,
+): Promise<RestoredCopy | undefined> {
+  const db = openDatabase(databaseTarget(config, secrets));
+  try {
+    await refuseSharedSessions(db);
+    await migrateToLatest(db);
+    const now = systemClock.now();
+    await markAsCopy(db, copyMadeAt, now);
+    return await takeUpRestoredCopy(db, now);
+  } finally {
+    await db.close();
+  }
+}
+
+/**
  * The composition root: the only place that chooses adapters and wires them to use-cases and transports
  * (services in compose/services.ts, the HTTP surface in compose/http.ts). Tests call it with overrides (clock,
  * database, logger, connectors) and exercise the returned `fetch` in-process.
@@ -131,8 +157,11 @@ export async function createApp(
   });
   try {
     // Before anything is written under it: the key the database was set up with (decision 0042).
-    if (overrides.migrate !== false)
+    if (overrides.migrate !== false) {
       await checkEncryptionKey(stores.settings, secrets.encryptionKey, clock.now());
+      // Before any request: what a restored copy holds open but may have been used since (decision 0137).
+      await takeUpCopy(db, clock.now(), log);
+    }
   } catch (e) {
     cluster.stop();
     if (overrides.db === undefined) await db.close();

@@ -1,3 +1,4 @@
+import { restoredNotice } from '../core/settings/restored-copy.ts';
 import type { Hono } from 'hono';
 import type { AppOverrides } from './overrides.ts';
 import type { Config, Secrets } from '../config/index.ts';
@@ -156,6 +157,7 @@ export function buildHttp(c: {
     openSignup: config.openSignup,
     trustProxy: config.trustProxy,
     sessionTtlSeconds: config.sessionDays * 86_400,
+    restored: () => restoredNotice(stores.settings, clock.now()),
   });
   // After the pages: /oauth/authorize answers with a page, which gets the pages' headers only from middleware that
   // comes before it.

@@ -11,6 +11,8 @@ export interface SendingInbox {
   readonly dovecot: Dovecot;
   readonly sink: SmtpSink;
   readonly call: ReturnType<typeof toolCaller>;
+  /** The API key `call` uses. */
+  readonly key: string;
   /** The person's browser on the console. */
   readonly web: WebClient;
   readonly inboxId: string;
@@ -56,7 +58,7 @@ export async function sendingInbox(
   const deliver = deliverTo(dovecot, user, password);
   if (opts.mail !== undefined && opts.mail.length > 0) await deliver(...opts.mail);
   const app = await createTestApp(opts.app);
-  const { call, web } = await agentOn(app);
+  const { call, web, key } = await agentOn(app);
   const inboxId = await connectImapInbox(app, call, {
     dovecot,
     user,
@@ -71,6 +73,7 @@ export async function sendingInbox(
     dovecot,
     sink,
     call,
+    key,
     web,
     inboxId,
     deliver,

@@ -113,6 +113,7 @@ export {
 export { migrateToLatest, pendingMigrations, MigrationError } from './migrator.ts';
 export { sessionsShared, SharedSessionsError } from './pg-session-check.ts';
 export { connectionAllowance } from './pg-connection-allowance.ts';
+export { markAsCopy, takeUpRestoredCopy } from './restored-copy.ts';
 export {
   waitForDatabase,
   DatabaseUnavailableError,

@@ -44,6 +44,7 @@ describe('checkApprovalCode', () => {
     attempts: 0,
     status: 'pending',
     expiresAt: new Date(NOW.getTime() + 60_000),
+    error: null,
     ...over,
   });
 
@@ -90,6 +91,7 @@ describe('checkApprovalCode', () => {
       ok: false,
       reason: 'used',
       status: 'sent',
+      error: null,
     });
     const expired = reader(approval({ expiresAt: NOW }));
     expect(await checkApprovalCode(expired, ACCOUNT, { id: ID, code: 'y'.repeat(24) }, RULE)).toMatchObject({
@@ -109,6 +111,7 @@ describe('checkApprovalInApp (the person, signed in: no code)', () => {
     attempts: 0,
     status: 'pending',
     expiresAt: new Date(NOW.getTime() + 60_000),
+    error: null,
     ...over,
   });
   const inApp = (store: CodeApprovalReader<Row>, accountId = ACCOUNT, id = ID) =>
@@ -125,7 +128,12 @@ describe('checkApprovalInApp (the person, signed in: no code)', () => {
 
   it('refuses a used, locked or expired approval: the person’s click is no way around the lock', async () => {
     for (const status of ['sent', 'locked', 'discarded'])
-      expect(await inApp(reader(approval({ status })))).toEqual({ ok: false, reason: 'used', status });
+      expect(await inApp(reader(approval({ status })))).toEqual({
+        ok: false,
+        reason: 'used',
+        status,
+        error: null,
+      });
     expect(await inApp(reader(approval({ expiresAt: NOW })))).toEqual({ ok: false, reason: 'expired' });
   });
 });

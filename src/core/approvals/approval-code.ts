@@ -12,6 +12,8 @@ export interface CodeApproval {
   readonly codeHash: string;
   readonly status: string;
   readonly expiresAt: Date;
+  /** Why an approval ended as it did, when it says (a send whose outcome is unknown says why it is). */
+  readonly error: string | null;
 }
 
 /** What the check needs of a store of approvals. */
@@ -29,7 +31,12 @@ export type ApprovalCheck<T extends CodeApproval> =
   | { readonly ok: true; readonly approval: T }
   | { readonly ok: false; readonly reason: 'not_found' | 'locked' | 'expired' }
   | { readonly ok: false; readonly reason: 'wrong_code'; readonly attemptsLeft: number }
-  | { readonly ok: false; readonly reason: 'used'; readonly status: T['status'] };
+  | {
+      readonly ok: false;
+      readonly reason: 'used';
+      readonly status: T['status'];
+      readonly error: string | null;
+    };
 
 /** Approvals the person's Waiting page shows at once, newest first: sends and unsubscribe requests alike. */
 export const WAITING_SHOWN = 50;
@@ -68,7 +75,8 @@ export async function checkApprovalCode<T extends CodeApproval>(
     const attempts = await store.recordFailure(approval.id, rule.maxWrongCodes);
     return { ok: false, reason: 'wrong_code', attemptsLeft: Math.max(0, rule.maxWrongCodes - attempts) };
   }
-  if (approval.status !== 'pending') return { ok: false, reason: 'used', status: approval.status };
+  if (approval.status !== 'pending')
+    return { ok: false, reason: 'used', status: approval.status, error: approval.error };
   if (approval.expiresAt <= rule.now) return { ok: false, reason: 'expired' };
   return { ok: true, approval };
 }
@@ -86,7 +94,8 @@ export async function checkApprovalInApp<T extends CodeApproval>(
 ): Promise<Exclude<ApprovalCheck<T>, { reason: 'locked' | 'wrong_code' }>> {
   const approval = rule.idShape.test(id) ? await store.get(accountId, id) : undefined;
   if (approval === undefined) return { ok: false, reason: 'not_found' };
-  if (approval.status !== 'pending') return { ok: false, reason: 'used', status: approval.status };
+  if (approval.status !== 'pending')
+    return { ok: false, reason: 'used', status: approval.status, error: approval.error };
   if (approval.expiresAt <= rule.now) return { ok: false, reason: 'expired' };
   return { ok: true, approval };
 }

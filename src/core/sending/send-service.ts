@@ -191,7 +191,7 @@ export class SendService {
       const again = await this.deps.pendingSends.get(accountId, ps.id);
       if (again?.status === 'locked') return err(refusal({ ok: false, reason: 'locked' }));
       if (again !== undefined && again.status !== 'pending')
-        return err(refusal({ ok: false, reason: 'used', status: again.status }));
+        return err(refusal({ ok: false, reason: 'used', status: again.status, error: again.error }));
       return err({
         code: 'approval_invalid',
         message:
@@ -510,7 +510,10 @@ function refusal(check: Exclude<ApprovalCheck<PendingSend>, { ok: true }>): Send
     case 'used':
       return {
         code: 'approval_used',
-        message: `This approval was already used (send ${check.status}). Each approval sends once.`,
+        message:
+          check.status === 'unknown'
+            ? `Whether this draft went out is not known${check.error === null ? '' : ` (${check.error})`}: check the Sent folder. Each approval sends once.`
+            : `This approval was already used (send ${check.status}). Each approval sends once.`,
         status: check.status,
       };
     case 'expired':

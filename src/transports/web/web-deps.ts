@@ -18,6 +18,7 @@ import type { InboxService } from '../../core/inboxes/inbox-service.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { CookiePolicy } from './cookies.ts';
 import type { SecondFactorService } from '../../core/sessions/second-factor-service.ts';
+import type { RestoredNotice } from '../../core/settings/restored-copy.ts';
 
 export interface WebDeps {
   readonly accounts: AccountService;
@@ -50,4 +51,6 @@ export interface WebDeps {
   readonly openSignup: boolean;
   readonly trustProxy: boolean;
   readonly sessionTtlSeconds: number;
+  /** A restore of the database in the last 30 days, which the Settings page tells of (decision 0137). */
+  readonly restored: () => Promise<RestoredNotice | undefined>;
 }

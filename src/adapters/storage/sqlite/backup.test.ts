@@ -15,6 +15,11 @@ describe('an online backup of SQLite', () => {
     const db = new BetterSqlite3(source);
     db.pragma('journal_mode = WAL');
     db.exec('create table t (id integer primary key, v text)');
+    // The service's settings table, where the copy is marked as one (decision 0137).
+    db.exec(
+      'create table settings (scope text not null, key text not null, value_json text not null, ' +
+        'updated_at bigint not null, primary key (scope, key))',
+    );
     const insert = db.prepare('insert into t (v) values (?)');
     db.transaction(() => {
       for (let i = 0; i < 150_000; i++) insert.run('y'.repeat(200));
@@ -45,7 +50,14 @@ describe('an online backup of SQLite', () => {
     const copy = new BetterSqlite3(`${dir}/copy.db`, { readonly: true });
     expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');
     expect(copy.prepare('select count(*) from t').pluck().get()).toBeGreaterThanOrEqual(150_000);
+    const mark = "select value_json from settings where scope = 'instance' and key = 'copy_made_at'";
+    expect(Date.parse(JSON.parse(copy.prepare(mark).pluck().get() as string) as string)).toBeGreaterThan(
+      Date.now() - 60_000,
+    );
     copy.close();
+    const original = new BetterSqlite3(source, { readonly: true });
+    expect(original.prepare(mark).pluck().get()).toBeUndefined();
+    original.close();
     expect(existsSync(`${dir}/copy.db.partial`)).toBe(false);
   }, 20_000);
 });

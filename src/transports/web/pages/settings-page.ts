@@ -4,6 +4,7 @@ import { agentAccess, PLAN_LIMITS } from '../../../core/accounts/plan.ts';
 import { passwordMayBeKnown, type AttemptsBefore } from '../../../core/sessions/sign-in-history.ts';
 import { notice, page, when } from '../layout.ts';
 import { SIGN_IN_HISTORY_SHOWN } from './browsers-page.ts';
+import type { RestoredNotice } from '../../../core/settings/restored-copy.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
@@ -40,6 +41,19 @@ function attemptsWords(a: AttemptsBefore) {
   </div>`;
 }
 
+/** A restore of the service's data (decision 0137): what the person may have to do again. */
+function restoredWords(r: RestoredNotice) {
+  return html`<div class="notice error" role="alert" data-restored>
+    On ${when(r.restoredAt)} this service was restored from a copy of its data made
+    ${r.copyMadeAt === null ? 'earlier' : html`on ${when(r.copyMadeAt)}`}. What you changed after that is not
+    in it: if since then you changed your password, your passkeys or two-step sign-in, revoked an API key or
+    disconnected an agent, do it again (<a href="/settings/advanced">API keys</a>,
+    <a href="/settings/agents">agents</a>). Sends and unsubscribe requests that were waiting for you may have
+    gone out: check your Sent folder before asking again. Every browser was signed out, and agents that
+    connect by signing in ask you to allow them again.
+  </div>`;
+}
+
 /** Settings overview: who is signed in, the plan, and whether agents can act right now (and if not, why). */
 export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.get('/', (c) => c.redirect(c.get('account') === undefined ? '/signin' : '/settings', 303));
@@ -53,6 +67,7 @@ export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
         ? await deps.sessions.attemptsBeforeSignIn(account, c.get('sessionToken') ?? '')
         : undefined;
     const access = agentAccess(account, deps.clock.now());
+    const restored = await deps.restored();
     const planText =
       account.plan === 'pro'
         ? 'Pro'
@@ -76,6 +91,7 @@ export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
                 </div>`
           }
           ${attempts === undefined ? '' : attemptsWords(attempts)}
+          ${restored === undefined ? '' : restoredWords(restored)}
           <dl>
             <dt>Signed in as</dt>
             <dd>${account.email}</dd>
