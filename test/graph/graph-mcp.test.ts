@@ -36,7 +36,7 @@ describe.each(['sqlite', 'postgres'] as const)(
     let pgUrl: string | undefined;
     const user = 'pat@contoso.test';
 
-    const boot = async (dataDir?: App['config']) =>
+    const boot = async (dataDir?: App['config'], secret = CLIENT.secret) =>
       createTestApp({
         config: {
           baseUrl,
@@ -50,15 +50,15 @@ describe.each(['sqlite', 'postgres'] as const)(
           },
           ...(dataDir !== undefined && { dataDir: dataDir.dataDir, database: dataDir.database }),
         },
-        microsoftClientSecret: CLIENT.secret,
+        microsoftClientSecret: secret,
         ...(pgUrl !== undefined && { pgUrl }),
       });
     /** A new process on the same database: nothing cached, the stored (sealed) refresh token is all it has. */
-    const restart = async () => {
+    const restart = async (secret = CLIENT.secret) => {
       const config = app.config;
       await server.close(1000);
       await app.close();
-      app = await boot(config);
+      app = await boot(config, secret);
       server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger, lane: app.lane });
       call = toolCaller(app, key);
     };
@@ -377,6 +377,33 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect(second).not.toEqual(first); // rotated and stored
       await restart();
       expectToolOk(await call('sync_inbox', { inboxId }));
+    });
+
+    it('a client secret Microsoft refuses (expired) is the operator’s to renew: no sign-in is marked, and all works once it is', async () => {
+      await restart('an-expired-secret');
+      const refused = expectToolError(await call('sync_inbox', { inboxId }), 'provider_error');
+      expect(refused['message']).toContain(
+        "Microsoft refused this service's own credentials (invalid_client): no Microsoft mailbox can be reached " +
+          "until MICROSOFT_CLIENT_SECRET is renewed. The mailbox's sign-in is not at fault",
+      );
+      expect(expectToolOk(await call('get_connection_status', { inboxId }))).toMatchObject({
+        connectionStatus: 'connected',
+        needsReconnect: false,
+      });
+      // A person who signs in meanwhile is told whose it is to fix, not that their sign-in failed.
+      const link = expectToolOk(await call('start_microsoft_oauth', { inboxId }));
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(link['url'] as string);
+      await page.getByRole('button', { name: /pat@contoso\.test/ }).click();
+      await page.waitForURL(/\/connect\/microsoft\/callback/);
+      expect(await page.textContent('main')).toContain('tell whoever runs this service');
+      await page.context().close();
+
+      await restart();
+      expectToolOk(await call('sync_inbox', { inboxId }));
+      expect(expectToolOk(await call('get_connection_status', { inboxId }))).toMatchObject({
+        lastError: null,
+      });
     });
 
     it('a revoked sign-in marks the inbox needs_reconnect and offers a new link', async () => {

@@ -5,6 +5,8 @@ import { MailAuthError, MailProviderError } from '../../core/mail/mail-ports.ts'
 export interface ProviderProfile {
   /** "Google", "Microsoft": in messages. */
   readonly brand: string;
+  /** The setting holding the service's client secret for this provider, named when the provider refuses it. */
+  readonly secretSetting: string;
   /** The OpenID discovery document. */
   readonly discoveryUrl: string;
   readonly scopes: readonly string[];
@@ -45,6 +47,11 @@ export interface AccessToken {
 }
 
 const TIMEOUT_MS = 15_000;
+/**
+ * After the provider refused the service's own credentials, refreshes fail at once for this long without asking it
+ * again: every inbox's sync and watcher would otherwise ask, and fail, every poll (decision 0138).
+ */
+export const CLIENT_REFUSED_PAUSE_MS = 60_000;
 
 /**
  * A mail provider's OAuth 2.0 endpoints (Google, Microsoft), found once by OpenID discovery: the authorization URL
@@ -57,6 +64,8 @@ export class ProviderOAuth implements ProviderSignIn {
   private readonly brand: string;
   private readonly fetch: typeof fetch;
   private discovery: Promise<Discovery> | undefined;
+  /** Until when refreshes fail without asking: the provider refused the service's own credentials (0138). */
+  private refusedUntil = 0;
 
   constructor(opts: ProviderOAuthOptions) {
     this.opts = opts;
@@ -95,7 +104,14 @@ export class ProviderOAuth implements ProviderSignIn {
       redirect_uri: this.opts.redirectUri,
     });
     const body = await jsonOf(res);
-    if (!res.ok) throw new SignInError(`${this.brand} refused the sign-in (${oauthError(body)})`);
+    if (!res.ok) {
+      const error = oauthError(body);
+      throw new SignInError(
+        error === 'invalid_client'
+          ? `${this.clientRefused()}; tell whoever runs this service`
+          : `${this.brand} refused the sign-in (${error})`,
+      );
+    }
     const refreshToken = stringField(body, 'refresh_token');
     const accessToken = stringField(body, 'access_token');
     if (accessToken === undefined) throw new SignInError(`${this.brand} answered without an access token`);
@@ -114,6 +130,7 @@ export class ProviderOAuth implements ProviderSignIn {
 
   /** A new access token; `MailAuthError` when the provider no longer honours the refresh token (`invalid_grant`). */
   async refresh(refreshToken: string): Promise<AccessToken> {
+    if (Date.now() < this.refusedUntil) throw new MailProviderError(this.clientRefused());
     const d = await this.endpoints();
     const started = Date.now();
     const res = await this.post(d.token_endpoint, {
@@ -123,7 +140,14 @@ export class ProviderOAuth implements ProviderSignIn {
     const body = await jsonOf(res);
     if (!res.ok) {
       const code = oauthError(body);
-      if (code === 'invalid_grant' || code === 'unauthorized_client' || code === 'invalid_client')
+      // The service's own client id and secret refused (a secret expired: Microsoft's last 24 months at most): no
+      // sign-in of the person's is at fault, and none they make would work. Their inboxes keep their sign-ins, and
+      // work again once the operator renews the secret (decision 0138).
+      if (code === 'invalid_client') {
+        this.refusedUntil = Date.now() + CLIENT_REFUSED_PAUSE_MS;
+        throw new MailProviderError(this.clientRefused());
+      }
+      if (code === 'invalid_grant' || code === 'unauthorized_client')
         throw new MailAuthError(`${this.brand} no longer accepts this sign-in (${code}); sign in again`);
       throw new MailProviderError(`${this.brand}'s token service failed (HTTP ${String(res.status)})`);
     }
@@ -136,6 +160,16 @@ export class ProviderOAuth implements ProviderSignIn {
       expiresAt: started + expiresIn * 1000,
       ...(rotated !== undefined && rotated !== refreshToken && { refreshToken: rotated }),
     };
+  }
+
+  /** Words for the provider refusing the service's own credentials, for the person and the operator alike. */
+  private clientRefused(): string {
+    const p = this.opts.profile;
+    // At most 200 characters: an inbox's last error keeps that many.
+    return (
+      `${p.brand} refused this service's own credentials (invalid_client): no ${p.brand} mailbox can be ` +
+      `reached until ${p.secretSetting} is renewed. The mailbox's sign-in is not at fault`
+    );
   }
 
   /** Revokes at the provider when it publishes a revocation endpoint (Google); otherwise there is nothing to call. */
@@ -234,6 +268,7 @@ function oauthError(body: Record<string, unknown>): string {
 export function googleProfile(issuer: string): ProviderProfile {
   return {
     brand: 'Google',
+    secretSetting: 'GOOGLE_CLIENT_SECRET',
     discoveryUrl: `${issuer}/.well-known/openid-configuration`,
     scopes: ['openid', 'email', 'https://www.googleapis.com/auth/gmail.modify'],
     requiredScope: 'https://www.googleapis.com/auth/gmail.modify',
@@ -250,6 +285,7 @@ export function googleProfile(issuer: string): ProviderProfile {
 export function microsoftProfile(authority: string, tenant: string, graphUrl: string): ProviderProfile {
   return {
     brand: 'Microsoft',
+    secretSetting: 'MICROSOFT_CLIENT_SECRET',
     discoveryUrl: `${authority}/${encodeURIComponent(tenant)}/v2.0/.well-known/openid-configuration`,
     scopes: ['offline_access', 'openid', 'email', 'User.Read', 'Mail.ReadWrite', 'Mail.Send'],
     requiredScope: 'Mail.ReadWrite',
