@@ -97,6 +97,25 @@ describe('Gmail faults (emulate 0.12.2 + stub)', () => {
     g.google.clearFaults();
   });
 
+  it('a refusal that is nobody’s sign-in says whose it is to fix, and marks nothing (decision 0138)', async () => {
+    for (const [reason, words] of [
+      ['accessNotConfigured', "the Gmail API is not enabled in this service's Google Cloud project"],
+      ['domainPolicy', 'the Google Workspace administrators of this address do not let apps read its mail'],
+      ['someNewReason', 'Gmail refused the search (HTTP 403 someNewReason)'],
+      ['constructor', 'Gmail refused the search (HTTP 403 constructor)'],
+    ] as const) {
+      g.google.failNext(1, { status: 403, reason, path: /\/messages$/ });
+      const r = expectToolError(
+        await call('search_mailbox', { inboxId, query: 'Message' }),
+        'provider_error',
+      );
+      expect(String(r['message'])).toContain(words);
+    }
+    expect(expectToolOk(await call('get_connection_status', { inboxId }))).toMatchObject({
+      needsReconnect: false,
+    });
+  });
+
   it('new mail shows up by polling, one history request per poll while nothing changes', async () => {
     const fresh = 'Arrived by itself';
     // The poller started when the inbox connected (no scheduler tick here); nobody calls sync_inbox.

@@ -119,7 +119,13 @@ export class GmailApi {
           ? new MailProviderError(`Gmail could not be reached (${what})`)
           : new GmailStatusError(failure.status, `Gmail failed (${what}, HTTP ${String(failure.status)})`);
       }
-      throw new GmailStatusError(failure.status, `Gmail refused ${what} (HTTP ${String(failure.status)})`);
+      const words = failure.reason === undefined ? undefined : REFUSAL_WORDS.get(failure.reason);
+      throw new GmailStatusError(
+        failure.status,
+        words === undefined
+          ? `Gmail refused ${what} (HTTP ${String(failure.status)}${failure.reason === undefined ? '' : ` ${failure.reason}`})`
+          : `Gmail refused ${what}: ${words}`,
+      );
     }
   }
 
@@ -142,7 +148,7 @@ type Failure =
   | { readonly kind: 'rate'; readonly retryAfterMs: number | undefined }
   | { readonly kind: 'server'; readonly status: number }
   | { readonly kind: 'network' }
-  | { readonly kind: 'refused'; readonly status: number };
+  | { readonly kind: 'refused'; readonly status: number; readonly reason: string | undefined };
 
 /** Reads status, reason and Retry-After from the client's error without keeping it. */
 function classify(e: unknown): Failure {
@@ -165,13 +171,36 @@ function classify(e: unknown): Failure {
   )
     return { kind: 'rate', retryAfterMs: retryAfter(err.response?.headers) };
   if (status >= 500) return { kind: 'server', status };
-  return { kind: 'refused', status };
+  return { kind: 'refused', status, reason };
 }
 
+/**
+ * Google's reasons for a refusal that is nobody's sign-in (decision 0138): the service's project, or the person's
+ * organisation. A new sign-in would not help; these words say whose it is to fix.
+ */
+const REFUSAL_WORDS: ReadonlyMap<string, string> = new Map([
+  [
+    'accessNotConfigured',
+    "the Gmail API is not enabled in this service's Google Cloud project (accessNotConfigured): whoever runs the " +
+      'service enables it under APIs & Services → Library',
+  ],
+  [
+    'dailyLimitExceeded',
+    "this service's Google Cloud project has used its Gmail API quota for the day (dailyLimitExceeded): try again " +
+      'tomorrow, or whoever runs the service asks Google for more',
+  ],
+  [
+    'domainPolicy',
+    'the Google Workspace administrators of this address do not let apps read its mail (domainPolicy): they can ' +
+      "allow this service's app",
+  ],
+]);
+
+/** Google's reason code for a failure, limited to word characters: never its message. */
 function reasonOf(data: unknown): string | undefined {
   const errors = (data as { error?: { errors?: { reason?: unknown }[] } } | undefined)?.error?.errors;
   const reason = Array.isArray(errors) ? errors[0]?.reason : undefined;
-  return typeof reason === 'string' ? reason : undefined;
+  return typeof reason === 'string' && /^\w{1,64}$/.test(reason) ? reason : undefined;
 }
 
 /** The Retry-After header of the client's error (a fetch Headers object, not always of this realm, or a record). */
