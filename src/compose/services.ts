@@ -487,10 +487,9 @@ export function buildServices(c: {
       onAccountCreated: async (account) => {
         await createDemoInbox(db, stores.inboxes, account, clock.now());
       },
-      inboxes: stores.inboxes,
-      // The inboxes' draft counters live with the rate limits, out of the cascade's reach (decision 0126).
-      onAccountDeleted: async (_, inboxIds) => {
-        for (const inboxId of inboxIds) await drafts.forgetInbox(inboxId);
+      // As the person removes one: the sign-in revoked at Google, the draft counter forgotten (decisions 0126, 0139).
+      removeInboxes: async (accountId) => {
+        for (const inbox of await stores.inboxes.list(accountId)) await inboxes.remove(accountId, inbox.id);
       },
     }),
     secondFactor,

@@ -93,4 +93,19 @@ describe('Gmail from the console (Chromium, emulate 0.12.2)', () => {
         .count(),
     ).toBe(0);
   });
+
+  // Last: it ends the account. A sign-in left alive at Google outlives the account in every copy of the database made
+  // before (decision 0139); removing one inbox revoked it, deleting the account did not.
+  it('deleting the account revokes its Google sign-in at Google, as removing the inbox does', async () => {
+    const before = g.google.requests.length;
+    await page.goto(`${g.app.config.baseUrl}/settings/delete`);
+    await page.getByLabel('Your password').fill(OWNER.password);
+    await page.getByLabel(/Type delete to confirm/).fill('delete');
+    await page.getByRole('button', { name: 'Delete account and all its data' }).click();
+    await page.getByRole('heading', { name: 'Account deleted' }).waitFor();
+    expect(await g.app.stores.accounts.findByEmail(OWNER.email)).toBeUndefined();
+    expect(
+      g.google.requests.slice(before).filter((r) => r.method === 'POST' && r.path === '/oauth2/revoke'),
+    ).toHaveLength(1);
+  });
 });

@@ -3,8 +3,6 @@ import { newId } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
 import { INSTANCE_SCOPE, type JsonValue, type SettingsStore } from '../settings/settings-store.ts';
-import type { InboxStore } from '../inboxes/inbox-store.ts';
-import type { InboxId } from '../inboxes/inbox.ts';
 import type { Account, AccountId, PaymentState, Plan } from './account.ts';
 import type { AccountStore } from './account-store.ts';
 import type { InvitationStore } from './invitation-store.ts';
@@ -26,13 +24,12 @@ export interface AccountServiceDeps {
   readonly policy: AccountPolicy;
   /** Runs after an account is created (the demo inbox is seeded here). */
   readonly onAccountCreated?: (account: Account) => Promise<void>;
-  /** The account's inboxes, read before it is deleted for `onAccountDeleted`. */
-  readonly inboxes: Pick<InboxStore, 'list'>;
   /**
-   * Runs after an account is deleted, for what the database's cascade does not reach and still names it (its inboxes'
-   * draft counters, decision 0126).
+   * Removes each of the account's inboxes as the person's own removal of one does, before the account goes: what the
+   * database's cascade does not reach — a Google sign-in alive at Google, an inbox's draft counter (decisions 0126,
+   * 0139) — goes with them.
    */
-  readonly onAccountDeleted?: (accountId: AccountId, inboxIds: readonly InboxId[]) => Promise<void>;
+  readonly removeInboxes: (accountId: AccountId) => Promise<void>;
 }
 
 export type RegisterError =
@@ -163,9 +160,8 @@ export class AccountService {
     const hash = await this.deps.accounts.getPasswordHash(id);
     if (hash === undefined || hash === null || !(await this.deps.hasher.verify(hash, password)))
       return err('wrong_password');
-    const inboxIds = (await this.deps.inboxes.list(id)).map((i) => i.id);
+    await this.deps.removeInboxes(id);
     await this.deps.accounts.delete(id);
-    await this.deps.onAccountDeleted?.(id, inboxIds);
     return ok(true);
   }
 
