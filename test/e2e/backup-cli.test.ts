@@ -24,7 +24,9 @@ describe('inbox-triage backup', () => {
     const done = await runCommand({ DATA_DIR: dataDir }, 'backup', copy);
     expect(done.code).toBe(0);
     expect(done.out).toContain(`to ${copy} (`);
-    expect(done.out).toContain(`Keep ${join(dataDir, 'encryption.key')} with it`);
+    expect(done.out).toContain(
+      `Keep a copy of ${join(dataDir, 'encryption.key')} too, apart from the backups`,
+    );
     expect(statSync(copy).mode & 0o777).toBe(0o600);
     expect(existsSync(`${copy}-wal`) || existsSync(`${copy}.partial`)).toBe(false);
     const db = new BetterSqlite3(copy, { readonly: true });
