@@ -1,15 +1,20 @@
 import type { Hono } from 'hono';
-import type { Config, Secrets } from './config/index.ts';
+import { ConfigError, type Config, type Secrets } from './config/index.ts';
+import { sqlitePath } from './config/load-config.ts';
+import { INSTANCE_SCOPE, KEY_CHECK_SETTING } from './core/settings/settings-store.ts';
 import { createPinoLogger } from './adapters/logging/pino-logger.ts';
 import {
+  copySqliteToPostgres,
   createStores,
   markAsCopy,
   migrateToLatest,
   openDatabase,
+  openSqlite,
   sessionsShared,
   SharedSessionsError,
   takeUpRestoredCopy,
   waitForDatabase,
+  type CopiedTable,
   type Db,
   type WaitOptions,
   type Stores,
@@ -17,7 +22,12 @@ import {
 import { clusterClock } from './compose/cluster-clock.ts';
 import { connectionsWarning } from './compose/database-connections.ts';
 import { reportCredentialChanges } from './compose/credential-changes.ts';
-import { adoptEncryptionKey, checkEncryptionKey, rotateEncryptionKey } from './compose/key-check.ts';
+import {
+  adoptEncryptionKey,
+  checkEncryptionKey,
+  keyCheck,
+  rotateEncryptionKey,
+} from './compose/key-check.ts';
 import { takeUpCopy } from './compose/restored-copy.ts';
 import type { RestoredCopy } from './core/settings/restored-copy.ts';
 import type { Resealed } from './adapters/storage/key-rotation.ts';
@@ -104,6 +114,37 @@ export async function afterRestore(
     return await takeUpRestoredCopy(db, now);
   } finally {
     await db.close();
+  }
+}
+
+/**
+ * `inbox-triage copy-from-sqlite` (decision 0140): every row of the SQLite database in `DATA_DIR` copied into the
+ * empty PostgreSQL database of `DATABASE_URL`, both migrated first, in one transaction. Refused unless the configured
+ * key is the SQLite database's (the instances on PostgreSQL would refuse it) — the caller holds SQLite's instance
+ * lock, so no service writes to the source meanwhile.
+ */
+export async function copyFromSqlite(config: Config, secrets: Secrets): Promise<CopiedTable[]> {
+  const source = openSqlite(sqlitePath(config.dataDir));
+  try {
+    await migrateToLatest(source);
+    const recorded = await createStores(source).settings.get(INSTANCE_SCOPE, KEY_CHECK_SETTING);
+    if (recorded !== undefined && recorded !== keyCheck(secrets.encryptionKey))
+      throw new ConfigError(
+        'ENCRYPTION_KEY (or DATA_DIR/encryption.key) is not the key the SQLite database was set up with: copy with ' +
+          'that key, and start the instances on PostgreSQL with it',
+      );
+    const target = openDatabase(databaseTarget(config, secrets));
+    try {
+      if (target.dialect !== 'postgres')
+        throw new ConfigError('DATABASE_URL: the PostgreSQL database to copy into');
+      await refuseSharedSessions(target);
+      await migrateToLatest(target);
+      return await copySqliteToPostgres(source, target);
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await source.close();
   }
 }
 

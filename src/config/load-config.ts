@@ -44,7 +44,7 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
     dataDir,
     database:
       settings.databaseUrl === undefined
-        ? { kind: 'sqlite', path: resolve(dataDir, 'inbox-triage.db') }
+        ? { kind: 'sqlite', path: sqlitePath(dataDir) }
         : { kind: 'postgres' },
     logLevel: settings.logLevel,
     shutdownTimeoutMs: settings.shutdownTimeoutMs,
@@ -123,4 +123,9 @@ function readConfigFile(path: string | undefined, cwd: string): Record<string, s
     else throw new ConfigError(`CONFIG_FILE: ${k} must be a string, number or boolean`);
   }
   return out;
+}
+
+/** Where the embedded database lives in a data directory (also the source `copy-from-sqlite` reads, decision 0140). */
+export function sqlitePath(dataDir: string): string {
+  return resolve(dataDir, 'inbox-triage.db');
 }

@@ -115,6 +115,12 @@ export { sessionsShared, SharedSessionsError } from './pg-session-check.ts';
 export { connectionAllowance } from './pg-connection-allowance.ts';
 export { markAsCopy, takeUpRestoredCopy } from './restored-copy.ts';
 export {
+  copySqliteToPostgres,
+  SchemaMismatchError,
+  TargetNotEmptyError,
+  type CopiedTable,
+} from './copy-to-postgres.ts';
+export {
   waitForDatabase,
   DatabaseUnavailableError,
   DatabaseWaitStopped,

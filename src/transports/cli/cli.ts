@@ -6,6 +6,7 @@ import { EXIT, type CliIo } from './cli-io.ts';
 import { accountCommand } from './account-command.ts';
 import { afterRestoreCommand } from './after-restore-command.ts';
 import { backupCommand } from './backup-command.ts';
+import { copyFromSqliteCommand } from './copy-from-sqlite-command.ts';
 import { keyCommand } from './key-command.ts';
 import { migrateCommand } from './migrate-command.ts';
 import { serveCommand } from './serve-command.ts';
@@ -13,12 +14,13 @@ import { serveCommand } from './serve-command.ts';
 const HELP = `Usage: inbox-triage [command] [options]
 
 Commands:
-  serve          Run the service (default)
-  migrate        Apply pending database migrations and exit
-  account        Invite people, set plans, list accounts, reset a password (see: inbox-triage account)
-  key            Rotate the encryption key, or adopt this instance's when the database's is lost (see: inbox-triage key)
-  backup         Copy the SQLite database to a new file while the service runs (see: inbox-triage backup)
-  after-restore  After restoring the database by other means than backup (see: inbox-triage after-restore -h)
+  serve             Run the service (default)
+  migrate           Apply pending database migrations and exit
+  account           Invite people, set plans, list accounts, reset a password (see: inbox-triage account)
+  key               Rotate the encryption key, or adopt this instance's when the database's is lost (see: inbox-triage key)
+  backup            Copy the SQLite database to a new file while the service runs (see: inbox-triage backup)
+  after-restore     After restoring the database by other means than backup (see: inbox-triage after-restore -h)
+  copy-from-sqlite  Move the service from SQLite to PostgreSQL (see: inbox-triage copy-from-sqlite -h)
 
 Options:
   -h, --help     Show this help
@@ -35,6 +37,7 @@ const COMMANDS: Record<string, Command> = {
   key: (io, args) => keyCommand(io, args),
   backup: (io, args) => backupCommand(io, args),
   'after-restore': (io, args) => afterRestoreCommand(io, args),
+  'copy-from-sqlite': (io, args) => copyFromSqliteCommand(io, args),
 };
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
