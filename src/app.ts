@@ -98,7 +98,8 @@ export async function rotateKey(config: Config, secrets: Secrets, next: Buffer):
 /**
  * `inbox-triage after-restore` (decision 0137): marks the database as a copy made at `copyMadeAt` (null: not known)
  * and withdraws what may have been used since, as a start on a copy `backup` made does. Undefined when an instance
- * starting at the same moment took the copy up first.
+ * starting at the same moment took the copy up first. It migrates nothing: run before an older version starts on the
+ * copy (an upgrade taken back), it leaves a database that version still opens.
  */
 export async function afterRestore(
   config: Config,
@@ -108,7 +109,8 @@ export async function afterRestore(
   const db = openDatabase(databaseTarget(config, secrets));
   try {
     await refuseSharedSessions(db);
-    await migrateToLatest(db);
+    if (!(await db.kysely.introspection.getTables()).some((t) => t.name === 'settings'))
+      throw new ConfigError('the database holds no Inbox Triage data: is it the one restored?');
     const now = systemClock.now();
     await markAsCopy(db, copyMadeAt, now);
     return await takeUpRestoredCopy(db, now);

@@ -31,6 +31,10 @@ export async function markAsCopy(db: Db, madeAt: Date | null, now: Date): Promis
  */
 export async function takeUpRestoredCopy(db: Db, now: Date): Promise<RestoredCopy | undefined> {
   const at = now.getTime();
+  // A database of an earlier version (an upgrade taken back, `after-restore` run before the older version starts) may
+  // lack the tables of later features: what it lacks, it holds nothing open in.
+  const tables = new Set((await db.kysely.introspection.getTables()).map((t) => t.name));
+  const none = { numUpdatedRows: 0n };
   return db.kysely.transaction().execute(async (tx) => {
     const mark = await tx
       .deleteFrom('settings')
@@ -49,11 +53,13 @@ export async function takeUpRestoredCopy(db: Db, now: Date): Promise<RestoredCop
       .set({ status: 'unknown', finished_at: at, error: reason })
       .where('status', 'in', ['pending', 'sending'])
       .executeTakeFirst();
-    const unsubscribes = await tx
-      .updateTable('pending_unsubscribes')
-      .set({ status: 'unknown', finished_at: at, error: reason })
-      .where('status', 'in', ['pending', 'posting'])
-      .executeTakeFirst();
+    const unsubscribes = !tables.has('pending_unsubscribes')
+      ? none
+      : await tx
+          .updateTable('pending_unsubscribes')
+          .set({ status: 'unknown', finished_at: at, error: reason })
+          .where('status', 'in', ['pending', 'posting'])
+          .executeTakeFirst();
     const sessions = await tx.deleteFrom('sessions').executeTakeFirst();
     const signIns = await tx
       .updateTable('oauth_grants')
@@ -66,12 +72,14 @@ export async function takeUpRestoredCopy(db: Db, now: Date): Promise<RestoredCop
       .where('expires_at', '>', at)
       .where('used_at', 'is', null)
       .executeTakeFirst();
-    const cardCodes = await tx
-      .updateTable('card_codes')
-      .set({ expires_at: at })
-      .where('expires_at', '>', at)
-      .where('used_at', 'is', null)
-      .executeTakeFirst();
+    const cardCodes = !tables.has('card_codes')
+      ? none
+      : await tx
+          .updateTable('card_codes')
+          .set({ expires_at: at })
+          .where('expires_at', '>', at)
+          .where('used_at', 'is', null)
+          .executeTakeFirst();
     const notice = JSON.stringify({
       copyMadeAt: copyMadeAt?.toISOString() ?? null,
       restoredAt: now.toISOString(),

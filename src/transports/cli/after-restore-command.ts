@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { afterRestore } from '../../app.ts';
 import { restoredWords } from '../../core/settings/restored-copy.ts';
 import { readConfiguration } from '../../config/index.ts';
+import { loadConfig } from '../../config/load-config.ts';
 import { EXIT, type CliIo } from './cli-io.ts';
 
 const USAGE = `Usage:
@@ -29,6 +31,12 @@ export async function afterRestoreCommand(io: CliIo, args: string[]): Promise<nu
   if (madeAt !== null && madeAt.getTime() > Date.now()) {
     io.err('inbox-triage: the time the copy was made is in the future');
     return EXIT.usage;
+  }
+  // Settings first: reading the key would make a key file in a DATA_DIR that holds no database.
+  const settings = loadConfig(io.env, io.cwd).config;
+  if (settings.database.kind === 'sqlite' && !existsSync(settings.database.path)) {
+    io.err(`inbox-triage: no database at ${settings.database.path} (is DATA_DIR right?)`);
+    return EXIT.failure;
   }
   const { config, secrets } = readConfiguration(io.env, io.cwd);
   const taken = await afterRestore(config, secrets, madeAt);
