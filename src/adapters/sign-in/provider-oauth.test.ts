@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MailAuthError, MailProviderError } from '../../core/mail/mail-ports.ts';
-import { CLIENT_REFUSED_PAUSE_MS, googleProfile, ProviderOAuth } from './provider-oauth.ts';
+import { CLIENT_REFUSED_PAUSE_MS, googleProfile, microsoftProfile, ProviderOAuth } from './provider-oauth.ts';
 
 // The refusals of a refresh, told apart (decision 0138). End to end against emulate's Entra sign-in:
 // test/graph/graph-mcp.test.ts.
@@ -68,5 +68,24 @@ describe('a refresh the provider refuses', () => {
   it('a code exchange refused for the same reason says whose it is to fix', async () => {
     const { oauth } = provider('invalid_client');
     await expect(oauth.exchange('code', 'verifier')).rejects.toThrow('; tell whoever runs this service');
+  });
+
+  it('a discovery refused (a wrong tenant) says where it asked and what came back', async () => {
+    const oauth = new ProviderOAuth({
+      profile: microsoftProfile('https://login.example.test', 'not-a-tenant', 'https://graph.example.test'),
+      clientId: 'client',
+      clientSecret: 'secret',
+      redirectUri: 'https://triage.example.test/connect/microsoft/callback',
+      fetch: () =>
+        Promise.resolve(
+          Response.json({ error: 'invalid_tenant', error_description: 'AADSTS90002' }, { status: 400 }),
+        ),
+    });
+    await expect(oauth.refresh('rt')).rejects.toThrow(
+      new MailProviderError(
+        'Microsoft sign-in could not be discovered at ' +
+          'https://login.example.test/not-a-tenant/v2.0/.well-known/openid-configuration (HTTP 400 invalid_tenant)',
+      ),
+    );
   });
 });

@@ -212,8 +212,13 @@ export class ProviderOAuth implements ProviderSignIn {
     const authorization = pick('authorization_endpoint');
     const token = pick('token_endpoint');
     const userinfo = pick('userinfo_endpoint');
+    // Where it asked and what came back (the status, the OAuth error code only): a wrong tenant or issuer in the
+    // operator's settings is found from this line (Microsoft answers an unknown tenant 400 `invalid_tenant`).
     if (!res.ok || authorization === undefined || token === undefined || userinfo === undefined)
-      throw new MailProviderError(`${this.brand} sign-in could not be discovered`);
+      throw new MailProviderError(
+        `${this.brand} sign-in could not be discovered at ${this.opts.profile.discoveryUrl} (HTTP ${String(res.status)}` +
+          `${res.ok ? ', endpoints missing' : body['error'] === undefined ? '' : ` ${oauthError(body)}`})`,
+      );
     const revocation = pick('revocation_endpoint');
     return {
       authorization_endpoint: authorization,
