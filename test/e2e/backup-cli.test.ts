@@ -41,6 +41,11 @@ describe('inbox-triage backup', () => {
     mkdirSync(restored, { recursive: true });
     copyFileSync(copy, join(restored, 'inbox-triage.db'));
     copyFileSync(join(dataDir, 'encryption.key'), join(restored, 'encryption.key'));
+    // The first command on it takes the copy up (decision 0137), and says so to whoever runs it.
+    const listed = await runCommand({ DATA_DIR: restored }, 'account', 'list');
+    expect(listed.code).toBe(0);
+    expect(listed.out).toContain('owner@example.test');
+    expect(listed.err).toMatch(/^inbox-triage: this database is restored from a copy made at 20\d\d-/);
     const again = readConfiguration({ DATA_DIR: restored }, '/');
     const app = await createApp(again.config, again.secrets, { log: silentLogger });
     expect(await app.services.accounts.needsSetup()).toBe(false);

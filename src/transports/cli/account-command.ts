@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createApp, type App } from '../../app.ts';
 import { readConfiguration } from '../../config/index.ts';
-import { silentLogger } from '../../lib/logger.ts';
-import { EXIT, type CliIo } from './cli-io.ts';
+import { commandLogger, EXIT, type CliIo } from './cli-io.ts';
 import { normaliseEmail } from '../../core/accounts/password-hasher.ts';
 
 const USAGE = `Usage:
@@ -29,7 +28,7 @@ export async function accountCommand(io: CliIo, args: string[]): Promise<number>
     return EXIT.usage;
   }
   const { config, secrets } = readConfiguration(io.env, io.cwd);
-  const app = await createApp(config, secrets, { log: silentLogger, workJobs: false });
+  const app = await createApp(config, secrets, { log: commandLogger(io), workJobs: false });
   try {
     switch (sub) {
       case 'invite':
