@@ -22,7 +22,7 @@ import {
   toolCaller,
   toolsListStatus,
 } from '../support/tool-caller.ts';
-import { OWNER, WebClient } from '../support/web-client.ts';
+import { invitedAccount, OWNER, WebClient } from '../support/web-client.ts';
 
 const execFileAsync = promisify(execFile);
 const PG_BIN = '/usr/lib/postgresql/15/bin';
@@ -111,6 +111,11 @@ describe('a database restored from a copy', () => {
     await web.get('/settings');
     expect(web.lastHtml).toContain('data-restored');
     expect(web.lastHtml).toMatch(/restored from a copy of its data made\s+on <time/);
+    // Someone whose account was made since has nothing to repeat.
+    const newcomer = await invitedAccount(restored.app, 'newcomer@example.test');
+    await newcomer.get('/settings');
+    expect(newcomer.lastHtml).toContain('Signed in as');
+    expect(newcomer.lastHtml).not.toContain('data-restored');
 
     // Taken up once: the next start withdraws nothing more, and the notice stays.
     await restored.app.close();

@@ -67,7 +67,10 @@ export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
         ? await deps.sessions.attemptsBeforeSignIn(account, c.get('sessionToken') ?? '')
         : undefined;
     const access = agentAccess(account, deps.clock.now());
+    // Told to the people whose account the copy held: one made since has nothing to repeat.
     const restored = await deps.restored();
+    const restoredNotice =
+      restored !== undefined && account.createdAt < restored.restoredAt ? restored : undefined;
     const planText =
       account.plan === 'pro'
         ? 'Pro'
@@ -91,7 +94,7 @@ export function registerSettingsPage(app: Hono<WebEnv>, deps: WebDeps): void {
                 </div>`
           }
           ${attempts === undefined ? '' : attemptsWords(attempts)}
-          ${restored === undefined ? '' : restoredWords(restored)}
+          ${restoredNotice === undefined ? '' : restoredWords(restoredNotice)}
           <dl>
             <dt>Signed in as</dt>
             <dd>${account.email}</dd>
