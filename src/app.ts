@@ -1,7 +1,6 @@
 import type { Hono } from 'hono';
 import { ConfigError, type Config, type Secrets } from './config/index.ts';
 import { sqlitePath } from './config/load-config.ts';
-import { INSTANCE_SCOPE, KEY_CHECK_SETTING } from './core/settings/settings-store.ts';
 import { createPinoLogger } from './adapters/logging/pino-logger.ts';
 import {
   copySqliteToPostgres,
@@ -25,7 +24,7 @@ import { reportCredentialChanges } from './compose/credential-changes.ts';
 import {
   adoptEncryptionKey,
   checkEncryptionKey,
-  keyCheck,
+  recordedKeyDiffers,
   rotateEncryptionKey,
 } from './compose/key-check.ts';
 import { takeUpCopy } from './compose/restored-copy.ts';
@@ -129,8 +128,7 @@ export async function copyFromSqlite(config: Config, secrets: Secrets): Promise<
   const source = openSqlite(sqlitePath(config.dataDir));
   try {
     await migrateToLatest(source);
-    const recorded = await createStores(source).settings.get(INSTANCE_SCOPE, KEY_CHECK_SETTING);
-    if (recorded !== undefined && recorded !== keyCheck(secrets.encryptionKey))
+    if (await recordedKeyDiffers(createStores(source).settings, secrets.encryptionKey))
       throw new ConfigError(
         'ENCRYPTION_KEY (or DATA_DIR/encryption.key) is not the key the SQLite database was set up with: copy with ' +
           'that key, and start the instances on PostgreSQL with it',

@@ -18,13 +18,19 @@ export function keyCheck(key: Uint8Array): string {
 export async function checkEncryptionKey(settings: SettingsStore, key: Uint8Array, now: Date): Promise<void> {
   const mine = keyCheck(key);
   if (await settings.setIfAbsent(INSTANCE_SCOPE, KEY_CHECK_SETTING, mine, now)) return;
-  if ((await settings.get(INSTANCE_SCOPE, KEY_CHECK_SETTING)) === mine) return;
+  if (!(await recordedKeyDiffers(settings, key))) return;
   throw new ConfigError(
     'ENCRYPTION_KEY (or DATA_DIR/encryption.key when it is not set) is not the key this database was set up with. ' +
       'Every instance on one database needs the same key: set ENCRYPTION_KEY to it. If that key is lost for good, ' +
       'run `inbox-triage key adopt` with this one; stored mail credentials then cannot be read, and each inbox asks ' +
       'to be reconnected.',
   );
+}
+
+/** Whether the database recorded another key than `key` (one that recorded none: no). */
+export async function recordedKeyDiffers(settings: SettingsStore, key: Uint8Array): Promise<boolean> {
+  const recorded = await settings.get(INSTANCE_SCOPE, KEY_CHECK_SETTING);
+  return recorded !== undefined && recorded !== keyCheck(key);
 }
 
 /** Makes `key` the database's key, after the one it was set up with was lost (`inbox-triage key adopt`). */

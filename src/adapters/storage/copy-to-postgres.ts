@@ -25,7 +25,7 @@ const MIGRATOR = /^schema_migrations/;
  * Tables the database writes itself, by triggers, as the rows they count are copied (decision 0018's folder counts):
  * not copied, compared after.
  */
-const DERIVED: ReadonlyMap<string, string> = new Map([['folder_counts', 'folder_id']]);
+const DERIVED: ReadonlySet<string> = new Set(['folder_counts']);
 
 /**
  * Copies every row of a SQLite database into an empty PostgreSQL database, both migrated to the same version
@@ -72,7 +72,7 @@ export async function copySqliteToPostgres(source: SqliteDb, target: PostgresDb)
         for (const table of order)
           if (!DERIVED.has(table)) copied.push({ table, rows: await copyTable(source, client, table) });
         await moveSequences(client);
-        for (const [table, key] of DERIVED) await compareDerived(source, client, table, key);
+        for (const table of DERIVED) await compareDerived(source, client, table);
         for (const { table, rows } of copied) {
           const counted = await client.query<{ n: string }>(`SELECT count(*) AS n FROM "${table}"`);
           if (Number(counted.rows[0]?.n) !== rows)
@@ -177,18 +177,13 @@ async function moveSequences(client: Client): Promise<void> {
     );
 }
 
-/** A table the triggers made again holds what the source's holds. */
-async function compareDerived(source: SqliteDb, client: Client, table: string, key: string): Promise<void> {
-  const query = `SELECT * FROM "${table}" ORDER BY "${key}"`;
-  const want = JSON.stringify(source.sqlite.prepare(query).all());
-  const { rows } = await client.query<Record<string, unknown>>(query);
-  // PostgreSQL's bigint arrives as text; SQLite's integers as numbers.
-  const have = JSON.stringify(
-    rows.map((r) =>
-      Object.fromEntries(
-        Object.entries(r).map(([k, v]) => [k, typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v]),
-      ),
-    ),
-  );
-  if (have !== want) throw new Error(`${table} does not come out as in the SQLite database`);
+/** A table the triggers made again holds what the source's holds: the same rows, whatever their order. */
+async function compareDerived(source: SqliteDb, client: Client, table: string): Promise<void> {
+  const query = `SELECT * FROM "${table}"`;
+  // As text on both sides: PostgreSQL's bigint arrives as a string, SQLite's integers as numbers.
+  const rows = (list: readonly Record<string, unknown>[]) =>
+    JSON.stringify(list.map((r) => JSON.stringify(Object.values(r).map(String))).sort());
+  const want = rows(source.sqlite.prepare(query).all() as Record<string, unknown>[]);
+  if (rows((await client.query<Record<string, unknown>>(query)).rows) !== want)
+    throw new Error(`${table} does not come out as in the SQLite database`);
 }

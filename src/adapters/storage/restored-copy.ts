@@ -1,5 +1,10 @@
 import { INSTANCE_SCOPE } from '../../core/settings/settings-store.ts';
-import { COPY_MARK_SETTING, RESTORED_SETTING, type RestoredCopy } from '../../core/settings/restored-copy.ts';
+import {
+  COPY_MARK_SETTING,
+  copyMark,
+  RESTORED_SETTING,
+  type RestoredCopy,
+} from '../../core/settings/restored-copy.ts';
 import type { Db } from './database.ts';
 
 /**
@@ -8,7 +13,7 @@ import type { Db } from './database.ts';
  * (sqlite/backup.ts).
  */
 export async function markAsCopy(db: Db, madeAt: Date | null, now: Date): Promise<void> {
-  const value_json = JSON.stringify(madeAt === null ? null : madeAt.toISOString());
+  const value_json = copyMark(madeAt);
   await db.kysely
     .insertInto('settings')
     .values({ scope: INSTANCE_SCOPE, key: COPY_MARK_SETTING, value_json, updated_at: now.getTime() })

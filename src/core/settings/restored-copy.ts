@@ -6,6 +6,11 @@ import { INSTANCE_SCOPE, type SettingsStore } from './settings-store.ts';
  * copy was made (an ISO time), or null when that is not known.
  */
 export const COPY_MARK_SETTING = 'copy_made_at';
+/** The mark's value: when the copy was made, or null when that is not known. */
+export function copyMark(madeAt: Date | null): string {
+  return JSON.stringify(madeAt === null ? null : madeAt.toISOString());
+}
+
 /** What the person is told after a restore: `{ copyMadeAt: ISO | null, restoredAt: ISO }`. */
 export const RESTORED_SETTING = 'restored_from_copy';
 /** How long the person's Settings page says the service was restored. */

@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { INSTANCE_SCOPE } from '../../../core/settings/settings-store.ts';
-import { COPY_MARK_SETTING } from '../../../core/settings/restored-copy.ts';
+import { COPY_MARK_SETTING, copyMark } from '../../../core/settings/restored-copy.ts';
 
 const ALL_PAGES = 0x7fffffff;
 
@@ -41,7 +41,7 @@ export async function backupSqlite(source: string, destination: string): Promise
           'insert into settings (scope, key, value_json, updated_at) values (?, ?, ?, ?) ' +
             'on conflict (scope, key) do update set value_json = excluded.value_json, updated_at = excluded.updated_at',
         )
-        .run(INSTANCE_SCOPE, COPY_MARK_SETTING, JSON.stringify(madeAt.toISOString()), madeAt.getTime());
+        .run(INSTANCE_SCOPE, COPY_MARK_SETTING, copyMark(madeAt), madeAt.getTime());
       // A backup is one file: the copy leaves WAL mode, so no -wal or -shm file has to travel with it.
       copy.pragma('journal_mode = DELETE');
     } finally {
