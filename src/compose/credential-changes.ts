@@ -2,16 +2,16 @@ import type { Stores } from '../adapters/storage/index.ts';
 
 /**
  * The stores, with every write that changes what a bearer credential proves followed by `changed()`: revoking
- * a key, an access token or a grant, a plan or payment change, deleting an account. The composition root points
+ * a key, an access token or a grant, what one may do (decision 0141), a plan or payment change, deleting an account. The composition root points
  * it at the verified-credential cache (core/auth/verified-cache.ts), so such a change applies to the next request.
  */
 export function reportCredentialChanges(stores: Stores, changed: () => void): Stores {
   return {
     ...stores,
-    apiKeys: after(stores.apiKeys, ['revoke', 'revokeAll'], changed),
+    apiKeys: after(stores.apiKeys, ['revoke', 'revokeAll', 'setPowers'], changed),
     grants: after(
       stores.grants,
-      ['revokeToken', 'revokeGrant', 'revokeClientGrants', 'revokeAllGrants'],
+      ['revokeToken', 'revokeGrant', 'revokeClientGrants', 'revokeAllGrants', 'setClientPowers'],
       changed,
     ),
     accounts: after(stores.accounts, ['setPlan', 'setPaymentState', 'delete'], changed),

@@ -72,6 +72,7 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
         createdAt: at,
         lastUsedAt: null,
         revokedAt: null,
+        powers: null,
       };
       const token = (kind: TokenRecord['kind'], ms: number): TokenRecord => ({
         hash: newId('t'),
@@ -91,6 +92,7 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
         resource: grant.resource,
         createdAt: at,
         expiresAt: new Date(at.getTime() + 60_000),
+        powers: null,
       });
       await a.stores.grants.createGrant(grant, [token('access', DAY / 24), token('refresh', 30 * DAY)], code);
       return grant.id;

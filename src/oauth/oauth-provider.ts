@@ -1,4 +1,5 @@
 import type { AccountId } from '../core/accounts/account.ts';
+import type { Powers } from '../core/auth/agent-powers.ts';
 import { eventOf, type Client, type SignInHistory } from '../core/sessions/sign-in-history.ts';
 import type { AccountStore } from '../core/accounts/account-store.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -65,6 +66,17 @@ export class OAuthProvider {
   async disconnect(accountId: AccountId, clientId: string, client: Client): Promise<number> {
     const n = await this.grants.revokeClientGrants(accountId, clientId, this.clock.now());
     if (n > 0) await this.history.record(eventOf(accountId, 'agent_disconnected', this.clock.now(), client));
+    return n;
+  }
+
+  /**
+   * Changes what one agent may do (Settings → Connected agents, decision 0141): every live sign-in of it, from its
+   * next request on; recorded for the person. How many sign-ins were changed.
+   */
+  async setPowers(accountId: AccountId, clientId: string, powers: Powers, client: Client): Promise<number> {
+    const n = await this.grants.setClientPowers(accountId, clientId, powers);
+    if (n > 0)
+      await this.history.record(eventOf(accountId, 'agent_powers_changed', this.clock.now(), client));
     return n;
   }
 

@@ -34,6 +34,7 @@ export async function startMcpTestServer(opts: { anonymous?: boolean } = {}): Pr
               principal: {
                 accountId: account.id,
                 credential: { kind: 'api_key', id: 'key_conformance' },
+                powers: null,
                 scopes: ['mcp:tools'],
                 expiresAt: null,
               },

@@ -35,6 +35,7 @@ export async function approvedCode(
   web: WebClient,
   resource: string,
   clientName?: string,
+  consentFields: Record<string, string | readonly string[]> = {},
 ): Promise<{ clientId: string; code: string }> {
   const reg = await web.request(
     '/oauth/register',
@@ -52,6 +53,7 @@ export async function approvedCode(
   const done = await web.post('/oauth/consent', {
     request: new URL(consent, 'http://x').searchParams.get('request') ?? '',
     decision: 'approve',
+    ...consentFields,
   });
   const code = new URL(done.headers.get('location') ?? '').searchParams.get('code') ?? '';
   if (code === '') throw new Error('the consent gave no authorization code');
@@ -69,11 +71,17 @@ export const codeGrant = (code: string, resource: string): Record<string, string
 
 /**
  * An OAuth agent of the person signed in as `web`, start to end: registered (named `clientName` when given), approved
- * on the consent page, its code redeemed at the token endpoint. Its access token for the service's `/mcp`.
+ * on the consent page (with `consentFields`: what it may do, decision 0141), its code redeemed at the token endpoint.
+ * Its access token for the service's `/mcp`.
  */
-export async function oauthAccessToken(app: App, web: WebClient, clientName?: string): Promise<string> {
+export async function oauthAccessToken(
+  app: App,
+  web: WebClient,
+  clientName?: string,
+  consentFields: Record<string, string | readonly string[]> = {},
+): Promise<string> {
   const resource = `${app.config.baseUrl}/mcp`;
-  const { clientId, code } = await approvedCode(web, resource, clientName);
+  const { clientId, code } = await approvedCode(web, resource, clientName, consentFields);
   const res = await app.fetch(
     new Request(`${app.config.baseUrl}/oauth/token`, {
       method: 'POST',

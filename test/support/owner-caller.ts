@@ -12,6 +12,7 @@ export async function ownerCaller(app: App): Promise<Caller> {
       accountId: account.id,
       credential: { kind: 'api_key', id: 'key_test' },
       scopes: ['mcp:tools'],
+      powers: null,
       expiresAt: null,
     },
     account,

@@ -46,10 +46,13 @@ export class WebClient {
   /** Posts a form the way a browser does, with the page's CSRF token unless one is given. */
   async post(
     path: string,
-    fields: Record<string, string>,
+    fields: Record<string, string | readonly string[]>,
     opts: { csrf?: string | null; headers?: Record<string, string> } = {},
   ): Promise<Response> {
-    const body = new URLSearchParams(fields);
+    // A list is sent as the same field repeated, as a browser sends checked boxes of one name.
+    const body = new URLSearchParams(
+      Object.entries(fields).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : v.map((x) => [k, x]))),
+    );
     const token = opts.csrf === undefined ? this.csrf : opts.csrf;
     if (token !== null) body.set('_csrf', token);
     const res = await this.request(path, {

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Account, AccountId, PaymentState, Plan } from '../../core/accounts/account.ts';
 import type { ApiKey, ApiKeyId } from '../../core/api-keys/api-key.ts';
+import { readPowers, storedPowers, type Powers } from '../../core/auth/agent-powers.ts';
 import type { ApiKeyStore, NewApiKey } from '../../core/api-keys/api-key-store.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { lockAccount } from './row-locks.ts';
@@ -25,6 +26,7 @@ const toKey = (r: Selectable<ApiKeysTable>): ApiKey => ({
   createdAt: toDate(r.created_at),
   lastUsedAt: toDateOrNull(r.last_used_at),
   revokedAt: toDateOrNull(r.revoked_at),
+  powers: readPowers(r.powers),
 });
 
 // The account's columns come from correlated subqueries, not a join: on SQLite a two-table join cost ~28 µs per
@@ -81,6 +83,7 @@ export class KyselyApiKeyStore implements ApiKeyStore {
         created_at: k.createdAt.getTime(),
         last_used_at: null,
         revoked_at: null,
+        powers: storedPowers(k.powers),
       };
       await tx.insertInto('api_keys').values(row).execute();
       return ok(toKey(row));
@@ -141,5 +144,16 @@ export class KyselyApiKeyStore implements ApiKeyStore {
       .set({ last_used_at: now.getTime() })
       .where('id', '=', id)
       .execute();
+  }
+
+  async setPowers(accountId: AccountId, id: ApiKeyId, powers: Powers): Promise<boolean> {
+    const r = await this.db.kysely
+      .updateTable('api_keys')
+      .set({ powers: storedPowers(powers) })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return r.numUpdatedRows === 1n;
   }
 }

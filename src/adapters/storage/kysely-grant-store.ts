@@ -9,6 +9,7 @@ import type {
   SpentRemoved,
   TokenRecord,
 } from '../../oauth/token/grant.ts';
+import { readPowers, storedPowers, type Powers } from '../../core/auth/agent-powers.ts';
 import type { Db } from './database.ts';
 import type { OAuthGrantsTable } from './schema.ts';
 import { hotQuery } from './hot-query.ts';
@@ -23,6 +24,7 @@ const toGrant = (r: Selectable<OAuthGrantsTable>): Grant => ({
   createdAt: toDate(r.created_at),
   lastUsedAt: toDateOrNull(r.last_used_at),
   revokedAt: toDateOrNull(r.revoked_at),
+  powers: readPowers(r.powers),
 });
 
 const toTokenRow = (t: TokenRecord) => ({
@@ -89,6 +91,7 @@ export class KyselyGrantStore implements GrantStore {
         used_at: null,
         grant_id: null,
         replayed_at: null,
+        powers: storedPowers(c.powers),
       })
       .execute();
   }
@@ -138,6 +141,7 @@ export class KyselyGrantStore implements GrantStore {
         resource: claimed.resource,
         createdAt: toDate(claimed.created_at),
         expiresAt: toDate(claimed.expires_at),
+        powers: readPowers(claimed.powers),
       },
     };
   }
@@ -164,6 +168,7 @@ export class KyselyGrantStore implements GrantStore {
           created_at: g.createdAt.getTime(),
           last_used_at: null,
           revoked_at: null,
+          powers: storedPowers(g.powers),
         })
         .execute();
       if (tokens.length > 0) await tx.insertInto('oauth_tokens').values(tokens.map(toTokenRow)).execute();
@@ -353,6 +358,17 @@ export class KyselyGrantStore implements GrantStore {
       tokens: Number(tokens.numDeletedRows),
       grants: Number(grants.numDeletedRows),
     };
+  }
+
+  async setClientPowers(accountId: AccountId, clientId: string, powers: Powers): Promise<number> {
+    const r = await this.db
+      .updateTable('oauth_grants')
+      .set({ powers: storedPowers(powers) })
+      .where('account_id', '=', accountId)
+      .where('client_id', '=', clientId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
   }
 
   async revokeClientGrants(accountId: AccountId, clientId: string, now: Date): Promise<number> {

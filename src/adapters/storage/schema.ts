@@ -117,6 +117,8 @@ export interface ApiKeysTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** Decision 0141: null for every power, else their names separated by spaces. */
+  powers: string | null;
 }
 
 export interface AuditLogTable {
@@ -165,6 +167,7 @@ export interface OAuthGrantsTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  powers: string | null;
 }
 
 export interface OAuthCodesTable {
@@ -180,6 +183,7 @@ export interface OAuthCodesTable {
   used_at: number | null;
   grant_id: string | null;
   replayed_at: number | null;
+  powers: string | null;
 }
 
 export interface OAuthTokensTable {

@@ -11,6 +11,7 @@ import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
 import type { AccountId } from '../accounts/account.ts';
 import type { AccountStore } from '../accounts/account-store.ts';
 import { PLAN_LIMITS } from '../accounts/plan.ts';
+import { EVERY_POWER, type Powers } from '../auth/agent-powers.ts';
 import type { BearerVerifier, Verified } from '../auth/principal.ts';
 import { API_KEY_PREFIX, type ApiKey, type ApiKeyId } from './api-key.ts';
 import type { ApiKeyStore } from './api-key-store.ts';
@@ -34,11 +35,15 @@ export class ApiKeyService implements BearerVerifier {
     this.deps = deps;
   }
 
-  /** Creates a key; the full value is returned exactly once and only its hash is kept. */
+  /**
+   * Creates a key; the full value is returned exactly once and only its hash is kept. `powers`: what its agent may
+   * do beyond reading (decision 0141), every power unless the person chose.
+   */
   async create(
     accountId: AccountId,
     rawName: string,
     client: Client,
+    powers: Powers = EVERY_POWER,
   ): Promise<Result<{ key: ApiKey; secret: string }, CreateKeyError>> {
     const name = rawName.trim().replace(/\s+/g, ' ');
     // A name is shown in the console and the activity log: printable text, no control characters (NUL included).
@@ -56,6 +61,7 @@ export class ApiKeyService implements BearerVerifier {
         last4: secret.slice(-4),
         hash: sha256Hex(secret),
         createdAt: this.deps.clock.now(),
+        powers,
       },
       limit,
     );
@@ -71,6 +77,13 @@ export class ApiKeyService implements BearerVerifier {
   async revoke(accountId: AccountId, id: ApiKeyId, client: Client): Promise<boolean> {
     if (!(await this.deps.keys.revoke(accountId, id, this.deps.clock.now()))) return false;
     await this.note(accountId, 'api_key_revoked', client);
+    return true;
+  }
+
+  /** Changes what an active key's agent may do; it applies to the key's next request. False: no such active key. */
+  async setPowers(accountId: AccountId, id: ApiKeyId, powers: Powers, client: Client): Promise<boolean> {
+    if (!(await this.deps.keys.setPowers(accountId, id, powers))) return false;
+    await this.note(accountId, 'agent_powers_changed', client);
     return true;
   }
 
@@ -98,6 +111,7 @@ export class ApiKeyService implements BearerVerifier {
         accountId: key.accountId,
         credential: { kind: 'api_key', id: key.id },
         scopes: ['mcp:tools'],
+        powers: key.powers,
         expiresAt: null,
       },
       account,

@@ -16,6 +16,7 @@ function newKey(accountId: AccountId, n: number): NewApiKey {
     last4: 'ab12',
     hash: newId('hash'),
     createdAt: at(n),
+    powers: null,
   };
 }
 
@@ -37,6 +38,22 @@ export function apiKeyStoreContract(h: () => { accounts: AccountStore; apiKeys: 
         account: { id: acct, plan: 'trial', paymentState: 'ok' },
       });
       expect(await h().apiKeys.findActiveByHash('nope')).toBeUndefined();
+    });
+
+    it('keeps what a key may do, and changes it only for an active key of the account (decision 0141)', async () => {
+      const acct = await seedAccount(h().accounts);
+      const other = await seedAccount(h().accounts);
+      const k = { ...newKey(acct, 1), powers: new Set(['tidy', 'draft'] as const) };
+      await h().apiKeys.createWithinLimit(k, 3);
+      expect((await h().apiKeys.findActiveByHash(k.hash))?.key.powers).toEqual(new Set(['tidy', 'draft']));
+      expect(await h().apiKeys.setPowers(other, k.id, null)).toBe(false);
+      expect(await h().apiKeys.setPowers(acct, k.id, new Set())).toBe(true);
+      expect((await h().apiKeys.findActiveByHash(k.hash))?.key.powers).toEqual(new Set());
+      expect(await h().apiKeys.setPowers(acct, k.id, null)).toBe(true);
+      expect((await h().apiKeys.list(acct))[0]?.powers).toBeNull();
+      await h().apiKeys.revoke(acct, k.id, at(5));
+      expect(await h().apiKeys.setPowers(acct, k.id, new Set(['setup']))).toBe(false);
+      expect((await h().apiKeys.list(acct))[0]?.powers).toBeNull();
     });
 
     it('never lets concurrent creates exceed the limit', async () => {

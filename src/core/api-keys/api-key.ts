@@ -1,5 +1,6 @@
 import type { Brand } from '../../lib/brand.ts';
 import type { AccountId } from '../accounts/account.ts';
+import type { Powers } from '../auth/agent-powers.ts';
 
 export type ApiKeyId = Brand<string, 'ApiKeyId'>;
 
@@ -15,6 +16,8 @@ export interface ApiKey {
   readonly createdAt: Date;
   readonly lastUsedAt: Date | null;
   readonly revokedAt: Date | null;
+  /** What the person lets the key's agent do beyond reading (decision 0141); `null` for everything. */
+  readonly powers: Powers;
 }
 
 export function parseApiKeyId(raw: string): ApiKeyId | undefined {

@@ -1,4 +1,5 @@
 import type { Account, AccountId } from '../accounts/account.ts';
+import type { Powers } from './agent-powers.ts';
 
 /**
  * Who is calling an agent-facing route: the account, the credential that proved it, and for OAuth the client.
@@ -12,6 +13,8 @@ export interface Principal {
     /** The person in the console (Settings → Activity's Undo): bound by the same lease rules as agents. */
     | { readonly kind: 'session'; readonly id: string };
   readonly scopes: readonly string[];
+  /** What the person lets this credential do beyond reading (decision 0141); `null` for everything. */
+  readonly powers: Powers;
   /** When the credential stops working (access tokens); null for API keys. */
   readonly expiresAt: Date | null;
 }

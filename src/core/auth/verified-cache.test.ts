@@ -11,6 +11,7 @@ const verified = (id: string, expiresAt: Date | null = null): Verified => ({
     accountId: account.id,
     credential: { kind: 'api_key', id },
     scopes: ['mcp:tools'],
+    powers: null,
     expiresAt,
   },
   account,

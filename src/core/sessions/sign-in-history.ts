@@ -32,7 +32,9 @@ export type SignInEventKind =
   /** An agent connected through OAuth, by the person's consent. */
   | 'agent_connected'
   | 'agent_disconnected'
-  | 'every_agent_disconnected';
+  | 'every_agent_disconnected'
+  /** What an API key or a connected agent may do, changed (decision 0141). */
+  | 'agent_powers_changed';
 
 export interface SignInEvent {
   readonly at: Date;

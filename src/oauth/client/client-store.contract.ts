@@ -93,6 +93,7 @@ export function clientStoreContract(
         resource: 'http://127.0.0.1:8787/mcp',
         createdAt: at(1),
         expiresAt: at(ends),
+        powers: null,
       });
       const coded = await registered(1);
       await h().grants.saveCode(code(coded, 5));
@@ -109,6 +110,7 @@ export function clientStoreContract(
         createdAt: at(1),
         lastUsedAt: null,
         revokedAt: null,
+        powers: null,
       };
       const refresh = { hash: newId('tr'), kind: 'refresh' as const, grantId: grant.id, createdAt: at(1) };
       await h().grants.createGrant(grant, [{ ...refresh, expiresAt: at(10) }], c.codeHash);

@@ -1,5 +1,6 @@
 import { eventOf, type Client, type SignInHistory } from '../../core/sessions/sign-in-history.ts';
 import type { AccountId } from '../../core/accounts/account.ts';
+import { EVERY_POWER, type Powers } from '../../core/auth/agent-powers.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
 import type { ClientManager } from '../client/client-manager.ts';
@@ -115,12 +116,16 @@ export class AuthorizationManager {
     return client && { request, client };
   }
 
-  /** The person's answer; the request is used once. Returns the URL to send the browser to. */
+  /**
+   * The person's answer; the request is used once. Returns the URL to send the browser to. `powers`: what the person
+   * allowed the agent beyond reading (decision 0141).
+   */
   async decide(
     id: string,
     accountId: AccountId,
     approve: boolean,
     client: Client,
+    powers: Powers = EVERY_POWER,
   ): Promise<string | undefined> {
     const { config, clock } = this.deps;
     const request = await this.deps.requests.get(id, clock.now());
@@ -145,6 +150,7 @@ export class AuthorizationManager {
       resource: request.resource,
       createdAt: now,
       expiresAt: new Date(now.getTime() + config.codeTtlMs),
+      powers,
     });
     // A new way in for an agent, as an API key is: the person sees it in their sign-in history.
     await this.deps.history.record(eventOf(accountId, 'agent_connected', now, client));

@@ -18,6 +18,7 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
       resource: 'http://127.0.0.1:8787/mcp',
       createdAt: t(0),
       expiresAt: t(1),
+      powers: null,
     });
     const grant = (accountId: Grant['accountId'], clientId = 'client_a'): Grant => ({
       id: newId('grant'),
@@ -28,6 +29,7 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
       createdAt: t(0),
       lastUsedAt: null,
       revokedAt: null,
+      powers: null,
     });
     const tokens = (g: Grant, at = 0): TokenRecord[] => [
       { hash: newId('ta'), kind: 'access', grantId: g.id, createdAt: t(at), expiresAt: t(at + 60) },
@@ -43,6 +45,34 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
       await h().grants.createGrant(g, first, c.codeHash);
       return { g, first };
     };
+
+    it('carries the consent’s powers from code to grant; changes them per client, live sign-ins only (0141)', async () => {
+      const acct = await seedAccount(h().accounts);
+      const other = await seedAccount(h().accounts);
+      const c = { ...code(acct), powers: new Set(['draft'] as const) };
+      await h().grants.saveCode(c);
+      const redeemed = await h().grants.redeemCode(c.codeHash, t(0));
+      expect(redeemed.status === 'ok' && redeemed.code.powers).toEqual(new Set(['draft']));
+      const g = { ...grant(acct), powers: new Set(['draft'] as const) };
+      const first = tokens(g);
+      await h().grants.createGrant(g, first, c.codeHash);
+      expect((await h().grants.findLiveToken(first[0]!.hash, 'access', t(0)))?.grant.powers).toEqual(
+        new Set(['draft']),
+      );
+      const second = await signedIn(acct);
+      const ended = await signedIn(acct);
+      await h().grants.revokeGrant(ended.g.id, t(1));
+      const elsewhere = await signedIn(acct, 'client_b');
+      const theirs = await signedIn(other);
+      expect(await h().grants.setClientPowers(acct, 'client_a', new Set(['tidy']))).toBe(2);
+      const powersOf = async (hash: string) =>
+        (await h().grants.findLiveToken(hash, 'access', t(0)))?.grant.powers;
+      expect(await powersOf(first[0]!.hash)).toEqual(new Set(['tidy']));
+      expect(await powersOf(second.first[0]!.hash)).toEqual(new Set(['tidy']));
+      expect(await powersOf(elsewhere.first[0]!.hash)).toBeNull();
+      expect(await powersOf(theirs.first[0]!.hash)).toBeNull();
+      expect(await h().grants.setClientPowers(acct, 'client_c', null)).toBe(0);
+    });
 
     it('redeems a code exactly once under concurrency; a replay names the grant it produced', async () => {
       const acct = await seedAccount(h().accounts);

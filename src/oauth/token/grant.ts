@@ -1,4 +1,5 @@
 import type { AccountId } from '../../core/accounts/account.ts';
+import type { Powers } from '../../core/auth/agent-powers.ts';
 
 /** One sign-in of one client for one account: the tokens it produced live and die together. */
 export interface Grant {
@@ -10,6 +11,8 @@ export interface Grant {
   readonly createdAt: Date;
   readonly lastUsedAt: Date | null;
   readonly revokedAt: Date | null;
+  /** What the person lets the agent do beyond reading, chosen at consent or since (decision 0141). */
+  readonly powers: Powers;
 }
 
 export interface AuthorizationCode {
@@ -22,6 +25,8 @@ export interface AuthorizationCode {
   readonly resource: string;
   readonly createdAt: Date;
   readonly expiresAt: Date;
+  /** What the person allowed on the consent page, for the grant the code makes. */
+  readonly powers: Powers;
 }
 
 export interface TokenRecord {
@@ -88,6 +93,8 @@ export interface GrantStore {
   /** Live grants of an account, newest first. */
   listGrants(accountId: AccountId): Promise<Grant[]>;
   revokeClientGrants(accountId: AccountId, clientId: string, now: Date): Promise<number>;
+  /** Sets what every live sign-in of one client on the account may do; how many were changed. */
+  setClientPowers(accountId: AccountId, clientId: string, powers: Powers): Promise<number>;
   revokeAllGrants(accountId: AccountId, now: Date): Promise<number>;
   /**
    * The housekeeping sweep (decision 0065): removes the codes and tokens that expired before `before`, the sign-ins

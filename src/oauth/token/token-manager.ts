@@ -108,6 +108,7 @@ export class TokenManager implements BearerVerifier {
       createdAt: now,
       lastUsedAt: null,
       revokedAt: null,
+      powers: code.powers,
     };
     const { records, response } = this.mint(grant, now);
     if (!(await this.deps.grants.createGrant(grant, records, sha256Hex(p.code))))
@@ -224,6 +225,7 @@ export class TokenManager implements BearerVerifier {
         accountId: account.id,
         credential: { kind: 'access_token', id: live.grant.id, clientId: live.grant.clientId },
         scopes: live.grant.scope,
+        powers: live.grant.powers,
         expiresAt: live.token.expiresAt,
       },
       account,

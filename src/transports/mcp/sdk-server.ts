@@ -48,7 +48,11 @@ export function createSdkHandler(deps: {
         capabilities: { tools: {}, resources: {} },
         instructions: SERVER_INSTRUCTIONS,
       });
-      server.setRequestHandler('tools/list', () => ({ tools: [...registry.listed] }));
+      // The tools this credential may call (decision 0141); none before the caller is known.
+      server.setRequestHandler('tools/list', () => {
+        const caller = callerFrom(authInfo);
+        return { tools: caller === undefined ? [] : [...registry.listedFor(caller.principal.powers).tools] };
+      });
       server.setRequestHandler('resources/list', () => ({ resources: RESOURCES }));
       server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
       server.setRequestHandler('resources/read', (request) => {

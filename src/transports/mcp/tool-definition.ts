@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import type { Account } from '../../core/accounts/account.ts';
+import type { Needs } from '../../core/auth/agent-powers.ts';
 import type { Principal } from '../../core/auth/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -52,6 +53,11 @@ export type PayloadOf<O extends OutputSchema> = Frozen<z.input<O>>;
 
 export interface ToolDefinition<S extends z.ZodType = z.ZodType, O extends OutputSchema = OutputSchema> {
   readonly name: string;
+  /**
+   * What the person must have let the calling agent do (decision 0141): `read`, every agent's, or one power. A tool
+   * whose power the credential lacks is not listed, and a call to it is refused with `not_allowed`.
+   */
+  readonly needs: Needs;
   readonly title: string;
   /** Written for a model: what it does, when to use it, what to ask the person first. */
   readonly description: string;

@@ -26,6 +26,8 @@ export const TOOL_ERROR_CODES = [
   'provider_rate_limited',
   'payment_required',
   'rate_limited',
+  /** The person has not let this agent do what the tool does (decision 0141). */
+  'not_allowed',
   'internal_error',
 ] as const;
 

@@ -4,6 +4,13 @@ import { callEntry, type AuditLog } from '../../core/audit/audit-log.ts';
 import { InboxGoneError, inboxError } from '../../core/inboxes/inbox-errors.ts';
 import { parseInboxId } from '../../core/inboxes/inbox.ts';
 import { noMetrics, type Metrics } from '../../lib/metrics.ts';
+import {
+  allows,
+  POWER_WORDS,
+  storedPowers,
+  type AgentPower,
+  type Powers,
+} from '../../core/auth/agent-powers.ts';
 import { TOOL_ERROR } from './output-shapes.ts';
 import { errorResult, successResult, type CallToolResultWire } from './tool-result.ts';
 import { mark, markPlan, newMarker, notice, unwrapArguments, type MarkPlan } from './untrusted-marks.ts';
@@ -23,6 +30,12 @@ export type ListedTool = {
   _meta?: Record<string, unknown>;
 };
 
+/** The tools one credential sees (`ToolRegistry.listedFor`), and the same as JSON for the fast path's `tools/list`. */
+export interface ToolList {
+  readonly tools: readonly ListedTool[];
+  readonly json: string;
+}
+
 /**
  * Composes one file per tool. Definitions, JSON Schemas and the `tools/list` payload are built once; a call
  * validates its arguments, runs the tool, shapes the result, and records the audit entry. It never throws: an
@@ -30,9 +43,9 @@ export type ListedTool = {
  */
 export class ToolRegistry {
   readonly listed: readonly ListedTool[];
-  /** `listed` as JSON, serialized once for the fast path's `tools/list`. */
-  readonly listedJson: string;
   private readonly byName: ReadonlyMap<string, ToolDefinition>;
+  /** Each set of powers' list, built the first time a credential holding it asks (at most 2^5 of them). */
+  private readonly lists = new Map<string, ToolList>();
   /** Where each tool's results hold sender-written text, read from its output schema once. */
   private readonly marks: ReadonlyMap<string, MarkPlan>;
   private readonly audit: AuditLog;
@@ -56,7 +69,6 @@ export class ToolRegistry {
         return plan === undefined ? [] : [[t.name, plan] as const];
       }),
     );
-    this.listedJson = JSON.stringify(this.listed);
     this.audit = opts.audit;
     this.metrics = opts.metrics ?? noMetrics;
     this.maxResultChars = opts.maxResultChars;
@@ -64,6 +76,18 @@ export class ToolRegistry {
 
   has(name: string): boolean {
     return this.byName.has(name);
+  }
+
+  /** The tools a credential holding `powers` may call, and only those (decision 0141). */
+  listedFor(powers: Powers): ToolList {
+    const key = storedPowers(powers) ?? '*';
+    let list = this.lists.get(key);
+    if (list === undefined) {
+      const tools = this.listed.filter((t) => allows(powers, this.byName.get(t.name)?.needs ?? 'read'));
+      list = { tools, json: JSON.stringify(tools) };
+      this.lists.set(key, list);
+    }
+    return list;
   }
 
   /** `undefined` for an unknown tool: that is a protocol error, answered by the MCP layer. */
@@ -114,6 +138,8 @@ export class ToolRegistry {
   ): Promise<{ result: CallToolResultWire; outcome: string; undoId: string | null }> {
     // Kept outside the try: a change whose answer then fails to build still has its undo handle in the audit row.
     let undoId: string | null = null;
+    if (!allows(ctx.principal.powers, tool.needs))
+      return { result: errorResult(notAllowed(tool.needs)), outcome: 'not_allowed', undoId: null };
     try {
       const parsed = tool.input.safeParse(unwrapArguments(rawArgs ?? {}));
       if (!parsed.success)
@@ -231,6 +257,18 @@ const AGREEMENT_FLAGS: Readonly<Record<string, 'confirmation_required' | 'human_
   humanConfirmedInChat: 'confirmation_required',
   humanApprovedInChat: 'human_approval_required',
 };
+
+function notAllowed(needs: AgentPower | 'read'): ToolError {
+  const what =
+    needs === 'read'
+      ? 'use this tool'
+      : POWER_WORDS[needs].what.replace(/\byour\b/g, 'the person’s').replace(/\byou\b/g, 'the person');
+  return {
+    error: 'not_allowed',
+    message: `The person has not allowed this agent to ${what}. Do not try another way round it. If they want you to, they can allow it in the console: Settings → Advanced for an API key, Settings → Connected agents for a signed-in agent.`,
+    details: { needs },
+  };
+}
 
 function nulArgument(path: string): ToolError {
   const where = path === '' ? '(arguments)' : path;

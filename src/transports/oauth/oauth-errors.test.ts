@@ -381,6 +381,7 @@ describe('token endpoint', () => {
       createdAt: now,
       lastUsedAt: null,
       revokedAt: null,
+      powers: null,
     };
     await app.stores.grants.saveCode({
       codeHash: 'c_foreign',
@@ -392,6 +393,7 @@ describe('token endpoint', () => {
       resource: grant.resource,
       createdAt: now,
       expiresAt: new Date(now.getTime() + 60_000),
+      powers: null,
     });
     const access = 'ita_foreignresourcetokenforthetest000000000000';
     await app.stores.grants.createGrant(

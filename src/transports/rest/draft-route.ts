@@ -3,7 +3,9 @@ import type { DraftError, DraftService } from '../../core/drafts/draft-service.t
 import { draftView } from '../../core/drafts/draft-view.ts';
 import type { InboxService } from '../../core/inboxes/inbox-service.ts';
 import type { AgentEnv } from '../http/agent-gate.ts';
+import { allows } from '../../core/auth/agent-powers.ts';
 import { jsonError } from '../http/json-error.ts';
+import { notAllowed } from './rest-auth.ts';
 import { DRAFT_REQUEST } from './rest-schemas.ts';
 
 /** Larger than any valid draft (text ≤ 200,000 characters of up to 4 UTF-8 bytes each, plus headers). */
@@ -20,6 +22,8 @@ export function registerDraftRoute(
   audited: MiddlewareHandler<AgentEnv>,
 ): void {
   app.post('/api/inboxes/:id/draft', audited, async (c) => {
+    // Refused before the body is read, as create_draft is on MCP: the person has not let this key write drafts.
+    if (!allows(c.get('principal').powers, 'draft')) return notAllowed('draft');
     const type = c.req.header('content-type') ?? '';
     if (!/^application\/json\s*(;|$)/i.test(type)) {
       return jsonError(400, 'invalid_request', 'Send the draft as JSON with Content-Type: application/json.');

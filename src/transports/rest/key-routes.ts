@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import { AGENT_POWERS, chosenPowers, EVERY_POWER, powerList } from '../../core/auth/agent-powers.ts';
 import { parseApiKeyId, type ApiKey } from '../../core/api-keys/api-key.ts';
 import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
 import type { SessionService } from '../../core/sessions/session-service.ts';
@@ -20,6 +21,7 @@ const view = (k: ApiKey) => ({
   createdAt: k.createdAt.toISOString(),
   lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
   revokedAt: k.revokedAt?.toISOString() ?? null,
+  powers: powerList(k.powers),
 });
 
 /**
@@ -65,8 +67,14 @@ export function registerKeyRoutes(
 
   app.post('/api/keys', async (c) => {
     const body = KEY_CREATE_REQUEST.safeParse(await c.req.json().catch(() => undefined));
-    if (!body.success) return jsonError(400, 'invalid_request', 'Send JSON {"name": "…"}.');
-    const created = await deps.apiKeys.create(ownerId(c), body.data.name, passwordClient(c, deps));
+    if (!body.success)
+      return jsonError(
+        400,
+        'invalid_request',
+        `Send JSON {"name": "…"}, and "powers" if the key may do less than everything: a list of ${AGENT_POWERS.join(', ')}.`,
+      );
+    const powers = body.data.powers === undefined ? EVERY_POWER : chosenPowers(body.data.powers);
+    const created = await deps.apiKeys.create(ownerId(c), body.data.name, passwordClient(c, deps), powers);
     if (!created.ok) {
       const e = created.error;
       if (e.code === 'limit_reached') {

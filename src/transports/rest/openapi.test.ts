@@ -71,6 +71,12 @@ describe('GET /api/openapi.json', () => {
     record(DRAFT, 'post', await post(demo, VALID, 'itk_wrong')); // 401 invalid_api_key
     record(DRAFT, 'post', await post('inbox_00000000000000000000', VALID)); // 404
     record(DRAFT, 'post', await post(demo, VALID, key, 'x'.repeat(1_000_001))); // 413
+    // 403 not_allowed: a key the person made without the power to write drafts (decision 0141).
+    await web.get('/settings/advanced');
+    await web.post('/settings/advanced/keys', { name: 'reader', choosing_powers: '1', power: ['tidy'] });
+    await web.get('/settings/advanced');
+    const reader = /itk_[a-z0-9]{40}/.exec(web.lastHtml)![0];
+    record(DRAFT, 'post', await post(demo, VALID, reader));
     // 409 not_connected: an IMAP inbox added but never connected; 409 inbox_paused: the person paused the demo.
     const added = await toolCaller(app, key)('add_inbox', {
       label: 'Work',

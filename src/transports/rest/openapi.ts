@@ -141,6 +141,9 @@ export function openApiDocument(baseUrl: string, secureCookies: boolean): Json {
               'inbox_paused',
               'not_connected',
             ]),
+            '403': errors('The account owner has not allowed this key to write drafts (decision 0141).', [
+              'not_allowed',
+            ]),
             '413': errors('The body is larger than 1,000,000 bytes.', ['request_too_large']),
             ...AGENT_ERRORS,
             '429': {
@@ -171,7 +174,9 @@ export function openApiDocument(baseUrl: string, secureCookies: boolean): Json {
           },
           responses: {
             '201': json(ref('KeyCreated'), 'The new key; `key` is shown this once.'),
-            '400': errors('No name, or a name that is not 1 to 80 characters of text.', ['invalid_request']),
+            '400': errors('No name, a name that is not 1 to 80 characters of text, or an unknown power.', [
+              'invalid_request',
+            ]),
             '409': errors('The plan’s number of active keys is reached.', ['key_limit_reached']),
             ...OWNER_ERRORS,
           },

@@ -1,3 +1,4 @@
+import { POWER_WORDS, type AgentPower } from '../../core/auth/agent-powers.ts';
 import { jsonError } from '../http/json-error.ts';
 
 /** Contract §5 REST / §7: the exact 401s of `/api`. */
@@ -15,5 +16,14 @@ export function restUnauthenticated(reason: 'missing' | 'invalid'): Response {
     'invalid_api_key',
     'This API key is wrong or has been revoked. The account owner can create a new key in Settings > Advanced.',
     { 'WWW-Authenticate': 'Bearer realm="api", error="invalid_token"' },
+  );
+}
+
+/** 403 `not_allowed`: the person has not let this key do what the route does (decision 0141). */
+export function notAllowed(needs: AgentPower): Response {
+  return jsonError(
+    403,
+    'not_allowed',
+    `The account owner has not allowed this API key to ${POWER_WORDS[needs].what.replace(/\byour\b/g, 'their').replace(/\byou\b/g, 'they')}. They can allow it in Settings > Advanced.`,
   );
 }

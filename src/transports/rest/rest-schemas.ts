@@ -1,3 +1,4 @@
+import { AGENT_POWERS } from '../../core/auth/agent-powers.ts';
 import * as z from 'zod';
 import { DRAFT_VIEW, INBOX_VIEW } from '../http/view-schemas.ts';
 
@@ -34,11 +35,22 @@ export const KEY_VIEW = z.object({
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
+  powers: z
+    .array(z.enum(AGENT_POWERS))
+    .describe(
+      'What the key’s agent may do beyond reading (every agent may read): tidy, screen, draft, unsubscribe, setup.',
+    ),
 });
 
 export const KEY_LIST = z.object({ keys: z.array(KEY_VIEW) });
 
-export const KEY_CREATE_REQUEST = z.object({ name: z.string() });
+export const KEY_CREATE_REQUEST = z.object({
+  name: z.string(),
+  powers: z
+    .array(z.enum(AGENT_POWERS))
+    .optional()
+    .describe('What the key’s agent may do beyond reading; every power when left out (decision 0141).'),
+});
 
 /** The key itself is in `key`, shown this once. */
 export const KEY_CREATED = KEY_VIEW.extend({ key: z.string().describe('itk_…: shown once, store it now.') });

@@ -25,6 +25,7 @@ import { signInHistory } from './0022-sign-in-history.ts';
 import { passkeys } from './0023-passkeys.ts';
 import { credentialSetAt } from './0024-credential-set-at.ts';
 import { visibleAddresses } from './0025-visible-addresses.ts';
+import { agentPowers } from './0026-agent-powers.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -57,5 +58,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0023-passkeys': passkeys(dialect),
     '0024-credential-set-at': credentialSetAt(dialect),
     '0025-visible-addresses': visibleAddresses(),
+    '0026-agent-powers': agentPowers(),
   };
 }

@@ -9,6 +9,7 @@ export const ACT_MAX_ITEMS = 100;
 
 export const actOnMessages = defineTool({
   name: 'act_on_messages',
+  needs: 'tidy',
   title: 'Act on messages',
   description:
     'Archive, trash, spam, star, unstar or label messages in any inbox. Give items (up to 100 { inboxId, messageId }) or sender ' +

@@ -4,6 +4,7 @@ import { defineTool } from '../tool-definition.ts';
 
 export const applyLabels = defineTool({
   name: 'apply_labels',
+  needs: 'tidy',
   title: 'Add labels',
   description:
     'Adds labels (ids from list_labels; IMAP keywords on icloud/imap) to up to 25 messages. With more than one message id, ask the ' +

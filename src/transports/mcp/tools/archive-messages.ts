@@ -7,6 +7,7 @@ import { MESSAGE_IDS, ownedInbox } from '../tool-helpers.ts';
 
 export const archiveMessages = defineTool({
   name: 'archive_messages',
+  needs: 'tidy',
   title: 'Archive messages (Gmail)',
   description:
     'Archives up to 25 messages of a google inbox (they leave the inbox and stay in All Mail). Always ask the person first and ' +

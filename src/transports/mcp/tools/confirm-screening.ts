@@ -9,6 +9,7 @@ const TARGET = { inboxId: z.string(), messageId: z.string() };
 
 export const confirmScreening = defineTool({
   name: 'confirm_screening',
+  needs: 'screen',
   title: 'Apply screening verdicts',
   description:
     `Applies verdicts on messages screen_junk handed out (within the hour): up to ${String(SCREEN_BATCH)} ` +

@@ -16,6 +16,7 @@ const SAY = {
 
 export const confirmUnsubscribe = defineTool({
   name: 'confirm_unsubscribe',
+  needs: 'unsubscribe',
   title: 'Send an approved unsubscribe request',
   description:
     'Sends the single RFC 8058 one-click request of a pending unsubscribe, after the person approved it: pass the ' +

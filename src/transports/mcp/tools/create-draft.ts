@@ -22,6 +22,7 @@ export function fromDraftError(e: DraftError): ToolFailure {
 
 export const createDraft = defineTool({
   name: 'create_draft',
+  needs: 'draft',
   title: 'Write a draft',
   description:
     'Writes a draft into the inbox’s Drafts folder. It never sends. text is the email as the person would send it — no notes ' +

@@ -7,6 +7,7 @@ import { toolError, toolOk } from '../tool-error.ts';
 
 export const getAttachment = defineTool({
   name: 'get_attachment',
+  needs: 'read',
   title: 'Get an attachment link',
   description:
     'Returns a short-lived (10 minutes) download link for one attachment, by the partId that get_message lists. Attachments are ' +

@@ -7,6 +7,7 @@ import { toolOk } from '../tool-error.ts';
 
 export const getConnectionStatus = defineTool({
   name: 'get_connection_status',
+  needs: 'read',
   title: 'Check an inbox connection',
   description:
     'Says whether an inbox can sync now: connectionStatus (connected, not_connected, needs_reconnect, paused), needsReconnect, and the last error if any.',

@@ -7,6 +7,7 @@ import { ownedInbox } from '../tool-helpers.ts';
 
 export const getTriageActivity = defineTool({
   name: 'get_triage_activity',
+  needs: 'read',
   title: 'Triage activity',
   description:
     'The current lease and the last finished pass (with its summary) for one inbox, or for every inbox when inboxId is omitted. ' +

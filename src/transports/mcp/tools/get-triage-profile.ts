@@ -7,6 +7,7 @@ import { ownedInbox } from '../tool-helpers.ts';
 
 export const getTriageProfile = defineTool({
   name: 'get_triage_profile',
+  needs: 'read',
   title: 'Get the triage profile',
   description:
     'The person’s triageProfile: defaults (cadence, quiet hours, junk rules, vip.people, sending) and per-inbox overrides. With ' +

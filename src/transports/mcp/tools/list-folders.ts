@@ -8,6 +8,7 @@ import { toolOk } from '../tool-error.ts';
 
 export const listFolders = defineTool({
   name: 'list_folders',
+  needs: 'read',
   title: 'List folders',
   description:
     'Lists the mailboxes/labels of an inbox with their canonical id (inbox, sent, drafts, archive, spam, trash, all, screened) or ' +

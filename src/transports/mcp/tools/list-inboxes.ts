@@ -5,6 +5,7 @@ import { toolOk } from '../tool-error.ts';
 
 export const listInboxes = defineTool({
   name: 'list_inboxes',
+  needs: 'read',
   title: 'List inboxes',
   description:
     "Lists every inbox connected to the person's account with its id, provider, address, connection status " +

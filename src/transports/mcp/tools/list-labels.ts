@@ -7,6 +7,7 @@ import { agentMessage } from '../next-steps.ts';
 
 export const listLabels = defineTool({
   name: 'list_labels',
+  needs: 'read',
   title: 'List labels',
   description:
     'Labels of an inbox with their ids, for apply_labels/remove_labels and act_on_messages { action: "label" }: Gmail labels for ' +

@@ -9,6 +9,7 @@ import { toolError, toolOk } from '../tool-error.ts';
 
 export const listMessages = defineTool({
   name: 'list_messages',
+  needs: 'read',
   title: 'List messages',
   description:
     'Pages through synced messages, newest first: previews only (subject, sender, date, snippet, flags), no bodies. query is a ' +

@@ -6,6 +6,7 @@ import { GROUPED, grouped } from '../vip-results.ts';
 
 export const listVips = defineTool({
   name: 'list_vips',
+  needs: 'read',
   title: 'List VIPs',
   description:
     'The account’s VIP people (addresses) and domains: the VIP list and the triage profile’s vip.people. VIP mail is never moved in bulk and always gets the person’s look.',

@@ -8,6 +8,7 @@ import { toolError, toolOk } from '../tool-error.ts';
 
 export const loadOlderMessages = defineTool({
   name: 'load_older_messages',
+  needs: 'read',
   title: 'Load older messages',
   description:
     'Extends one selected folder past its synced window: loads up to count (clamped 1..200, default 50) older messages into the ' +

@@ -5,6 +5,7 @@ import { defineTool } from '../tool-definition.ts';
 
 export const markAsSpam = defineTool({
   name: 'mark_as_spam',
+  needs: 'tidy',
   title: 'Move a message to Spam',
   description:
     'Moves one message to the Spam (Junk) folder; the result has an undoId for undo_action. A VIP sender is refused with ' +

@@ -7,6 +7,7 @@ import { fromUnsubscribeError } from '../unsubscribe-results.ts';
 
 export const proposeUnsubscribe = defineTool({
   name: 'propose_unsubscribe',
+  needs: 'unsubscribe',
   title: 'Propose unsubscribing from a sender',
   description:
     'Checks one message’s unsubscribe header at the mailbox and, only for a DKIM-signed RFC 8058 one-click link, returns a ' +

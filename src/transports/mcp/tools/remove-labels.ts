@@ -4,6 +4,7 @@ import { defineTool } from '../tool-definition.ts';
 
 export const removeLabels = defineTool({
   name: 'remove_labels',
+  needs: 'tidy',
   title: 'Remove labels',
   description:
     'Removes labels from up to 25 messages. With more than one message id, ask the person first and pass confirmed: true. ' +

@@ -14,6 +14,7 @@ const WHY_ADDRESS: Readonly<Record<AddressOnlyReason, string>> = {
 
 export const reportScreened = defineTool({
   name: 'report_screened',
+  needs: 'screen',
   title: 'Report a screened message',
   description:
     'Moves a message from Screened to Spam and blocks its sender’s domain, so new mail from it goes to Screened on arrival. ' +

@@ -6,6 +6,7 @@ import { toolOk } from '../tool-error.ts';
 
 export const rescueScreened = defineTool({
   name: 'rescue_screened',
+  needs: 'screen',
   title: 'Rescue a screened message',
   description:
     'Moves a message from Screened back to the inbox and adds its sender to the known-good senders (triage profile), so their ' +

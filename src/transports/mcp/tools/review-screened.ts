@@ -14,6 +14,7 @@ export const REVIEW_INPUT = {
 
 export const reviewScreened = defineTool({
   name: 'review_screened',
+  needs: 'read',
   title: 'Review screened mail',
   description:
     'Mail that junk screening or the blocklist moved to Screened and that is still there, newest first, with a plain-language ' +

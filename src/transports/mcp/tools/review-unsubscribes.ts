@@ -28,6 +28,7 @@ const SENDER_ROW = z.object({
 
 export const reviewUnsubscribes = defineTool({
   name: 'review_unsubscribes',
+  needs: 'read',
   title: 'Review mailing-list senders',
   description:
     'Mailing-list senders (mail with List-Id or List-Unsubscribe) in the synced window, one row per sender and inbox, most ' +

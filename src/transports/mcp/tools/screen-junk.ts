@@ -8,6 +8,7 @@ import { namedInboxes } from '../tool-helpers.ts';
 
 export const screenJunk = defineTool({
   name: 'screen_junk',
+  needs: 'screen',
   title: 'Screen for junk',
   description:
     `Up to ${String(SCREEN_BATCH)} synced inbox messages not screened yet, newest first, to judge junk, unsure or fine by the ` +

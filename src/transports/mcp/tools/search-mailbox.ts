@@ -7,6 +7,7 @@ import { toolError, toolOk } from '../tool-error.ts';
 
 export const searchMailbox = defineTool({
   name: 'search_mailbox',
+  needs: 'read',
   title: 'Search the whole mailbox',
   description:
     'Searches the whole mailbox at the provider (subject, sender and body), not only the synced window. query: 1-200 characters. ' +

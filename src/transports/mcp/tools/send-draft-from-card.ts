@@ -6,6 +6,7 @@ import { VIEWS } from '../views/views.ts';
 
 export const sendDraftFromCard = defineTool({
   name: 'send_draft_from_card',
+  needs: 'draft',
   title: 'Send from the draft card',
   description:
     'App only: the draft card (show_draft) sends after the person pressed Send — the in-app confirmation. It needs the ' +

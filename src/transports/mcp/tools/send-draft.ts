@@ -4,6 +4,7 @@ import { fromSendError, SENT, sentResult } from '../send-results.ts';
 
 export const sendDraft = defineTool({
   name: 'send_draft',
+  needs: 'draft',
   title: 'Send an approved draft',
   description:
     'Sends a draft after the person approved it. Show them to, subject and text first; only after a clear yes pass ' +

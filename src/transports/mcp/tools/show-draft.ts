@@ -10,6 +10,7 @@ import { cardForView } from '../card-results.ts';
 
 export const showDraft = defineTool({
   name: 'show_draft',
+  needs: 'draft',
   title: 'Show a draft',
   description:
     'Shows a draft create_draft wrote (draftId is the draft id it returned) as a card the person can edit and, when sending ' +

@@ -10,6 +10,7 @@ import { VIEWS } from '../views/views.ts';
 
 export const showInbox = defineTool({
   name: 'show_inbox',
+  needs: 'read',
   title: 'Show the inbox',
   description:
     'Shows the person an inbox’s synced messages, newest first, as a list with Archive, Trash, Spam and Star buttons (each ' +

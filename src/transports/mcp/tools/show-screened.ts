@@ -8,6 +8,7 @@ import { REVIEW_INPUT } from './review-screened.ts';
 
 export const showScreened = defineTool({
   name: 'show_screened',
+  needs: 'read',
   title: 'Show screened mail',
   description:
     'Shows the person the mail in Screened so they can rescue or report it: in apps with MCP Apps, a list with Rescue and ' +

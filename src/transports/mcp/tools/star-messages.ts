@@ -6,6 +6,7 @@ import { MESSAGE_IDS } from '../tool-helpers.ts';
 
 export const starMessages = defineTool({
   name: 'star_messages',
+  needs: 'tidy',
   title: 'Star or unstar messages',
   description:
     'starred: true stars, false unstars, up to 25 messages. With more than one message id, ask the person first and pass ' +

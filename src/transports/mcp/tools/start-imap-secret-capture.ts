@@ -6,6 +6,7 @@ import { toolOk } from '../tool-error.ts';
 
 export const startImapSecretCapture = defineTool({
   name: 'start_imap_secret_capture',
+  needs: 'setup',
   title: 'Get a link for the mailbox password',
   description:
     'For icloud and imap inboxes: returns a single-use link (15 minutes) to a secure page where the person types the mailbox ' +

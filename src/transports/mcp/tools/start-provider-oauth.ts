@@ -15,6 +15,7 @@ function startOAuth(provider: SignInProvider): ToolDefinition {
   const w = SIGN_IN_NAMES[provider];
   return defineTool({
     name: `start_${provider}_oauth`,
+    needs: 'setup',
     title: `Get a ${w.brand} sign-in link`,
     description:
       `For ${provider} inboxes: returns a ${w.brand} sign-in link (15 minutes, works once) for the person to open. ${w.brand} asks ` +

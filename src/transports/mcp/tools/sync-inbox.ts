@@ -7,6 +7,7 @@ import { toolError, toolOk } from '../tool-error.ts';
 
 export const syncInbox = defineTool({
   name: 'sync_inbox',
+  needs: 'read',
   title: 'Sync an inbox',
   description:
     'Pulls the newest mail of the inbox’s selected folders into the index that list_messages reads. folders (names, canonical ids ' +

@@ -5,6 +5,7 @@ import { defineTool } from '../tool-definition.ts';
 
 export const trashMessage = defineTool({
   name: 'trash_message',
+  needs: 'tidy',
   title: 'Move a message to Trash',
   description:
     'Moves one message to Trash — never a permanent delete; the result has an undoId for undo_action. When the sender is a VIP ' +

@@ -10,6 +10,7 @@ import { fromDraftError } from './create-draft.ts';
 
 export const updateDraftFromCard = defineTool({
   name: 'update_draft_from_card',
+  needs: 'draft',
   title: 'Save the draft card',
   description:
     'App only: the draft card (show_draft) saves the person’s edit. It needs the single-use code the card received; agents ' +

@@ -102,6 +102,9 @@ function words(row: ActivityRow): string {
   const { entry, change } = row;
   const what = change !== null ? changeWords(change) : (TOOL_WORDS[entry.tool] ?? `Used ${entry.tool}`);
   if (entry.outcome === 'ok') return `${what}.`;
+  // Decision 0141: an agent trying what the person has not let it do is worth saying plainly.
+  if (entry.outcome === 'not_allowed')
+    return `${TOOL_WORDS[entry.tool] ?? entry.tool}: refused, you have not allowed this agent to do that.`;
   return (
     REFUSAL_WORDS[`${entry.tool}:${entry.outcome}`] ??
     `${TOOL_WORDS[entry.tool] ?? entry.tool}: refused (${entry.outcome.replaceAll('_', ' ')}).`
@@ -274,6 +277,7 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
       accountId: account.id,
       credential: { kind: 'session', id: account.id },
       scopes: [],
+      powers: null,
       expiresAt: null,
     };
     const started = performance.now();

@@ -3,7 +3,9 @@ import type { Hono } from 'hono';
 import { PLAN_LIMITS } from '../../../core/accounts/plan.ts';
 import { parseApiKeyId, type ApiKey } from '../../../core/api-keys/api-key.ts';
 import { keepFlash, takeFlash } from '../flash.ts';
+import { EVERY_POWER } from '../../../core/auth/agent-powers.ts';
 import { formFields } from '../form.ts';
+import { powersFieldset, powersFromForm, powersInShort } from '../powers-field.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import { passwordClient } from '../password-client.ts';
@@ -44,6 +46,7 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
             it in the agent's configuration or a secret store — never paste it into a chat.
           </p>
           ${fresh === undefined ? '' : newKeyNotice(fresh.secret, c.get('nonce'))}
+          ${notice('ok', c.req.query('done') === 'powers' ? 'Saved. The key’s agent may do that from its next request on.' : undefined)}
           ${notice('error', error === 'limit' ? `Your ${account.plan} plan allows ${String(limit)} active key${limit === 1 ? '' : 's'}. Revoke one first, or upgrade.` : error === 'name' ? 'Give the key a name of 1 to 80 characters of text.' : undefined)}
           ${keysTable(keys, c.get('csrf'))}
           <p class="muted">
@@ -61,6 +64,7 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
               required
               placeholder="e.g. Claude on my laptop"
             />
+            ${powersFieldset(EVERY_POWER, 'new-key')}
             <button type="submit">Create key</button>
           </form>`,
       }),
@@ -70,7 +74,8 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.post(`${PATH}/keys`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const { name } = await formFields(c, 'name');
-    const created = await deps.apiKeys.create(account.id, name, passwordClient(c, deps));
+    const powers = await powersFromForm(c);
+    const created = await deps.apiKeys.create(account.id, name, passwordClient(c, deps), powers);
     if (!created.ok)
       return c.redirect(`${PATH}?error=${created.error.code === 'limit_reached' ? 'limit' : 'name'}`, 303);
     keepFlash(
@@ -80,6 +85,16 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
       JSON.stringify({ id: created.value.key.id, secret: created.value.secret }),
     );
     return c.redirect(PATH, 303);
+  });
+
+  // What a key's agent may do, changed: from the key's next request on, on every instance (decision 0141).
+  app.post(`${PATH}/keys/:id/powers`, requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const id = parseApiKeyId(c.req.param('id'));
+    const powers = await powersFromForm(c);
+    const changed =
+      id !== undefined && (await deps.apiKeys.setPowers(account.id, id, powers, passwordClient(c, deps)));
+    return c.redirect(changed ? `${PATH}?done=powers` : PATH, 303);
   });
 
   app.post(`${PATH}/keys/:id/revoke`, requireSignIn, async (c) => {
@@ -114,6 +129,7 @@ function keysTable(keys: ApiKey[], csrf: string) {
         <th scope="col">Key</th>
         <th scope="col">Created</th>
         <th scope="col">Last used</th>
+        <th scope="col">May do</th>
         <th scope="col"><span class="skip">Actions</span></th>
       </tr>
     </thead>
@@ -125,6 +141,20 @@ function keysTable(keys: ApiKey[], csrf: string) {
             <td><code>itk_…${k.last4}</code></td>
             <td>${when(k.createdAt)}</td>
             <td>${when(k.lastUsedAt)}</td>
+            <td>
+              ${powersInShort(k.powers)}
+              ${
+                k.revokedAt === null
+                  ? html`<details>
+                      <summary>Change</summary>
+                      <form method="post" action="${PATH}/keys/${k.id}/powers">
+                        ${csrfField(csrf)} ${powersFieldset(k.powers, k.id, `What “${k.name}” may do`)}
+                        <button type="submit">Save</button>
+                      </form>
+                    </details>`
+                  : ''
+              }
+            </td>
             <td>
               ${
                 k.revokedAt === null

@@ -30,6 +30,7 @@ export const SIGN_IN_WORDS: Record<SignInEventKind, string> = {
   agent_connected: 'An agent connected (you allowed it)',
   agent_disconnected: 'An agent disconnected',
   every_agent_disconnected: 'Every agent disconnected',
+  agent_powers_changed: 'What an agent may do changed',
 };
 
 /** How many events of the history the page lists. */

@@ -3,6 +3,7 @@ import type { Hono } from 'hono';
 import type { OAuthProvider } from '../../../oauth/oauth-provider.ts';
 import type { Grant } from '../../../oauth/token/grant.ts';
 import { formFields } from '../form.ts';
+import { powersFieldset, powersFromForm, powersInShort } from '../powers-field.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import { passwordClient } from '../password-client.ts';
@@ -10,7 +11,8 @@ import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 
 /**
- * Settings → Connected agents: every OAuth client with its sign-ins, last use and scope. Disconnect one agent
+ * Settings → Connected agents: every OAuth client with its sign-ins, last use and what each may do (changed for all
+ * of a client's sign-ins at once, decision 0141). Disconnect one agent
  * (its tokens stop working on the next request) or everything at once: every agent and every API key (contract
  * §5 REST item 4).
  */
@@ -37,13 +39,13 @@ export function registerConnectedAgentsPage(
         account,
         csrf: c.get('csrf'),
         body: html`<h1>Connected agents</h1>
-          ${notice('ok', done === 'one' ? 'Disconnected. That agent must connect again to continue.' : done === 'all' ? 'Every agent and every API key is disconnected.' : undefined)}
+          ${notice('ok', done === 'one' ? 'Disconnected. That agent must connect again to continue.' : done === 'all' ? 'Every agent and every API key is disconnected.' : done === 'powers' ? 'Saved. That agent may do that from its next request on.' : undefined)}
           ${
             clients.length === 0
               ? html`<p class="muted">
                   No agent is connected through sign-in. (API keys are under Advanced.)
                 </p>`
-              : clients.map(({ id, client }) => {
+              : clients.map(({ id, client }, index) => {
                   const sessions = byClient.get(id) ?? [];
                   const name = client?.clientName ?? id;
                   return html`<section class="notice" data-client-id="${id}">
@@ -56,7 +58,7 @@ export function registerConnectedAgentsPage(
                         <tr>
                           <th scope="col">Signed in</th>
                           <th scope="col">Last used</th>
-                          <th scope="col">Access</th>
+                          <th scope="col">May do</th>
                         </tr>
                       </thead>
                       <tbody>
@@ -65,11 +67,19 @@ export function registerConnectedAgentsPage(
                             html`<tr>
                               <td>${when(g.createdAt)}</td>
                               <td>${when(g.lastUsedAt)}</td>
-                              <td>${g.scope.join(' ')}</td>
+                              <td>${powersInShort(g.powers)}</td>
                             </tr>`,
                         )}
                       </tbody>
                     </table>
+                    <details>
+                      <summary>Change what it may do</summary>
+                      <form method="post" action="/settings/agents/powers">
+                        ${csrfField(c.get('csrf'))}<input type="hidden" name="client_id" value="${id}" />
+                        ${powersFieldset(sessions[0]?.powers ?? null, `agent-${String(index)}`, `What “${name}” may do`)}
+                        <button type="submit">Save</button>
+                      </form>
+                    </details>
                     <form method="post" action="/settings/agents/disconnect">
                       ${csrfField(c.get('csrf'))}<input type="hidden" name="client_id" value="${id}" />
                       <button class="danger" type="submit" aria-label="Disconnect ${name}">Disconnect</button>
@@ -88,6 +98,18 @@ export function registerConnectedAgentsPage(
           </form>`,
       }),
     );
+  });
+
+  // Every live sign-in of the agent, from its next request on, on every instance (decision 0141).
+  app.post('/settings/agents/powers', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const { client_id } = await formFields(c, 'client_id');
+    const powers = await powersFromForm(c);
+    const n =
+      client_id === ''
+        ? 0
+        : await deps.oauth.setPowers(account.id, client_id, powers, passwordClient(c, deps));
+    return c.redirect(n > 0 ? '/settings/agents?done=powers' : '/settings/agents', 303);
   });
 
   app.post('/settings/agents/disconnect', requireSignIn, async (c) => {

@@ -3,14 +3,17 @@ import type { WebDeps } from '../web-deps.ts';
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
 import { isLoopbackOnly } from '../../../oauth/client/redirect-policy.ts';
+import { EVERY_POWER } from '../../../core/auth/agent-powers.ts';
 import { formFields } from '../form.ts';
+import { powersFieldset, powersFromForm } from '../powers-field.ts';
 import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebEnv } from '../web-env.ts';
 
 /**
  * The consent page: who is asking (client name, where it will send the code, a warning when that is only this
- * computer), what it may do, and Approve/Deny. The decision is a CSRF-protected POST; the redirect that follows
+ * computer), what it may do — every power offered, each of which the person may take away (decision 0141) — and
+ * Approve/Deny. The decision is a CSRF-protected POST; the redirect that follows
  * carries `code` or `error`, `state` and `iss`.
  */
 export function registerConsentPage(app: Hono<WebEnv>, deps: WebDeps): void {
@@ -48,21 +51,14 @@ export function registerConsentPage(app: Hono<WebEnv>, deps: WebDeps): void {
                 )
               : ''
           }
-          <h2>It will be able to</h2>
-          <ul>
-            <li>
-              list your inboxes and read, search and tidy mail (archive, label, star, trash, spam — each
-              change can be undone);
-            </li>
-            <li>write drafts. Sending or unsubscribing still needs your approval in the chat each time.</li>
-          </ul>
           <p class="muted">
-            It cannot see your password or API keys. You can disconnect it any time in Settings → Connected
-            agents.
+            It cannot see your password or API keys. Sending and unsubscribing still need your approval each
+            time. You can change what it may do, or disconnect it, any time in Settings → Connected agents.
           </p>
           <form method="post" action="/oauth/consent">
             ${csrfField(c.get('csrf'))}
             <input type="hidden" name="request" value="${request.id}" />
+            ${powersFieldset(EVERY_POWER, 'consent', 'What it may do')}
             <button type="submit" name="decision" value="approve">Allow</button>
             <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
           </form>`,
@@ -78,6 +74,7 @@ export function registerConsentPage(app: Hono<WebEnv>, deps: WebDeps): void {
       account.id,
       f.decision === 'approve',
       passwordClient(c, deps),
+      await powersFromForm(c),
     );
     if (url === undefined) return c.html(gone, 410);
     c.set('formActionTarget', cspSource(url));

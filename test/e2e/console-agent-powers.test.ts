@@ -1,0 +1,76 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.ts';
+import { silentLogger } from '../../src/lib/logger.ts';
+import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
+import { artifactPath, launchBrowser } from '../rig/browser.ts';
+import { freePort } from '../rig/index.ts';
+import { seriousAccessibilityProblems, signedInConsole } from '../support/console-browser.ts';
+import { createTestApp } from '../support/test-app.ts';
+import { mcp2025Headers } from '../support/tool-caller.ts';
+import { setUpOwner } from '../support/web-client.ts';
+
+// Decision 0141 in Chromium: the person makes a key that may only write drafts, by the boxes' labels as anyone
+// reading the page (or a screen reader) finds them, and later lets it tidy too; the key's agent sees that at once.
+describe('the person chooses what a key’s agent may do', () => {
+  let app: App;
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+  let cspViolations: string[];
+
+  beforeAll(async () => {
+    const port = await freePort();
+    browser = await launchBrowser();
+    app = await createTestApp({ config: { baseUrl: `http://127.0.0.1:${String(port)}` } });
+    server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
+    await setUpOwner(app);
+    ({ page, cspViolations } = await signedInConsole(browser, app.config.baseUrl));
+  }, 60_000);
+  afterEach(() => {
+    expect(cspViolations.splice(0)).toEqual([]);
+  });
+  afterAll(async () => {
+    await browser.close();
+    await server.close(1000);
+    await app.close();
+  });
+
+  const toolNames = async (key: string) => {
+    const res = await fetch(`${app.config.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: mcp2025Headers(key),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    const text = await res.text();
+    return (
+      JSON.parse(text.slice(text.indexOf('{'))) as { result: { tools: { name: string }[] } }
+    ).result.tools.map((t) => t.name);
+  };
+
+  it('a key made to write drafts only, then allowed to tidy', async () => {
+    await page.goto(`${app.config.baseUrl}/settings/advanced`);
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
+    await page.getByLabel('Name for a new key').fill('Drafter');
+    // Every box starts checked: a key holds everything unless the person takes some away.
+    for (const label of [/^Tidy mail/, /^Screen junk/, /^Unsubscribe/, /^Add inboxes/])
+      await page.getByRole('checkbox', { name: label }).uncheck();
+    expect(await page.getByRole('checkbox', { name: /^Write drafts/ }).isChecked()).toBe(true);
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.locator('#new-key').textContent())!.trim();
+    const row = page.locator('tr', { hasText: 'Drafter' });
+    expect(await row.textContent()).toContain('reading, drafts');
+    const names = await toolNames(key);
+    expect(names).toContain('create_draft');
+    expect(names).not.toContain('archive_messages');
+
+    await row.locator('summary', { hasText: 'Change' }).click();
+    await row.getByRole('checkbox', { name: /^Tidy mail/ }).check();
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
+    await page.screenshot({ path: artifactPath('console-agent-powers.png'), fullPage: true });
+    await row.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/done=powers/);
+    expect(await page.locator('tr', { hasText: 'Drafter' }).textContent()).toContain('reading, tidy, drafts');
+    expect(await toolNames(key)).toContain('archive_messages');
+  });
+});
