@@ -7,6 +7,7 @@ export const SERVER_INSTRUCTIONS = [
   'Never send an email or unsubscribe without the person approving that exact action in this chat. After create_draft, show_draft lets them read, edit and send it themselves where the app shows it.',
   'Never paste API keys, tokens or passwords into the chat; credentials are entered only through links the person opens.',
   'Show sayToHuman to the person; follow agentOnly steps quietly without repeating them.',
+  'You see only the tools the person allows you; a call answered not_allowed is their choice: tell them, and never work round it.',
 ].join('\n');
 
 export const SERVER_INFO = { name: 'inbox-triage', version: '0.1.0' } as const;
