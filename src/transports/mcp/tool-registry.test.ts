@@ -65,3 +65,29 @@ describe('a tool call whose activity row cannot be written', () => {
     expect(result.structuredContent).toMatchObject({ changed: [{ messageId }], undoId: expect.any(String) });
   });
 });
+
+// Decision 0141: what a credential may do beyond reading is the person's to give. A tool that changes anything
+// outside the service's own index must need a power; reading is what every agent may do.
+describe('what each tool needs', () => {
+  it('every tool that is not read-only needs a power, but the two that only fill the index', () => {
+    const readingThatWrites = ALL_TOOLS.filter((t) => t.needs === 'read' && !t.annotations.readOnlyHint);
+    expect(readingThatWrites.map((t) => t.name).sort()).toEqual(['load_older_messages', 'sync_inbox']);
+  });
+
+  it('a credential lists what it may call: reading alone, one power, every power', () => {
+    const registry = new ToolRegistry(ALL_TOOLS, {
+      audit: { record: () => Promise.resolve() } as unknown as AuditLog,
+      maxResultChars: 100_000,
+    });
+    const names = (powers: Parameters<ToolRegistry['listedFor']>[0]) =>
+      registry.listedFor(powers).tools.map((t) => t.name);
+    expect(names(null)).toHaveLength(ALL_TOOLS.length);
+    expect(names(new Set())).toHaveLength(17);
+    expect(names(new Set(['unsubscribe'])).sort()).toEqual(
+      [...names(new Set()), 'propose_unsubscribe', 'confirm_unsubscribe'].sort(),
+    );
+    // Built once per set: the fast path's JSON is the same string each time.
+    expect(registry.listedFor(new Set(['tidy'])).json).toBe(registry.listedFor(new Set(['tidy'])).json);
+    expect(JSON.parse(registry.listedFor(null).json)).toEqual(registry.listed);
+  });
+});

@@ -46,7 +46,7 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
             it in the agent's configuration or a secret store — never paste it into a chat.
           </p>
           ${fresh === undefined ? '' : newKeyNotice(fresh.secret, c.get('nonce'))}
-          ${notice('ok', c.req.query('done') === 'powers' ? 'Saved. The key’s agent may do that from its next request on.' : undefined)}
+          ${notice('ok', c.req.query('done') === 'powers' ? 'Saved. It holds from the key’s next request on; an agent given more may have to reconnect to see its new tools.' : undefined)}
           ${notice('error', error === 'limit' ? `Your ${account.plan} plan allows ${String(limit)} active key${limit === 1 ? '' : 's'}. Revoke one first, or upgrade.` : error === 'name' ? 'Give the key a name of 1 to 80 characters of text.' : undefined)}
           ${keysTable(keys, c.get('csrf'))}
           <p class="muted">

@@ -39,7 +39,7 @@ export function registerConnectedAgentsPage(
         account,
         csrf: c.get('csrf'),
         body: html`<h1>Connected agents</h1>
-          ${notice('ok', done === 'one' ? 'Disconnected. That agent must connect again to continue.' : done === 'all' ? 'Every agent and every API key is disconnected.' : done === 'powers' ? 'Saved. That agent may do that from its next request on.' : undefined)}
+          ${notice('ok', done === 'one' ? 'Disconnected. That agent must connect again to continue.' : done === 'all' ? 'Every agent and every API key is disconnected.' : done === 'powers' ? 'Saved. It holds from that agent’s next request on; given more, it may have to reconnect to see its new tools.' : undefined)}
           ${
             clients.length === 0
               ? html`<p class="muted">
