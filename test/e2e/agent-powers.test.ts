@@ -45,47 +45,37 @@ const TIDY = [
 ];
 const DRAFT = ['create_draft', 'show_draft', 'send_draft', 'update_draft_from_card', 'send_draft_from_card'];
 
-/** The tool names `tools/list` gives this bearer, on the fast path or (`sdk`) through the SDK's handler. */
-async function listed(app: App, token: string, o: { sdk?: boolean } = {}): Promise<string[]> {
+/** One JSON-RPC request on `/mcp` (2025-11-25 headers) with this bearer; its `result`. */
+async function rpc<T>(app: App, token: string, method: string, params: Record<string, unknown>): Promise<T> {
   const res = await app.fetch(
     new Request(new URL('/mcp', app.config.baseUrl), {
       method: 'POST',
       headers: mcp2025Headers(token),
-      // A `cursor` is what the fast path leaves to the SDK.
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/list',
-        params: o.sdk === true ? { cursor: 'x' } : {},
-      }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     }),
   );
   const text = await res.text();
-  const json = JSON.parse(text.slice(text.indexOf('{'))) as { result: { tools: { name: string }[] } };
-  return json.result.tools.map((t) => t.name).sort();
+  return (JSON.parse(text.slice(text.indexOf('{'))) as { result: T }).result;
+}
+
+/** The tool names `tools/list` gives this bearer, on the fast path or (`sdk`) through the SDK's handler. */
+async function listed(app: App, token: string, o: { sdk?: boolean } = {}): Promise<string[]> {
+  // A `cursor` is what the fast path leaves to the SDK.
+  const r = await rpc<{ tools: { name: string }[] }>(
+    app,
+    token,
+    'tools/list',
+    o.sdk === true ? { cursor: 'x' } : {},
+  );
+  return r.tools.map((t) => t.name).sort();
 }
 
 /** A tools/call's structured result for a tool the bearer may not see (the caller helper checks listed schemas). */
-async function callUnlisted(app: App, token: string, name: string, args: Record<string, unknown>) {
-  const res = await app.fetch(
-    new Request(new URL('/mcp', app.config.baseUrl), {
-      method: 'POST',
-      headers: mcp2025Headers(token),
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: { name, arguments: args },
-      }),
-    }),
-  );
-  const text = await res.text();
-  return (
-    JSON.parse(text.slice(text.indexOf('{'))) as {
-      result: { isError?: boolean; structuredContent: Record<string, unknown>; content: { text: string }[] };
-    }
-  ).result;
-}
+const callUnlisted = (app: App, token: string, name: string, args: Record<string, unknown>) =>
+  rpc<{ isError?: boolean; structuredContent: Record<string, unknown> }>(app, token, 'tools/call', {
+    name,
+    arguments: args,
+  });
 
 /** Makes a key on the Advanced page with exactly these powers chosen; returns the key. */
 async function keyWith(web: WebClient, name: string, powers: readonly string[]): Promise<string> {
