@@ -7,8 +7,11 @@ export const AGENT_POWERS = ['tidy', 'screen', 'draft', 'unsubscribe', 'setup'] 
 
 export type AgentPower = (typeof AGENT_POWERS)[number];
 
-/** What a tool or a route needs: reading, which every agent has, or one power. */
-export type Needs = 'read' | AgentPower;
+/**
+ * What a tool or a route needs: reading, which every agent has, one power, or any one of several (the triage lease
+ * and undo serve whoever may change mail: tidying and screening alike).
+ */
+export type Needs = 'read' | AgentPower | readonly [AgentPower, ...AgentPower[]];
 
 /** The powers a credential holds: `null` for every one (the default), else exactly those listed. */
 export type Powers = ReadonlySet<AgentPower> | null;
@@ -43,7 +46,8 @@ export function isAgentPower(s: string): s is AgentPower {
 
 /** Whether `powers` covers what a tool or route needs. */
 export function allows(powers: Powers, needs: Needs): boolean {
-  return needs === 'read' || powers === null || powers.has(needs);
+  if (needs === 'read' || powers === null) return true;
+  return typeof needs === 'string' ? powers.has(needs) : needs.some((p) => powers.has(p));
 }
 
 /**

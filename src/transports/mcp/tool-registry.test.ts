@@ -86,8 +86,44 @@ describe('what each tool needs', () => {
     expect(names(new Set(['unsubscribe'])).sort()).toEqual(
       [...names(new Set()), 'propose_unsubscribe', 'confirm_unsubscribe'].sort(),
     );
+    // The triage lease and undo serve whoever may change mail: a screening agent undoes its own screening.
+    const screening = names(new Set(['screen']));
+    expect(screening).toEqual(expect.arrayContaining(['undo_action', 'begin_triage', 'confirm_screening']));
+    expect(screening).not.toContain('archive_messages');
+    expect(screening).toHaveLength(17 + 4 + 4);
     // Built once per set: the fast path's JSON is the same string each time.
     expect(registry.listedFor(new Set(['tidy'])).json).toBe(registry.listedFor(new Set(['tidy'])).json);
     expect(JSON.parse(registry.listedFor(null).json)).toEqual(registry.listed);
+  });
+});
+
+describe('a call to a tool the credential may not use', () => {
+  let app: App;
+  let caller: Caller;
+  beforeAll(async () => {
+    app = await createTestApp();
+    const owner = await ownerCaller(app);
+    caller = { ...owner, principal: { ...owner.principal, powers: new Set() } };
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('is refused in words naming what the person has not allowed, before its arguments are read', async () => {
+    const registry = new ToolRegistry(ALL_TOOLS, { audit: app.stores.audit, maxResultChars: 100_000 });
+    const call = async (name: string, args: unknown) =>
+      (await registry.call(name, args, toolContext(caller, app.services.tools, app.clock)))!;
+    const undo = await call('undo_action', { nonsense: true });
+    expect(undo.isError).toBe(true);
+    expect(undo.structuredContent).toMatchObject({
+      error: 'not_allowed',
+      details: { needs: ['tidy', 'screen'] },
+    });
+    expect(String(undo.structuredContent['message'])).toContain('tidy mail');
+    expect(String(undo.structuredContent['message'])).toContain('nor to screen junk');
+    const vip = await call('add_vip', {});
+    expect(vip.structuredContent['message']).toContain('change the person’s settings');
+    // Reading is every agent's.
+    expect((await call('list_inboxes', {})).isError).toBeFalsy();
   });
 });

@@ -4,13 +4,7 @@ import { callEntry, type AuditLog } from '../../core/audit/audit-log.ts';
 import { InboxGoneError, inboxError } from '../../core/inboxes/inbox-errors.ts';
 import { parseInboxId } from '../../core/inboxes/inbox.ts';
 import { noMetrics, type Metrics } from '../../lib/metrics.ts';
-import {
-  allows,
-  POWER_WORDS,
-  storedPowers,
-  type AgentPower,
-  type Powers,
-} from '../../core/auth/agent-powers.ts';
+import { allows, POWER_WORDS, storedPowers, type Needs, type Powers } from '../../core/auth/agent-powers.ts';
 import { TOOL_ERROR } from './output-shapes.ts';
 import { errorResult, successResult, type CallToolResultWire } from './tool-result.ts';
 import { mark, markPlan, newMarker, notice, unwrapArguments, type MarkPlan } from './untrusted-marks.ts';
@@ -258,15 +252,20 @@ const AGREEMENT_FLAGS: Readonly<Record<string, 'confirmation_required' | 'human_
   humanApprovedInChat: 'human_approval_required',
 };
 
-function notAllowed(needs: AgentPower | 'read'): ToolError {
+function notAllowed(needs: Needs): ToolError {
+  const powers = needs === 'read' ? [] : typeof needs === 'string' ? [needs] : needs;
   const what =
-    needs === 'read'
+    powers.length === 0
       ? 'use this tool'
-      : POWER_WORDS[needs].what.replace(/\byour\b/g, 'the person’s').replace(/\byou\b/g, 'the person');
+      : powers
+          .map((p) =>
+            POWER_WORDS[p].what.replace(/\byour\b/g, 'the person’s').replace(/\byou\b/g, 'the person'),
+          )
+          .join(', nor to ');
   return {
     error: 'not_allowed',
     message: `The person has not allowed this agent to ${what}. Do not try another way round it. If they want you to, they can allow it in the console: Settings → Advanced for an API key, Settings → Connected agents for a signed-in agent.`,
-    details: { needs },
+    details: { needs: powers },
   };
 }
 

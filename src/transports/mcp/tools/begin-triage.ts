@@ -7,7 +7,7 @@ import { usableInbox } from '../tool-helpers.ts';
 
 export const beginTriage = defineTool({
   name: 'begin_triage',
-  needs: 'tidy',
+  needs: ['tidy', 'screen'],
   title: 'Begin a triage pass',
   description:
     'Takes the per-inbox lease before a pass that changes mail (one agent at a time; 5 minutes, extended by heartbeat_triage ' +

@@ -7,7 +7,7 @@ import { ownedInbox } from '../tool-helpers.ts';
 
 export const endTriage = defineTool({
   name: 'end_triage',
-  needs: 'tidy',
+  needs: ['tidy', 'screen'],
   title: 'End a triage pass',
   description:
     'Releases your lease on the inbox and records the pass with an optional summary (what you did, in a sentence or two).',

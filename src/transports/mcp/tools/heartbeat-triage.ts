@@ -7,7 +7,7 @@ import { usableInbox } from '../tool-helpers.ts';
 
 export const heartbeatTriage = defineTool({
   name: 'heartbeat_triage',
-  needs: 'tidy',
+  needs: ['tidy', 'screen'],
   title: 'Extend the triage lease',
   description:
     'Extends your lease on the inbox by 5 minutes; call about every 2 minutes during a pass, with the agentLabel of begin_triage.',

@@ -5,7 +5,7 @@ import { toolError, toolOk } from '../tool-error.ts';
 
 export const undoAction = defineTool({
   name: 'undo_action',
-  needs: 'tidy',
+  needs: ['tidy', 'screen'],
   title: 'Undo a change',
   description:
     'Reverses one change by its undoId (from any tool that changed mail): moves go back to their folder, stars and labels are ' +
