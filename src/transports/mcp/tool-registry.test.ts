@@ -123,6 +123,7 @@ describe('a call to a tool the credential may not use', () => {
     expect(String(undo.structuredContent['message'])).toContain('nor to screen junk');
     const vip = await call('add_vip', {});
     expect(vip.structuredContent['message']).toContain('change the person’s settings');
+    expect(vip.structuredContent['sayToHuman']).toContain('You have not allowed this agent to add inboxes');
     // Reading is every agent's.
     expect((await call('list_inboxes', {})).isError).toBeFalsy();
   });

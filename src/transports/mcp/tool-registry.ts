@@ -254,17 +254,21 @@ const AGREEMENT_FLAGS: Readonly<Record<string, 'confirmation_required' | 'human_
 
 function notAllowed(needs: Needs): ToolError {
   const powers = needs === 'read' ? [] : typeof needs === 'string' ? [needs] : needs;
-  const what =
+  const phrase = (toPerson: boolean) =>
     powers.length === 0
       ? 'use this tool'
       : powers
           .map((p) =>
-            POWER_WORDS[p].what.replace(/\byour\b/g, 'the person’s').replace(/\byou\b/g, 'the person'),
+            toPerson
+              ? POWER_WORDS[p].what
+              : POWER_WORDS[p].what.replace(/\byour\b/g, 'the person’s').replace(/\byou\b/g, 'the person'),
           )
           .join(', nor to ');
   return {
     error: 'not_allowed',
-    message: `The person has not allowed this agent to ${what}. Do not try another way round it. If they want you to, they can allow it in the console: Settings → Advanced for an API key, Settings → Connected agents for a signed-in agent.`,
+    message: `The person has not allowed this agent to ${phrase(false)}. Do not try another way round it. If they want you to, they can allow it in the console: Settings → Advanced for an API key, Settings → Connected agents for a signed-in agent.`,
+    // What a view shows the person, and what the agent shows them (the server's instructions).
+    sayToHuman: `You have not allowed this agent to ${phrase(true)}. To let it, change what it may do under Settings → Advanced (an API key) or Settings → Connected agents.`,
     details: { needs: powers },
   };
 }
