@@ -77,6 +77,26 @@ describe.each(['sqlite', 'postgres'] as const)('a lease whose credential stops w
     );
   });
 
+  // Decision 0141: the person may stop an agent changing mail without disconnecting it — its lease goes with that.
+  it('taking away a key’s powers to change mail ends its lease; it may still read', async () => {
+    const { app, web, key, rogue, inboxId } = await setUp();
+    const helperKey = await createKeyViaPage(web, 'helper');
+    const undoId = await trashUnderLease(rogue, inboxId);
+    expect(await undoInActivity(web, undoId)).toBe('/settings/activity?error=lease_held');
+
+    const account = (await app.stores.accounts.findByEmail('owner@example.test'))!;
+    const keyId = (await app.services.apiKeys.list(account.id)).find((k) => k.name === 'agent')!.id;
+    await web.get('/settings/advanced');
+    await web.post(`/settings/advanced/keys/${keyId}/powers`, { choosing_powers: '1', power: ['draft'] });
+    expect(await toolsListStatus((r) => app.fetch(r), app.config.baseUrl, key)).toBe(200);
+
+    expect(await undoInActivity(web, undoId)).toBe('/settings/activity?undone=1');
+    expectToolOk(
+      await toolCaller(app, helperKey)('begin_triage', { inboxId, agentLabel: 'helper', force: true }),
+    );
+    expectToolOk(await rogue('list_inboxes'));
+  });
+
   it('“Disconnect everything” ends an OAuth agent’s lease as well', async () => {
     const { app, web, inboxId } = await setUp();
     const token = await oauthAccessToken(app, web);

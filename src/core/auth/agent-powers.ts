@@ -13,6 +13,9 @@ export type AgentPower = (typeof AGENT_POWERS)[number];
  */
 export type Needs = 'read' | AgentPower | readonly [AgentPower, ...AgentPower[]];
 
+/** What the triage lease and undo need: any power that changes mail (tidying, screening). */
+export const CHANGES_MAIL = ['tidy', 'screen'] as const satisfies Needs;
+
 /** The powers a credential holds: `null` for every one (the default), else exactly those listed. */
 export type Powers = ReadonlySet<AgentPower> | null;
 

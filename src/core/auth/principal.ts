@@ -1,5 +1,5 @@
 import type { Account, AccountId } from '../accounts/account.ts';
-import type { Powers } from './agent-powers.ts';
+import type { Needs, Powers } from './agent-powers.ts';
 
 /**
  * Who is calling an agent-facing route: the account, the credential that proved it, and for OAuth the client.
@@ -36,12 +36,13 @@ export function credentialOfKey(key: string): { readonly kind: string; readonly 
 
 /**
  * Whether a credential still works for its account now: not revoked or disconnected, and the account's agents still
- * allowed (no trial ended, no payment failed). What a download link (decision 0120) and a lease (decision 0130) are
- * worth once their credential is gone.
+ * allowed (no trial ended, no payment failed) — and, given `needs`, still holds that power (decision 0141). What a
+ * download link (decision 0120) and a lease (decision 0130) are worth once their credential is gone.
  */
 export type CredentialStillWorks = (
   accountId: AccountId,
   credential: { readonly kind: string; readonly id: string },
+  needs?: Needs,
 ) => Promise<boolean>;
 
 export interface Verified {

@@ -1,6 +1,7 @@
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/random.ts';
 import type { AccountId } from '../accounts/account.ts';
+import { CHANGES_MAIL } from '../auth/agent-powers.ts';
 import {
   credentialKey,
   credentialOfKey,
@@ -124,9 +125,12 @@ export class LeaseService {
     return undefined;
   }
 
+  /** Whether the holder's credential still works, and may still change mail (a lease guards changes, 0141). */
   private holderWorks(accountId: AccountId, lease: Lease): Promise<boolean> {
     const credential = credentialOfKey(lease.holder);
-    return credential === undefined ? Promise.resolve(false) : this.deps.stillWorks(accountId, credential);
+    return credential === undefined
+      ? Promise.resolve(false)
+      : this.deps.stillWorks(accountId, credential, CHANGES_MAIL);
   }
 
   async end(

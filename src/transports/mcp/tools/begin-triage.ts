@@ -1,3 +1,4 @@
+import { CHANGES_MAIL } from '../../../core/auth/agent-powers.ts';
 import * as z from 'zod';
 import { AGENT_LABEL, heldError, LEASE, leaseView } from '../lease-results.ts';
 import { payload } from '../output-shapes.ts';
@@ -7,7 +8,7 @@ import { usableInbox } from '../tool-helpers.ts';
 
 export const beginTriage = defineTool({
   name: 'begin_triage',
-  needs: ['tidy', 'screen'],
+  needs: CHANGES_MAIL,
   title: 'Begin a triage pass',
   description:
     'Takes the per-inbox lease before a pass that changes mail (one agent at a time; 5 minutes, extended by heartbeat_triage ' +

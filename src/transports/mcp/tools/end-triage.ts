@@ -1,3 +1,4 @@
+import { CHANGES_MAIL } from '../../../core/auth/agent-powers.ts';
 import * as z from 'zod';
 import { AGENT_LABEL } from '../lease-results.ts';
 import { payload } from '../output-shapes.ts';
@@ -7,7 +8,7 @@ import { ownedInbox } from '../tool-helpers.ts';
 
 export const endTriage = defineTool({
   name: 'end_triage',
-  needs: ['tidy', 'screen'],
+  needs: CHANGES_MAIL,
   title: 'End a triage pass',
   description:
     'Releases your lease on the inbox and records the pass with an optional summary (what you did, in a sentence or two).',

@@ -1,3 +1,4 @@
+import { CHANGES_MAIL } from '../../../core/auth/agent-powers.ts';
 import * as z from 'zod';
 import { AGENT_LABEL, heldError, LEASE, leaseView } from '../lease-results.ts';
 import { payload } from '../output-shapes.ts';
@@ -7,7 +8,7 @@ import { usableInbox } from '../tool-helpers.ts';
 
 export const heartbeatTriage = defineTool({
   name: 'heartbeat_triage',
-  needs: ['tidy', 'screen'],
+  needs: CHANGES_MAIL,
   title: 'Extend the triage lease',
   description:
     'Extends your lease on the inbox by 5 minutes; call about every 2 minutes during a pass, with the agentLabel of begin_triage.',

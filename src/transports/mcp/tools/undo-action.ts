@@ -1,3 +1,4 @@
+import { CHANGES_MAIL } from '../../../core/auth/agent-powers.ts';
 import * as z from 'zod';
 import { payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
@@ -5,7 +6,7 @@ import { toolError, toolOk } from '../tool-error.ts';
 
 export const undoAction = defineTool({
   name: 'undo_action',
-  needs: ['tidy', 'screen'],
+  needs: CHANGES_MAIL,
   title: 'Undo a change',
   description:
     'Reverses one change by its undoId (from any tool that changed mail): moves go back to their folder, stars and labels are ' +

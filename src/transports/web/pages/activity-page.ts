@@ -305,5 +305,6 @@ const UNDO_ERRORS: Readonly<Record<string, string>> = {
   undo_unavailable: 'That change can no longer be undone: it was undone already, or it is older than 7 days.',
   lease_held:
     'An agent is tidying this inbox right now. Undo again when its pass has ended, or stop that agent now ' +
-    '(disconnect it under Agents, or revoke its key under Advanced): its pass ends with it.',
+    '(disconnect it under Agents, or revoke its key under Advanced, or take away its powers to tidy and screen ' +
+    'there): its pass ends with it.',
 };
