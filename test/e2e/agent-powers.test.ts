@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { freshPgDatabase } from '../rig/pg.ts';
-import { oauthAccessToken } from '../support/oauth-code.ts';
+import { authorizeQuery, oauthAccessToken } from '../support/oauth-code.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { expectToolError, expectToolOk, mcp2025Headers, toolCaller } from '../support/tool-caller.ts';
 import { setUpOwner, type WebClient } from '../support/web-client.ts';
@@ -190,6 +190,15 @@ describe.each(['sqlite', 'postgres'] as const)('what an agent may do, on %s', (e
     ).toBe('not_allowed');
     await web.get('/settings/agents');
     expect(web.lastHtml).toContain('reading, drafts');
+    // Signing in again, the consent page starts from what the person let it do, not from everything.
+    const clientOf = /name="client_id" value="([^"]+)"/.exec(web.lastHtml)![1]!;
+    const consent = await web.get(
+      `/oauth/authorize?${authorizeQuery(clientOf, `${app.config.baseUrl}/mcp`)}`,
+    );
+    await web.get(consent.headers.get('location') ?? '');
+    expect(/<input[^>]*value="draft"[^>]*checked/.test(web.lastHtml)).toBe(true);
+    expect(/<input[^>]*value="tidy"[^>]*checked/.test(web.lastHtml)).toBe(false);
+    await web.get('/settings/agents');
 
     // A second node on the same database (PostgreSQL only: SQLite is one process).
     const other = pgUrl === undefined ? app : await boot(pgUrl);

@@ -30,6 +30,8 @@ export function registerConsentPage(app: Hono<WebEnv>, deps: WebDeps): void {
     if (found === undefined) return c.html(gone, 410);
     const { request, client } = found;
     const redirectHost = new URL(request.redirectUri).host || new URL(request.redirectUri).protocol;
+    // An agent signing in again starts from what the person last let it do, not from everything (decision 0141).
+    const current = (await oauth.grants.listGrants(account.id)).find((g) => g.clientId === client.clientId);
     // Chrome applies form-action to the redirect after the POST, so the client's origin must be allowed here.
     c.set('formActionTarget', cspSource(request.redirectUri));
     return c.html(
@@ -58,7 +60,7 @@ export function registerConsentPage(app: Hono<WebEnv>, deps: WebDeps): void {
           <form method="post" action="/oauth/consent">
             ${csrfField(c.get('csrf'))}
             <input type="hidden" name="request" value="${request.id}" />
-            ${powersFieldset(EVERY_POWER, 'consent', 'What it may do')}
+            ${powersFieldset(current?.powers ?? EVERY_POWER, 'consent', 'What it may do')}
             <button type="submit" name="decision" value="approve">Allow</button>
             <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
           </form>`,
