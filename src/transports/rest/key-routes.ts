@@ -4,7 +4,7 @@ import { parseApiKeyId, type ApiKey } from '../../core/api-keys/api-key.ts';
 import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
 import type { SessionService } from '../../core/sessions/session-service.ts';
 import { jsonError } from '../http/json-error.ts';
-import { KEY_CREATE_REQUEST } from './rest-schemas.ts';
+import { KEY_CREATE_REQUEST, KEY_POWERS_REQUEST } from './rest-schemas.ts';
 import { csrfProtection } from '../web/csrf.ts';
 import type { CookiePolicy } from '../web/cookies.ts';
 import { loadSession, signedInAccount } from '../web/session.ts';
@@ -25,7 +25,7 @@ const view = (k: ApiKey) => ({
 });
 
 /**
- * `/api/keys`: create, list and revoke keys as JSON — for the signed-in owner only (contract §5 REST item 2).
+ * `/api/keys`: create, list, change what one may do (decision 0141) and revoke keys as JSON — for the signed-in owner only (contract §5 REST item 2).
  * A request carrying any bearer credential is refused with 403 `owner_session_required`, valid key or not:
  * a leaked key must never be able to mint or revoke keys. Session requests need the CSRF header.
  */
@@ -92,6 +92,25 @@ export function registerKeyRoutes(
     }
     c.header('Cache-Control', 'no-store');
     return c.json({ ...view(created.value.key), key: created.value.secret }, 201);
+  });
+
+  // What a key's agent may do, changed (decision 0141): from its next request on, on every instance.
+  app.patch('/api/keys/:id', async (c) => {
+    const body = KEY_POWERS_REQUEST.safeParse(await c.req.json().catch(() => undefined));
+    if (!body.success)
+      return jsonError(
+        400,
+        'invalid_request',
+        `Send JSON {"powers": […]}: a list of ${AGENT_POWERS.join(', ')} ([] for reading only).`,
+      );
+    const id = parseApiKeyId(c.req.param('id'));
+    const powers = chosenPowers(body.data.powers);
+    if (id === undefined || !(await deps.apiKeys.setPowers(ownerId(c), id, powers, passwordClient(c, deps))))
+      return jsonError(404, 'key_not_found', 'No active key with this id on this account.');
+    const key = (await deps.apiKeys.list(ownerId(c))).find((k) => k.id === id);
+    return key === undefined
+      ? jsonError(404, 'key_not_found', 'No active key with this id on this account.')
+      : c.json(view(key));
   });
 
   app.delete('/api/keys/:id', async (c) => {

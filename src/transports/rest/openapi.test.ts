@@ -109,6 +109,19 @@ describe('GET /api/openapi.json', () => {
       'post',
       await web.request('/api/keys', { method: 'POST', headers: json, body: '{"name":"four"}' }),
     ); // 409
+    // What a key may do, changed over REST (decision 0141): 200, an unknown power 400, an unknown key 404.
+    const patch = (target: string, body: string, client = web, headers = json) =>
+      client.request(`/api/keys/${target}`, { method: 'PATCH', headers, body });
+    const changed = await patch(id, '{"powers":["draft"]}');
+    record('/api/keys/{id}', 'patch', changed.clone());
+    expect(((await changed.json()) as { powers: string[] }).powers).toEqual(['draft']);
+    record('/api/keys/{id}', 'patch', await patch(id, '{"powers":["send"]}'));
+    record('/api/keys/{id}', 'patch', await patch('key_aaaaaaaaaaaaaaaaaaaa', '{"powers":[]}'));
+    record(
+      '/api/keys/{id}',
+      'patch',
+      await call(app, `/api/keys/${id}`, { method: 'PATCH', ...bearer(key), body: '{"powers":[]}' }),
+    ); // 403
     record('/api/keys', 'get', await web.request('/api/keys'));
     record('/api/keys', 'get', await call(app, '/api/keys')); // 401
     record('/api/keys', 'get', await call(app, '/api/keys', bearer(key))); // 403
@@ -126,6 +139,16 @@ describe('GET /api/openapi.json', () => {
         body: '{"name":"x"}',
       }),
     );
+    record(
+      '/api/keys/{id}',
+      'patch',
+      await anonymous.request(`/api/keys/${id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': anonymous.csrf },
+        body: '{"powers":[]}',
+      }),
+    ); // 401
+    record('/api/keys/{id}', 'patch', await call(app, `/api/keys/${id}`, { method: 'PATCH' })); // 403, the CSRF page
     record(
       '/api/keys/{id}',
       'delete',

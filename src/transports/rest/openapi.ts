@@ -9,6 +9,8 @@ import {
   KEY_CREATE_REQUEST,
   KEY_CREATED,
   KEY_LIST,
+  KEY_POWERS_REQUEST,
+  KEY_VIEW,
 } from './rest-schemas.ts';
 
 type Json = Record<string, unknown>;
@@ -103,6 +105,8 @@ export function openApiDocument(baseUrl: string, secureCookies: boolean): Json {
         InboxList: schemaOf(INBOX_LIST, 'output'),
         KeyList: schemaOf(KEY_LIST, 'output'),
         KeyCreateRequest: schemaOf(KEY_CREATE_REQUEST, 'input'),
+        KeyPowersRequest: schemaOf(KEY_POWERS_REQUEST, 'input'),
+        Key: schemaOf(KEY_VIEW, 'output'),
         KeyCreated: schemaOf(KEY_CREATED, 'output'),
       },
     },
@@ -183,6 +187,23 @@ export function openApiDocument(baseUrl: string, secureCookies: boolean): Json {
         },
       },
       '/api/keys/{id}': {
+        patch: {
+          operationId: 'setKeyPowers',
+          summary:
+            'Changes what the key’s agent may do beyond reading, from its next request on (decision 0141).',
+          security: [{ ownerSession: [] }],
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('KeyPowersRequest') } },
+          },
+          responses: {
+            '200': json(ref('Key'), 'The key, with what it may do now.'),
+            '400': errors('No list of powers, or a name that is not one.', ['invalid_request']),
+            '404': errors('No active key with this id on this account.', ['key_not_found']),
+            ...OWNER_ERRORS,
+          },
+        },
         delete: {
           operationId: 'revokeKey',
           security: [{ ownerSession: [] }],

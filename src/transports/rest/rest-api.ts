@@ -56,7 +56,7 @@ export function registerRestApi(root: Hono<HttpEnv>, deps: RestDeps): void {
 
   app.all('/api/*', (c) => {
     if (c.req.path === '/api/keys' || c.req.path.startsWith('/api/keys/'))
-      return jsonError(405, 'method_not_allowed', 'Use GET, POST or DELETE.');
+      return jsonError(405, 'method_not_allowed', 'Use GET, POST, PATCH or DELETE.');
     return jsonError(404, 'not_found', 'No such API route.');
   });
 }

@@ -52,5 +52,13 @@ export const KEY_CREATE_REQUEST = z.object({
     .describe('What the key’s agent may do beyond reading; every power when left out (decision 0141).'),
 });
 
+export const KEY_POWERS_REQUEST = z.object({
+  powers: z
+    .array(z.enum(AGENT_POWERS))
+    .describe(
+      'Everything the key’s agent may do beyond reading from its next request on ([] for reading only).',
+    ),
+});
+
 /** The key itself is in `key`, shown this once. */
 export const KEY_CREATED = KEY_VIEW.extend({ key: z.string().describe('itk_…: shown once, store it now.') });
