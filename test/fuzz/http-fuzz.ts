@@ -203,6 +203,7 @@ const API_ROUTES: [string, string][] = [
   ['GET', '/api/keys'],
   ['POST', '/api/keys'],
   ['POST', '/api/inboxes/{inbox}/draft'],
+  ['PATCH', '/api/keys/{id}'],
   ['DELETE', '/api/keys/{id}'],
   ['GET', '/api/openapi.json'],
   ['GET', '/api/nothing-here'],
