@@ -1,3 +1,7 @@
+import type { AuditLog } from '../src/core/audit/audit-log.ts';
+import type { Powers } from '../src/core/auth/agent-powers.ts';
+import { ToolRegistry } from '../src/transports/mcp/tool-registry.ts';
+import { ALL_TOOLS } from '../src/transports/mcp/tools/index.ts';
 import { createTestApp } from '../test/support/test-app.ts';
 import { agentOn, unmarked } from '../test/support/tool-caller.ts';
 
@@ -22,4 +26,38 @@ export async function payloadSize(): Promise<{ previews: number; markedBytes: nu
   } finally {
     await app.close();
   }
+}
+
+/**
+ * What a host holds of the tool list for one agent, by what the person lets it do (decision 0141): how many tools,
+ * the bytes a model is shown (name, title, description, input schema), and the whole `tools/list` as sent (with the
+ * output schemas, which clients use to check results).
+ */
+export function toolListSizes(): { label: string; tools: number; modelBytes: number; sentBytes: number }[] {
+  const registry = new ToolRegistry(ALL_TOOLS, {
+    audit: { record: () => Promise.resolve() } as unknown as AuditLog,
+    maxResultChars: 100_000,
+  });
+  const sets: [string, Powers][] = [
+    ['every power (the default)', null],
+    ['every power but settings', new Set(['tidy', 'screen', 'draft', 'unsubscribe'])],
+    ['tidy and drafts', new Set(['tidy', 'draft'])],
+    ['drafts', new Set(['draft'])],
+    ['reading only', new Set()],
+  ];
+  return sets.map(([label, powers]) => {
+    const { tools, json } = registry.listedFor(powers);
+    const shown = tools.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+    }));
+    return {
+      label,
+      tools: tools.length,
+      modelBytes: Buffer.byteLength(JSON.stringify(shown)),
+      sentBytes: Buffer.byteLength(json),
+    };
+  });
 }

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { medianOf } from './load.ts';
 import { mcpThroughput } from './mcp-throughput.ts';
 import { machine, writeSection } from './report.ts';
-import { payloadSize } from './payload.ts';
+import { payloadSize, toolListSizes } from './payload.ts';
 import { HTML_BYTES, htmlBench } from './html.ts';
 import { SYNC_RUNS, syncBench } from './sync.ts';
 import { clusterBench } from './cluster.ts';
@@ -78,6 +78,18 @@ if (values.only === undefined || values.only === 'payload') {
   ];
   console.log(lines.join('\n'));
   if (values['no-write'] !== true) writeSection(DOC, 'payload', lines.join('\n'));
+  const kb = (n: number) => (n / 1024).toFixed(1);
+  const tools = [
+    `Measured ${today}: \`tools/list\` for one agent by what the person lets it do (decision 0141) — what a model is shown of each tool (name, title, description, input schema) and the whole answer as sent (output schemas too, which clients check results against).`,
+    '',
+    '| the agent may | tools | shown to the model | sent |',
+    '|---|---|---|---|',
+    ...toolListSizes().map(
+      (t) => `| ${t.label} | ${String(t.tools)} | ${kb(t.modelBytes)} KiB | ${kb(t.sentBytes)} KiB |`,
+    ),
+  ];
+  console.log(tools.join('\n'));
+  if (values['no-write'] !== true) writeSection(DOC, 'tools', tools.join('\n'));
 }
 
 if (values.only === undefined || values.only === 'html') {
