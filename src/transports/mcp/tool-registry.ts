@@ -77,7 +77,10 @@ export class ToolRegistry {
     const key = storedPowers(powers) ?? '*';
     let list = this.lists.get(key);
     if (list === undefined) {
-      const tools = this.listed.filter((t) => allows(powers, this.byName.get(t.name)?.needs ?? 'read'));
+      const tools = this.listed.filter((t) => {
+        const def = this.byName.get(t.name);
+        return def !== undefined && allows(powers, def.needs);
+      });
       list = { tools, json: JSON.stringify(tools) };
       this.lists.set(key, list);
     }
