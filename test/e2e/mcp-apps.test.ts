@@ -13,6 +13,7 @@ import { artifactPath, launchBrowser } from '../rig/browser.ts';
 import { freePort } from '../rig/index.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import type { WebClient } from '../support/web-client.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -36,6 +37,7 @@ describe('interactive views in a strict MCP Apps host', () => {
   let page: Page;
   let call: ReturnType<typeof toolCaller>;
   let inboxId: string;
+  let web: WebClient;
 
   const host = () => page.evaluate(() => (window as unknown as { host: Host }).host.calls);
   const open = (name: string, args: Record<string, unknown> = {}, context: Record<string, unknown> = {}) =>
@@ -59,6 +61,7 @@ describe('interactive views in a strict MCP Apps host', () => {
     server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
     const agent = await agentOn(app);
     call = agent.call;
+    web = agent.web;
     inboxId = (expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
     expectToolOk(await call('sync_inbox', { inboxId }));
     page = await browser.newPage({ viewport: { width: 720, height: 900 } });
@@ -313,6 +316,59 @@ describe('interactive views in a strict MCP Apps host', () => {
       subject: 'Keys only (edited)',
     });
     await page.setViewportSize({ width: 720, height: 900 });
+  });
+
+  // Decision 0141: a view offers only what the person lets its agent do — no buttons that would be refused.
+  it('an agent that may only read gets the inbox and Screened without their buttons', async () => {
+    await web.get('/settings/advanced');
+    await web.post('/settings/advanced/keys', { name: 'reader', choosing_powers: '1' });
+    await web.get('/settings/advanced');
+    const readerKey = /itk_[a-z0-9]{40}/.exec(web.lastHtml)![0];
+    const reader = await browser.newPage({ viewport: { width: 720, height: 900 } });
+    reader.setDefaultTimeout(15_000);
+    await openTestHost(reader, app.config.baseUrl, readerKey);
+    const openAs = (name: string, args: Record<string, unknown>) =>
+      reader.evaluate(([n, a]) => (window as unknown as { host: Host }).host.open(n, a), [
+        name,
+        args,
+      ] as const);
+    const readerView = () => reader.frameLocator('#view');
+
+    await openAs('show_inbox', { inboxId, limit: 5 });
+    await expect.poll(() => readerView().locator('li[data-message-id]').count()).toBe(5);
+    expect(
+      await readerView()
+        .getByRole('button', { name: /^(Archive|Trash|Spam|Star|Unstar):/ })
+        .count(),
+    ).toBe(0);
+    const [junk] = expectToolOk(await call('screen_junk', { inbox: inboxId }))['messages'] as {
+      inboxId: string;
+      messageId: string;
+    }[];
+    expectToolOk(
+      await call('confirm_screening', {
+        verdicts: [
+          { inboxId: junk!.inboxId, messageId: junk!.messageId, verdict: 'junk', reason: 'prize scam' },
+        ],
+      }),
+    );
+    await openAs('show_screened', { days: 30 });
+    await expect.poll(() => readerView().locator('li[data-screened-id]').count()).toBeGreaterThan(0);
+    expect(
+      await readerView()
+        .getByRole('button', { name: /^(Rescue|Report):/ })
+        .count(),
+    ).toBe(0);
+    // The same views for the agent that may do everything keep them.
+    await open('show_inbox', { inboxId, limit: 5 });
+    await expect
+      .poll(() =>
+        view()
+          .getByRole('button', { name: /^Archive:/ })
+          .count(),
+      )
+      .toBe(5);
+    await reader.close();
   });
 
   it('a failed tool result renders as words, not a blank frame', async () => {

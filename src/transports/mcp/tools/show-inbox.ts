@@ -4,7 +4,8 @@ import { agentMessage } from '../next-steps.ts';
 import { fitItems } from '../page-fit.ts';
 import { DEMO, MESSAGE_PREVIEW, payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
-import { toolError, toolOk } from '../tool-error.ts';
+import { allows } from '../../../core/auth/agent-powers.ts';
+import { toolError, toolOkForView } from '../tool-error.ts';
 import { clamp, demoNote, usableInboxWithFolders } from '../tool-helpers.ts';
 import { VIEWS } from '../views/views.ts';
 
@@ -64,24 +65,30 @@ export const showInbox = defineTool({
         `${w(m.from.name || m.from.address)} <${w(m.from.address)}> · ${w(m.subject)} · messageId ${m.messageId}`,
     );
     const head = `${inbox.inbox.label}: ${String(r.value.total)} ${unreadOnly ? 'unread ' : ''}message${r.value.total === 1 ? '' : 's'} synced.`;
-    return toolOk({
-      inbox: {
-        id: inbox.inbox.id,
-        label: inbox.inbox.label,
-        email: inbox.inbox.email,
-        provider: inbox.inbox.provider,
+    // The view offers Archive, Trash, Spam and Star only to an agent the person lets tidy (decision 0141).
+    return toolOkForView(
+      {
+        inbox: {
+          id: inbox.inbox.id,
+          label: inbox.inbox.label,
+          email: inbox.inbox.email,
+          provider: inbox.inbox.provider,
+        },
+        inboxes: all.map((i) => ({ id: i.id, label: i.label })),
+        messages,
+        total: r.value.total,
+        nextOffset,
+        unreadOnly,
+        text: [head, ...lines, ...(nextOffset === null ? [] : [`More: offset ${String(nextOffset)}.`])].join(
+          '\n',
+        ),
+        ...demoNote(inbox.inbox),
+        ...(r.value.total === 0 &&
+          r.value.folders.length === 0 && { agentOnly: ['Nothing synced yet: call sync_inbox first.'] }),
       },
-      inboxes: all.map((i) => ({ id: i.id, label: i.label })),
-      messages,
-      total: r.value.total,
-      nextOffset,
-      unreadOnly,
-      text: [head, ...lines, ...(nextOffset === null ? [] : [`More: offset ${String(nextOffset)}.`])].join(
-        '\n',
-      ),
-      ...demoNote(inbox.inbox),
-      ...(r.value.total === 0 &&
-        r.value.folders.length === 0 && { agentOnly: ['Nothing synced yet: call sync_inbox first.'] }),
-    });
+      {
+        may: { tidy: allows(ctx.principal.powers, 'tidy') },
+      },
+    );
   },
 });

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { REVIEW_PAYLOAD, reviewPayload, reviewText, reviewWindow } from '../screening-results.ts';
 import { defineTool } from '../tool-definition.ts';
-import { toolOk } from '../tool-error.ts';
+import { allows } from '../../../core/auth/agent-powers.ts';
+import { toolOkForView } from '../tool-error.ts';
 import { clamp, namedInboxes } from '../tool-helpers.ts';
 import { VIEWS } from '../views/views.ts';
 import { REVIEW_INPUT } from './review-screened.ts';
@@ -38,13 +39,17 @@ export const showScreened = defineTool({
       offset: clamp(args.offset, 0, Number.MAX_SAFE_INTEGER, 0),
     });
     const p = reviewPayload(review, window.days);
-    return toolOk({
-      ...p,
-      text: reviewText(p, ctx.marker),
-      sayToHuman: p.digest,
-      inboxes: named.unpaused.map((i) => ({ id: i.id, label: i.label })),
-      inbox: (args.inbox?.trim() ?? '') === '' ? null : (named.inboxes.at(0)?.id ?? null),
-      days: window.days,
-    });
+    // The view offers Rescue and Report only to an agent the person lets screen (decision 0141).
+    return toolOkForView(
+      {
+        ...p,
+        text: reviewText(p, ctx.marker),
+        sayToHuman: p.digest,
+        inboxes: named.unpaused.map((i) => ({ id: i.id, label: i.label })),
+        inbox: (args.inbox?.trim() ?? '') === '' ? null : (named.inboxes.at(0)?.id ?? null),
+        days: window.days,
+      },
+      { may: { screen: allows(ctx.principal.powers, 'screen') } },
+    );
   },
 });

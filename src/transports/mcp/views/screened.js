@@ -6,8 +6,10 @@
   const PERIODS = [1, 7, 30, 90];
   let view;
 
-  function render(root, data) {
-    view = { inbox: data.inbox, days: data.days };
+  function render(root, data, meta) {
+    // An agent the person does not let screen gets the rows without Rescue and Report (decision 0141).
+    const mayScreen = !(meta && meta.may && meta.may.screen === false);
+    view = { inbox: data.inbox, days: data.days, mayScreen };
     root.append(
       ...Kit.parts(
         data.inboxes.length > 1 &&
@@ -56,40 +58,44 @@
     const li = el('li', { 'data-screened-id': r.id });
     const subject = clean(r.subject) || '(no subject)';
     li.append(
-      el(
-        'div',
-        { class: 'grow' },
+      ...Kit.parts(
         el(
           'div',
-          { class: 'line' },
-          el('span', { text: sender(r.sender) }),
-          el('span', { class: 'muted', text: ` · ${when(r.date)}` }),
+          { class: 'grow' },
+          el(
+            'div',
+            { class: 'line' },
+            el('span', { text: sender(r.sender) }),
+            el('span', { class: 'muted', text: ` · ${when(r.date)}` }),
+          ),
+          el('div', { class: 'line subject', text: subject }),
+          r.reason !== null && el('div', { class: 'muted', text: `Why: ${clean(r.reason)}` }),
         ),
-        el('div', { class: 'line subject', text: subject }),
-        r.reason !== null && el('div', { class: 'muted', text: `Why: ${clean(r.reason)}` }),
-      ),
-      el(
-        'div',
-        { class: 'actions' },
-        el(
-          'button',
-          {
-            type: 'button',
-            'aria-label': `Rescue: ${subject}`,
-            onclick: () => act(li, r, 'rescue_screened', 'Back in the inbox; the sender is now known-good.'),
-          },
-          'Rescue',
-        ),
-        el(
-          'button',
-          {
-            type: 'button',
-            class: 'danger',
-            'aria-label': `Report: ${subject}`,
-            onclick: () => act(li, r, 'report_screened', 'Reported as spam.'),
-          },
-          'Report',
-        ),
+        view.mayScreen &&
+          el(
+            'div',
+            { class: 'actions' },
+            el(
+              'button',
+              {
+                type: 'button',
+                'aria-label': `Rescue: ${subject}`,
+                onclick: () =>
+                  act(li, r, 'rescue_screened', 'Back in the inbox; the sender is now known-good.'),
+              },
+              'Rescue',
+            ),
+            el(
+              'button',
+              {
+                type: 'button',
+                class: 'danger',
+                'aria-label': `Report: ${subject}`,
+                onclick: () => act(li, r, 'report_screened', 'Reported as spam.'),
+              },
+              'Report',
+            ),
+          ),
       ),
     );
     return li;
@@ -118,7 +124,7 @@
       say(r.message, 'error');
       return;
     }
-    Kit.show(render)({ structuredContent: r.data });
+    Kit.show(render)({ structuredContent: r.data, _meta: r.view });
   }
 
   Kit.start('screened', Kit.show(render));

@@ -13,8 +13,10 @@
   };
   let view;
 
-  function render(root, data) {
-    view = { inboxId: data.inbox.id, unreadOnly: data.unreadOnly === true };
+  function render(root, data, meta) {
+    // An agent the person does not let tidy gets the list without its buttons (decision 0141).
+    const mayTidy = !(meta && meta.may && meta.may.tidy === false);
+    view = { inboxId: data.inbox.id, unreadOnly: data.unreadOnly === true, mayTidy };
     root.append(
       ...Kit.parts(
         data.inboxes.length > 1 && Kit.tabs(data.inboxes, data.inbox.id, (id) => load({ inboxId: id })),
@@ -59,38 +61,41 @@
   function fill(li, m) {
     const subject = clean(m.subject) || '(no subject)';
     li.replaceChildren(
-      el(
-        'div',
-        { class: 'grow' },
+      ...Kit.parts(
         el(
           'div',
-          { class: 'line' },
-          el('span', { text: sender(m.from) }),
-          m.starred ? ' ★' : '',
-          el('span', { class: 'muted', text: ` · ${when(m.date)}` }),
-        ),
-        el('div', { class: 'line subject', text: subject }),
-        el('div', { class: 'line muted', text: clean(m.snippet) }),
-      ),
-      el(
-        'div',
-        { class: 'actions' },
-        ['archive', 'trash', 'spam'].map((a) =>
+          { class: 'grow' },
           el(
-            'button',
-            { type: 'button', 'aria-label': `${label(a)}: ${subject}`, onclick: () => act(li, m, a) },
-            label(a),
+            'div',
+            { class: 'line' },
+            el('span', { text: sender(m.from) }),
+            m.starred ? ' ★' : '',
+            el('span', { class: 'muted', text: ` · ${when(m.date)}` }),
           ),
+          el('div', { class: 'line subject', text: subject }),
+          el('div', { class: 'line muted', text: clean(m.snippet) }),
         ),
-        el(
-          'button',
-          {
-            type: 'button',
-            'aria-label': `${m.starred ? 'Unstar' : 'Star'}: ${subject}`,
-            onclick: () => act(li, m, m.starred ? 'unstar' : 'star'),
-          },
-          m.starred ? 'Unstar' : 'Star',
-        ),
+        view.mayTidy &&
+          el(
+            'div',
+            { class: 'actions' },
+            ['archive', 'trash', 'spam'].map((a) =>
+              el(
+                'button',
+                { type: 'button', 'aria-label': `${label(a)}: ${subject}`, onclick: () => act(li, m, a) },
+                label(a),
+              ),
+            ),
+            el(
+              'button',
+              {
+                type: 'button',
+                'aria-label': `${m.starred ? 'Unstar' : 'Star'}: ${subject}`,
+                onclick: () => act(li, m, m.starred ? 'unstar' : 'star'),
+              },
+              m.starred ? 'Unstar' : 'Star',
+            ),
+          ),
       ),
     );
   }
@@ -161,7 +166,7 @@
       say(r.message, 'error');
       return;
     }
-    Kit.show(render)({ structuredContent: r.data });
+    Kit.show(render)({ structuredContent: r.data, _meta: r.view });
   }
 
   Kit.start('triage', Kit.show(render));
