@@ -21,23 +21,48 @@ export type Powers = ReadonlySet<AgentPower> | null;
 
 export const EVERY_POWER: Powers = null;
 
+/** Who the words are about: the person reading them, or the person as others are told of them. */
+export interface Addressed {
+  readonly your: string;
+  readonly youApprove: string;
+}
+export const TO_THE_PERSON: Addressed = { your: 'your', youApprove: 'you approve' };
+/** To an agent refused. */
+export const OF_THE_PERSON: Addressed = { your: 'the person’s', youApprove: 'the person approves' };
+/** To the owner's script on REST. */
+export const OF_THE_OWNER: Addressed = { your: 'their', youApprove: 'they approve' };
+
 /**
- * Each power in the person's words, as the console offers it and as an agent refused is told: `short` for a list,
- * `what` completes "It may …" / "has not allowed this agent to …".
+ * Each power in words, as the console offers it and as an agent refused is told: `short` for a list, `what`
+ * completes "It may …" / "has not allowed this agent to …", addressed to whoever reads it.
  */
-export const POWER_WORDS: Readonly<Record<AgentPower, { readonly short: string; readonly what: string }>> = {
+export const POWER_WORDS: Readonly<
+  Record<AgentPower, { readonly short: string; readonly what: (a: Addressed) => string }>
+> = {
   tidy: {
     short: 'tidy',
-    what: 'tidy mail: archive, trash, mark as spam, label and star messages, undo those changes, and run triage passes',
+    what: () =>
+      'tidy mail: archive, trash, mark as spam, label and star messages, undo those changes, and run triage passes',
   },
-  screen: { short: 'screen junk', what: 'screen junk into Screened, and rescue or report what is there' },
-  draft: { short: 'drafts', what: 'write drafts, and send them once you approve each one' },
-  unsubscribe: { short: 'unsubscribe', what: 'unsubscribe from mailing lists once you approve each one' },
+  screen: {
+    short: 'screen junk',
+    what: () => 'screen junk into Screened, and rescue or report what is there',
+  },
+  draft: { short: 'drafts', what: (a) => `write drafts, and send them once ${a.youApprove} each one` },
+  unsubscribe: {
+    short: 'unsubscribe',
+    what: (a) => `unsubscribe from mailing lists once ${a.youApprove} each one`,
+  },
   setup: {
     short: 'settings',
-    what: 'add inboxes and change your settings: VIPs, triage preferences, whether sending is on',
+    what: (a) => `add inboxes and change ${a.your} settings: VIPs, triage preferences, whether sending is on`,
   },
 };
+
+/** The powers any one of which `needs` asks for (none for reading). */
+export function neededPowers(needs: Needs): readonly AgentPower[] {
+  return needs === 'read' ? [] : typeof needs === 'string' ? [needs] : needs;
+}
 
 /** What every agent may do, in the same words. */
 export const READING_WORDS =

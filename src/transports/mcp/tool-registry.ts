@@ -4,7 +4,17 @@ import { callEntry, type AuditLog } from '../../core/audit/audit-log.ts';
 import { InboxGoneError, inboxError } from '../../core/inboxes/inbox-errors.ts';
 import { parseInboxId } from '../../core/inboxes/inbox.ts';
 import { noMetrics, type Metrics } from '../../lib/metrics.ts';
-import { allows, POWER_WORDS, storedPowers, type Needs, type Powers } from '../../core/auth/agent-powers.ts';
+import {
+  allows,
+  neededPowers,
+  OF_THE_PERSON,
+  POWER_WORDS,
+  storedPowers,
+  TO_THE_PERSON,
+  type Addressed,
+  type Needs,
+  type Powers,
+} from '../../core/auth/agent-powers.ts';
 import { TOOL_ERROR } from './output-shapes.ts';
 import { errorResult, successResult, type CallToolResultWire } from './tool-result.ts';
 import { mark, markPlan, newMarker, notice, unwrapArguments, type MarkPlan } from './untrusted-marks.ts';
@@ -256,22 +266,14 @@ const AGREEMENT_FLAGS: Readonly<Record<string, 'confirmation_required' | 'human_
 };
 
 function notAllowed(needs: Needs): ToolError {
-  const powers = needs === 'read' ? [] : typeof needs === 'string' ? [needs] : needs;
-  const phrase = (toPerson: boolean) =>
-    powers.length === 0
-      ? 'use this tool'
-      : powers
-          .map((p) =>
-            toPerson
-              ? POWER_WORDS[p].what
-              : POWER_WORDS[p].what.replace(/\byour\b/g, 'the person’s').replace(/\byou\b/g, 'the person'),
-          )
-          .join(', nor to ');
+  const powers = neededPowers(needs);
+  const phrase = (a: Addressed) =>
+    powers.length === 0 ? 'use this tool' : powers.map((p) => POWER_WORDS[p].what(a)).join(', nor to ');
   return {
     error: 'not_allowed',
-    message: `The person has not allowed this agent to ${phrase(false)}. Do not try another way round it. If they want you to, they can allow it in the console: Settings → Advanced for an API key, Settings → Connected agents for a signed-in agent.`,
+    message: `The person has not allowed this agent to ${phrase(OF_THE_PERSON)}. Do not try another way round it. If they want you to, they can allow it in the console: Settings → Advanced for an API key, Settings → Connected agents for a signed-in agent.`,
     // What a view shows the person, and what the agent shows them (the server's instructions).
-    sayToHuman: `You have not allowed this agent to ${phrase(true)}. To let it, change what it may do under Settings → Advanced (an API key) or Settings → Connected agents.`,
+    sayToHuman: `You have not allowed this agent to ${phrase(TO_THE_PERSON)}. To let it, change what it may do under Settings → Advanced (an API key) or Settings → Connected agents.`,
     details: { needs: powers },
   };
 }

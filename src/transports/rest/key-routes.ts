@@ -104,13 +104,13 @@ export function registerKeyRoutes(
         `Send JSON {"powers": […]}: a list of ${AGENT_POWERS.join(', ')} ([] for reading only).`,
       );
     const id = parseApiKeyId(c.req.param('id'));
-    const powers = chosenPowers(body.data.powers);
-    if (id === undefined || !(await deps.apiKeys.setPowers(ownerId(c), id, powers, passwordClient(c, deps))))
+    const changed =
+      id !== undefined &&
+      (await deps.apiKeys.setPowers(ownerId(c), id, chosenPowers(body.data.powers), passwordClient(c, deps)));
+    const key = changed ? (await deps.apiKeys.list(ownerId(c))).find((k) => k.id === id) : undefined;
+    if (key === undefined)
       return jsonError(404, 'key_not_found', 'No active key with this id on this account.');
-    const key = (await deps.apiKeys.list(ownerId(c))).find((k) => k.id === id);
-    return key === undefined
-      ? jsonError(404, 'key_not_found', 'No active key with this id on this account.')
-      : c.json(view(key));
+    return c.json(view(key));
   });
 
   app.delete('/api/keys/:id', async (c) => {

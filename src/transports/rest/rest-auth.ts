@@ -1,4 +1,4 @@
-import { POWER_WORDS, type AgentPower } from '../../core/auth/agent-powers.ts';
+import { OF_THE_OWNER, POWER_WORDS, type AgentPower } from '../../core/auth/agent-powers.ts';
 import { jsonError } from '../http/json-error.ts';
 
 /** Contract §5 REST / §7: the exact 401s of `/api`. */
@@ -24,6 +24,6 @@ export function notAllowed(needs: AgentPower): Response {
   return jsonError(
     403,
     'not_allowed',
-    `The account owner has not allowed this API key to ${POWER_WORDS[needs].what.replace(/\byour\b/g, 'their').replace(/\byou\b/g, 'they')}. They can allow it in Settings > Advanced.`,
+    `The account owner has not allowed this API key to ${POWER_WORDS[needs].what(OF_THE_OWNER)}. They can allow it in Settings > Advanced.`,
   );
 }

@@ -7,6 +7,7 @@ import {
   EVERY_POWER,
   POWER_WORDS,
   READING_WORDS,
+  TO_THE_PERSON,
   type Powers,
 } from '../../core/auth/agent-powers.ts';
 import { formBody } from './form.ts';
@@ -30,7 +31,7 @@ export function powersFieldset(current: Powers, idPrefix: string, legend = 'What
             value="${p}"
             ${allows(current, p) ? 'checked' : ''}
           />
-          ${capitalised(POWER_WORDS[p].what)}</label
+          ${capitalised(POWER_WORDS[p].what(TO_THE_PERSON))}</label
         >`,
     )}
   </fieldset>`;
