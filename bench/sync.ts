@@ -8,6 +8,7 @@ import { newId } from '../src/lib/random.ts';
 import { generateMessages, seedMaildir, startDovecot, type Dovecot } from '../test/rig/index.ts';
 import { imapClient } from '../test/support/imap-inbox.ts';
 import { tempDir } from '../test/support/temp-dir.ts';
+import { wholeAccount } from '../src/core/auth/inbox-reach.ts';
 
 export interface SyncRow {
   readonly window: number;
@@ -182,7 +183,10 @@ export async function syncBench(opts: {
         let calls = 0;
         for (;;) {
           // As the tool does: the inbox with its folders read afresh, then the page of older mail.
-          const place = await app.services.tools.inboxes.usableWithFolders(inbox.accountId, inbox.id);
+          const place = await app.services.tools.inboxes.usableWithFolders(
+            wholeAccount(inbox.accountId),
+            inbox.id,
+          );
           if (!place.ok) throw new Error(`inbox not usable: ${place.error.code}`);
           const r = await app.services.tools.read.loadOlder(place.value, 'inbox', 200);
           calls++;

@@ -8,10 +8,10 @@ import type { Stores } from '../adapters/storage/index.ts';
 export function reportCredentialChanges(stores: Stores, changed: () => void): Stores {
   return {
     ...stores,
-    apiKeys: after(stores.apiKeys, ['revoke', 'revokeAll', 'setPowers'], changed),
+    apiKeys: after(stores.apiKeys, ['revoke', 'revokeAll', 'setAllowed'], changed),
     grants: after(
       stores.grants,
-      ['revokeToken', 'revokeGrant', 'revokeClientGrants', 'revokeAllGrants', 'setClientPowers'],
+      ['revokeToken', 'revokeGrant', 'revokeClientGrants', 'revokeAllGrants', 'setClientAllowed'],
       changed,
     ),
     accounts: after(stores.accounts, ['setPlan', 'setPaymentState', 'delete'], changed),

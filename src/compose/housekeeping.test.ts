@@ -73,6 +73,7 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
         lastUsedAt: null,
         revokedAt: null,
         powers: null,
+        inboxes: null,
       };
       const token = (kind: TokenRecord['kind'], ms: number): TokenRecord => ({
         hash: newId('t'),
@@ -93,6 +94,7 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
         createdAt: at,
         expiresAt: new Date(at.getTime() + 60_000),
         powers: null,
+        inboxes: null,
       });
       await a.stores.grants.createGrant(grant, [token('access', DAY / 24), token('refresh', 30 * DAY)], code);
       return grant.id;

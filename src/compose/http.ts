@@ -85,6 +85,7 @@ export function buildHttp(c: {
   });
   registerKeyRoutes(http as unknown as Hono<WebEnv>, {
     apiKeys: services.apiKeys,
+    inboxes: services.tools.inboxes,
     sessions: services.sessions,
     cookies,
     baseUrl: config.baseUrl,

@@ -1,5 +1,5 @@
 import type { AccountId } from '../core/accounts/account.ts';
-import type { Powers } from '../core/auth/agent-powers.ts';
+import type { Allowed } from '../core/auth/allowed.ts';
 import { eventOf, type Client, type SignInHistory } from '../core/sessions/sign-in-history.ts';
 import type { AccountStore } from '../core/accounts/account-store.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -70,11 +70,16 @@ export class OAuthProvider {
   }
 
   /**
-   * Changes what one agent may do (Settings → Connected agents, decision 0141): every live sign-in of it, from its
-   * next request on; recorded for the person. How many sign-ins were changed.
+   * Changes what one agent may do and where (Settings → Connected agents, decisions 0141, 0142): every live sign-in
+   * of it, from its next request on; recorded for the person. How many sign-ins were changed.
    */
-  async setPowers(accountId: AccountId, clientId: string, powers: Powers, client: Client): Promise<number> {
-    const n = await this.grants.setClientPowers(accountId, clientId, powers);
+  async setAllowed(
+    accountId: AccountId,
+    clientId: string,
+    allowed: Allowed,
+    client: Client,
+  ): Promise<number> {
+    const n = await this.grants.setClientAllowed(accountId, clientId, allowed);
     if (n > 0)
       await this.history.record(eventOf(accountId, 'agent_powers_changed', this.clock.now(), client));
     return n;

@@ -6,6 +6,7 @@ import { HoldingConnector } from '../support/holding-connector.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolError, expectToolOk, toolCaller } from '../support/tool-caller.ts';
 import { WebClient } from '../support/web-client.ts';
+import { wholeAccount } from '../../src/core/auth/inbox-reach.ts';
 
 // Defects the crash trials (test/rig/crash-trials.ts, `npm run trials`) found, each kept as the case that found it.
 // The service is "killed" by a connector that stalls for good right after its change reached Dovecot; a second app
@@ -195,7 +196,7 @@ describe('crash trial regressions: a change interrupted after it reached the mai
     const accountId = (await app.stores.accounts.findByEmail('owner@example.test'))!.id;
     const before = await mailboxState(dovecot, USER, PASSWORD);
     await interrupted('append', () =>
-      app.services.tools.drafts.edit(accountId, draftId, 1, {
+      app.services.tools.drafts.edit(wholeAccount(accountId), draftId, 1, {
         to: 'frank@example.org',
         subject,
         text: 'Second words.',
@@ -206,7 +207,7 @@ describe('crash trial regressions: a change interrupted after it reached the mai
     await restart(apps.length * 120_000 + 40 * 60_000);
     expect(await app.services.tools.drafts.recoverUnfinished()).toBe(1);
     // The edit never reached the draft's record: its content, what an approval is bound to, is the one copy left.
-    expect(await app.services.tools.drafts.get(accountId, draftId)).toMatchObject({
+    expect(await app.services.tools.drafts.get(wholeAccount(accountId), draftId)).toMatchObject({
       version: 1,
       body: 'First words.',
       status: 'draft',

@@ -5,6 +5,7 @@ import { freePort, startDovecot, startSmtpSink, type Dovecot, type SmtpSink } fr
 import { createTestApp } from '../support/test-app.ts';
 import { agentOn, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
 import { WebClient } from '../support/web-client.ts';
+import { wholeAccount } from '../../src/core/auth/inbox-reach.ts';
 
 // Decision 0095. The password page named one server, the IMAP one; the password also goes to the submission server
 // an agent chose with add_inbox (smtpHost), at the first send the person approves — a server the page never showed,
@@ -51,7 +52,7 @@ describe('the servers a password goes to, on the password page', () => {
   };
   const stored = async (id: string) => {
     const accountId = (await app.stores.accounts.findByEmail('owner@example.test'))?.id as AccountId;
-    const found = await app.services.tools.inboxes.owned(accountId, id);
+    const found = await app.services.tools.inboxes.owned(wholeAccount(accountId), id);
     if (!found.ok) throw new Error('no such inbox');
     return found.value;
   };

@@ -35,6 +35,7 @@ export async function startMcpTestServer(opts: { anonymous?: boolean } = {}): Pr
                 accountId: account.id,
                 credential: { kind: 'api_key', id: 'key_conformance' },
                 powers: null,
+                inboxes: null,
                 scopes: ['mcp:tools'],
                 expiresAt: null,
               },

@@ -13,6 +13,7 @@ export async function ownerCaller(app: App): Promise<Caller> {
       credential: { kind: 'api_key', id: 'key_test' },
       scopes: ['mcp:tools'],
       powers: null,
+      inboxes: null,
       expiresAt: null,
     },
     account,

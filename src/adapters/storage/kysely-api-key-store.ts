@@ -1,7 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { Account, AccountId, PaymentState, Plan } from '../../core/accounts/account.ts';
 import type { ApiKey, ApiKeyId } from '../../core/api-keys/api-key.ts';
-import { readPowers, storedPowers, type Powers } from '../../core/auth/agent-powers.ts';
+import { readPowers, storedPowers } from '../../core/auth/agent-powers.ts';
+import type { Allowed } from '../../core/auth/allowed.ts';
+import { readReach, storedReach } from '../../core/auth/inbox-reach.ts';
 import type { ApiKeyStore, NewApiKey } from '../../core/api-keys/api-key-store.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { lockAccount } from './row-locks.ts';
@@ -27,6 +29,7 @@ const toKey = (r: Selectable<ApiKeysTable>): ApiKey => ({
   lastUsedAt: toDateOrNull(r.last_used_at),
   revokedAt: toDateOrNull(r.revoked_at),
   powers: readPowers(r.powers),
+  inboxes: readReach(r.inboxes),
 });
 
 // The account's columns come from correlated subqueries, not a join: on SQLite a two-table join cost ~28 µs per
@@ -84,6 +87,7 @@ export class KyselyApiKeyStore implements ApiKeyStore {
         last_used_at: null,
         revoked_at: null,
         powers: storedPowers(k.powers),
+        inboxes: storedReach(k.inboxes),
       };
       await tx.insertInto('api_keys').values(row).execute();
       return ok(toKey(row));
@@ -146,10 +150,10 @@ export class KyselyApiKeyStore implements ApiKeyStore {
       .execute();
   }
 
-  async setPowers(accountId: AccountId, id: ApiKeyId, powers: Powers): Promise<boolean> {
+  async setAllowed(accountId: AccountId, id: ApiKeyId, allowed: Allowed): Promise<boolean> {
     const r = await this.db.kysely
       .updateTable('api_keys')
-      .set({ powers: storedPowers(powers) })
+      .set({ powers: storedPowers(allowed.powers), inboxes: storedReach(allowed.inboxes) })
       .where('id', '=', id)
       .where('account_id', '=', accountId)
       .where('revoked_at', 'is', null)

@@ -9,7 +9,9 @@ import type {
   SpentRemoved,
   TokenRecord,
 } from '../../oauth/token/grant.ts';
-import { readPowers, storedPowers, type Powers } from '../../core/auth/agent-powers.ts';
+import { readPowers, storedPowers } from '../../core/auth/agent-powers.ts';
+import type { Allowed } from '../../core/auth/allowed.ts';
+import { readReach, storedReach } from '../../core/auth/inbox-reach.ts';
 import type { Db } from './database.ts';
 import type { OAuthGrantsTable } from './schema.ts';
 import { hotQuery } from './hot-query.ts';
@@ -25,6 +27,7 @@ const toGrant = (r: Selectable<OAuthGrantsTable>): Grant => ({
   lastUsedAt: toDateOrNull(r.last_used_at),
   revokedAt: toDateOrNull(r.revoked_at),
   powers: readPowers(r.powers),
+  inboxes: readReach(r.inboxes),
 });
 
 const toTokenRow = (t: TokenRecord) => ({
@@ -92,6 +95,7 @@ export class KyselyGrantStore implements GrantStore {
         grant_id: null,
         replayed_at: null,
         powers: storedPowers(c.powers),
+        inboxes: storedReach(c.inboxes),
       })
       .execute();
   }
@@ -142,6 +146,7 @@ export class KyselyGrantStore implements GrantStore {
         createdAt: toDate(claimed.created_at),
         expiresAt: toDate(claimed.expires_at),
         powers: readPowers(claimed.powers),
+        inboxes: readReach(claimed.inboxes),
       },
     };
   }
@@ -169,6 +174,7 @@ export class KyselyGrantStore implements GrantStore {
           last_used_at: null,
           revoked_at: null,
           powers: storedPowers(g.powers),
+          inboxes: storedReach(g.inboxes),
         })
         .execute();
       if (tokens.length > 0) await tx.insertInto('oauth_tokens').values(tokens.map(toTokenRow)).execute();
@@ -360,10 +366,10 @@ export class KyselyGrantStore implements GrantStore {
     };
   }
 
-  async setClientPowers(accountId: AccountId, clientId: string, powers: Powers): Promise<number> {
+  async setClientAllowed(accountId: AccountId, clientId: string, allowed: Allowed): Promise<number> {
     const r = await this.db
       .updateTable('oauth_grants')
-      .set({ powers: storedPowers(powers) })
+      .set({ powers: storedPowers(allowed.powers), inboxes: storedReach(allowed.inboxes) })
       .where('account_id', '=', accountId)
       .where('client_id', '=', clientId)
       .where('revoked_at', 'is', null)

@@ -119,6 +119,8 @@ export interface ApiKeysTable {
   revoked_at: number | null;
   /** Decision 0141: null for every power, else their names separated by spaces. */
   powers: string | null;
+  /** Decision 0142: null for every inbox, else their ids separated by spaces. */
+  inboxes: string | null;
 }
 
 export interface AuditLogTable {
@@ -168,6 +170,7 @@ export interface OAuthGrantsTable {
   last_used_at: number | null;
   revoked_at: number | null;
   powers: string | null;
+  inboxes: string | null;
 }
 
 export interface OAuthCodesTable {
@@ -184,6 +187,7 @@ export interface OAuthCodesTable {
   grant_id: string | null;
   replayed_at: number | null;
   powers: string | null;
+  inboxes: string | null;
 }
 
 export interface OAuthTokensTable {

@@ -33,6 +33,7 @@ import {
   type ActOutcome,
   type Target,
 } from './action-types.ts';
+import { wholeAccount, type Reach } from '../auth/inbox-reach.ts';
 import type { UndoEntry, UndoStore } from './undo-store.ts';
 
 /** Who changes mail: an agent, or the service itself applying the person's own rules (the blocklist on sync). */
@@ -183,7 +184,8 @@ export class ActionService {
     confirmedForVip: boolean,
     skipped: ActOutcome['skipped'][number][],
   ): Promise<Result<{ plans: InboxGroup[]; withoutLease: boolean; more: boolean }, ActError>> {
-    const groups = await this.resolve(actor.accountId, req);
+    // The sync service applies the person's own rules to every inbox; an agent reaches what it was allowed (0142).
+    const groups = await this.resolve('service' in actor ? wholeAccount(actor.accountId) : actor, req);
     if (!groups.ok) return groups;
     skipped.push(...groups.value.missing);
     const bulk = groups.value.count > 1 || 'sender' in req.targets;
@@ -285,8 +287,8 @@ export class ActionService {
     return done.length > 0 ? id : null;
   }
 
-  private async resolve(accountId: AccountId, req: ActStep): Promise<Result<Resolution, ActError>> {
-    if ('sender' in req.targets) return this.resolveSender(accountId, req.targets.sender);
+  private async resolve(who: Reach, req: ActStep): Promise<Result<Resolution, ActError>> {
+    if ('sender' in req.targets) return this.resolveSender(who, req.targets.sender);
     const targets = req.targets.items;
     const byInbox = new Map<string, InboxGroup>();
     const indexed = new Map<string, Map<string, MessageSummary>>();
@@ -297,7 +299,7 @@ export class ActionService {
         const m = t.inboxId === id ? parseMessageId(t.messageId) : undefined;
         return m === undefined ? [] : [m];
       });
-      const r = await this.deps.inboxes.usableWithFolders(accountId, id, { messages });
+      const r = await this.deps.inboxes.usableWithFolders(who, id, { messages });
       if (!r.ok) return err(r.error);
       byInbox.set(id, { inbox: r.value.inbox, folders: r.value.folders, messages: [] });
       indexed.set(id, new Map((r.value.messages ?? []).map((m) => [m.id, m])));
@@ -324,10 +326,10 @@ export class ActionService {
 
   /** Every message from one sender still in the inbox folder, up to the limit. */
   private async resolveSender(
-    accountId: AccountId,
+    who: Reach,
     sender: { readonly inboxId: string; readonly address: string },
   ): Promise<Result<Resolution, ActError>> {
-    const group = await this.group(accountId, sender.inboxId);
+    const group = await this.group(who, sender.inboxId);
     if (!group.ok) return group;
     const inboxFolder = group.value.folders.find((f) => f.canonical === 'inbox');
     if (inboxFolder === undefined)
@@ -352,8 +354,8 @@ export class ActionService {
   }
 
   /** A usable inbox with its folder list, ready to collect messages. */
-  private async group(accountId: AccountId, inboxId: string): Promise<Result<InboxGroup, ActError>> {
-    const r = await this.deps.inboxes.usableWithFolders(accountId, inboxId);
+  private async group(who: Reach, inboxId: string): Promise<Result<InboxGroup, ActError>> {
+    const r = await this.deps.inboxes.usableWithFolders(who, inboxId);
     if (!r.ok) return err(r.error);
     return ok({ ...r.value, messages: [] });
   }

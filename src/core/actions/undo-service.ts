@@ -95,7 +95,7 @@ export class UndoService {
       const restored: UndoOutcome['restored'][number][] = [];
       const notRestored: UndoOutcome['notRestored'][number][] = [];
       for (const [inboxId, entries] of byInbox) {
-        const place = await this.deps.inboxes.usableWithFolders(principal.accountId, inboxId);
+        const place = await this.deps.inboxes.usableWithFolders(principal, inboxId);
         if (!place.ok) {
           for (const e of entries)
             notRestored.push({ inboxId, messageId: e.messageId, reason: 'inbox_unavailable' });

@@ -11,7 +11,7 @@ import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
 import type { AccountId } from '../accounts/account.ts';
 import type { AccountStore } from '../accounts/account-store.ts';
 import { PLAN_LIMITS } from '../accounts/plan.ts';
-import { EVERY_POWER, type Powers } from '../auth/agent-powers.ts';
+import { EVERYTHING, type Allowed } from '../auth/allowed.ts';
 import type { BearerVerifier, Verified } from '../auth/principal.ts';
 import { API_KEY_PREFIX, type ApiKey, type ApiKeyId } from './api-key.ts';
 import type { ApiKeyStore } from './api-key-store.ts';
@@ -36,14 +36,14 @@ export class ApiKeyService implements BearerVerifier {
   }
 
   /**
-   * Creates a key; the full value is returned exactly once and only its hash is kept. `powers`: what its agent may
-   * do beyond reading (decision 0141), every power unless the person chose.
+   * Creates a key; the full value is returned exactly once and only its hash is kept. `allowed`: what its agent may
+   * do beyond reading (decision 0141) and which inboxes it may reach (0142), everything unless the person chose.
    */
   async create(
     accountId: AccountId,
     rawName: string,
     client: Client,
-    powers: Powers = EVERY_POWER,
+    allowed: Allowed = EVERYTHING,
   ): Promise<Result<{ key: ApiKey; secret: string }, CreateKeyError>> {
     const name = rawName.trim().replace(/\s+/g, ' ');
     // A name is shown in the console and the activity log: printable text, no control characters (NUL included).
@@ -61,7 +61,7 @@ export class ApiKeyService implements BearerVerifier {
         last4: secret.slice(-4),
         hash: sha256Hex(secret),
         createdAt: this.deps.clock.now(),
-        powers,
+        ...allowed,
       },
       limit,
     );
@@ -80,9 +80,12 @@ export class ApiKeyService implements BearerVerifier {
     return true;
   }
 
-  /** Changes what an active key's agent may do; it applies to the key's next request. False: no such active key. */
-  async setPowers(accountId: AccountId, id: ApiKeyId, powers: Powers, client: Client): Promise<boolean> {
-    if (!(await this.deps.keys.setPowers(accountId, id, powers))) return false;
+  /**
+   * Changes what an active key's agent may do and where; it applies to the key's next request. False: no such active
+   * key.
+   */
+  async setAllowed(accountId: AccountId, id: ApiKeyId, allowed: Allowed, client: Client): Promise<boolean> {
+    if (!(await this.deps.keys.setAllowed(accountId, id, allowed))) return false;
     await this.note(accountId, 'agent_powers_changed', client);
     return true;
   }
@@ -112,6 +115,7 @@ export class ApiKeyService implements BearerVerifier {
         credential: { kind: 'api_key', id: key.id },
         scopes: ['mcp:tools'],
         powers: key.powers,
+        inboxes: key.inboxes,
         expiresAt: null,
       },
       account,

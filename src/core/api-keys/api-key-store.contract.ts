@@ -4,6 +4,8 @@ import type { AccountId } from '../accounts/account.ts';
 import type { AccountStore } from '../accounts/account-store.ts';
 import { seedAccount } from '../inboxes/inbox-store.contract.ts';
 import type { ApiKeyId } from './api-key.ts';
+import { EVERYTHING } from '../auth/allowed.ts';
+import type { InboxId } from '../inboxes/inbox.ts';
 import type { ApiKeyStore, NewApiKey } from './api-key-store.ts';
 
 const at = (m: number) => new Date(Date.UTC(2030, 0, 1, 0, m));
@@ -17,6 +19,7 @@ function newKey(accountId: AccountId, n: number): NewApiKey {
     hash: newId('hash'),
     createdAt: at(n),
     powers: null,
+    inboxes: null,
   };
 }
 
@@ -40,19 +43,35 @@ export function apiKeyStoreContract(h: () => { accounts: AccountStore; apiKeys: 
       expect(await h().apiKeys.findActiveByHash('nope')).toBeUndefined();
     });
 
-    it('keeps what a key may do, and changes it only for an active key of the account (decision 0141)', async () => {
+    it('keeps what a key may do and where, and changes it only for an active key of the account (0141, 0142)', async () => {
       const acct = await seedAccount(h().accounts);
       const other = await seedAccount(h().accounts);
-      const k = { ...newKey(acct, 1), powers: new Set(['tidy', 'draft'] as const) };
+      const work = 'inbox_aaaaaaaaaaaaaaaaaaaa' as InboxId;
+      const home = 'inbox_bbbbbbbbbbbbbbbbbbbb' as InboxId;
+      const k = {
+        ...newKey(acct, 1),
+        powers: new Set(['tidy', 'draft'] as const),
+        inboxes: new Set([work, home]),
+      };
       await h().apiKeys.createWithinLimit(k, 3);
-      expect((await h().apiKeys.findActiveByHash(k.hash))?.key.powers).toEqual(new Set(['tidy', 'draft']));
-      expect(await h().apiKeys.setPowers(other, k.id, null)).toBe(false);
-      expect(await h().apiKeys.setPowers(acct, k.id, new Set())).toBe(true);
-      expect((await h().apiKeys.findActiveByHash(k.hash))?.key.powers).toEqual(new Set());
-      expect(await h().apiKeys.setPowers(acct, k.id, null)).toBe(true);
-      expect((await h().apiKeys.list(acct))[0]?.powers).toBeNull();
+      const found = (await h().apiKeys.findActiveByHash(k.hash))?.key;
+      expect(found?.powers).toEqual(new Set(['tidy', 'draft']));
+      expect(found?.inboxes).toEqual(new Set([work, home]));
+      expect(await h().apiKeys.setAllowed(other, k.id, EVERYTHING)).toBe(false);
+      expect(await h().apiKeys.setAllowed(acct, k.id, { powers: new Set(), inboxes: new Set([home]) })).toBe(
+        true,
+      );
+      const changed = (await h().apiKeys.findActiveByHash(k.hash))?.key;
+      expect(changed?.powers).toEqual(new Set());
+      expect(changed?.inboxes).toEqual(new Set([home]));
+      expect(await h().apiKeys.setAllowed(acct, k.id, { powers: null, inboxes: new Set() })).toBe(true);
+      expect((await h().apiKeys.list(acct))[0]).toMatchObject({ powers: null, inboxes: new Set() });
+      expect(await h().apiKeys.setAllowed(acct, k.id, EVERYTHING)).toBe(true);
+      expect((await h().apiKeys.list(acct))[0]).toMatchObject({ powers: null, inboxes: null });
       await h().apiKeys.revoke(acct, k.id, at(5));
-      expect(await h().apiKeys.setPowers(acct, k.id, new Set(['setup']))).toBe(false);
+      expect(await h().apiKeys.setAllowed(acct, k.id, { powers: new Set(['setup']), inboxes: null })).toBe(
+        false,
+      );
       expect((await h().apiKeys.list(acct))[0]?.powers).toBeNull();
     });
 

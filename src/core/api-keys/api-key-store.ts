@@ -1,6 +1,6 @@
 import type { Result } from '../../lib/result.ts';
 import type { Account, AccountId } from '../accounts/account.ts';
-import type { Powers } from '../auth/agent-powers.ts';
+import type { Allowed } from '../auth/allowed.ts';
 import type { ApiKey, ApiKeyId } from './api-key.ts';
 
 export interface NewApiKey extends Omit<ApiKey, 'lastUsedAt' | 'revokedAt'> {
@@ -21,6 +21,6 @@ export interface ApiKeyStore {
   /** An active (not revoked) key by the SHA-256 of its full value, with its account, in one read. */
   findActiveByHash(hash: string): Promise<{ key: ApiKey; account: Account } | undefined>;
   touch(id: ApiKeyId, now: Date): Promise<void>;
-  /** Sets what an active key of the account may do; false when the key is unknown, another's, or revoked. */
-  setPowers(accountId: AccountId, id: ApiKeyId, powers: Powers): Promise<boolean>;
+  /** Sets what an active key of the account may do, and where; false when the key is unknown, another's, or revoked. */
+  setAllowed(accountId: AccountId, id: ApiKeyId, allowed: Allowed): Promise<boolean>;
 }

@@ -1,6 +1,7 @@
 import type { Brand } from '../../lib/brand.ts';
 import type { AccountId } from '../accounts/account.ts';
 import type { Powers } from '../auth/agent-powers.ts';
+import type { InboxReach } from '../auth/inbox-reach.ts';
 
 export type ApiKeyId = Brand<string, 'ApiKeyId'>;
 
@@ -18,6 +19,8 @@ export interface ApiKey {
   readonly revokedAt: Date | null;
   /** What the person lets the key's agent do beyond reading (decision 0141); `null` for everything. */
   readonly powers: Powers;
+  /** Which inboxes its agent may reach (decision 0142); `null` for every one. */
+  readonly inboxes: InboxReach;
 }
 
 export function parseApiKeyId(raw: string): ApiKeyId | undefined {

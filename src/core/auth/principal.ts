@@ -1,11 +1,12 @@
 import type { Account, AccountId } from '../accounts/account.ts';
 import type { Needs, Powers } from './agent-powers.ts';
+import type { InboxReach, Reach } from './inbox-reach.ts';
 
 /**
  * Who is calling an agent-facing route: the account, the credential that proved it, and for OAuth the client.
  * Tools receive this and never trust an account or inbox id from their arguments without checking it here.
  */
-export interface Principal {
+export interface Principal extends Reach {
   readonly accountId: AccountId;
   readonly credential:
     | { readonly kind: 'api_key'; readonly id: string }
@@ -15,6 +16,8 @@ export interface Principal {
   readonly scopes: readonly string[];
   /** What the person lets this credential do beyond reading (decision 0141); `null` for everything. */
   readonly powers: Powers;
+  /** Which of the account's inboxes it may reach (decision 0142); `null` for every one. */
+  readonly inboxes: InboxReach;
   /** When the credential stops working (access tokens); null for API keys. */
   readonly expiresAt: Date | null;
 }

@@ -12,6 +12,7 @@ const verified = (id: string, expiresAt: Date | null = null): Verified => ({
     credential: { kind: 'api_key', id },
     scopes: ['mcp:tools'],
     powers: null,
+    inboxes: null,
     expiresAt,
   },
   account,

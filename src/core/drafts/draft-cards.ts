@@ -1,3 +1,4 @@
+import type { Reach } from '../auth/inbox-reach.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
@@ -95,13 +96,13 @@ export class DraftCardService {
 
   /** The person saved an edit on the card. */
   async update(
-    accountId: AccountId,
+    who: Reach,
     code: string,
     content: CardContent,
   ): Promise<Result<{ draft: Draft; next: IssuedCode }, CardError | DraftError>> {
-    const draft = await this.redeem(accountId, code);
+    const draft = await this.redeem(who, code);
     if (!draft.ok) return draft;
-    const edited = await this.deps.drafts.edit(accountId, draft.value.id, draft.value.version, {
+    const edited = await this.deps.drafts.edit(who, draft.value.id, draft.value.version, {
       to: content.to,
       subject: content.subject,
       text: content.body,
@@ -119,7 +120,7 @@ export class DraftCardService {
     code: string,
     content: CardContent,
   ): Promise<Result<SendOutcome, CardError | SendError>> {
-    const draft = await this.redeem(principal.accountId, code);
+    const draft = await this.redeem(principal, code);
     if (!draft.ok) return draft;
     if (!sameContent(draft.value, content)) {
       return refuse(
@@ -130,10 +131,10 @@ export class DraftCardService {
     return this.deps.sending.sendFromCard(principal, draft.value);
   }
 
-  private async redeem(accountId: AccountId, code: string): Promise<Result<Draft, CardError>> {
+  private async redeem(who: Reach, code: string): Promise<Result<Draft, CardError>> {
     if (!CARD_CODE.test(code))
       return refuse('approval_invalid', 'This is not a card code the server issued.');
-    const r = await this.deps.codes.redeem(accountId, sha256Hex(code), this.deps.clock.now());
+    const r = await this.deps.codes.redeem(who.accountId, sha256Hex(code), this.deps.clock.now());
     if (!r.ok) {
       switch (r.reason) {
         case 'used':
@@ -150,7 +151,7 @@ export class DraftCardService {
           return refuse('approval_invalid', 'This is not a card code the server issued.');
       }
     }
-    const draft = await this.deps.drafts.get(accountId, r.draftId);
+    const draft = await this.deps.drafts.get(who, r.draftId);
     if (draft?.status !== 'draft' || draft.version !== r.draftVersion) {
       return refuse(
         'approval_invalid',

@@ -1,8 +1,8 @@
+import { reaches, wholeAccount, type Reach } from '../auth/inbox-reach.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { NextStep } from '../next-step.ts';
 import { newId, randomToken } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
-import type { AccountId } from '../accounts/account.ts';
 import type { InboxError } from '../inboxes/inbox-errors.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
 import type { Inbox, InboxId } from '../inboxes/inbox.ts';
@@ -113,10 +113,10 @@ export class DraftService {
     return ok({ to: formatRecipients(to.value) });
   }
 
-  async create(accountId: AccountId, inboxId: string, input: DraftInput): Promise<Result<Draft, DraftError>> {
+  async create(who: Reach, inboxId: string, input: DraftInput): Promise<Result<Draft, DraftError>> {
     const checked = this.check(input);
     if (!checked.ok) return checked;
-    const inbox = await this.deps.inboxes.usable(accountId, inboxId);
+    const inbox = await this.deps.inboxes.usable(who, inboxId);
     if (!inbox.ok) return inbox;
     const thread =
       input.threadId === undefined
@@ -143,7 +143,7 @@ export class DraftService {
     const domain = address.slice(address.lastIndexOf('@') + 1);
     const draft: Draft = {
       id: newId('draft'),
-      accountId,
+      accountId: who.accountId,
       inboxId: inbox.value.id,
       to: checked.value.to,
       subject: input.subject,
@@ -190,21 +190,21 @@ export class DraftService {
    * The version goes up by one, so every approval of the old content (approval codes, card codes) stops working.
    */
   async edit(
-    accountId: AccountId,
+    who: Reach,
     draftId: string,
     expectedVersion: number,
     input: Omit<DraftInput, 'threadId'>,
   ): Promise<Result<Draft, DraftError | { readonly code: 'draft_changed'; readonly message: string }>> {
     const checked = this.check(input);
     if (!checked.ok) return checked;
-    const draft = await this.get(accountId, draftId);
+    const draft = await this.get(who, draftId);
     if (draft?.status !== 'draft' || draft.version !== expectedVersion) {
       return err({
         code: 'draft_changed',
         message: 'The draft changed, was sent or is gone since it was shown.',
       });
     }
-    const inbox = await this.deps.inboxes.usable(accountId, draft.inboxId);
+    const inbox = await this.deps.inboxes.usable(who, draft.inboxId);
     if (!inbox.ok) return inbox;
     const now = this.deps.clock.now();
     const content = {
@@ -216,7 +216,7 @@ export class DraftService {
     const raw = await this.deps.composer.compose(compositionOf(next, inbox.value, now));
     // Marked before the new copy is written and cleared when it is recorded (decision 0031): a process that dies in
     // between leaves the mark, and `recoverUnfinished` rewrites the copy from the recorded content.
-    if (!(await this.deps.drafts.beginCopy(accountId, draft.id, expectedVersion, now))) {
+    if (!(await this.deps.drafts.beginCopy(who.accountId, draft.id, expectedVersion, now))) {
       return err({
         code: 'draft_changed',
         message: 'The draft changed, was sent or is gone since it was shown.',
@@ -229,7 +229,7 @@ export class DraftService {
       if (path === undefined)
         return err({ code: 'provider_error', message: 'This mailbox has no Drafts folder.' });
       const placed = await session.append(path, raw, ['\\Draft', '\\Seen'], now);
-      const edited = await this.deps.drafts.edit(accountId, draft.id, expectedVersion, content, now);
+      const edited = await this.deps.drafts.edit(who.accountId, draft.id, expectedVersion, content, now);
       if (edited === undefined) {
         if (placed !== undefined) await session.deleteOwnDraft(path, placed.ref);
         return err({ code: 'draft_changed', message: 'The draft changed while it was being saved.' });
@@ -271,7 +271,7 @@ export class DraftService {
   }
 
   private async finishCopy(draft: Draft, now: Date): Promise<boolean> {
-    const inbox = await this.deps.inboxes.usable(draft.accountId, draft.inboxId);
+    const inbox = await this.deps.inboxes.usable(wholeAccount(draft.accountId), draft.inboxId);
     if (!inbox.ok) {
       // A deleted inbox has no mailbox. One paused or waiting for a reconnect is tried again by later sweeps, for a
       // week; then an unfinished creation is discarded and an unfinished edit keeps the copy it has.
@@ -308,8 +308,11 @@ export class DraftService {
     }
   }
 
-  async get(accountId: AccountId, draftId: string): Promise<Draft | undefined> {
-    return /^draft_[a-z0-9]{20}$/.test(draftId) ? this.deps.drafts.get(accountId, draftId) : undefined;
+  /** A draft of the account, when `who` may reach its inbox (decision 0142). */
+  async get(who: Reach, draftId: string): Promise<Draft | undefined> {
+    if (!/^draft_[a-z0-9]{20}$/.test(draftId)) return undefined;
+    const draft = await this.deps.drafts.get(who.accountId, draftId);
+    return draft !== undefined && reaches(who.inboxes, draft.inboxId) ? draft : undefined;
   }
 
   /**

@@ -3,6 +3,7 @@ import { newId, randomToken } from '../../lib/random.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import { newSecret, pkceChallenge, sha256Hex } from '../../lib/secret-token.ts';
 import type { AccountId } from '../accounts/account.ts';
+import { reaches, wholeAccount, type Reach } from '../auth/inbox-reach.ts';
 import { normaliseEmail } from '../accounts/password-hasher.ts';
 import { MailProviderError, type LoginFailure, type MailConnector } from '../mail/mail-ports.ts';
 import type { MailCredential } from '../mail/mail-types.ts';
@@ -144,25 +145,29 @@ export class InboxService {
     this.deps = deps;
   }
 
-  async list(accountId: AccountId): Promise<InboxView[]> {
-    return (await this.deps.inboxes.list(accountId)).map(inboxView);
+  async list(who: Reach): Promise<InboxView[]> {
+    return (await this.all(who)).map(inboxView);
   }
 
-  /** Every inbox of the account, oldest first. */
-  all(accountId: AccountId): Promise<Inbox[]> {
-    return this.deps.inboxes.list(accountId);
+  /** Every inbox of the account within reach, oldest first. */
+  async all(who: Reach): Promise<Inbox[]> {
+    const all = await this.deps.inboxes.list(who.accountId);
+    return who.inboxes === null ? all : all.filter((i) => reaches(who.inboxes, i.id));
   }
 
-  /** The inbox if it belongs to the account; the tenant check every tool goes through. */
-  async owned(accountId: AccountId, inboxId: string): Promise<Result<Inbox, InboxError>> {
-    const id = parseInboxId(inboxId);
-    const inbox = id !== undefined ? await this.deps.inboxes.get(accountId, id) : undefined;
+  /**
+   * The inbox if it belongs to the account and is within reach (decision 0142): the tenant check every tool goes
+   * through. An inbox out of reach is not found, as another account's is.
+   */
+  async owned(who: Reach, inboxId: string): Promise<Result<Inbox, InboxError>> {
+    const id = this.reachable(who, inboxId);
+    const inbox = id !== undefined ? await this.deps.inboxes.get(who.accountId, id) : undefined;
     return inbox === undefined ? err(notFound()) : ok(inbox);
   }
 
-  /** The inbox, ready to talk to its provider: owned, not paused, with a working credential. */
-  async usable(accountId: AccountId, inboxId: string): Promise<Result<Inbox, InboxError>> {
-    const owned = await this.owned(accountId, inboxId);
+  /** The inbox, ready to talk to its provider: owned, within reach, not paused, with a working credential. */
+  async usable(who: Reach, inboxId: string): Promise<Result<Inbox, InboxError>> {
+    const owned = await this.owned(who, inboxId);
     if (!owned.ok) return owned;
     const refused = unusable(owned.value);
     return refused === undefined ? owned : err(refused);
@@ -174,12 +179,13 @@ export class InboxService {
    * (decision 0047).
    */
   async usableWithFolders(
-    accountId: AccountId,
+    who: Reach,
     inboxId: string,
     also?: { readonly page: SelectedPageQuery } | { readonly messages: readonly string[] },
   ): Promise<Result<InboxPlace, InboxError>> {
-    const id = parseInboxId(inboxId);
+    const id = this.reachable(who, inboxId);
     if (id === undefined) return err(notFound());
+    const { accountId } = who;
     let found: InboxPlace | undefined;
     if (also === undefined) found = await this.deps.inboxes.getWithFolders(accountId, id);
     else if ('page' in also) {
@@ -196,6 +202,12 @@ export class InboxService {
     if (found === undefined) return err(notFound());
     const refused = unusable(found.inbox);
     return refused === undefined ? ok(found) : err(refused);
+  }
+
+  /** The id, when it is one and `who` may reach it; checked before any read, so an inbox out of reach costs none. */
+  private reachable(who: Reach, inboxId: string): InboxId | undefined {
+    const id = parseInboxId(inboxId);
+    return id !== undefined && reaches(who.inboxes, id) ? id : undefined;
   }
 
   /**
@@ -260,10 +272,10 @@ export class InboxService {
 
   /** A single-use link to a masked password form, bound to this inbox and account, valid 15 minutes. */
   async startSecretCapture(
-    accountId: AccountId,
+    who: Reach,
     inboxId: string,
   ): Promise<Result<{ url: string; expiresAt: Date; inbox: Inbox }, InboxError>> {
-    const owned = await this.owned(accountId, inboxId);
+    const owned = await this.owned(who, inboxId);
     if (!owned.ok) return owned;
     const inbox = owned.value;
     if (inbox.provider !== 'imap' && inbox.provider !== 'icloud') {
@@ -281,7 +293,7 @@ export class InboxService {
     await this.deps.links.create({
       idHash: sha256Hex(token),
       purpose: 'imap_capture',
-      accountId,
+      accountId: who.accountId,
       inboxId: inbox.id,
       payload: {},
       createdAt: now,
@@ -385,7 +397,7 @@ export class InboxService {
     inboxId: string,
     paused: boolean,
   ): Promise<Result<Inbox, InboxError>> {
-    const owned = await this.owned(accountId, inboxId);
+    const owned = await this.owned(wholeAccount(accountId), inboxId);
     if (!owned.ok) return owned;
     const updated = await this.deps.inboxes.update(
       accountId,
@@ -407,7 +419,7 @@ export class InboxService {
   ): Promise<Result<Inbox, InboxError>> {
     const name = checkSenderName(raw);
     if (!name.ok) return err(inboxError('invalid_arguments', name.error));
-    const owned = await this.owned(accountId, inboxId);
+    const owned = await this.owned(wholeAccount(accountId), inboxId);
     if (!owned.ok) return owned;
     const updated = await this.deps.inboxes.update(
       accountId,
@@ -434,7 +446,7 @@ export class InboxService {
    * on the server) and a `state` that is single use, bound to this account and inbox, and lives 15 minutes.
    */
   async startSignIn(
-    accountId: AccountId,
+    who: Reach,
     inboxId: string,
     provider: SignInProvider,
   ): Promise<
@@ -443,7 +455,7 @@ export class InboxService {
       InboxError | SignInUnreachable | SignInNotConfigured
     >
   > {
-    const owned = await this.owned(accountId, inboxId);
+    const owned = await this.owned(who, inboxId);
     if (!owned.ok) return owned;
     const inbox = owned.value;
     if (inbox.provider !== provider)
@@ -466,7 +478,7 @@ export class InboxService {
     await this.deps.links.create({
       idHash: sha256Hex(state),
       purpose: provider === 'google' ? 'google_signin' : 'microsoft_signin',
-      accountId,
+      accountId: who.accountId,
       inboxId: inbox.id,
       payload: { verifier },
       createdAt: now,
@@ -557,7 +569,7 @@ export class InboxService {
    * The mailbox itself is untouched.
    */
   async remove(accountId: AccountId, inboxId: string): Promise<boolean> {
-    const owned = await this.owned(accountId, inboxId);
+    const owned = await this.owned(wholeAccount(accountId), inboxId);
     if (!owned.ok) return false;
     const credential = await this.deps.vault.get(owned.value.id);
     await this.deps.vault.delete(owned.value.id);

@@ -6,6 +6,7 @@ import type { AccountId } from '../accounts/account.ts';
 import type { ActionService, Actor, ActStep } from '../actions/action-service.ts';
 import type { ActError } from '../actions/action-types.ts';
 import type { Principal } from '../auth/principal.ts';
+import { wholeAccount, type Reach } from '../auth/inbox-reach.ts';
 import type { InboxErrorCode } from '../inboxes/inbox-errors.ts';
 import type { InboxService } from '../inboxes/inbox-service.ts';
 import type { Inbox } from '../inboxes/inbox.ts';
@@ -159,7 +160,8 @@ export class ScreeningService implements ArrivalScreen {
   }
 
   /** Up to 50 unscreened messages of these inboxes, newest first, handed out for an hour. */
-  async screen(accountId: AccountId, inboxes: readonly Inbox[]): Promise<ScreenBatch> {
+  async screen(who: Reach, inboxes: readonly Inbox[]): Promise<ScreenBatch> {
+    const { accountId } = who;
     const now = this.deps.clock.now();
     const skippedInboxes: { inboxId: string; reason: SkippedInboxReason }[] = [];
     const found: Found[] = [];
@@ -168,7 +170,7 @@ export class ScreeningService implements ArrivalScreen {
     const trusted = { addresses: new Set<string>(), domains: new Set<string>() };
     let more = false;
     for (const named of inboxes) {
-      const usable = await this.deps.inboxes.usableWithFolders(accountId, named.id);
+      const usable = await this.deps.inboxes.usableWithFolders(who, named.id);
       if (!usable.ok) {
         skippedInboxes.push({ inboxId: named.id, reason: usable.error.code });
         continue;
@@ -246,7 +248,7 @@ export class ScreeningService implements ArrivalScreen {
       }
       seen.add(key);
       if (!inboxes.has(v.inboxId)) {
-        const owned = await this.deps.inboxes.owned(accountId, v.inboxId);
+        const owned = await this.deps.inboxes.owned(principal, v.inboxId);
         inboxes.set(v.inboxId, owned.ok ? owned.value : undefined);
       }
       const inbox = inboxes.get(v.inboxId);
@@ -374,7 +376,7 @@ export class ScreeningService implements ArrivalScreen {
     inboxId: string,
     id: string,
   ): Promise<Result<Resolved & { readonly knownGood: boolean }, ScreeningError>> {
-    const found = await this.screenedMessage(principal.accountId, inboxId, id);
+    const found = await this.screenedMessage(principal, inboxId, id);
     if (!found.ok) return found;
     const { screening, message } = found.value;
     const moved = await this.moveOne(principal, 'rescue', screening, message);
@@ -407,11 +409,13 @@ export class ScreeningService implements ArrivalScreen {
     Result<Resolved & { readonly blocked: BlockTarget | null; readonly spared: boolean }, ScreeningError>
   > {
     const { accountId } = principal;
-    const found = await this.screenedMessage(accountId, inboxId, id);
+    const found = await this.screenedMessage(principal, inboxId, id);
     if (!found.ok) return found;
     const { screening, message, inbox, folder } = found.value;
     const prefs = await this.deps.profiles.effective(accountId, screening.inboxId);
-    const inboxes = await this.deps.inboxes.all(accountId);
+    // Every inbox of the account, whichever the agent reaches: the person's own addresses are never blocked, and
+    // mail they keep in any inbox is spared (decision 0101).
+    const inboxes = await this.deps.inboxes.all(wholeAccount(accountId));
     const target = blockTarget(message.from.address, {
       vipEntries: [...(await this.deps.vips.list(accountId)).map((v) => v.value), ...prefs.vip.people],
       ownAddresses: inboxes.map((i) => i.email),
@@ -506,20 +510,20 @@ export class ScreeningService implements ArrivalScreen {
 
   /** The screened row and its message, which must still be in Screened. */
   private async screenedMessage(
-    accountId: AccountId,
+    who: Reach,
     inboxId: string,
     id: string,
   ): Promise<
     Result<{ screening: Screening; message: MessageSummary; inbox: Inbox; folder: Folder }, ScreeningError>
   > {
-    const inbox = await this.deps.inboxes.usable(accountId, inboxId);
+    const inbox = await this.deps.inboxes.usable(who, inboxId);
     if (!inbox.ok) return err(inbox.error);
     const notFound = err({
       code: 'screened_not_found' as const,
       message: 'No screened message with this id in this inbox, or it is no longer in Screened.',
     });
     const screening = /^scr_[a-z0-9]{20}$/.test(id)
-      ? await this.deps.store.get(accountId, inbox.value.id, id)
+      ? await this.deps.store.get(who.accountId, inbox.value.id, id)
       : undefined;
     if (screening === undefined || screening.verdict !== 'junk') return notFound;
     const messageId = parseMessageId(screening.messageId);
@@ -711,7 +715,8 @@ export class ScreeningService implements ArrivalScreen {
   ): Promise<(message: MessageSummary) => Exemption | null> {
     if (!batch.some((b) => b.message.from.name.trim() !== '' && !b.message.from.name.includes('@')))
       return () => null;
-    const inboxIds = (await this.deps.inboxes.all(accountId)).map((i) => i.id);
+    // Names trusted in any inbox of the account, whichever the agent reaches: a protection, never shown to it.
+    const inboxIds = (await this.deps.inboxes.all(wholeAccount(accountId))).map((i) => i.id);
     // Each trusted name in words once: a batch of 50 against up to 5,000 names.
     const senders = (await this.deps.messages.sendersOf(inboxIds, trusted)).map((p) => ({
       address: p.address,

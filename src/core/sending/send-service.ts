@@ -1,3 +1,4 @@
+import { wholeAccount } from '../auth/inbox-reach.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { NextStep } from '../next-step.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -200,7 +201,8 @@ export class SendService {
     }
     const mismatch = confirmMismatch(draft, req);
     if (mismatch !== undefined) return err({ code: 'confirm_mismatch', message: mismatch });
-    const inbox = await this.deps.inboxes.usable(accountId, draft.inboxId);
+    // An agent sends only from an inbox it may reach (decision 0142); the code alone does not widen that.
+    const inbox = await this.deps.inboxes.usable(principal, draft.inboxId);
     if (!inbox.ok) return inbox;
     const prefs = await this.deps.profiles.effective(accountId, inbox.value.id);
     if (prefs.sending.requireInAppConfirmation) {
@@ -273,7 +275,7 @@ export class SendService {
     const draft = await this.deps.drafts.get(accountId, ps.draftId);
     if (draft?.status !== 'draft' || draft.version !== ps.draftVersion)
       return err({ code: 'approval_invalid', message: 'The draft changed or is gone since it was offered.' });
-    const inbox = await this.deps.inboxes.usable(accountId, draft.inboxId);
+    const inbox = await this.deps.inboxes.usable(wholeAccount(accountId), draft.inboxId);
     if (!inbox.ok) return inbox;
     if (!(await this.deps.pendingSends.claim(ps.id, now))) {
       const again = await this.deps.pendingSends.get(accountId, ps.id);
@@ -300,7 +302,7 @@ export class SendService {
         message: 'Sending is turned off for this account.',
         next: 'ask_person_to_enable_sending',
       });
-    const inbox = await this.deps.inboxes.usable(accountId, draft.inboxId);
+    const inbox = await this.deps.inboxes.usable(principal, draft.inboxId);
     if (!inbox.ok) return inbox;
     const c = principal.credential;
     const offer = await this.offer(draft, inbox.value, {

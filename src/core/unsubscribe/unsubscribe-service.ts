@@ -1,3 +1,4 @@
+import { wholeAccount, type Reach } from '../auth/inbox-reach.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Serializer } from '../../lib/keyed-mutex.ts';
@@ -242,7 +243,8 @@ export class UnsubscribeService {
   }
 
   /** Redeems an approval: exactly one request per approval, whatever the number of concurrent callers. */
-  async confirm(accountId: AccountId, req: ConfirmRequest): Promise<Result<Confirmation, UnsubscribeError>> {
+  async confirm(who: Reach, req: ConfirmRequest): Promise<Result<Confirmation, UnsubscribeError>> {
+    const { accountId } = who;
     if (!req.confirmedInApp && !req.approvedInChat)
       return err({ code: 'human_approval_required', inAppRequired: false });
     const now = this.deps.clock.now();
@@ -254,7 +256,8 @@ export class UnsubscribeService {
     );
     if (!check.ok) return err(refusal(check));
     const p = check.approval;
-    const inbox = await this.deps.inboxes.usable(accountId, p.inboxId);
+    // Only in an inbox the agent may reach (decision 0142).
+    const inbox = await this.deps.inboxes.usable(who, p.inboxId);
     if (!inbox.ok) return inbox;
     const prefs = await this.deps.profiles.effective(accountId, p.inboxId);
     if (prefs.sending.requireInAppConfirmation && !req.confirmedInApp)
@@ -299,7 +302,7 @@ export class UnsubscribeService {
     });
     if (!check.ok) return err(refusal(check));
     const p = check.approval;
-    const inbox = await this.deps.inboxes.usable(accountId, p.inboxId);
+    const inbox = await this.deps.inboxes.usable(wholeAccount(accountId), p.inboxId);
     if (!inbox.ok) return inbox;
     return this.redeem(accountId, p, inbox.value, now);
   }

@@ -94,6 +94,7 @@ export function clientStoreContract(
         createdAt: at(1),
         expiresAt: at(ends),
         powers: null,
+        inboxes: null,
       });
       const coded = await registered(1);
       await h().grants.saveCode(code(coded, 5));
@@ -111,6 +112,7 @@ export function clientStoreContract(
         lastUsedAt: null,
         revokedAt: null,
         powers: null,
+        inboxes: null,
       };
       const refresh = { hash: newId('tr'), kind: 'refresh' as const, grantId: grant.id, createdAt: at(1) };
       await h().grants.createGrant(grant, [{ ...refresh, expiresAt: at(10) }], c.codeHash);

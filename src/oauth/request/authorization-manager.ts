@@ -1,6 +1,6 @@
 import { eventOf, type Client, type SignInHistory } from '../../core/sessions/sign-in-history.ts';
 import type { AccountId } from '../../core/accounts/account.ts';
-import { EVERY_POWER, type Powers } from '../../core/auth/agent-powers.ts';
+import { EVERYTHING, type Allowed } from '../../core/auth/allowed.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newSecret, sha256Hex } from '../../lib/secret-token.ts';
 import type { ClientManager } from '../client/client-manager.ts';
@@ -117,15 +117,15 @@ export class AuthorizationManager {
   }
 
   /**
-   * The person's answer; the request is used once. Returns the URL to send the browser to. `powers`: what the person
-   * allowed the agent beyond reading (decision 0141).
+   * The person's answer; the request is used once. Returns the URL to send the browser to. `allowed`: what the person
+   * allowed the agent beyond reading (decision 0141), and where (0142).
    */
   async decide(
     id: string,
     accountId: AccountId,
     approve: boolean,
     client: Client,
-    powers: Powers = EVERY_POWER,
+    allowed: Allowed = EVERYTHING,
   ): Promise<string | undefined> {
     const { config, clock } = this.deps;
     const request = await this.deps.requests.get(id, clock.now());
@@ -150,7 +150,7 @@ export class AuthorizationManager {
       resource: request.resource,
       createdAt: now,
       expiresAt: new Date(now.getTime() + config.codeTtlMs),
-      powers,
+      ...allowed,
     });
     // A new way in for an agent, as an API key is: the person sees it in their sign-in history.
     await this.deps.history.record(eventOf(accountId, 'agent_connected', now, client));

@@ -3,6 +3,8 @@ import type { AccountStore } from '../../core/accounts/account-store.ts';
 import { seedAccount } from '../../core/inboxes/inbox-store.contract.ts';
 import { newId } from '../../lib/random.ts';
 import type { AuthorizationCode, Grant, GrantStore, TokenRecord } from './grant.ts';
+import { EVERYTHING } from '../../core/auth/allowed.ts';
+import type { InboxId } from '../../core/inboxes/inbox.ts';
 
 const t = (m: number) => new Date(Date.UTC(2030, 0, 1, 0, m));
 
@@ -19,6 +21,7 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
       createdAt: t(0),
       expiresAt: t(1),
       powers: null,
+      inboxes: null,
     });
     const grant = (accountId: Grant['accountId'], clientId = 'client_a'): Grant => ({
       id: newId('grant'),
@@ -30,6 +33,7 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
       lastUsedAt: null,
       revokedAt: null,
       powers: null,
+      inboxes: null,
     });
     const tokens = (g: Grant, at = 0): TokenRecord[] => [
       { hash: newId('ta'), kind: 'access', grantId: g.id, createdAt: t(at), expiresAt: t(at + 60) },
@@ -46,32 +50,38 @@ export function grantStoreContract(h: () => { accounts: AccountStore; grants: Gr
       return { g, first };
     };
 
-    it('carries the consent’s powers from code to grant; changes them per client, live sign-ins only (0141)', async () => {
+    it('carries the consent’s powers and inboxes from code to grant; changes them per client, live sign-ins only (0141, 0142)', async () => {
       const acct = await seedAccount(h().accounts);
       const other = await seedAccount(h().accounts);
-      const c = { ...code(acct), powers: new Set(['draft'] as const) };
+      const work = 'inbox_aaaaaaaaaaaaaaaaaaaa' as InboxId;
+      const c = { ...code(acct), powers: new Set(['draft'] as const), inboxes: new Set([work]) };
       await h().grants.saveCode(c);
       const redeemed = await h().grants.redeemCode(c.codeHash, t(0));
       expect(redeemed.status === 'ok' && redeemed.code.powers).toEqual(new Set(['draft']));
-      const g = { ...grant(acct), powers: new Set(['draft'] as const) };
+      expect(redeemed.status === 'ok' && redeemed.code.inboxes).toEqual(new Set([work]));
+      const g = { ...grant(acct), powers: new Set(['draft'] as const), inboxes: new Set([work]) };
       const first = tokens(g);
       await h().grants.createGrant(g, first, c.codeHash);
-      expect((await h().grants.findLiveToken(first[0]!.hash, 'access', t(0)))?.grant.powers).toEqual(
-        new Set(['draft']),
-      );
+      expect((await h().grants.findLiveToken(first[0]!.hash, 'access', t(0)))?.grant).toMatchObject({
+        powers: new Set(['draft']),
+        inboxes: new Set([work]),
+      });
       const second = await signedIn(acct);
       const ended = await signedIn(acct);
       await h().grants.revokeGrant(ended.g.id, t(1));
       const elsewhere = await signedIn(acct, 'client_b');
       const theirs = await signedIn(other);
-      expect(await h().grants.setClientPowers(acct, 'client_a', new Set(['tidy']))).toBe(2);
+      expect(
+        await h().grants.setClientAllowed(acct, 'client_a', { powers: new Set(['tidy']), inboxes: null }),
+      ).toBe(2);
       const powersOf = async (hash: string) =>
         (await h().grants.findLiveToken(hash, 'access', t(0)))?.grant.powers;
       expect(await powersOf(first[0]!.hash)).toEqual(new Set(['tidy']));
       expect(await powersOf(second.first[0]!.hash)).toEqual(new Set(['tidy']));
       expect(await powersOf(elsewhere.first[0]!.hash)).toBeNull();
       expect(await powersOf(theirs.first[0]!.hash)).toBeNull();
-      expect(await h().grants.setClientPowers(acct, 'client_c', null)).toBe(0);
+      expect((await h().grants.findLiveToken(first[0]!.hash, 'access', t(0)))?.grant.inboxes).toBeNull();
+      expect(await h().grants.setClientAllowed(acct, 'client_c', EVERYTHING)).toBe(0);
     });
 
     it('redeems a code exactly once under concurrency; a replay names the grant it produced', async () => {

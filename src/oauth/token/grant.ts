@@ -1,5 +1,7 @@
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { Powers } from '../../core/auth/agent-powers.ts';
+import type { Allowed } from '../../core/auth/allowed.ts';
+import type { InboxReach } from '../../core/auth/inbox-reach.ts';
 
 /** One sign-in of one client for one account: the tokens it produced live and die together. */
 export interface Grant {
@@ -13,6 +15,8 @@ export interface Grant {
   readonly revokedAt: Date | null;
   /** What the person lets the agent do beyond reading, chosen at consent or since (decision 0141). */
   readonly powers: Powers;
+  /** Which inboxes it may reach (decision 0142). */
+  readonly inboxes: InboxReach;
 }
 
 export interface AuthorizationCode {
@@ -27,6 +31,7 @@ export interface AuthorizationCode {
   readonly expiresAt: Date;
   /** What the person allowed on the consent page, for the grant the code makes. */
   readonly powers: Powers;
+  readonly inboxes: InboxReach;
 }
 
 export interface TokenRecord {
@@ -93,8 +98,8 @@ export interface GrantStore {
   /** Live grants of an account, newest first. */
   listGrants(accountId: AccountId): Promise<Grant[]>;
   revokeClientGrants(accountId: AccountId, clientId: string, now: Date): Promise<number>;
-  /** Sets what every live sign-in of one client on the account may do; how many were changed. */
-  setClientPowers(accountId: AccountId, clientId: string, powers: Powers): Promise<number>;
+  /** Sets what every live sign-in of one client on the account may do, and where; how many were changed. */
+  setClientAllowed(accountId: AccountId, clientId: string, allowed: Allowed): Promise<number>;
   revokeAllGrants(accountId: AccountId, now: Date): Promise<number>;
   /**
    * The housekeeping sweep (decision 0065): removes the codes and tokens that expired before `before`, the sign-ins

@@ -109,6 +109,7 @@ export class TokenManager implements BearerVerifier {
       lastUsedAt: null,
       revokedAt: null,
       powers: code.powers,
+      inboxes: code.inboxes,
     };
     const { records, response } = this.mint(grant, now);
     if (!(await this.deps.grants.createGrant(grant, records, sha256Hex(p.code))))
@@ -226,6 +227,7 @@ export class TokenManager implements BearerVerifier {
         credential: { kind: 'access_token', id: live.grant.id, clientId: live.grant.clientId },
         scopes: live.grant.scope,
         powers: live.grant.powers,
+        inboxes: live.grant.inboxes,
         expiresAt: live.token.expiresAt,
       },
       account,

@@ -166,8 +166,8 @@ describe('the MCP fast path against the SDK, for a result with data for its view
 
   it.each(['modern', 'legacy'] as const)('%s era: _meta exactly where the SDK puts it', async (era) => {
     const { app, caller } = fixture;
-    const [demo] = await app.services.tools.inboxes.all(caller.principal.accountId);
-    const draft = await app.services.tools.drafts.create(caller.principal.accountId, demo!.id, {
+    const [demo] = await app.services.tools.inboxes.all(caller.principal);
+    const draft = await app.services.tools.drafts.create(caller.principal, demo!.id, {
       to: 'friend@example.test',
       subject: 'Lunch?',
       text: 'Thursday?',
@@ -336,7 +336,7 @@ describe('the MCP fast path on mostly valid requests', () => {
     const fc = await import('fast-check');
     const deps = { registry, services: app.services.tools, clock: app.clock };
     const sdk = createSdkHandler({ ...deps, onerror: () => undefined });
-    const [demo] = await app.services.tools.inboxes.all(caller.principal.accountId);
+    const [demo] = await app.services.tools.inboxes.all(caller.principal);
     const inboxId = demo?.id ?? '';
     const names = ALL_TOOLS.map((t) => t.name);
     let answered = 0;

@@ -23,7 +23,7 @@ export function fromInboxError(e: InboxError) {
 
 /** The inbox named by a tool argument, checked against the caller's account only (it may be paused or disconnected). */
 export async function ownedInbox(ctx: ToolContext, inboxId: string) {
-  const r = await ctx.services.inboxes.owned(ctx.principal.accountId, inboxId);
+  const r = await ctx.services.inboxes.owned(ctx.principal, inboxId);
   return r.ok
     ? ({ ok: true, inbox: r.value } as const)
     : ({ ok: false, error: fromInboxError(r.error) } as const);
@@ -31,7 +31,7 @@ export async function ownedInbox(ctx: ToolContext, inboxId: string) {
 
 /** The inbox named by a tool argument, checked against the caller's account; ready to reach the provider. */
 export async function usableInbox(ctx: ToolContext, inboxId: string) {
-  const r = await ctx.services.inboxes.usable(ctx.principal.accountId, inboxId);
+  const r = await ctx.services.inboxes.usable(ctx.principal, inboxId);
   return r.ok
     ? ({ ok: true, inbox: r.value } as const)
     : ({ ok: false, error: fromInboxError(r.error) } as const);
@@ -46,7 +46,7 @@ export async function usableInboxWithFolders(
   inboxId: string,
   also?: Parameters<ToolContext['services']['inboxes']['usableWithFolders']>[2],
 ) {
-  const r = await ctx.services.inboxes.usableWithFolders(ctx.principal.accountId, inboxId, also);
+  const r = await ctx.services.inboxes.usableWithFolders(ctx.principal, inboxId, also);
   return r.ok
     ? ({ ok: true, ...r.value } as const)
     : ({ ok: false, error: fromInboxError(r.error) } as const);
@@ -69,7 +69,7 @@ export const LABEL_ID = /^(?!\\)[^\s(){}"\\%*\]\u0000-\u001f\u007f]{1,100}$/;
  * inbox of the account that is not paused, whichever was named (for a view's inbox tabs).
  */
 export async function namedInboxes(ctx: ToolContext, inbox: string | undefined) {
-  const all = await ctx.services.inboxes.all(ctx.principal.accountId);
+  const all = await ctx.services.inboxes.all(ctx.principal);
   const unpaused = all.filter((i) => !i.paused);
   const wanted = inbox?.trim() ?? '';
   if (wanted === '') return { ok: true, inboxes: unpaused, unpaused } as const;

@@ -382,6 +382,7 @@ describe('token endpoint', () => {
       lastUsedAt: null,
       revokedAt: null,
       powers: null,
+      inboxes: null,
     };
     await app.stores.grants.saveCode({
       codeHash: 'c_foreign',
@@ -394,6 +395,7 @@ describe('token endpoint', () => {
       createdAt: now,
       expiresAt: new Date(now.getTime() + 60_000),
       powers: null,
+      inboxes: null,
     });
     const access = 'ita_foreignresourcetokenforthetest000000000000';
     await app.stores.grants.createGrant(

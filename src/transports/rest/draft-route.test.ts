@@ -19,6 +19,7 @@ import {
   TEST_RATE_LIMITS,
 } from '../../../test/support/test-app.ts';
 import { agentOn, toolCaller } from '../../../test/support/tool-caller.ts';
+import { wholeAccount } from '../../core/auth/inbox-reach.ts';
 import {
   createKeyViaPage,
   invitedAccount,
@@ -168,7 +169,7 @@ describe('201 Created on the demo inbox (contract §2 Draft, §4.1)', () => {
     expect(row.doc.to.map((a) => a.address)).toEqual(['sam@example.test']);
     expect(row.doc.text).toContain('are you free on Friday?');
 
-    const stored = await app.services.tools.drafts.get(d.accountId, draft.id);
+    const stored = await app.services.tools.drafts.get(wholeAccount(d.accountId), draft.id);
     expect(stored).toMatchObject({
       inboxId: d.inboxId,
       to: 'sam@example.test',

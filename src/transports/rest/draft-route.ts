@@ -51,10 +51,10 @@ export function registerDraftRoute(
         );
       return jsonError(400, 'invalid_request', 'threadId must be a string from a fetched message.');
     }
-    const accountId = c.get('principal').accountId;
-    const r = await deps.drafts.create(accountId, c.req.param('id'), parsed.data);
+    const principal = c.get('principal');
+    const r = await deps.drafts.create(principal, c.req.param('id'), parsed.data);
     if (!r.ok) return draftError(r.error);
-    const inbox = await deps.inboxes.owned(accountId, r.value.inboxId);
+    const inbox = await deps.inboxes.owned(principal, r.value.inboxId);
     if (!inbox.ok) return jsonError(404, 'inbox_not_found', 'The inbox was removed.');
     return c.json(draftView(r.value, inbox.value), 201);
   });

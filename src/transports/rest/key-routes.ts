@@ -2,9 +2,13 @@ import type { Context, Hono } from 'hono';
 import { AGENT_POWERS, chosenPowers, EVERY_POWER, powerList } from '../../core/auth/agent-powers.ts';
 import { parseApiKeyId, type ApiKey } from '../../core/api-keys/api-key.ts';
 import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
+import { EVERY_INBOX, wholeAccount, type InboxReach } from '../../core/auth/inbox-reach.ts';
+import type { AccountId } from '../../core/accounts/account.ts';
+import type { InboxService } from '../../core/inboxes/inbox-service.ts';
+import type { InboxId } from '../../core/inboxes/inbox.ts';
 import type { SessionService } from '../../core/sessions/session-service.ts';
 import { jsonError } from '../http/json-error.ts';
-import { KEY_CREATE_REQUEST, KEY_POWERS_REQUEST } from './rest-schemas.ts';
+import { KEY_CHANGE_REQUEST, KEY_CREATE_REQUEST } from './rest-schemas.ts';
 import { csrfProtection } from '../web/csrf.ts';
 import type { CookiePolicy } from '../web/cookies.ts';
 import { loadSession, signedInAccount } from '../web/session.ts';
@@ -22,10 +26,11 @@ const view = (k: ApiKey) => ({
   lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
   revokedAt: k.revokedAt?.toISOString() ?? null,
   powers: powerList(k.powers),
+  inboxes: k.inboxes === null ? null : [...k.inboxes].sort(),
 });
 
 /**
- * `/api/keys`: create, list, change what one may do (decision 0141) and revoke keys as JSON — for the signed-in owner only (contract §5 REST item 2).
+ * `/api/keys`: create, list, change what one may do and where (decisions 0141, 0142) and revoke keys as JSON — for the signed-in owner only (contract §5 REST item 2).
  * A request carrying any bearer credential is refused with 403 `owner_session_required`, valid key or not:
  * a leaked key must never be able to mint or revoke keys. Session requests need the CSRF header.
  */
@@ -33,12 +38,28 @@ export function registerKeyRoutes(
   app: Hono<WebEnv>,
   deps: {
     apiKeys: ApiKeyService;
+    inboxes: InboxService;
     sessions: SessionService;
     cookies: CookiePolicy;
     baseUrl: string;
     trustProxy: boolean;
   },
 ): void {
+  // The inboxes a request names, each one of the account's; undefined when one is not.
+  const reachOf = async (
+    accountId: AccountId,
+    ids: readonly string[] | null,
+  ): Promise<InboxReach | undefined> => {
+    if (ids === null) return EVERY_INBOX;
+    const owned = new Set<string>((await deps.inboxes.all(wholeAccount(accountId))).map((i) => i.id));
+    return ids.every((id) => owned.has(id)) ? new Set(ids as InboxId[]) : undefined;
+  };
+  const notInboxes = () =>
+    jsonError(
+      400,
+      'invalid_request',
+      '"inboxes" names an inbox this account does not have; GET /api/inboxes lists them.',
+    );
   const path = '/api/keys/*';
   app.use(path, async (c, next) => {
     if (c.req.header('authorization') !== undefined) {
@@ -71,10 +92,15 @@ export function registerKeyRoutes(
       return jsonError(
         400,
         'invalid_request',
-        `Send JSON {"name": "…"}, and "powers" if the key may do less than everything: a list of ${AGENT_POWERS.join(', ')}.`,
+        `Send JSON {"name": "…"}, and "powers" if the key may do less than everything: a list of ${AGENT_POWERS.join(', ')}; "inboxes" if it may reach only some: a list of inbox ids.`,
       );
     const powers = body.data.powers === undefined ? EVERY_POWER : chosenPowers(body.data.powers);
-    const created = await deps.apiKeys.create(ownerId(c), body.data.name, passwordClient(c, deps), powers);
+    const inboxes = await reachOf(ownerId(c), body.data.inboxes ?? null);
+    if (inboxes === undefined) return notInboxes();
+    const created = await deps.apiKeys.create(ownerId(c), body.data.name, passwordClient(c, deps), {
+      powers,
+      inboxes,
+    });
     if (!created.ok) {
       const e = created.error;
       if (e.code === 'limit_reached') {
@@ -94,20 +120,26 @@ export function registerKeyRoutes(
     return c.json({ ...view(created.value.key), key: created.value.secret }, 201);
   });
 
-  // What a key's agent may do, changed (decision 0141): from its next request on, on every instance.
+  // What a key's agent may do and where, changed (decisions 0141, 0142): from its next request on, on every instance.
   app.patch('/api/keys/:id', async (c) => {
-    const body = KEY_POWERS_REQUEST.safeParse(await c.req.json().catch(() => undefined));
+    const body = KEY_CHANGE_REQUEST.safeParse(await c.req.json().catch(() => undefined));
     if (!body.success)
       return jsonError(
         400,
         'invalid_request',
-        `Send JSON {"powers": […]}: a list of ${AGENT_POWERS.join(', ')} ([] for reading only).`,
+        `Send JSON {"powers": […]} (a list of ${AGENT_POWERS.join(', ')}, [] for reading only), {"inboxes": […]} (inbox ids, null for every inbox), or both.`,
       );
+    const accountId = ownerId(c);
     const id = parseApiKeyId(c.req.param('id'));
-    const changed =
-      id !== undefined &&
-      (await deps.apiKeys.setPowers(ownerId(c), id, chosenPowers(body.data.powers), passwordClient(c, deps)));
-    const key = changed ? (await deps.apiKeys.list(ownerId(c))).find((k) => k.id === id) : undefined;
+    const before = (await deps.apiKeys.list(accountId)).find((k) => k.id === id && k.revokedAt === null);
+    if (id === undefined || before === undefined)
+      return jsonError(404, 'key_not_found', 'No active key with this id on this account.');
+    const { powers, inboxes } = body.data;
+    const reach = inboxes === undefined ? before.inboxes : await reachOf(accountId, inboxes);
+    if (reach === undefined) return notInboxes();
+    const allowed = { powers: powers === undefined ? before.powers : chosenPowers(powers), inboxes: reach };
+    const changed = await deps.apiKeys.setAllowed(accountId, id, allowed, passwordClient(c, deps));
+    const key = changed ? (await deps.apiKeys.list(accountId)).find((k) => k.id === id) : undefined;
     if (key === undefined)
       return jsonError(404, 'key_not_found', 'No active key with this id on this account.');
     return c.json(view(key));

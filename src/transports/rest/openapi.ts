@@ -9,7 +9,7 @@ import {
   KEY_CREATE_REQUEST,
   KEY_CREATED,
   KEY_LIST,
-  KEY_POWERS_REQUEST,
+  KEY_CHANGE_REQUEST,
   KEY_VIEW,
 } from './rest-schemas.ts';
 
@@ -105,7 +105,7 @@ export function openApiDocument(baseUrl: string, secureCookies: boolean): Json {
         InboxList: schemaOf(INBOX_LIST, 'output'),
         KeyList: schemaOf(KEY_LIST, 'output'),
         KeyCreateRequest: schemaOf(KEY_CREATE_REQUEST, 'input'),
-        KeyPowersRequest: schemaOf(KEY_POWERS_REQUEST, 'input'),
+        KeyChangeRequest: schemaOf(KEY_CHANGE_REQUEST, 'input'),
         Key: schemaOf(KEY_VIEW, 'output'),
         KeyCreated: schemaOf(KEY_CREATED, 'output'),
       },
@@ -178,9 +178,10 @@ export function openApiDocument(baseUrl: string, secureCookies: boolean): Json {
           },
           responses: {
             '201': json(ref('KeyCreated'), 'The new key; `key` is shown this once.'),
-            '400': errors('No name, a name that is not 1 to 80 characters of text, or an unknown power.', [
-              'invalid_request',
-            ]),
+            '400': errors(
+              'No name, a name that is not 1 to 80 characters of text, an unknown power, or an id that is not an inbox of the account.',
+              ['invalid_request'],
+            ),
             '409': errors('The plan’s number of active keys is reached.', ['key_limit_reached']),
             ...OWNER_ERRORS,
           },
@@ -188,18 +189,22 @@ export function openApiDocument(baseUrl: string, secureCookies: boolean): Json {
       },
       '/api/keys/{id}': {
         patch: {
-          operationId: 'setKeyPowers',
+          operationId: 'changeKey',
           summary:
-            'Changes what the key’s agent may do beyond reading, from its next request on (decision 0141).',
+            'Changes what the key’s agent may do beyond reading, and which inboxes it may reach, from its next request ' +
+            'on (decisions 0141, 0142).',
           security: [{ ownerSession: [] }],
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: ref('KeyPowersRequest') } },
+            content: { 'application/json': { schema: ref('KeyChangeRequest') } },
           },
           responses: {
             '200': json(ref('Key'), 'The key, with what it may do now.'),
-            '400': errors('No list of powers, or a name that is not one.', ['invalid_request']),
+            '400': errors(
+              'Neither powers nor inboxes, a name that is not a power, or an id that is not an inbox of the account.',
+              ['invalid_request'],
+            ),
             '404': errors('No active key with this id on this account.', ['key_not_found']),
             ...OWNER_ERRORS,
           },

@@ -46,9 +46,9 @@ export function registerRestApi(root: Hono<HttpEnv>, deps: RestDeps): void {
   // In Hono '/api/inboxes/*' also matches '/api/inboxes' itself; registering both would run the gate twice.
   app.use('/api/inboxes/*', gate);
 
-  /** The account's inboxes, to pick an id for the draft endpoint. */
+  /** The account's inboxes the key may reach (decision 0142), to pick an id for the draft endpoint. */
   app.get('/api/inboxes', audited(deps, 'list_inboxes', { readOnly: true }), async (c) => {
-    return c.json({ inboxes: await deps.inboxes.list(c.get('principal').accountId) });
+    return c.json({ inboxes: await deps.inboxes.list(c.get('principal')) });
   });
 
   registerDraftRoute(app, deps, audited(deps, 'create_draft', { readOnly: false }));

@@ -28,6 +28,9 @@ export const INBOX_LIST = z.object({ inboxes: z.array(INBOX_VIEW) });
 
 export { DRAFT_VIEW };
 
+/** Inbox ids as a key's request names them (decision 0142): null for every inbox. */
+const INBOX_IDS = z.array(z.string().max(100)).max(100).nullable();
+
 export const KEY_VIEW = z.object({
   id: z.string(),
   name: z.string(),
@@ -40,6 +43,12 @@ export const KEY_VIEW = z.object({
     .describe(
       'What the key’s agent may do beyond reading (every agent may read): tidy, screen, draft, unsubscribe, setup.',
     ),
+  inboxes: z
+    .array(z.string())
+    .nullable()
+    .describe(
+      'The ids of the inboxes the key’s agent may reach; null for every inbox, those added later too (decision 0142).',
+    ),
 });
 
 export const KEY_LIST = z.object({ keys: z.array(KEY_VIEW) });
@@ -50,15 +59,27 @@ export const KEY_CREATE_REQUEST = z.object({
     .array(z.enum(AGENT_POWERS))
     .optional()
     .describe('What the key’s agent may do beyond reading; every power when left out (decision 0141).'),
+  inboxes: INBOX_IDS.optional().describe(
+    'The ids of the inboxes the key’s agent may reach; every inbox, those added later too, when left out or null ' +
+      '(decision 0142).',
+  ),
 });
 
-export const KEY_POWERS_REQUEST = z.object({
-  powers: z
-    .array(z.enum(AGENT_POWERS))
-    .describe(
-      'Everything the key’s agent may do beyond reading from its next request on ([] for reading only).',
+export const KEY_CHANGE_REQUEST = z
+  .object({
+    powers: z
+      .array(z.enum(AGENT_POWERS))
+      .optional()
+      .describe(
+        'Everything the key’s agent may do beyond reading from its next request on ([] for reading only); unchanged ' +
+          'when left out.',
+      ),
+    inboxes: INBOX_IDS.optional().describe(
+      'The ids of the inboxes the key’s agent may reach from its next request on ([] for none); null for every ' +
+        'inbox, those added later too; unchanged when left out (decision 0142).',
     ),
-});
+  })
+  .refine((b) => b.powers !== undefined || b.inboxes !== undefined, { message: 'powers or inboxes' });
 
 /** The key itself is in `key`, shown this once. */
 export const KEY_CREATED = KEY_VIEW.extend({ key: z.string().describe('itk_…: shown once, store it now.') });

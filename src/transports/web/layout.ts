@@ -20,7 +20,7 @@ button:focus-visible,a:focus-visible,input:focus-visible{outline:3px solid var(-
 .secret{font-family:ui-monospace,monospace;word-break:break-all;padding:.6rem;border:1px dashed var(--line);border-radius:6px;background:var(--card);display:block}
 table{width:100%;border-collapse:collapse;margin:.5rem 0}th,td{text-align:left;padding:.5rem .4rem;border-bottom:1px solid var(--line);vertical-align:top}
 td form{margin:0}td button{margin:0;padding:.3rem .6rem}
-fieldset.powers{border:1px solid var(--line);border-radius:6px;margin:1rem 0 0;padding:.5rem 1rem}fieldset.powers legend{font-weight:600;padding:0 .3rem}fieldset.powers label{font-weight:400;margin:.5rem 0}.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem}
+fieldset.powers{border:1px solid var(--line);border-radius:6px;margin:1rem 0 0;padding:.5rem 1rem}fieldset.powers legend{font-weight:600;padding:0 .3rem}fieldset.powers label{font-weight:400;margin:.5rem 0}fieldset.powers label.indent{margin-left:1.6rem}.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem}
 @media (max-width:36rem){th:nth-child(3),td:nth-child(3){display:none}}`;
 
 /**

@@ -25,6 +25,7 @@ import { signInHistory } from './0022-sign-in-history.ts';
 import { passkeys } from './0023-passkeys.ts';
 import { credentialSetAt } from './0024-credential-set-at.ts';
 import { visibleAddresses } from './0025-visible-addresses.ts';
+import { inboxReach } from './0027-inbox-reach.ts';
 import { agentPowers } from './0026-agent-powers.ts';
 
 /**
@@ -59,5 +60,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0024-credential-set-at': credentialSetAt(dialect),
     '0025-visible-addresses': visibleAddresses(),
     '0026-agent-powers': agentPowers(),
+    '0027-inbox-reach': inboxReach(),
   };
 }

@@ -37,7 +37,7 @@ export const confirmUnsubscribe = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   calledByViews: true,
   async run(args, ctx) {
-    const r = await ctx.services.unsubscribe.confirm(ctx.principal.accountId, {
+    const r = await ctx.services.unsubscribe.confirm(ctx.principal, {
       pendingUnsubscribeId: args.pendingUnsubscribeId,
       approvalCode: args.approvalCode,
       approvedInChat: args.humanApprovedInChat === true,

@@ -48,7 +48,7 @@ export const createDraft = defineTool({
   ]),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ inboxId, to, subject, text, threadId }, ctx) {
-    const r = await ctx.services.drafts.create(ctx.principal.accountId, inboxId, {
+    const r = await ctx.services.drafts.create(ctx.principal, inboxId, {
       to,
       subject,
       text,

@@ -3,6 +3,7 @@ import type { App } from '../../../app.ts';
 import type { InboxId } from '../../../core/inboxes/inbox.ts';
 import { agentOn, type toolCaller } from '../../../../test/support/tool-caller.ts';
 import { createTestApp } from '../../../../test/support/test-app.ts';
+import { wholeAccount } from '../../../core/auth/inbox-reach.ts';
 
 // The read tools end to end on the demo inbox (the same sync engine and index as a real mailbox).
 describe('reading the demo inbox through MCP tools', () => {
@@ -160,7 +161,7 @@ describe('reading the demo inbox through MCP tools', () => {
     // version it read. A sync that wrote the folder's state in between (IDLE's, or another node's) made that write
     // fail unnoticed: the next call loaded the same page again, and an agent paging to the end could go round.
     const { accountId } = (await app.stores.inboxes.syncable(inboxId as InboxId, new Date()))!;
-    const place = await app.services.tools.inboxes.usableWithFolders(accountId, inboxId);
+    const place = await app.services.tools.inboxes.usableWithFolders(wholeAccount(accountId), inboxId);
     if (!place.ok) throw new Error(place.error.code);
     const folder = place.value.folders.find((f) => f.canonical === 'inbox')!;
     expect(await app.stores.folders.advanceSync(folder.id, folder.sync.version, folder.sync)).toBe(true);

@@ -34,7 +34,7 @@ export const getTriageActivity = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId }, ctx) {
     let inboxes;
-    if (inboxId === undefined) inboxes = await ctx.services.inboxes.all(ctx.principal.accountId);
+    if (inboxId === undefined) inboxes = await ctx.services.inboxes.all(ctx.principal);
     else {
       const one = await ownedInbox(ctx, inboxId);
       if (!one.ok) return one.error;

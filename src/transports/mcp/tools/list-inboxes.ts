@@ -15,7 +15,7 @@ export const listInboxes = defineTool({
   output: payload({ inboxes: z.array(INBOX_VIEW) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
-    const inboxes = await ctx.services.inboxes.list(ctx.principal.accountId);
+    const inboxes = await ctx.services.inboxes.list(ctx.principal);
     const connected = inboxes.filter((i) => i.connectionStatus === 'connected').length;
     return toolOk({
       inboxes,

@@ -43,7 +43,7 @@ export const screenJunk = defineTool({
     const named = await namedInboxes(ctx, args.inbox);
     if (!named.ok) return named.error;
     const { accountId } = ctx.principal;
-    const batch = await ctx.services.screening.screen(accountId, named.inboxes);
+    const batch = await ctx.services.screening.screen(ctx.principal, named.inboxes);
     const profile = await ctx.services.profiles.get(accountId);
     const messages = batch.candidates.map((c) => ({
       inboxId: c.message.inboxId,

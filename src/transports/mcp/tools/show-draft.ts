@@ -29,7 +29,7 @@ export const showDraft = defineTool({
   async run({ inboxId, draftId }, ctx) {
     const inbox = await ownedInbox(ctx, inboxId);
     if (!inbox.ok) return inbox.error;
-    const draft = await ctx.services.drafts.get(ctx.principal.accountId, draftId);
+    const draft = await ctx.services.drafts.get(ctx.principal, draftId);
     if (draft?.inboxId !== inbox.inbox.id) {
       return toolError(
         'invalid_arguments',

@@ -40,7 +40,7 @@ export const showInbox = defineTool({
   resourceUri: VIEWS.triage.uri,
   calledByViews: true,
   async run(args, ctx) {
-    const all = (await ctx.services.inboxes.all(ctx.principal.accountId)).filter((i) => !i.paused);
+    const all = (await ctx.services.inboxes.all(ctx.principal)).filter((i) => !i.paused);
     const inboxId = args.inboxId ?? all[0]?.id;
     if (inboxId === undefined)
       return toolError(

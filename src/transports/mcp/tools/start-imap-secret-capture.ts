@@ -16,7 +16,7 @@ export const startImapSecretCapture = defineTool({
   output: payload({ url: z.string(), expiresAt: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run({ inboxId }, ctx) {
-    const r = await ctx.services.inboxes.startSecretCapture(ctx.principal.accountId, inboxId);
+    const r = await ctx.services.inboxes.startSecretCapture(ctx.principal, inboxId);
     if (!r.ok) return fromInboxError(r.error);
     return toolOk({
       url: r.value.url,

@@ -25,7 +25,7 @@ function startOAuth(provider: SignInProvider): ToolDefinition {
     output: payload({ url: z.string(), expiresAt: z.string() }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     async run({ inboxId }, ctx) {
-      const r = await ctx.services.inboxes.startSignIn(ctx.principal.accountId, inboxId, provider);
+      const r = await ctx.services.inboxes.startSignIn(ctx.principal, inboxId, provider);
       if (!r.ok) {
         if (r.error.code === 'sign_in_not_configured')
           return toolError('not_supported', r.error.message, { sayToHuman: signInNotSetUp(provider) });

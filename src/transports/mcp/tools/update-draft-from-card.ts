@@ -22,7 +22,7 @@ export const updateDraftFromCard = defineTool({
   resourceUri: VIEWS.draft.uri,
   visibility: ['app'],
   async run({ nonce, to, subject, body }, ctx) {
-    const r = await ctx.services.cards.update(ctx.principal.accountId, nonce, { to, subject, body });
+    const r = await ctx.services.cards.update(ctx.principal, nonce, { to, subject, body });
     if (!r.ok) return 'card' in r.error ? fromCardError(r.error) : fromDraftError(r.error);
     const inbox = await ownedInbox(ctx, r.value.draft.inboxId);
     if (!inbox.ok) return inbox.error;

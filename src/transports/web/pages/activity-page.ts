@@ -9,6 +9,7 @@ import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
+import { wholeAccount } from '../../../core/auth/inbox-reach.ts';
 
 const PAGE_SIZE = 50;
 const when = (d: Date) => `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
@@ -142,7 +143,7 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
         offset,
       }),
       deps.activity.interrupted(account.id),
-      deps.inboxes.list(account.id),
+      deps.inboxes.list(wholeAccount(account.id)),
     ]);
     const inboxNames = new Map<string, string>(inboxes.map((i) => [i.id, i.label]));
     // Each agent by the name the person knows it by (an OAuth agent's client, not its id), marked when revoked since.
@@ -278,6 +279,7 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
       credential: { kind: 'session', id: account.id },
       scopes: [],
       powers: null,
+      inboxes: null,
       expiresAt: null,
     };
     const started = performance.now();

@@ -3,9 +3,10 @@ import type { Hono } from 'hono';
 import { PLAN_LIMITS } from '../../../core/accounts/plan.ts';
 import { parseApiKeyId, type ApiKey } from '../../../core/api-keys/api-key.ts';
 import { keepFlash, takeFlash } from '../flash.ts';
-import { EVERY_POWER } from '../../../core/auth/agent-powers.ts';
+import { EVERYTHING } from '../../../core/auth/allowed.ts';
+import { wholeAccount } from '../../../core/auth/inbox-reach.ts';
 import { formFields } from '../form.ts';
-import { powersFieldset, powersFromForm, powersInShort } from '../powers-field.ts';
+import { allowedFieldsets, allowedFromForm, allowedInShort, type NamedInbox } from '../allowed-field.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import { passwordClient } from '../password-client.ts';
@@ -29,7 +30,10 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const account = signedInAccount(c);
     const opened = takeFlash(c, flashAt(deps), account.id);
     const fresh = opened === undefined ? undefined : (JSON.parse(opened) as { id: string; secret: string });
-    const keys = await deps.apiKeys.list(account.id);
+    const [keys, inboxes] = await Promise.all([
+      deps.apiKeys.list(account.id),
+      deps.inboxes.all(wholeAccount(account.id)),
+    ]);
     const active = keys.filter((k) => k.revokedAt === null).length;
     const limit = PLAN_LIMITS[account.plan].activeApiKeys;
     const error = c.req.query('error');
@@ -48,7 +52,7 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
           ${fresh === undefined ? '' : newKeyNotice(fresh.secret, c.get('nonce'))}
           ${notice('ok', c.req.query('done') === 'powers' ? 'Saved. It holds from the key’s next request on; an agent given more may have to reconnect to see its new tools.' : undefined)}
           ${notice('error', error === 'limit' ? `Your ${account.plan} plan allows ${String(limit)} active key${limit === 1 ? '' : 's'}. Revoke one first, or upgrade.` : error === 'name' ? 'Give the key a name of 1 to 80 characters of text.' : undefined)}
-          ${keysTable(keys, c.get('csrf'))}
+          ${keysTable(keys, inboxes, c.get('csrf'))}
           <p class="muted">
             ${String(active)} of ${String(limit)} active key${limit === 1 ? '' : 's'} on the ${account.plan}
             plan.
@@ -64,7 +68,7 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
               required
               placeholder="e.g. Claude on my laptop"
             />
-            ${powersFieldset(EVERY_POWER, 'new-key')}
+            ${allowedFieldsets(EVERYTHING, inboxes, 'new-key')}
             <button type="submit">Create key</button>
           </form>`,
       }),
@@ -74,8 +78,8 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.post(`${PATH}/keys`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const { name } = await formFields(c, 'name');
-    const powers = await powersFromForm(c);
-    const created = await deps.apiKeys.create(account.id, name, passwordClient(c, deps), powers);
+    const allowed = await allowedFromForm(c, await deps.inboxes.all(wholeAccount(account.id)));
+    const created = await deps.apiKeys.create(account.id, name, passwordClient(c, deps), allowed);
     if (!created.ok)
       return c.redirect(`${PATH}?error=${created.error.code === 'limit_reached' ? 'limit' : 'name'}`, 303);
     keepFlash(
@@ -87,13 +91,13 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
     return c.redirect(PATH, 303);
   });
 
-  // What a key's agent may do, changed: from the key's next request on, on every instance (decision 0141).
+  // What a key's agent may do and where, changed: from its next request on, on every instance (decisions 0141, 0142).
   app.post(`${PATH}/keys/:id/powers`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const id = parseApiKeyId(c.req.param('id'));
-    const powers = await powersFromForm(c);
+    const allowed = await allowedFromForm(c, await deps.inboxes.all(wholeAccount(account.id)));
     const changed =
-      id !== undefined && (await deps.apiKeys.setPowers(account.id, id, powers, passwordClient(c, deps)));
+      id !== undefined && (await deps.apiKeys.setAllowed(account.id, id, allowed, passwordClient(c, deps)));
     return c.redirect(changed ? `${PATH}?done=powers` : PATH, 303);
   });
 
@@ -120,7 +124,7 @@ function newKeyNotice(secret: string, nonce: string) {
   </div>`;
 }
 
-function keysTable(keys: ApiKey[], csrf: string) {
+function keysTable(keys: ApiKey[], inboxes: readonly NamedInbox[], csrf: string) {
   if (keys.length === 0) return html`<p class="muted">No keys yet.</p>`;
   return html`<table>
     <thead>
@@ -142,13 +146,13 @@ function keysTable(keys: ApiKey[], csrf: string) {
             <td>${when(k.createdAt)}</td>
             <td>${when(k.lastUsedAt)}</td>
             <td>
-              ${powersInShort(k.powers)}
+              ${allowedInShort(k, inboxes)}
               ${
                 k.revokedAt === null
                   ? html`<details>
                       <summary>Change</summary>
                       <form method="post" action="${PATH}/keys/${k.id}/powers">
-                        ${csrfField(csrf)} ${powersFieldset(k.powers, k.id, `What “${k.name}” may do`)}
+                        ${csrfField(csrf)} ${allowedFieldsets(k, inboxes, k.id, `What “${k.name}” may do`)}
                         <button type="submit">Save</button>
                       </form>
                     </details>`

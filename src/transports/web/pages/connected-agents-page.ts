@@ -3,7 +3,9 @@ import type { Hono } from 'hono';
 import type { OAuthProvider } from '../../../oauth/oauth-provider.ts';
 import type { Grant } from '../../../oauth/token/grant.ts';
 import { formFields } from '../form.ts';
-import { powersFieldset, powersFromForm, powersInShort } from '../powers-field.ts';
+import { allowedFieldsets, allowedFromForm, allowedInShort } from '../allowed-field.ts';
+import { EVERYTHING } from '../../../core/auth/allowed.ts';
+import { wholeAccount } from '../../../core/auth/inbox-reach.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import { passwordClient } from '../password-client.ts';
@@ -22,7 +24,10 @@ export function registerConnectedAgentsPage(
 ): void {
   app.get('/settings/agents', requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const grants = await deps.oauth.grants.listGrants(account.id);
+    const [grants, inboxes] = await Promise.all([
+      deps.oauth.grants.listGrants(account.id),
+      deps.inboxes.all(wholeAccount(account.id)),
+    ]);
     const byClient = new Map<string, Grant[]>();
     for (const g of grants) byClient.set(g.clientId, [...(byClient.get(g.clientId) ?? []), g]);
     const clients = await Promise.all(
@@ -67,7 +72,7 @@ export function registerConnectedAgentsPage(
                             html`<tr>
                               <td>${when(g.createdAt)}</td>
                               <td>${when(g.lastUsedAt)}</td>
-                              <td>${powersInShort(g.powers)}</td>
+                              <td>${allowedInShort(g, inboxes)}</td>
                             </tr>`,
                         )}
                       </tbody>
@@ -76,7 +81,7 @@ export function registerConnectedAgentsPage(
                       <summary>Change what it may do</summary>
                       <form method="post" action="/settings/agents/powers">
                         ${csrfField(c.get('csrf'))}<input type="hidden" name="client_id" value="${id}" />
-                        ${powersFieldset(sessions[0]?.powers ?? null, `agent-${String(index)}`, `What “${name}” may do`)}
+                        ${allowedFieldsets(sessions[0] ?? EVERYTHING, inboxes, `agent-${String(index)}`, `What “${name}” may do`)}
                         <button type="submit">Save</button>
                       </form>
                     </details>
@@ -100,15 +105,15 @@ export function registerConnectedAgentsPage(
     );
   });
 
-  // Every live sign-in of the agent, from its next request on, on every instance (decision 0141).
+  // Every live sign-in of the agent, from its next request on, on every instance (decisions 0141, 0142).
   app.post('/settings/agents/powers', requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const { client_id } = await formFields(c, 'client_id');
-    const powers = await powersFromForm(c);
+    const allowed = await allowedFromForm(c, await deps.inboxes.all(wholeAccount(account.id)));
     const n =
       client_id === ''
         ? 0
-        : await deps.oauth.setPowers(account.id, client_id, powers, passwordClient(c, deps));
+        : await deps.oauth.setAllowed(account.id, client_id, allowed, passwordClient(c, deps));
     return c.redirect(n > 0 ? '/settings/agents?done=powers' : '/settings/agents', 303);
   });
 

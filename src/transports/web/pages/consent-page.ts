@@ -3,16 +3,18 @@ import type { WebDeps } from '../web-deps.ts';
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
 import { isLoopbackOnly } from '../../../oauth/client/redirect-policy.ts';
-import { EVERY_POWER } from '../../../core/auth/agent-powers.ts';
+import { EVERYTHING } from '../../../core/auth/allowed.ts';
+import { wholeAccount } from '../../../core/auth/inbox-reach.ts';
 import { formFields } from '../form.ts';
-import { powersFieldset, powersFromForm } from '../powers-field.ts';
+import { allowedFieldsets, allowedFromForm } from '../allowed-field.ts';
 import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebEnv } from '../web-env.ts';
 
 /**
  * The consent page: who is asking (client name, where it will send the code, a warning when that is only this
- * computer), what it may do — every power offered, each of which the person may take away (decision 0141) — and
+ * computer), what it may do and where — every power and every inbox offered, each of which the person may take away
+ * (decisions 0141, 0142) — and
  * Approve/Deny. The decision is a CSRF-protected POST; the redirect that follows
  * carries `code` or `error`, `state` and `iss`.
  */
@@ -30,8 +32,13 @@ export function registerConsentPage(app: Hono<WebEnv>, deps: WebDeps): void {
     if (found === undefined) return c.html(gone, 410);
     const { request, client } = found;
     const redirectHost = new URL(request.redirectUri).host || new URL(request.redirectUri).protocol;
-    // An agent signing in again starts from what the person last let it do, not from everything (decision 0141).
-    const current = (await oauth.grants.listGrants(account.id)).find((g) => g.clientId === client.clientId);
+    // An agent signing in again starts from what the person last let it do and where, not from everything
+    // (decisions 0141, 0142).
+    const [grants, inboxes] = await Promise.all([
+      oauth.grants.listGrants(account.id),
+      deps.inboxes.all(wholeAccount(account.id)),
+    ]);
+    const current = grants.find((g) => g.clientId === client.clientId);
     // Chrome applies form-action to the redirect after the POST, so the client's origin must be allowed here.
     c.set('formActionTarget', cspSource(request.redirectUri));
     return c.html(
@@ -60,7 +67,7 @@ export function registerConsentPage(app: Hono<WebEnv>, deps: WebDeps): void {
           <form method="post" action="/oauth/consent">
             ${csrfField(c.get('csrf'))}
             <input type="hidden" name="request" value="${request.id}" />
-            ${powersFieldset(current?.powers ?? EVERY_POWER, 'consent', 'What it may do')}
+            ${allowedFieldsets(current ?? EVERYTHING, inboxes, 'consent', 'What it may do')}
             <button type="submit" name="decision" value="approve">Allow</button>
             <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
           </form>`,
@@ -76,7 +83,7 @@ export function registerConsentPage(app: Hono<WebEnv>, deps: WebDeps): void {
       account.id,
       f.decision === 'approve',
       passwordClient(c, deps),
-      await powersFromForm(c),
+      await allowedFromForm(c, await deps.inboxes.all(wholeAccount(account.id))),
     );
     if (url === undefined) return c.html(gone, 410);
     c.set('formActionTarget', cspSource(url));

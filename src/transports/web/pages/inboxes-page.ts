@@ -14,6 +14,7 @@ import { csrfField, notice, page, when } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
+import { wholeAccount } from '../../../core/auth/inbox-reach.ts';
 
 const STATUS: Record<string, string> = {
   connected: 'Connected',
@@ -153,7 +154,7 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
     } = {},
     status: 200 | 400 | 503 = 200,
   ) => {
-    const list = await inboxes.all(account.id);
+    const list = await inboxes.all(wholeAccount(account.id));
     // The sign-in forms post here and are sent on to Google or Microsoft: their sign-in pages are a form's target too.
     const signIns = SIGN_INS.filter((p) => inboxes.canSignIn(p));
     const origins = signIns.map((p) => inboxes.signInOrigin(p)).filter((o) => o !== undefined);
@@ -338,7 +339,7 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
     inboxId: string,
     provider: SignInProvider,
   ) => {
-    const started = await inboxes.startSignIn(account.id, inboxId, provider);
+    const started = await inboxes.startSignIn(wholeAccount(account.id), inboxId, provider);
     if (started.ok) return c.redirect(started.value.url, 303);
     return render(
       c,
@@ -350,11 +351,11 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
 
   app.post('/inboxes/:id/connect', requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const owned = await inboxes.owned(account.id, c.req.param('id'));
+    const owned = await inboxes.owned(wholeAccount(account.id), c.req.param('id'));
     if (!owned.ok) return c.redirect('/inboxes', 303);
     const signIn = signInOf(owned.value);
     if (signIn !== undefined) return signInAt(c, account, owned.value.id, signIn);
-    const link = await inboxes.startSecretCapture(account.id, owned.value.id);
+    const link = await inboxes.startSecretCapture(wholeAccount(account.id), owned.value.id);
     return link.ok
       ? c.redirect(new URL(link.value.url).pathname + new URL(link.value.url).search, 303)
       : c.redirect('/inboxes', 303);
@@ -362,7 +363,7 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
 
   app.post('/inboxes/:id/folders', requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const owned = await inboxes.owned(account.id, c.req.param('id'));
+    const owned = await inboxes.owned(wholeAccount(account.id), c.req.param('id'));
     if (!owned.ok) return c.redirect('/inboxes', 303);
     const body = await formBody(c, { all: true });
     const raw = body['folder'];
@@ -398,7 +399,7 @@ export function registerInboxesPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const signIn = signInOf({ provider });
     if (signIn !== undefined) return signInAt(c, account, added.value.inbox.id, signIn);
     // The same mailbox added again (decision 0043): its form asks for the password of the inbox already there.
-    const link = await inboxes.startSecretCapture(account.id, added.value.inbox.id);
+    const link = await inboxes.startSecretCapture(wholeAccount(account.id), added.value.inbox.id);
     return link.ok
       ? c.redirect(new URL(link.value.url).pathname + new URL(link.value.url).search, 303)
       : c.redirect('/inboxes', 303);

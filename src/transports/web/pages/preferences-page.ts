@@ -7,6 +7,7 @@ import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
+import { wholeAccount } from '../../../core/auth/inbox-reach.ts';
 
 /** A field's message, shown next to it and tied to it for screen readers. */
 type FieldErrors = Readonly<Record<string, string>>;
@@ -45,7 +46,7 @@ export function registerPreferencesPage(app: Hono<WebEnv>, deps: WebDeps): void 
     account: Account,
     o: { errors?: FieldErrors; values?: Record<string, string>; status?: 200 | 400 } = {},
   ) => {
-    const inboxes = await deps.inboxes.all(account.id);
+    const inboxes = await deps.inboxes.all(wholeAccount(account.id));
     const [sendEnabled, vips, profile] = await Promise.all([
       deps.sending.isEnabled(account.id),
       deps.vips.everyoneWithReach(

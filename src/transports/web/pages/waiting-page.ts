@@ -11,6 +11,7 @@ import { csrfField, notice, page, when } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
+import { wholeAccount } from '../../../core/auth/inbox-reach.ts';
 
 const DONE: Readonly<Record<string, string>> = {
   sent: 'Sent. It is in your Sent folder.',
@@ -87,7 +88,7 @@ export function registerWaitingPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const [sends, unsubscribeList, inboxes] = await Promise.all([
       deps.sending.waiting(account.id),
       deps.unsubscribe.waiting(account.id),
-      deps.inboxes.all(account.id),
+      deps.inboxes.all(wholeAccount(account.id)),
     ]);
     const waiting = sends.items;
     const unsubscribes = unsubscribeList.items;
