@@ -46,7 +46,7 @@ export function toolListSizes(): { label: string; tools: number; modelBytes: num
     ['reading only', new Set()],
   ];
   return sets.map(([label, powers]) => {
-    const { tools, json } = registry.listedFor(powers);
+    const { tools, json } = registry.listedFor({ powers, inboxes: null });
     const shown = tools.map((t) => ({
       name: t.name,
       title: t.title,

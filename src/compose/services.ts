@@ -37,6 +37,8 @@ import { DraftCardService } from '../core/drafts/draft-cards.ts';
 import { DraftService } from '../core/drafts/draft-service.ts';
 import { InboxService } from '../core/inboxes/inbox-service.ts';
 import { allows } from '../core/auth/agent-powers.ts';
+import type { Allowed } from '../core/auth/allowed.ts';
+import { reaches } from '../core/auth/inbox-reach.ts';
 import type { CredentialStillWorks } from '../core/auth/principal.ts';
 import { LeaseService } from '../core/leases/lease-service.ts';
 import { ProfileService } from '../core/profile/profile-service.ts';
@@ -204,18 +206,24 @@ export function buildServices(c: {
     changes: stores.changeCounts,
   });
   // Whether an agent's credential still works (a download link's, decision 0120; a lease's, 0130): a key not revoked,
-  // a sign-in not disconnected, the account's agents still allowed, and what it is asked for still allowed it (0141).
-  const credentialStillWorks: CredentialStillWorks = async (accountId, credential, needs = 'read') => {
+  // a sign-in not disconnected, the account's agents still allowed, and what it is asked for still allowed it (0141),
+  // in the inbox it is for (0142).
+  const credentialStillWorks: CredentialStillWorks = async (
+    accountId,
+    credential,
+    needs = 'read',
+    inboxId,
+  ) => {
     const account = await stores.accounts.get(accountId);
     if (account === undefined || !agentAccess(account, clock.now()).allowed) return false;
+    const holds = (a: Allowed) =>
+      allows(a.powers, needs) && (inboxId === undefined || reaches(a.inboxes, inboxId));
     if (credential.kind === 'api_key')
       return (await stores.apiKeys.list(accountId)).some(
-        (k) => k.id === credential.id && k.revokedAt === null && allows(k.powers, needs),
+        (k) => k.id === credential.id && k.revokedAt === null && holds(k),
       );
     if (credential.kind === 'access_token')
-      return (await stores.grants.listGrants(accountId)).some(
-        (g) => g.id === credential.id && allows(g.powers, needs),
-      );
+      return (await stores.grants.listGrants(accountId)).some((g) => g.id === credential.id && holds(g));
     return false;
   };
   const leases = new LeaseService({

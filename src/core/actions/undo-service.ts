@@ -1,3 +1,4 @@
+import { reaches } from '../auth/inbox-reach.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Serializer } from '../../lib/keyed-mutex.ts';
 import { counted, type ChangeCounter } from '../sync/change-counter.ts';
@@ -70,7 +71,10 @@ export class UndoService {
     const seen = /^undo_[a-z0-9]{20}$/.test(undoId)
       ? await this.deps.undo.find(principal.accountId, undoId, this.deps.clock.now())
       : undefined;
-    if (seen === undefined) return unavailable;
+    // A change in an inbox the agent may not reach is not its to undo, nor to use up: the handle stays for the agent
+    // that made the change and for the person (decision 0142).
+    if (seen === undefined || !seen.entries.every((e) => reaches(principal.inboxes, e.inboxId)))
+      return unavailable;
     const inboxIds = [...new Set(seen.entries.map((e) => e.inboxId))];
     for (const inboxId of inboxIds) {
       const held = await this.deps.leases.heldByOther(principal, inboxId);

@@ -39,13 +39,15 @@ export function credentialOfKey(key: string): { readonly kind: string; readonly 
 
 /**
  * Whether a credential still works for its account now: not revoked or disconnected, and the account's agents still
- * allowed (no trial ended, no payment failed) — and, given `needs`, still holds that power (decision 0141). What a
- * download link (decision 0120) and a lease (decision 0130) are worth once their credential is gone.
+ * allowed (no trial ended, no payment failed) — and, given `needs`, still holds that power (decision 0141); given
+ * `inboxId`, still reaches that inbox (0142). What a download link (decision 0120) and a lease (decision 0130) are
+ * worth once their credential is gone.
  */
 export type CredentialStillWorks = (
   accountId: AccountId,
   credential: { readonly kind: string; readonly id: string },
   needs?: Needs,
+  inboxId?: string,
 ) => Promise<boolean>;
 
 export interface Verified {

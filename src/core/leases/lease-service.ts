@@ -103,7 +103,7 @@ export class LeaseService {
     };
     const first = await this.deps.leases.acquire(candidate, now);
     if (first.acquired || first.lease.holder === holder) return first;
-    if (await this.holderWorks(inbox.accountId, first.lease)) return first;
+    if (await this.holderWorks(inbox.accountId, inbox.id, first.lease)) return first;
     await this.deps.leases.endHeldBy(inbox.id, first.lease.holder, now);
     return this.deps.leases.acquire(candidate, now);
   }
@@ -119,18 +119,21 @@ export class LeaseService {
     asking?: string,
   ): Promise<Lease | undefined> {
     const lease = await this.deps.leases.current(inboxId, now);
-    if (lease === undefined || lease.holder === asking || (await this.holderWorks(accountId, lease)))
+    if (lease === undefined || lease.holder === asking || (await this.holderWorks(accountId, inboxId, lease)))
       return lease;
     await this.deps.leases.endHeldBy(inboxId, lease.holder, now);
     return undefined;
   }
 
-  /** Whether the holder's credential still works, and may still change mail (a lease guards changes, 0141). */
-  private holderWorks(accountId: AccountId, lease: Lease): Promise<boolean> {
+  /**
+   * Whether the holder's credential still works, may still change mail (a lease guards changes, 0141), and still
+   * reaches the inbox (0142).
+   */
+  private holderWorks(accountId: AccountId, inboxId: string, lease: Lease): Promise<boolean> {
     const credential = credentialOfKey(lease.holder);
     return credential === undefined
       ? Promise.resolve(false)
-      : this.deps.stillWorks(accountId, credential, CHANGES_MAIL);
+      : this.deps.stillWorks(accountId, credential, CHANGES_MAIL, inboxId);
   }
 
   async end(

@@ -1,3 +1,4 @@
+import { reaches, type InboxReach } from '../auth/inbox-reach.ts';
 import * as z from 'zod';
 import { EMAIL_PATTERN } from '../accounts/password-hasher.ts';
 import { addressKey, domainKey } from '../messages/address-key.ts';
@@ -115,6 +116,15 @@ export const DEFAULT_PROFILE: TriageProfile = {
   },
   inboxes: {},
 };
+
+/** The profile as an agent reaching `reach` reads it: other inboxes' overrides left out (decision 0142). */
+export function profileWithin(profile: TriageProfile, reach: InboxReach): TriageProfile {
+  if (reach === null) return profile;
+  return {
+    ...profile,
+    inboxes: Object.fromEntries(Object.entries(profile.inboxes).filter(([id]) => reaches(reach, id))),
+  };
+}
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 

@@ -49,7 +49,7 @@ export class AttachmentLinks {
     const issuedTo = payload.issuedTo as { kind?: unknown; id?: unknown } | undefined;
     if (typeof issuedTo?.kind !== 'string' || typeof issuedTo.id !== 'string') return invalid;
     const credential = { kind: issuedTo.kind, id: issuedTo.id };
-    if (!(await this.deps.stillWorks(link.accountId, credential))) return invalid;
+    if (!(await this.deps.stillWorks(link.accountId, credential, 'read', link.inboxId))) return invalid;
     const inbox = await this.deps.inboxes.get(link.accountId, link.inboxId);
     if (inbox === undefined || inbox.paused) return invalid;
     const spent = await this.deps.limiter.consume(this.deps.budget, credentialKeyOf(credential));

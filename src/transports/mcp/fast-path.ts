@@ -122,7 +122,7 @@ async function dispatch(
   if (method === 'tools/list') {
     if (params !== undefined && (typeof params !== 'object' || params === null || 'cursor' in params))
       return undefined;
-    return { kind: 'tools', members: ['"tools":', deps.registry.listedFor(caller.principal.powers).json] };
+    return { kind: 'tools', members: ['"tools":', deps.registry.listedFor(caller.principal).json] };
   }
   if (method !== 'tools/call' || typeof params !== 'object' || params === null) return undefined;
   const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };

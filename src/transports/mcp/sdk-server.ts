@@ -51,7 +51,7 @@ export function createSdkHandler(deps: {
       // The tools this credential may call (decision 0141); none before the caller is known.
       server.setRequestHandler('tools/list', () => {
         const caller = callerFrom(authInfo);
-        return { tools: caller === undefined ? [] : [...registry.listedFor(caller.principal.powers).tools] };
+        return { tools: caller === undefined ? [] : [...registry.listedFor(caller.principal).tools] };
       });
       server.setRequestHandler('resources/list', () => ({ resources: RESOURCES }));
       server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));

@@ -58,6 +58,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType, O extends Outpu
    * whose power the credential lacks is not listed, and a call to it is refused with `not_allowed`.
    */
   readonly needs: Needs;
+  /**
+   * The tool changes what every inbox of the account shares — VIPs, the triage profile, the send switch, which inboxes
+   * there are (decision 0142): an agent the person let reach only some inboxes is neither shown it nor let call it.
+   */
+  readonly spansInboxes?: true;
   readonly title: string;
   /** Written for a model: what it does, when to use it, what to ask the person first. */
   readonly description: string;

@@ -1,3 +1,7 @@
+import type { Powers } from '../../core/auth/agent-powers.ts';
+import { EVERYTHING } from '../../core/auth/allowed.ts';
+import type { InboxReach } from '../../core/auth/inbox-reach.ts';
+import type { InboxId } from '../../core/inboxes/inbox.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../app.ts';
 import type { AuditLog } from '../../core/audit/audit-log.ts';
@@ -79,8 +83,8 @@ describe('what each tool needs', () => {
       audit: { record: () => Promise.resolve() } as unknown as AuditLog,
       maxResultChars: 100_000,
     });
-    const names = (powers: Parameters<ToolRegistry['listedFor']>[0]) =>
-      registry.listedFor(powers).tools.map((t) => t.name);
+    const names = (powers: Powers, inboxes: InboxReach = null) =>
+      registry.listedFor({ powers, inboxes }).tools.map((t) => t.name);
     expect(names(null)).toHaveLength(ALL_TOOLS.length);
     expect(names(new Set())).toHaveLength(17);
     expect(names(new Set(['unsubscribe'])).sort()).toEqual(
@@ -92,8 +96,30 @@ describe('what each tool needs', () => {
     expect(screening).not.toContain('archive_messages');
     expect(screening).toHaveLength(17 + 4 + 4);
     // Built once per set: the fast path's JSON is the same string each time.
-    expect(registry.listedFor(new Set(['tidy'])).json).toBe(registry.listedFor(new Set(['tidy'])).json);
-    expect(JSON.parse(registry.listedFor(null).json)).toEqual(registry.listed);
+    const tidy = { powers: new Set(['tidy'] as const), inboxes: null };
+    expect(registry.listedFor(tidy).json).toBe(registry.listedFor({ ...tidy }).json);
+    expect(JSON.parse(registry.listedFor(EVERYTHING).json)).toEqual(registry.listed);
+  });
+
+  it('a credential that reaches only some inboxes lists nothing that changes what every inbox shares (0142)', () => {
+    const registry = new ToolRegistry(ALL_TOOLS, {
+      audit: { record: () => Promise.resolve() } as unknown as AuditLog,
+      maxResultChars: 100_000,
+    });
+    const some = new Set(['inbox_aaaaaaaaaaaaaaaaaaaa' as InboxId]);
+    const every = registry.listedFor(EVERYTHING).tools.map((t) => t.name);
+    const scoped = registry.listedFor({ powers: null, inboxes: some }).tools.map((t) => t.name);
+    const spanning = [
+      'add_inbox',
+      'propose_connection',
+      'add_vip',
+      'remove_vip',
+      'update_triage_profile',
+      'set_send_enabled',
+    ];
+    expect(every.filter((n) => !scoped.includes(n)).sort()).toEqual([...spanning].sort());
+    // No inbox at all is still "only some": reading what is left to it, the VIPs and the profile.
+    expect(registry.listedFor({ powers: new Set(), inboxes: new Set() }).tools).toHaveLength(17);
   });
 });
 
@@ -126,5 +152,21 @@ describe('a call to a tool the credential may not use', () => {
     expect(vip.structuredContent['sayToHuman']).toContain('You have not allowed this agent to add inboxes');
     // Reading is every agent's.
     expect((await call('list_inboxes', {})).isError).toBeFalsy();
+  });
+
+  it('is refused, holding every power, when it spans every inbox and the agent reaches only some (0142)', async () => {
+    const registry = new ToolRegistry(ALL_TOOLS, { audit: app.stores.audit, maxResultChars: 100_000 });
+    const scoped = {
+      ...caller,
+      principal: { ...caller.principal, powers: null, inboxes: new Set<InboxId>() },
+    };
+    const vip = (await registry.call(
+      'add_vip',
+      { nonsense: true },
+      toolContext(scoped, app.services.tools, app.clock),
+    ))!;
+    expect(vip.structuredContent).toMatchObject({ error: 'not_allowed', details: { needs: 'every_inbox' } });
+    expect(String(vip.structuredContent['message'])).toContain('only some of their inboxes');
+    expect(String(vip.structuredContent['sayToHuman'])).toContain('only some of your inboxes');
   });
 });

@@ -13,8 +13,8 @@ import {
   TO_THE_PERSON,
   type Addressed,
   type Needs,
-  type Powers,
 } from '../../core/auth/agent-powers.ts';
+import type { Allowed } from '../../core/auth/allowed.ts';
 import { TOOL_ERROR } from './output-shapes.ts';
 import { errorResult, successResult, type CallToolResultWire } from './tool-result.ts';
 import { mark, markPlan, newMarker, notice, unwrapArguments, type MarkPlan } from './untrusted-marks.ts';
@@ -48,7 +48,10 @@ export interface ToolList {
 export class ToolRegistry {
   readonly listed: readonly ListedTool[];
   private readonly byName: ReadonlyMap<string, ToolDefinition>;
-  /** Each set of powers' list, built the first time a credential holding it asks (at most 2^5 of them). */
+  /**
+   * Each list by the powers held and whether every inbox is reached, built the first time a credential holding them
+   * asks (at most 2^5 × 2 of them).
+   */
   private readonly lists = new Map<string, ToolList>();
   /** Where each tool's results hold sender-written text, read from its output schema once. */
   private readonly marks: ReadonlyMap<string, MarkPlan>;
@@ -82,14 +85,14 @@ export class ToolRegistry {
     return this.byName.has(name);
   }
 
-  /** The tools a credential holding `powers` may call, and only those (decision 0141). */
-  listedFor(powers: Powers): ToolList {
-    const key = storedPowers(powers) ?? '*';
+  /** The tools a credential allowed this may call, and only those (decisions 0141, 0142). */
+  listedFor(allowed: Allowed): ToolList {
+    const key = `${storedPowers(allowed.powers) ?? '*'}|${allowed.inboxes === null ? 'every' : 'some'}`;
     let list = this.lists.get(key);
     if (list === undefined) {
       const tools = this.listed.filter((t) => {
         const def = this.byName.get(t.name);
-        return def !== undefined && allows(powers, def.needs);
+        return def !== undefined && refusal(allowed, def) === undefined;
       });
       list = { tools, json: JSON.stringify(tools) };
       this.lists.set(key, list);
@@ -145,8 +148,8 @@ export class ToolRegistry {
   ): Promise<{ result: CallToolResultWire; outcome: string; undoId: string | null }> {
     // Kept outside the try: a change whose answer then fails to build still has its undo handle in the audit row.
     let undoId: string | null = null;
-    if (!allows(ctx.principal.powers, tool.needs))
-      return { result: errorResult(notAllowed(tool.needs)), outcome: 'not_allowed', undoId: null };
+    const refused = refusal(ctx.principal, tool);
+    if (refused !== undefined) return { result: errorResult(refused), outcome: 'not_allowed', undoId: null };
     try {
       const parsed = tool.input.safeParse(unwrapArguments(rawArgs ?? {}));
       if (!parsed.success)
@@ -264,6 +267,27 @@ const AGREEMENT_FLAGS: Readonly<Record<string, 'confirmation_required' | 'human_
   humanConfirmedInChat: 'confirmation_required',
   humanApprovedInChat: 'human_approval_required',
 };
+
+/** Why a credential allowed this may not call the tool (`not_allowed`), or undefined when it may. */
+function refusal(
+  allowed: Allowed,
+  tool: Pick<ToolDefinition, 'needs' | 'spansInboxes'>,
+): ToolError | undefined {
+  if (!allows(allowed.powers, tool.needs)) return notAllowed(tool.needs);
+  if (tool.spansInboxes === true && allowed.inboxes !== null) return notEveryInbox();
+  return undefined;
+}
+
+function notEveryInbox(): ToolError {
+  return {
+    error: 'not_allowed',
+    message:
+      'The person has let this agent reach only some of their inboxes, so it may not change what every inbox shares (VIPs, triage preferences, the send switch, which inboxes there are). Do not try another way round it. If they want you to, they can let this agent reach every inbox in the console: Settings → Advanced for an API key, Settings → Connected agents for a signed-in agent.',
+    sayToHuman:
+      'You have let this agent reach only some of your inboxes, so it may not change what they all share (VIPs, triage preferences, sending, adding inboxes). To let it, choose every inbox for it under Settings → Advanced (an API key) or Settings → Connected agents.',
+    details: { needs: 'every_inbox' },
+  };
+}
 
 function notAllowed(needs: Needs): ToolError {
   const powers = neededPowers(needs);

@@ -9,6 +9,7 @@ import { toolOk } from '../tool-error.ts';
 export const addInbox = defineTool({
   name: 'add_inbox',
   needs: 'setup',
+  spansInboxes: true,
   title: 'Add an inbox',
   description:
     'Registers a mailbox with no credential yet. provider is google, microsoft, icloud or imap; imapHost is required for imap ' +

@@ -7,6 +7,7 @@ import { GROUPED, grouped, VIP_LISTS } from '../vip-results.ts';
 export const addVip = defineTool({
   name: 'add_vip',
   needs: 'setup',
+  spansInboxes: true,
   title: 'Add VIPs',
   description:
     'Adds VIP addresses (emails) and bare domains (domains, e.g. example.com — it covers subdomains). Entries are normalised; an invalid one refuses the whole call.',

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { TRIAGE_PREFS, TRIAGE_PROFILE } from '../../../core/profile/triage-profile.ts';
+import { profileWithin, TRIAGE_PREFS, TRIAGE_PROFILE } from '../../../core/profile/triage-profile.ts';
 import { payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolOk } from '../tool-error.ts';
@@ -16,7 +16,11 @@ export const getTriageProfile = defineTool({
   output: payload({ triageProfile: TRIAGE_PROFILE, effective: TRIAGE_PREFS.optional() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ inboxId }, ctx) {
-    const triageProfile = await ctx.services.profiles.get(ctx.principal.accountId);
+    // Overrides of inboxes the agent may not reach are not its to read (decision 0142).
+    const triageProfile = profileWithin(
+      await ctx.services.profiles.get(ctx.principal.accountId),
+      ctx.principal.inboxes,
+    );
     if (inboxId === undefined) return toolOk({ triageProfile });
     const inbox = await ownedInbox(ctx, inboxId);
     if (!inbox.ok) return inbox.error;

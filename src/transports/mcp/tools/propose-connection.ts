@@ -66,6 +66,7 @@ function advice(
 export const proposeConnection = defineTool({
   name: 'propose_connection',
   needs: 'setup',
+  spansInboxes: true,
   title: 'Propose how to connect an address',
   description:
     'Works out which provider an email address uses (Gmail, Microsoft/Outlook, iCloud, or another IMAP server — for a ' +

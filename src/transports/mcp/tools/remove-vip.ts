@@ -8,6 +8,7 @@ import { GROUPED, grouped, VIP_LISTS } from '../vip-results.ts';
 export const removeVip = defineTool({
   name: 'remove_vip',
   needs: 'setup',
+  spansInboxes: true,
   title: 'Remove VIPs',
   description:
     'Without confirmed: true it changes nothing and lists what would be removed — show that to the person. Call again with ' +

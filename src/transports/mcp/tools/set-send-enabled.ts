@@ -6,6 +6,7 @@ import { toolOk } from '../tool-error.ts';
 export const setSendEnabled = defineTool({
   name: 'set_send_enabled',
   needs: 'setup',
+  spansInboxes: true,
   title: 'Turn sending from chat on or off',
   description:
     'enabled: true lets send_draft send drafts the person approved in chat; false blocks all sending. Off by default. Use only ' +

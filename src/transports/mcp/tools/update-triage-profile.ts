@@ -29,6 +29,7 @@ const PROFILE_PATCH = z
 export const updateTriageProfile = defineTool({
   name: 'update_triage_profile',
   needs: 'setup',
+  spansInboxes: true,
   title: 'Update the triage profile',
   description:
     'Deep-merges patch onto the stored triageProfile: include only the fields to change, e.g. { "defaults": { "cadence": ' +
