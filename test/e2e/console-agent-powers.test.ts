@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
+import type { AccountId } from '../../src/core/accounts/account.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
 import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
 import { artifactPath, launchBrowser } from '../rig/browser.ts';
@@ -10,8 +12,9 @@ import { createTestApp } from '../support/test-app.ts';
 import { mcp2025Headers } from '../support/tool-caller.ts';
 import { setUpOwner } from '../support/web-client.ts';
 
-// Decision 0141 in Chromium: the person makes a key that may only write drafts, by the boxes' labels as anyone
-// reading the page (or a screen reader) finds them, and later lets it tidy too; the key's agent sees that at once.
+// Decisions 0141 and 0142 in Chromium: the person makes a key that may only write drafts, by the boxes' labels as
+// anyone reading the page (or a screen reader) finds them, and later lets it tidy too; and one that reaches only one
+// inbox. The key's agent sees each at once.
 describe('the person chooses what a key’s agent may do', () => {
   let app: App;
   let server: RunningServer;
@@ -72,5 +75,50 @@ describe('the person chooses what a key’s agent may do', () => {
     await page.waitForURL(/done=powers/);
     expect(await page.locator('tr', { hasText: 'Drafter' }).textContent()).toContain('reading, tidy, drafts');
     expect(await toolNames(key)).toContain('archive_messages');
+  });
+
+  // Decision 0142: which inboxes, chosen the same way. Ticking an inbox chooses "only the inboxes ticked".
+  it('a key that reaches only the Work inbox', async () => {
+    const row = await sql<{ id: string }>`SELECT id FROM accounts`.execute(app.db.kysely);
+    const added = await app.services.tools.inboxes.add(row.rows[0]!.id as AccountId, {
+      label: 'Work',
+      provider: 'imap',
+      email: 'me@work.example.test',
+      imapHost: 'imap.work.example.test',
+    });
+    if (!added.ok) throw new Error(added.error.code);
+    await app.services.accounts.setPlan('owner@example.test', 'pro');
+    await page.goto(`${app.config.baseUrl}/settings/advanced`);
+    const form = page.locator('form', { has: page.getByRole('button', { name: 'Create key' }) });
+    await form.getByLabel('Name for a new key').fill('Work helper');
+    expect(await form.getByRole('radio', { name: /^Every inbox/ }).isChecked()).toBe(true);
+    await form.getByRole('checkbox', { name: /^Work \(me@work\.example\.test\)/ }).check();
+    expect(await form.getByRole('radio', { name: /^Only the inboxes ticked/ }).isChecked()).toBe(true);
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
+    await form.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.locator('#new-key').textContent())!.trim();
+    expect(await page.locator('tr', { hasText: 'Work helper' }).textContent()).toContain('only Work');
+    const res = await fetch(`${app.config.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: mcp2025Headers(key),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'list_inboxes', arguments: {} },
+      }),
+    });
+    const text = await res.text();
+    const result = (
+      JSON.parse(text.slice(text.indexOf('{'))) as {
+        result: { structuredContent: { inboxes: { id: string }[] } };
+      }
+    ).result;
+    expect(result.structuredContent.inboxes.map((i) => i.id)).toEqual([added.value.inbox.id]);
+    // Choosing every inbox again clears the ticks.
+    const change = page.locator('tr', { hasText: 'Work helper' });
+    await change.locator('summary', { hasText: 'Change' }).click();
+    await change.getByRole('radio', { name: /^Every inbox/ }).check();
+    expect(await change.getByRole('checkbox', { name: /^Work \(/ }).isChecked()).toBe(false);
   });
 });

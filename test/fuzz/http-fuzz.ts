@@ -223,6 +223,21 @@ function apiRequests(known: Known) {
           },
           { requiredKeys: [] },
         ),
+        // A key's name, powers and inboxes (decisions 0141, 0142).
+        fc.record(
+          {
+            name: fc.oneof(fc.string(), weirdStrings),
+            powers: fc.array(fc.constantFrom('tidy', 'screen', 'draft', 'unsubscribe', 'setup', 'send', '')),
+            inboxes: fc.oneof(
+              fc.constant(null),
+              fc.array(
+                fc.oneof(fc.constantFrom(...known.inboxIds, 'inbox_zzzzzzzzzzzzzzzzzzzz'), fc.string()),
+              ),
+              anyJson,
+            ),
+          },
+          { requiredKeys: [] },
+        ),
         anyJson,
       ),
       fc.constantFrom(`Bearer ${known.key}`, 'Bearer x', ''),
@@ -417,6 +432,9 @@ function webRequests(known: Known) {
           'required',
           'power',
           'choosing_powers',
+          'choosing_inboxes',
+          'inbox_reach',
+          'inbox',
           'client_id',
         ),
         str,

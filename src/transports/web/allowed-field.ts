@@ -49,7 +49,7 @@ export function powersFieldset(current: Powers, idPrefix: string, legend = 'What
  */
 export function inboxesFieldset(current: InboxReach, inboxes: readonly NamedInbox[], idPrefix: string) {
   const only = current !== null;
-  return html`<fieldset class="powers">
+  return html`<fieldset class="powers" data-reach>
     <legend>Which inboxes it may reach</legend>
     <input type="hidden" name="choosing_inboxes" value="1" />
     <label for="${idPrefix}-every"

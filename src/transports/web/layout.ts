@@ -40,6 +40,18 @@ const LOCAL_TIMES = `for (const t of document.querySelectorAll('time[datetime]')
   t.textContent = d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }`;
 
+/**
+ * Choosing inboxes (decision 0142), made plain where scripts run: ticking an inbox chooses "only the inboxes ticked",
+ * and choosing every inbox clears the ticks. Without the script the radio button decides, as the labels say.
+ */
+const REACH_CHOICE = `for (const f of document.querySelectorAll('fieldset[data-reach]')) {
+  const only = f.querySelector('input[name="inbox_reach"][value="only"]');
+  const every = f.querySelector('input[name="inbox_reach"][value="every"]');
+  const boxes = [...f.querySelectorAll('input[name="inbox"]')];
+  for (const b of boxes) b.addEventListener('change', () => { if (b.checked && only) only.checked = true; });
+  every?.addEventListener('change', () => { for (const b of boxes) b.checked = false; });
+}`;
+
 export function page(opts: {
   title: string;
   account?: Account | undefined;
@@ -80,6 +92,7 @@ export function page(opts: {
             ? ''
             : html`<script nonce="${opts.nonce}">
                 ${raw(LOCAL_TIMES)};
+                ${raw(REACH_CHOICE)};
               </script>`
         }
       </body>

@@ -43,6 +43,7 @@ export function registerConsentPage(app: Hono<WebEnv>, deps: WebDeps): void {
     c.set('formActionTarget', cspSource(request.redirectUri));
     return c.html(
       page({
+        nonce: c.get('nonce'),
         title: 'Connect an app',
         account,
         csrf: c.get('csrf'),
