@@ -1,3 +1,5 @@
+import type { InboxReach } from '../src/core/auth/inbox-reach.ts';
+import type { InboxId } from '../src/core/inboxes/inbox.ts';
 import type { AuditLog } from '../src/core/audit/audit-log.ts';
 import type { Powers } from '../src/core/auth/agent-powers.ts';
 import { ToolRegistry } from '../src/transports/mcp/tool-registry.ts';
@@ -29,7 +31,7 @@ export async function payloadSize(): Promise<{ previews: number; markedBytes: nu
 }
 
 /**
- * What a host holds of the tool list for one agent, by what the person lets it do (decision 0141): how many tools,
+ * What a host holds of the tool list for one agent, by what the person lets it do and where (decisions 0141, 0142): how many tools,
  * the bytes a model is shown (name, title, description, input schema), and the whole `tools/list` as sent (with the
  * output schemas, which clients use to check results).
  */
@@ -38,15 +40,17 @@ export function toolListSizes(): { label: string; tools: number; modelBytes: num
     audit: { record: () => Promise.resolve() } as unknown as AuditLog,
     maxResultChars: 100_000,
   });
-  const sets: [string, Powers][] = [
-    ['every power (the default)', null],
-    ['every power but settings', new Set(['tidy', 'screen', 'draft', 'unsubscribe'])],
-    ['tidy and drafts', new Set(['tidy', 'draft'])],
-    ['drafts', new Set(['draft'])],
-    ['reading only', new Set()],
+  const some: InboxReach = new Set(['inbox_aaaaaaaaaaaaaaaaaaaa' as InboxId]);
+  const sets: [string, Powers, InboxReach][] = [
+    ['every power (the default)', null, null],
+    ['every power, some inboxes (0142)', null, some],
+    ['every power but settings', new Set(['tidy', 'screen', 'draft', 'unsubscribe']), null],
+    ['tidy and drafts', new Set(['tidy', 'draft']), null],
+    ['drafts', new Set(['draft']), null],
+    ['reading only', new Set(), null],
   ];
-  return sets.map(([label, powers]) => {
-    const { tools, json } = registry.listedFor({ powers, inboxes: null });
+  return sets.map(([label, powers, inboxes]) => {
+    const { tools, json } = registry.listedFor({ powers, inboxes });
     const shown = tools.map((t) => ({
       name: t.name,
       title: t.title,

@@ -80,7 +80,7 @@ if (values.only === undefined || values.only === 'payload') {
   if (values['no-write'] !== true) writeSection(DOC, 'payload', lines.join('\n'));
   const kb = (n: number) => (n / 1024).toFixed(1);
   const tools = [
-    `Measured ${today}: \`tools/list\` for one agent by what the person lets it do (decision 0141) — what a model is shown of each tool (name, title, description, input schema) and the whole answer as sent (output schemas too, which clients check results against).`,
+    `Measured ${today}: \`tools/list\` for one agent by what the person lets it do and where (decisions 0141, 0142) — what a model is shown of each tool (name, title, description, input schema) and the whole answer as sent (output schemas too, which clients check results against).`,
     '',
     '| the agent may | tools | shown to the model | sent |',
     '|---|---|---|---|',
