@@ -29,9 +29,6 @@ export function reaches(reach: InboxReach, inboxId: string): boolean {
   return reach === null || reach.has(inboxId as InboxId);
 }
 
-/** Whether `reach` takes in every inbox of the account, those added later too. */
-export const reachesEvery = (reach: InboxReach): reach is null => reach === null;
-
 /** As stored: `null` for every inbox, else the ids separated by spaces ('' for none left). */
 export function storedReach(reach: InboxReach): string | null {
   return reach === null ? null : [...reach].sort().join(' ');
