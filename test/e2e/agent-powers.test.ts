@@ -2,9 +2,10 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { freshPgDatabase } from '../rig/pg.ts';
+import { appsClosedAfterEach, callUnlisted, listedTools } from '../support/agent-rpc.ts';
 import { authorizeQuery, oauthAccessToken } from '../support/oauth-code.ts';
 import { createTestApp } from '../support/test-app.ts';
-import { expectToolError, expectToolOk, mcp2025Headers, toolCaller } from '../support/tool-caller.ts';
+import { expectToolError, expectToolOk, toolCaller } from '../support/tool-caller.ts';
 import { setUpOwner, type WebClient } from '../support/web-client.ts';
 
 // Decision 0141: what the person lets each agent do. Every agent reads; each power — tidy, screen, draft,
@@ -45,38 +46,6 @@ const TIDY = [
 ];
 const DRAFT = ['create_draft', 'show_draft', 'send_draft', 'update_draft_from_card', 'send_draft_from_card'];
 
-/** One JSON-RPC request on `/mcp` (2025-11-25 headers) with this bearer; its `result`. */
-async function rpc<T>(app: App, token: string, method: string, params: Record<string, unknown>): Promise<T> {
-  const res = await app.fetch(
-    new Request(new URL('/mcp', app.config.baseUrl), {
-      method: 'POST',
-      headers: mcp2025Headers(token),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    }),
-  );
-  const text = await res.text();
-  return (JSON.parse(text.slice(text.indexOf('{'))) as { result: T }).result;
-}
-
-/** The tool names `tools/list` gives this bearer, on the fast path or (`sdk`) through the SDK's handler. */
-async function listed(app: App, token: string, o: { sdk?: boolean } = {}): Promise<string[]> {
-  // A `cursor` is what the fast path leaves to the SDK.
-  const r = await rpc<{ tools: { name: string }[] }>(
-    app,
-    token,
-    'tools/list',
-    o.sdk === true ? { cursor: 'x' } : {},
-  );
-  return r.tools.map((t) => t.name).sort();
-}
-
-/** A tools/call's structured result for a tool the bearer may not see (the caller helper checks listed schemas). */
-const callUnlisted = (app: App, token: string, name: string, args: Record<string, unknown>) =>
-  rpc<{ isError?: boolean; structuredContent: Record<string, unknown> }>(app, token, 'tools/call', {
-    name,
-    arguments: args,
-  });
-
 /** Makes a key on the Advanced page with exactly these powers chosen; returns the key. */
 async function keyWith(web: WebClient, name: string, powers: readonly string[]): Promise<string> {
   await web.get('/settings/advanced');
@@ -93,20 +62,7 @@ const keyId = (web: WebClient, name: string) =>
 const sorted = (...lists: string[][]) => lists.flat().sort();
 
 describe.each(['sqlite', 'postgres'] as const)('what an agent may do, on %s', (engine) => {
-  const apps: App[] = [];
-  afterEach(async () => {
-    for (const a of apps.splice(0)) await a.close();
-  });
-  const boot = async (pgUrl?: string) => {
-    const app = await createTestApp({
-      ...(pgUrl !== undefined && { pgUrl }),
-      // On SQLite verified credentials are believed for 5 seconds: a change must still apply at once. On
-      // PostgreSQL the default, 0, is what lets a change on one node hold on the others' next request.
-      ...(pgUrl === undefined && { config: { credentialCacheSeconds: 5 } }),
-    });
-    apps.push(app);
-    return app;
-  };
+  const boot = appsClosedAfterEach();
 
   it('an API key holds what the person chose: listed, callable and refused accordingly, changed from its next request on', async () => {
     const pgUrl = engine === 'postgres' ? await freshPgDatabase() : undefined;
@@ -117,8 +73,8 @@ describe.each(['sqlite', 'postgres'] as const)('what an agent may do, on %s', (e
     expect(web.lastHtml).toContain('reading, tidy');
 
     // Listed: reading and tidying, nothing else — on the fast path and through the SDK alike.
-    expect(await listed(app, key)).toEqual(sorted(READING, TIDY));
-    expect(await listed(app, key, { sdk: true })).toEqual(sorted(READING, TIDY));
+    expect(await listedTools(app, key)).toEqual(sorted(READING, TIDY));
+    expect(await listedTools(app, key, { sdk: true })).toEqual(sorted(READING, TIDY));
 
     // Callable: what it holds works; what it lacks is refused in words, before anything is written.
     const call = toolCaller(app, key);
@@ -156,12 +112,12 @@ describe.each(['sqlite', 'postgres'] as const)('what an agent may do, on %s', (e
       choosing_powers: '1',
       power: ['tidy', 'draft'],
     });
-    expect(await listed(app, key)).toEqual(sorted(READING, TIDY, DRAFT));
+    expect(await listedTools(app, key)).toEqual(sorted(READING, TIDY, DRAFT));
     expectToolOk(await toolCaller(app, key)('create_draft', draft));
 
     // Reading only: every box cleared.
     await web.post(`/settings/advanced/keys/${id}/powers`, { choosing_powers: '1' });
-    expect(await listed(app, key)).toEqual(sorted(READING));
+    expect(await listedTools(app, key)).toEqual(sorted(READING));
     await web.get('/settings/advanced');
     expect(web.lastHtml).toContain('reading only');
     await web.get('/settings/browsers');
@@ -171,7 +127,7 @@ describe.each(['sqlite', 'postgres'] as const)('what an agent may do, on %s', (e
     await web.post('/settings/advanced/keys', { name: 'Old form' });
     await web.get('/settings/advanced');
     const everything = /itk_[a-z0-9]{40}/.exec(web.lastHtml)![0];
-    expect(await listed(app, everything)).toHaveLength(48);
+    expect(await listedTools(app, everything)).toHaveLength(48);
   });
 
   it('a signed-in agent holds what the consent allowed; Connected agents changes it on every node at once', async () => {
@@ -182,7 +138,7 @@ describe.each(['sqlite', 'postgres'] as const)('what an agent may do, on %s', (e
       choosing_powers: '1',
       power: ['draft'],
     });
-    expect(await listed(app, token)).toEqual(sorted(READING, DRAFT));
+    expect(await listedTools(app, token)).toEqual(sorted(READING, DRAFT));
     expect(
       (await callUnlisted(app, token, 'act_on_messages', { action: 'archive', items: [] })).structuredContent[
         'error'
@@ -202,7 +158,7 @@ describe.each(['sqlite', 'postgres'] as const)('what an agent may do, on %s', (e
 
     // A second node on the same database (PostgreSQL only: SQLite is one process).
     const other = pgUrl === undefined ? app : await boot(pgUrl);
-    expect(await listed(other, token)).toEqual(sorted(READING, DRAFT));
+    expect(await listedTools(other, token)).toEqual(sorted(READING, DRAFT));
     const clientId = /name="client_id" value="([^"]+)"/.exec(web.lastHtml)![1]!;
     const changed = await web.post('/settings/agents/powers', {
       client_id: clientId,
@@ -210,7 +166,7 @@ describe.each(['sqlite', 'postgres'] as const)('what an agent may do, on %s', (e
       power: ['tidy', 'screen', 'draft', 'unsubscribe', 'setup'],
     });
     expect(changed.headers.get('location')).toBe('/settings/agents?done=powers');
-    expect(await listed(other, token)).toHaveLength(48);
+    expect(await listedTools(other, token)).toHaveLength(48);
     expectToolError(
       await toolCaller(other, token)('act_on_messages', { action: 'archive', items: [] }),
       'invalid_arguments',
@@ -241,7 +197,7 @@ describe('keys made over REST', () => {
     expect(made.status).toBe(201);
     const body = (await made.json()) as { key: string; powers: string[] };
     expect(body.powers).toEqual([]);
-    expect(await listed(app, body.key)).toEqual(sorted(READING));
+    expect(await listedTools(app, body.key)).toEqual(sorted(READING));
     expect((await post({ name: 'Bad', powers: ['send'] })).status).toBe(400);
   });
 });

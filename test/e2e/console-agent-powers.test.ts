@@ -1,12 +1,11 @@
-import { sql } from 'kysely';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
-import type { AccountId } from '../../src/core/accounts/account.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
 import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
 import { artifactPath, launchBrowser } from '../rig/browser.ts';
 import { freePort } from '../rig/index.ts';
+import { addWorkInbox } from '../support/agent-rpc.ts';
 import { seriousAccessibilityProblems, signedInConsole } from '../support/console-browser.ts';
 import { createTestApp } from '../support/test-app.ts';
 import { mcp2025Headers } from '../support/tool-caller.ts';
@@ -79,14 +78,7 @@ describe('the person chooses what a key’s agent may do', () => {
 
   // Decision 0142: which inboxes, chosen the same way. Ticking an inbox chooses "only the inboxes ticked".
   it('a key that reaches only the Work inbox', async () => {
-    const row = await sql<{ id: string }>`SELECT id FROM accounts`.execute(app.db.kysely);
-    const added = await app.services.tools.inboxes.add(row.rows[0]!.id as AccountId, {
-      label: 'Work',
-      provider: 'imap',
-      email: 'me@work.example.test',
-      imapHost: 'imap.work.example.test',
-    });
-    if (!added.ok) throw new Error(added.error.code);
+    const workId = await addWorkInbox(app);
     await app.services.accounts.setPlan('owner@example.test', 'pro');
     await page.goto(`${app.config.baseUrl}/settings/advanced`);
     const form = page.locator('form', { has: page.getByRole('button', { name: 'Create key' }) });
@@ -114,7 +106,7 @@ describe('the person chooses what a key’s agent may do', () => {
         result: { structuredContent: { inboxes: { id: string }[] } };
       }
     ).result;
-    expect(result.structuredContent.inboxes.map((i) => i.id)).toEqual([added.value.inbox.id]);
+    expect(result.structuredContent.inboxes.map((i) => i.id)).toEqual([workId]);
     // Choosing every inbox again clears the ticks.
     const change = page.locator('tr', { hasText: 'Work helper' });
     await change.locator('summary', { hasText: 'Change' }).click();

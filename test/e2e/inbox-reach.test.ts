@@ -1,17 +1,10 @@
-import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
-import type { AccountId } from '../../src/core/accounts/account.ts';
 import { freshPgDatabase } from '../rig/pg.ts';
+import { addWorkInbox, appsClosedAfterEach, callUnlisted, listedTools } from '../support/agent-rpc.ts';
 import { oauthAccessToken } from '../support/oauth-code.ts';
 import { createTestApp } from '../support/test-app.ts';
-import {
-  expectToolError,
-  expectToolOk,
-  firstAttachmentLink,
-  mcp2025Headers,
-  toolCaller,
-} from '../support/tool-caller.ts';
+import { expectToolError, expectToolOk, firstAttachmentLink, toolCaller } from '../support/tool-caller.ts';
 import { setUpOwner, type WebClient } from '../support/web-client.ts';
 
 // Decision 0142: which inboxes the person lets each agent reach. Every inbox unless they tick some; an inbox out of
@@ -28,29 +21,6 @@ const SPANNING = [
   'set_send_enabled',
   'update_triage_profile',
 ];
-
-/** One JSON-RPC request on `/mcp` (2025-11-25 headers) with this bearer; its `result`. */
-async function rpc<T>(app: App, token: string, method: string, params: Record<string, unknown>): Promise<T> {
-  const res = await app.fetch(
-    new Request(new URL('/mcp', app.config.baseUrl), {
-      method: 'POST',
-      headers: mcp2025Headers(token),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    }),
-  );
-  const text = await res.text();
-  return (JSON.parse(text.slice(text.indexOf('{'))) as { result: T }).result;
-}
-
-const listed = async (app: App, token: string) =>
-  (await rpc<{ tools: { name: string }[] }>(app, token, 'tools/list', {})).tools.map((t) => t.name);
-
-/** A tools/call's structured result for a tool the bearer may not see (the caller helper checks listed schemas). */
-const callUnlisted = (app: App, token: string, name: string, args: Record<string, unknown>) =>
-  rpc<{ isError?: boolean; structuredContent: Record<string, unknown> }>(app, token, 'tools/call', {
-    name,
-    arguments: args,
-  });
 
 /** The fields that choose inboxes on a form: every inbox, or exactly `ids` (maybe none). */
 const reachFields = (ids: readonly string[] | 'every') =>
@@ -74,37 +44,10 @@ async function keyReaching(web: WebClient, name: string, ids: readonly string[] 
   return { key, id };
 }
 
-/** The owner's account id, and a second inbox beside the demo one: an IMAP inbox not yet connected. */
-async function addWorkInbox(app: App): Promise<string> {
-  const row = await sql<{ id: string }>`SELECT id FROM accounts WHERE email = 'owner@example.test'`.execute(
-    app.db.kysely,
-  );
-  const added = await app.services.tools.inboxes.add(row.rows[0]!.id as AccountId, {
-    label: 'Work',
-    provider: 'imap',
-    email: 'me@work.example.test',
-    imapHost: 'imap.work.example.test',
-  });
-  if (!added.ok) throw new Error(added.error.code);
-  return added.value.inbox.id;
-}
-
 const inboxIds = (r: Record<string, unknown>) => (r['inboxes'] as { id: string }[]).map((i) => i.id).sort();
 
 describe.each(['sqlite', 'postgres'] as const)('which inboxes an agent may reach, on %s', (engine) => {
-  const apps: App[] = [];
-  afterEach(async () => {
-    for (const a of apps.splice(0)) await a.close();
-  });
-  const boot = async (pgUrl?: string) => {
-    const app = await createTestApp({
-      ...(pgUrl !== undefined && { pgUrl }),
-      // On SQLite verified credentials are believed for 5 seconds: a change must still apply at once.
-      ...(pgUrl === undefined && { config: { credentialCacheSeconds: 5 } }),
-    });
-    apps.push(app);
-    return app;
-  };
+  const boot = appsClosedAfterEach();
   const setUp = async () => {
     const pgUrl = engine === 'postgres' ? await freshPgDatabase() : undefined;
     const app = await boot(pgUrl);
@@ -145,7 +88,7 @@ describe.each(['sqlite', 'postgres'] as const)('which inboxes an agent may reach
 
     // Listed: only Work, and no tool that changes what every inbox shares, though it holds every power.
     expect(inboxIds(expectToolOk(await call('list_inboxes')))).toEqual([workId]);
-    const tools = await listed(app, work.key);
+    const tools = await listedTools(app, work.key);
     expect(tools).toHaveLength(48 - SPANNING.length);
     for (const name of SPANNING) expect(tools).not.toContain(name);
     const vip = await callUnlisted(app, work.key, 'add_vip', { email: 'boss@example.test', confirmed: true });
@@ -208,7 +151,7 @@ describe.each(['sqlite', 'postgres'] as const)('which inboxes an agent may reach
     });
     expect(inboxIds(expectToolOk(await call('list_inboxes')))).toEqual([demoId, workId].sort());
     expectToolOk(await call('list_messages', { inboxId: demoId, limit: 1 }));
-    expect(await listed(app, work.key)).toHaveLength(48);
+    expect(await listedTools(app, work.key)).toHaveLength(48);
     // No inbox at all: the key reads nothing of the mail.
     await web.post(`/settings/advanced/keys/${work.id}/powers`, { choosing_powers: '1', ...reachFields([]) });
     expect(inboxIds(expectToolOk(await call('list_inboxes')))).toEqual([]);
