@@ -158,8 +158,14 @@ describe('mail nested deeper than imapflow parses', () => {
       Buffer.from('--h--\r\n'),
     ]);
     await inbox.deliver(nested(300, 'Built deeper'), manyHeaders, later);
-    const synced = expectToolOk(await call('sync_inbox', { inboxId }));
-    expect((synced['folders'] as { added: number }[])[0]!.added).toBe(3);
+    // All three, each once. A sync's view of the mailbox may lag another session's APPEND by a moment (seen once in
+    // a busy full run: 2 of 3 listed by the first sync); the next sync then takes the rest, which is the promise.
+    let added = 0;
+    for (let i = 0; i < 5 && added < 3; i++) {
+      const synced = expectToolOk(await call('sync_inbox', { inboxId }));
+      added += (synced['folders'] as { added: number }[])[0]!.added;
+    }
+    expect(added).toBe(3);
     const listed = expectToolOk(await call('list_messages', { inboxId, limit: 10 }));
     const bySubject = new Map(
       (listed['messages'] as Record<string, unknown>[]).map((m) => [m['subject'] as string, m]),
