@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
+import { wholeAccount } from '../../src/core/auth/inbox-reach.ts';
 import { freshPgDatabase } from '../rig/pg.ts';
 import { addWorkInbox, appsClosedAfterEach, callUnlisted, listedTools } from '../support/agent-rpc.ts';
 import { oauthAccessToken } from '../support/oauth-code.ts';
@@ -255,5 +256,32 @@ describe('keys made over REST', () => {
     expect(inboxIds(expectToolOk(await toolCaller(app, key.key)('list_inboxes')))).toHaveLength(2);
     const listedKeys = (await (await web.request('/api/keys')).json()) as { keys: (typeof key)[] };
     expect(listedKeys.keys.find((k) => k.id === key.id)?.inboxes).toBeNull();
+  });
+
+  it('a key limited to inboxes since removed keeps "only" on its page, so saving it never widens it', async () => {
+    app = await createTestApp();
+    const web = await setUpOwner(app);
+    const workId = await addWorkInbox(app);
+    await web.get('/settings/advanced');
+    const made = await web.request('/api/keys', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': web.csrf },
+      body: JSON.stringify({ name: 'Work', inboxes: [workId] }),
+    });
+    const key = (await made.json()) as { id: string; key: string };
+    const accountId = (await app.services.apiKeys.verify(key.key))!.principal.accountId;
+    for (const inbox of await app.services.tools.inboxes.all(wholeAccount(accountId)))
+      await app.services.tools.inboxes.remove(accountId, inbox.id);
+    await web.get('/settings/advanced');
+    expect(web.lastHtml).toContain('everything; no inbox');
+    expect(new RegExp(`id="${key.id}-only"[^>]*checked`).test(web.lastHtml)).toBe(true);
+    await web.post(`/settings/advanced/keys/${key.id}/powers`, {
+      choosing_powers: '1',
+      choosing_inboxes: '1',
+      inbox_reach: 'only',
+    });
+    expect((await app.services.apiKeys.list(accountId)).find((k) => k.id === key.id)?.inboxes).toEqual(
+      new Set(),
+    );
   });
 });

@@ -57,7 +57,8 @@ export function inboxesFieldset(current: InboxReach, inboxes: readonly NamedInbo
       Every inbox, and any you add later</label
     >
     ${
-      inboxes.length === 0
+      // With no inbox to tick, "only" is still offered to a credential that has it, so saving never widens it.
+      inboxes.length === 0 && !only
         ? ''
         : html`<label for="${idPrefix}-only"
               ><input
