@@ -44,7 +44,7 @@ export function readReach(stored: string | null): InboxReach {
 export function chosenReach(
   chosen: Iterable<string>,
   owned: readonly { readonly id: InboxId }[],
-): InboxReach {
+): ReadonlySet<InboxId> {
   const wanted = new Set(chosen);
   return new Set(owned.filter((i) => wanted.has(i.id)).map((i) => i.id));
 }

@@ -2,10 +2,9 @@ import type { Context, Hono } from 'hono';
 import { AGENT_POWERS, chosenPowers, EVERY_POWER, powerList } from '../../core/auth/agent-powers.ts';
 import { parseApiKeyId, type ApiKey } from '../../core/api-keys/api-key.ts';
 import type { ApiKeyService } from '../../core/api-keys/api-key-service.ts';
-import { EVERY_INBOX, wholeAccount, type InboxReach } from '../../core/auth/inbox-reach.ts';
+import { chosenReach, EVERY_INBOX, wholeAccount, type InboxReach } from '../../core/auth/inbox-reach.ts';
 import type { AccountId } from '../../core/accounts/account.ts';
 import type { InboxService } from '../../core/inboxes/inbox-service.ts';
-import type { InboxId } from '../../core/inboxes/inbox.ts';
 import type { SessionService } from '../../core/sessions/session-service.ts';
 import { jsonError } from '../http/json-error.ts';
 import { KEY_CHANGE_REQUEST, KEY_CREATE_REQUEST } from './rest-schemas.ts';
@@ -45,15 +44,16 @@ export function registerKeyRoutes(
     trustProxy: boolean;
   },
 ): void {
-  // The inboxes a request names, each one of the account's; undefined when one is not.
+  // The inboxes a request names; undefined when one is not the account's (a script should learn its mistake).
   const reachOf = async (
     accountId: AccountId,
     ids: readonly string[] | null,
   ): Promise<InboxReach | undefined> => {
     if (ids === null) return EVERY_INBOX;
-    const owned = new Set<string>((await deps.inboxes.all(wholeAccount(accountId))).map((i) => i.id));
-    return ids.every((id) => owned.has(id)) ? new Set(ids as InboxId[]) : undefined;
+    const reach = chosenReach(ids, await deps.inboxes.all(wholeAccount(accountId)));
+    return reach.size === new Set(ids).size ? reach : undefined;
   };
+  const keyNotFound = () => jsonError(404, 'key_not_found', 'No active key with this id on this account.');
   const notInboxes = () =>
     jsonError(
       400,
@@ -132,24 +132,21 @@ export function registerKeyRoutes(
     const accountId = ownerId(c);
     const id = parseApiKeyId(c.req.param('id'));
     const before = (await deps.apiKeys.list(accountId)).find((k) => k.id === id && k.revokedAt === null);
-    if (id === undefined || before === undefined)
-      return jsonError(404, 'key_not_found', 'No active key with this id on this account.');
+    if (id === undefined || before === undefined) return keyNotFound();
     const { powers, inboxes } = body.data;
     const reach = inboxes === undefined ? before.inboxes : await reachOf(accountId, inboxes);
     if (reach === undefined) return notInboxes();
     const allowed = { powers: powers === undefined ? before.powers : chosenPowers(powers), inboxes: reach };
-    const changed = await deps.apiKeys.setAllowed(accountId, id, allowed, passwordClient(c, deps));
-    const key = changed ? (await deps.apiKeys.list(accountId)).find((k) => k.id === id) : undefined;
-    if (key === undefined)
-      return jsonError(404, 'key_not_found', 'No active key with this id on this account.');
-    return c.json(view(key));
+    // Revoked meanwhile: changed nothing.
+    if (!(await deps.apiKeys.setAllowed(accountId, id, allowed, passwordClient(c, deps))))
+      return keyNotFound();
+    return c.json(view({ ...before, ...allowed }));
   });
 
   app.delete('/api/keys/:id', async (c) => {
     const id = parseApiKeyId(c.req.param('id'));
-    if (id === undefined || !(await deps.apiKeys.revoke(ownerId(c), id, passwordClient(c, deps)))) {
-      return jsonError(404, 'key_not_found', 'No active key with this id on this account.');
-    }
+    if (id === undefined || !(await deps.apiKeys.revoke(ownerId(c), id, passwordClient(c, deps))))
+      return keyNotFound();
     return c.body(null, 204);
   });
 }

@@ -125,22 +125,24 @@ export function powersInShort(powers: Powers): string {
  * The powers a submitted form chose. A form without the fieldset — a script posting only a name, as before there
  * was a choice — gives every power, as a credential made without a choice has.
  */
-export async function powersFromForm(c: Context): Promise<Powers> {
-  const body = await formBody(c, { all: true });
-  if (body['choosing_powers'] === undefined) return EVERY_POWER;
-  return chosenPowers(values(body['power']));
+function powersOf(body: Record<string, unknown>): Powers {
+  return body['choosing_powers'] === undefined ? EVERY_POWER : chosenPowers(values(body['power']));
 }
 
 /**
- * What a submitted form allowed: its powers (`powersFromForm`) and its inboxes. Without the inboxes' fieldset, or
- * with "every inbox" chosen, every inbox; otherwise those ticked that the account has (`owned`), maybe none.
+ * What a submitted form allowed: its powers and its inboxes. Without the inboxes' fieldset, or with "every inbox"
+ * chosen, every inbox; otherwise those ticked that the account has, maybe none — its inboxes are read (`owned`) only
+ * then.
  */
-export async function allowedFromForm(c: Context, owned: readonly NamedInbox[]): Promise<Allowed> {
+export async function allowedFromForm(
+  c: Context,
+  owned: () => Promise<readonly NamedInbox[]>,
+): Promise<Allowed> {
   const body = await formBody(c, { all: true });
-  const powers = await powersFromForm(c);
+  const powers = powersOf(body);
   if (body['choosing_inboxes'] === undefined || !values(body['inbox_reach']).includes('only'))
     return { powers, inboxes: EVERY_INBOX };
-  return { powers, inboxes: chosenReach(values(body['inbox']), owned) };
+  return { powers, inboxes: chosenReach(values(body['inbox']), await owned()) };
 }
 
 /** A form field's values, however many were sent; anything but text is dropped. */

@@ -78,7 +78,7 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.post(`${PATH}/keys`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const { name } = await formFields(c, 'name');
-    const allowed = await allowedFromForm(c, await deps.inboxes.all(wholeAccount(account.id)));
+    const allowed = await allowedFromForm(c, () => deps.inboxes.all(wholeAccount(account.id)));
     const created = await deps.apiKeys.create(account.id, name, passwordClient(c, deps), allowed);
     if (!created.ok)
       return c.redirect(`${PATH}?error=${created.error.code === 'limit_reached' ? 'limit' : 'name'}`, 303);
@@ -95,7 +95,7 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
   app.post(`${PATH}/keys/:id/powers`, requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const id = parseApiKeyId(c.req.param('id'));
-    const allowed = await allowedFromForm(c, await deps.inboxes.all(wholeAccount(account.id)));
+    const allowed = await allowedFromForm(c, () => deps.inboxes.all(wholeAccount(account.id)));
     const changed =
       id !== undefined && (await deps.apiKeys.setAllowed(account.id, id, allowed, passwordClient(c, deps)));
     return c.redirect(changed ? `${PATH}?done=powers` : PATH, 303);

@@ -109,7 +109,7 @@ export function registerConnectedAgentsPage(
   app.post('/settings/agents/powers', requireSignIn, async (c) => {
     const account = signedInAccount(c);
     const { client_id } = await formFields(c, 'client_id');
-    const allowed = await allowedFromForm(c, await deps.inboxes.all(wholeAccount(account.id)));
+    const allowed = await allowedFromForm(c, () => deps.inboxes.all(wholeAccount(account.id)));
     const n =
       client_id === ''
         ? 0

@@ -84,7 +84,7 @@ export function registerConsentPage(app: Hono<WebEnv>, deps: WebDeps): void {
       account.id,
       f.decision === 'approve',
       passwordClient(c, deps),
-      await allowedFromForm(c, await deps.inboxes.all(wholeAccount(account.id))),
+      await allowedFromForm(c, () => deps.inboxes.all(wholeAccount(account.id))),
     );
     if (url === undefined) return c.html(gone, 410);
     c.set('formActionTarget', cspSource(url));
