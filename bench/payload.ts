@@ -43,7 +43,7 @@ export function toolListSizes(): { label: string; tools: number; modelBytes: num
   const some: InboxReach = new Set(['inbox_aaaaaaaaaaaaaaaaaaaa' as InboxId]);
   const sets: [string, Powers, InboxReach][] = [
     ['every power (the default)', null, null],
-    ['every power, some inboxes (0142)', null, some],
+    ['every power, some inboxes (0142, 0143)', null, some],
     ['every power but settings', new Set(['tidy', 'screen', 'draft', 'unsubscribe']), null],
     ['tidy and drafts', new Set(['tidy', 'draft']), null],
     ['drafts', new Set(['draft']), null],

@@ -1,3 +1,4 @@
+import { wholeAccount } from '../../src/core/auth/inbox-reach.ts';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
@@ -156,7 +157,7 @@ describe('the person’s own settings in the console', () => {
   /** A profile change as an agent's tool makes it (the inbox needs to be no real one here). */
   const INBOX = 'inbox_aaaaaaaaaaaaaaaaaaaa';
   const byAgent = async (patch: unknown) =>
-    expect((await app.services.tools.profiles.update(accountId, patch, 'agent')).ok).toBe(true);
+    expect((await app.services.tools.profiles.update(wholeAccount(accountId), patch, 'agent')).ok).toBe(true);
 
   it('confirming in the app: an agent may turn it on for one inbox; the person turns it on and off for all, here', async () => {
     const inbox = INBOX;

@@ -14,14 +14,7 @@ import { setUpOwner, type WebClient } from '../support/web-client.ts';
 // adding inboxes) is not its to change. On MCP and REST, from the next request on, on every node.
 
 const EVERY_POWER = ['tidy', 'screen', 'draft', 'unsubscribe', 'setup'];
-const SPANNING = [
-  'add_inbox',
-  'add_vip',
-  'propose_connection',
-  'remove_vip',
-  'set_send_enabled',
-  'update_triage_profile',
-];
+const SPANNING = ['add_inbox', 'add_vip', 'propose_connection', 'remove_vip', 'set_send_enabled'];
 
 /** The fields that choose inboxes on a form: every inbox, or exactly `ids` (maybe none). */
 const reachFields = (ids: readonly string[] | 'every') =>
@@ -162,6 +155,105 @@ describe.each(['sqlite', 'postgres'] as const)('which inboxes an agent may reach
     expect(expectToolOk(await all('undo_action', { undoId: archived['undoId'] }))['restored']).toHaveLength(
       1,
     );
+  });
+
+  it('an agent reaching some inboxes changes their preferences and teaches screening there, and nowhere else', async () => {
+    const { app, web, all, demoId, workId } = await setUp();
+    type Profile = {
+      defaults: { cadence: { everyHours: number }; junk: Record<string, string[]> };
+      inboxes: Record<string, { cadence?: object; junk?: Record<string, string[]> }>;
+    };
+    const profileOf = async (caller: typeof all) =>
+      expectToolOk(await caller('get_triage_profile'))['triageProfile'] as Profile;
+    expectToolOk(
+      await all('update_triage_profile', {
+        patch: { inboxes: { [workId]: { cadence: { everyHours: 8 } } } },
+      }),
+    );
+    const demo = toolCaller(app, (await keyReaching(web, 'Demo agent', [demoId])).key);
+    const before = await profileOf(all);
+
+    // Its own inbox's override: changed, and the answer shows no other inbox's.
+    const changed = expectToolOk(
+      await demo('update_triage_profile', {
+        patch: { inboxes: { [demoId]: { cadence: { everyHours: 2 } } } },
+      }),
+    )['triageProfile'] as Profile;
+    expect(Object.keys(changed.inboxes)).toEqual([demoId]);
+    expect(changed.inboxes[demoId]?.cadence).toEqual({ everyHours: 2 });
+    // The defaults every inbox follows, or another inbox's override: refused, nothing saved.
+    const widening = expectToolError(
+      await demo('update_triage_profile', {
+        patch: {
+          defaults: { cadence: { everyHours: 1 } },
+          inboxes: { [demoId]: { cadence: { everyHours: 3 } } },
+        },
+      }),
+      'not_allowed',
+    );
+    expect(widening['details']).toEqual({ needs: 'every_inbox' });
+    expectToolError(
+      await demo('update_triage_profile', {
+        patch: { inboxes: { [workId]: { cadence: { everyHours: 1 } } } },
+      }),
+      'inbox_not_found',
+    );
+    const after = await profileOf(all);
+    expect(after.defaults).toEqual(before.defaults);
+    expect(after.inboxes[workId]).toEqual(before.inboxes[workId]);
+    expect(after.inboxes[demoId]?.cadence).toEqual({ everyHours: 2 });
+
+    // Screening: what it rescues is known-good, and what it reports blocked, in its inbox only.
+    type Offered = {
+      inboxId: string;
+      messageId: string;
+      from: { address: string };
+      authentication: { dmarc: string; dkim: string };
+    };
+    const offered = expectToolOk(await demo('screen_junk', {}))['messages'] as Offered[];
+    const unsigned = offered.find(
+      (m) => m.authentication.dmarc === 'none' && m.authentication.dkim === 'none',
+    )!;
+    const forged = offered.find((m) => m.authentication.dmarc === 'fail')!;
+    expectToolOk(
+      await demo('confirm_screening', {
+        verdicts: [unsigned, forged].map((m) => ({
+          inboxId: m.inboxId,
+          messageId: m.messageId,
+          verdict: 'junk',
+        })),
+      }),
+    );
+    const rows = expectToolOk(await demo('review_screened', {}))['rows'] as {
+      id: string;
+      sender: { address: string };
+    }[];
+    const rowOf = (m: Offered) => rows.find((r) => r.sender.address === m.from.address)!.id;
+    const rescued = expectToolOk(await demo('rescue_screened', { inboxId: demoId, id: rowOf(forged) }));
+    expect(rescued).toMatchObject({ knownGood: true, scope: 'this_inbox' });
+    expect(rescued['sayToHuman']).toContain('in this inbox');
+    const reported = expectToolOk(await demo('report_screened', { inboxId: demoId, id: rowOf(unsigned) }));
+    const domain = unsigned.from.address.split('@')[1]!;
+    expect(reported).toMatchObject({ blocked: { kind: 'domain', value: domain }, scope: 'this_inbox' });
+
+    const taught = await profileOf(all);
+    expect(taught.defaults).toEqual(before.defaults);
+    expect(taught.inboxes[workId]).toEqual(before.inboxes[workId]);
+    expect(taught.inboxes[demoId]?.junk).toEqual({
+      knownGoodSenders: [forged.from.address],
+      blockedSenders: [],
+      blockedDomains: [domain],
+    });
+    const effective = async (inboxId: string) =>
+      (expectToolOk(await all('get_triage_profile', { inboxId }))['effective'] as Profile['defaults']).junk;
+    expect(await effective(workId)).toMatchObject({ knownGoodSenders: [], blockedDomains: [] });
+    expect(await effective(demoId)).toMatchObject({
+      knownGoodSenders: [forged.from.address],
+      blockedDomains: [domain],
+    });
+    // The person sees the block on the console, under that inbox.
+    await web.get('/settings/preferences');
+    expect(web.lastHtml).toContain(domain);
   });
 
   it('a download link and a lease last no longer than the reach of the agent they were given to', async () => {

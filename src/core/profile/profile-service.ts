@@ -2,6 +2,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type * as z from 'zod';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
+import type { Reach } from '../auth/inbox-reach.ts';
 import type { JsonValue, SettingsStore } from '../settings/settings-store.ts';
 import {
   changeScreeningList,
@@ -9,6 +10,7 @@ import {
   deepMerge,
   effectivePrefs,
   loosening,
+  patchWithin,
   screeningEntryKey,
   TRIAGE_PROFILE,
   type ScreeningList,
@@ -31,6 +33,7 @@ export interface ProfileProblem {
  */
 export type ProfileRefusal =
   | ProfileProblem
+  | { readonly code: 'not_allowed'; readonly message: string; readonly needs: 'every_inbox' }
   | { readonly code: 'human_approval_required'; readonly message: string; readonly scopes: readonly string[] }
   | {
       readonly code: 'vip_confirmation_required';
@@ -58,10 +61,11 @@ export class ProfileService {
 
   /**
    * Applies a patch; unknown fields and invalid values are refused with their paths, nothing is saved then. An
-   * agent's patch that would loosen a safeguard of the person's (`loosening`) is refused whole, also nothing saved.
+   * agent's patch that would loosen a safeguard of the person's (`loosening`) is refused whole, also nothing saved;
+   * so is one that reaches past the agent's inboxes (`patchWithin`: the defaults, another inbox's override).
    */
   async update(
-    accountId: AccountId,
+    who: Reach,
     patch: unknown,
     by: ProfileEditor,
   ): Promise<Result<TriageProfile, ProfileRefusal>> {
@@ -72,8 +76,15 @@ export class ProfileService {
         issues: [],
       });
     }
+    if (!patchWithin(patch, who.inboxes))
+      return err({
+        code: 'not_allowed',
+        message:
+          'This agent reaches only some inboxes: it may change those inboxes’ overrides (inboxes.<inboxId>), not the defaults every inbox follows.',
+        needs: 'every_inbox',
+      });
     return this.amend(
-      accountId,
+      who.accountId,
       (current) => deepMerge(current, patch),
       by === 'agent' ? agentMay : undefined,
     );

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import type { InboxId } from '../inboxes/inbox.ts';
 import {
+  changeInboxScreeningList,
+  changeScreeningList,
   DEFAULT_PROFILE,
   deepMerge,
   effectivePrefs,
   loosening,
+  patchWithin,
   TRIAGE_PROFILE,
   type TriageProfile,
 } from './triage-profile.ts';
@@ -119,5 +123,42 @@ describe('triage profile', () => {
       const odd = profile({ defaults: { vip: { people: ['boss', 'a@b.test'] } } });
       expect(loosening(odd, profile({ defaults: { vip: { people: ['a@b.test'] } } }))).toEqual(none);
     });
+  });
+
+  it('a screening list changed for one inbox: its own copy, from the defaults when it had none; nothing else moves', () => {
+    const OTHER = 'inbox_bbbbbbbbbbbbbbbbbbbb';
+    const base = TRIAGE_PROFILE.parse(
+      deepMerge(DEFAULT_PROFILE, {
+        defaults: { junk: { knownGoodSenders: ['a@x.test'] } },
+        inboxes: {
+          [OTHER]: { junk: { knownGoodSenders: ['b@x.test'] } },
+          [INBOX]: { cadence: { everyHours: 2 } },
+        },
+      }),
+    );
+    const add = (l: readonly string[]) => [...l, 'c@x.test'];
+    const one = changeInboxScreeningList(base, INBOX, 'knownGoodSenders', add);
+    expect(one.defaults).toEqual(base.defaults);
+    expect(one.inboxes[OTHER]).toEqual(base.inboxes[OTHER]);
+    expect(one.inboxes[INBOX]).toEqual({
+      cadence: { everyHours: 2 },
+      junk: { knownGoodSenders: ['a@x.test', 'c@x.test'] },
+    });
+    // Later changes everywhere (the person's, a whole-account agent's) reach that copy too (decision 0116).
+    const everywhere = changeScreeningList(one, 'knownGoodSenders', (l) => l.filter((a) => a !== 'a@x.test'));
+    expect(effectivePrefs(everywhere, INBOX).junk.knownGoodSenders).toEqual(['c@x.test']);
+    expect(everywhere.defaults.junk.knownGoodSenders).toEqual([]);
+  });
+
+  it('a patch within an agent’s inboxes: only overrides of inboxes it reaches; the defaults need every inbox', () => {
+    const reach = new Set([INBOX as InboxId]);
+    expect(patchWithin({ inboxes: { [INBOX]: { cadence: { everyHours: 2 } } } }, reach)).toBe(true);
+    expect(patchWithin({ defaults: {} }, reach)).toBe(false);
+    expect(patchWithin({ inboxes: { inbox_bbbbbbbbbbbbbbbbbbbb: {} } }, reach)).toBe(false);
+    expect(patchWithin({ inboxes: { [INBOX]: {} }, defaults: { cadence: {} } }, new Set())).toBe(false);
+    expect(patchWithin({ defaults: {} }, null)).toBe(true);
+    // Not a patch the schema takes: left to it, refused as invalid_arguments with its path.
+    expect(patchWithin({ inboxes: 'all' }, reach)).toBe(true);
+    expect(patchWithin({ sideways: {} }, reach)).toBe(true);
   });
 });

@@ -171,6 +171,37 @@ export function changeScreeningList(
   };
 }
 
+/**
+ * The profile with one screening list changed for one inbox only (decision 0143): its override's own copy, made from
+ * the defaults' list when it has none, so the change reaches that inbox and no other. What an agent limited to some
+ * inboxes teaches by a rescue or a report.
+ */
+export function changeInboxScreeningList(
+  p: TriageProfile,
+  inboxId: string,
+  list: ScreeningList,
+  change: (entries: readonly string[]) => string[],
+): TriageProfile {
+  const o = p.inboxes[inboxId] ?? {};
+  const own = o.junk?.[list] ?? p.defaults.junk[list];
+  return { ...p, inboxes: { ...p.inboxes, [inboxId]: { ...o, junk: { ...o.junk, [list]: change(own) } } } };
+}
+
+/**
+ * Whether an agent reaching `reach` may make this patch (decision 0143): one that reaches every inbox may make any;
+ * one limited to some may change only those inboxes' overrides — the defaults are every inbox's, another inbox's
+ * override is not its to see. The patch is an agent's, not yet validated: anything but an object passes here and is
+ * refused by the schema.
+ */
+export function patchWithin(patch: unknown, reach: InboxReach): boolean {
+  if (reach === null || typeof patch !== 'object' || patch === null) return true;
+  return Object.entries(patch as Record<string, unknown>).every(([key, value]) => {
+    if (key === 'defaults') return false;
+    if (key !== 'inboxes' || typeof value !== 'object' || value === null) return true;
+    return Object.keys(value).every((id) => reaches(reach, id));
+  });
+}
+
 /** A screening list's entry as the screening rules compare it: an address by its addressKey, a domain by its domainKey. */
 export function screeningEntryKey(list: ScreeningList, entry: string): string {
   return list === 'blockedDomains' ? domainKey(entry.trim().toLowerCase()) : addressKey(entry.trim());

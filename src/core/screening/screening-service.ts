@@ -22,7 +22,14 @@ import { parseMessageId, type Address, type MessageSummary } from '../messages/m
 import type { MessageStore } from '../messages/message-store.ts';
 import { fenceUntrusted, type FencedBody } from '../messages/untrusted-content.ts';
 import type { ProfileService } from '../profile/profile-service.ts';
-import { changeScreeningList, SCREENING_LIST_MAX, type TriagePrefs } from '../profile/triage-profile.ts';
+import {
+  changeInboxScreeningList,
+  changeScreeningList,
+  SCREENING_LIST_MAX,
+  type ScreeningList,
+  type TriagePrefs,
+  type TriageProfile,
+} from '../profile/triage-profile.ts';
 import type { ArrivalScreen } from '../sync/sync-service.ts';
 import { vipMatcher, type VipService } from '../vips/vip-service.ts';
 import { NO_SIGNALS, parseAuthResults, type AuthSignals } from '../mail/auth-results.ts';
@@ -142,9 +149,16 @@ export interface Review {
   readonly since: Date;
 }
 
+/**
+ * Where a rescue or a report changed the screening lists: every inbox's (the defaults and every override with its own
+ * copy), or only the message's inbox's, for an agent limited to some inboxes (decision 0143).
+ */
+export type ListScope = 'every_inbox' | 'this_inbox';
+
 export interface Resolved {
   readonly undoId: string | null;
   readonly sender: string;
+  readonly scope: ListScope;
 }
 
 /**
@@ -383,17 +397,16 @@ export class ScreeningService implements ArrivalScreen {
     if (!moved.ok) return moved;
     await this.deps.store.resolve(screening.id, 'rescued', this.deps.clock.now());
     const address = message.from.address.toLowerCase();
+    const { scope, change } = listChangeBy(principal, screening.inboxId);
     const saved = await this.deps.profiles.amend(principal.accountId, (p) =>
-      changeScreeningList(
-        changeScreeningList(p, 'knownGoodSenders', (l) =>
-          appendCapped(l, address, SCREENING_LIST_MAX.knownGoodSenders),
-        ),
+      change(
+        change(p, 'knownGoodSenders', (l) => appendCapped(l, address, SCREENING_LIST_MAX.knownGoodSenders)),
         'blockedSenders',
         (l) => l.filter((a) => addressKey(a) !== addressKey(address)),
       ),
     );
     // An address the profile cannot hold (not a plain address) stays out of the list; the move stands.
-    return ok({ undoId: moved.value, sender: address, knownGood: saved.ok });
+    return ok({ undoId: moved.value, sender: address, scope, knownGood: saved.ok });
   }
 
   /**
@@ -432,12 +445,13 @@ export class ScreeningService implements ArrivalScreen {
     if (!moved.ok) return moved;
     await this.deps.store.resolve(screening.id, 'reported', this.deps.clock.now());
     const sender = message.from.address.toLowerCase();
-    if (spared) return ok({ undoId: moved.value, sender, blocked: null, spared });
+    const { scope, change } = listChangeBy(principal, screening.inboxId);
+    if (spared) return ok({ undoId: moved.value, sender, scope, blocked: null, spared });
     const list = target.kind === 'domain' ? 'blockedDomains' : 'blockedSenders';
     const saved = await this.deps.profiles.amend(accountId, (p) =>
-      changeScreeningList(p, list, (l) => appendCapped(l, target.value, SCREENING_LIST_MAX[list])),
+      change(p, list, (l) => appendCapped(l, target.value, SCREENING_LIST_MAX[list])),
     );
-    return ok({ undoId: moved.value, sender, blocked: saved.ok ? target : null, spared });
+    return ok({ undoId: moved.value, sender, scope, blocked: saved.ok ? target : null, spared });
   }
 
   async arrivalRule(inbox: Inbox): Promise<((address: string) => boolean) | undefined> {
@@ -797,6 +811,23 @@ export class ScreeningService implements ArrivalScreen {
  */
 function fromFailedDmarc(message: FullMessage): boolean {
   return parseAuthResults(message.authenticationResults).dmarc === 'fail';
+}
+
+/**
+ * How a rescue or a report by `who` changes a screening list: everywhere, for an agent that reaches every inbox (or the
+ * person); in the message's inbox alone for one limited to some, whose lessons are not every inbox's (decision 0143).
+ */
+function listChangeBy(who: Reach, inboxId: string) {
+  const scope: ListScope = who.inboxes === null ? 'every_inbox' : 'this_inbox';
+  const change = (
+    p: TriageProfile,
+    list: ScreeningList,
+    edit: (entries: readonly string[]) => string[],
+  ): TriageProfile =>
+    scope === 'every_inbox'
+      ? changeScreeningList(p, list, edit)
+      : changeInboxScreeningList(p, inboxId, list, edit);
+  return { scope, change };
 }
 
 /** Adds a value at the end unless present; the oldest entries give way when the list is full. */

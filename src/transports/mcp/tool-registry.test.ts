@@ -101,7 +101,7 @@ describe('what each tool needs', () => {
     expect(JSON.parse(registry.listedFor(EVERYTHING).json)).toEqual(registry.listed);
   });
 
-  it('a credential that reaches only some inboxes lists nothing that changes what every inbox shares (0142)', () => {
+  it('a credential that reaches only some inboxes lists nothing that changes what every inbox shares (0142, 0143)', () => {
     const registry = new ToolRegistry(ALL_TOOLS, {
       audit: { record: () => Promise.resolve() } as unknown as AuditLog,
       maxResultChars: 100_000,
@@ -109,15 +109,10 @@ describe('what each tool needs', () => {
     const some = new Set(['inbox_aaaaaaaaaaaaaaaaaaaa' as InboxId]);
     const every = registry.listedFor(EVERYTHING).tools.map((t) => t.name);
     const scoped = registry.listedFor({ powers: null, inboxes: some }).tools.map((t) => t.name);
-    const spanning = [
-      'add_inbox',
-      'propose_connection',
-      'add_vip',
-      'remove_vip',
-      'update_triage_profile',
-      'set_send_enabled',
-    ];
+    // The profile stays: its own inboxes' overrides are the agent's to change (decision 0143).
+    const spanning = ['add_inbox', 'propose_connection', 'add_vip', 'remove_vip', 'set_send_enabled'];
     expect(every.filter((n) => !scoped.includes(n)).sort()).toEqual([...spanning].sort());
+    expect(scoped).toContain('update_triage_profile');
     // No inbox at all is still "only some": reading what is left to it, the VIPs and the profile.
     expect(registry.listedFor({ powers: new Set(), inboxes: new Set() }).tools).toHaveLength(17);
   });

@@ -282,9 +282,9 @@ function notEveryInbox(): ToolError {
   return {
     error: 'not_allowed',
     message:
-      'The person has let this agent reach only some of their inboxes, so it may not change what every inbox shares (VIPs, triage preferences, the send switch, which inboxes there are). Do not try another way round it. If they want you to, they can let this agent reach every inbox in the console: Settings → Advanced for an API key, Settings → Connected agents for a signed-in agent.',
+      'The person has let this agent reach only some of their inboxes, so it may not change what every inbox shares (VIPs, the send switch, which inboxes there are). Do not try another way round it. If they want you to, they can let this agent reach every inbox in the console: Settings → Advanced for an API key, Settings → Connected agents for a signed-in agent.',
     sayToHuman:
-      'You have let this agent reach only some of your inboxes, so it may not change what they all share (VIPs, triage preferences, sending, adding inboxes). To let it, choose every inbox for it under Settings → Advanced (an API key) or Settings → Connected agents.',
+      'You have let this agent reach only some of your inboxes, so it may not change what they all share (VIPs, sending, adding inboxes). To let it, choose every inbox for it under Settings → Advanced (an API key) or Settings → Connected agents.',
     details: { needs: 'every_inbox' },
   };
 }

@@ -85,7 +85,8 @@ export function inboxesFieldset(current: InboxReach, inboxes: readonly NamedInbo
             )}
             <p class="muted">
               An agent limited to some inboxes sees nothing of the others, and may not change what every inbox
-              shares (VIPs, triage preferences, the send switch, adding inboxes).
+              shares (VIPs, the triage defaults, the send switch, adding inboxes): what it changes of your
+              preferences, and the senders it rescues or reports, are its inboxes' alone.
             </p>`
     }
   </fieldset>`;

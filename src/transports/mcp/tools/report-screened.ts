@@ -22,7 +22,8 @@ export const reportScreened = defineTool({
     'domain, only the address is blocked; the result says which and why. When the person’s mail provider found the ' +
     'message failed DMARC (its From likely forged) and the person gets other mail the block would catch, nothing is ' +
     'blocked: that mail is the real sender’s (notBlockedBecause: sender_failed_dmarc). id is a row id from review_screened. Returns an undoId for the move ' +
-    '(the block stays; it is in the triage profile).',
+    '(the block stays; it is in the triage profile). When the person let this agent reach only some inboxes, the block ' +
+    'is that inbox’s alone (scope: this_inbox).',
   input: z.strictObject({ inboxId: z.string(), id: z.string().max(64) }),
   output: payload({
     id: z.string(),
@@ -36,6 +37,8 @@ export const reportScreened = defineTool({
       .nullable(),
     /** Present when nothing was blocked. */
     notBlockedBecause: z.enum(['sender_failed_dmarc', 'not_an_address']).optional(),
+    /** Where a block applies: every inbox, or only this one (an agent limited to some inboxes). */
+    scope: z.enum(['every_inbox', 'this_inbox']),
     undoId: z.string().nullable(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -44,14 +47,15 @@ export const reportScreened = defineTool({
     const r = await ctx.services.screening.report(ctx.principal, args.inboxId, args.id);
     if (!r.ok) return fromScreeningError(r.error, ctx.marker);
     const b = r.value.blocked;
+    const here = r.value.scope === 'this_inbox' ? ' in this inbox' : '';
     const sayToHuman = r.value.spared
       ? 'I moved the message to Spam and blocked nothing: your mail provider found it failed DMARC, so its sender ' +
         'address is likely forged, and blocking it would send the other mail you get from that sender to Screened.'
       : b === null
         ? 'I moved the message to Spam. Its sender address is not an ordinary one, so I could not block it.'
         : b.kind === 'domain'
-          ? 'I moved the message to Spam and blocked its sender’s domain: new mail from it will go to Screened.'
-          : `I moved the message to Spam and blocked only this sender’s address, not the whole domain, because ${WHY_ADDRESS[b.because]}.`;
+          ? `I moved the message to Spam and blocked its sender’s domain: new mail from it will go to Screened${here}.`
+          : `I moved the message to Spam and blocked only this sender’s address${here}, not the whole domain, because ${WHY_ADDRESS[b.because]}.`;
     return toolOk({
       id: args.id,
       sender: r.value.sender,
@@ -60,6 +64,7 @@ export const reportScreened = defineTool({
           ? null
           : { kind: b.kind, value: b.value, ...(b.kind === 'address' && { because: b.because }) },
       ...(b === null && { notBlockedBecause: r.value.spared ? 'sender_failed_dmarc' : 'not_an_address' }),
+      scope: r.value.scope,
       undoId: r.value.undoId,
       sayToHuman,
       ...(r.value.undoId !== null && {

@@ -93,12 +93,12 @@ describe('junk screening on the demo inbox', () => {
     const rescued = expectToolOk(
       await call('rescue_screened', { inboxId, id: rowOf(kept!.from.address).id }),
     );
-    expect(rescued['knownGood']).toBe(true);
+    expect(rescued).toMatchObject({ knownGood: true, scope: 'every_inbox' });
     const reported = expectToolOk(
       await call('report_screened', { inboxId, id: rowOf(unsigned.from.address).id }),
     );
     const domain = unsigned.from.address.split('@')[1];
-    expect(reported['blocked']).toEqual({ kind: 'domain', value: domain });
+    expect(reported).toMatchObject({ blocked: { kind: 'domain', value: domain }, scope: 'every_inbox' });
     // Its From failed DMARC at the receiving server, but the person gets no other mail from that domain: the block
     // screens nothing real (test/mail/screening.test.ts has the domain the person does get mail from).
     const spoofDomain = spoof!.from.address.split('@')[1];
@@ -264,7 +264,7 @@ describe('a rescue and a report in an inbox with screening lists of its own', ()
     }[];
     const row = (address: string) => rows.find((r) => r.sender.address === address)!.id;
     const rescued = expectToolOk(await call('rescue_screened', { inboxId, id: row(a.from.address) }));
-    expect(rescued['knownGood']).toBe(true);
+    expect(rescued).toMatchObject({ knownGood: true, scope: 'every_inbox' });
     const reported = expectToolOk(await call('report_screened', { inboxId, id: row(b.from.address) }));
     const blocked = reported['blocked'] as { kind: string; value: string };
     expect(blocked).not.toBeNull();

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { TRIAGE_PREFS, TRIAGE_PROFILE } from '../../../core/profile/triage-profile.ts';
+import { profileWithin, TRIAGE_PREFS, TRIAGE_PROFILE } from '../../../core/profile/triage-profile.ts';
 import { payload } from '../output-shapes.ts';
 import { defineTool } from '../tool-definition.ts';
 import { toolError, toolOk } from '../tool-error.ts';
@@ -29,14 +29,14 @@ const PROFILE_PATCH = z
 export const updateTriageProfile = defineTool({
   name: 'update_triage_profile',
   needs: 'setup',
-  spansInboxes: true,
   title: 'Update the triage profile',
   description:
     'Deep-merges patch onto the stored triageProfile: include only the fields to change, e.g. { "defaults": { "cadence": ' +
     '{ "everyHours": 4 } } } or { "inboxes": { "<inboxId>": { "quietHours": null } } }. Unknown fields and invalid values ' +
     'are refused with their paths and nothing is saved. Change it only when the person asks. A patch that turns ' +
     'sending.requireInAppConfirmation off is refused (human_approval_required: only the person can, in Settings); one ' +
-    'that takes an entry off vip.people is refused (vip_confirmation_required: use remove_vip).',
+    'that takes an entry off vip.people is refused (vip_confirmation_required: use remove_vip). An agent the person let ' +
+    'reach only some inboxes may change only their overrides (inboxes.<inboxId>), not the defaults (not_allowed).',
   input: z.strictObject({ patch: PROFILE_PATCH }),
   output: payload({ triageProfile: TRIAGE_PROFILE }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -46,12 +46,18 @@ export const updateTriageProfile = defineTool({
       if (!owned.ok)
         return toolError('inbox_not_found', `inboxes.${id.slice(0, 40)}: no such inbox on this account.`);
     }
-    const r = await ctx.services.profiles.update(ctx.principal.accountId, patch, 'agent');
+    const r = await ctx.services.profiles.update(ctx.principal, patch, 'agent');
     if (!r.ok) {
       const e = r.error;
       switch (e.code) {
         case 'invalid_arguments':
           return toolError(e.code, e.message, { details: { issues: e.issues } });
+        case 'not_allowed':
+          return toolError(e.code, `${e.message} Nothing was changed. Do not try another way round it.`, {
+            sayToHuman:
+              'You have let this agent reach only some of your inboxes, so it may change their own preferences but not the ones every inbox follows. To let it, choose every inbox for it under Settings → Advanced (an API key) or Settings → Connected agents.',
+            details: { needs: e.needs },
+          });
         case 'human_approval_required':
           return toolError(e.code, e.message, {
             sayToHuman:
@@ -69,6 +75,10 @@ export const updateTriageProfile = defineTool({
         }
       }
     }
-    return toolOk({ triageProfile: r.value, sayToHuman: 'I updated your triage preferences.' });
+    return toolOk({
+      // Other inboxes' overrides are not this agent's to read (decision 0142), in the answer either.
+      triageProfile: profileWithin(r.value, ctx.principal.inboxes),
+      sayToHuman: 'I updated your triage preferences.',
+    });
   },
 });

@@ -1,3 +1,4 @@
+import { wholeAccount } from '../../../core/auth/inbox-reach.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../app.ts';
 import { createTestApp } from '../../../../test/support/test-app.ts';
@@ -34,7 +35,7 @@ describe('the VIP list on Sending, VIPs and triage', () => {
     const owner = await app.stores.accounts.findByEmail(OWNER.email);
     if (owner === undefined) throw new Error('no owner');
     const saved = await app.services.tools.profiles.update(
-      owner.id,
+      wholeAccount(owner.id),
       {
         defaults: { vip: { people: ['all@corp.test', 'demo-only@corp.test'] } },
         inboxes: { [work]: { vip: { people: ['all@corp.test', 'work-only@corp.test'] } } },

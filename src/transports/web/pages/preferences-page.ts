@@ -290,7 +290,7 @@ ${v['notes'] ?? ''}</textarea>
     if (Object.keys(errors).length === 0) {
       // The same validation as update_triage_profile: the profile's own schema decides.
       const r = await deps.profiles.update(
-        account.id,
+        wholeAccount(account.id),
         {
           defaults: {
             cadence: { everyHours },
