@@ -167,11 +167,20 @@ describe.each(['sqlite', 'postgres'] as const)('which inboxes an agent may reach
       expectToolOk(await caller('get_triage_profile'))['triageProfile'] as Profile;
     expectToolOk(
       await all('update_triage_profile', {
-        patch: { inboxes: { [workId]: { cadence: { everyHours: 8 } } } },
+        patch: {
+          defaults: { vip: { people: ['everyone.knows@corp.test'] } },
+          inboxes: { [workId]: { cadence: { everyHours: 8 }, vip: { people: ['confidant@work.test'] } } },
+        },
       }),
     );
     const demo = toolCaller(app, (await keyReaching(web, 'Demo agent', [demoId])).key);
     const before = await profileOf(all);
+    // Another inbox's VIPs are that inbox's override, not this agent's to read either.
+    const vipsOf = async (caller: typeof all) =>
+      JSON.stringify(expectToolOk(await caller('list_vips'))['emails']);
+    expect(await vipsOf(all)).toContain('confidant@work.test');
+    expect(await vipsOf(demo)).not.toContain('confidant@work.test');
+    expect(await vipsOf(demo)).toContain('everyone.knows@corp.test');
 
     // Its own inbox's override: changed, and the answer shows no other inbox's.
     const changed = expectToolOk(

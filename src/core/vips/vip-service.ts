@@ -1,10 +1,11 @@
 import type { Clock } from '../../lib/clock.ts';
 import { err, ok, type Result } from '../../lib/result.ts';
 import type { AccountId } from '../accounts/account.ts';
+import type { Reach } from '../auth/inbox-reach.ts';
 import { normaliseEmail } from '../accounts/password-hasher.ts';
 import { addressKey, domainKey } from '../messages/address-key.ts';
 import type { ProfileService } from '../profile/profile-service.ts';
-import { DOMAIN_PATTERN, type TriageProfile } from '../profile/triage-profile.ts';
+import { DOMAIN_PATTERN, profileWithin, type TriageProfile } from '../profile/triage-profile.ts';
 import type { VipEntry, VipStore } from './vip-store.ts';
 
 /** How many entries the account's VIP list may hold. */
@@ -55,14 +56,15 @@ export class VipService {
 
   /**
    * Every VIP the person has, once each: the list, then the profile's `vip.people` of the defaults and of every
-   * inbox's override — what agents and the console are shown, and what a removal can take off (decision 0102).
+   * inbox's override — what agents and the console are shown, and what a removal can take off (decision 0102). For
+   * an agent limited to some inboxes, the overrides of the others are left out, as from the profile it reads (0143).
    */
-  async everyone(accountId: AccountId): Promise<VipEntry[]> {
+  async everyone(who: Reach): Promise<VipEntry[]> {
     const [listed, profile] = await Promise.all([
-      this.deps.vips.list(accountId),
-      this.deps.profiles.get(accountId),
+      this.deps.vips.list(who.accountId),
+      this.deps.profiles.get(who.accountId),
     ]);
-    return this.allOf(listed, profile);
+    return this.allOf(listed, profileWithin(profile, who.inboxes));
   }
 
   /** The list's entries, then the profile's, once each in the VIP rule's form. */

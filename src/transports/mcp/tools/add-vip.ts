@@ -35,7 +35,7 @@ export const addVip = defineTool({
       );
     return toolOk({
       added: grouped(entries),
-      vips: grouped(await ctx.services.vips.everyone(ctx.principal.accountId)),
+      vips: grouped(await ctx.services.vips.everyone(ctx.principal)),
     });
   },
 });

@@ -14,6 +14,6 @@ export const listVips = defineTool({
   output: payload(GROUPED.shape),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
-    return toolOk(grouped(await ctx.services.vips.everyone(ctx.principal.accountId)));
+    return toolOk(grouped(await ctx.services.vips.everyone(ctx.principal)));
   },
 });

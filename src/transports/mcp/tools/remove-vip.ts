@@ -30,7 +30,7 @@ export const removeVip = defineTool({
           .map((s) => JSON.stringify(s.slice(0, 80)))
           .join(', ')}.`,
       );
-    const current = await ctx.services.vips.everyone(ctx.principal.accountId);
+    const current = await ctx.services.vips.everyone(ctx.principal);
     const key = (e: VipEntry) => `${e.kind}:${e.value}`;
     const have = new Set(current.map(key));
     const onList = entries.filter((e) => have.has(key(e)));
@@ -50,7 +50,7 @@ export const removeVip = defineTool({
       removed: true,
       removedEntries: grouped(onList),
       notOnList: grouped(notOnList),
-      vips: grouped(await ctx.services.vips.everyone(ctx.principal.accountId)),
+      vips: grouped(await ctx.services.vips.everyone(ctx.principal)),
     });
   },
 });
