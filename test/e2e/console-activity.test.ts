@@ -1,14 +1,11 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
-import { silentLogger } from '../../src/lib/logger.ts';
-import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
-import { artifactPath, launchBrowser } from '../rig/browser.ts';
-import { buildMessage, freePort, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
+import { artifactPath } from '../rig/browser.ts';
+import { buildMessage, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
+import { consoleInChromium, seriousAccessibilityProblems } from '../support/console-browser.ts';
 import { connectImapInbox, mailboxState } from '../support/imap-inbox.ts';
-import { seriousAccessibilityProblems, signedInConsole } from '../support/console-browser.ts';
-import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import { agentOf, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
 
 // Settings → Activity in Chromium against a real IMAP server: a change an agent made is described in words, and
 // the person's Undo puts the mailbox back exactly (listed with a direct IMAP client before and after).
@@ -16,17 +13,15 @@ describe('the person undoes an agent’s change from Activity', () => {
   const USER = 'erin';
   const PASSWORD = 'erin-imap-password';
   let dovecot: Dovecot;
+  const rig = consoleInChromium();
   let app: App;
-  let server: RunningServer;
-  let browser: Browser;
   let page: Page;
-  let cspViolations: string[];
   let call: ReturnType<typeof toolCaller>;
   let inboxId: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    [dovecot, browser] = await Promise.all([startDovecot({ users: { [USER]: PASSWORD } }), launchBrowser()]);
+    ({ app, page } = rig);
+    dovecot = await startDovecot({ users: { [USER]: PASSWORD } });
     await seedMaildir({
       maildir: dovecot.maildirOf(USER),
       messages: [1, 2, 3].map((i) => ({
@@ -42,22 +37,11 @@ describe('the person undoes an agent’s change from Activity', () => {
         internalDate: new Date(Date.UTC(2026, 9, i)),
       })),
     });
-    app = await createTestApp({ config: { baseUrl: `http://127.0.0.1:${String(port)}` } });
-    server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
-    ({ call } = await agentOn(app));
+    ({ call } = await agentOf(app, rig.web));
     inboxId = await connectImapInbox(app, call, { dovecot, user: USER, password: PASSWORD });
-    ({ page, cspViolations } = await signedInConsole(browser, app.config.baseUrl));
   }, 120_000);
 
-  // The pages' own policy was enforced throughout: nothing they need was refused.
-  afterEach(() => {
-    expect(cspViolations.splice(0)).toEqual([]);
-  });
-
   afterAll(async () => {
-    await browser.close();
-    await server.close(1000);
-    await app.close();
     await dovecot.stop();
   });
 

@@ -1,41 +1,20 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
-import { silentLogger } from '../../src/lib/logger.ts';
-import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
-import { artifactPath, launchBrowser } from '../rig/browser.ts';
-import { freePort } from '../rig/index.ts';
+import { artifactPath } from '../rig/browser.ts';
 import { addWorkInbox } from '../support/agent-rpc.ts';
-import { seriousAccessibilityProblems, signedInConsole } from '../support/console-browser.ts';
-import { createTestApp } from '../support/test-app.ts';
+import { consoleInChromium, seriousAccessibilityProblems } from '../support/console-browser.ts';
 import { mcp2025Headers } from '../support/tool-caller.ts';
-import { setUpOwner } from '../support/web-client.ts';
 
 // Decisions 0141 and 0142 in Chromium: the person makes a key that may only write drafts, by the boxes' labels as
 // anyone reading the page (or a screen reader) finds them, and later lets it tidy too; and one that reaches only one
 // inbox. The key's agent sees each at once.
 describe('the person chooses what a key’s agent may do', () => {
+  const rig = consoleInChromium();
   let app: App;
-  let server: RunningServer;
-  let browser: Browser;
   let page: Page;
-  let cspViolations: string[];
-
-  beforeAll(async () => {
-    const port = await freePort();
-    browser = await launchBrowser();
-    app = await createTestApp({ config: { baseUrl: `http://127.0.0.1:${String(port)}` } });
-    server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
-    await setUpOwner(app);
-    ({ page, cspViolations } = await signedInConsole(browser, app.config.baseUrl));
-  }, 60_000);
-  afterEach(() => {
-    expect(cspViolations.splice(0)).toEqual([]);
-  });
-  afterAll(async () => {
-    await browser.close();
-    await server.close(1000);
-    await app.close();
+  beforeAll(() => {
+    ({ app, page } = rig);
   });
 
   const toolNames = async (key: string) => {

@@ -1,54 +1,33 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import type { AccountId } from '../../src/core/accounts/account.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
-import { silentLogger } from '../../src/lib/logger.ts';
-import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
-import { artifactPath, launchBrowser } from '../rig/browser.ts';
-import { freePort } from '../rig/index.ts';
+import { artifactPath } from '../rig/browser.ts';
 import {
+  consoleInChromium,
   PERSON_LOCALE,
   PERSON_ZONE,
   seriousAccessibilityProblems,
-  signedInConsole,
 } from '../support/console-browser.ts';
-import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import { agentOf, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
 
 // The Inboxes page in Chromium: the last sync and the messages in the window, errors in words with the fix, the
 // folders to sync (changed here, read back from the store), and Add an inbox with its refusals next to the field.
 describe('the person’s Inboxes page', () => {
+  const rig = consoleInChromium({ config: { syncWindow: 40 } });
   let app: App;
-  let server: RunningServer;
-  let browser: Browser;
   let page: Page;
-  let cspViolations: string[];
   let call: ReturnType<typeof toolCaller>;
   let inboxId: string;
   let accountId: AccountId;
 
   beforeAll(async () => {
-    const port = await freePort();
-    browser = await launchBrowser();
-    app = await createTestApp({ config: { baseUrl: `http://127.0.0.1:${String(port)}`, syncWindow: 40 } });
-    server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
-    ({ call } = await agentOn(app));
+    ({ app, page } = rig);
+    ({ call } = await agentOf(app, rig.web));
     accountId = (await app.stores.accounts.findByEmail('owner@example.test'))!.id;
     inboxId = (expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
     expectToolOk(await call('sync_inbox', { inboxId }));
-    ({ page, cspViolations } = await signedInConsole(browser, app.config.baseUrl));
-  }, 60_000);
-
-  // The pages' own policy was enforced throughout: nothing they need was refused.
-  afterEach(() => {
-    expect(cspViolations.splice(0)).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser.close();
-    await server.close(1000);
-    await app.close();
   });
 
   it('shows the last sync and the window, and changes the folders to sync', async () => {

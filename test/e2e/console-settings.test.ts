@@ -1,24 +1,17 @@
-import { wholeAccount } from '../../src/core/auth/inbox-reach.ts';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import type { AccountId } from '../../src/core/accounts/account.ts';
-import { silentLogger } from '../../src/lib/logger.ts';
-import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
-import { artifactPath, launchBrowser } from '../rig/browser.ts';
-import { freePort } from '../rig/index.ts';
-import { seriousAccessibilityProblems, signedInConsole } from '../support/console-browser.ts';
-import { createTestApp } from '../support/test-app.ts';
-import { setUpOwner } from '../support/web-client.ts';
+import { wholeAccount } from '../../src/core/auth/inbox-reach.ts';
+import { artifactPath } from '../rig/browser.ts';
+import { consoleInChromium, seriousAccessibilityProblems } from '../support/console-browser.ts';
 
 // Settings → Sending, VIPs and triage in Chromium: every form refuses bad input with the message next to the
 // field and changes nothing (read back from the services), and saves good input exactly as the tools would.
 describe('the person’s own settings in the console', () => {
+  const rig = consoleInChromium();
   let app: App;
-  let server: RunningServer;
-  let browser: Browser;
   let page: Page;
-  let cspViolations: string[];
   let accountId: AccountId;
   const state = async () => ({
     sending: await app.services.tools.sending.isEnabled(accountId),
@@ -27,24 +20,8 @@ describe('the person’s own settings in the console', () => {
   });
 
   beforeAll(async () => {
-    const port = await freePort();
-    browser = await launchBrowser();
-    app = await createTestApp({ config: { baseUrl: `http://127.0.0.1:${String(port)}` } });
-    server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
-    await setUpOwner(app);
+    ({ app, page } = rig);
     accountId = (await app.stores.accounts.findByEmail('owner@example.test'))!.id;
-    ({ page, cspViolations } = await signedInConsole(browser, app.config.baseUrl));
-  }, 60_000);
-
-  // The pages' own policy was enforced throughout: nothing they need was refused.
-  afterEach(() => {
-    expect(cspViolations.splice(0)).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser.close();
-    await server.close(1000);
-    await app.close();
   });
 
   const open = async () => {

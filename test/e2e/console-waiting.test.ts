@@ -1,24 +1,18 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DemoMailbox } from '../../src/adapters/mail/demo/demo-mailbox.ts';
 import type { App } from '../../src/app.ts';
 import type { AccountId } from '../../src/core/accounts/account.ts';
-import { silentLogger } from '../../src/lib/logger.ts';
-import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
-import { artifactPath, launchBrowser } from '../rig/browser.ts';
-import { freePort } from '../rig/index.ts';
-import { seriousAccessibilityProblems, signedInConsole } from '../support/console-browser.ts';
-import { createTestApp } from '../support/test-app.ts';
-import { agentOn, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
+import { artifactPath } from '../rig/browser.ts';
+import { consoleInChromium, seriousAccessibilityProblems } from '../support/console-browser.ts';
+import { agentOf, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
 
 // Waiting for you, in Chromium on the demo inbox: a send an agent asked for is shown with who asked; the person's
 // Send sends it exactly once (a replayed form sends nothing more), and Discard makes the agent's code useless.
 describe('the person sends or discards what agents asked to send', () => {
+  const rig = consoleInChromium();
   let app: App;
-  let server: RunningServer;
-  let browser: Browser;
   let page: Page;
-  let cspViolations: string[];
   let call: ReturnType<typeof toolCaller>;
   let inboxId: string;
   let accountId = '';
@@ -26,26 +20,11 @@ describe('the person sends or discards what agents asked to send', () => {
   const sent = () => new DemoMailbox(app.db, inboxId).rows('Sent').then((r) => r.length);
 
   beforeAll(async () => {
-    const port = await freePort();
-    browser = await launchBrowser();
-    app = await createTestApp({ config: { baseUrl: `http://127.0.0.1:${String(port)}` } });
-    server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
-    ({ call } = await agentOn(app));
+    ({ app, page } = rig);
+    ({ call } = await agentOf(app, rig.web));
     inboxId = (expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
     accountId = (await app.stores.accounts.findByEmail('owner@example.test'))!.id;
     expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
-    ({ page, cspViolations } = await signedInConsole(browser, app.config.baseUrl));
-  }, 60_000);
-
-  // The pages' own policy was enforced throughout: nothing they need was refused.
-  afterEach(() => {
-    expect(cspViolations.splice(0)).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser.close();
-    await server.close(1000);
-    await app.close();
   });
 
   const draft = async (subject: string) =>

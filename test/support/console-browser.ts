@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { OWNER } from './web-client.ts';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import type { App } from '../../src/app.ts';
+import type { Config } from '../../src/config/index.ts';
+import { silentLogger } from '../../src/lib/logger.ts';
+import { listen, type RunningServer } from '../../src/transports/http/serve.ts';
+import { launchBrowser } from '../rig/browser.ts';
+import { freePort } from '../rig/index.ts';
+import { createTestApp } from './test-app.ts';
+import { OWNER, setUpOwner, type WebClient } from './web-client.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -44,4 +52,64 @@ export async function seriousAccessibilityProblems(target: Page | Frame): Promis
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => v.id + ' (' + v.impact + ', ' + v.nodes.length + ' nodes)'))`,
   );
+}
+
+/** The console of `consoleInChromium`, ready once its beforeAll has run. */
+export interface ConsoleRig {
+  readonly app: App;
+  /** Chromium signed in as the owner (`signedInConsole`). */
+  readonly page: Page;
+  /** The owner's own HTTP client, signed in too: for what a test sets up without the browser (an agent's key). */
+  readonly web: WebClient;
+}
+
+/**
+ * The console served on a free port of 127.0.0.1 with its owner set up, and Chromium signed in as them: one for the
+ * describe block that calls this. Registers its own hooks — before all: the app, its server, the browser, the owner
+ * and the sign-in; after each: the pages' own Content-Security-Policy refused nothing they need; after all: all of it
+ * closed. A test's own beforeAll runs after it, and reads the fields.
+ */
+export function consoleInChromium(options: { readonly config?: Partial<Config> } = {}): ConsoleRig {
+  let browser: Browser | undefined;
+  let app: App | undefined;
+  let server: RunningServer | undefined;
+  let ready: (ConsoleRig & { readonly cspViolations: string[] }) | undefined;
+  const get = () => {
+    if (ready === undefined)
+      throw new Error('the console is set up in beforeAll: read it in a test or a later hook');
+    return ready;
+  };
+
+  beforeAll(async () => {
+    const port = await freePort();
+    browser = await launchBrowser();
+    app = await createTestApp({ config: { ...options.config, baseUrl: `http://127.0.0.1:${String(port)}` } });
+    server = await listen(app.fetch, { host: '127.0.0.1', port, log: silentLogger });
+    const web = await setUpOwner(app);
+    const { page, cspViolations } = await signedInConsole(browser, app.config.baseUrl);
+    ready = { app, page, web, cspViolations };
+  }, 60_000);
+
+  // The pages' own policy was enforced throughout: nothing they need was refused.
+  afterEach(() => {
+    expect(get().cspViolations.splice(0)).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close(1000);
+    await app?.close();
+  });
+
+  return {
+    get app() {
+      return get().app;
+    },
+    get page() {
+      return get().page;
+    },
+    get web() {
+      return get().web;
+    },
+  };
 }

@@ -158,9 +158,17 @@ export async function agentOn(
   app: App,
 ): Promise<{ web: WebClient; key: string; call: ReturnType<typeof toolCaller> }> {
   const web = await setUpOwner(app);
+  return { web, ...(await agentOf(app, web)) };
+}
+
+/** An API key made by an owner already set up (`web` signed in as them), on a pro plan (3 keys), and its caller. */
+export async function agentOf(
+  app: App,
+  web: WebClient,
+): Promise<{ key: string; call: ReturnType<typeof toolCaller> }> {
   await app.services.accounts.setPlan('owner@example.test', 'pro');
   const key = await createKeyViaPage(web);
-  return { web, key, call: toolCaller(app, key) };
+  return { key, call: toolCaller(app, key) };
 }
 
 /** A download link (`get_attachment`) to the first attachment among an inbox's synced messages, asked for by `call`. */
