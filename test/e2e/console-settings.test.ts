@@ -205,6 +205,46 @@ describe('the person’s own settings in the console', () => {
     expect((await state()).profile.defaults.junk.blockedDomains).toEqual([]);
   });
 
+  it('an inbox’s own triage settings are shown in words, and the person lets it follow the ones above again', async () => {
+    const [inbox] = await app.services.tools.inboxes.all(wholeAccount(accountId));
+    if (inbox === undefined) throw new Error('no demo inbox');
+    // As an agent that reaches only that inbox sets them (decision 0143), beside a screening list of its own.
+    const set = await app.services.tools.profiles.update(
+      { accountId, inboxes: new Set([inbox.id]) },
+      {
+        inboxes: {
+          [inbox.id]: {
+            cadence: { everyHours: 2 },
+            quietHours: null,
+            junk: {
+              screenUnknownSenders: false,
+              notes: '<b>Invoices</b> are never junk',
+              blockedDomains: ['x.example'],
+            },
+          },
+        },
+      },
+      'agent',
+    );
+    expect(set.ok).toBe(true);
+    await open();
+    const heading = `${inbox.label} keeps its own triage settings`;
+    expect(await page.getByRole('heading', { name: heading }).count()).toBe(1);
+    expect(await page.locator('ul.own-triage li').allTextContents()).toEqual([
+      'Hours between triage passes: 2',
+      'Quiet hours: none',
+      'Screen junk from senders who are neither VIPs nor known good: off',
+      'Guidance for screening junk: <b>Invoices</b> are never junk',
+    ]);
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
+    await page.getByRole('button', { name: `Use the settings above for ${inbox.label}` }).click();
+    await page.waitForURL(/saved=inbox-triage/);
+    expect(await page.getByRole('status').textContent()).toContain('follows your triage settings again');
+    // Its own screening list stays: it has its own control, below.
+    expect((await state()).profile.inboxes[inbox.id]).toEqual({ junk: { blockedDomains: ['x.example'] } });
+    expect(await page.getByRole('heading', { name: heading }).count()).toBe(0);
+  });
+
   // Last: it ends every other session of the account (this page's own goes on with the new one).
   it('the password is changed with the current one; a reset link opens its own form', async () => {
     await page.goto(`${app.config.baseUrl}/settings`);

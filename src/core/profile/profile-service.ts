@@ -11,6 +11,7 @@ import {
   effectivePrefs,
   loosening,
   patchWithin,
+  withoutOwnTriage,
   screeningEntryKey,
   TRIAGE_PROFILE,
   type ScreeningList,
@@ -120,6 +121,14 @@ export class ProfileService {
       });
     });
     return found;
+  }
+
+  /** The person lets an inbox follow the defaults' triage settings again (`withoutOwnTriage`). */
+  async useDefaultTriage(accountId: AccountId, inboxId: string): Promise<void> {
+    if ((await this.get(accountId)).inboxes[inboxId] === undefined) return;
+    const saved = await this.amend(accountId, (p) => withoutOwnTriage(p, inboxId));
+    // Taking settings out of a profile that parsed cannot make it invalid; say so loudly if it ever does.
+    if (!saved.ok) throw new Error(`own triage settings refused by the profile: ${saved.error.message}`);
   }
 
   /** Drops a removed inbox's override: its own lists and settings would otherwise outlive it (decision 0117). */

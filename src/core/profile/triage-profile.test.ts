@@ -7,9 +7,11 @@ import {
   deepMerge,
   effectivePrefs,
   loosening,
+  ownTriage,
   patchWithin,
   TRIAGE_PROFILE,
   type TriageProfile,
+  withoutOwnTriage,
 } from './triage-profile.ts';
 
 const INBOX = 'inbox_aaaaaaaaaaaaaaaaaaaa';
@@ -160,5 +162,32 @@ describe('triage profile', () => {
     // Not a patch the schema takes: left to it, refused as invalid_arguments with its path.
     expect(patchWithin({ inboxes: 'all' }, reach)).toBe(true);
     expect(patchWithin({ sideways: {} }, reach)).toBe(true);
+  });
+
+  it('an inbox’s own triage settings: found apart from its lists, VIPs and sending; dropped alone, or the override with them', () => {
+    const OTHER = 'inbox_bbbbbbbbbbbbbbbbbbbb';
+    const p = TRIAGE_PROFILE.parse(
+      deepMerge(DEFAULT_PROFILE, {
+        inboxes: {
+          [INBOX]: {
+            quietHours: null,
+            junk: { notes: '', blockedSenders: ['a@x.test'] },
+            vip: { people: ['b@x.test'] },
+          },
+          [OTHER]: { cadence: { everyHours: null } },
+        },
+      }),
+    );
+    expect(ownTriage(p.inboxes[INBOX]!)).toEqual({ quietHours: null, notes: '' });
+    expect(ownTriage(p.inboxes[OTHER]!)).toEqual({ everyHours: null });
+    expect(
+      ownTriage({ junk: { blockedSenders: [] }, sending: { requireInAppConfirmation: true } }),
+    ).toBeUndefined();
+    const dropped = withoutOwnTriage(withoutOwnTriage(p, INBOX), OTHER);
+    expect(dropped.inboxes).toEqual({
+      [INBOX]: { junk: { blockedSenders: ['a@x.test'] }, vip: { people: ['b@x.test'] } },
+    });
+    expect(dropped.defaults).toEqual(p.defaults);
+    expect(withoutOwnTriage(dropped, 'inbox_cccccccccccccccccccc')).toBe(dropped);
   });
 });

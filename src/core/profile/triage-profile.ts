@@ -90,6 +90,8 @@ export const INBOX_OVERRIDE = z.strictObject({
   sending: TRIAGE_PREFS.shape.sending.partial().optional(),
 });
 
+export type InboxOverride = z.output<typeof INBOX_OVERRIDE>;
+
 export const TRIAGE_PROFILE = z.strictObject({
   defaults: TRIAGE_PREFS,
   inboxes: z.record(
@@ -200,6 +202,43 @@ export function patchWithin(patch: unknown, reach: InboxReach): boolean {
     if (key !== 'inboxes' || typeof value !== 'object' || value === null) return true;
     return Object.keys(value).every((id) => reaches(reach, id));
   });
+}
+
+/**
+ * An inbox's own triage settings — those the console's Triage form sets for every inbox: the cadence, quiet hours
+ * (null: none, in place of the defaults' hours), screening unknown senders and the guidance for it — or undefined
+ * when the inbox follows the defaults in all of them. An agent may have set them (0143), and the person sees them.
+ */
+export interface OwnTriage {
+  readonly everyHours?: number | null;
+  readonly quietHours?: TriagePrefs['quietHours'];
+  readonly screenUnknownSenders?: boolean;
+  readonly notes?: string;
+}
+
+export function ownTriage(o: InboxOverride): OwnTriage | undefined {
+  const own: OwnTriage = {
+    ...(o.cadence?.everyHours !== undefined && { everyHours: o.cadence.everyHours }),
+    ...(o.quietHours !== undefined && { quietHours: o.quietHours }),
+    ...(o.junk?.screenUnknownSenders !== undefined && { screenUnknownSenders: o.junk.screenUnknownSenders }),
+    ...(o.junk?.notes !== undefined && { notes: o.junk.notes }),
+  };
+  return Object.keys(own).length === 0 ? undefined : own;
+}
+
+/**
+ * The profile with one inbox's own triage settings (`ownTriage`) dropped, so that it follows the defaults in them;
+ * its own screening lists, VIP people and confirming in the app stay, each with its own control. An override left
+ * with nothing is dropped.
+ */
+export function withoutOwnTriage(p: TriageProfile, inboxId: string): TriageProfile {
+  const o = p.inboxes[inboxId];
+  if (o === undefined) return p;
+  const { cadence: _cadence, quietHours: _quiet, junk, ...rest } = o;
+  const { screenUnknownSenders: _screen, notes: _notes, ...lists } = junk ?? {};
+  const kept: InboxOverride = { ...rest, ...(Object.keys(lists).length > 0 && { junk: lists }) };
+  const inboxes = Object.fromEntries(Object.entries(p.inboxes).filter(([id]) => id !== inboxId));
+  return { ...p, inboxes: Object.keys(kept).length === 0 ? inboxes : { ...inboxes, [inboxId]: kept } };
 }
 
 /** A screening list's entry as the screening rules compare it: an address by its addressKey, a domain by its domainKey. */

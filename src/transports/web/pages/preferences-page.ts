@@ -1,13 +1,19 @@
 import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
 import type { Account } from '../../../core/accounts/account.ts';
-import type { ScreeningList, TriageProfile } from '../../../core/profile/triage-profile.ts';
+import {
+  ownTriage,
+  type OwnTriage,
+  type ScreeningList,
+  type TriageProfile,
+} from '../../../core/profile/triage-profile.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
 import { wholeAccount } from '../../../core/auth/inbox-reach.ts';
+import { parseInboxId } from '../../../core/inboxes/inbox.ts';
 
 /** A field's message, shown next to it and tied to it for screen readers. */
 type FieldErrors = Readonly<Record<string, string>>;
@@ -18,6 +24,7 @@ const SAVED: Readonly<Record<string, string>> = {
   vip: 'Saved: your VIP list.',
   triage: 'Saved: your triage settings.',
   screening: 'Saved: your screening lists.',
+  'inbox-triage': 'Saved: that inbox follows your triage settings again.',
 };
 
 /** A one-button form that sets one value: a switch. */
@@ -200,6 +207,26 @@ ${v['notes'] ?? ''}</textarea>
             ${fieldError(errors, 'notes')}
             <button type="submit">Save triage settings</button>
           </form>
+          ${Object.entries(profile.inboxes).flatMap(([id, o]) => {
+            const own = ownTriage(o);
+            const label = labels.get(id) ?? 'An inbox you removed';
+            return own === undefined
+              ? []
+              : [
+                  html`<h4>${label} keeps its own triage settings</h4>
+                    <p class="muted">
+                      An agent may have set them. For this inbox they take the place of those above.
+                    </p>
+                    <ul class="own-triage">
+                      ${ownTriageLines(own).map((line) => html`<li>${line}</li>`)}
+                    </ul>
+                    <form method="post" action="/settings/preferences/inbox-triage">
+                      ${csrfField(csrf)}
+                      <input type="hidden" name="inbox" value="${id}" />
+                      <button class="secondary" type="submit">Use the settings above for ${label}</button>
+                    </form>`,
+                ];
+          })}
           <h3>Screening lists</h3>
           <p class="muted">
             Your rescues and reports add to them, and so can agents. Screening never hands out mail from
@@ -256,6 +283,15 @@ ${v['notes'] ?? ''}</textarea>
         return render(c, account, { status: 400, values: { vip }, errors: { vip: added.error.message } });
     }
     return c.redirect('/settings/preferences?saved=vip', 303);
+  });
+
+  app.post('/settings/preferences/inbox-triage', requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const { inbox } = await formFields(c, 'inbox');
+    // Idempotent: a second press (or one for an inbox that follows the defaults already) changes nothing.
+    if (parseInboxId(inbox) === undefined) return render(c, account, { status: 400, errors: {} });
+    await deps.profiles.useDefaultTriage(account.id, inbox);
+    return c.redirect('/settings/preferences?saved=inbox-triage', 303);
   });
 
   app.post('/settings/preferences/screening', requireSignIn, async (c) => {
@@ -374,6 +410,26 @@ function screeningList(
           </form>`
         : ''
     }`;
+}
+
+/** An inbox's own triage settings in the Triage form's words. */
+function ownTriageLines(own: OwnTriage): string[] {
+  const lines: string[] = [];
+  if (own.everyHours !== undefined)
+    lines.push(
+      `Hours between triage passes: ${own.everyHours === null ? 'no limit' : String(own.everyHours)}`,
+    );
+  if (own.quietHours !== undefined) {
+    const q = own.quietHours;
+    lines.push(`Quiet hours: ${q === null ? 'none' : `${q.start} to ${q.end} (${q.timezone})`}`);
+  }
+  if (own.screenUnknownSenders !== undefined)
+    lines.push(
+      `Screen junk from senders who are neither VIPs nor known good: ${own.screenUnknownSenders ? 'on' : 'off'}`,
+    );
+  if (own.notes !== undefined)
+    lines.push(`Guidance for screening junk: ${own.notes === '' ? 'none' : own.notes}`);
+  return lines;
 }
 
 /** Profile paths, as the schema reports them, to the form's fields. */
