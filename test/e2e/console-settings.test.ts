@@ -205,7 +205,7 @@ describe('the person’s own settings in the console', () => {
     expect((await state()).profile.defaults.junk.blockedDomains).toEqual([]);
   });
 
-  it('an inbox’s own triage settings are shown in words, and the person lets it follow the ones above again', async () => {
+  it('an inbox’s own triage settings are shown in words; the person lets it follow the settings, then the lists, above again', async () => {
     const [inbox] = await app.services.tools.inboxes.all(wholeAccount(accountId));
     if (inbox === undefined) throw new Error('no demo inbox');
     // As an agent that reaches only that inbox sets them (decision 0143), beside a screening list of its own.
@@ -243,6 +243,10 @@ describe('the person’s own settings in the console', () => {
     // Its own screening list stays: it has its own control, below.
     expect((await state()).profile.inboxes[inbox.id]).toEqual({ junk: { blockedDomains: ['x.example'] } });
     expect(await page.getByRole('heading', { name: heading }).count()).toBe(0);
+    await page.getByRole('button', { name: `Use the lists above for ${inbox.label}` }).click();
+    await page.waitForURL(/saved=inbox-lists/);
+    expect((await state()).profile.inboxes[inbox.id]).toBeUndefined();
+    expect(await page.getByRole('heading', { name: `${inbox.label} keeps its own` }).count()).toBe(0);
   });
 
   // Last: it ends every other session of the account (this page's own goes on with the new one).

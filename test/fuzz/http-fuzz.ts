@@ -357,7 +357,7 @@ const FORMS = [
   '/settings/preferences/triage',
   '/settings/preferences/vip',
   '/settings/preferences/screening',
-  '/settings/preferences/inbox-triage',
+  '/settings/preferences/inbox-defaults',
   '/settings/preferences/confirm-in-app',
   // The owner's current password is never among the generated values: a change is refused (and counted).
   '/settings/password',

@@ -11,7 +11,8 @@ import {
   effectivePrefs,
   loosening,
   patchWithin,
-  withoutOwnTriage,
+  withoutOwn,
+  type OwnPart,
   screeningEntryKey,
   TRIAGE_PROFILE,
   type ScreeningList,
@@ -123,10 +124,10 @@ export class ProfileService {
     return found;
   }
 
-  /** The person lets an inbox follow the defaults' triage settings again (`withoutOwnTriage`). */
-  async useDefaultTriage(accountId: AccountId, inboxId: string): Promise<void> {
+  /** The person lets an inbox follow the defaults again in its triage settings or its screening lists (`withoutOwn`). */
+  async useDefaults(accountId: AccountId, inboxId: string, part: OwnPart): Promise<void> {
     if ((await this.get(accountId)).inboxes[inboxId] === undefined) return;
-    const saved = await this.amend(accountId, (p) => withoutOwnTriage(p, inboxId));
+    const saved = await this.amend(accountId, (p) => withoutOwn(p, inboxId, part));
     // Taking settings out of a profile that parsed cannot make it invalid; say so loudly if it ever does.
     if (!saved.ok) throw new Error(`own triage settings refused by the profile: ${saved.error.message}`);
   }

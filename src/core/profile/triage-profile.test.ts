@@ -11,7 +11,7 @@ import {
   patchWithin,
   TRIAGE_PROFILE,
   type TriageProfile,
-  withoutOwnTriage,
+  withoutOwn,
 } from './triage-profile.ts';
 
 const INBOX = 'inbox_aaaaaaaaaaaaaaaaaaaa';
@@ -164,7 +164,7 @@ describe('triage profile', () => {
     expect(patchWithin({ sideways: {} }, reach)).toBe(true);
   });
 
-  it('an inbox’s own triage settings: found apart from its lists, VIPs and sending; dropped alone, or the override with them', () => {
+  it('an inbox’s own triage settings found apart from its lists, VIPs and sending; either dropped alone, the override when empty', () => {
     const OTHER = 'inbox_bbbbbbbbbbbbbbbbbbbb';
     const p = TRIAGE_PROFILE.parse(
       deepMerge(DEFAULT_PROFILE, {
@@ -183,11 +183,22 @@ describe('triage profile', () => {
     expect(
       ownTriage({ junk: { blockedSenders: [] }, sending: { requireInAppConfirmation: true } }),
     ).toBeUndefined();
-    const dropped = withoutOwnTriage(withoutOwnTriage(p, INBOX), OTHER);
+    const dropped = withoutOwn(withoutOwn(p, INBOX, 'triage'), OTHER, 'triage');
     expect(dropped.inboxes).toEqual({
       [INBOX]: { junk: { blockedSenders: ['a@x.test'] }, vip: { people: ['b@x.test'] } },
     });
     expect(dropped.defaults).toEqual(p.defaults);
-    expect(withoutOwnTriage(dropped, 'inbox_cccccccccccccccccccc')).toBe(dropped);
+    expect(withoutOwn(dropped, 'inbox_cccccccccccccccccccc', 'triage')).toBe(dropped);
+    // The lists instead: the triage settings stay, quiet hours of none too.
+    expect(withoutOwn(p, INBOX, 'lists').inboxes[INBOX]).toEqual({
+      quietHours: null,
+      junk: { notes: '' },
+      vip: { people: ['b@x.test'] },
+    });
+    expect(withoutOwn(withoutOwn(dropped, INBOX, 'lists'), INBOX, 'lists').inboxes[INBOX]).toEqual({
+      vip: { people: ['b@x.test'] },
+    });
+    expect(withoutOwn(p, OTHER, 'lists').inboxes[OTHER]).toEqual({ cadence: { everyHours: null } });
+    expect(withoutOwn(withoutOwn(p, OTHER, 'lists'), OTHER, 'triage').inboxes[OTHER]).toBeUndefined();
   });
 });

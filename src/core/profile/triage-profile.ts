@@ -227,18 +227,34 @@ export function ownTriage(o: InboxOverride): OwnTriage | undefined {
 }
 
 /**
- * The profile with one inbox's own triage settings (`ownTriage`) dropped, so that it follows the defaults in them;
- * its own screening lists, VIP people and confirming in the app stay, each with its own control. An override left
- * with nothing is dropped.
+ * What of an inbox's own the person can hand back to the defaults in one go: its triage settings (`ownTriage`), or
+ * its screening lists. VIP people and confirming in the app have their own controls.
  */
-export function withoutOwnTriage(p: TriageProfile, inboxId: string): TriageProfile {
+export type OwnPart = 'triage' | 'lists';
+
+/**
+ * The profile with one part of an inbox's override dropped, so that the inbox follows the defaults in it; the rest
+ * of the override stays, and an override left with nothing is dropped.
+ */
+export function withoutOwn(p: TriageProfile, inboxId: string, part: OwnPart): TriageProfile {
   const o = p.inboxes[inboxId];
   if (o === undefined) return p;
-  const { cadence: _cadence, quietHours: _quiet, junk, ...rest } = o;
-  const { screenUnknownSenders: _screen, notes: _notes, ...lists } = junk ?? {};
-  const kept: InboxOverride = { ...rest, ...(Object.keys(lists).length > 0 && { junk: lists }) };
+  const { cadence, quietHours, junk, ...rest } = o;
+  const { screenUnknownSenders, notes, knownGoodSenders, blockedSenders, blockedDomains } = junk ?? {};
+  const keptJunk = definedOnly(
+    part === 'triage'
+      ? { knownGoodSenders, blockedSenders, blockedDomains }
+      : { screenUnknownSenders, notes },
+  );
+  const kept = definedOnly({ ...rest, ...(part === 'lists' && { cadence, quietHours }), junk: keptJunk });
   const inboxes = Object.fromEntries(Object.entries(p.inboxes).filter(([id]) => id !== inboxId));
-  return { ...p, inboxes: Object.keys(kept).length === 0 ? inboxes : { ...inboxes, [inboxId]: kept } };
+  return { ...p, inboxes: kept === undefined ? inboxes : { ...inboxes, [inboxId]: kept } };
+}
+
+/** The object's fields that are not undefined, or undefined when none is. */
+function definedOnly(o: object): Record<string, unknown> | undefined {
+  const kept = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  return Object.keys(kept).length === 0 ? undefined : kept;
 }
 
 /** A screening list's entry as the screening rules compare it: an address by its addressKey, a domain by its domainKey. */

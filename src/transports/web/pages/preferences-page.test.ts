@@ -146,9 +146,11 @@ describe('what agents leave for each other', () => {
     expect(web.lastHtml).toContain('nope.example is not on blocked domains.');
     const unknown = await web.post('/settings/preferences/screening', { list: 'vip', entry: 'x@y.example' });
     expect(unknown.status).toBe(400);
-    // An inbox's own triage settings dropped: only an inbox id is taken; its screening lists stay.
-    expect((await web.post('/settings/preferences/inbox-triage', { inbox: 'defaults' })).status).toBe(400);
-    expect((await web.post('/settings/preferences/inbox-triage', {})).status).toBe(400);
+    // An inbox following the defaults again: only an inbox id, and its triage settings or its lists, are taken.
+    const own = '/settings/preferences/inbox-defaults';
+    expect((await web.post(own, { inbox: 'defaults', part: 'lists' })).status).toBe(400);
+    expect((await web.post(own, { inbox: 'inbox_aaaaaaaaaaaaaaaaaaaa', part: 'vip' })).status).toBe(400);
+    expect((await web.post(own, {})).status).toBe(400);
     expect((await junk())[0]).toEqual(known.slice(0, 51));
   });
 

@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import type { Account } from '../../../core/accounts/account.ts';
 import {
   ownTriage,
+  type OwnPart,
   type OwnTriage,
   type ScreeningList,
   type TriageProfile,
@@ -25,6 +26,7 @@ const SAVED: Readonly<Record<string, string>> = {
   triage: 'Saved: your triage settings.',
   screening: 'Saved: your screening lists.',
   'inbox-triage': 'Saved: that inbox follows your triage settings again.',
+  'inbox-lists': 'Saved: that inbox follows your screening lists again.',
 };
 
 /** A one-button form that sets one value: a switch. */
@@ -220,11 +222,7 @@ ${v['notes'] ?? ''}</textarea>
                     <ul class="own-triage">
                       ${ownTriageLines(own).map((line) => html`<li>${line}</li>`)}
                     </ul>
-                    <form method="post" action="/settings/preferences/inbox-triage">
-                      ${csrfField(csrf)}
-                      <input type="hidden" name="inbox" value="${id}" />
-                      <button class="secondary" type="submit">Use the settings above for ${label}</button>
-                    </form>`,
+                    ${useDefaultsForm(csrf, id, 'triage', `Use the settings above for ${label}`)}`,
                 ];
           })}
           <h3>Screening lists</h3>
@@ -239,7 +237,8 @@ ${v['notes'] ?? ''}</textarea>
               ? ''
               : html`<h4>${labels.get(id) ?? 'An inbox you removed'} keeps its own</h4>
                   <p class="muted">For this inbox, these take the place of the lists above.</p>
-                  ${screeningLists(csrf, id, o.junk)}`,
+                  ${screeningLists(csrf, id, o.junk)}
+                  ${useDefaultsForm(csrf, id, 'lists', `Use the lists above for ${labels.get(id) ?? 'this inbox'}`)}`,
           )}`,
       }),
       o.status ?? 200,
@@ -285,13 +284,14 @@ ${v['notes'] ?? ''}</textarea>
     return c.redirect('/settings/preferences?saved=vip', 303);
   });
 
-  app.post('/settings/preferences/inbox-triage', requireSignIn, async (c) => {
+  app.post('/settings/preferences/inbox-defaults', requireSignIn, async (c) => {
     const account = signedInAccount(c);
-    const { inbox } = await formFields(c, 'inbox');
+    const { inbox, part } = await formFields(c, 'inbox', 'part');
     // Idempotent: a second press (or one for an inbox that follows the defaults already) changes nothing.
-    if (parseInboxId(inbox) === undefined) return render(c, account, { status: 400, errors: {} });
-    await deps.profiles.useDefaultTriage(account.id, inbox);
-    return c.redirect('/settings/preferences?saved=inbox-triage', 303);
+    if (parseInboxId(inbox) === undefined || (part !== 'triage' && part !== 'lists'))
+      return render(c, account, { status: 400, errors: {} });
+    await deps.profiles.useDefaults(account.id, inbox, part);
+    return c.redirect(`/settings/preferences?saved=inbox-${part}`, 303);
   });
 
   app.post('/settings/preferences/screening', requireSignIn, async (c) => {
@@ -411,6 +411,15 @@ function screeningList(
         : ''
     }`;
 }
+
+/** One press that lets an inbox follow the defaults again in its triage settings or its screening lists. */
+const useDefaultsForm = (csrf: string, inboxId: string, part: OwnPart, label: string) =>
+  html`<form method="post" action="/settings/preferences/inbox-defaults">
+    ${csrfField(csrf)}
+    <input type="hidden" name="inbox" value="${inboxId}" />
+    <input type="hidden" name="part" value="${part}" />
+    <button class="secondary" type="submit">${label}</button>
+  </form>`;
 
 /** An inbox's own triage settings in the Triage form's words. */
 function ownTriageLines(own: OwnTriage): string[] {
