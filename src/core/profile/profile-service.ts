@@ -129,7 +129,7 @@ export class ProfileService {
     if ((await this.get(accountId)).inboxes[inboxId] === undefined) return;
     const saved = await this.amend(accountId, (p) => withoutOwn(p, inboxId, part));
     // Taking settings out of a profile that parsed cannot make it invalid; say so loudly if it ever does.
-    if (!saved.ok) throw new Error(`own triage settings refused by the profile: ${saved.error.message}`);
+    if (!saved.ok) throw new Error(`an inbox's own ${part} refused by the profile: ${saved.error.message}`);
   }
 
   /** Drops a removed inbox's override: its own lists and settings would otherwise outlive it (decision 0117). */
