@@ -178,3 +178,39 @@ describe('the pg-boss queue while its database is away', () => {
     await until('the next run of the key', () => runs.length === 2, 8_000);
   }, 60_000);
 });
+
+describe('the pg-boss queue on a database that ends idle sessions (idle_session_timeout)', () => {
+  it('its pool keeps its sessions, and its LISTEN session ending now and then is not the queue failing', async () => {
+    const url = await freshPgDatabase();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    // A host's setting for every session of the database, as some set it to reap forgotten connections.
+    await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET idle_session_timeout = '1s'`);
+    const q = new PgBossQueue({ connectionString: url, log: silentLogger, superviseSeconds: 1 });
+    q.handle('idle', () => Promise.resolve());
+    await q.start();
+    try {
+      const unready: number[] = [];
+      const pooled = new Set<string>();
+      let listening = 0;
+      for (let i = 0; i < 30; i++) {
+        if (!q.ready()) unready.push(i);
+        const { rows } = await admin.query<{ started: string; query: string }>(
+          `SELECT backend_start::text AS started, query FROM pg_stat_activity
+            WHERE datname = current_database() AND application_name = 'inbox-triage-jobs'`,
+        );
+        for (const r of rows)
+          if (/listen/i.test(r.query)) listening++;
+          else pooled.add(r.started);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(unready).toEqual([]);
+      // Each session of the pool was opened once and kept (no idle limit in them); the LISTEN one is pg-boss's own.
+      expect(pooled.size).toBeLessThanOrEqual(4);
+      expect(listening).toBeGreaterThan(0);
+    } finally {
+      await q.stop();
+      await admin.end();
+    }
+  });
+});

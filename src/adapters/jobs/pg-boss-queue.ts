@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job as PgBossJob, JobAttempt, PgBoss } from 'pg-boss';
 import type * as PgBossModule from 'pg-boss';
 import { LazyModule } from '../lazy-module.ts';
+import { readySession } from '../storage/pg-peer-check.ts';
+import type pg from 'pg';
 
 const pgBossModule = new LazyModule<typeof PgBossModule>('pg-boss');
 import type { JobQueue } from '../../core/jobs/job-queue.ts';
@@ -21,6 +23,21 @@ const FINISHED_RECHECK_MS = 60_000;
 const RECHECK_MS = 1_000;
 
 /** pg-boss reports errors as Errors or as plain objects carrying one's message (a worker's, with its queue). */
+/**
+ * pg-pool's hook, which (3.14) awaits what it returns before handing a new connection out (pg-pool/index.js,
+ * _promiseTry; see pg-peer-check.ts). Not in pg-boss's types; pg-boss hands its options to pg's Pool as they are.
+ */
+const readiedConnections = {
+  onConnect: (client: pg.ClientBase) => readySession(client),
+};
+
+/** PostgreSQL's code for "terminating connection due to idle-session timeout". */
+const IDLE_SESSION_ENDED = '57P05';
+
+function codeOf(e: unknown): unknown {
+  return typeof e === 'object' && e !== null && 'code' in e ? e.code : undefined;
+}
+
 function messageOf(e: unknown): string {
   if (e instanceof Error) return e.message;
   if (typeof e === 'object' && e !== null && 'message' in e && typeof e.message === 'string')
@@ -88,8 +105,17 @@ export class PgBossQueue implements JobQueue {
       monitorIntervalSeconds: this.opts.superviseSeconds,
       schedule: false,
       useListenNotify: true,
+      // pg-boss hands its options to pg's Pool: each of its connections is readied as the service's own are (the peer
+      // check and no idle-session limit; no statement deadline: its migrations and index builds may rightly run long).
+      ...readiedConnections,
     });
     this.boss.on('error', (e: unknown) => {
+      // The server ended a session left idle longer than the database's idle_session_timeout: the pool drops it, and
+      // the LISTEN connection, whose heartbeat may be further apart, opens again by itself. Not the queue failing.
+      if (codeOf(e) === IDLE_SESSION_ENDED) {
+        this.log.debug({ err: messageOf(e) }, 'job queue: an idle session was ended by the server');
+        return;
+      }
       this.healthy = false;
       this.endsToRecord = true; // an attempt's end may be what failed
       this.log.warn({ err: messageOf(e) }, 'job queue error');

@@ -44,4 +44,24 @@ describe('the peer check on PostgreSQL sessions (decision 0058)', () => {
       }
     }
   });
+
+  it("keeps a session left idle however short the database's idle_session_timeout", async () => {
+    const url = await freshPgDatabase();
+    const admin = openPostgres(url, { poolSize: 1, deadlineMs: 0 });
+    await sql`alter database ${sql.id(new URL(url).pathname.slice(1))} set idle_session_timeout = '300ms'`.execute(
+      admin.kysely,
+    );
+    await admin.close();
+    const db = openPostgres(url, { poolSize: 1 });
+    try {
+      const pid = async () =>
+        (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db.kysely)).rows[0]?.pid;
+      const first = await pid();
+      await new Promise((r) => setTimeout(r, 1000));
+      // The same session: the server did not end it under the pool (which closes its own idle ones after 10 s).
+      expect(await pid()).toBe(first);
+    } finally {
+      await db.close();
+    }
+  });
 });

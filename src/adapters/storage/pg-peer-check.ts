@@ -2,6 +2,15 @@ import type pg from 'pg';
 import { withDeadline } from './pg-deadline.ts';
 
 /**
+ * A database or role may end sessions idle longer than `idle_session_timeout` (PostgreSQL 14 and later; hosts set
+ * it to reap connections their clients forgot). Ours are not forgotten: the pools close their own idle connections
+ * after 10 s, and the sessions kept open on purpose — the watch session that holds this node's inbox claims, the
+ * lock sessions — must not be ended under it. A sub-select, so that a server without the setting answers NULL.
+ */
+const NO_IDLE_LIMIT_SQL =
+  "(SELECT set_config(name, '0', false) FROM pg_settings WHERE name = 'idle_session_timeout')";
+
+/**
  * Asks PostgreSQL to notice within about half a minute that the process at the other end of a session is gone
  * without a word — its machine lost power, froze, or the network between them broke (decision 0058). Without it the
  * server learns only from the operating system's TCP keepalive, two hours and more by default, and all that time it
@@ -14,7 +23,8 @@ import { withDeadline } from './pg-deadline.ts';
  */
 export const PEER_CHECK_SQL =
   "SELECT set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false), " +
-  "set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '25000', false)";
+  "set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '25000', false), " +
+  NO_IDLE_LIMIT_SQL;
 
 /**
  * Readies a new connection of one of our pools before anyone uses it (pg-pool awaits `onConnect`):
