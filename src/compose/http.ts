@@ -143,6 +143,7 @@ export function buildHttp(c: {
     sending: services.tools.sending,
     vips: services.tools.vips,
     unsubscribe: services.tools.unsubscribe,
+    screening: services.tools.screening,
     inboxStatus: services.inboxStatus,
     syncSoon: (inbox) => {
       services.scheduler.syncSoon(inbox);

@@ -50,6 +50,7 @@ describe('the person’s own settings in the console', () => {
       '/settings/password',
       '/settings/browsers',
       '/waiting',
+      '/screened',
       '/inboxes',
     ]) {
       await page.goto(`${app.config.baseUrl}${path}`);

@@ -8,8 +8,9 @@ import { consoleInChromium, seriousAccessibilityProblems } from '../support/cons
 import { agentOf, expectToolError, expectToolOk, type toolCaller } from '../support/tool-caller.ts';
 
 // Waiting for you, in Chromium on the demo inbox: a send an agent asked for is shown with who asked; the person's
-// Send sends it exactly once (a replayed form sends nothing more), and Discard makes the agent's code useless.
-describe('the person sends or discards what agents asked to send', () => {
+// Send sends it exactly once (a replayed form sends nothing more), and Discard makes the agent's code useless. And
+// Screened, where the person decides on what an agent screened.
+describe('the person decides what agents asked for', () => {
   const rig = consoleInChromium();
   let app: App;
   let page: Page;
@@ -127,5 +128,38 @@ describe('the person sends or discards what agents asked to send', () => {
       }),
       'approval_used',
     );
+  });
+
+  it('Screened: the person rescues what an agent screened by the row’s own button, and reports another', async () => {
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    const offered = expectToolOk(await call('screen_junk', {}))['messages'] as {
+      inboxId: string;
+      messageId: string;
+      subject: string;
+    }[];
+    const [kept, junk] = offered.filter((m) => m.subject !== '');
+    expectToolOk(
+      await call('confirm_screening', {
+        verdicts: [kept!, junk!].map((m) => ({
+          inboxId: m.inboxId,
+          messageId: m.messageId,
+          verdict: 'junk',
+        })),
+      }),
+    );
+    await page.goto(`${app.config.baseUrl}/screened`);
+    expect(await page.locator('[data-screened-total]').textContent()).toContain('2 messages screened');
+    expect(await seriousAccessibilityProblems(page)).toEqual([]);
+    await page.screenshot({ path: artifactPath('console-screened.png'), fullPage: true });
+    await page.getByRole('button', { name: `Rescue: ${kept!.subject}` }).click();
+    await page.waitForURL(/done=rescued/);
+    expect(await page.getByRole('status').textContent()).toContain('back in your inbox');
+    await page.getByRole('button', { name: `Report: ${junk!.subject}` }).click();
+    await page.waitForURL(/done=reported_/);
+    expect(await page.locator('[data-screened-total]').textContent()).toContain('Nothing was screened');
+    const inInbox = expectToolOk(await call('list_messages', { inboxId, folder: 'inbox', limit: 200 }))[
+      'messages'
+    ] as { messageId: string }[];
+    expect(inInbox.map((m) => m.messageId)).toContain(kept!.messageId);
   });
 });

@@ -378,6 +378,8 @@ const FORMS = [
   '/waiting/keep',
   '/waiting/send',
   '/waiting/unsubscribe',
+  '/screened/rescue',
+  '/screened/report',
   ...DESTRUCTIVE,
 ];
 const PAGES = [
@@ -393,6 +395,7 @@ const PAGES = [
   '/reset',
   '/inboxes',
   '/waiting',
+  '/screened',
   '/connect/imap',
   '/oauth/consent',
   '/attachments/x',

@@ -65,8 +65,9 @@ export function page(opts: {
       ? ''
       : html`<nav aria-label="Main">
             <a href="/inboxes">Inboxes</a><a href="/waiting">Waiting for you</a
-            ><a href="/settings">Settings</a><a href="/settings/activity">Activity</a
-            ><a href="/settings/agents">Agents</a><a href="/settings/advanced">Advanced</a>
+            ><a href="/screened">Screened</a><a href="/settings">Settings</a
+            ><a href="/settings/activity">Activity</a><a href="/settings/agents">Agents</a
+            ><a href="/settings/advanced">Advanced</a>
           </nav>
           <form method="post" action="/signout" style="margin:0">
             <input type="hidden" name="_csrf" value="${opts.csrf ?? ''}" />

@@ -4,6 +4,7 @@ import { csrfProtection } from './csrf.ts';
 import { registerActivityPage } from './pages/activity-page.ts';
 import { registerPreferencesPage } from './pages/preferences-page.ts';
 import { registerWaitingPage } from './pages/waiting-page.ts';
+import { registerScreenedPage } from './pages/screened-page.ts';
 import { registerApiKeysPage } from './pages/api-keys-page.ts';
 import { registerConnectedAgentsPage } from './pages/connected-agents-page.ts';
 import { registerConsentPage } from './pages/consent-page.ts';
@@ -42,6 +43,7 @@ export const PAGE_PATHS = [
   '/connect/*',
   '/inboxes/*',
   '/waiting/*',
+  '/screened/*',
 ];
 
 export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
@@ -62,6 +64,7 @@ export function registerWebApp(root: Hono<HttpEnv>, deps: WebDeps): void {
   registerActivityPage(app, deps);
   registerPreferencesPage(app, deps);
   registerWaitingPage(app, deps);
+  registerScreenedPage(app, deps);
   registerConnectedAgentsPage(app, deps);
   registerConsentPage(app, deps);
   registerConnectImapPage(app, deps.inboxes);

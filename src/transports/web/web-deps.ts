@@ -5,6 +5,7 @@ import type { UndoService } from '../../core/actions/undo-service.ts';
 import type { SendService } from '../../core/sending/send-service.ts';
 import type { VipService } from '../../core/vips/vip-service.ts';
 import type { UnsubscribeService } from '../../core/unsubscribe/unsubscribe-service.ts';
+import type { ScreeningService } from '../../core/screening/screening-service.ts';
 import type { ProfileService } from '../../core/profile/profile-service.ts';
 import type { InboxStatusService } from '../../core/sync/inbox-status.ts';
 import type { Inbox } from '../../core/inboxes/inbox.ts';
@@ -36,6 +37,8 @@ export interface WebDeps {
   readonly sending: Pick<SendService, 'isEnabled' | 'setEnabled' | 'waiting' | 'sendFromApp' | 'discard'>;
   readonly vips: VipService;
   readonly unsubscribe: Pick<UnsubscribeService, 'waiting' | 'confirmFromApp' | 'discard'>;
+  /** Screened: the person's own review, Rescue and Report. */
+  readonly screening: Pick<ScreeningService, 'review' | 'rescue' | 'report'>;
   readonly profiles: ProfileService;
   /** The Inboxes page: each inbox's folders and sync state, and a sync started after the folders change. */
   readonly inboxStatus: InboxStatusService;

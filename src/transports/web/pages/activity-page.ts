@@ -2,9 +2,9 @@ import { html } from 'hono/html';
 import type { Hono } from 'hono';
 import type { ActivityRow, ChangeSummary } from '../../../core/audit/activity-service.ts';
 import { callEntry } from '../../../core/audit/audit-log.ts';
-import type { Principal } from '../../../core/auth/principal.ts';
 import { agentNames } from '../agent-names.ts';
 import { formFields } from '../form.ts';
+import { personIn } from '../person.ts';
 import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
@@ -274,14 +274,7 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const account = signedInAccount(c);
     const { undoId } = await formFields(c, 'undoId');
     // The person, under the same rules as an agent: another agent's lease on the inbox refuses the undo.
-    const person: Principal = {
-      accountId: account.id,
-      credential: { kind: 'session', id: account.id },
-      scopes: [],
-      powers: null,
-      inboxes: null,
-      expiresAt: null,
-    };
+    const person = personIn(account);
     const started = performance.now();
     const r = await deps.undo.undo(person, undoId);
     await deps.audit.record(

@@ -1,0 +1,204 @@
+import { html } from 'hono/html';
+import type { Hono } from 'hono';
+import { callEntry } from '../../../core/audit/audit-log.ts';
+import { wholeAccount } from '../../../core/auth/inbox-reach.ts';
+import type { Principal } from '../../../core/auth/principal.ts';
+import { parseInboxId } from '../../../core/inboxes/inbox.ts';
+import { formFields } from '../form.ts';
+import { csrfField, notice, page, when } from '../layout.ts';
+import { personIn } from '../person.ts';
+import { requireSignIn, signedInAccount } from '../session.ts';
+import type { WebDeps } from '../web-deps.ts';
+import type { WebEnv } from '../web-env.ts';
+
+const PATH = '/screened';
+const PAGE_SIZE = 25;
+/** The periods the page offers, in days; 7 unless another is chosen. */
+const PERIODS = [7, 30, 90] as const;
+
+/** What the person's press did, by the key the redirect carries: never words from the address bar. */
+const DONE: Readonly<Record<string, string>> = {
+  rescued: 'Rescued: it is back in your inbox, and mail from its sender will not be screened again.',
+  reported_domain:
+    'Reported: it is in Spam, and its sender’s domain is blocked — new mail from it goes to Screened.',
+  reported_address:
+    'Reported: it is in Spam, and its sender’s address is blocked — not the whole domain, which is a big free-mail one, yours, or one a VIP or a known-good sender uses.',
+  reported_spared:
+    'Reported: it is in Spam. Nothing was blocked: your mail provider found its sender forged, and you get real mail from that sender.',
+  reported_none:
+    'Reported: it is in Spam. Its sender address is not an ordinary one, so nothing was blocked.',
+};
+const FAILED: Readonly<Record<string, string>> = {
+  screened_not_found: 'That message is no longer in Screened: it was moved, rescued or reported meanwhile.',
+  lease_held: 'An agent is in the middle of a triage pass on that inbox. Try again when it ends.',
+  inbox_paused: 'That inbox is paused. Resume it under Inboxes first.',
+  provider_error: 'The mail server refused or did not answer. Try again in a moment.',
+};
+
+/**
+ * Screened: the mail agents and the person's blocklist moved to Screened, newest first, with Rescue and Report — the
+ * person's own review, without an agent or a host that shows interactive views (DESIGN.md §1). The same services as
+ * `rescue_screened` and `report_screened`, as the person: every inbox, the lists changed everywhere, the lease rules
+ * of any change (another agent's triage pass refuses it), and each press in Activity as the person's.
+ */
+export function registerScreenedPage(app: Hono<WebEnv>, deps: WebDeps): void {
+  app.get(PATH, requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const days = period(c.req.query('days'));
+    const offset = Math.max(0, Math.min(Number.parseInt(c.req.query('offset') ?? '0', 10) || 0, 1_000_000));
+    const inboxes = await deps.inboxes.all(wholeAccount(account.id));
+    const review = await deps.screening.review(inboxes, {
+      since: new Date(deps.clock.now().getTime() - days * 86_400_000),
+      limit: PAGE_SIZE,
+      offset,
+    });
+    const labels = new Map<string, string>(inboxes.map((i) => [i.id, i.label]));
+    const csrf = c.get('csrf');
+    const done = c.req.query('done');
+    const failed = c.req.query('error');
+    const link = (o: { days?: number; offset?: number }) =>
+      `${PATH}?days=${String(o.days ?? days)}${o.offset ? `&offset=${String(o.offset)}` : ''}`;
+    const { rows, total } = review;
+    return c.html(
+      page({
+        nonce: c.get('nonce'),
+        title: 'Screened',
+        account,
+        csrf,
+        body: html`<h1>Screened</h1>
+          ${notice('ok', done === undefined ? undefined : DONE[done])}
+          ${notice('error', failed === undefined ? undefined : (FAILED[failed] ?? 'That did not work.'))}
+          <p>
+            Mail an agent judged junk, or your blocked senders sent, waits here — never deleted.
+            <strong>Rescue</strong> puts a message back in your inbox and marks its sender good;
+            <strong>Report</strong> moves it to Spam and blocks its sender.
+          </p>
+          <nav aria-label="Period" class="pager">
+            ${PERIODS.map((d) =>
+              d === days
+                ? html`<strong aria-current="page">Last ${String(d)} days</strong>`
+                : html`<a href="${link({ days: d })}">Last ${String(d)} days</a>`,
+            )}
+          </nav>
+          <p data-screened-total>
+            ${
+              total === 0
+                ? `Nothing was screened in the last ${String(days)} days that is still in Screened.`
+                : `${String(total)} message${total === 1 ? '' : 's'} screened in the last ${String(days)} days ${total === 1 ? 'is' : 'are'} waiting in Screened.`
+            }
+          </p>
+          ${
+            rows.length === 0
+              ? ''
+              : html`<ul class="screened">
+                  ${rows.map((r) => {
+                    const subject = r.subject === '' ? '(no subject)' : r.subject;
+                    const who = r.from.name === '' ? r.from.address : `${r.from.name} <${r.from.address}>`;
+                    const action = (to: 'rescue' | 'report', label: string) =>
+                      html`<form method="post" action="${PATH}/${to}" style="display:inline">
+                        ${csrfField(csrf)}
+                        <input type="hidden" name="inbox" value="${r.inboxId}" />
+                        <input type="hidden" name="id" value="${r.id}" />
+                        <input type="hidden" name="days" value="${String(days)}" />
+                        <button class="secondary" type="submit" aria-label="${label}: ${subject}">
+                          ${label}
+                        </button>
+                      </form>`;
+                    return html`<li data-screened-id="${r.id}">
+                      <strong>${subject}</strong><br />
+                      <span class="muted"
+                        >From ${who} · ${labels.get(r.inboxId) ?? 'an inbox'} · screened ${when(r.screenedAt)}
+                        ${
+                          r.source === 'blocklist'
+                            ? '· by your blocked senders'
+                            : r.reason === null || r.reason === ''
+                              ? ''
+                              : html`· the agent said: “${r.reason}”`
+                        }</span
+                      ><br />
+                      ${action('rescue', 'Rescue')} ${action('report', 'Report')}
+                    </li>`;
+                  })}
+                </ul>`
+          }
+          <nav aria-label="Pages" class="pager">
+            ${offset > 0 ? html`<a href="${link({ offset: Math.max(0, offset - PAGE_SIZE) })}">Newer</a>` : ''}
+            ${review.nextOffset === null ? '' : html`<a href="${link({ offset: review.nextOffset })}">Older</a>`}
+          </nav>`,
+      }),
+    );
+  });
+
+  app.post(`${PATH}/rescue`, requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const { inbox, id, days } = await formFields(c, 'inbox', 'id', 'days');
+    const person = personIn(account);
+    const started = performance.now();
+    const r = await deps.screening.rescue(person, inbox, id);
+    await recorded(
+      deps,
+      person,
+      'rescue_screened',
+      inbox,
+      r.ok ? r.value.undoId : { code: r.error.code },
+      started,
+    );
+    return c.redirect(after(days, r.ok ? { done: 'rescued' } : { error: r.error.code }), 303);
+  });
+
+  app.post(`${PATH}/report`, requireSignIn, async (c) => {
+    const account = signedInAccount(c);
+    const { inbox, id, days } = await formFields(c, 'inbox', 'id', 'days');
+    const person = personIn(account);
+    const started = performance.now();
+    const r = await deps.screening.report(person, inbox, id);
+    await recorded(
+      deps,
+      person,
+      'report_screened',
+      inbox,
+      r.ok ? r.value.undoId : { code: r.error.code },
+      started,
+    );
+    if (!r.ok) return c.redirect(after(days, { error: r.error.code }), 303);
+    const blocked = r.value.blocked;
+    const done = r.value.spared ? 'spared' : blocked === null ? 'none' : blocked.kind;
+    return c.redirect(after(days, { done: `reported_${done}` }), 303);
+  });
+}
+
+/** The period asked for, if it is one the page offers. */
+function period(asked: string | undefined): number {
+  return PERIODS.find((d) => String(d) === asked) ?? PERIODS[0];
+}
+
+/** Back to the page, in the period the press came from, saying what happened. */
+function after(days: string, said: { done: string } | { error: string }): string {
+  const [key, value] = 'done' in said ? ['done', said.done] : ['error', said.error];
+  return `${PATH}?days=${String(period(days))}&${key}=${encodeURIComponent(value)}`;
+}
+
+/**
+ * The press in Activity, as the person's, under the tool's name (as the Activity page's Undo is): done, with the move's
+ * undo handle (Activity's Undo then puts it back in Screened), or the code it was refused with.
+ */
+async function recorded(
+  deps: WebDeps,
+  person: Principal,
+  tool: 'rescue_screened' | 'report_screened',
+  inbox: string,
+  done: string | null | { readonly code: string },
+  started: number,
+): Promise<void> {
+  const refused = typeof done === 'object' && done !== null;
+  await deps.audit.record(
+    callEntry(person, {
+      at: deps.clock.now(),
+      tool,
+      inboxId: parseInboxId(inbox) ?? null,
+      outcome: refused ? done.code : 'ok',
+      undoId: refused ? null : done,
+      durationMs: Math.round(performance.now() - started),
+    }),
+  );
+}
