@@ -33,6 +33,10 @@ const FAILED: Readonly<Record<string, string>> = {
   lease_held: 'An agent is in the middle of a triage pass on that inbox. Try again when it ends.',
   inbox_paused: 'That inbox is paused. Resume it under Inboxes first.',
   provider_error: 'The mail server refused or did not answer. Try again in a moment.',
+  // A sender made a VIP since the message was screened: moving VIP mail to Spam is never done by a button.
+  vip_confirmation_required:
+    'Its sender is one of your VIPs, so it was not moved to Spam. Rescue it, or move it with your mail client.',
+  needs_reconnect: 'That inbox needs to be connected again: see Inboxes.',
 };
 
 /**
