@@ -136,8 +136,10 @@ describe('the person decides what agents asked for', () => {
       inboxId: string;
       messageId: string;
       subject: string;
+      authentication: { dmarc: string };
     }[];
-    const [kept, junk] = offered.filter((m) => m.subject !== '');
+    // Two whose From the receiving server found forged: what an agent would screen.
+    const [kept, junk] = offered.filter((m) => m.subject !== '' && m.authentication.dmarc === 'fail');
     expectToolOk(
       await call('confirm_screening', {
         verdicts: [kept!, junk!].map((m) => ({

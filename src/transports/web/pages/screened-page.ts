@@ -80,7 +80,9 @@ export function registerScreenedPage(app: Hono<WebEnv>, deps: WebDeps): void {
           <nav aria-label="Period" class="pager">
             ${PERIODS.map((d) =>
               d === days
-                ? html`<strong aria-current="page">Last ${String(d)} days</strong>`
+                ? html`<strong aria-current="page" style="margin-right:.75rem"
+                    >Last ${String(d)} days</strong
+                  >`
                 : html`<a href="${link({ days: d })}">Last ${String(d)} days</a>`,
             )}
           </nav>
