@@ -1,9 +1,11 @@
 import { html } from 'hono/html';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { callEntry } from '../../../core/audit/audit-log.ts';
 import { wholeAccount } from '../../../core/auth/inbox-reach.ts';
 import type { Principal } from '../../../core/auth/principal.ts';
 import { parseInboxId } from '../../../core/inboxes/inbox.ts';
+import type { Resolved, ScreeningError } from '../../../core/screening/screening-service.ts';
+import type { Result } from '../../../lib/result.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
 import { personIn } from '../person.ts';
@@ -135,42 +137,40 @@ export function registerScreenedPage(app: Hono<WebEnv>, deps: WebDeps): void {
     );
   });
 
-  app.post(`${PATH}/rescue`, requireSignIn, async (c) => {
-    const account = signedInAccount(c);
-    const { inbox, id, days } = await formFields(c, 'inbox', 'id', 'days');
-    const person = personIn(account);
-    const started = performance.now();
-    const r = await deps.screening.rescue(person, inbox, id);
-    await recorded(
-      deps,
-      person,
-      'rescue_screened',
-      inbox,
-      r.ok ? r.value.undoId : { code: r.error.code },
-      started,
-    );
-    return c.redirect(after(days, r.ok ? { done: 'rescued' } : { error: r.error.code }), 303);
-  });
+  /** One press: the service as the person, recorded in Activity, and back to the page saying what happened. */
+  const press =
+    <T extends Resolved>(
+      tool: 'rescue_screened' | 'report_screened',
+      run: (person: Principal, inboxId: string, id: string) => Promise<Result<T, ScreeningError>>,
+      done: (value: T) => string,
+    ) =>
+    async (c: Context<WebEnv>) => {
+      const { inbox, id, days } = await formFields(c, 'inbox', 'id', 'days');
+      const person = personIn(signedInAccount(c));
+      const started = performance.now();
+      const r = await run(person, inbox, id);
+      await recorded(deps, person, tool, inbox, r.ok ? r.value.undoId : { code: r.error.code }, started);
+      return c.redirect(after(days, r.ok ? { done: done(r.value) } : { error: r.error.code }), 303);
+    };
 
-  app.post(`${PATH}/report`, requireSignIn, async (c) => {
-    const account = signedInAccount(c);
-    const { inbox, id, days } = await formFields(c, 'inbox', 'id', 'days');
-    const person = personIn(account);
-    const started = performance.now();
-    const r = await deps.screening.report(person, inbox, id);
-    await recorded(
-      deps,
-      person,
+  app.post(
+    `${PATH}/rescue`,
+    requireSignIn,
+    press(
+      'rescue_screened',
+      (p, inbox, id) => deps.screening.rescue(p, inbox, id),
+      () => 'rescued',
+    ),
+  );
+  app.post(
+    `${PATH}/report`,
+    requireSignIn,
+    press(
       'report_screened',
-      inbox,
-      r.ok ? r.value.undoId : { code: r.error.code },
-      started,
-    );
-    if (!r.ok) return c.redirect(after(days, { error: r.error.code }), 303);
-    const blocked = r.value.blocked;
-    const done = r.value.spared ? 'spared' : blocked === null ? 'none' : blocked.kind;
-    return c.redirect(after(days, { done: `reported_${done}` }), 303);
-  });
+      (p, inbox, id) => deps.screening.report(p, inbox, id),
+      (v) => `reported_${v.spared ? 'spared' : v.blocked === null ? 'none' : v.blocked.kind}`,
+    ),
+  );
 }
 
 /** The period asked for, if it is one the page offers. */
