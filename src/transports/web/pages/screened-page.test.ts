@@ -10,6 +10,7 @@ import {
   expectToolOk,
   type toolCaller,
 } from '../../../../test/support/tool-caller.ts';
+import { addWorkInbox } from '../../../../test/support/agent-rpc.ts';
 import { invitedAccount, type WebClient } from '../../../../test/support/web-client.ts';
 
 type Offered = {
@@ -124,6 +125,34 @@ describe('the person’s Screened page', () => {
     await web.get('/screened');
     expect(web.lastHtml).not.toContain(`data-screened-id="${id}"`);
     expectToolError(await call('report_screened', { inboxId, id }), 'screened_not_found');
+  });
+
+  it('with several inboxes, one is picked to review; a press comes back to it', async () => {
+    const workId = await addWorkInbox(app);
+    await web.get('/screened');
+    expect(web.lastHtml).toMatch(/aria-current="page"[^>]*>\s*All inboxes\s*</);
+    const id = rowId(junk[2]!);
+    await web.get(`/screened?inbox=${workId}`);
+    expect(web.lastHtml).toMatch(/aria-current="page"[^>]*>\s*Work\s*</);
+    expect(web.lastHtml).toContain('Nothing was screened in the last 7 days');
+    await web.get(`/screened?inbox=${inboxId}&days=30`);
+    expect(web.lastHtml).toContain(`data-screened-id="${id}"`);
+    // Another account's inbox id, or none of theirs: every inbox, as if none was picked.
+    await web.get('/screened?inbox=inbox_aaaaaaaaaaaaaaaaaaaa');
+    expect(web.lastHtml).toContain(`data-screened-id="${id}"`);
+    const r = await web.post('/screened/rescue', {
+      inbox: inboxId,
+      id: 'scr_nope',
+      days: '30',
+      shown: inboxId,
+    });
+    expect(r.headers.get('location')).toBe(`/screened?days=30&inbox=${inboxId}&error=screened_not_found`);
+    const odd = await web.post('/screened/rescue', {
+      inbox: inboxId,
+      id: 'scr_nope',
+      shown: '&done=rescued',
+    });
+    expect(odd.headers.get('location')).toBe('/screened?days=7&error=screened_not_found');
   });
 
   it('nobody else’s rows, and nothing but the forms’ own values: refused in words, never a 500', async () => {

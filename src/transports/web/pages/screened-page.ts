@@ -53,7 +53,9 @@ export function registerScreenedPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const days = period(c.req.query('days'));
     const offset = Math.max(0, Math.min(Number.parseInt(c.req.query('offset') ?? '0', 10) || 0, 1_000_000));
     const inboxes = await deps.inboxes.all(wholeAccount(account.id));
-    const review = await deps.screening.review(inboxes, {
+    // One inbox, when the person picked one of theirs; every inbox otherwise (an id not theirs is not a choice).
+    const only = inboxes.find((i) => i.id === c.req.query('inbox'));
+    const review = await deps.screening.review(only === undefined ? inboxes : [only], {
       since: new Date(deps.clock.now().getTime() - days * 86_400_000),
       limit: PAGE_SIZE,
       offset,
@@ -62,8 +64,14 @@ export function registerScreenedPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const csrf = c.get('csrf');
     const done = c.req.query('done');
     const failed = c.req.query('error');
-    const link = (o: { days?: number; offset?: number }) =>
-      `${PATH}?days=${String(o.days ?? days)}${o.offset ? `&offset=${String(o.offset)}` : ''}`;
+    const link = (o: { days?: number; offset?: number; inbox?: string | null }) => {
+      const inbox = o.inbox === undefined ? only?.id : o.inbox;
+      return `${PATH}?days=${String(o.days ?? days)}${inbox === undefined || inbox === null ? '' : `&inbox=${inbox}`}${o.offset ? `&offset=${String(o.offset)}` : ''}`;
+    };
+    const choice = (current: boolean, href: string, label: string) =>
+      current
+        ? html`<strong aria-current="page" style="margin-right:.75rem">${label}</strong>`
+        : html`<a href="${href}">${label}</a>`;
     const { rows, total } = review;
     return c.html(
       page({
@@ -80,14 +88,16 @@ export function registerScreenedPage(app: Hono<WebEnv>, deps: WebDeps): void {
             <strong>Report</strong> moves it to Spam and blocks its sender.
           </p>
           <nav aria-label="Period" class="pager">
-            ${PERIODS.map((d) =>
-              d === days
-                ? html`<strong aria-current="page" style="margin-right:.75rem"
-                    >Last ${String(d)} days</strong
-                  >`
-                : html`<a href="${link({ days: d })}">Last ${String(d)} days</a>`,
-            )}
+            ${PERIODS.map((d) => choice(d === days, link({ days: d }), `Last ${String(d)} days`))}
           </nav>
+          ${
+            inboxes.length < 2
+              ? ''
+              : html`<nav aria-label="Inbox" class="pager">
+                  ${choice(only === undefined, link({ inbox: null }), 'All inboxes')}
+                  ${inboxes.map((i) => choice(only?.id === i.id, link({ inbox: i.id }), i.label))}
+                </nav>`
+          }
           <p data-screened-total>
             ${
               total === 0
@@ -108,6 +118,7 @@ export function registerScreenedPage(app: Hono<WebEnv>, deps: WebDeps): void {
                         <input type="hidden" name="inbox" value="${r.inboxId}" />
                         <input type="hidden" name="id" value="${r.id}" />
                         <input type="hidden" name="days" value="${String(days)}" />
+                        <input type="hidden" name="shown" value="${only?.id ?? ''}" />
                         <button class="secondary" type="submit" aria-label="${label}: ${subject}">
                           ${label}
                         </button>
@@ -145,12 +156,15 @@ export function registerScreenedPage(app: Hono<WebEnv>, deps: WebDeps): void {
       done: (value: T) => string,
     ) =>
     async (c: Context<WebEnv>) => {
-      const { inbox, id, days } = await formFields(c, 'inbox', 'id', 'days');
+      const { inbox, id, days, shown } = await formFields(c, 'inbox', 'id', 'days', 'shown');
       const person = personIn(signedInAccount(c));
       const started = performance.now();
       const r = await run(person, inbox, id);
       await recorded(deps, person, tool, inbox, r.ok ? r.value.undoId : { code: r.error.code }, started);
-      return c.redirect(after(days, r.ok ? { done: done(r.value) } : { error: r.error.code }), 303);
+      return c.redirect(
+        after({ days, shown }, r.ok ? { done: done(r.value) } : { error: r.error.code }),
+        303,
+      );
     };
 
   app.post(
@@ -178,10 +192,11 @@ function period(asked: string | undefined): number {
   return PERIODS.find((d) => String(d) === asked) ?? PERIODS[0];
 }
 
-/** Back to the page, in the period the press came from, saying what happened. */
-function after(days: string, said: { done: string } | { error: string }): string {
+/** Back to the page, in the period and inbox the press came from, saying what happened. */
+function after(from: { days: string; shown: string }, said: { done: string } | { error: string }): string {
   const [key, value] = 'done' in said ? ['done', said.done] : ['error', said.error];
-  return `${PATH}?days=${String(period(days))}&${key}=${encodeURIComponent(value)}`;
+  const inbox = parseInboxId(from.shown) === undefined ? '' : `&inbox=${from.shown}`;
+  return `${PATH}?days=${String(period(from.days))}${inbox}&${key}=${encodeURIComponent(value)}`;
 }
 
 /**
