@@ -1,10 +1,9 @@
 import { html } from 'hono/html';
 import type { Hono } from 'hono';
 import type { ActivityRow, ChangeSummary } from '../../../core/audit/activity-service.ts';
-import { callEntry } from '../../../core/audit/audit-log.ts';
 import { agentNames } from '../agent-names.ts';
 import { formFields } from '../form.ts';
-import { personIn } from '../person.ts';
+import { personIn, recordPersonCall } from '../person.ts';
 import { csrfField, notice, page } from '../layout.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
@@ -277,16 +276,13 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const person = personIn(account);
     const started = performance.now();
     const r = await deps.undo.undo(person, undoId);
-    await deps.audit.record(
-      callEntry(person, {
-        at: deps.clock.now(),
-        tool: 'undo_action',
-        inboxId: null,
-        outcome: r.ok ? 'ok' : r.error.code,
-        undoId: null,
-        durationMs: Math.round(performance.now() - started),
-      }),
-    );
+    await recordPersonCall(deps, person, {
+      tool: 'undo_action',
+      inboxId: null,
+      outcome: r.ok ? 'ok' : r.error.code,
+      undoId: null,
+      started,
+    });
     return c.redirect(
       r.ok
         ? `/settings/activity?undone=${String(r.value.restored.length)}`

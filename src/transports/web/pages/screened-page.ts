@@ -1,6 +1,5 @@
 import { html } from 'hono/html';
 import type { Context, Hono } from 'hono';
-import { callEntry } from '../../../core/audit/audit-log.ts';
 import { wholeAccount } from '../../../core/auth/inbox-reach.ts';
 import type { Principal } from '../../../core/auth/principal.ts';
 import { parseInboxId } from '../../../core/inboxes/inbox.ts';
@@ -8,7 +7,7 @@ import type { Resolved, ScreeningError } from '../../../core/screening/screening
 import type { Result } from '../../../lib/result.ts';
 import { formFields } from '../form.ts';
 import { csrfField, notice, page, when } from '../layout.ts';
-import { personIn } from '../person.ts';
+import { personIn, recordPersonCall } from '../person.ts';
 import { requireSignIn, signedInAccount } from '../session.ts';
 import type { WebDeps } from '../web-deps.ts';
 import type { WebEnv } from '../web-env.ts';
@@ -64,9 +63,13 @@ export function registerScreenedPage(app: Hono<WebEnv>, deps: WebDeps): void {
     const csrf = c.get('csrf');
     const done = c.req.query('done');
     const failed = c.req.query('error');
+    /** This page with one choice changed: the period, the inbox (null: all) or the page. */
     const link = (o: { days?: number; offset?: number; inbox?: string | null }) => {
       const inbox = o.inbox === undefined ? only?.id : o.inbox;
-      return `${PATH}?days=${String(o.days ?? days)}${inbox === undefined || inbox === null ? '' : `&inbox=${inbox}`}${o.offset ? `&offset=${String(o.offset)}` : ''}`;
+      const q = new URLSearchParams({ days: String(o.days ?? days) });
+      if (inbox !== undefined && inbox !== null) q.set('inbox', inbox);
+      if (o.offset !== undefined && o.offset > 0) q.set('offset', String(o.offset));
+      return `${PATH}?${q.toString()}`;
     };
     const choice = (current: boolean, href: string, label: string) =>
       current
@@ -160,7 +163,14 @@ export function registerScreenedPage(app: Hono<WebEnv>, deps: WebDeps): void {
       const person = personIn(signedInAccount(c));
       const started = performance.now();
       const r = await run(person, inbox, id);
-      await recorded(deps, person, tool, inbox, r.ok ? r.value.undoId : { code: r.error.code }, started);
+      // In Activity as the person's, with the move's undo handle: Activity's Undo puts it back in Screened.
+      await recordPersonCall(deps, person, {
+        tool,
+        inboxId: parseInboxId(inbox) ?? null,
+        outcome: r.ok ? 'ok' : r.error.code,
+        undoId: r.ok ? r.value.undoId : null,
+        started,
+      });
       return c.redirect(
         after({ days, shown }, r.ok ? { done: done(r.value) } : { error: r.error.code }),
         303,
@@ -197,29 +207,4 @@ function after(from: { days: string; shown: string }, said: { done: string } | {
   const [key, value] = 'done' in said ? ['done', said.done] : ['error', said.error];
   const inbox = parseInboxId(from.shown) === undefined ? '' : `&inbox=${from.shown}`;
   return `${PATH}?days=${String(period(from.days))}${inbox}&${key}=${encodeURIComponent(value)}`;
-}
-
-/**
- * The press in Activity, as the person's, under the tool's name (as the Activity page's Undo is): done, with the move's
- * undo handle (Activity's Undo then puts it back in Screened), or the code it was refused with.
- */
-async function recorded(
-  deps: WebDeps,
-  person: Principal,
-  tool: 'rescue_screened' | 'report_screened',
-  inbox: string,
-  done: string | null | { readonly code: string },
-  started: number,
-): Promise<void> {
-  const refused = typeof done === 'object' && done !== null;
-  await deps.audit.record(
-    callEntry(person, {
-      at: deps.clock.now(),
-      tool,
-      inboxId: parseInboxId(inbox) ?? null,
-      outcome: refused ? done.code : 'ok',
-      undoId: refused ? null : done,
-      durationMs: Math.round(performance.now() - started),
-    }),
-  );
 }
