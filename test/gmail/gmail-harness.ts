@@ -50,6 +50,7 @@ export async function gmailHarness(opts: { pollMs?: number } = {}): Promise<
     archivePath: ARCHIVE,
     // The emulated user's name: Gmail's primary send-as address carries it.
     ownName: 'Pat Person',
+    labelsListed: true,
     session: () =>
       Promise.resolve(
         new GmailSession({

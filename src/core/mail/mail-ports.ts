@@ -132,6 +132,18 @@ export interface MailboxWriter {
    * Graph mail folder). The next `listFolders` lists it.
    */
   createFolder(name: string): Promise<void>;
+  /**
+   * Adds to the mailbox's own list of labels those of these it lacks, as putting them on mail would (a Gmail label),
+   * and returns the names it added: what an undo may take away again. Where a label lives only on the messages that
+   * carry it (IMAP keywords, Outlook categories set on a message) there is no list to add to: none.
+   */
+  makeLabels(names: readonly string[]): Promise<string[]>;
+  /**
+   * Takes a label out of the mailbox's own list of labels when no message carries it any more, and says whether it
+   * did: undo removing a label its change made (decision 0146). False where applying a label makes no list entry
+   * (IMAP keywords, Outlook categories set on a message) or the label is unknown or still in use.
+   */
+  removeLabelIfUnused(name: string): Promise<boolean>;
 }
 
 /** A logged-in connection to one mailbox with every capability. */

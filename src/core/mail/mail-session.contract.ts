@@ -32,6 +32,8 @@ export interface MailHarness {
   providerRequests?(): number;
   /** The name the provider keeps for the mailbox (`ownName`); absent where it keeps none. */
   readonly ownName?: string;
+  /** True where putting a label on mail adds it to the provider's own list of labels (Gmail). Default false. */
+  readonly labelsListed?: boolean;
   /** False when `watch` cannot notice mail delivered by others (e.g. the demo mailbox). Default true. */
   readonly watchNoticesDelivery?: boolean;
   /** Releases the mailbox (the suite calls it after each case). */

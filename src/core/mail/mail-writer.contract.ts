@@ -122,6 +122,37 @@ export function mailWriterContract(name: string, makeHarness: () => Promise<Mail
       });
     });
 
+    it('makes a label where the mailbox lists labels, and takes it away once no message carries it (0146)', async () => {
+      await withHarness(async (h) => {
+        const [a] = await deliver(h, [spec(1)], { flags: () => ['\\Seen'] });
+        const s = await h.session();
+        try {
+          const ref = byId(
+            (await s.changes(h.inboxPath, null, { windowSize: 10, knownRefs: [] })).added,
+            a!,
+          ).ref;
+          const listed = h.labelsListed === true;
+          expect(await s.makeLabels(['Receipts-0146', 'Receipts-0146', '\\Flagged'])).toEqual(
+            listed ? ['Receipts-0146'] : [],
+          );
+          expect((await s.listLabels()).includes('Receipts-0146')).toBe(listed);
+          expect(await s.makeLabels(['Receipts-0146'])).toEqual([]);
+          await s.setFlags(h.inboxPath, [ref], ['Receipts-0146'], []);
+          expect(await s.removeLabelIfUnused('Receipts-0146')).toBe(false);
+          expect(await s.flagsOf(h.inboxPath, [ref])).toEqual([
+            { ref, unread: false, starred: false, labels: ['Receipts-0146'] },
+          ]);
+          await s.setFlags(h.inboxPath, [ref], [], ['Receipts-0146']);
+          expect(await s.removeLabelIfUnused('Receipts-0146')).toBe(listed);
+          expect(await s.listLabels()).not.toContain('Receipts-0146');
+          expect(await s.removeLabelIfUnused('Receipts-0146')).toBe(false);
+          expect(await s.removeLabelIfUnused('Never-made-0146')).toBe(false);
+        } finally {
+          await s.close();
+        }
+      });
+    });
+
     it('appends a message and deletes a draft it wrote', async () => {
       await withHarness(async (h) => {
         const s = await h.session();

@@ -107,6 +107,14 @@ class MarkingSession implements MailSession {
   createFolder(...a: Parameters<MailSession['createFolder']>): ReturnType<MailSession['createFolder']> {
     return this.guard(() => this.s.createFolder(...a));
   }
+  makeLabels(...a: Parameters<MailSession['makeLabels']>): ReturnType<MailSession['makeLabels']> {
+    return this.guard(() => this.s.makeLabels(...a));
+  }
+  removeLabelIfUnused(
+    ...a: Parameters<MailSession['removeLabelIfUnused']>
+  ): ReturnType<MailSession['removeLabelIfUnused']> {
+    return this.guard(() => this.s.removeLabelIfUnused(...a));
+  }
   close(): Promise<void> {
     return this.s.close();
   }

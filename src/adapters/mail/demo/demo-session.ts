@@ -154,6 +154,16 @@ export class DemoSession implements MailSession {
     return Promise.resolve([]);
   }
 
+  makeLabels(): Promise<string[]> {
+    // As IMAP keywords.
+    return Promise.resolve([]);
+  }
+
+  removeLabelIfUnused(): Promise<boolean> {
+    // As IMAP keywords: the demo's labels are only on its messages.
+    return Promise.resolve(false);
+  }
+
   ownName(): Promise<string | undefined> {
     // As IMAP: the demo's Sent mail tells it.
     return Promise.resolve(undefined);

@@ -399,6 +399,41 @@ export class GmailSession implements MailSession {
     this.labels = undefined;
   }
 
+  async makeLabels(names: readonly string[]): Promise<string[]> {
+    const made: string[] = [];
+    for (const name of new Set(names)) {
+      if (name.startsWith('\\') || (await this.folders()).userLabel(name) !== undefined) continue;
+      await this.createFolder(name);
+      // Gmail refuses a label named as one of its own (INBOX, TRASH, SPAM, CATEGORY_…): the change then set nothing
+      // and was reported made (decision 0073).
+      if ((await this.folders()).userLabel(name)?.id == null)
+        throw new MailProviderError(
+          `Gmail did not make the label “${name}”: the name is one Gmail keeps for its own labels, or one it refuses`,
+        );
+      made.push(name);
+    }
+    return made;
+  }
+
+  async removeLabelIfUnused(name: string): Promise<boolean> {
+    // By name only (userLabel also takes an id): the label a change made, never another that an id happens to name.
+    const lower = name.toLowerCase();
+    const id = (await this.folders()).userLabels().find((l) => (l.name ?? '').toLowerCase() === lower)?.id;
+    if (id == null) return false;
+    // Counted by Gmail as it is now: a label the person has since put on mail (in Trash or Spam too) is theirs.
+    const now = await this.api.find('the label', (g, o) => g.users.labels.get({ userId: 'me', id }, o));
+    if (now?.messagesTotal !== 0) return false;
+    this.labels = undefined;
+    try {
+      await this.api.call('the label', (g, o) => g.users.labels.delete({ userId: 'me', id }, o));
+    } catch (e) {
+      // Deleted meanwhile, by the person or another undo: gone, as wanted, though not by us.
+      if (e instanceof GmailStatusError && e.status === 404) return false;
+      throw e;
+    }
+    return true;
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.watchers].map((stop) => stop()));
   }
@@ -431,21 +466,12 @@ export class GmailSession implements MailSession {
   /** Label ids for flags: system flags map to system labels, keywords to user labels (created when adding). */
   private async labelIdsFor(flags: readonly string[], create: boolean): Promise<string[]> {
     const ids: string[] = [];
+    if (create) await this.makeLabels(flags);
     for (const f of flags) {
       if (f === '\\Flagged') ids.push('STARRED');
       if (f.startsWith('\\')) continue;
-      let label = (await this.folders()).userLabel(f);
-      if (label === undefined && create) {
-        await this.createFolder(f);
-        label = (await this.folders()).userLabel(f);
-        // Gmail refuses a label named as one of its own (INBOX, TRASH, SPAM, CATEGORY_…): the change then set nothing
-        // and was reported made (decision 0073).
-        if (label?.id == null)
-          throw new MailProviderError(
-            `Gmail did not make the label “${f}”: the name is one Gmail keeps for its own labels, or one it refuses`,
-          );
-      }
-      if (label?.id != null) ids.push(label.id);
+      const id = (await this.folders()).userLabel(f)?.id;
+      if (id != null) ids.push(id);
     }
     return ids;
   }

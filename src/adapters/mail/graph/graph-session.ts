@@ -493,6 +493,17 @@ export class GraphSession implements MailSession {
     return (page.value ?? []).map((c) => c.displayName ?? '').filter((n) => n !== '');
   }
 
+  makeLabels(): Promise<string[]> {
+    // Categories set on a message need no master category (setFlags).
+    return Promise.resolve([]);
+  }
+
+  removeLabelIfUnused(): Promise<boolean> {
+    // A category set on a message makes no master category (setFlags), so an undo has none to take away; one the
+    // person keeps in the master list is theirs, used or not.
+    return Promise.resolve(false);
+  }
+
   async createFolder(name: string): Promise<void> {
     try {
       await this.api.json('the folder', 'POST', '/mailFolders', { displayName: name });

@@ -300,6 +300,16 @@ export class ImapSession implements MailSession {
     return Promise.resolve([]);
   }
 
+  makeLabels(): Promise<string[]> {
+    // Keywords live on messages: setFlags sets them.
+    return Promise.resolve([]);
+  }
+
+  removeLabelIfUnused(): Promise<boolean> {
+    // A keyword is no entry of a list the person sees: nothing to take away.
+    return Promise.resolve(false);
+  }
+
   ownName(): Promise<string | undefined> {
     // IMAP keeps no name for a mailbox: the Sent folder tells it.
     return Promise.resolve(undefined);
