@@ -175,11 +175,12 @@ export function buildServices(c: {
     google: google?.oauth,
     microsoft: microsoft?.oauth,
     mailExchanges: o.mailExchanges ?? new DnsMailExchanges(),
-    // The triage profile's override for the inbox goes with it (decision 0117), and its count of drafts today (0126):
-    // nothing that names an inbox outlives it.
+    // The triage profile's override for the inbox goes with it (decision 0117), and its counts of drafts (0126) and
+    // new labels (0146) today: nothing that names an inbox outlives it.
     onRemoved: async (accountId, inboxId) => {
       await profiles.forgetInbox(accountId, inboxId);
       await drafts.forgetInbox(inboxId);
+      await actions.forgetInbox(inboxId);
     },
     onCredentialDropped: async (inboxId, credential) => {
       microsoft?.connector.forget(inboxId);
@@ -243,7 +244,13 @@ export function buildServices(c: {
     serial,
     changes: stores.changeCounts,
   };
-  const actions = new ActionService({ ...mailWork, vips, folders: stores.folders });
+  const actions = new ActionService({
+    ...mailWork,
+    vips,
+    folders: stores.folders,
+    limiter,
+    newLabelsPerDay: config.rateLimits.newLabelsPerInboxPerDay,
+  });
   const undo = new UndoService(mailWork);
   const screening = new ScreeningService({
     store: stores.screenings,

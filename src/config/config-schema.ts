@@ -258,6 +258,13 @@ export const SETTINGS = {
     description:
       'New drafts an inbox takes per day, from every agent and surface together: each is a message written into the mailbox, so an agent caught in a loop cannot fill its Drafts folder and quota (decision 0126). Counted in memory on SQLite (a restart starts the count again), in the database on PostgreSQL.',
   },
+  rateLimitLabels: {
+    env: 'RATE_LIMIT_NEW_LABELS_PER_INBOX_PER_DAY',
+    schema: positiveInt('a positive number of labels').default(50),
+    defaultText: '50',
+    description:
+      'Labels an inbox gains per day, from every agent and surface together: a label the mailbox lacks is made when an agent first applies it, so an agent caught in a loop cannot fill the label list (Gmail takes 10,000; some IMAP servers a hundred-odd keywords a folder). Labels the inbox has are never counted (decision 0146). Counted like RATE_LIMIT_DRAFTS_PER_INBOX_PER_DAY.',
+  },
   signinFailures: {
     env: 'SIGNIN_MAX_FAILURES',
     schema: positiveInt('a positive number of attempts').default(5),

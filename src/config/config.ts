@@ -61,6 +61,8 @@ export interface Config {
     readonly signinFailures: number;
     /** New drafts per inbox per day (decision 0126). */
     readonly draftsPerInboxPerDay: number;
+    /** Labels an inbox gains per day (decision 0146). */
+    readonly newLabelsPerInboxPerDay: number;
   };
 }
 

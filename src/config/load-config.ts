@@ -85,6 +85,7 @@ export function loadConfig(env: Env, cwd: string): { config: Config; raw: RawSet
       anonymousPerMinute: settings.rateLimitAnonymous,
       signinFailures: settings.signinFailures,
       draftsPerInboxPerDay: settings.rateLimitDrafts,
+      newLabelsPerInboxPerDay: settings.rateLimitLabels,
     },
   };
   return { config, raw: settings };

@@ -9,7 +9,6 @@ import { tempDir } from './temp-dir.ts';
 
 export const TEST_KEY = Buffer.alloc(32, 1);
 
-/** A config for in-process tests: a temp data dir, SQLite unless a PostgreSQL url is given. */
 /** The rate limits tests run with unless they set their own: the defaults of production. */
 export const TEST_RATE_LIMITS: Config['rateLimits'] = {
   apiPerMinute: 120,
@@ -17,8 +16,10 @@ export const TEST_RATE_LIMITS: Config['rateLimits'] = {
   anonymousPerMinute: 60,
   signinFailures: 5,
   draftsPerInboxPerDay: 200,
+  newLabelsPerInboxPerDay: 50,
 };
 
+/** A config for in-process tests: a temp data dir, SQLite unless a PostgreSQL url is given. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const dataDir = tempDir('app-');
   return {
@@ -73,6 +74,7 @@ export const NO_RATE_LIMITS: Config['rateLimits'] = {
   anonymousPerMinute: 60,
   signinFailures: 5,
   draftsPerInboxPerDay: 1_000_000,
+  newLabelsPerInboxPerDay: 1_000_000,
 };
 
 export async function createTestApp(

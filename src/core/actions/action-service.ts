@@ -34,6 +34,7 @@ import {
   type Target,
 } from './action-types.ts';
 import { wholeAccount, type Reach } from '../auth/inbox-reach.ts';
+import type { RateLimiter, RateRule } from '../rate-limits/rate-limiter.ts';
 import type { UndoEntry, UndoStore } from './undo-store.ts';
 
 /** Who changes mail: an agent, or the service itself applying the person's own rules (the blocklist on sync). */
@@ -80,6 +81,14 @@ export interface ActionServiceDeps {
   readonly changes: ChangeCounter;
   /** Where a folder list read again is kept (an Archive folder made on a first archive). */
   readonly folders: FolderStore;
+  /** Counts each inbox's new labels, on every node alike. */
+  readonly limiter: RateLimiter;
+  /**
+   * Labels an inbox gains a day (decision 0146): a label the mailbox lacks is made on first use, and an agent caught
+   * in a loop could otherwise fill the person's label list — Gmail takes 10,000 at most, some IMAP servers a
+   * hundred-odd keywords a folder, past which the person's own client can make no more.
+   */
+  readonly newLabelsPerDay: number;
 }
 
 /** The folder made on a first archive in a mailbox that has none, as Thunderbird and Apple Mail do (decision 0076). */
@@ -112,6 +121,16 @@ export class ActionService {
   private readonly deps: ActionServiceDeps;
   constructor(deps: ActionServiceDeps) {
     this.deps = deps;
+  }
+
+  /** The inbox's count of new labels today (decision 0146). */
+  private labelsRule(): RateRule {
+    return { name: 'labels-per-inbox', points: this.deps.newLabelsPerDay, windowSeconds: 86_400 };
+  }
+
+  /** Forgets a removed inbox's count of new labels: nothing that names it outlives it (decision 0117). */
+  forgetInbox(inboxId: string): Promise<void> {
+    return this.deps.limiter.reset(this.labelsRule(), inboxId);
   }
 
   async act(req: ActRequest): Promise<Result<ActOutcome, ActError>> {
@@ -260,6 +279,19 @@ export class ActionService {
     }
   }
 
+  /**
+   * How many of these labels the inbox has nowhere yet — not on indexed mail, not in the provider's own list — and a
+   * change would make (decision 0146). Compared as written: a label that differs only in case is counted as new
+   * (IMAP keywords may be told apart by case), which only ever counts one too many where the provider ignores case.
+   */
+  private async newLabels(inbox: Inbox, session: MailSession, labels: readonly string[]): Promise<number> {
+    const known = new Set([
+      ...(await this.deps.messages.labelsInUse(inbox.id)),
+      ...(await session.listLabels()),
+    ]);
+    return new Set(labels.filter((l) => !known.has(l))).size;
+  }
+
   private async saveUndo(actor: Actor, action: string, entries: UndoEntry[]): Promise<string> {
     const id = newId('undo');
     const now = this.deps.clock.now();
@@ -281,8 +313,10 @@ export class ActionService {
     intent: readonly UndoEntry[],
     done: readonly UndoEntry[],
   ): Promise<string | null> {
-    // `done` holds the planned changes that were made (apply works through the same plans): all of them, or fewer.
-    if (id === null || done.length === intent.length) return id;
+    // `done` holds the planned changes that were made (apply works through the same plans): all of them, or fewer;
+    // and the labels they made, which the plan could not know (decision 0146).
+    const madeLabels = done.some((e) => (e.flags?.made?.length ?? 0) > 0);
+    if (id === null || (done.length === intent.length && !madeLabels)) return id;
     await this.deps.undo.settle(actor.accountId, id, done);
     return done.length > 0 ? id : null;
   }
@@ -373,20 +407,44 @@ export class ActionService {
   ): Promise<{
     changed: ActOutcome['changed'][number][];
     undo: UndoEntry[];
-    error?: { code: 'provider_error'; message: string; folderGone?: true };
+    error?:
+      | { code: 'provider_error'; message: string; folderGone?: true }
+      | { code: 'rate_limited'; message: string; perDay: number; retryAfterSeconds: number };
     fault?: Error;
   }> {
     const byId = new Map(folders.map((f) => [f.id, f]));
     const target = moveTarget(folders, req.action);
     const changed: ActOutcome['changed'][number][] = [];
     const undo: UndoEntry[] = [];
+    let labelsMade: readonly string[] = [];
     const made = (m: MessageSummary) => {
       changed.push({ inboxId: inbox.id, messageId: m.id, subject: m.subject });
-      undo.push(undoEntry(m, req, target));
+      undo.push(undoEntry(m, req, target, labelsMade));
     };
     let session: MailSession | undefined;
     try {
       session = await this.deps.sessions.open(inbox);
+      if (req.action === 'label' && (req.labels?.length ?? 0) > 0) {
+        const labels = req.labels ?? [];
+        const fresh = await this.newLabels(inbox, session, labels);
+        if (fresh > 0) {
+          const perDay = this.deps.newLabelsPerDay;
+          const budget = await this.deps.limiter.consume(this.labelsRule(), inbox.id, fresh);
+          if (!budget.allowed)
+            return {
+              changed,
+              undo,
+              error: {
+                code: 'rate_limited',
+                message: `This inbox has gained ${String(perDay)} new labels in a day, as many as it takes; labels it has still go on, and a new one fits in ${String(budget.retryAfterSeconds)} seconds.`,
+                perDay,
+                retryAfterSeconds: budget.retryAfterSeconds,
+              },
+            };
+        }
+        // Made before any message carries them, so that a change failing part-way still records them for its undo.
+        labelsMade = await session.makeLabels(labels);
+      }
       const byFolder = new Map<FolderId, MessageSummary[]>();
       for (const m of messages) {
         if (target !== undefined && m.folderId === target.id)
@@ -464,7 +522,7 @@ function intended({ folders, messages }: InboxGroup, req: ActStep): UndoEntry[] 
   const known = new Set(folders.map((f) => f.id));
   return messages
     .filter((m) => known.has(m.folderId) && m.folderId !== target?.id)
-    .map((m) => undoEntry(m, req, target));
+    .map((m) => undoEntry(m, req, target, []));
 }
 
 function moveTarget(folders: readonly Folder[], action: ActionKind): Folder | undefined {
@@ -476,7 +534,12 @@ function moveTarget(folders: readonly Folder[], action: ActionKind): Folder | un
  * What putting one message back needs: where it was and its flags before; for a move, where it went and its
  * Message-ID (a process killed after the move but before the index learnt of it finds the message there by it).
  */
-function undoEntry(m: MessageSummary, req: ActStep, target: Folder | undefined): UndoEntry {
+function undoEntry(
+  m: MessageSummary,
+  req: ActStep,
+  target: Folder | undefined,
+  labelsMade: readonly string[],
+): UndoEntry {
   const common = {
     inboxId: m.inboxId,
     messageId: m.id,
@@ -486,7 +549,14 @@ function undoEntry(m: MessageSummary, req: ActStep, target: Folder | undefined):
   };
   return target !== undefined
     ? { ...common, toFolderId: target.id }
-    : { ...common, toFolderId: null, flags: flagChange(req.action, req.labels ?? []) };
+    : {
+        ...common,
+        toFolderId: null,
+        flags: {
+          ...flagChange(req.action, req.labels ?? []),
+          ...(labelsMade.length > 0 && { made: labelsMade }),
+        },
+      };
 }
 
 function flagChange(action: ActionKind, labels: readonly string[]): { add: string[]; remove: string[] } {

@@ -64,6 +64,15 @@ export type ActError =
     }
   | { readonly code: 'vip_confirmation_required'; readonly message: string; readonly from: string }
   | {
+      /** The inbox has taken its new labels for the day (decision 0146); the next fits in `retryAfterSeconds`. */
+      readonly code: 'rate_limited';
+      readonly message: string;
+      readonly perDay: number;
+      readonly retryAfterSeconds: number;
+      /** What was changed in other inboxes before this one, still undoable with this handle. */
+      readonly partial?: { readonly changed: ActOutcome['changed']; readonly undoId: string | null };
+    }
+  | {
       readonly code: 'provider_error';
       readonly message: string;
       /** What was changed before the failure, still undoable with this handle. */

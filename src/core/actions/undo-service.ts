@@ -26,6 +26,15 @@ export interface UndoOutcome {
     readonly messageId: string;
     readonly reason: NotRestoredReason;
   }[];
+  /** Labels the change had made that no message carries any more, taken out of the mailbox's list (decision 0146). */
+  readonly labelsRemoved: readonly string[];
+}
+
+/** What an undo has put back so far, filled inbox by inbox. */
+interface UndoTally {
+  readonly restored: UndoOutcome['restored'][number][];
+  readonly notRestored: UndoOutcome['notRestored'][number][];
+  readonly labelsRemoved: string[];
 }
 
 export type UndoError =
@@ -98,6 +107,7 @@ export class UndoService {
       for (const e of record.entries) byInbox.set(e.inboxId, [...(byInbox.get(e.inboxId) ?? []), e]);
       const restored: UndoOutcome['restored'][number][] = [];
       const notRestored: UndoOutcome['notRestored'][number][] = [];
+      const labelsRemoved: string[] = [];
       for (const [inboxId, entries] of byInbox) {
         const place = await this.deps.inboxes.usableWithFolders(principal, inboxId);
         if (!place.ok) {
@@ -106,11 +116,11 @@ export class UndoService {
           continue;
         }
         await counted(this.deps.changes, [place.value.inbox.id], () =>
-          this.undoInInbox(place.value, entries, restored, notRestored),
+          this.undoInInbox(place.value, entries, { restored, notRestored, labelsRemoved }),
         );
       }
       await this.deps.undo.consume(principal.accountId, undoId, this.deps.clock.now());
-      return ok({ action: record.action, restored, notRestored });
+      return ok({ action: record.action, restored, notRestored, labelsRemoved });
     });
   }
 
@@ -127,8 +137,7 @@ export class UndoService {
   private async undoInInbox(
     { inbox, folders: listed }: InboxWithFolders,
     entries: readonly UndoEntry[],
-    restored: UndoOutcome['restored'][number][],
-    notRestored: UndoOutcome['notRestored'][number][],
+    { restored, notRestored, labelsRemoved }: UndoTally,
   ): Promise<void> {
     const folders = new Map(listed.map((f) => [f.id as string, f]));
     const moves = new Map<
@@ -171,7 +180,16 @@ export class UndoService {
         moves.set(key, group);
       }
     }
-    if (moves.size === 0 && flags.length === 0 && unindexed.length === 0 && claimedBack.length === 0) return;
+    // Labels the change made in the mailbox's own list (decision 0146): looked at even when every message is gone.
+    const made = new Set(entries.flatMap((e) => e.flags?.made ?? []));
+    if (
+      moves.size === 0 &&
+      flags.length === 0 &&
+      unindexed.length === 0 &&
+      claimedBack.length === 0 &&
+      made.size === 0
+    )
+      return;
     let session: MailSession | undefined;
     const pending = new Set(
       [...moves.values()]
@@ -237,6 +255,14 @@ export class UndoService {
         });
         pending.delete(entry.messageId);
         restored.push({ inboxId: inbox.id, messageId: entry.messageId });
+      }
+      for (const name of made) {
+        // The messages are back as they were: a label left behind is tidied if it can be, and stays if not.
+        const removed = await session.removeLabelIfUnused(name).catch((e: unknown) => {
+          if (e instanceof MailProviderError || e instanceof MailAuthError) return false;
+          throw e;
+        });
+        if (removed) labelsRemoved.push(name);
       }
     } catch (e) {
       if (!(e instanceof MailProviderError || e instanceof MailAuthError)) throw e;

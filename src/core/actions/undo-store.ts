@@ -14,8 +14,16 @@ export interface UndoEntry {
     readonly starred: boolean;
     readonly labels: readonly string[];
   };
-  /** For flag changes: the IMAP flags the action added and removed, so undo reverses only what it did. */
-  readonly flags?: { readonly add: readonly string[]; readonly remove: readonly string[] };
+  /**
+   * For flag changes: the IMAP flags the action added and removed, so undo reverses only what it did; and the labels
+   * it added to the mailbox's own list of labels (a Gmail label made on first use), which an undo takes away again
+   * once no message carries them (decision 0146).
+   */
+  readonly flags?: {
+    readonly add: readonly string[];
+    readonly remove: readonly string[];
+    readonly made?: readonly string[];
+  };
 }
 
 export interface UndoRecord {

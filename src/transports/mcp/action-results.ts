@@ -79,19 +79,14 @@ export function fromActError(e: ActError, marker: Marker): ToolFailure {
         },
       );
     case 'provider_error':
-      return toolError(
-        'provider_error',
-        e.message,
-        e.partial === undefined
-          ? {}
-          : {
-              details: {
-                // Subjects are the senders' words: marked here, as an error is not marked by the tool's schema.
-                changed: e.partial.changed.map((c) => ({ ...c, subject: marker.wrap(c.subject) })),
-                undoId: e.partial.undoId,
-              },
-            },
-      );
+      return toolError('provider_error', e.message, partialDetails(e.partial, marker));
+    case 'rate_limited':
+      return toolError('rate_limited', `${e.message} Use the labels list_labels lists, or wait.`, {
+        // Refused before anything changed, unless other inboxes of the same call were changed first.
+        ...(e.partial !== undefined && e.partial.changed.length > 0 && partialDetails(e.partial, marker)),
+        retryAfterSeconds: e.retryAfterSeconds,
+        sayToHuman: `This inbox has gained as many new labels today as the service allows (${String(e.perDay)}); I can use the labels it has, or make new ones tomorrow.`,
+      });
     case 'message_not_found':
       return toolError(e.code, agentMessage(e));
     default: {
@@ -99,4 +94,19 @@ export function fromActError(e: ActError, marker: Marker): ToolFailure {
       return fromInboxError({ code, message: e.message, ...(e.next !== undefined && { next: e.next }) });
     }
   }
+}
+
+/** What a change did before it failed, still undoable with its handle, in an error's details. */
+function partialDetails(
+  partial: Extract<ActError, { code: 'provider_error' }>['partial'],
+  marker: Marker,
+): { details?: { changed: ActOutcome['changed']; undoId: string | null } } {
+  if (partial === undefined) return {};
+  // Subjects are the senders' words: marked here, as an error is not marked by the tool's schema.
+  return {
+    details: {
+      changed: partial.changed.map((c) => ({ ...c, subject: marker.wrap(c.subject) })),
+      undoId: partial.undoId,
+    },
+  };
 }

@@ -22,6 +22,12 @@ export const undoAction = defineTool({
         reason: z.enum(['gone', 'moved_since', 'inbox_unavailable', 'provider_error']),
       }),
     ),
+    labelsRemoved: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'Labels the change had made that no message carries now, taken off the mailbox’s label list.',
+      ),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   calledByViews: true,
@@ -34,14 +40,18 @@ export const undoAction = defineTool({
           })
         : toolError('undo_unavailable', r.error.message);
     }
-    const { restored, notRestored } = r.value;
+    const { restored, notRestored, labelsRemoved } = r.value;
     const n = restored.length;
     return toolOk({
       undone: r.value.action,
       restored,
       notRestored,
+      ...(labelsRemoved.length > 0 && { labelsRemoved }),
       sayToHuman:
         `I undid that: ${String(n)} message${n === 1 ? '' : 's'} restored.` +
+        (labelsRemoved.length > 0
+          ? ` The label${labelsRemoved.length === 1 ? '' : 's'} I had made for it (${labelsRemoved.map((l) => `“${l}”`).join(', ')}) ${labelsRemoved.length === 1 ? 'is' : 'are'} gone from your labels too.`
+          : '') +
         (notRestored.length > 0
           ? ` ${String(notRestored.length)} could not be restored (see the details).`
           : ''),

@@ -85,7 +85,7 @@ function changeWords(change: ChangeSummary): string {
 
 /**
  * Refusals worth saying in full: an agent trying to loosen the person's own safeguards (decision 0102) is what a
- * message telling it to would look like; one refused a day's drafts (0126), what a loop looks like.
+ * message telling it to would look like; one refused a day's drafts (0126) or new labels (0146), what a loop looks like.
  */
 const REFUSAL_WORDS: Readonly<Record<string, string>> = {
   'update_triage_profile:human_approval_required':
@@ -95,6 +95,13 @@ const REFUSAL_WORDS: Readonly<Record<string, string>> = {
   // Decision 0126: an agent writing this many drafts in a day may be caught in a loop.
   'create_draft:rate_limited':
     'Tried to write more drafts than an inbox takes in a day: refused. An agent writing this many may be stuck repeating itself.',
+  // Decision 0146: likewise new labels, each one made in the mailbox's label list.
+  ...Object.fromEntries(
+    ['act_on_messages', 'apply_labels', 'confirm_screening'].map((tool) => [
+      `${tool}:rate_limited`,
+      'Tried to make more new labels than an inbox takes in a day: refused. An agent making this many may be stuck repeating itself.',
+    ]),
+  ),
 };
 
 /** One row in words: what changed (from its undo record), else what the tool does; then how it ended. */
@@ -167,6 +174,7 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
       return `/settings/activity${s === '' ? '' : `?${s}`}`;
     };
     const done = c.req.query('undone');
+    const labelsGone = Number(c.req.query('labels') ?? '0');
     const failed = c.req.query('error');
     const csrf = c.get('csrf');
     return c.html(
@@ -177,7 +185,16 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
         csrf,
         body: html`<h1>Agent activity</h1>
           <p>Every tool call an agent made for you, newest first. Message content is never recorded.</p>
-          ${notice('ok', done === undefined ? undefined : `Undone: ${plural(Number(done), 'message')} put back.`)}
+          ${notice(
+            'ok',
+            done === undefined
+              ? undefined
+              : `Undone: ${plural(Number(done), 'message')} put back${
+                  labelsGone > 0
+                    ? `, and ${labelsGone === 1 ? 'the label' : plural(labelsGone, 'label')} the change had made taken off your label list`
+                    : ''
+                }.`,
+          )}
           ${notice('error', failed === undefined ? undefined : (UNDO_ERRORS[failed] ?? 'That change could not be undone.'))}
           ${
             interrupted.length === 0
@@ -285,7 +302,10 @@ export function registerActivityPage(app: Hono<WebEnv>, deps: WebDeps): void {
     });
     return c.redirect(
       r.ok
-        ? `/settings/activity?undone=${String(r.value.restored.length)}`
+        ? `/settings/activity?${new URLSearchParams({
+            undone: String(r.value.restored.length),
+            ...(r.value.labelsRemoved.length > 0 && { labels: String(r.value.labelsRemoved.length) }),
+          }).toString()}`
         : `/settings/activity?error=${r.error.code}`,
       303,
     );

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  demoBackend,
+  dovecotBackend,
+  gmailBackend,
+  graphBackend,
+  type Backend,
+} from '../support/mail-backends.ts';
+import { expectToolOk } from '../support/tool-caller.ts';
+
+// Decision 0146: a label an agent applies that the mailbox lacks is made — on Gmail, a label in the person's list. Its
+// undo took it off the messages and left the name behind: "each change undoable" held for the mail, not the list.
+const BACKENDS: Record<string, () => Promise<Backend>> = {
+  demo: demoBackend,
+  'IMAP (Dovecot)': () => dovecotBackend(),
+  Gmail: () => gmailBackend(),
+  'Microsoft 365': () => graphBackend(),
+};
+
+describe.each(Object.entries(BACKENDS))('an undo on %s', (name, start) => {
+  // Only Gmail keeps a list a label is added to by using it; keywords and categories live on the messages.
+  const listsLabels = name === 'Gmail';
+  let be: Backend;
+  let inboxId: string;
+  let ids: string[];
+  const call = (tool: string, args: Record<string, unknown>) => be.agent.call(tool, args);
+  const labelList = async () =>
+    (expectToolOk(await call('list_labels', { inboxId }))['labels'] as { name: string }[]).map((l) => l.name);
+  const label = async (messageId: string, labelIds: string[]) =>
+    expectToolOk(await call('apply_labels', { inboxId, messageIds: [messageId], labelIds }))[
+      'undoId'
+    ] as string;
+  const undo = async (undoId: string) => expectToolOk(await call('undo_action', { undoId }));
+  const labelsOf = async (messageId: string) =>
+    expectToolOk(await call('get_message', { inboxId, messageId }))['labels'] as string[];
+
+  beforeAll(async () => {
+    be = await start();
+    inboxId = be.inboxId;
+    expectToolOk(await call('sync_inbox', { inboxId }));
+    const listed = expectToolOk(await call('list_messages', { inboxId, limit: 3 }));
+    ids = (listed['messages'] as { messageId: string }[]).map((m) => m.messageId);
+    expect(ids).toHaveLength(3);
+  }, 120_000);
+  afterAll(() => be.close());
+
+  it('takes a label its change made off the label list once no message carries it', async () => {
+    const made = await label(ids[0]!, ['Trip-0146']);
+    expect(await labelList()).toContain('Trip-0146');
+    const undone = await undo(made);
+    expect(undone['labelsRemoved']).toEqual(listsLabels ? ['Trip-0146'] : undefined);
+    if (listsLabels) expect(undone['sayToHuman']).toContain('(“Trip-0146”) is gone from your labels too');
+    expect(await labelsOf(ids[0]!)).not.toContain('Trip-0146');
+    expect(await labelList()).not.toContain('Trip-0146');
+  });
+
+  it('keeps a label its change made that other mail carries since', async () => {
+    const made = await label(ids[0]!, ['Shared-0146']);
+    await label(ids[1]!, ['Shared-0146']);
+    const undone = await undo(made);
+    expect(undone['labelsRemoved']).toBeUndefined();
+    expect(await labelsOf(ids[0]!)).not.toContain('Shared-0146');
+    expect(await labelsOf(ids[1]!)).toContain('Shared-0146');
+    expect(await labelList()).toContain('Shared-0146');
+  });
+
+  it('keeps a label the mailbox had before the change, even when the undo leaves it on no message', async () => {
+    const first = await label(ids[2]!, ['Before-0146']);
+    const second = await label(ids[0]!, ['Before-0146']);
+    expect((await undo(second))['labelsRemoved']).toBeUndefined();
+    // The label's first change took it off the last message: the label was made by that change, and goes with it.
+    expect((await undo(first))['labelsRemoved']).toEqual(listsLabels ? ['Before-0146'] : undefined);
+    expect(await labelList()).not.toContain('Before-0146');
+  });
+
+  it.runIf(listsLabels)('never takes away a label the person made, on no mail at all', async () => {
+    // The rig made “Travel” from another client; no message carries it.
+    expect(await labelList()).toContain('Travel');
+    const undone = await undo(await label(ids[0]!, ['Travel']));
+    expect(undone['labelsRemoved']).toBeUndefined();
+    expect(await labelList()).toContain('Travel');
+  });
+
+  it.runIf(listsLabels)('the person’s own undo on Activity says the label went too', async () => {
+    const made = await label(ids[0]!, ['Console-0146']);
+    const web = be.agent.web;
+    await web.get('/settings/activity');
+    const res = await web.post('/settings/activity/undo', { undoId: made });
+    expect(res.status).toBe(303);
+    const shown = await (await web.get(res.headers.get('location') ?? '')).text();
+    expect(shown).toContain(
+      'Undone: 1 message put back, and the label the change had made taken off your label list.',
+    );
+    expect(await labelList()).not.toContain('Console-0146');
+  });
+});
