@@ -117,6 +117,34 @@ describe('key management is for the owner session only', () => {
     );
   });
 
+  it('a plan that shrinks keeps the keys made before; the Advanced page says when a new one can be made', async () => {
+    app = await createTestApp();
+    const web = await setUpOwner(app);
+    await app.services.accounts.setPlan('owner@example.test', 'pro');
+    const keys = [
+      await createKeyViaPage(web, 'one'),
+      await createKeyViaPage(web, 'two'),
+      await createKeyViaPage(web, 'three'),
+    ];
+    await app.services.accounts.setPlan('owner@example.test', 'trial', { trialDays: 14 });
+    for (const key of keys) {
+      // Accepted: the inbox is what is not found, not the key.
+      await expectError(
+        await call(app, '/api/inboxes/inbox_none/draft', {
+          method: 'POST',
+          headers: { ...bearer(key).headers, 'content-type': 'application/json' },
+          body: JSON.stringify({ to: 'a@example.org', subject: 's', text: 't' }),
+        }),
+        404,
+        'inbox_not_found',
+      );
+    }
+    const page = await (await web.get('/settings/advanced')).text();
+    expect(page.replace(/\s+/g, ' ')).toContain(
+      '3 of 1 active key on the trial plan. The keys made before the plan changed keep working; a new one can be made once 3 are revoked.',
+    );
+  });
+
   it('a session request without the CSRF header is refused', async () => {
     app = await createTestApp();
     const web = await setUpOwner(app);

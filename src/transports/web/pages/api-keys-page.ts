@@ -55,7 +55,11 @@ export function registerApiKeysPage(app: Hono<WebEnv>, deps: WebDeps): void {
           ${keysTable(keys, inboxes, c.get('csrf'))}
           <p class="muted">
             ${String(active)} of ${String(limit)} active key${limit === 1 ? '' : 's'} on the ${account.plan}
-            plan.
+            plan.${
+              active > limit
+                ? ` The keys made before the plan changed keep working; a new one can be made once ${String(active - limit + 1)} ${active - limit + 1 === 1 ? 'is' : 'are'} revoked.`
+                : ''
+            }
           </p>
           <form method="post" action="${PATH}/keys">
             ${csrfField(c.get('csrf'))}
