@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
-import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import { freshPgDatabase } from '../rig/pg.ts';
-import { bearer, call, createTestApp, expectError, NO_RATE_LIMITS } from '../support/test-app.ts';
-import { agentOn, expectToolError, expectToolOk, toolCaller } from '../support/tool-caller.ts';
+import { twoAgentsOnAnInbox } from '../support/inbox-day-budget.ts';
+import { bearer, call, createTestApp, expectError } from '../support/test-app.ts';
+import { agentOn, expectToolError, expectToolOk } from '../support/tool-caller.ts';
 import { createKeyViaPage } from '../support/web-client.ts';
 
 const DAY = 86_400_000;
-/** RATE_LIMIT_PER_DAY here (200 unless set). */
+/** RATE_LIMIT_DRAFTS_PER_INBOX_PER_DAY here (200 unless set). */
 const PER_DAY = 6;
 
 // Decision 0126: create_draft wrote a message into the person's mailbox as often as an agent's request budget allowed
@@ -22,21 +22,11 @@ describe.each(['sqlite', 'postgres'] as const)('new drafts on %s', (engine) => {
 
   it(`are ${String(PER_DAY)} an inbox a day, whoever writes them and on whichever node`, async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
-    const pgUrl = engine === 'postgres' ? await freshPgDatabase() : undefined;
-    const node = () =>
-      createTestApp({
-        config: { rateLimits: { ...NO_RATE_LIMITS, draftsPerInboxPerDay: PER_DAY } },
-        ...(pgUrl !== undefined && { pgUrl }),
-      });
-    const app = await node();
-    apps.push(app);
-    const { web, call: first } = await agentOn(app);
-    // A second agent, on a second node where there is a shared database.
-    const otherKey = await createKeyViaPage(web, 'second agent');
-    const second = engine === 'postgres' ? await node() : app;
-    if (second !== app) apps.push(second);
-    const other = toolCaller(second, otherKey);
-    const inboxId = (expectToolOk(await first('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
+    const { app, web, first, other, inboxId, removeInboxAndItsCount } = await twoAgentsOnAnInbox(
+      engine,
+      { draftsPerInboxPerDay: PER_DAY },
+      apps,
+    );
     const draft = (n: number) => ({
       inboxId,
       to: 'friend@example.org',
@@ -77,20 +67,8 @@ describe.each(['sqlite', 'postgres'] as const)('new drafts on %s', (engine) => {
     expectToolOk(await other('create_draft', draft(-3)));
     expect(await drafts()).toBe(before + PER_DAY + 1);
 
-    // Removing the inbox takes its count with it: on PostgreSQL the counter is a row that names the inbox.
-    const counters = async () =>
-      engine === 'postgres'
-        ? (
-            await app.db.kysely
-              .selectFrom('rate_limits' as never)
-              .select('key' as never)
-              .execute()
-          ).filter((r) => (r as { key: string }).key.includes(inboxId)).length
-        : 0;
-    expect(await counters()).toBe(engine === 'postgres' ? 1 : 0);
-    const { accountId } = (await app.stores.inboxes.syncable(inboxId as InboxId, new Date()))!;
-    expect(await app.services.tools.inboxes.remove(accountId, inboxId)).toBe(true);
-    expect(await counters()).toBe(0);
+    // Removing the inbox takes its count with it.
+    await removeInboxAndItsCount();
   });
 
   it('waiting for the person past the 50 the page shows are said to be there', async () => {

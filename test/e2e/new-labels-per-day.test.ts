@@ -1,10 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.ts';
-import type { InboxId } from '../../src/core/inboxes/inbox.ts';
-import { freshPgDatabase } from '../rig/pg.ts';
-import { createTestApp, NO_RATE_LIMITS } from '../support/test-app.ts';
-import { agentOn, expectToolError, expectToolOk, toolCaller } from '../support/tool-caller.ts';
-import { createKeyViaPage } from '../support/web-client.ts';
+import { twoAgentsOnAnInbox } from '../support/inbox-day-budget.ts';
+import { expectToolError, expectToolOk } from '../support/tool-caller.ts';
 
 const DAY = 86_400_000;
 /** RATE_LIMIT_NEW_LABELS_PER_INBOX_PER_DAY here (50 unless set). */
@@ -22,20 +19,11 @@ describe.each(['sqlite', 'postgres'] as const)('new labels on %s', (engine) => {
 
   it(`are ${String(PER_DAY)} an inbox a day, whoever makes them and on whichever node; labels it has are free`, async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
-    const pgUrl = engine === 'postgres' ? await freshPgDatabase() : undefined;
-    const node = () =>
-      createTestApp({
-        config: { rateLimits: { ...NO_RATE_LIMITS, newLabelsPerInboxPerDay: PER_DAY } },
-        ...(pgUrl !== undefined && { pgUrl }),
-      });
-    const app = await node();
-    apps.push(app);
-    const { web, call: first } = await agentOn(app);
-    const otherKey = await createKeyViaPage(web, 'second agent');
-    const second = engine === 'postgres' ? await node() : app;
-    if (second !== app) apps.push(second);
-    const other = toolCaller(second, otherKey);
-    const inboxId = (expectToolOk(await first('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
+    const { web, first, other, inboxId, removeInboxAndItsCount } = await twoAgentsOnAnInbox(
+      engine,
+      { newLabelsPerInboxPerDay: PER_DAY },
+      apps,
+    );
     expectToolOk(await first('sync_inbox', { inboxId }));
     const listed = expectToolOk(await first('list_messages', { inboxId, limit: 2 }));
     const [m1, m2] = (listed['messages'] as { messageId: string }[]).map((m) => m.messageId);
@@ -88,19 +76,7 @@ describe.each(['sqlite', 'postgres'] as const)('new labels on %s', (engine) => {
     expectToolOk(await apply(other, m2!, ['Trip-D']));
     expect(await labelsOf(m2!)).toContain('Trip-D');
 
-    // Removing the inbox takes its count with it: on PostgreSQL the counter is a row that names the inbox.
-    const counters = async () =>
-      engine === 'postgres'
-        ? (
-            await app.db.kysely
-              .selectFrom('rate_limits' as never)
-              .select('key' as never)
-              .execute()
-          ).filter((r) => (r as { key: string }).key.includes(inboxId)).length
-        : 0;
-    expect(await counters()).toBe(engine === 'postgres' ? 1 : 0);
-    const { accountId } = (await app.stores.inboxes.syncable(inboxId as InboxId, new Date()))!;
-    expect(await app.services.tools.inboxes.remove(accountId, inboxId)).toBe(true);
-    expect(await counters()).toBe(0);
+    // Removing the inbox takes its count with it.
+    await removeInboxAndItsCount();
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildMessage } from '../../../test/rig/message-factory.ts';
+import type { MailSession } from './mail-ports.ts';
 import type { MailHarness } from './mail-session.contract.ts';
 import { byId, deliver, spec } from './mail-session-fixtures.contract.ts';
 
@@ -99,57 +100,50 @@ export function mailWriterContract(name: string, makeHarness: () => Promise<Mail
       });
     });
 
-    it('adds and removes flags and keywords', async () => {
-      await withHarness(async (h) => {
+    /** One read message in the inbox, and a session on the mailbox: its ref for `f`. */
+    const withOneMessage = (f: (h: MailHarness, s: MailSession, ref: string) => Promise<void>) =>
+      withHarness(async (h) => {
         const [a] = await deliver(h, [spec(1)], { flags: () => ['\\Seen'] });
         const s = await h.session();
         try {
-          const ref = byId(
-            (await s.changes(h.inboxPath, null, { windowSize: 10, knownRefs: [] })).added,
-            a!,
-          ).ref;
-          await s.setFlags(h.inboxPath, [ref], ['\\Flagged', 'Clients'], ['\\Seen']);
-          expect(await s.flagsOf(h.inboxPath, [ref])).toEqual([
-            { ref, unread: true, starred: true, labels: ['Clients'] },
-          ]);
-          await s.setFlags(h.inboxPath, [ref], ['\\Seen'], ['\\Flagged', 'Clients']);
-          expect(await s.flagsOf(h.inboxPath, [ref])).toEqual([
-            { ref, unread: false, starred: false, labels: [] },
-          ]);
+          const window = await s.changes(h.inboxPath, null, { windowSize: 10, knownRefs: [] });
+          await f(h, s, byId(window.added, a!).ref);
         } finally {
           await s.close();
         }
       });
+
+    it('adds and removes flags and keywords', async () => {
+      await withOneMessage(async (h, s, ref) => {
+        await s.setFlags(h.inboxPath, [ref], ['\\Flagged', 'Clients'], ['\\Seen']);
+        expect(await s.flagsOf(h.inboxPath, [ref])).toEqual([
+          { ref, unread: true, starred: true, labels: ['Clients'] },
+        ]);
+        await s.setFlags(h.inboxPath, [ref], ['\\Seen'], ['\\Flagged', 'Clients']);
+        expect(await s.flagsOf(h.inboxPath, [ref])).toEqual([
+          { ref, unread: false, starred: false, labels: [] },
+        ]);
+      });
     });
 
     it('makes a label where the mailbox lists labels, and takes it away once no message carries it (0146)', async () => {
-      await withHarness(async (h) => {
-        const [a] = await deliver(h, [spec(1)], { flags: () => ['\\Seen'] });
-        const s = await h.session();
-        try {
-          const ref = byId(
-            (await s.changes(h.inboxPath, null, { windowSize: 10, knownRefs: [] })).added,
-            a!,
-          ).ref;
-          const listed = h.labelsListed === true;
-          expect(await s.makeLabels(['Receipts-0146', 'Receipts-0146', '\\Flagged'])).toEqual(
-            listed ? ['Receipts-0146'] : [],
-          );
-          expect((await s.listLabels()).includes('Receipts-0146')).toBe(listed);
-          expect(await s.makeLabels(['Receipts-0146'])).toEqual([]);
-          await s.setFlags(h.inboxPath, [ref], ['Receipts-0146'], []);
-          expect(await s.removeLabelIfUnused('Receipts-0146')).toBe(false);
-          expect(await s.flagsOf(h.inboxPath, [ref])).toEqual([
-            { ref, unread: false, starred: false, labels: ['Receipts-0146'] },
-          ]);
-          await s.setFlags(h.inboxPath, [ref], [], ['Receipts-0146']);
-          expect(await s.removeLabelIfUnused('Receipts-0146')).toBe(listed);
-          expect(await s.listLabels()).not.toContain('Receipts-0146');
-          expect(await s.removeLabelIfUnused('Receipts-0146')).toBe(false);
-          expect(await s.removeLabelIfUnused('Never-made-0146')).toBe(false);
-        } finally {
-          await s.close();
-        }
+      await withOneMessage(async (h, s, ref) => {
+        const listed = h.labelsListed === true;
+        expect(await s.makeLabels(['Receipts-0146', 'Receipts-0146', '\\Flagged'])).toEqual(
+          listed ? ['Receipts-0146'] : [],
+        );
+        expect((await s.listLabels()).includes('Receipts-0146')).toBe(listed);
+        expect(await s.makeLabels(['Receipts-0146'])).toEqual([]);
+        await s.setFlags(h.inboxPath, [ref], ['Receipts-0146'], []);
+        expect(await s.removeLabelIfUnused('Receipts-0146')).toBe(false);
+        expect(await s.flagsOf(h.inboxPath, [ref])).toEqual([
+          { ref, unread: false, starred: false, labels: ['Receipts-0146'] },
+        ]);
+        await s.setFlags(h.inboxPath, [ref], [], ['Receipts-0146']);
+        expect(await s.removeLabelIfUnused('Receipts-0146')).toBe(listed);
+        expect(await s.listLabels()).not.toContain('Receipts-0146');
+        expect(await s.removeLabelIfUnused('Receipts-0146')).toBe(false);
+        expect(await s.removeLabelIfUnused('Never-made-0146')).toBe(false);
       });
     });
 
