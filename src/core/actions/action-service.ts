@@ -285,11 +285,12 @@ export class ActionService {
    * (IMAP keywords may be told apart by case), which only ever counts one too many where the provider ignores case.
    */
   private async newLabels(inbox: Inbox, session: MailSession, labels: readonly string[]): Promise<number> {
-    const known = new Set([
-      ...(await this.deps.messages.labelsInUse(inbox.id)),
-      ...(await session.listLabels()),
-    ]);
-    return new Set(labels.filter((l) => !known.has(l))).size;
+    const listed = new Set(await session.listLabels());
+    const unlisted = labels.filter((l) => !listed.has(l));
+    // Gmail lists every label it has: the index is read only for what the provider's list lacks (IMAP keywords).
+    if (unlisted.length === 0) return 0;
+    const inUse = new Set(await this.deps.messages.labelsInUse(inbox.id));
+    return new Set(unlisted.filter((l) => !inUse.has(l))).size;
   }
 
   private async saveUndo(actor: Actor, action: string, entries: UndoEntry[]): Promise<string> {
