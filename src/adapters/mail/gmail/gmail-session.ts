@@ -418,11 +418,21 @@ export class GmailSession implements MailSession {
   async removeLabelIfUnused(name: string): Promise<boolean> {
     // By name only (userLabel also takes an id): the label a change made, never another that an id happens to name.
     const lower = name.toLowerCase();
-    const id = (await this.folders()).userLabels().find((l) => (l.name ?? '').toLowerCase() === lower)?.id;
+    const labels = (await this.folders()).userLabels();
+    const id = labels.find((l) => (l.name ?? '').toLowerCase() === lower)?.id;
     if (id == null) return false;
+    // A label the person has built on since is theirs: one nested under it, or a filter that gives or takes it.
+    if (labels.some((l) => (l.name ?? '').toLowerCase().startsWith(`${lower}/`))) return false;
     // Counted by Gmail as it is now: a label the person has since put on mail (in Trash or Spam too) is theirs.
     const now = await this.api.find('the label', (g, o) => g.users.labels.get({ userId: 'me', id }, o));
     if (now?.messagesTotal !== 0) return false;
+    const filters = await this.api.call('the filters', (g, o) =>
+      g.users.settings.filters.list({ userId: 'me' }, o),
+    );
+    const inFilter = (filters.filter ?? []).some(
+      (f) => f.action?.addLabelIds?.includes(id) === true || f.action?.removeLabelIds?.includes(id) === true,
+    );
+    if (inFilter) return false;
     this.labels = undefined;
     try {
       await this.api.call('the label', (g, o) => g.users.labels.delete({ userId: 'me', id }, o));
