@@ -53,6 +53,7 @@ describe('loadConfig', () => {
         anonymousPerMinute: 60,
         signinFailures: 5,
         draftsPerInboxPerDay: 200,
+        newLabelsPerInboxPerDay: 50,
       },
     });
   });
