@@ -125,8 +125,8 @@ describe('mail nested deeper than imapflow parses', () => {
 
   it('mail arriving later, found by search, acted on and undone', async () => {
     await inbox.deliver(nested(120));
-    const synced = expectToolOk(await call('sync_inbox', { inboxId }));
-    expect((synced['folders'] as { added: number }[])[0]!.added).toBe(1);
+    // Indexed by this sync or by the one the inbox's watcher starts (they race): listed once either way (below).
+    expectToolOk(await call('sync_inbox', { inboxId }));
     const found = expectToolOk(await call('search_mailbox', { inboxId, query: 'Built deep' }));
     const deep = (found['messages'] as Record<string, unknown>[])[0]!;
     expect(deep).toMatchObject({ subject: 'Built deep', snippet: 'At the bottom.', hasAttachments: false });
