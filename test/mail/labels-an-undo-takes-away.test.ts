@@ -73,24 +73,27 @@ describe.each(Object.entries(BACKENDS))('an undo on %s', (name, start) => {
     expect(await labelList()).not.toContain('Before-0146');
   });
 
-  it.runIf(listsLabels)('never takes away a label the person made, on no mail at all', async () => {
-    // The rig made “Travel” from another client; no message carries it.
-    expect(await labelList()).toContain('Travel');
-    const undone = await undo(await label(ids[0]!, ['Travel']));
-    expect(undone['labelsRemoved']).toBeUndefined();
-    expect(await labelList()).toContain('Travel');
-  });
+  // Only where the provider lists labels (defined there alone, not skipped elsewhere).
+  if (listsLabels) {
+    it('never takes away a label the person made, on no mail at all', async () => {
+      // The rig made “Travel” from another client; no message carries it.
+      expect(await labelList()).toContain('Travel');
+      const undone = await undo(await label(ids[0]!, ['Travel']));
+      expect(undone['labelsRemoved']).toBeUndefined();
+      expect(await labelList()).toContain('Travel');
+    });
 
-  it.runIf(listsLabels)('the person’s own undo on Activity says the label went too', async () => {
-    const made = await label(ids[0]!, ['Console-0146']);
-    const web = be.agent.web;
-    await web.get('/settings/activity');
-    const res = await web.post('/settings/activity/undo', { undoId: made });
-    expect(res.status).toBe(303);
-    const shown = await (await web.get(res.headers.get('location') ?? '')).text();
-    expect(shown).toContain(
-      'Undone: 1 message put back, and the label the change had made taken off your label list.',
-    );
-    expect(await labelList()).not.toContain('Console-0146');
-  });
+    it('the person’s own undo on Activity says the label went too', async () => {
+      const made = await label(ids[0]!, ['Console-0146']);
+      const web = be.agent.web;
+      await web.get('/settings/activity');
+      const res = await web.post('/settings/activity/undo', { undoId: made });
+      expect(res.status).toBe(303);
+      const shown = await (await web.get(res.headers.get('location') ?? '')).text();
+      expect(shown).toContain(
+        'Undone: 1 message put back, and the label the change had made taken off your label list.',
+      );
+      expect(await labelList()).not.toContain('Console-0146');
+    });
+  }
 });
