@@ -66,7 +66,12 @@ export class GmailFolders {
   userLabel(nameOrId: string): gmail_v1.Schema$Label | undefined {
     const direct = this.byId.get(nameOrId);
     if (direct?.type === 'user') return direct;
-    const lower = nameOrId.toLowerCase();
+    return this.userLabelNamed(nameOrId);
+  }
+
+  /** The user label of this name (Gmail's names ignore case), never one an id matches. */
+  userLabelNamed(name: string): gmail_v1.Schema$Label | undefined {
+    const lower = name.toLowerCase();
     return this.userLabels().find((l) => (l.name ?? '').toLowerCase() === lower);
   }
 

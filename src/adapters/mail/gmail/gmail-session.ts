@@ -417,12 +417,12 @@ export class GmailSession implements MailSession {
 
   async removeLabelIfUnused(name: string): Promise<boolean> {
     // By name only (userLabel also takes an id): the label a change made, never another that an id happens to name.
-    const lower = name.toLowerCase();
-    const labels = (await this.folders()).userLabels();
-    const id = labels.find((l) => (l.name ?? '').toLowerCase() === lower)?.id;
+    const folders = await this.folders();
+    const id = folders.userLabelNamed(name)?.id;
     if (id == null) return false;
     // A label the person has built on since is theirs: one nested under it, or a filter that gives or takes it.
-    if (labels.some((l) => (l.name ?? '').toLowerCase().startsWith(`${lower}/`))) return false;
+    const nested = `${name.toLowerCase()}/`;
+    if (folders.userLabels().some((l) => (l.name ?? '').toLowerCase().startsWith(nested))) return false;
     // Counted by Gmail as it is now: a label the person has since put on mail (in Trash or Spam too) is theirs.
     const now = await this.api.find('the label', (g, o) => g.users.labels.get({ userId: 'me', id }, o));
     if (now?.messagesTotal !== 0) return false;
