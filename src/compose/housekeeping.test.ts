@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshPgDatabase } from '../../test/rig/pg.ts';
 import { eventually } from '../../test/support/eventually.ts';
@@ -165,24 +166,19 @@ describe('the housekeeping sweep removes what has expired, and only that', () =>
     await signInAt(clock.now()); // 61 days old by then: kept
     // A passkey challenge spent: forgotten once it has ended (it could no longer be presented).
     await a.stores.passkeys.spendChallenge('ended', new Date(clock.now().getTime() + 60_000));
-    // Requests from a client address: on PostgreSQL, a counter row for each rule's window (the registration above
-    // counted per minute and per hour, the page per minute).
+    // Requests from a client address: a counter row for each rule's window (the registration above counted per minute
+    // and per hour, the page per minute).
     expect((await a.fetch(new Request(`${a.config.baseUrl}/signin`))).status).toBe(200);
-    /** PostgreSQL's request counters (in memory on SQLite, where every key is dropped when its window ends). */
     const counters = async () =>
-      a.db.dialect === 'postgres'
-        ? (await a.db.pool.query<{ key: string }>('SELECT key FROM rate_limits ORDER BY key')).rows.map(
-            (r) => r.key,
-          )
-        : [];
+      (await sql<{ key: string }>`SELECT key FROM rate_limits ORDER BY key`.execute(a.db.kysely)).rows.map(
+        (r) => r.key,
+      );
     const counted = await counters();
-    expect(counted).toHaveLength(engine === 'PostgreSQL' ? 2 : 0);
+    expect(counted).toHaveLength(2);
     // And a client address that asked once in this minute and never again: its window ends, its row is swept.
-    if (a.db.dialect === 'postgres')
-      await a.db.pool.query('INSERT INTO rate_limits (key, points, expire) VALUES ($1, 1, $2)', [
-        'anonymous:198.51.100.9',
-        clock.now().getTime() + 60_000,
-      ]);
+    await sql`INSERT INTO rate_limits (key, points, expire) VALUES (${'anonymous:198.51.100.9'}, 1, ${
+      clock.now().getTime() + 60_000
+    })`.execute(a.db.kysely);
 
     // 61 days on: the session ended 31 days ago, the abandoned sign-in's tokens 31 days ago.
     clock.advance(61 * DAY);

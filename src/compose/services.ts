@@ -22,8 +22,7 @@ import { GmailConnector } from '../adapters/mail/gmail/gmail-connector.ts';
 import { CALLBACK_PATH } from '../transports/web/callback-paths.ts';
 import { GraphConnector } from '../adapters/mail/graph/graph-connector.ts';
 import { chunkedBudgets } from '../adapters/rate-limits/chunked-budgets.ts';
-import { flexibleRateLimiter } from '../adapters/rate-limits/flexible-rate-limiter.ts';
-import { postgresRateLimiter } from '../adapters/rate-limits/postgres-rate-limiter.ts';
+import { tableRateLimiter } from '../adapters/rate-limits/table-rate-limiter.ts';
 import { DatabaseClock } from '../adapters/storage/database-clock.ts';
 import type { Db, Stores } from '../adapters/storage/index.ts';
 import { KyselyCredentialVault } from '../adapters/storage/kysely-credential-vault.ts';
@@ -122,12 +121,9 @@ export function buildServices(c: {
   metrics: PrometheusMetrics;
 }): Services {
   const { config, secrets, stores, db, clock, log, overrides: o, metrics } = c;
-  const limiter =
-    o.limiter ??
-    (db.dialect === 'postgres'
-      ? // Request budgets are taken in chunks: one statement per chunk, not per request (decision 0024).
-        chunkedBudgets(postgresRateLimiter(db.pool, clock))
-      : flexibleRateLimiter());
+  // In the database on either engine (decision 0147); request budgets are taken in chunks: one statement per chunk,
+  // not per request (decision 0024).
+  const limiter = o.limiter ?? chunkedBudgets(tableRateLimiter(db, clock));
   const hasher = o.hasher ?? argon2PasswordHasher();
   const failures = config.rateLimits.signinFailures;
 

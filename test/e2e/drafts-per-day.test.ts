@@ -71,6 +71,17 @@ describe.each(['sqlite', 'postgres'] as const)('new drafts on %s', (engine) => {
     await removeInboxAndItsCount();
   });
 
+  // Decision 0147: on SQLite the count was kept in memory, and every start of the service began the day again.
+  it("are counted on after the service restarts: the day's budget is the day's", async () => {
+    const { first, inboxId, restart } = await twoAgentsOnAnInbox(engine, { draftsPerInboxPerDay: 2 }, apps);
+    const draft = { inboxId, to: 'friend@example.org', subject: 'Hello', text: 'x' };
+    expectToolOk(await first('create_draft', draft));
+    const again = await restart();
+    expectToolOk(await again('create_draft', draft));
+    const refused = expectToolError(await again('create_draft', draft), 'rate_limited');
+    expect(refused['retryAfterSeconds']).toBeGreaterThan(DAY / 1000 - 600);
+  });
+
   it('waiting for the person past the 50 the page shows are said to be there', async () => {
     const app = await createTestApp({ ...(engine === 'postgres' && { pgUrl: await freshPgDatabase() }) });
     apps.push(app);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 // The database a trial's service runs on, read from outside while the service runs: SQLite in the data directory,
 // or a fresh PostgreSQL database. The crash trials run on both (test/rig/crash-trials.ts).
 import { join } from 'node:path';
@@ -24,8 +25,8 @@ export interface TrialStore {
   /**
    * Forgets what the agents' request budgets have counted. On PostgreSQL a node takes a twentieth of a budget at a
    * time and a killed node's share is lost for the rest of the minute (decision 0024); the trials kill a node every
-   * few seconds, as no deployment does, and would otherwise spend a minute's budget in about twenty trials. On SQLite
-   * the budgets are kept in the process and go with it.
+   * few seconds, as no deployment does, and would otherwise spend a minute's budget in about twenty trials. The same
+   * on SQLite, which keeps the budgets in its file too (decision 0147); no node runs on it when they are forgotten.
    */
   forgetRequestBudgets(): Promise<void>;
   close(): Promise<void>;
@@ -74,7 +75,19 @@ export const sqliteTrials: TrialEngine = {
             ].join('\n');
           }),
         ),
-      forgetRequestBudgets: () => Promise.resolve(),
+      forgetRequestBudgets: () => {
+        if (!existsSync(path)) return Promise.resolve();
+        const db = new Database(path, { fileMustExist: true });
+        try {
+          const kept = db
+            .prepare("select 1 from sqlite_master where type = 'table' and name = 'rate_limits'")
+            .get();
+          if (kept !== undefined) db.prepare('delete from rate_limits').run();
+        } finally {
+          db.close();
+        }
+        return Promise.resolve();
+      },
       close: () => Promise.resolve(),
     });
   },

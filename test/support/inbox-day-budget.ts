@@ -18,10 +18,12 @@ export interface TwoAgentsOnAnInbox {
   readonly other: ToolCall;
   readonly inboxId: string;
   /**
-   * Removes the inbox and checks that its day's count went with it (decision 0117): on PostgreSQL the counter is a
-   * row that names the inbox, one before and none after; on SQLite it is in memory.
+   * Removes the inbox and checks that its day's count went with it (decision 0117): the counter is a row that names
+   * the inbox, one before and none after.
    */
   readonly removeInboxAndItsCount: () => Promise<void>;
+  /** Closes every node and starts the service again on the same database: the first agent's calls there. */
+  readonly restart: () => Promise<ToolCall>;
 }
 
 /**
@@ -41,21 +43,19 @@ export async function twoAgentsOnAnInbox(
     });
   const app = await node();
   apps.push(app);
-  const { web, call: first } = await agentOn(app);
+  const { web, key, call: first } = await agentOn(app);
   const otherKey = await createKeyViaPage(web, 'second agent');
   const second = engine === 'postgres' ? await node() : app;
   if (second !== app) apps.push(second);
   const other = toolCaller(second, otherKey);
   const inboxId = (expectToolOk(await first('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
   const counters = async () =>
-    engine === 'postgres'
-      ? (
-          await app.db.kysely
-            .selectFrom('rate_limits' as never)
-            .select('key' as never)
-            .execute()
-        ).filter((r) => (r as { key: string }).key.includes(inboxId)).length
-      : 0;
+    (
+      await app.db.kysely
+        .selectFrom('rate_limits' as never)
+        .select('key' as never)
+        .execute()
+    ).filter((r) => (r as { key: string }).key.includes(inboxId)).length;
   return {
     app,
     web,
@@ -63,10 +63,23 @@ export async function twoAgentsOnAnInbox(
     other,
     inboxId,
     removeInboxAndItsCount: async () => {
-      expect(await counters()).toBe(engine === 'postgres' ? 1 : 0);
+      expect(await counters()).toBe(1);
       const { accountId } = (await app.stores.inboxes.syncable(inboxId as InboxId, new Date()))!;
       expect(await app.services.tools.inboxes.remove(accountId, inboxId)).toBe(true);
       expect(await counters()).toBe(0);
+    },
+    restart: async () => {
+      for (const a of apps.splice(0)) await a.close();
+      const again = await createTestApp({
+        config: {
+          dataDir: app.config.dataDir,
+          database: app.config.database,
+          rateLimits: app.config.rateLimits,
+        },
+        ...(pgUrl !== undefined && { pgUrl }),
+      });
+      apps.push(again);
+      return toolCaller(again, key);
     },
   };
 }

@@ -6,7 +6,7 @@ import { newId } from '../../lib/random.ts';
 import { freshPgDatabase } from '../../../test/rig/pg.ts';
 import { migrateToLatest, openPostgres, type PostgresDb } from '../storage/index.ts';
 import { chunkedBudgets } from './chunked-budgets.ts';
-import { postgresRateLimiter } from './postgres-rate-limiter.ts';
+import { tableRateLimiter } from './table-rate-limiter.ts';
 
 /** The store's limiter, counting the requests that reach it (each is one statement on PostgreSQL). */
 function counted(inner: RateLimiter): RateLimiter & { calls: number } {
@@ -40,8 +40,8 @@ describe('chunked budgets on PostgreSQL (two pools: two processes)', () => {
     a = openPostgres(url);
     b = openPostgres(url);
     await migrateToLatest(a);
-    storeA = counted(postgresRateLimiter(a.pool, systemClock));
-    storeB = counted(postgresRateLimiter(b.pool, systemClock));
+    storeA = counted(tableRateLimiter(a, systemClock));
+    storeB = counted(tableRateLimiter(b, systemClock));
   });
   afterAll(async () => {
     await a.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flexibleRateLimiter } from '../../adapters/rate-limits/flexible-rate-limiter.ts';
+import { rateLimiterOnItsOwn } from '../../../test/support/rate-limits.ts';
 import { fixedClock } from '../../lib/clock.ts';
 import { totpCode, totpStep } from '../../lib/totp.ts';
 import type { AccountId } from '../accounts/account.ts';
@@ -21,12 +21,14 @@ function unopenable(): SecondFactorStore {
   };
 }
 
+const limiter = await rateLimiterOnItsOwn();
+
 describe('a second factor whose secret cannot be opened', () => {
   it('matches no code — not the empty key’s, which anyone can compute', async () => {
     const clock = fixedClock(new Date('2030-01-01T00:00:00Z'));
     const s = new SecondFactorService({
       factors: unopenable(),
-      limiter: flexibleRateLimiter(),
+      limiter,
       clock,
       failures: { name: 'second-factor', points: 100, windowSeconds: 60 },
       history: {

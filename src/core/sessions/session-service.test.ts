@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { flexibleRateLimiter } from '../../adapters/rate-limits/flexible-rate-limiter.ts';
+import { tableRateLimiter } from '../../adapters/rate-limits/table-rate-limiter.ts';
 import type { App } from '../../app.ts';
 import { createTestApp } from '../../../test/support/test-app.ts';
 import { setUpOwner } from '../../../test/support/web-client.ts';
@@ -12,7 +12,7 @@ import { KyselySecondFactorStore } from '../../adapters/storage/kysely-second-fa
 import { aead } from '../../lib/aead.ts';
 
 /**
- * Growing lockouts (decision 0025) on the real stores and the real in-memory limiter, with a one-second window so the
+ * Growing lockouts (decision 0025) on the real stores and the real limiter (on the machine's clock), with a one-second window so the
  * escalation can be watched: each lockout of a key within a day holds it twice as long as the one before.
  */
 let app: App | undefined;
@@ -27,7 +27,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function service(clock: Clock = systemClock, windowSeconds = 1) {
   app = await createTestApp();
   await setUpOwner(app, 'owner@example.test', 'the right password');
-  const limiter = flexibleRateLimiter();
+  const limiter = tableRateLimiter(app.db, systemClock);
   return new SessionService({
     secondFactor: new SecondFactorService({
       factors: new KyselySecondFactorStore(app.db, aead(Buffer.alloc(32, 7), 'credential')),

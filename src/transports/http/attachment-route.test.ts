@@ -1,12 +1,14 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { AttachmentLinks } from '../../core/reading/attachment-links.ts';
-import { flexibleRateLimiter } from '../../adapters/rate-limits/flexible-rate-limiter.ts';
+import { rateLimiterOnItsOwn } from '../../../test/support/rate-limits.ts';
 import { contentDisposition, registerAttachmentRoute } from './attachment-route.ts';
 import type { HttpEnv } from './http-env.ts';
 
 // The download is pulled from the mailbox as the client reads it, and the mailbox's stream is let go exactly once,
 // however the download ends.
+const limiter = await rateLimiterOnItsOwn();
+
 function route(pieces: number) {
   const state = { pulled: 0, released: 0, returned: false };
   const links = {
@@ -43,7 +45,7 @@ function route(pieces: number) {
   const app = new Hono<HttpEnv>();
   registerAttachmentRoute(app, {
     links,
-    limiter: flexibleRateLimiter(),
+    limiter,
     trustProxy: false,
   });
   return { app, state };

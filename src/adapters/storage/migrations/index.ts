@@ -27,6 +27,7 @@ import { credentialSetAt } from './0024-credential-set-at.ts';
 import { visibleAddresses } from './0025-visible-addresses.ts';
 import { inboxReach } from './0027-inbox-reach.ts';
 import { agentPowers } from './0026-agent-powers.ts';
+import { rateLimitsOnSqlite } from './0028-rate-limits-on-sqlite.ts';
 
 /**
  * Ordered by name. Append only: a migration that has shipped is never edited, a change is a new entry.
@@ -61,5 +62,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0025-visible-addresses': visibleAddresses(),
     '0026-agent-powers': agentPowers(),
     '0027-inbox-reach': inboxReach(),
+    '0028-rate-limits-on-sqlite': rateLimitsOnSqlite(dialect),
   };
 }
