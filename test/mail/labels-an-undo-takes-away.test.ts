@@ -83,6 +83,42 @@ describe.each(Object.entries(BACKENDS))('an undo on %s', (name, start) => {
       expect(await labelList()).toContain('Travel');
     });
 
+    // A change the mailbox then made on no message (refused whole, or every message gone) has no undo handle to
+    // take its label away later: it goes at once.
+    it('takes away at once a label made for a change that reached no message', async () => {
+      await be.outside!.deliver(
+        Buffer.from(
+          [
+            'From: Someone <someone@elsewhere.example.test>',
+            'To: me@example.test',
+            'Subject: Gone before the label 0146',
+            'Message-ID: <gone0146@labels.test>',
+            'Date: Tue, 01 Dec 2026 10:00:00 +0000',
+            '',
+            'Hello.',
+            '',
+          ].join('\r\n'),
+        ),
+      );
+      expectToolOk(await call('sync_inbox', { inboxId }));
+      const { id } = await be.app.db.kysely
+        .selectFrom('messages')
+        .select('id')
+        .where('inbox_id', '=', inboxId)
+        .where('subject', '=', 'Gone before the label 0146')
+        .executeTakeFirstOrThrow();
+      const rows = (await be.mailbox()).filter((r) => r.messageId === '<gone0146@labels.test>');
+      expect(rows).toHaveLength(1);
+      await be.outside!.remove(rows[0]!);
+      const answer = expectToolOk(
+        await call('apply_labels', { inboxId, messageIds: [id], labelIds: ['Nowhere-0146'] }),
+      );
+      // Told as gone, not as labelled (the mailbox had nothing to label).
+      expect(answer).toMatchObject({ changed: [], skipped: [{ messageId: id, reason: 'not_found' }] });
+      expect(answer['undoId']).toBeNull();
+      expect(await labelList()).not.toContain('Nowhere-0146');
+    });
+
     it('the person’s own undo on Activity says the label went too', async () => {
       const made = await label(ids[0]!, ['Console-0146']);
       const web = be.agent.web;

@@ -483,7 +483,14 @@ export class ActionService {
           const { add, remove } = flagChange(req.action, req.labels ?? []);
           let done = list;
           try {
-            await session.setFlags(folder.path, refs, add, remove);
+            // Where the provider says which it found, one gone meanwhile is skipped, as a move skips it.
+            const found = await session.setFlags(folder.path, refs, add, remove);
+            if (found !== undefined) {
+              done = list.filter((m) => found.has(m.providerRef));
+              for (const m of list)
+                if (!found.has(m.providerRef))
+                  skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'not_found' });
+            }
           } catch (e) {
             if (!(e instanceof PartialChangeError)) throw e;
             partial = e;
@@ -512,6 +519,10 @@ export class ActionService {
         },
       };
     } finally {
+      // A label made for a change that then reached no message — refused whole, or every message gone — is on no
+      // mail and in no undo entry: nothing would ever take it away again (decision 0146), so it goes now, if unused.
+      if (session !== undefined && undo.length === 0)
+        for (const name of labelsMade) await session.removeLabelIfUnused(name).catch(() => false);
       await session?.close().catch(() => undefined);
     }
   }

@@ -116,14 +116,16 @@ export interface MailboxWriter {
   move(path: string, refs: readonly string[], toPath: string): Promise<Map<string, Placed>>;
   /**
    * Adds and removes flags by IMAP name (`\Seen`, `\Flagged`, or keywords used as labels); refs not found are left
-   * alone. A failure after some were changed is a PartialChangeError naming them.
+   * alone. The refs it found in `path`, where the provider says which (Gmail, Graph, the demo); `undefined` where it
+   * does not (IMAP: a UID STORE passes over an expunged UID in silence). A failure after some were changed is a
+   * PartialChangeError naming them.
    */
   setFlags(
     path: string,
     refs: readonly string[],
     add: readonly string[],
     remove: readonly string[],
-  ): Promise<void>;
+  ): Promise<ReadonlySet<string> | undefined>;
   /** Appends an RFC 5322 message (a draft, a sent copy). */
   append(path: string, raw: Uint8Array, flags: readonly string[], date: Date): Promise<Placed | undefined>;
   deleteOwnDraft(path: string, ref: string): Promise<void>;

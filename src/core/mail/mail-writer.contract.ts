@@ -126,6 +126,23 @@ export function mailWriterContract(name: string, makeHarness: () => Promise<Mail
       });
     });
 
+    it('says which messages a flag change found, where the provider can: not one that is gone', async () => {
+      await withOneMessage(async (h, s, ref) => {
+        const found = await s.setFlags(h.inboxPath, [ref, '999999'], ['\\Flagged'], []);
+        expect(found === undefined ? undefined : [...found]).toEqual(
+          h.flagChangesFound === false ? undefined : [ref],
+        );
+        // Found and already as asked is found too.
+        const again = await s.setFlags(h.inboxPath, [ref], ['\\Flagged'], []);
+        expect(again === undefined ? undefined : [...again]).toEqual(
+          h.flagChangesFound === false ? undefined : [ref],
+        );
+        expect(await s.flagsOf(h.inboxPath, [ref])).toEqual([
+          { ref, unread: false, starred: true, labels: [] },
+        ]);
+      });
+    });
+
     it('makes a label where the mailbox lists labels, and takes it away once no message carries it (0146)', async () => {
       await withOneMessage(async (h, s, ref) => {
         const listed = h.labelsListed === true;

@@ -187,12 +187,15 @@ export class DemoSession implements MailSession {
     refs: readonly string[],
     add: readonly string[],
     remove: readonly string[],
-  ): Promise<void> {
+  ): Promise<ReadonlySet<string>> {
+    const found = new Set<string>();
     for (const row of await this.box.rows(path, { uids: refs.map(Number) })) {
       const next = new Set([...row.flags, ...add]);
       for (const f of remove) next.delete(f);
       await this.box.setFlags(path, row.uid, [...next]);
+      found.add(String(row.uid));
     }
+    return found;
   }
 
   async append(

@@ -264,18 +264,19 @@ export class GmailSession implements MailSession {
     refs: readonly string[],
     add: readonly string[],
     remove: readonly string[],
-  ): Promise<void> {
+  ): Promise<ReadonlySet<string>> {
     const adding = await this.labelIdsFor(add, true);
     const removing = await this.labelIdsFor(remove, false);
     // IMAP's \Seen is the absence of UNREAD: adding it removes UNREAD and the other way round.
     if (add.includes('\\Seen')) removing.push('UNREAD');
     if (remove.includes('\\Seen')) adding.push('UNREAD');
-    const present = await this.within(path, refs);
+    const present = (await this.within(path, refs)).map((m) => m.id ?? '');
     await this.modify(
-      present.map((m) => m.id ?? ''),
+      present,
       adding.filter((l) => !removing.includes(l)),
       removing,
     );
+    return new Set(present);
   }
 
   async append(

@@ -336,10 +336,12 @@ export class GraphSession implements MailSession {
     refs: readonly string[],
     add: readonly string[],
     remove: readonly string[],
-  ): Promise<void> {
+  ): Promise<ReadonlySet<string>> {
     const addCats = add.filter((f) => !f.startsWith('\\'));
     const removeCats = new Set(remove.filter((f) => !f.startsWith('\\')));
     const flagged = new Set<string>();
+    /** Those found that needed no change. */
+    const asAsked = new Set<string>();
     for (const m of await this.messages(refs, FLAGS_SELECT)) {
       if (m.parentFolderId !== path) continue;
       const patch: Record<string, unknown> = {};
@@ -352,12 +354,16 @@ export class GraphSession implements MailSession {
         for (const c of removeCats) next.delete(c);
         patch['categories'] = [...next];
       }
-      if (Object.keys(patch).length === 0) continue;
+      if (Object.keys(patch).length === 0) {
+        asAsked.add(m.id);
+        continue;
+      }
       const done = await this.eachOf(flagged.size, { flagged }, () =>
         this.api.json('the change', 'PATCH', `/messages/${encodeURIComponent(m.id)}`, patch),
       );
       if (done !== undefined) flagged.add(m.id);
     }
+    return new Set([...flagged, ...asAsked]);
   }
 
   /**

@@ -251,11 +251,15 @@ export class ImapSession implements MailSession {
     refs: readonly string[],
     add: readonly string[],
     remove: readonly string[],
-  ): Promise<void> {
+  ): Promise<undefined> {
+    // A UID STORE passes over an expunged UID in silence: which were found is not known without another round trip.
     return this.inFolder(
       path,
       'change the flags',
-      () => changeFlags(this.deps.client, uidsOf(refs), add, remove),
+      async () => {
+        await changeFlags(this.deps.client, uidsOf(refs), add, remove);
+        return undefined;
+      },
       true,
     );
   }
