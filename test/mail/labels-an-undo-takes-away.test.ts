@@ -85,14 +85,15 @@ describe.each(Object.entries(BACKENDS))('an undo on %s', (name, start) => {
 
     // A change the mailbox then made on no message (refused whole, or every message gone) has no undo handle to
     // take its label away later: it goes at once.
-    it('takes away at once a label made for a change that reached no message', async () => {
+    /** A message delivered from outside and synced: its id in the index and its row in the mailbox. */
+    const deliveredAndIndexed = async (subject: string, messageId: string) => {
       await be.outside!.deliver(
         Buffer.from(
           [
             'From: Someone <someone@elsewhere.example.test>',
             'To: me@example.test',
-            'Subject: Gone before the label 0146',
-            'Message-ID: <gone0146@labels.test>',
+            `Subject: ${subject}`,
+            `Message-ID: ${messageId}`,
             'Date: Tue, 01 Dec 2026 10:00:00 +0000',
             '',
             'Hello.',
@@ -105,11 +106,16 @@ describe.each(Object.entries(BACKENDS))('an undo on %s', (name, start) => {
         .selectFrom('messages')
         .select('id')
         .where('inbox_id', '=', inboxId)
-        .where('subject', '=', 'Gone before the label 0146')
+        .where('subject', '=', subject)
         .executeTakeFirstOrThrow();
-      const rows = (await be.mailbox()).filter((r) => r.messageId === '<gone0146@labels.test>');
+      const rows = (await be.mailbox()).filter((r) => r.messageId === messageId);
       expect(rows).toHaveLength(1);
-      await be.outside!.remove(rows[0]!);
+      return { id, row: rows[0]! };
+    };
+
+    it('takes away at once a label made for a change that reached no message', async () => {
+      const { id, row } = await deliveredAndIndexed('Gone before the label 0146', '<gone0146@labels.test>');
+      await be.outside!.remove(row);
       const answer = expectToolOk(
         await call('apply_labels', { inboxId, messageIds: [id], labelIds: ['Nowhere-0146'] }),
       );
@@ -117,6 +123,19 @@ describe.each(Object.entries(BACKENDS))('an undo on %s', (name, start) => {
       expect(answer).toMatchObject({ changed: [], skipped: [{ messageId: id, reason: 'not_found' }] });
       expect(answer['undoId']).toBeNull();
       expect(await labelList()).not.toContain('Nowhere-0146');
+    });
+
+    it('an undo of a label on a message deleted since says it is gone, not restored', async () => {
+      const { id, row } = await deliveredAndIndexed(
+        'Deleted after the label 0148',
+        '<deleted0148@labels.test>',
+      );
+      const made = await label(id, ['Later-0148']);
+      await be.outside!.remove(row);
+      const undone = await undo(made);
+      expect(undone).toMatchObject({ restored: [], notRestored: [{ messageId: id, reason: 'gone' }] });
+      // Gmail counts no message with it once the message is deleted: the label the change made goes.
+      expect(undone['labelsRemoved']).toEqual(['Later-0148']);
     });
 
     it('the person’s own undo on Activity says the label went too', async () => {

@@ -246,14 +246,19 @@ export class UndoService {
         const folder = folders.get(now.folderId);
         if (folder === undefined) continue;
         const { add, remove } = reversal(entry);
-        await session.setFlags(folder.path, [now.providerRef], add, remove);
+        const found = await session.setFlags(folder.path, [now.providerRef], add, remove);
+        pending.delete(entry.messageId);
+        // Gone from the mailbox since (where the provider says so, decision 0148): nothing was put back.
+        if (found !== undefined && !found.has(now.providerRef)) {
+          notRestored.push({ inboxId: inbox.id, messageId: entry.messageId, reason: 'gone' });
+          continue;
+        }
         const { labels, starred } = applyFlagChange(now, add, remove);
         await this.deps.messages.updateFlags(inbox.id, now.id, {
           unread: now.unread,
           starred,
           labels: [...labels].sort(),
         });
-        pending.delete(entry.messageId);
         restored.push({ inboxId: inbox.id, messageId: entry.messageId });
       }
       for (const name of made) {
