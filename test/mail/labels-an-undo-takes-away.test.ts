@@ -83,8 +83,6 @@ describe.each(Object.entries(BACKENDS))('an undo on %s', (name, start) => {
       expect(await labelList()).toContain('Travel');
     });
 
-    // A change the mailbox then made on no message (refused whole, or every message gone) has no undo handle to
-    // take its label away later: it goes at once.
     /** A message delivered from outside and synced: its id in the index and its row in the mailbox. */
     const deliveredAndIndexed = async (subject: string, messageId: string) => {
       await be.outside!.deliver(
@@ -113,6 +111,8 @@ describe.each(Object.entries(BACKENDS))('an undo on %s', (name, start) => {
       return { id, row: rows[0]! };
     };
 
+    // A change the mailbox then made on no message (refused whole, or every message gone) has no undo handle to
+    // take its label away later: it goes at once.
     it('takes away at once a label made for a change that reached no message', async () => {
       const { id, row } = await deliveredAndIndexed('Gone before the label 0146', '<gone0146@labels.test>');
       await be.outside!.remove(row);

@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
 // The database a trial's service runs on, read from outside while the service runs: SQLite in the data directory,
 // or a fresh PostgreSQL database. The crash trials run on both (test/rig/crash-trials.ts).
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';

@@ -12,8 +12,8 @@ import { KyselySecondFactorStore } from '../../adapters/storage/kysely-second-fa
 import { aead } from '../../lib/aead.ts';
 
 /**
- * Growing lockouts (decision 0025) on the real stores and the real limiter (on the machine's clock), with a one-second window so the
- * escalation can be watched: each lockout of a key within a day holds it twice as long as the one before.
+ * Growing lockouts (decision 0025) on the real stores and the real limiter (on the machine's clock), with a one-second
+ * window so the escalation can be watched: each lockout of a key within a day holds it twice as long as the one before.
  */
 let app: App | undefined;
 afterEach(async () => {
