@@ -80,7 +80,6 @@ async function imapHarness(server = dovecot): Promise<MailHarness> {
   return {
     inboxPath: 'INBOX',
     archivePath: 'Archive',
-    flagChangesFound: false,
     session: () => connector.connect(endpoint(server), credential),
     async append(folder, raw, opts) {
       await admin.append(folder, raw, opts?.flags ?? [], opts?.date);

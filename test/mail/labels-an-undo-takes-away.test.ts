@@ -73,16 +73,9 @@ describe.each(Object.entries(BACKENDS))('an undo on %s', (name, start) => {
     expect(await labelList()).not.toContain('Before-0146');
   });
 
-  // Only where the provider lists labels (defined there alone, not skipped elsewhere).
-  if (listsLabels) {
-    it('never takes away a label the person made, on no mail at all', async () => {
-      // The rig made “Travel” from another client; no message carries it.
-      expect(await labelList()).toContain('Travel');
-      const undone = await undo(await label(ids[0]!, ['Travel']));
-      expect(undone['labelsRemoved']).toBeUndefined();
-      expect(await labelList()).toContain('Travel');
-    });
-
+  // Decisions 0148, 0149: every mailbox but the demo can lose a message from another client (the demo has no other
+  // client); each says which messages a flag change found, so a gone one is told as gone (defined there alone).
+  if (name !== 'demo') {
     /** A message delivered from outside and synced: its id in the index and its row in the mailbox. */
     const deliveredAndIndexed = async (subject: string, messageId: string) => {
       await be.outside!.deliver(
@@ -135,7 +128,18 @@ describe.each(Object.entries(BACKENDS))('an undo on %s', (name, start) => {
       const undone = await undo(made);
       expect(undone).toMatchObject({ restored: [], notRestored: [{ messageId: id, reason: 'gone' }] });
       // Gmail counts no message with it once the message is deleted: the label the change made goes.
-      expect(undone['labelsRemoved']).toEqual(['Later-0148']);
+      expect(undone['labelsRemoved']).toEqual(listsLabels ? ['Later-0148'] : undefined);
+    });
+  }
+
+  // Only where the provider lists labels (defined there alone, not skipped elsewhere).
+  if (listsLabels) {
+    it('never takes away a label the person made, on no mail at all', async () => {
+      // The rig made “Travel” from another client; no message carries it.
+      expect(await labelList()).toContain('Travel');
+      const undone = await undo(await label(ids[0]!, ['Travel']));
+      expect(undone['labelsRemoved']).toBeUndefined();
+      expect(await labelList()).toContain('Travel');
     });
 
     it('the person’s own undo on Activity says the label went too', async () => {

@@ -483,14 +483,11 @@ export class ActionService {
           const { add, remove } = flagChange(req.action, req.labels ?? []);
           let done = list;
           try {
-            // Where the provider says which it found, one gone meanwhile is skipped, as a move skips it.
+            // One gone meanwhile is skipped, as a move skips it.
             const found = await session.setFlags(folder.path, refs, add, remove);
-            if (found !== undefined) {
-              done = list.filter((m) => found.has(m.providerRef));
-              for (const m of list)
-                if (!found.has(m.providerRef))
-                  skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'not_found' });
-            }
+            done = list.filter((m) => found.has(m.providerRef));
+            for (const m of list)
+              if (!found.has(m.providerRef)) skipped.push({ inboxId: inbox.id, messageId: m.id, reason: 'not_found' });
           } catch (e) {
             if (!(e instanceof PartialChangeError)) throw e;
             partial = e;

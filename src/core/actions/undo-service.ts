@@ -248,8 +248,8 @@ export class UndoService {
         const { add, remove } = reversal(entry);
         const found = await session.setFlags(folder.path, [now.providerRef], add, remove);
         pending.delete(entry.messageId);
-        // Gone from the mailbox since (where the provider says so, decision 0148): nothing was put back.
-        if (found !== undefined && !found.has(now.providerRef)) {
+        // Gone from the mailbox since (decision 0148): nothing was put back.
+        if (!found.has(now.providerRef)) {
           notRestored.push({ inboxId: inbox.id, messageId: entry.messageId, reason: 'gone' });
           continue;
         }

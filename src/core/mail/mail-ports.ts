@@ -116,16 +116,15 @@ export interface MailboxWriter {
   move(path: string, refs: readonly string[], toPath: string): Promise<Map<string, Placed>>;
   /**
    * Adds and removes flags by IMAP name (`\Seen`, `\Flagged`, or keywords used as labels); refs not found are left
-   * alone. The refs it found in `path`, where the provider says which (Gmail, Graph, the demo); `undefined` where it
-   * does not (IMAP: a UID STORE passes over an expunged UID in silence). A failure after some were changed is a
-   * PartialChangeError naming them.
+   * alone. Answers the refs it found in `path`, already as asked or not (decisions 0148, 0149). A failure after some
+   * were changed is a PartialChangeError naming them.
    */
   setFlags(
     path: string,
     refs: readonly string[],
     add: readonly string[],
     remove: readonly string[],
-  ): Promise<ReadonlySet<string> | undefined>;
+  ): Promise<ReadonlySet<string>>;
   /** Appends an RFC 5322 message (a draft, a sent copy). */
   append(path: string, raw: Uint8Array, flags: readonly string[], date: Date): Promise<Placed | undefined>;
   deleteOwnDraft(path: string, ref: string): Promise<void>;

@@ -34,11 +34,6 @@ export interface MailHarness {
   readonly ownName?: string;
   /** True where putting a label on mail adds it to the provider's own list of labels (Gmail). Default false. */
   readonly labelsListed?: boolean;
-  /**
-   * False where a flag change cannot say which messages it found (IMAP: a UID STORE passes over a gone UID in
-   * silence). Default true.
-   */
-  readonly flagChangesFound?: boolean;
   /** False when `watch` cannot notice mail delivered by others (e.g. the demo mailbox). Default true. */
   readonly watchNoticesDelivery?: boolean;
   /** Releases the mailbox (the suite calls it after each case). */

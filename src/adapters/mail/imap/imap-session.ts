@@ -251,14 +251,13 @@ export class ImapSession implements MailSession {
     refs: readonly string[],
     add: readonly string[],
     remove: readonly string[],
-  ): Promise<undefined> {
-    // A UID STORE passes over an expunged UID in silence: which were found is not known without another round trip.
+  ): Promise<ReadonlySet<string>> {
     return this.inFolder(
       path,
       'change the flags',
       async () => {
-        await changeFlags(this.deps.client, uidsOf(refs), add, remove);
-        return undefined;
+        const found = await changeFlags(this.deps.client, uidsOf(refs), add, remove);
+        return new Set(refs.filter((ref) => found.has(Number(ref))));
       },
       true,
     );

@@ -1,4 +1,4 @@
-import type { ImapFlow } from 'imapflow';
+import type { FlagsEvent, ImapFlow } from 'imapflow';
 import { FolderGoneError, MailProviderError, type Placed } from '../../../core/mail/mail-ports.ts';
 import { toUidSet } from './uid-set.ts';
 
@@ -98,25 +98,56 @@ const NOT_ATOM = /[^\x21-\x7e]|[(){%*"\\\]]/;
  * taken for done: the label was reported made and the index said so until the next sync. A refusal now fails the
  * change, in words (decision 0073); a label no IMAP server can keep is refused before it is sent.
  */
+/**
+ * Flags and keywords (labels) set and cleared on these messages; answers the UIDs found in the folder. imapflow
+ * answers `false` when the server refuses a STORE — Dovecot answers BAD to a keyword that is not an atom and NO to one
+ * longer than it keeps — and that was taken for done: the label was reported made and the index said so until the
+ * next sync. A refusal now fails the change, in words (decision 0073); a label no IMAP server can keep is refused
+ * before it is sent.
+ *
+ * Which were found (decision 0149): a UID STORE passes over an expunged UID in silence, but a STORE without `.SILENT`
+ * is answered with an untagged FETCH for each message it found (RFC 3501 §6.4.6, a SHOULD), and a FETCH caused by a
+ * UID command carries the UID (§6.4.8, a MUST). Those are the ones found. Only when a UID asked about is in none of
+ * them — gone, or a server that answers only the messages it changed — does one UID SEARCH settle the rest, so the
+ * usual change costs no extra round trip and no server's shortcut turns a message that is there into "not found".
+ */
 export async function changeFlags(
   client: ImapFlow,
   uids: readonly number[],
   add: readonly string[],
   remove: readonly string[],
-): Promise<void> {
-  if (uids.length === 0) return;
+): Promise<ReadonlySet<number>> {
+  if (uids.length === 0) return new Set();
   const odd = [...add, ...remove].find((f) => !f.startsWith('\\') && (f === '' || NOT_ATOM.test(f)));
   if (odd !== undefined)
     throw new MailProviderError(
       `an IMAP mailbox keeps a label as a keyword, one word of plain ASCII letters, digits and marks; “${odd}” cannot be one. Use a name such as ${asciiName(odd)}`,
     );
   const set = toUidSet(uids);
-  if (add.length > 0 && !(await client.messageFlagsAdd(set, [...add], { uid: true })))
-    throw new MailProviderError(
-      'the mail server did not set the flag or label (a label longer than it keeps, or one this folder does not allow)',
-    );
-  if (remove.length > 0 && !(await client.messageFlagsRemove(set, [...remove], { uid: true })))
-    throw new MailProviderError('the mail server did not clear the flag or label');
+  const path = client.mailbox === false ? undefined : client.mailbox.path;
+  const asked = new Set(uids);
+  const found = new Set<number>();
+  // Any FETCH naming a UID of this folder shows it is there, whichever command caused it.
+  const heard = (e: FlagsEvent) => {
+    if (e.path === path && e.uid !== undefined && asked.has(e.uid)) found.add(e.uid);
+  };
+  client.on('flags', heard);
+  try {
+    if (add.length > 0 && !(await client.messageFlagsAdd(set, [...add], { uid: true })))
+      throw new MailProviderError(
+        'the mail server did not set the flag or label (a label longer than it keeps, or one this folder does not allow)',
+      );
+    if (remove.length > 0 && !(await client.messageFlagsRemove(set, [...remove], { uid: true })))
+      throw new MailProviderError('the mail server did not clear the flag or label');
+  } finally {
+    client.off('flags', heard);
+  }
+  const unheard = uids.filter((uid) => !found.has(uid));
+  if (unheard.length === 0) return found;
+  const there = await client.search({ uid: toUidSet(unheard) }, { uid: true });
+  if (there === false || there === undefined) throw new MailProviderError('the mail server did not say which messages are in the folder');
+  for (const uid of there) if (asked.has(uid)) found.add(uid);
+  return found;
 }
 
 /** A suggestion in the keyword alphabet for a label that is not one: accents dropped, the rest to `-`. */
