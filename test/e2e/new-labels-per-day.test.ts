@@ -47,6 +47,8 @@ describe.each(['sqlite', 'postgres'] as const)('new labels on %s', (engine) => {
         labelIds: ['Trip-A'],
       }),
     );
+    // Two more when one is left: refused whole, and they spend none of it (decision 0150).
+    expectToolError(await apply(first, m1!, ['Trip-X', 'Trip-Y']), 'rate_limited');
     // The third, from the other agent on its node, by the other tool.
     expectToolOk(
       await other('act_on_messages', {

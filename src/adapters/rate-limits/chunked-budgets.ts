@@ -40,7 +40,7 @@ export function chunkedBudgets(inner: RateLimiter, now: () => number = Date.now)
       held.delete(id);
       const refill = (async (): Promise<RateDecision> => {
         const size = Math.min(rule.chunk ?? 1, rule.points);
-        // A chunk refused is still counted by the store: the points left in the window are not spent (the slack).
+        // A chunk refused spends nothing, and the points left in the window stay unspent by this process (the slack).
         const taken = await inner.consume(rule, key, size);
         if (taken.allowed)
           held.set(id, {

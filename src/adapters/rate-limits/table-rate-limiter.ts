@@ -35,19 +35,38 @@ export function tableRateLimiter(db: Db, clock: Clock): RateLimiter {
   const retryAfter = (expire: number, now: number) => Math.max(1, Math.ceil((expire - now) / 1000));
   return {
     async consume(rule, key, points = 1): Promise<RateDecision> {
+      // More than the whole budget never fits: refused without a count.
+      if (points > rule.points) return { allowed: false, retryAfterSeconds: rule.windowSeconds };
       const now = clock.now().getTime();
       const end = now + rule.windowSeconds * 1000;
+      // Several points are counted only if they all fit (`WHERE`: the row is then left as it was, and no row comes
+      // back), so a refused request spends none of what is left — a call asking for three new labels when two are
+      // left still leaves those two. One point refused is counted: the budget is already spent, so the count past it
+      // changes no answer, and a flood of refused requests costs one statement each.
+      const fits =
+        points > 1
+          ? sql`WHERE rate_limits.expire <= ${now} OR rate_limits.points + ${points} <= ${rule.points}`
+          : sql``;
       const { rows } = await sql<Row>`
         INSERT INTO rate_limits (key, points, expire) VALUES (${rowKey(rule, key)}, ${points}, ${end})
         ON CONFLICT (key) DO UPDATE SET
           points = CASE WHEN rate_limits.expire <= ${now} THEN ${points} ELSE rate_limits.points + ${points} END,
           expire = CASE WHEN rate_limits.expire <= ${now} THEN ${end} ELSE rate_limits.expire END
+        ${fits}
         RETURNING points, expire`.execute(db.kysely);
       const row = rows[0];
-      if (row === undefined) throw new Error('rate_limits: the upsert returned no row');
+      if (row === undefined) {
+        if (points <= 1) throw new Error('rate_limits: the upsert returned no row');
+        // Refused: when the window it did not fit in ends (a read of the row this statement left alone).
+        const { rows: open } = await sql<Pick<Row, 'expire'>>`
+          SELECT expire FROM rate_limits WHERE key = ${rowKey(rule, key)}`.execute(db.kysely);
+        return {
+          allowed: false,
+          retryAfterSeconds: retryAfter(Number(open[0]?.expire ?? 0), clock.now().getTime()),
+        };
+      }
       // Read again: a count begun after this one may have opened the window first, its end later than `now` allows.
       const after = clock.now().getTime();
-      // A refused request's points stay counted (as tried).
       const counted = Number(row.points);
       const expire = Number(row.expire);
       return counted > rule.points

@@ -62,6 +62,15 @@ export function rateLimiterContract(
       expect(await h().first.consume(r, 'm', 6)).toMatchObject({ allowed: true, remaining: 4 });
       const refused = await h().first.consume(r, 'm', 6);
       expect(refused.allowed).toBe(false);
+      expect(refused.allowed || refused.retryAfterSeconds).toBeGreaterThan(0);
+      expect(refused.allowed || refused.retryAfterSeconds).toBeLessThanOrEqual(60);
+      // The refused six spent none of the four left.
+      expect(await h().first.consume(r, 'm', 4)).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await h().first.consume(r, 'm', 2)).allowed).toBe(false);
+      expect((await h().first.consume(r, 'm')).allowed).toBe(false);
+      // More than the whole budget never fits, and counts nothing.
+      expect((await h().first.consume(r, 'o', 11)).allowed).toBe(false);
+      expect(await h().first.consume(r, 'o', 10)).toMatchObject({ allowed: true, remaining: 0 });
       const spent = await h().first.consume(r, 'n', 3);
       expect(spent).toMatchObject({ allowed: true, remaining: 7 });
       expect(spent.allowed && spent.windowEndsInMs).toBeGreaterThan(0);

@@ -25,7 +25,10 @@ export type RateDecision =
  * also across processes when the store is shared (PostgreSQL).
  */
 export interface RateLimiter {
-  /** Spends `points` (default 1) at once: all of them or, refused, none (they are still counted as tried). */
+  /**
+   * Spends `points` (default 1) at once: all of them or, refused, none — what was left stays for a smaller request
+   * (decision 0150). More than the rule's whole budget is refused without a count.
+   */
   consume(rule: RateRule, key: string, points?: number): Promise<RateDecision>;
   /** Reads the budget without spending it. */
   peek(rule: RateRule, key: string): Promise<RateDecision>;
