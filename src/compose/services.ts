@@ -122,8 +122,8 @@ export function buildServices(c: {
 }): Services {
   const { config, secrets, stores, db, clock, log, overrides: o, metrics } = c;
   // In the database on either engine (decision 0147); request budgets are taken in chunks: one statement per chunk,
-  // not per request (decision 0024).
-  const limiter = o.limiter ?? chunkedBudgets(tableRateLimiter(db, clock));
+  // not per request (decision 0024), held and refused by the store's own clock (0150).
+  const limiter = o.limiter ?? chunkedBudgets(tableRateLimiter(db, clock), () => clock.now().getTime());
   const hasher = o.hasher ?? argon2PasswordHasher();
   const failures = config.rateLimits.signinFailures;
 

@@ -55,7 +55,7 @@ describe('chunked budgets on PostgreSQL (two pools: two processes)', () => {
     shared: true,
   }));
 
-  it('never allows more than the budget across processes, leaves at most chunk − 1 a process unspent, and asks the store once a chunk', async () => {
+  it('allows exactly the budget across processes, a chunk a statement, and refuses with none once it is spent', async () => {
     const first = chunkedBudgets(storeA);
     const second = chunkedBudgets(storeB);
     const r = budget(100, 10);
@@ -64,13 +64,36 @@ describe('chunked budgets on PostgreSQL (two pools: two processes)', () => {
     const decisions = await Promise.all(
       Array.from({ length: 300 }, (_, i) => (i % 2 === 0 ? first : second).consume(r, 'k')),
     );
-    const allowed = decisions.filter((d) => d.allowed).length;
-    expect(allowed).toBeLessThanOrEqual(100);
-    expect(allowed).toBeGreaterThanOrEqual(100 - 2 * 9);
-    // Ten chunks and, once the budget is spent, the refused requests (one each, as before).
-    expect(storeA.calls + storeB.calls).toBeLessThanOrEqual(10 + (300 - allowed));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(100);
+    // Ten chunks; then, in each process, a chunk refused and a point refused — and the 200 refused requests answered
+    // with no statement of their own.
+    expect(storeA.calls + storeB.calls).toBeLessThanOrEqual(10 + 2 * 2);
     const refused = decisions.flatMap((d) => (d.allowed ? [] : [d.retryAfterSeconds]));
     expect(Math.min(...refused)).toBeGreaterThanOrEqual(1);
+    expect(Math.max(...refused)).toBeLessThanOrEqual(60);
+  });
+
+  it('spends the last of a window a point at a time, and takes chunks again in the next (0150)', async () => {
+    let time = Date.UTC(2026, 11, 2, 9, 0, 0);
+    const store = counted(tableRateLimiter(a, { now: () => new Date(time) }));
+    const limiter = chunkedBudgets(store, () => time);
+    // Three chunks of 10 do not fit a budget of 25: two do, and the last five go one by one.
+    const r = budget(25, 10);
+    const allowed = async (n: number) => {
+      let yes = 0;
+      for (let i = 0; i < n; i++) if ((await limiter.consume(r, 'tail')).allowed) yes++;
+      return yes;
+    };
+    expect(await allowed(40)).toBe(25);
+    // Two chunks, one refused, five points and one refused: the fifteen refused after it cost nothing.
+    expect(store.calls).toBe(2 + 1 + 5 + 1);
+    time += 30_000;
+    expect(await allowed(5)).toBe(0);
+    expect(store.calls).toBe(9);
+    // The window over, a chunk at a time again.
+    time += 30_001;
+    expect(await allowed(10)).toBe(10);
+    expect(store.calls).toBe(10);
   });
 
   it('hands a chunk out only within the window it was counted in', async () => {

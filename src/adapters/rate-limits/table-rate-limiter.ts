@@ -60,9 +60,11 @@ export function tableRateLimiter(db: Db, clock: Clock): RateLimiter {
         // Refused: when the window it did not fit in ends (a read of the row this statement left alone).
         const { rows: open } = await sql<Pick<Row, 'expire'>>`
           SELECT expire FROM rate_limits WHERE key = ${rowKey(rule, key)}`.execute(db.kysely);
+        const [ends, at] = [Number(open[0]?.expire ?? 0), clock.now().getTime()];
         return {
           allowed: false,
-          retryAfterSeconds: retryAfter(Number(open[0]?.expire ?? 0), clock.now().getTime()),
+          retryAfterSeconds: retryAfter(ends, at),
+          windowEndsInMs: Math.max(0, ends - at),
         };
       }
       // Read again: a count begun after this one may have opened the window first, its end later than `now` allows.
@@ -70,7 +72,11 @@ export function tableRateLimiter(db: Db, clock: Clock): RateLimiter {
       const counted = Number(row.points);
       const expire = Number(row.expire);
       return counted > rule.points
-        ? { allowed: false, retryAfterSeconds: retryAfter(expire, after) }
+        ? {
+            allowed: false,
+            retryAfterSeconds: retryAfter(expire, after),
+            windowEndsInMs: Math.max(0, expire - after),
+          }
         : { allowed: true, remaining: rule.points - counted, windowEndsInMs: Math.max(0, expire - after) };
     },
     async peek(rule, key): Promise<RateDecision> {

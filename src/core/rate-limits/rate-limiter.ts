@@ -18,7 +18,12 @@ export type RateDecision =
       /** Spending: when the window the points were counted in ends. */
       readonly windowEndsInMs?: number;
     }
-  | { readonly allowed: false; readonly retryAfterSeconds: number };
+  | {
+      readonly allowed: false;
+      readonly retryAfterSeconds: number;
+      /** Where the store knows it: when the window that refused ends, to the millisecond. */
+      readonly windowEndsInMs?: number;
+    };
 
 /**
  * Fixed-window counters. Atomic per key: of N concurrent consumers of a budget of P, exactly P are allowed,
@@ -41,8 +46,8 @@ export interface RateLimiter {
 }
 
 /**
- * The chunk for an agent's request budget: a twentieth of it (at least 1), so a process leaves at most 5% of a
- * window's budget unspent, and a busy credential costs the shared store one statement per 5% of its budget.
+ * The chunk for an agent's request budget: a twentieth of it (at least 1), so a process holds at most 5% of a
+ * window's budget that others cannot spend, and a busy credential costs the shared store one statement per 5% of it.
  */
 export function requestChunk(points: number): number {
   return Math.max(1, Math.floor(points / 20));
