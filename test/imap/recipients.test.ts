@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendingInbox, type SendingInbox } from '../support/sending-inbox.ts';
-import { expectToolOk } from '../support/tool-caller.ts';
+import { expectToolError, expectToolOk } from '../support/tool-caller.ts';
 
 // A submission server may refuse one address at RCPT TO and take the message for the others. No bounce will ever
 // say so — the refusal is the sending client's to hear — and a send answered "Sent." left the person believing
@@ -108,4 +108,48 @@ describe('an inbox whose own address is at an internationalised domain', () => {
     expect(head).toMatch(/^From: rex@xn--bcher-kva\.example\r$/m);
     expect(head).toMatch(/^Message-ID: <[a-z0-9]+@xn--bcher-kva\.example>\r$/m);
   });
+});
+
+// Decision 0151: an address beyond ASCII before the @ (jürgen@…, 用户@…) is written to, through a mail server that
+// takes SMTPUTF8 (RFC 6531); one that does not is never sent it.
+describe('an address with letters beyond ASCII before the @', () => {
+  const JURGEN = 'Jürgen <jürgen@Müller.de>';
+  const draftTo = async (box: SendingInbox) =>
+    expectToolOk(
+      await box.call('create_draft', { inboxId: box.inboxId, to: JURGEN, subject: 'Grüße', text: 'Hallo.' }),
+    );
+  const boxes: SendingInbox[] = [];
+  afterAll(async () => {
+    for (const b of boxes) await b.close();
+  });
+
+  it('goes out with SMTPUTF8 asked for, the address as written in the envelope and the header', async () => {
+    const box = await sendingInbox(USER, PASSWORD);
+    boxes.push(box);
+    const d = await draftTo(box);
+    expect((d['draft'] as { to: string })['to']).toBe('"Jürgen" <jürgen@xn--mller-kva.de>');
+    expectToolOk(await box.send(d));
+    await box.sink.waitFor(1);
+    const sent = box.sink.received[0]!;
+    expect(sent.smtpUtf8).toBe(true);
+    expect(sent.to).toEqual(['jürgen@müller.de']);
+    const head = sent.raw.toString('utf8').split('\r\n\r\n')[0]!;
+    expect(head).toMatch(/^To: (=\?UTF-8\?Q\?J=C3=BCrgen\?=|"?Jürgen"?) <jürgen@müller\.de>\r$/m);
+  }, 120_000);
+
+  it('is never sent to a mail server without SMTPUTF8: refused in words, nothing goes out', async () => {
+    const box = await sendingInbox(USER, PASSWORD, { sink: { noSmtpUtf8: true } });
+    boxes.push(box);
+    const refused = expectToolError(await box.send(await draftTo(box)), 'provider_error');
+    expect(refused['details']).toEqual({ status: 'not_sent' });
+    expect(refused['sayToHuman']).toBe(
+      'The email was not sent: the mail server does not take addresses with letters beyond ASCII before the @ ' +
+        '(SMTPUTF8), such as “jürgen@xn--mller-kva.de”; write to another address of theirs, or send from an inbox ' +
+        'whose mail server takes them. Nothing went out.',
+    );
+    // An ASCII address still goes through the same server.
+    expectToolOk(await box.send(await box.draft('Plain')));
+    await box.sink.waitFor(1);
+    expect(box.sink.received.map((m) => m.to)).toEqual([['friend@example.org']]);
+  }, 120_000);
 });

@@ -55,6 +55,8 @@ export interface SmtpSinkOptions {
    * login may not use, mail it takes for spam): nothing is recorded.
    */
   refuseData?: { code: number; text: string };
+  /** Offer no SMTPUTF8 (RFC 6531) in the EHLO reply, as many servers do not. */
+  noSmtpUtf8?: boolean;
 }
 
 const MAX_SIZE = 25 * 1024 * 1024; // like common submission servers
@@ -91,6 +93,7 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
     allowInsecureAuth: true, // AUTH over plaintext; it is loopback-only
     size: MAX_SIZE,
     closeTimeout: 1000, // stop() should not wait 30 s for an idle client
+    hideSMTPUTF8: opts.noSmtpUtf8 === true,
     onAuth(auth, _session, callback) {
       if (authDown) {
         callback(Object.assign(new Error('4.7.0 Temporary authentication failure'), { responseCode: 454 }));

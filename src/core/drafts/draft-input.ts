@@ -19,6 +19,12 @@ export interface Recipient {
 /** An ASCII address; an internationalised domain in its ASCII form (`xn--…`), its top-level domain too. */
 const ADDRESS =
   /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})$/;
+/**
+ * A local part beyond ASCII (RFC 6531): dot-separated runs of RFC 5322's atext and letters, marks and digits of any
+ * script — not the spaces, format characters and symbols RFC 6531 would also let through, which only hide or
+ * imitate. At most 64 octets in UTF-8 (RFC 5321 §4.5.3.1.1).
+ */
+const UTF8_LOCAL = /^[\p{L}\p{M}\p{N}!#$%&'*+/=?^_`{|}~-]+(?:\.[\p{L}\p{M}\p{N}!#$%&'*+/=?^_`{|}~-]+)*$/u;
 const ASCII = /^[\x00-\x7f]*$/;
 // C0 controls except TAB, DEL and C1 controls: never valid in a header, and CR/LF would start a new one.
 const HEADER_FORBIDDEN = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
@@ -50,20 +56,22 @@ export function parseRecipients(to: string): Result<Recipient[], string> {
     const angle = /^(.*?)\s*<([^<>]+)>$/.exec(part);
     const written = (angle?.[2] ?? part).trim();
     // An internationalised domain is sent in its ASCII form, which every mail server takes (anna@müller.de goes to
-    // anna@xn--mller-kva.de). A local part beyond ASCII needs SMTPUTF8 (RFC 6531) at every hop: refused, in words.
+    // anna@xn--mller-kva.de). A local part beyond ASCII (jörg@…, 用户@…) is kept in Unicode (NFC): it needs SMTPUTF8
+    // (RFC 6531), which the send asks the mail server for (decision 0151).
     const at = written.lastIndexOf('@');
-    const local = at < 0 ? written : written.slice(0, at);
-    if (at > 0 && !ASCII.test(local))
-      return err(
-        `“${truncate(written)}” has letters beyond ASCII before the @; such an address is delivered only by mail servers that take SMTPUTF8, and sending from here does not ask for it.`,
-      );
+    const local = at < 0 ? written : written.slice(0, at).normalize('NFC');
+    const utf8Local = at > 0 && !ASCII.test(local);
+    if (utf8Local && (!UTF8_LOCAL.test(local) || new TextEncoder().encode(local).length > 64))
+      return err(`“${truncate(written)}” is not a valid email address.`);
     const address = at > 0 && !ASCII.test(written) ? `${local}@${domainKey(written.slice(at + 1))}` : written;
     const rawName = angle?.[1]?.trim() ?? '';
     const name = rawName
       .replace(/^"(.*)"$/, '$1')
       .replace(/\\(.)/g, '$1')
       .trim();
-    if (!isEmailAddress(address)) return err(`“${truncate(address)}” is not a valid email address.`);
+    // The local part checked above stands in for ASCII's in the address's test (the domain is tested all the same).
+    if (!isEmailAddress(utf8Local ? `x${address.slice(address.lastIndexOf('@'))}` : address))
+      return err(`“${truncate(address)}” is not a valid email address.`);
     if (/[<>]/.test(name)) return err(`The name “${truncate(name)}” contains < or >.`);
     if (ENCODED_WORD.test(name))
       return err('A name in To is written as a MIME encoded word; write the name itself.');

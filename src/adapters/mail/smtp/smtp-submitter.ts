@@ -106,6 +106,17 @@ export class SmtpSubmitter implements MailSubmitter, SubmissionLoginTester {
           serverUnusable: failure.reason !== 'auth_failed' && failure.reason !== 'unavailable',
         });
       }
+      // An address beyond ASCII goes only to a server that takes SMTPUTF8 (RFC 6531 §3.2: a client must not send it to
+      // one that does not); nodemailer asks for it where offered and sends it regardless where not (decision 0151).
+      const beyondAscii = (a: string) => /[^\x00-\x7f]/.test(a);
+      const recipient = s.recipients.find(beyondAscii);
+      if ((recipient !== undefined || beyondAscii(s.envelopeFrom)) && !exchange.offers('SMTPUTF8'))
+        throw new SubmitRefusedError(
+          'the mail server does not take addresses with letters beyond ASCII before the @ (SMTPUTF8), ' +
+            (recipient === undefined
+              ? `and this inbox's own address, “${s.envelopeFrom.slice(0, 100)}”, has them`
+              : `such as “${recipient.slice(0, 100)}”; write to another address of theirs, or send from an inbox whose mail server takes them`),
+        );
       refusedRecipients = await exchange.send(s).catch((e: unknown) => {
         const err = e as SmtpError;
         // A reply from the server (RCPT refused, DATA refused) means it did not take the message; a connection that
@@ -215,6 +226,16 @@ class Exchange {
       this.conn.send({ from: s.envelopeFrom, to: [...s.recipients] }, Buffer.from(s.raw), done);
     });
     return info.rejected.map(String);
+  }
+
+  /**
+   * Whether the server's EHLO offered this extension. nodemailer keeps the list (`_supportedExtensions`, filled from
+   * the EHLO reply) without a public reader; a version without it reads as offering nothing, which refuses, never
+   * sends wrongly.
+   */
+  offers(extension: string): boolean {
+    const listed = (this.conn as unknown as { _supportedExtensions?: unknown })._supportedExtensions;
+    return Array.isArray(listed) && listed.includes(extension);
   }
 
   quit(): void {
