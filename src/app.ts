@@ -3,6 +3,7 @@ import { ConfigError, type Config, type Secrets } from './config/index.ts';
 import { sqlitePath } from './config/load-config.ts';
 import { createPinoLogger } from './adapters/logging/pino-logger.ts';
 import {
+  copyPostgresToSqlite,
   copySqliteToPostgres,
   createStores,
   markAsCopy,
@@ -115,6 +116,35 @@ export async function afterRestore(
     return await takeUpRestoredCopy(db, now);
   } finally {
     await db.close();
+  }
+}
+
+/**
+ * `inbox-triage copy-to-sqlite` (decision 0152): every row of the PostgreSQL database of `DATABASE_URL` copied into a
+ * new SQLite database at `path`, both migrated first, the way back to one instance. Refused while an instance runs on
+ * PostgreSQL (its sessions are counted, as for a key rotation) and unless the configured key is the database's — the
+ * service on SQLite would refuse it. The caller makes sure nothing is at `path` and holds its instance lock.
+ */
+export async function copyToSqlite(config: Config, secrets: Secrets, path: string): Promise<CopiedTable[]> {
+  const source = openDatabase(databaseTarget(config, secrets));
+  try {
+    if (source.dialect !== 'postgres') throw new ConfigError('DATABASE_URL: the PostgreSQL database to copy from');
+    await refuseSharedSessions(source);
+    await migrateToLatest(source);
+    if (await recordedKeyDiffers(createStores(source).settings, secrets.encryptionKey))
+      throw new ConfigError(
+        'ENCRYPTION_KEY is not the key the PostgreSQL database was set up with: copy with that key, and start the ' +
+          'service on SQLite with it',
+      );
+    const target = openSqlite(path);
+    try {
+      await migrateToLatest(target);
+      return await copyPostgresToSqlite(source, target);
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await source.close();
   }
 }
 

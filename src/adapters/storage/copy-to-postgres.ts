@@ -18,14 +18,14 @@ export interface CopiedTable {
 }
 
 /** Rows per INSERT: well below PostgreSQL's 65,535 parameters for the widest table. */
-const BATCH = 500;
+export const BATCH = 500;
 /** The migrator's own tables: each database keeps its own record of the migrations it ran. */
-const MIGRATOR = /^schema_migrations/;
+export const MIGRATOR = /^schema_migrations/;
 /**
  * Tables the database writes itself, by triggers, as the rows they count are copied (decision 0018's folder counts):
  * not copied, compared after.
  */
-const DERIVED: ReadonlySet<string> = new Set(['folder_counts']);
+export const DERIVED: ReadonlySet<string> = new Set(['folder_counts']);
 
 /**
  * Copies every row of a SQLite database into an empty PostgreSQL database, both migrated to the same version
@@ -90,10 +90,10 @@ export async function copySqliteToPostgres(source: SqliteDb, target: PostgresDb)
   });
 }
 
-type Client = pg.PoolClient;
+export type Client = pg.PoolClient;
 
-/** The target's tables (the migrator's aside) with their columns. */
-async function targetColumns(client: Client): Promise<Map<string, string[]>> {
+/** The PostgreSQL database's tables (the migrator's aside) with their columns. */
+export async function targetColumns(client: Client): Promise<Map<string, string[]>> {
   const { rows } = await client.query<{ table_name: string; column_name: string }>(
     `SELECT c.table_name, c.column_name FROM information_schema.columns c
        JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
@@ -107,7 +107,7 @@ async function targetColumns(client: Client): Promise<Map<string, string[]>> {
 }
 
 /** `tables` ordered so that each comes after the tables its foreign keys name. */
-async function foreignKeyOrder(client: Client, tables: readonly string[]): Promise<string[]> {
+export async function foreignKeyOrder(client: Client, tables: readonly string[]): Promise<string[]> {
   const { rows } = await client.query<{ child: string; parent: string }>(
     `SELECT DISTINCT tc.table_name AS child, ccu.table_name AS parent
        FROM information_schema.table_constraints tc

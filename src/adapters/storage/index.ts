@@ -120,6 +120,7 @@ export {
   TargetNotEmptyError,
   type CopiedTable,
 } from './copy-to-postgres.ts';
+export { copyPostgresToSqlite } from './copy-to-sqlite.ts';
 export {
   waitForDatabase,
   DatabaseUnavailableError,

@@ -7,6 +7,7 @@ import { accountCommand } from './account-command.ts';
 import { afterRestoreCommand } from './after-restore-command.ts';
 import { backupCommand } from './backup-command.ts';
 import { copyFromSqliteCommand } from './copy-from-sqlite-command.ts';
+import { copyToSqliteCommand } from './copy-to-sqlite-command.ts';
 import { keyCommand } from './key-command.ts';
 import { migrateCommand } from './migrate-command.ts';
 import { serveCommand } from './serve-command.ts';
@@ -21,6 +22,7 @@ Commands:
   backup            Copy the SQLite database to a new file while the service runs (see: inbox-triage backup)
   after-restore     After restoring the database by other means than backup (see: inbox-triage after-restore -h)
   copy-from-sqlite  Move the service from SQLite to PostgreSQL (see: inbox-triage copy-from-sqlite -h)
+  copy-to-sqlite    Move the service from PostgreSQL back to SQLite, one instance (see: inbox-triage copy-to-sqlite -h)
 
 Options:
   -h, --help     Show this help
@@ -38,6 +40,7 @@ const COMMANDS: Record<string, Command> = {
   backup: (io, args) => backupCommand(io, args),
   'after-restore': (io, args) => afterRestoreCommand(io, args),
   'copy-from-sqlite': (io, args) => copyFromSqliteCommand(io, args),
+  'copy-to-sqlite': (io, args) => copyToSqliteCommand(io, args),
 };
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
