@@ -3,19 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { holdInstanceLock } from '../../src/adapters/storage/sqlite/instance-lock.ts';
 import { sqlitePath } from '../../src/config/load-config.ts';
 import { freshPgDatabase } from '../rig/pg.ts';
-import { oauthAccessToken } from '../support/oauth-code.ts';
 import { runCommand } from '../support/spawn-service.ts';
 import { createTestApp, TEST_KEY } from '../support/test-app.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import {
-  agentOn,
-  expectToolOk,
-  firstAttachmentLink,
-  toolCaller,
-  toolsListStatus,
-} from '../support/tool-caller.ts';
+import { somethingInEveryTable } from '../support/something-in-every-table.ts';
+import { expectToolOk, toolCaller, toolsListStatus } from '../support/tool-caller.ts';
 import { KyselyCredentialVault } from '../../src/adapters/storage/kysely-credential-vault.ts';
-import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import { aead } from '../../src/lib/aead.ts';
 import { WebClient } from '../support/web-client.ts';
 
@@ -27,71 +20,8 @@ describe('inbox-triage copy-from-sqlite', () => {
     const dataDir = tempDir('copy-from-');
     const config = { dataDir, database: { kind: 'sqlite' as const, path: sqlitePath(dataDir) } };
     const before = await createTestApp({ config });
-    const { web, key, call } = await agentOn(before);
-    const token = await oauthAccessToken(before, web, 'Desk agent');
-    const inboxId = (expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
-    expectToolOk(await call('sync_inbox', { inboxId }));
-    const listed = expectToolOk(await call('list_messages', { inboxId, limit: 200 }))['messages'] as {
-      messageId: string;
-      subject: string;
-    }[];
-    const archived = expectToolOk(
-      await call('act_on_messages', {
-        action: 'archive',
-        items: [{ inboxId, messageId: listed[0]!.messageId }],
-      }),
-    );
-    // Something in most tables: a pass and its lease, a VIP, a draft waiting to be sent, a proposed unsubscribe, a
-    // screening verdict, a download link, an invitation, and a password sealed under the key for an IMAP inbox.
-    expectToolOk(await call('begin_triage', { inboxId, agentLabel: 'mover' }));
-    expectToolOk(await call('end_triage', { inboxId, agentLabel: 'mover', summary: 'Archived one.' }));
-    expectToolOk(await call('add_vip', { emails: ['boss@example.test'] }));
-    expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
-    const draft = expectToolOk(
-      await call('create_draft', { inboxId, to: 'sam@example.test', subject: 'Friday', text: 'See you.' }),
-    );
-    const lists = expectToolOk(await call('review_unsubscribes', { inbox: inboxId, limit: 100 }))[
-      'senders'
-    ] as {
-      messageId: string;
-      oneClickAdvertised: boolean;
-    }[];
-    expectToolOk(
-      await call('propose_unsubscribe', {
-        inboxId,
-        messageId: lists.find((r) => r.oneClickAdvertised)!.messageId,
-      }),
-    );
-    const offered = expectToolOk(await call('screen_junk', { inbox: inboxId }))['messages'] as {
-      inboxId: string;
-      messageId: string;
-    }[];
-    expectToolOk(
-      await call('confirm_screening', {
-        verdicts: [{ inboxId: offered[0]!.inboxId, messageId: offered[0]!.messageId, verdict: 'fine' }],
-      }),
-    );
-    const link = await firstAttachmentLink(call, inboxId);
-    await before.services.accounts.issueInvitation('friend@example.test');
-    const imap = expectToolOk(
-      await call('add_inbox', {
-        label: 'Work',
-        provider: 'imap',
-        email: 'me@work.test',
-        imapHost: 'imap.work.test',
-      }),
-    )['inbox'] as { id: InboxId };
-    const password = { kind: 'password', username: 'me@work.test', password: 'hunter2-but-longer' } as const;
-    await new KyselyCredentialVault(before.db, aead(TEST_KEY, 'credential')).put(
-      imap.id,
-      password,
-      new Date(),
-    );
-    const subjects = async (c: typeof call) =>
-      (expectToolOk(await c('list_messages', { inboxId, limit: 200 }))['messages'] as { subject: string }[])
-        .map((m) => m.subject)
-        .sort();
-    const shown = await subjects(call);
+    const { web, key, token, inboxId, undoId, approval, link, imapInbox, password, subjects, shown } =
+      await somethingInEveryTable(before);
     await before.close();
 
     const pgUrl = await freshPgDatabase();
@@ -122,18 +52,12 @@ describe('inbox-triage copy-from-sqlite', () => {
       expect((expectToolOk(await again('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id).toBe(inboxId);
       expect(await subjects(again)).toEqual(shown);
       // The sealed password opens under the same key there; the draft's approval and the download link still work.
-      expect(await new KyselyCredentialVault(after.db, aead(TEST_KEY, 'credential')).get(imap.id)).toEqual(
+      expect(await new KyselyCredentialVault(after.db, aead(TEST_KEY, 'credential')).get(imapInbox)).toEqual(
         password,
       );
-      expectToolOk(
-        await again('send_draft', {
-          pendingSendId: draft['pendingSendId'],
-          approvalCode: draft['approvalCode'],
-          humanApprovedInChat: true,
-        }),
-      );
+      expectToolOk(await again('send_draft', { ...approval, humanApprovedInChat: true }));
       expect((await after.fetch(new Request(link))).status).toBe(200);
-      expectToolOk(await again('undo_action', { undoId: archived['undoId'] }));
+      expectToolOk(await again('undo_action', { undoId }));
       expect(await toolsListStatus(after.fetch, after.config.baseUrl, token)).toBe(200);
       const browser = new WebClient(after);
       for (const [k, v] of web.cookies) browser.cookies.set(k, v);

@@ -6,13 +6,13 @@ import BetterSqlite3 from 'better-sqlite3';
 import { WATCH_APPLICATION_NAME } from '../../src/adapters/jobs/pg-inbox-claims.ts';
 import { KyselyCredentialVault } from '../../src/adapters/storage/kysely-credential-vault.ts';
 import { sqlitePath } from '../../src/config/load-config.ts';
-import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import { aead } from '../../src/lib/aead.ts';
 import { freshPgDatabase } from '../rig/pg.ts';
 import { runCommand } from '../support/spawn-service.ts';
 import { createTestApp, TEST_KEY } from '../support/test-app.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { agentOn, expectToolOk, toolCaller } from '../support/tool-caller.ts';
+import { somethingInEveryTable } from '../support/something-in-every-table.ts';
+import { expectToolOk, toolCaller, toolsListStatus } from '../support/tool-caller.ts';
 import { WebClient } from '../support/web-client.ts';
 
 /** Every table's rows as text, sorted, the migrator's aside: what the two databases must hold alike. */
@@ -62,59 +62,14 @@ function sqliteTables(path: string): Map<string, string[]> {
 }
 
 // Decision 0152: instances on PostgreSQL go back to one service on SQLite with everything they keep — the person's
-// sign-in, their agents' keys, the inbox and its index, an undo handle, a draft's approval, the activity — working
-// the same on the other side, row for row.
+// sign-in, their agents' keys and sign-ins, the inbox and its index, an undo handle, a draft's approval, a download
+// link, the activity — working the same on the other side, row for row.
 describe('inbox-triage copy-to-sqlite', () => {
   it('moves everything to a new SQLite database, row for row, never beside a running instance', async () => {
     const pgUrl = await freshPgDatabase();
     const before = await createTestApp({ pgUrl });
-    const { web, key, call } = await agentOn(before);
-    const inboxId = (expectToolOk(await call('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id;
-    expectToolOk(await call('sync_inbox', { inboxId }));
-    const listed = expectToolOk(await call('list_messages', { inboxId, limit: 200 }))['messages'] as {
-      messageId: string;
-    }[];
-    const archived = expectToolOk(
-      await call('act_on_messages', {
-        action: 'archive',
-        items: [{ inboxId, messageId: listed[0]!.messageId }],
-      }),
-    );
-    expectToolOk(await call('begin_triage', { inboxId, agentLabel: 'mover' }));
-    expectToolOk(await call('end_triage', { inboxId, agentLabel: 'mover', summary: 'Archived one.' }));
-    expectToolOk(await call('add_vip', { emails: ['boss@example.test'] }));
-    expectToolOk(await call('set_send_enabled', { enabled: true, humanConfirmedInChat: true }));
-    const draft = expectToolOk(
-      await call('create_draft', { inboxId, to: 'jürgen@example.test', subject: 'Friday', text: 'See you.' }),
-    );
-    const offered = expectToolOk(await call('screen_junk', { inbox: inboxId }))['messages'] as {
-      inboxId: string;
-      messageId: string;
-    }[];
-    expectToolOk(
-      await call('confirm_screening', {
-        verdicts: [{ inboxId: offered[0]!.inboxId, messageId: offered[0]!.messageId, verdict: 'fine' }],
-      }),
-    );
-    const imap = expectToolOk(
-      await call('add_inbox', {
-        label: 'Work',
-        provider: 'imap',
-        email: 'me@work.test',
-        imapHost: 'imap.work.test',
-      }),
-    )['inbox'] as { id: InboxId };
-    const password = { kind: 'password', username: 'me@work.test', password: 'hunter2-but-longer' } as const;
-    await new KyselyCredentialVault(before.db, aead(TEST_KEY, 'credential')).put(
-      imap.id,
-      password,
-      new Date(),
-    );
-    const subjects = async (c: typeof call) =>
-      (expectToolOk(await c('list_messages', { inboxId, limit: 200 }))['messages'] as { subject: string }[])
-        .map((m) => m.subject)
-        .sort();
-    const shown = await subjects(call);
+    const { web, key, token, inboxId, undoId, approval, link, imapInbox, password, subjects, shown } =
+      await somethingInEveryTable(before);
 
     const dataDir = tempDir('copy-to-');
     const target = sqlitePath(dataDir);
@@ -157,17 +112,13 @@ describe('inbox-triage copy-to-sqlite', () => {
       const again = toolCaller(after, key);
       expect((expectToolOk(await again('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id).toBe(inboxId);
       expect(await subjects(again)).toEqual(shown);
-      expect(await new KyselyCredentialVault(after.db, aead(TEST_KEY, 'credential')).get(imap.id)).toEqual(
+      expect(await new KyselyCredentialVault(after.db, aead(TEST_KEY, 'credential')).get(imapInbox)).toEqual(
         password,
       );
-      expectToolOk(
-        await again('send_draft', {
-          pendingSendId: draft['pendingSendId'],
-          approvalCode: draft['approvalCode'],
-          humanApprovedInChat: true,
-        }),
-      );
-      expectToolOk(await again('undo_action', { undoId: archived['undoId'] }));
+      expectToolOk(await again('send_draft', { ...approval, humanApprovedInChat: true }));
+      expect((await after.fetch(new Request(link))).status).toBe(200);
+      expectToolOk(await again('undo_action', { undoId }));
+      expect(await toolsListStatus(after.fetch, after.config.baseUrl, token)).toBe(200);
       const browser = new WebClient(after);
       for (const [k, v] of web.cookies) browser.cookies.set(k, v);
       expect((await browser.get('/settings/activity')).status).toBe(200);
