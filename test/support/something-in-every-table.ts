@@ -1,10 +1,13 @@
+import { sql } from 'kysely';
+import { expect } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { KyselyCredentialVault } from '../../src/adapters/storage/kysely-credential-vault.ts';
 import type { InboxId } from '../../src/core/inboxes/inbox.ts';
 import { aead } from '../../src/lib/aead.ts';
 import { oauthAccessToken } from './oauth-code.ts';
 import { TEST_KEY } from './test-app.ts';
-import { agentOn, expectToolOk, firstAttachmentLink, type toolCaller } from './tool-caller.ts';
+import { agentOn, expectToolOk, firstAttachmentLink, toolCaller, toolsListStatus } from './tool-caller.ts';
+import { WebClient } from './web-client.ts';
 
 type Call = ReturnType<typeof toolCaller>;
 
@@ -12,8 +15,8 @@ type Call = ReturnType<typeof toolCaller>;
  * A service with something in most tables, for the tests of a copy to another database (decisions 0140, 0152): the
  * person signed in, an agent's key and an OAuth sign-in, the demo inbox synced with a message archived (its undo
  * handle), a pass and its lease, a VIP, a draft waiting to be sent, a proposed unsubscribe, a screening verdict, a
- * download link, an invitation, and a password sealed under TEST_KEY for an IMAP inbox. What the copy must keep
- * working is returned.
+ * download link, an invitation, and a password sealed under TEST_KEY for an IMAP inbox. `worksOn` checks that all
+ * of it works on another service — the copy's.
  */
 export async function somethingInEveryTable(app: App) {
   const { web, key, call } = await agentOn(app);
@@ -74,17 +77,36 @@ export async function somethingInEveryTable(app: App) {
     (expectToolOk(await c('list_messages', { inboxId, limit: 200 }))['messages'] as { subject: string }[])
       .map((m) => m.subject)
       .sort();
-  return {
-    web,
-    key,
-    token,
-    inboxId,
-    undoId: archived['undoId'] as string,
-    approval: { pendingSendId: draft['pendingSendId'], approvalCode: draft['approvalCode'] },
-    link,
-    imapInbox: imap.id,
-    password,
-    subjects,
-    shown: await subjects(call),
+  const shown = await subjects(call);
+  /** On a service started on the copy: the same key, inbox and messages; the sign-ins, the approval, the link. */
+  const worksOn = async (after: App) => {
+    const again = toolCaller(after, key);
+    expect((expectToolOk(await again('list_inboxes'))['inboxes'] as { id: string }[])[0]!.id).toBe(inboxId);
+    expect(await subjects(again)).toEqual(shown);
+    // The sealed password opens under the same key there; the draft's approval and the download link still work.
+    expect(await new KyselyCredentialVault(after.db, aead(TEST_KEY, 'credential')).get(imap.id)).toEqual(
+      password,
+    );
+    expectToolOk(
+      await again('send_draft', {
+        pendingSendId: draft['pendingSendId'],
+        approvalCode: draft['approvalCode'],
+        humanApprovedInChat: true,
+      }),
+    );
+    expect((await after.fetch(new Request(link))).status).toBe(200);
+    expectToolOk(await again('undo_action', { undoId: archived['undoId'] }));
+    expect(await toolsListStatus(after.fetch, after.config.baseUrl, token)).toBe(200);
+    const browser = new WebClient(after);
+    for (const [k, v] of web.cookies) browser.cookies.set(k, v);
+    expect((await browser.get('/settings/activity')).status).toBe(200);
+    const owner = (await after.stores.accounts.findByEmail('owner@example.test'))!;
+    const tools = (await after.stores.audit.recent(owner.id, 500)).map((a) => a.tool);
+    expect(tools).toEqual(expect.arrayContaining(['sync_inbox', 'act_on_messages', 'undo_action']));
+    // New rows got new ids, past the copied ones.
+    const ids = await sql<{ n: number | string; ids: number | string }>`
+      SELECT count(*) AS n, count(DISTINCT id) AS ids FROM audit_log`.execute(after.db.kysely);
+    expect(Number(ids.rows[0]!.n)).toBe(Number(ids.rows[0]!.ids));
   };
+  return { key, worksOn };
 }
