@@ -93,12 +93,6 @@ async function refusedMove(client: ImapFlow, toPath: string): Promise<Error> {
 const NOT_ATOM = /[^\x21-\x7e]|[(){%*"\\\]]/;
 
 /**
- * Flags and keywords (labels) set and cleared on these messages. imapflow answers `false` when the server refuses a
- * STORE — Dovecot answers BAD to a keyword that is not an atom and NO to one longer than it keeps — and that was
- * taken for done: the label was reported made and the index said so until the next sync. A refusal now fails the
- * change, in words (decision 0073); a label no IMAP server can keep is refused before it is sent.
- */
-/**
  * Flags and keywords (labels) set and cleared on these messages; answers the UIDs found in the folder. imapflow
  * answers `false` when the server refuses a STORE — Dovecot answers BAD to a keyword that is not an atom and NO to one
  * longer than it keeps — and that was taken for done: the label was reported made and the index said so until the
