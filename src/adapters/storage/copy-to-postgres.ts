@@ -72,7 +72,7 @@ export async function copySqliteToPostgres(source: SqliteDb, target: PostgresDb)
         for (const table of order)
           if (!DERIVED.has(table)) copied.push({ table, rows: await copyTable(source, client, table) });
         await moveSequences(client);
-        for (const table of DERIVED) await compareDerived(source, client, table);
+        for (const table of DERIVED) await compareDerived(source, client, table, 'PostgreSQL');
         for (const { table, rows } of copied) {
           const counted = await client.query<{ n: string }>(`SELECT count(*) AS n FROM "${table}"`);
           if (Number(counted.rows[0]?.n) !== rows)
@@ -177,13 +177,23 @@ async function moveSequences(client: Client): Promise<void> {
     );
 }
 
-/** A table the triggers made again holds what the source's holds: the same rows, whatever their order. */
-async function compareDerived(source: SqliteDb, client: Client, table: string): Promise<void> {
+/**
+ * A table the triggers made again in the target (`remadeIn`) holds what the source's holds: the same rows, whatever
+ * their order.
+ */
+export async function compareDerived(
+  sqlite: SqliteDb,
+  client: Client,
+  table: string,
+  remadeIn: 'PostgreSQL' | 'SQLite',
+): Promise<void> {
   const query = `SELECT * FROM "${table}"`;
   // As text on both sides: PostgreSQL's bigint arrives as a string, SQLite's integers as numbers.
   const rows = (list: readonly Record<string, unknown>[]) =>
     JSON.stringify(list.map((r) => JSON.stringify(Object.values(r).map(String))).sort());
-  const want = rows(source.sqlite.prepare(query).all() as Record<string, unknown>[]);
-  if (rows((await client.query<Record<string, unknown>>(query)).rows) !== want)
-    throw new Error(`${table} does not come out as in the SQLite database`);
+  const inSqlite = rows(sqlite.sqlite.prepare(query).all() as Record<string, unknown>[]);
+  if (rows((await client.query<Record<string, unknown>>(query)).rows) !== inSqlite)
+    throw new Error(
+      `${table} does not come out as in the ${remadeIn === 'PostgreSQL' ? 'SQLite' : 'PostgreSQL'} database`,
+    );
 }
