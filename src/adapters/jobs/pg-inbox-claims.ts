@@ -9,6 +9,10 @@ import { PEER_CHECK_SQL } from '../storage/pg-peer-check.ts';
 /** The application name of every node's watch session: the nodes present are the sessions carrying it. */
 export const WATCH_APPLICATION_NAME = 'inbox-triage-watch';
 
+/** The nodes running on the database, counted by their watch sessions (`n`); `$1` is WATCH_APPLICATION_NAME. */
+export const COUNT_NODES_SQL =
+  'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()';
+
 /**
  * Inbox claims as PostgreSQL session advisory locks on one dedicated connection per node (decision 0024). A node
  * that dies or loses its connection loses every claim with its session, at once, and PostgreSQL frees them for the
@@ -96,10 +100,7 @@ export class PgInboxClaims implements InboxClaims {
   }
 
   async nodes(): Promise<number> {
-    const r = await this.ask<{ n: string }>(
-      'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
-      [WATCH_APPLICATION_NAME],
-    );
+    const r = await this.ask<{ n: string }>(COUNT_NODES_SQL, [WATCH_APPLICATION_NAME]);
     return Math.max(1, Number(r.rows[0]?.n ?? 1));
   }
 

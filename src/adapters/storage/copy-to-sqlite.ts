@@ -1,6 +1,7 @@
 import {
   BATCH,
   type Client,
+  compareDerived,
   type CopiedTable,
   DERIVED,
   foreignKeyOrder,
@@ -9,9 +10,9 @@ import {
   targetColumns,
   TargetNotEmptyError,
 } from './copy-to-postgres.ts';
-import { WATCH_APPLICATION_NAME } from '../jobs/pg-inbox-claims.ts';
+import { COUNT_NODES_SQL, WATCH_APPLICATION_NAME } from '../jobs/pg-inbox-claims.ts';
 import type { PostgresDb } from './database.ts';
-import { ServiceRunningError } from './key-rotation.ts';
+import { refuseWhileRunning } from './key-rotation.ts';
 import type { SqliteDb } from './sqlite/open-sqlite.ts';
 
 /** PostgreSQL's type ids of the values the schema holds: `bigint` (as a string from `pg`), `integer`, `text`. */
@@ -63,16 +64,8 @@ export async function copyPostgresToSqlite(source: PostgresDb, target: SqliteDb)
           );
       }
       // A node still running would go on writing after the snapshot: what it wrote would be lost.
-      const { rows } = await client.query<{ n: string }>(
-        'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1',
-        [WATCH_APPLICATION_NAME],
-      );
-      const running = Number(rows[0]?.n ?? 0);
-      if (running > 0)
-        throw new ServiceRunningError(
-          `${String(running)} Inbox Triage instance${running === 1 ? ' is' : 's are'} running on this database: ` +
-            'stop every instance first, then copy',
-        );
+      const { rows } = await client.query<{ n: string }>(COUNT_NODES_SQL, [WATCH_APPLICATION_NAME]);
+      refuseWhileRunning(Number(rows[0]?.n ?? 0), 'then copy');
       const order = await foreignKeyOrder(client, [...columns.keys()]);
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       sqlite.exec('BEGIN IMMEDIATE');
@@ -80,7 +73,7 @@ export async function copyPostgresToSqlite(source: PostgresDb, target: SqliteDb)
         const copied: CopiedTable[] = [];
         for (const table of order)
           if (!DERIVED.has(table)) copied.push({ table, rows: await copyTable(client, target, table) });
-        for (const table of DERIVED) await compareDerived(client, target, table);
+        for (const table of DERIVED) await compareDerived(target, client, table, 'SQLite');
         for (const { table, rows } of copied) {
           const counted = sqlite.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number };
           if (counted.n !== rows)
@@ -132,15 +125,4 @@ async function copyTable(client: Client, target: SqliteDb, table: string): Promi
     await client.query('CLOSE rows_out');
   }
   return rows;
-}
-
-/** A table SQLite's triggers made again holds what PostgreSQL's holds: the same rows, whatever their order. */
-async function compareDerived(client: Client, target: SqliteDb, table: string): Promise<void> {
-  const query = `SELECT * FROM "${table}"`;
-  // As text on both sides: PostgreSQL's bigint arrives as a string, SQLite's integers as numbers.
-  const rows = (list: readonly Record<string, unknown>[]) =>
-    JSON.stringify(list.map((r) => JSON.stringify(Object.values(r).map(String))).sort());
-  const want = rows((await client.query<Record<string, unknown>>(query)).rows);
-  if (rows(target.sqlite.prepare(query).all() as Record<string, unknown>[]) !== want)
-    throw new Error(`${table} does not come out as in the PostgreSQL database`);
 }

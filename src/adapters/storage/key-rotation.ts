@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { INSTANCE_SCOPE, KEY_CHECK_SETTING } from '../../core/settings/settings-store.ts';
 import type { Aead } from '../../lib/aead.ts';
-import { WATCH_APPLICATION_NAME } from '../jobs/pg-inbox-claims.ts';
+import { COUNT_NODES_SQL, WATCH_APPLICATION_NAME } from '../jobs/pg-inbox-claims.ts';
 import type { Db } from './database.ts';
 import { secondFactorAd } from './kysely-second-factor-store.ts';
 
@@ -10,9 +10,18 @@ export class NotTheDatabaseKeyError extends Error {
   override readonly name = 'NotTheDatabaseKeyError';
 }
 
-/** A service is running on the database: it would go on sealing and opening credentials under the old key. */
+/** A service is running on the database: it would go on writing what the command is changing or copying. */
 export class ServiceRunningError extends Error {
   override readonly name = 'ServiceRunningError';
+}
+
+/** Refuses while `running` nodes run on the database, saying what to do once they are stopped (`then`). */
+export function refuseWhileRunning(running: number, then: string): void {
+  if (running > 0)
+    throw new ServiceRunningError(
+      `${String(running)} Inbox Triage instance${running === 1 ? ' is' : 's are'} running on this database: ` +
+        `stop every instance first, ${then}`,
+    );
 }
 
 export interface KeyChange {
@@ -73,15 +82,10 @@ export async function resealCredentials(db: Db, change: KeyChange): Promise<Rese
         .execute();
     }
     if (db.dialect === 'postgres') {
-      const { rows } = await sql<{ n: string }>`
-        select count(*) as n from pg_stat_activity
-        where datname = current_database() and application_name = ${WATCH_APPLICATION_NAME}`.execute(tx);
-      const running = Number(rows[0]?.n ?? 0);
-      if (running > 0)
-        throw new ServiceRunningError(
-          `${String(running)} Inbox Triage instance${running === 1 ? ' is' : 's are'} running on this database: ` +
-            'stop every instance first, then rotate the key and start them with the new one',
-        );
+      const { rows } = await tx.executeQuery<{ n: string }>(
+        CompiledQuery.raw(COUNT_NODES_SQL, [WATCH_APPLICATION_NAME]),
+      );
+      refuseWhileRunning(Number(rows[0]?.n ?? 0), 'then rotate the key and start them with the new one');
     }
     const counts = { resealed: 0, unreadable: 0 };
     const factorCounts = { resealed: 0, unreadable: 0 };
