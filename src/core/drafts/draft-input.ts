@@ -16,9 +16,11 @@ export interface Recipient {
   readonly name: string | null;
 }
 
-/** An ASCII address; an internationalised domain in its ASCII form (`xn--…`), its top-level domain too. */
-const ADDRESS =
-  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})$/;
+/** An ASCII local part. */
+const ASCII_LOCAL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}$/;
+/** A domain in ASCII; an internationalised one in its ASCII form (`xn--…`), its top-level domain too. */
+const DOMAIN =
+  /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})$/;
 /**
  * A local part beyond ASCII (RFC 6531): dot-separated runs of RFC 5322's atext and letters, marks and digits of any
  * script — not the spaces, format characters and symbols RFC 6531 would also let through, which only hide or
@@ -33,8 +35,15 @@ const HEADER_FORBIDDEN = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/;
 // a header value that already looks encoded is refused: the composer encodes real text itself.
 const ENCODED_WORD = /=\?[^?\s]+\?[bBqQ]\?[^?\s]*\?=/;
 
+/** An address whose domain is in ASCII form; its local part ASCII or, beyond it, as UTF8_LOCAL allows. */
 export function isEmailAddress(s: string): boolean {
-  return ADDRESS.test(s);
+  const at = s.lastIndexOf('@');
+  const local = s.slice(0, at);
+  return at > 0 && DOMAIN.test(s.slice(at + 1)) && (ASCII_LOCAL.test(local) || isUtf8Local(local));
+}
+
+function isUtf8Local(local: string): boolean {
+  return UTF8_LOCAL.test(local) && new TextEncoder().encode(local).length <= 64;
 }
 
 /**
@@ -61,17 +70,14 @@ export function parseRecipients(to: string): Result<Recipient[], string> {
     const at = written.lastIndexOf('@');
     const local = at < 0 ? written : written.slice(0, at).normalize('NFC');
     const utf8Local = at > 0 && !ASCII.test(local);
-    if (utf8Local && (!UTF8_LOCAL.test(local) || new TextEncoder().encode(local).length > 64))
-      return err(`“${truncate(written)}” is not a valid email address.`);
+    if (utf8Local && !isUtf8Local(local)) return err(`“${truncate(written)}” is not a valid email address.`);
     const address = at > 0 && !ASCII.test(written) ? `${local}@${domainKey(written.slice(at + 1))}` : written;
     const rawName = angle?.[1]?.trim() ?? '';
     const name = rawName
       .replace(/^"(.*)"$/, '$1')
       .replace(/\\(.)/g, '$1')
       .trim();
-    // The local part checked above stands in for ASCII's in the address's test (the domain is tested all the same).
-    if (!isEmailAddress(utf8Local ? `x${address.slice(address.lastIndexOf('@'))}` : address))
-      return err(`“${truncate(address)}” is not a valid email address.`);
+    if (!isEmailAddress(address)) return err(`“${truncate(address)}” is not a valid email address.`);
     if (/[<>]/.test(name)) return err(`The name “${truncate(name)}” contains < or >.`);
     if (ENCODED_WORD.test(name))
       return err('A name in To is written as a MIME encoded word; write the name itself.');
