@@ -1,23 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  demoBackend,
-  dovecotBackend,
-  gmailBackend,
-  graphBackend,
-  type Backend,
-} from '../support/mail-backends.ts';
+import { EVERY_MAILBOX, type Backend } from '../support/mail-backends.ts';
 import { expectToolOk } from '../support/tool-caller.ts';
 
 // Decision 0146: a label an agent applies that the mailbox lacks is made — on Gmail, a label in the person's list. Its
 // undo took it off the messages and left the name behind: "each change undoable" held for the mail, not the list.
-const BACKENDS: Record<string, () => Promise<Backend>> = {
-  demo: demoBackend,
-  'IMAP (Dovecot)': () => dovecotBackend(),
-  Gmail: () => gmailBackend(),
-  'Microsoft 365': () => graphBackend(),
-};
 
-describe.each(Object.entries(BACKENDS))('an undo on %s', (name, start) => {
+describe.each(Object.entries(EVERY_MAILBOX))('an undo on %s', (name, start) => {
   // Only Gmail keeps a list a label is added to by using it; keywords and categories live on the messages.
   const listsLabels = name === 'Gmail';
   let be: Backend;

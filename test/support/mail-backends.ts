@@ -643,3 +643,11 @@ export async function gmailBackend(opts: { twoNodes?: boolean } = {}): Promise<B
     },
   };
 }
+
+/** One inbox of each kind, by name, for a test that runs the same agent on every kind of mailbox (`describe.each`). */
+export const EVERY_MAILBOX: Readonly<Record<string, () => Promise<Backend>>> = {
+  demo: demoBackend,
+  'IMAP (Dovecot)': () => dovecotBackend(),
+  Gmail: () => gmailBackend(),
+  'Microsoft 365': () => graphBackend(),
+};
