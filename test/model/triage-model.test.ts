@@ -1737,7 +1737,11 @@ const specs: [number, fc.Arbitrary<Spec>][] = [
   [3, obey],
   [2, tick],
   [2, sync],
-  [2, inApp],
+  // Twice the weight of the person's switch: an agent's attempt to turn confirming in the app off while it is on
+  // (refused) is the rarest outcome. At weight 2 a batch of 40 runs missed it about once in 14 (7% in a simulation of
+  // the switches alone, 3 of 38 batches in four full runs), and a Gmail-on-PostgreSQL batch under load took 120 s;
+  // at 4 it is missed about once in 200.
+  [4, inApp],
   [1, dropVip],
   [2, person],
   [3, outside],
@@ -1970,7 +1974,8 @@ describe.each([
       for (const key of wanted)
         expect(seen[key] ?? 0, `outcome ${key} never came up: ${JSON.stringify(seen)}`).toBeGreaterThan(0);
     },
-    Number(process.env['MODEL_TIMEOUT_MS'] ?? 300_000),
+    // Room for a second batch under load (two took 240 s on Gmail on PostgreSQL with the machine busy).
+    Number(process.env['MODEL_TIMEOUT_MS'] ?? 600_000),
   );
 
   // Two races, each tried with one call started a few microtasks after the other (either way round), so that the
