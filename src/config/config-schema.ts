@@ -230,7 +230,7 @@ export const SETTINGS = {
     schema: positiveInt('a positive number of requests').default(600),
     defaultText: '600',
     description:
-      'MCP requests per minute per credential (API key or access token). Each message of a JSON-RPC batch counts as one (batches: 2025-03-26 clients only, at most 20), and so does each download through a link the credential got from get_attachment (decision 0125).',
+      'MCP requests per minute per credential (API key or access token). Each message of a JSON-RPC batch counts as one (batches: 2025-03-26 clients only, at most 20 messages, and never more than this number: decision 0153), and so does each download through a link the credential got from get_attachment (decision 0125).',
   },
   credentialCacheSeconds: {
     env: 'CREDENTIAL_CACHE_SECONDS',

@@ -48,7 +48,11 @@ describe.each(['sqlite', 'postgres'] as const)('new labels on %s', (engine) => {
       }),
     );
     // Two more when one is left: refused whole, and they spend none of it (decision 0150).
-    expectToolError(await apply(first, m1!, ['Trip-X', 'Trip-Y']), 'rate_limited');
+    const notTwo = expectToolError(await apply(first, m1!, ['Trip-X', 'Trip-Y']), 'rate_limited');
+    // Said as it is (decision 0153): one is left, not "as many as it takes".
+    expect(notTwo['message']).toContain('this inbox can gain 1 new label more today (3 a day)');
+    expect(notTwo['sayToHuman']).toMatch(/may gain 1 more today/);
+    expect(notTwo['retryAfterSeconds']).toBeGreaterThan(0);
     // The third, from the other agent on its node, by the other tool.
     expectToolOk(
       await other('act_on_messages', {
@@ -77,6 +81,17 @@ describe.each(['sqlite', 'postgres'] as const)('new labels on %s', (engine) => {
     vi.setSystemTime(Date.now() + DAY);
     expectToolOk(await apply(other, m2!, ['Trip-D']));
     expect(await labelsOf(m2!)).toContain('Trip-D');
+    // More new labels in one change than a whole day takes: never allowed, so not answered with a wait (decision
+    // 0153); what the day has left stays for a smaller change.
+    const never = expectToolError(
+      await apply(first, m1!, ['Trip-E', 'Trip-F', 'Trip-G', 'Trip-H']),
+      'rate_limited',
+    );
+    expect(never['retryAfterSeconds']).toBeUndefined();
+    expect(never['message']).toContain('make at most 3 new ones at a time');
+    expect(never['message']).toContain('or fewer new ones at once.');
+    expect(never['sayToHuman']).toMatch(/more than this inbox may gain in a day \(3\)/);
+    expectToolOk(await apply(first, m1!, ['Trip-E', 'Trip-F']));
 
     // Removing the inbox takes its count with it.
     await removeInboxAndItsCount();

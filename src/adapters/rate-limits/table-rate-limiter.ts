@@ -36,7 +36,7 @@ export function tableRateLimiter(db: Db, clock: Clock): RateLimiter {
   return {
     async consume(rule, key, points = 1): Promise<RateDecision> {
       // More than the whole budget never fits: refused without a count.
-      if (points > rule.points) return { allowed: false, retryAfterSeconds: rule.windowSeconds };
+      if (points > rule.points) return { allowed: false, retryAfterSeconds: rule.windowSeconds, exceedsBudget: true };
       const now = clock.now().getTime();
       const end = now + rule.windowSeconds * 1000;
       // Several points are counted only if they all fit (`WHERE`: the row is then left as it was, and no row comes
@@ -57,14 +57,16 @@ export function tableRateLimiter(db: Db, clock: Clock): RateLimiter {
       const row = rows[0];
       if (row === undefined) {
         if (points <= 1) throw new Error('rate_limits: the upsert returned no row');
-        // Refused: when the window it did not fit in ends (a read of the row this statement left alone).
-        const { rows: open } = await sql<Pick<Row, 'expire'>>`
-          SELECT expire FROM rate_limits WHERE key = ${rowKey(rule, key)}`.execute(db.kysely);
+        // Refused: what is left and when the window it did not fit in ends (a read of the row this statement left
+        // alone; counts made since may have taken more of it).
+        const { rows: open } = await sql<Row>`
+          SELECT points, expire FROM rate_limits WHERE key = ${rowKey(rule, key)}`.execute(db.kysely);
         const [ends, at] = [Number(open[0]?.expire ?? 0), clock.now().getTime()];
         return {
           allowed: false,
           retryAfterSeconds: retryAfter(ends, at),
           windowEndsInMs: Math.max(0, ends - at),
+          remaining: Math.max(0, Math.min(points - 1, rule.points - Number(open[0]?.points ?? rule.points))),
         };
       }
       // Read again: a count begun after this one may have opened the window first, its end later than `now` allows.
@@ -76,6 +78,7 @@ export function tableRateLimiter(db: Db, clock: Clock): RateLimiter {
             allowed: false,
             retryAfterSeconds: retryAfter(expire, after),
             windowEndsInMs: Math.max(0, expire - after),
+            remaining: 0,
           }
         : { allowed: true, remaining: rule.points - counted, windowEndsInMs: Math.max(0, expire - after) };
     },

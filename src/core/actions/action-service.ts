@@ -34,7 +34,7 @@ import {
   type Target,
 } from './action-types.ts';
 import { wholeAccount, type Reach } from '../auth/inbox-reach.ts';
-import type { RateLimiter, RateRule } from '../rate-limits/rate-limiter.ts';
+import type { RateDecision, RateLimiter, RateRule } from '../rate-limits/rate-limiter.ts';
 import type { UndoEntry, UndoStore } from './undo-store.ts';
 
 /** Who changes mail: an agent, or the service itself applying the person's own rules (the blocklist on sync). */
@@ -410,7 +410,7 @@ export class ActionService {
     undo: UndoEntry[];
     error?:
       | { code: 'provider_error'; message: string; folderGone?: true }
-      | { code: 'rate_limited'; message: string; perDay: number; retryAfterSeconds: number };
+      | Omit<Extract<ActError, { code: 'rate_limited' }>, 'partial'>;
     fault?: Error;
   }> {
     const byId = new Map(folders.map((f) => [f.id, f]));
@@ -432,16 +432,7 @@ export class ActionService {
           const perDay = this.deps.newLabelsPerDay;
           const budget = await this.deps.limiter.consume(this.labelsRule(), inbox.id, fresh);
           if (!budget.allowed)
-            return {
-              changed,
-              undo,
-              error: {
-                code: 'rate_limited',
-                message: `This inbox has gained ${String(perDay)} new labels in a day, as many as it takes; labels it has still go on, and a new one fits in ${String(budget.retryAfterSeconds)} seconds.`,
-                perDay,
-                retryAfterSeconds: budget.retryAfterSeconds,
-              },
-            };
+            return { changed, undo, error: labelsRefused(budget, fresh, perDay) };
         }
         // Made before any message carries them, so that a change failing part-way still records them for its undo.
         labelsMade = await session.makeLabels(labels);
@@ -526,6 +517,36 @@ export class ActionService {
 }
 
 /** The moves and flag changes `apply` will try for a plan, as undo entries: what it does if nothing fails. */
+/** Why a change's new labels were refused, in words that say what would get through (decision 0153). */
+function labelsRefused(
+  budget: Extract<RateDecision, { allowed: false }>,
+  asked: number,
+  perDay: number,
+): Extract<ActError, { code: 'rate_limited' }> {
+  const labels = (n: number) => `${String(n)} new label${n === 1 ? '' : 's'}`;
+  if (budget.exceedsBudget === true)
+    return {
+      code: 'rate_limited',
+      message: `This change would make ${labels(asked)}; an inbox gains at most ${String(perDay)} a day, so no day takes them in one change. Labels the inbox has still go on; make at most ${String(perDay)} new ones at a time.`,
+      perDay,
+      asked,
+      remaining: 0,
+    };
+  const remaining = budget.remaining ?? 0;
+  const wait = `${String(budget.retryAfterSeconds)} seconds`;
+  return {
+    code: 'rate_limited',
+    message:
+      remaining === 0
+        ? `This inbox has gained ${String(perDay)} new labels in a day, as many as it takes; labels it has still go on, and a new one fits in ${wait}.`
+        : `This change would make ${labels(asked)}, and this inbox can gain ${labels(remaining)} more today (${String(perDay)} a day), kept for a change that needs no more. Labels it has still go on; more new ones fit in ${wait}.`,
+    perDay,
+    asked,
+    remaining,
+    retryAfterSeconds: budget.retryAfterSeconds,
+  };
+}
+
 function intended({ folders, messages }: InboxGroup, req: ActStep): UndoEntry[] {
   const target = moveTarget(folders, req.action);
   const known = new Set(folders.map((f) => f.id));

@@ -64,11 +64,18 @@ export type ActError =
     }
   | { readonly code: 'vip_confirmation_required'; readonly message: string; readonly from: string }
   | {
-      /** The inbox has taken its new labels for the day (decision 0146); the next fits in `retryAfterSeconds`. */
+      /**
+       * The change needs more new labels than the inbox can gain today (decision 0146): `remaining` of its `perDay`
+       * are left, and the window ends in `retryAfterSeconds` — absent when `asked` is more than a whole day takes, so
+       * that no wait would let this change through (decision 0153).
+       */
       readonly code: 'rate_limited';
       readonly message: string;
       readonly perDay: number;
-      readonly retryAfterSeconds: number;
+      /** The labels this change would make. */
+      readonly asked: number;
+      readonly remaining: number;
+      readonly retryAfterSeconds?: number;
       /** What was changed in other inboxes before this one, still undoable with this handle. */
       readonly partial?: { readonly changed: ActOutcome['changed']; readonly undoId: string | null };
     }

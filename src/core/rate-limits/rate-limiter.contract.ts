@@ -64,12 +64,14 @@ export function rateLimiterContract(
       expect(refused.allowed).toBe(false);
       expect(refused.allowed || refused.retryAfterSeconds).toBeGreaterThan(0);
       expect(refused.allowed || refused.retryAfterSeconds).toBeLessThanOrEqual(60);
-      // The refused six spent none of the four left.
+      // It says what is left (decision 0153): the refused six spent none of the four.
+      expect(refused).toMatchObject({ remaining: 4 });
+      expect(refused).not.toHaveProperty('exceedsBudget');
       expect(await h().first.consume(r, 'm', 4)).toMatchObject({ allowed: true, remaining: 0 });
-      expect((await h().first.consume(r, 'm', 2)).allowed).toBe(false);
-      expect((await h().first.consume(r, 'm')).allowed).toBe(false);
-      // More than the whole budget never fits, and counts nothing.
-      expect((await h().first.consume(r, 'o', 11)).allowed).toBe(false);
+      expect(await h().first.consume(r, 'm', 2)).toMatchObject({ allowed: false, remaining: 0 });
+      expect(await h().first.consume(r, 'm')).toMatchObject({ allowed: false, remaining: 0 });
+      // More than the whole budget never fits, is said to, and counts nothing.
+      expect(await h().first.consume(r, 'o', 11)).toMatchObject({ allowed: false, exceedsBudget: true });
       expect(await h().first.consume(r, 'o', 10)).toMatchObject({ allowed: true, remaining: 0 });
       const spent = await h().first.consume(r, 'n', 3);
       expect(spent).toMatchObject({ allowed: true, remaining: 7 });

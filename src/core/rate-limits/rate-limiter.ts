@@ -23,6 +23,13 @@ export type RateDecision =
       readonly retryAfterSeconds: number;
       /** Where the store knows it: when the window that refused ends, to the millisecond. */
       readonly windowEndsInMs?: number;
+      /** Where the store knows it: the points left in that window, fewer than were asked for. */
+      readonly remaining?: number;
+      /**
+       * More points were asked for than the rule's whole budget: no window takes them (`retryAfterSeconds` is then a
+       * window's length, not a promise); only a smaller request can be allowed.
+       */
+      readonly exceedsBudget?: true;
     };
 
 /**

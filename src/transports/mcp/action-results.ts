@@ -81,12 +81,21 @@ export function fromActError(e: ActError, marker: Marker): ToolFailure {
     case 'provider_error':
       return toolError('provider_error', e.message, partialDetails(e.partial, marker));
     case 'rate_limited':
-      return toolError('rate_limited', `${e.message} Use the labels list_labels lists, or wait.`, {
-        // Refused before anything changed, unless other inboxes of the same call were changed first.
-        ...(e.partial !== undefined && e.partial.changed.length > 0 && partialDetails(e.partial, marker)),
-        retryAfterSeconds: e.retryAfterSeconds,
-        sayToHuman: `This inbox has gained as many new labels today as the service allows (${String(e.perDay)}); I can use the labels it has, or make new ones tomorrow.`,
-      });
+      return toolError(
+        'rate_limited',
+        `${e.message} Use the labels list_labels lists${e.retryAfterSeconds === undefined ? ', or fewer new ones at once' : ', or wait'}.`,
+        {
+          // Refused before anything changed, unless other inboxes of the same call were changed first.
+          ...(e.partial !== undefined && e.partial.changed.length > 0 && partialDetails(e.partial, marker)),
+          ...(e.retryAfterSeconds !== undefined && { retryAfterSeconds: e.retryAfterSeconds }),
+          sayToHuman:
+            e.retryAfterSeconds === undefined
+              ? `That would make ${String(e.asked)} new labels, more than this inbox may gain in a day (${String(e.perDay)}); I can make fewer at a time, or use the labels it has.`
+              : e.remaining > 0
+                ? `That would make ${String(e.asked)} new labels, and this inbox may gain ${String(e.remaining)} more today (${String(e.perDay)} a day); I can make fewer, or use the labels it has.`
+                : `This inbox has gained as many new labels today as the service allows (${String(e.perDay)}); I can use the labels it has, or make new ones tomorrow.`,
+        },
+      );
     case 'message_not_found':
       return toolError(e.code, agentMessage(e));
     default: {

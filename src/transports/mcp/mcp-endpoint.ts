@@ -103,6 +103,14 @@ export function createMcpEndpoint(deps: McpEndpointDeps): McpEndpoint {
         -32600,
         `Invalid Request: a batch holds at most ${String(MAX_BATCH)} messages; this one holds ${String(length)}.`,
       );
+    // More than a whole minute's budget: no wait would let it through, so it is not answered as if one would
+    // (a 429's Retry-After), but as a batch to send smaller (decision 0153).
+    if (length > gate.rule.points)
+      return jsonRpcError(
+        400,
+        -32600,
+        `Invalid Request: this credential takes ${String(gate.rule.points)} requests a minute and a batch counts one per message, so a batch of ${String(length)} never fits; send at most ${String(gate.rule.points)} at once.`,
+      );
     const spent = await deps.limiter.consume(gate.rule, credentialKey(principal), length - 1);
     return spent.allowed ? undefined : tooManyRequests(spent.retryAfterSeconds);
   };

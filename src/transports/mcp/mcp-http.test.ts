@@ -270,14 +270,28 @@ describe('/mcp: a batch spends one request per message from the rate budget (dec
       }),
     );
 
-  it('five calls in one batch use the five a minute; a batch of six is refused whole', async () => {
+  it('five calls in one batch use the five a minute; a batch of four with three left is refused whole', async () => {
     const first = await createKeyViaPage(await setUpOwner(app));
     expect((await post(first, batchOf(5, '2025-03-26'))).status).toBe(200);
     const after = await post(first, batchOf(1, '2025-03-26'));
     expect(after.status).toBe(429);
     const second = await createKeyViaPage(await invitedAccount(app, 'second@example.test'));
-    const six = await post(second, batchOf(6, '2025-03-26'));
-    expect(six.status).toBe(429);
-    expect(six.headers.get('retry-after')).not.toBeNull();
+    expect((await post(second, batchOf(2, '2025-03-26'))).status).toBe(200);
+    const four = await post(second, batchOf(4, '2025-03-26'));
+    expect(four.status).toBe(429);
+    expect(four.headers.get('retry-after')).not.toBeNull();
+    // Of the four, only the request that carried them was spent: two are left of the five.
+    expect((await post(second, batchOf(2, '2025-03-26'))).status).toBe(200);
+    expect((await post(second, batchOf(1, '2025-03-26'))).status).toBe(429);
+  });
+
+  it('a batch bigger than the whole minute is refused as one to send smaller, not to retry later (decision 0153)', async () => {
+    const key = await createKeyViaPage(await invitedAccount(app, 'third@example.test'));
+    const six = await post(key, batchOf(6, '2025-03-26'));
+    expect(six.status).toBe(400);
+    expect(six.headers.get('retry-after')).toBeNull();
+    expect(await six.json()).toMatchObject({
+      error: { code: -32600, message: expect.stringContaining('send at most 5 at once') },
+    });
   });
 });
