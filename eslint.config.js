@@ -8,7 +8,12 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['*.js', 'bin/*.js', 'src/adapters/storage/sqlite/wal-checkpoint-worker.mjs'],
+          allowDefaultProject: [
+            '*.js',
+            'bin/*.js',
+            'scripts/*.mjs',
+            'src/adapters/storage/sqlite/wal-checkpoint-worker.mjs',
+          ],
         },
         tsconfigRootDir: import.meta.dirname,
       },
