@@ -88,8 +88,8 @@ describe.each(['sqlite', 'postgres'] as const)('new labels on %s', (engine) => {
       'rate_limited',
     );
     expect(never['retryAfterSeconds']).toBeUndefined();
-    expect(never['message']).toContain('make at most 3 new ones at a time');
-    expect(never['message']).toContain('or fewer new ones at once.');
+    expect(never['message']).toContain('no day takes them in one change');
+    expect(never['message']).toContain('or make at most 3 new ones in a change.');
     expect(never['sayToHuman']).toMatch(/more than this inbox may gain in a day \(3\)/);
     expectToolOk(await apply(first, m1!, ['Trip-E', 'Trip-F']));
 

@@ -527,7 +527,7 @@ function labelsRefused(
   if (budget.exceedsBudget === true)
     return {
       code: 'rate_limited',
-      message: `This change would make ${labels(asked)}; an inbox gains at most ${String(perDay)} a day, so no day takes them in one change. Labels the inbox has still go on; make at most ${String(perDay)} new ones at a time.`,
+      message: `This change would make ${labels(asked)}; an inbox gains at most ${String(perDay)} a day, so no day takes them in one change. Labels the inbox has still go on.`,
       perDay,
       asked,
       remaining: 0,

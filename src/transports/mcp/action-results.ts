@@ -83,7 +83,7 @@ export function fromActError(e: ActError, marker: Marker): ToolFailure {
     case 'rate_limited':
       return toolError(
         'rate_limited',
-        `${e.message} Use the labels list_labels lists${e.retryAfterSeconds === undefined ? ', or fewer new ones at once' : ', or wait'}.`,
+        `${e.message} Use the labels list_labels lists, ${e.retryAfterSeconds === undefined ? `or make at most ${String(e.perDay)} new ones in a change` : 'or wait'}.`,
         {
           // Refused before anything changed, unless other inboxes of the same call were changed first.
           ...(e.partial !== undefined && e.partial.changed.length > 0 && partialDetails(e.partial, marker)),
