@@ -50,7 +50,7 @@ describe.each(['sqlite', 'postgres'] as const)('new labels on %s', (engine) => {
     // Two more when one is left: refused whole, and they spend none of it (decision 0150).
     const notTwo = expectToolError(await apply(first, m1!, ['Trip-X', 'Trip-Y']), 'rate_limited');
     // Said as it is (decision 0153): one is left, not "as many as it takes".
-    expect(notTwo['message']).toContain('this inbox can gain 1 new label more today (3 a day)');
+    expect(notTwo['message']).toContain('this inbox can gain 1 more new label today (3 a day)');
     expect(notTwo['sayToHuman']).toMatch(/may gain 1 more today/);
     expect(notTwo['retryAfterSeconds']).toBeGreaterThan(0);
     // The third, from the other agent on its node, by the other tool.

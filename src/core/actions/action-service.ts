@@ -516,7 +516,6 @@ export class ActionService {
   }
 }
 
-/** The moves and flag changes `apply` will try for a plan, as undo entries: what it does if nothing fails. */
 /** Why a change's new labels were refused, in words that say what would get through (decision 0153). */
 function labelsRefused(
   budget: Extract<RateDecision, { allowed: false }>,
@@ -539,7 +538,7 @@ function labelsRefused(
     message:
       remaining === 0
         ? `This inbox has gained ${String(perDay)} new labels in a day, as many as it takes; labels it has still go on, and a new one fits in ${wait}.`
-        : `This change would make ${labels(asked)}, and this inbox can gain ${labels(remaining)} more today (${String(perDay)} a day), kept for a change that needs no more. Labels it has still go on; more new ones fit in ${wait}.`,
+        : `This change would make ${labels(asked)}, and this inbox can gain ${String(remaining)} more new label${remaining === 1 ? '' : 's'} today (${String(perDay)} a day), kept for a change that needs no more. Labels it has still go on; more new ones fit in ${wait}.`,
     perDay,
     asked,
     remaining,
@@ -547,6 +546,7 @@ function labelsRefused(
   };
 }
 
+/** The moves and flag changes `apply` will try for a plan, as undo entries: what it does if nothing fails. */
 function intended({ folders, messages }: InboxGroup, req: ActStep): UndoEntry[] {
   const target = moveTarget(folders, req.action);
   const known = new Set(folders.map((f) => f.id));
