@@ -2,8 +2,8 @@
 //
 // One change to an installed package, made where its text is exactly as expected and otherwise left alone with a
 // warning (decision 0154). It changes no behaviour: the package works the same unpatched, only slower, so an install
-// with --ignore-scripts runs the same service. `test/lint/patched-dependencies.test.ts` fails if this install is
-// not patched, so a new version of the package that no longer matches is noticed.
+// with --ignore-scripts runs the same service. `test/imap/imapflow-patch.test.ts` fails if this install is not
+// patched, so a new version of the package that no longer matches is noticed.
 //
 // imapflow compiles every response it parses back into IMAP text for its log, before its logger decides whether to
 // write the line — also for every FETCH response, a line logged at trace level, and also with `logger: false`, where
@@ -11,13 +11,14 @@
 // (20,000 message summaries from Dovecot: 2.7 s → 1.85 s, and the same share of every sync).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const MARK = 'inbox-triage: no log line compiled with logging off (decision 0154)';
 
 // The response's log line, compiled and logged at trace (a FETCH) or debug level; the compiler is imported under a
 // name that differs between the ES module and CommonJS builds.
 const RESPONSE_LOG =
-  /^( +)let logCompiled = await (.+)\(parsed, \{\n +isLogging: true\n +\}\);\n( +if \(\/\^\\d\+\$\/\.test\(parsed\.command \|\| ''\).*\n.*\n +this\.log\.trace\(.*\n +\}\n +else \{\n +this\.log\.debug\(.*\n +\}\n)/m;
+  /^( +)let logCompiled = await .+\(parsed, \{\n +isLogging: true\n +\}\);\n(?: +if \(\/\^\\d\+\$\/\.test\(parsed\.command \|\| ''\).*\n.*\n +this\.log\.trace\(.*\n +\}\n +else \{\n +this\.log\.debug\(.*\n +\}\n)/m;
 
 /**
  * The patched text, the same text when already patched, or undefined when it is not the text the patch was written for.
@@ -37,7 +38,8 @@ export function patchImapflow(text) {
 export const IMAPFLOW_FILES = ['dist/esm/imap-flow.js', 'dist/cjs/imap-flow.js'];
 
 function main() {
-  const root = join(import.meta.dirname, '..', 'node_modules', 'imapflow');
+  // import.meta.dirname and .filename are newer than some Node that may run npm.
+  const root = join(fileURLToPath(new URL('..', import.meta.url)), 'node_modules', 'imapflow');
   for (const file of IMAPFLOW_FILES) {
     const path = join(root, file);
     /** @type {string} */
@@ -57,4 +59,4 @@ function main() {
   }
 }
 
-if (process.argv[1] === import.meta.filename) main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) main();
