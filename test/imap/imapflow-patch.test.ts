@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { ImapFlow } from 'imapflow';
+import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMAPFLOW_FILES, MARK, patchImapflow } from '../../scripts/patch-dependencies.mjs';
 import { generateMessages, seedMaildir, startDovecot, type Dovecot } from '../rig/index.ts';
@@ -77,13 +77,13 @@ describe('imapflow patched, against Dovecot', () => {
     await dovecot?.stop();
   });
 
-  const fetchAll = async (logger: false | Record<string, (o: { msg?: string }) => void>) => {
+  const fetchAll = async (logger: ImapFlowOptions['logger']) => {
     const c = new ImapFlow({
       host: '127.0.0.1',
       port: dovecot.port,
       secure: false,
       auth: { user: 'patched', pass: 'pw-patched' },
-      logger: logger as false,
+      logger,
     });
     await c.connect();
     const lock = await c.getMailboxLock('INBOX');
