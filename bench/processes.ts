@@ -1,14 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-/** Starts a child process and resolves once it prints `ready` (or a line containing `marker`). */
+/**
+ * Starts a child process and resolves once it prints `ready` (or a line containing `marker`). `BENCH_NODE_ARGS`
+ * (space-separated) go to every Node process a bench starts, for profiling what it measures: for example
+ * `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` (a profile is written by a process that exits on its own
+ * terms — the service on SIGTERM; NODE_OPTIONS refuses `--cpu-prof`).
+ */
 export function startProcess(
   args: string[],
   env: Record<string, string>,
   marker = 'ready',
 ): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const nodeArgs = process.env['BENCH_NODE_ARGS']?.split(' ').filter((a) => a !== '') ?? [];
+    const child = spawn(process.execPath, [...nodeArgs, ...args], {
       env: { PATH: process.env['PATH'] ?? '', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
