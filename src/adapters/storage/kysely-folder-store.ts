@@ -27,7 +27,7 @@ export const toFolder = (r: Selectable<FoldersTable>): Folder => ({
 });
 
 // Every read of an inbox's mail starts from its folders: compiled once (hot-query.ts).
-const foldersOf = (db: Db) =>
+export const foldersOf = (db: Db) =>
   hotQuery<Selectable<FoldersTable>, { inboxId: string }>(db, (p) =>
     db.kysely
       .selectFrom('folders')
