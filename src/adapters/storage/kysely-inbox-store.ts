@@ -426,9 +426,9 @@ export class KyselyInboxStore implements InboxStore {
     if (this.dialect === 'sqlite') {
       // In this process a statement is no round trip: the inbox's row and its folders' rows, each read by a
       // statement of its own, cost less than the join that repeats the inbox's columns on every folder's row.
-      const [r] = await this.getQuery({ accountId, id });
-      if (r === undefined) return undefined;
-      return { inbox: toInbox(r), folders: (await this.foldersQuery({ inboxId: id })).map(toFolder) };
+      const inbox = await this.get(accountId, id);
+      if (inbox === undefined) return undefined;
+      return { inbox, folders: (await this.foldersQuery({ inboxId: id })).map(toFolder) };
     }
     const rows = await this.withFoldersQuery({ accountId, id });
     const [first] = rows;
