@@ -29,9 +29,54 @@ describe('isPublicAddress', () => {
     '::ffff:a9fe:a9fe',
     '0:0:0:0:0:0:0:1',
     '::127.0.0.1',
+    // The special-purpose ranges of 192.0.0.0/16 and the other documentation and relay ranges, exactly.
+    '192.0.0.8',
+    '192.0.2.1',
+    '192.88.99.1',
+    '198.51.100.7',
+    '203.0.113.9',
+    // IPv4 behind a NAT64 translator or a 6to4 relay, when that IPv4 is not public.
+    '64:ff9b::7f00:1',
+    '64:ff9b::10.0.0.1',
+    '64:ff9b::a9fe:a9fe',
+    '2002:7f00:1::1',
+    '2002:c0a8:101::1',
+    // Outside global unicast, or its special-purpose ranges.
+    '64:ff9b:1::1',
+    '::2',
+    '::ffff:0:7f00:1',
+    '100::1',
+    '4000::1',
+    '5f00::1',
+    'fec0::1',
+    '2001::1',
+    '2001:2::1',
+    '2001:1ff:ffff::1',
+    '3fff::1',
+    '3fff:fff::1',
   ])('refuses %s', (a) => expect(isPublicAddress(a)).toBe(false));
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])(
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    // Ordinary addresses beside the special ranges: WordPress.com (192.0.64.0/18), Google's resolver in 2001::/16.
+    '192.0.78.9',
+    '192.0.64.1',
+    '192.0.1.1',
+    '198.51.101.1',
+    '203.0.114.1',
+    '2001:4860:4860::8888',
+    '2001:200::1',
+    '3fff:1000::1',
+    // A public IPv4 address reached through NAT64 (DNS64 on an IPv6-only host) or 6to4.
+    '64:ff9b::808:808',
+    '64:ff9b::8.8.8.8',
+    '2002:808:808::1',
+  ])(
     'allows %s',
     (a) => expect(isPublicAddress(a)).toBe(true),
   );

@@ -56,39 +56,61 @@ export function clientAddressForm(raw: string): string {
 export function clientNetwork(raw: string): string {
   const a = clientAddressForm(raw);
   if (isIP(a) !== 6) return a;
-  const [head = '', tail] = a.split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return `${groups
+  return `${v6Groups(a)
     .slice(0, 4)
-    .map((g) => Number.parseInt(g, 16).toString(16))
+    .map((g) => g.toString(16))
     .join(':')}::/64`;
 }
 
+/** The eight 16-bit groups of an IPv6 address in the URL parser's canonical form (all hex, `::` for zeros). */
+function v6Groups(a: string): number[] {
+  const [head = '', tail] = a.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  return [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right].map((g) =>
+    Number.parseInt(g, 16),
+  );
+}
+
+/** The IPv4 address two 16-bit groups carry. */
+function v4Of(hi: number, lo: number): string {
+  return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
+}
+
+/**
+ * The IANA special-purpose ranges (RFC 6890 and its updates) that are not globally reachable, and the private ones.
+ * Exact ranges, not their neighbourhoods: 192.0.0.0/16 beyond its /24s below is ordinary address space (Automattic's
+ * 192.0.64.0/18 serves WordPress.com and its newsletters' unsubscribe links).
+ */
 function isPublicV4(a: string): boolean {
-  const [x = 0, y = 0] = a.split('.').map(Number);
+  const [x = 0, y = 0, z = 0] = a.split('.').map(Number);
   if (x === 0 || x === 10 || x === 127) return false; // this network, private, loopback
   if (x === 100 && y >= 64 && y <= 127) return false; // CGNAT
   if (x === 169 && y === 254) return false; // link-local, cloud metadata
   if (x === 172 && y >= 16 && y <= 31) return false;
   if (x === 192 && y === 168) return false;
-  if (x === 192 && y === 0) return false; // IETF protocol assignments, TEST-NET-1 (192.0.2.0/24) in part
+  if (x === 192 && y === 0 && (z === 0 || z === 2)) return false; // IETF protocol assignments, TEST-NET-1
+  if (x === 192 && y === 88 && z === 99) return false; // the 6to4 relay anycast (deprecated)
   if (x === 198 && (y === 18 || y === 19)) return false; // benchmarking
+  if ((x === 198 && y === 51 && z === 100) || (x === 203 && y === 0 && z === 113)) return false; // TEST-NET-2, -3
   if (x >= 224) return false; // multicast, reserved, broadcast
   return true;
 }
 
+/**
+ * Public IPv6 is global unicast (2000::/3) only — loopback, unique local, link-local, multicast and everything IANA
+ * has not allocated are outside it — less its special-purpose ranges. Two forms carry an IPv4 address that a
+ * translator or relay reaches, and are as public as that address: NAT64's well-known prefix (64:ff9b::/96, RFC 6052,
+ * what DNS64 answers on an IPv6-only host) and 6to4 (2002::/16).
+ */
 function isPublicV6(a: string): boolean {
-  const lower = a.toLowerCase();
-  if (lower === '::' || lower === '::1') return false;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped?.[1] !== undefined) return isPublicV4(mapped[1]);
-  const first = Number.parseInt(lower.split(':')[0] ?? '0', 16);
-  if ((first & 0xfe00) === 0xfc00) return false; // unique local fc00::/7
-  if ((first & 0xffc0) === 0xfe80) return false; // link-local fe80::/10
-  if ((first & 0xff00) === 0xff00) return false; // multicast
-  if (lower.startsWith('64:ff9b:') || lower.startsWith('2001:db8:') || lower.startsWith('100::'))
-    return false; // NAT64, docs, discard
+  const g = v6Groups(a.toLowerCase());
+  if (g.length !== 8 || g.some((n) => !Number.isInteger(n))) return false;
+  const [g0 = 0, g1 = 0, g2 = 0, , , , g6 = 0, g7 = 0] = g;
+  if (g0 === 0x64 && g1 === 0xff9b && g.slice(2, 6).every((n) => n === 0)) return isPublicV4(v4Of(g6, g7));
+  if ((g0 & 0xe000) !== 0x2000) return false;
+  if (g0 === 0x2001 && (g1 < 0x200 || g1 === 0xdb8)) return false; // IETF protocol assignments (Teredo too), docs
+  if (g0 === 0x3fff && g1 < 0x1000) return false; // documentation (RFC 9637)
+  if (g0 === 0x2002) return isPublicV4(v4Of(g1, g2));
   return true;
 }
