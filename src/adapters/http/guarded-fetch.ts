@@ -41,7 +41,7 @@ export interface GuardedResponse {
 
 /**
  * An HTTP(S) request to a URL that came from outside, with an SSRF guard: the host is resolved once, every
- * address must be public (unless allowlisted), and the connection goes to the vetted address (so a second DNS
+ * address must be public (unless allowlisted), and the connection goes to a vetted address (so a second DNS
  * answer cannot rebind it). No redirects are followed, no cookies or credentials are sent, time and size are
  * bounded.
  */
@@ -71,11 +71,12 @@ export async function guardedRequest(
       throw new GuardedRefusedError(`${host} resolves to a private or reserved address`);
     throw e;
   }
-  const chosen = { address: vetted.address, family: isIP(vetted.address) };
+  // Node asks for every address (`all`) to try them in turn, IPv6 and IPv4 interleaved (Happy Eyeballs): it gets the
+  // vetted ones, so a host whose first address does not answer is reached at its next, and none is looked up again.
+  const vettedAddresses = vetted.addresses.map((address) => ({ address, family: isIP(address) }));
   const pinned: LookupFunction = (_h, options, cb) => {
-    if ((options as { all?: boolean }).all === true)
-      cb(null, [{ address: chosen.address, family: chosen.family }]);
-    else cb(null, chosen.address, chosen.family);
+    if ((options as { all?: boolean }).all === true) cb(null, vettedAddresses);
+    else cb(null, vetted.address, isIP(vetted.address));
   };
   const request = u.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<GuardedResponse>((resolve, reject) => {

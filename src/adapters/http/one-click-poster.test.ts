@@ -74,6 +74,21 @@ describe('the one-click POST', () => {
     sink.respond = () => ({ status: 200 });
   });
 
+  it('a host whose first address refuses the connection is reached at its next, both vetted', async () => {
+    sink.requests.length = 0;
+    // Nothing listens on 127.0.0.2 (the sink is on 127.0.0.1 only): the connection there is refused.
+    const poster = oneClickPoster({
+      allowPrivateHosts: ['unsub.test'],
+      lookup: lookup({ 'unsub.test': ['127.0.0.2', '127.0.0.1'] }),
+      ca: tls.ca,
+    });
+    expect(await poster.post(`https://unsub.test:${String(sink.port)}/u/next`)).toEqual({
+      kind: 'answered',
+      status: 200,
+    });
+    expect(sink.requests.map((r) => r.url)).toEqual(['/u/next']);
+  });
+
   it('a server that never answers is a failure, not a success', async () => {
     const silent = createServer(() => undefined);
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));

@@ -21,8 +21,10 @@ export class HostNotFoundError extends Error {
 }
 
 export interface VettedHost {
-  /** The address to connect to. */
+  /** The address to connect to: the first of `addresses`. */
   readonly address: string;
+  /** Every address the name resolved to, each one vetted, in the resolver's order (to try in turn). */
+  readonly addresses: readonly string[];
   /** The name for TLS SNI and certificate checks; undefined when the person typed an IP address. */
   readonly servername: string | undefined;
 }
@@ -60,7 +62,7 @@ export async function vetHost(
   if (!addresses.every((a) => allowed(canonicalAddress(a)))) {
     throw new HostRefusedError(`${name} resolves to a private or reserved address`);
   }
-  return { address: first, servername: isIP(name) === 0 ? name : undefined };
+  return { address: first, addresses, servername: isIP(name) === 0 ? name : undefined };
 }
 
 /**
@@ -71,3 +73,16 @@ export async function vetHost(
 export function isPublicHostAddress(address: string): boolean {
   return isPublicAddress(address);
 }
+
+/**
+ * Whether a connection failed at once, before any word from the server (refused, no route to that address): another
+ * address of the same name may answer. A timeout has spent the attempt's time, and a server that answered has spoken.
+ * nodemailer keeps the system's code as `originalCode`.
+ */
+export function refusedAtOnce(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, originalCode } = err as { code?: unknown; originalCode?: unknown };
+  return [code, originalCode].some((c) => typeof c === 'string' && REFUSED_AT_ONCE.has(c));
+}
+
+const REFUSED_AT_ONCE: ReadonlySet<string> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);

@@ -2,7 +2,7 @@ import { MailAuthError, MailProviderError } from '../../../core/mail/mail-ports.
 import type { LoginFailure, MailConnector, MailSession } from '../../../core/mail/mail-ports.ts';
 import type { ImapEndpoint, MailCredential } from '../../../core/mail/mail-types.ts';
 import { type Logger, silentLogger } from '../../../lib/logger.ts';
-import { type AddressPolicy, isPublicHostAddress, normalizeHost } from '../../net/host-guard.ts';
+import { type AddressPolicy, type HostLookup, isPublicHostAddress, normalizeHost } from '../../net/host-guard.ts';
 import { sha256Hex } from '../../../lib/secret-token.ts';
 import { ConnectionPool } from './connection-pool.ts';
 import { ConnectionSemaphore } from './host-semaphore.ts';
@@ -33,6 +33,8 @@ export interface ImapConnectorOptions {
    * Tests replace it to reach a loopback server that must otherwise be treated as a remote one.
    */
   readonly addressPolicy?: AddressPolicy;
+  /** Tests only: DNS answers (a name with several addresses). */
+  readonly lookup?: HostLookup;
 }
 
 /**
@@ -56,6 +58,7 @@ export class ImapConnector implements MailConnector {
       addressPolicy: opts.addressPolicy ?? isPublicHostAddress,
       connectTimeoutMs: opts.connectTimeoutMs ?? 15_000,
       logger: this.log,
+      lookup: opts.lookup,
     };
     this.maxPerAccount = opts.maxConnectionsPerHost ?? 8;
     this.slots = new ConnectionSemaphore(this.maxPerAccount);

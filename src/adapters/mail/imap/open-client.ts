@@ -2,7 +2,7 @@ import type { ImapFlow, ImapFlowOptions } from 'imapflow';
 import { MailAuthError, MAX_RAW_BYTES, type LoginFailure } from '../../../core/mail/mail-ports.ts';
 import type { ImapEndpoint, MailCredential } from '../../../core/mail/mail-types.ts';
 import type { Logger } from '../../../lib/logger.ts';
-import { type AddressPolicy, normalizeHost, vetHost } from '../../net/host-guard.ts';
+import { type AddressPolicy, type HostLookup, normalizeHost, refusedAtOnce, vetHost } from '../../net/host-guard.ts';
 import { classifyConnectError } from './imap-errors.ts';
 
 /** How the connector dials: which hosts may skip TLS and the SSRF guard, and how long to wait. */
@@ -12,6 +12,8 @@ export interface DialPolicy {
   readonly addressPolicy: AddressPolicy;
   readonly connectTimeoutMs: number;
   readonly logger: Logger;
+  /** Tests only: DNS answers (a name with several addresses). */
+  readonly lookup?: HostLookup | undefined;
 }
 
 /** A connect or login failure, already classified for the person. */
@@ -52,12 +54,12 @@ export async function openImapClient(
   let client: ImapFlow | undefined;
   try {
     const vetted = await withTimeout(
-      vetHost(endpoint.host, insecure ? () => true : policy.addressPolicy),
+      vetHost(endpoint.host, insecure ? () => true : policy.addressPolicy, policy.lookup),
       policy.connectTimeoutMs,
     );
     const implicitTls = endpoint.port === 993;
-    const options: ImapFlowOptions = {
-      host: vetted.address,
+    const options = (address: string): ImapFlowOptions => ({
+      host: address,
       port: endpoint.port,
       secure: implicitTls,
       ...(vetted.servername !== undefined && { servername: vetted.servername }),
@@ -87,15 +89,26 @@ export async function openImapClient(
       clientInfo: { name: 'Inbox Triage' },
       // The IDLE connection sits quiet between restarts; a shorter socket timeout would NOOP in between.
       ...(purpose === 'idle' && { maxIdleTime: IDLE_RESTART_MS, socketTimeout: IDLE_RESTART_MS + 60_000 }),
-    };
+    });
     // Loaded on first use (decision 0027): a service with only the demo inbox never pays for it.
     const { ImapFlow } = await import('imapflow');
-    const c = new ImapFlow(options);
-    client = c;
-    // Without a listener an 'error' event would crash the process; failures also reject the awaited call.
-    c.on('error', (err: Error) => policy.logger.debug({ err, host: endpoint.host }, 'IMAP connection error'));
-    await c.connect();
-    return c;
+    // Each vetted address in the resolver's order while the last one refused at once (an IPv6 address on a host
+    // without an IPv6 route, one server of several down); a timeout ends the attempt, which has spent its time.
+    for (const [i, address] of vetted.addresses.entries()) {
+      const c = new ImapFlow(options(address));
+      client = c;
+      // Without a listener an 'error' event would crash the process; failures also reject the awaited call.
+      c.on('error', (err: Error) => policy.logger.debug({ err, host: endpoint.host }, 'IMAP connection error'));
+      try {
+        await c.connect();
+        return c;
+      } catch (err) {
+        if (i === vetted.addresses.length - 1 || !refusedAtOnce(err)) throw err;
+        c.close();
+        policy.logger.debug({ host: endpoint.host, address, err }, 'IMAP address refused; trying the next');
+      }
+    }
+    throw new Error('no address to connect to');
   } catch (err) {
     client?.close();
     const failure = classifyConnectError(err, endpoint, oauth);

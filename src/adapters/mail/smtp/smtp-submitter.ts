@@ -26,6 +26,7 @@ import {
   HostRefusedError,
   isPublicHostAddress,
   normalizeHost,
+  refusedAtOnce,
   vetHost,
 } from '../../net/host-guard.ts';
 
@@ -158,36 +159,38 @@ export class SmtpSubmitter implements MailSubmitter, SubmissionLoginTester {
     }
   }
 
-  /** A connection to the host on the vetted address, not yet opened: the same SSRF guard and TLS rules as IMAP. */
+  /** A connection to the host on its vetted addresses, not yet opened: the same SSRF guard and TLS rules as IMAP. */
   private async open(host: string, port: number, timeout = this.o.timeoutMs ?? 30_000): Promise<Exchange> {
     const insecure = this.insecure.has(host);
-    let address = host;
+    let addresses: readonly string[] = [host];
     let servername: string | undefined;
     if (!insecure)
-      ({ address, servername } = await vetHost(
+      ({ addresses, servername } = await vetHost(
         host,
         this.o.addressPolicy ?? isPublicHostAddress,
         this.o.lookup,
       ));
     const Connection = smtpModule.load();
     return new Exchange(
-      new Connection({
-        host: address,
-        port,
-        secure: port === 465,
-        requireTLS: !insecure && port !== 465,
-        ...(servername !== undefined && { servername }),
-        tls: {
-          minVersion: 'TLSv1.2',
+      addresses,
+      (address) =>
+        new Connection({
+          host: address,
+          port,
+          secure: port === 465,
+          requireTLS: !insecure && port !== 465,
           ...(servername !== undefined && { servername }),
-          ...(this.o.ca !== undefined && { ca: this.o.ca }),
-        },
-        connectionTimeout: timeout,
-        greetingTimeout: timeout,
-        socketTimeout: timeout * 2,
-        allowInternalNetworkInterfaces: insecure,
-        logger: false,
-      }),
+          tls: {
+            minVersion: 'TLSv1.2',
+            ...(servername !== undefined && { servername }),
+            ...(this.o.ca !== undefined && { ca: this.o.ca }),
+          },
+          connectionTimeout: timeout,
+          greetingTimeout: timeout,
+          socketTimeout: timeout * 2,
+          allowInternalNetworkInterfaces: insecure,
+          logger: false,
+        }),
     );
   }
 }
@@ -198,32 +201,49 @@ export class SmtpSubmitter implements MailSubmitter, SubmissionLoginTester {
  * first settles the step in progress, with the error as nodemailer gave it (none: the server closed the connection).
  */
 class Exchange {
-  private readonly conn: SMTPConnection;
+  private readonly addresses: readonly string[];
+  private readonly connection: (address: string) => SMTPConnection;
+  private conn: SMTPConnection | undefined;
   private reject: ((e: SmtpError) => void) | undefined;
-  constructor(conn: SMTPConnection) {
-    this.conn = conn;
-    const broken = (e: SmtpError) => {
-      this.reject?.(e);
-    };
-    conn.on('error', broken);
-    conn.on('end', () => {
-      broken(Object.assign(new Error('the mail server closed the connection'), { code: 'ECLOSED' }));
-    });
+  constructor(addresses: readonly string[], connection: (address: string) => SMTPConnection) {
+    this.addresses = addresses;
+    this.connection = connection;
   }
 
+  /**
+   * Connects — to each vetted address in turn while the last one refused at once (as IMAP does), never after a
+   * server has answered — then logs in.
+   */
   async logIn(credential: { readonly username: string; readonly password: string }): Promise<void> {
+    for (const [i, address] of this.addresses.entries()) {
+      const conn = this.connection(address);
+      this.conn = conn;
+      const broken = (e: SmtpError) => {
+        if (this.conn === conn) this.reject?.(e);
+      };
+      conn.on('error', broken);
+      conn.on('end', () => {
+        broken(Object.assign(new Error('the mail server closed the connection'), { code: 'ECLOSED' }));
+      });
+      try {
+        await this.step<unknown>((done) => {
+          conn.connect(done);
+        });
+        break;
+      } catch (e) {
+        if (i === this.addresses.length - 1 || !refusedAtOnce(e)) throw e;
+        conn.close();
+      }
+    }
     await this.step<unknown>((done) => {
-      this.conn.connect(done);
-    });
-    await this.step<unknown>((done) => {
-      this.conn.login({ user: credential.username, pass: credential.password }, done);
+      this.opened().login({ user: credential.username, pass: credential.password }, done);
     });
   }
 
   /** The recipients the server refused while it took the message for the others. */
   async send(s: Submission): Promise<string[]> {
     const info = await this.step<{ rejected: unknown[] }>((done) => {
-      this.conn.send({ from: s.envelopeFrom, to: [...s.recipients] }, Buffer.from(s.raw), done);
+      this.opened().send({ from: s.envelopeFrom, to: [...s.recipients] }, Buffer.from(s.raw), done);
     });
     return info.rejected.map(String);
   }
@@ -234,13 +254,18 @@ class Exchange {
    * sends wrongly.
    */
   offers(extension: string): boolean {
-    const listed = (this.conn as unknown as { _supportedExtensions?: unknown })._supportedExtensions;
+    const listed = (this.conn as unknown as { _supportedExtensions?: unknown } | undefined)?._supportedExtensions;
     return Array.isArray(listed) && listed.includes(extension);
   }
 
   quit(): void {
     this.reject = undefined;
-    this.conn.quit();
+    this.conn?.quit();
+  }
+
+  private opened(): SMTPConnection {
+    if (this.conn === undefined) throw new Error('not connected');
+    return this.conn;
   }
 
   private step<T>(start: (done: (e: Error | null | undefined, value?: T) => void) => void): Promise<T> {
