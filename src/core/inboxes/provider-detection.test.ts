@@ -9,7 +9,21 @@ import {
 describe('the provider behind an address', () => {
   it('knows the providers’ own domains, and guesses IMAP at the conventional host for any other', () => {
     expect(detectProvider('ann@googlemail.com')).toMatchObject({ provider: 'google', hostedBy: null });
-    expect(detectProvider('ann@live.co.uk')).toMatchObject({ provider: 'microsoft' });
+    for (const domain of [
+      'live.co.uk',
+      'outlook.com',
+      'hotmail.fr',
+      'live.com.au',
+      'msn.com',
+      'outlook.com.br',
+    ])
+      expect(detectProvider(`ann@${domain}`), domain).toMatchObject({ provider: 'microsoft' });
+    // A domain under such a name is someone else's: the conventional guess, and its MX records when looked up.
+    for (const domain of ['live.example.edu', 'outlook.acme.com', 'hotmail.example.co.uk'])
+      expect(detectProvider(`ann@${domain}`), domain).toMatchObject({
+        provider: 'imap',
+        imapHost: `imap.${domain}`,
+      });
     expect(detectProvider('ann@me.com')).toMatchObject({ provider: 'icloud', imapHost: 'imap.mail.me.com' });
     // Yahoo Mail is not at imap.<domain>, whichever of its domains; Yahoo Japan is another service.
     for (const domain of [

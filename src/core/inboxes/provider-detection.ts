@@ -14,7 +14,12 @@ export interface MailExchangeLookup {
 }
 
 const GOOGLE = new Set(['gmail.com', 'googlemail.com']);
-const MICROSOFT = /^(outlook|hotmail|live|msn|passport)\.[a-z.]+$/;
+/**
+ * Outlook.com's own domains (outlook.com, hotmail.co.uk, live.fr, live.com.au, msn.com…): the name and a top-level
+ * domain, as for Yahoo — not any domain under such a name (`live.example.edu` is a school's, its MX records tell).
+ */
+const MICROSOFT =
+  /^(outlook|hotmail|live|msn|passport|windowslive)\.(com|net|[a-z]{2}|co\.[a-z]{2}|com\.[a-z]{2})$/;
 const ICLOUD = new Set(['icloud.com', 'me.com', 'mac.com']);
 /**
  * Yahoo Mail's own domains (yahoo.com, yahoo.co.uk, yahoo.fr…, ymail.com, rocketmail.com), read at
