@@ -18,7 +18,7 @@ const GOOGLE = new Set(['gmail.com', 'googlemail.com']);
  * Outlook.com's own domains (outlook.com, hotmail.co.uk, live.fr, live.com.au, msn.com…): the name and a top-level
  * domain, as for Yahoo — not any domain under such a name (`live.example.edu` is a school's, its MX records tell).
  */
-const MICROSOFT =
+export const MICROSOFT_MAIL_DOMAIN =
   /^(outlook|hotmail|live|msn|passport|windowslive)\.(com|net|[a-z]{2}|co\.[a-z]{2}|com\.[a-z]{2})$/;
 const ICLOUD = new Set(['icloud.com', 'me.com', 'mac.com']);
 /**
@@ -26,7 +26,7 @@ const ICLOUD = new Set(['icloud.com', 'me.com', 'mac.com']);
  * imap.mail.yahoo.com and sent through smtp.mail.yahoo.com with an app password, not at the conventional
  * imap.<domain>. Yahoo Japan is a separate service.
  */
-const YAHOO = /^(yahoo\.(com|[a-z]{2}|co\.(?!jp$)[a-z]{2}|com\.[a-z]{2})|ymail\.com|rocketmail\.com)$/;
+export const YAHOO_MAIL_DOMAIN = /^(yahoo\.(com|[a-z]{2}|co\.(?!jp$)[a-z]{2}|com\.[a-z]{2})|ymail\.com|rocketmail\.com)$/;
 const YAHOO_IMAP_HOST = 'imap.mail.yahoo.com';
 
 /**
@@ -36,11 +36,11 @@ const YAHOO_IMAP_HOST = 'imap.mail.yahoo.com';
 export function detectProvider(email: string): ProviderGuess {
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
   if (GOOGLE.has(domain)) return { provider: 'google', imapHost: null, imapPort: null, hostedBy: null };
-  if (MICROSOFT.test(domain))
+  if (MICROSOFT_MAIL_DOMAIN.test(domain))
     return { provider: 'microsoft', imapHost: null, imapPort: null, hostedBy: null };
   if (ICLOUD.has(domain))
     return { provider: 'icloud', imapHost: ICLOUD_IMAP.host, imapPort: ICLOUD_IMAP.port, hostedBy: null };
-  if (YAHOO.test(domain))
+  if (YAHOO_MAIL_DOMAIN.test(domain))
     return { provider: 'imap', imapHost: YAHOO_IMAP_HOST, imapPort: 993, hostedBy: null };
   return { provider: 'imap', imapHost: `imap.${domain}`, imapPort: 993, hostedBy: null };
 }

@@ -18,6 +18,25 @@ describe('what a report blocks', () => {
     expect(blockTarget('x@outlook.com', none).kind).toBe('address');
   });
 
+  it('only the address at a free-mail family’s domain in any country, and the domain beside them', () => {
+    for (const domain of [
+      'hotmail.fr',
+      'live.it',
+      'outlook.com.br',
+      'yahoo.es',
+      'gmx.at',
+      'aol.co.uk',
+      'yandex.ua',
+      'bk.ru',
+    ])
+      expect(blockTarget(`x@${domain}`, none), domain).toMatchObject({
+        kind: 'address',
+        because: 'free_mail',
+      });
+    for (const domain of ['live.example.edu', 'gmx-shop.example', 'mail.example.ru'])
+      expect(blockTarget(`x@${domain}`, none), domain).toEqual({ kind: 'domain', value: domain });
+  });
+
   it('only the address where a VIP, the person or a known-good sender lives, parent and subdomains alike', () => {
     expect(blockTarget('a@corp.example', { ...none, vipEntries: ['boss@corp.example'] })).toMatchObject({
       because: 'vip_domain',

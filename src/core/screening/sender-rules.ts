@@ -1,58 +1,103 @@
 import { addressKey, domainKey } from '../messages/address-key.ts';
+import { MICROSOFT_MAIL_DOMAIN, YAHOO_MAIL_DOMAIN } from '../inboxes/provider-detection.ts';
 import type { TriagePrefs } from '../profile/triage-profile.ts';
 
 /**
  * Big free-mail and consumer domains: blocking one would block millions of strangers and every friend who uses
  * it, so a report of such a sender blocks the address instead. Lower case; subdomains are not listed (they are
- * not where people's addresses live).
+ * not where people's addresses live). The families with a domain in many countries are patterns below.
  */
 export const FREE_MAIL_DOMAINS: ReadonlySet<string> = new Set([
   'gmail.com',
   'googlemail.com',
-  'outlook.com',
-  'hotmail.com',
-  'hotmail.co.uk',
-  'live.com',
-  'msn.com',
-  'yahoo.com',
-  'yahoo.co.uk',
   'yahoo.co.jp',
-  'yahoo.fr',
-  'yahoo.de',
-  'ymail.com',
-  'rocketmail.com',
-  'aol.com',
   'icloud.com',
   'me.com',
   'mac.com',
   'proton.me',
   'protonmail.com',
   'pm.me',
-  'gmx.com',
-  'gmx.de',
-  'gmx.net',
   'web.de',
+  'freenet.de',
+  't-online.de',
+  'posteo.de',
+  'mailbox.org',
   'mail.com',
-  'yandex.ru',
-  'yandex.com',
-  'mail.ru',
+  'ya.ru',
+  'rambler.ru',
+  'ukr.net',
   'zoho.com',
+  'zohomail.com',
   'fastmail.com',
   'hey.com',
   'tutanota.com',
-  'qq.com',
-  '163.com',
-  '126.com',
-  'naver.com',
-  't-online.de',
+  'tutanota.de',
+  'tuta.com',
+  'tuta.io',
+  'seznam.cz',
+  'wp.pl',
+  'o2.pl',
+  'interia.pl',
+  'onet.pl',
+  'abv.bg',
+  'bluewin.ch',
   'orange.fr',
+  'wanadoo.fr',
   'free.fr',
+  'sfr.fr',
   'laposte.net',
   'libero.it',
+  'virgilio.it',
+  'alice.it',
+  'tiscali.it',
+  'btinternet.com',
+  'sky.com',
+  'virginmedia.com',
+  'uol.com.br',
+  'bol.com.br',
+  'terra.com.br',
+  'rediffmail.com',
+  'qq.com',
+  'foxmail.com',
+  '163.com',
+  '126.com',
+  'yeah.net',
+  '139.com',
+  'sina.com',
+  'sohu.com',
+  'naver.com',
+  'hanmail.net',
+  'daum.net',
   'comcast.net',
   'verizon.net',
   'att.net',
+  'sbcglobal.net',
+  'bellsouth.net',
+  'cox.net',
+  'charter.net',
+  'earthlink.net',
+  'optonline.net',
+  'shaw.ca',
+  'rogers.com',
+  'sympatico.ca',
+  'bigpond.com',
+  'optusnet.com.au',
+  'xtra.co.nz',
 ]);
+
+/** Free-mail families under one name in many countries: Outlook.com's and Yahoo's (as provider detection knows them), GMX, AOL, Yandex, Mail.ru. */
+const FREE_MAIL_FAMILIES: readonly RegExp[] = [
+  MICROSOFT_MAIL_DOMAIN,
+  YAHOO_MAIL_DOMAIN,
+  /^(gmx|aol)\.(com|net|[a-z]{2}|co\.uk)$/,
+  /^yandex\.(com|ru|ua|by|kz|com\.tr)$/,
+  /^(mail|inbox|list|bk|internet)\.ru$/,
+];
+
+/** Whether a domain (lower case, ASCII) is a big free-mail one (FREE_MAIL_DOMAINS and its families). */
+export function isFreeMailDomain(domain: string): boolean {
+  return FREE_MAIL_DOMAINS.has(domain) || FREE_MAIL_FAMILIES.some((f) => f.test(domain));
+}
 
 /** The domain of an address, in the form the rules compare (domainKey). */
 export function domainOf(address: string): string {
@@ -116,7 +161,7 @@ export function blockTarget(
   const a = addressKey(address);
   const domain = domainOf(a);
   const only = (because: AddressOnlyReason): BlockTarget => ({ kind: 'address', value: a, because });
-  if (FREE_MAIL_DOMAINS.has(domain)) return only('free_mail');
+  if (isFreeMailDomain(domain)) return only('free_mail');
   const touches = (entry: string) => {
     const d = entry.includes('@') ? domainOf(entry) : domainKey(entry);
     return withinDomain(d, domain) || withinDomain(domain, d);
