@@ -29,6 +29,8 @@ describe('proposing how to connect an address on a custom domain', () => {
       'fast.test': { mx: [{ priority: 10, exchange: 'in1-smtp.messagingengine.com' }] },
       'filtered.test': { mx: [{ priority: 10, exchange: 'eu-smtp-inbound-1.mimecast.com' }] },
       'bare.test': 'no-records',
+      // müller.test, as DNS names it
+      'xn--mller-kva.test': { mx: [{ priority: 1, exchange: 'smtp.google.com' }] },
     });
     // Google sign-in set up by the operator; Microsoft's not.
     app = await createTestApp({
@@ -115,6 +117,31 @@ describe('proposing how to connect an address on a custom domain', () => {
     expect(dns.asked.length).toBe(asked);
     expectToolError(await call('propose_connection', { email: 'not an address' }), 'invalid_arguments');
   });
+  it('a domain beyond ASCII is asked of DNS, and its servers kept, in its ASCII form', async () => {
+    expect(await propose('jo@müller.test')).toMatchObject({
+      provider: 'google',
+      hostedBy: 'Google Workspace',
+    });
+    expect(dns.asked).toContain('xn--mller-kva.test');
+    expect(await propose('jo@bücher.test')).toMatchObject({
+      provider: 'imap',
+      imapHost: 'imap.xn--bcher-kva.test',
+    });
+    const added = expectToolOk(
+      await call('add_inbox', {
+        label: 'Bücher',
+        provider: 'imap',
+        email: 'jo@bücher.test',
+        imapHost: 'Mail.Bücher.test',
+        smtpHost: 'Ausgang.Bücher.test',
+      }),
+    );
+    expect(added['inbox']).toMatchObject({
+      imapHost: 'mail.xn--bcher-kva.test',
+      smtpHost: 'ausgang.xn--bcher-kva.test',
+    });
+  });
+
   it('a password page whose server cannot be reached says where the domain’s mail really goes', async () => {
     const tryPassword = async (email: string, imapHost: string, page = new WebClient(app)) => {
       const added = expectToolOk(

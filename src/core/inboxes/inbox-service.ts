@@ -12,6 +12,7 @@ import type { CredentialVault } from './credential-vault.ts';
 import { UNFIT_IN_A_NAME } from '../../lib/shown-text.ts';
 import { inboxError, type InboxError } from './inbox-errors.ts';
 import type { InboxPlace, InboxStore, MailServers, SelectedPageQuery } from './inbox-store.ts';
+import { domainKey } from '../messages/address-key.ts';
 import { parseMessageId } from '../messages/message.ts';
 import { checkSenderName } from '../drafts/draft-input.ts';
 import type { SubmissionLoginTester } from '../sending/mail-submitter.ts';
@@ -623,7 +624,7 @@ export class InboxService {
     if (normalised === undefined) return undefined;
     const byDomain = detectProvider(normalised);
     if (byDomain.provider !== 'imap') return byDomain;
-    const domain = normalised.slice(normalised.lastIndexOf('@') + 1);
+    const domain = domainKey(normalised.slice(normalised.lastIndexOf('@') + 1));
     const byMail =
       domain.includes('.') && isValidHostname(domain) && !/^[\d.]+$/.test(domain)
         ? providerFromMailExchanges(await this.deps.mailExchanges.exchangesOf(domain))
@@ -680,9 +681,14 @@ const ICLOUD_SERVERS: MailServers = {
   smtpPort: ICLOUD_SMTP.port,
 };
 
-/** An IMAP inbox's servers, checked: each refusal names its field first (`imapHost …`), as the forms expect. */
+/**
+ * An IMAP inbox's servers, checked: each refusal names its field first (`imapHost …`), as the forms expect. A host
+ * name beyond ASCII (`mail.müller.de`) is kept in its ASCII form (`mail.xn--mller-kva.de`), the one DNS and TLS
+ * certificates name.
+ */
 function imapServers(input: ServersInput): Result<MailServers, InboxError> {
-  const imapHost = input.imapHost?.trim().toLowerCase();
+  const typed = input.imapHost?.trim();
+  const imapHost = typed === undefined || typed === '' ? typed : domainKey(typed);
   if (imapHost === undefined || imapHost === '')
     return err(inboxError('invalid_arguments', 'imapHost is required for provider imap.'));
   if (!isValidHostname(imapHost))
@@ -690,7 +696,9 @@ function imapServers(input: ServersInput): Result<MailServers, InboxError> {
   const imapPort = input.imapPort ?? 993;
   if (!validPort(imapPort))
     return err(inboxError('invalid_arguments', 'imapPort must be between 1 and 65535.'));
-  const smtpHost = input.smtpHost?.trim().toLowerCase() || defaultSmtpHost(imapHost);
+  const typedSmtp = input.smtpHost?.trim();
+  const smtpHost =
+    typedSmtp === undefined || typedSmtp === '' ? defaultSmtpHost(imapHost) : domainKey(typedSmtp);
   if (!isValidHostname(smtpHost))
     return err(inboxError('invalid_arguments', 'smtpHost must be a host name such as smtp.example.com.'));
   const smtpPort = input.smtpPort ?? 587;

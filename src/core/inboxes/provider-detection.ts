@@ -1,3 +1,4 @@
+import { domainKey } from '../messages/address-key.ts';
 import type { Provider } from './inbox.ts';
 
 export interface ProviderGuess {
@@ -34,7 +35,7 @@ const YAHOO_IMAP_HOST = 'imap.mail.yahoo.com';
  * told apart without DNS, so they are IMAP with the conventional host as a suggestion the person confirms.
  */
 export function detectProvider(email: string): ProviderGuess {
-  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  const domain = domainKey(email.slice(email.lastIndexOf('@') + 1));
   if (GOOGLE.has(domain)) return { provider: 'google', imapHost: null, imapPort: null, hostedBy: null };
   if (MICROSOFT_MAIL_DOMAIN.test(domain))
     return { provider: 'microsoft', imapHost: null, imapPort: null, hostedBy: null };
