@@ -10,6 +10,19 @@ describe('Authentication-Results (RFC 8601) reduced to result keywords', () => {
     ).toEqual({ spf: 'pass', dkim: 'pass', dmarc: 'pass' });
   });
 
+  it('reads Exchange Online’s header, which has no authserv-id and opens with its first result', () => {
+    expect(
+      parseAuthResults(
+        'spf=pass (sender IP is 209.85.128.41)\r\n smtp.mailfrom=example.com; dkim=pass (signature was verified)\r\n header.d=example.com;dmarc=pass action=none header.from=example.com;compauth=pass\r\n reason=100',
+      ),
+    ).toEqual({ spf: 'pass', dkim: 'pass', dmarc: 'pass' });
+    expect(
+      parseAuthResults(
+        'spf=softfail (sender IP is 192.0.2.1) smtp.mailfrom=x.example; dkim=none; dmarc=fail action=oreject',
+      ),
+    ).toEqual({ spf: 'softfail', dkim: 'none', dmarc: 'fail' });
+  });
+
   it('ignores results written inside comments, nested ones too', () => {
     expect(
       parseAuthResults('mx.example; spf=fail (looks like spf=pass (or dkim=pass)) smtp.mailfrom=x'),

@@ -35,10 +35,13 @@ export function parseAuthResults(value: string | null): AuthSignals {
   let text = value.toLowerCase().replace(/\r?\n[ \t]+/g, ' ');
   for (let i = 0; i < 5 && /\([^()]*\)/.test(text); i++) text = text.replace(/\([^()]*\)/g, ' ');
   const found: Record<'spf' | 'dkim' | 'dmarc', AuthResult | null> = { spf: null, dkim: null, dmarc: null };
-  // The first segment is the authserv-id (the server's name), never a result: start at the first ';'.
-  const start = text.indexOf(';');
+  // The first segment is the authserv-id (the server's name), never a result: start at the first ';'. Exchange Online
+  // (Microsoft 365, Outlook.com) writes none and begins with its first result (`spf=pass (sender IP is …)
+  // smtp.mailfrom=…; dkim=…`); an authserv-id is a token or a quoted string, which cannot hold an '=', so a first
+  // segment that opens with a method's name and '=' is a result.
+  const start = /^\s*(?:spf|dkim|dmarc)\s*=/.test(text) ? 0 : text.indexOf(';');
   if (start < 0) return NO_SIGNALS;
-  for (const m of text.slice(start).matchAll(METHOD)) {
+  for (const m of `;${text.slice(start)}`.matchAll(METHOD)) {
     const method = m[1] as 'spf' | 'dkim' | 'dmarc';
     const result = m[2] as AuthResult;
     if (!(AUTH_RESULTS as readonly string[]).includes(result)) continue;
