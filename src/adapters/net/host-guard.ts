@@ -53,7 +53,8 @@ export async function vetHost(
   let addresses: string[];
   try {
     // An IP literal is its own answer: checked like any resolved address, never looked up.
-    addresses = isIP(name) === 0 ? await resolve(name) : [name];
+    // Each address once (a resolver may repeat one), in its order.
+    addresses = isIP(name) === 0 ? [...new Set(await resolve(name))] : [name];
   } catch {
     throw new HostNotFoundError(`cannot resolve ${name}`);
   }
