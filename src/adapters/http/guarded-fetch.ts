@@ -1,6 +1,6 @@
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction, type TcpNetConnectOpts } from 'node:net';
 import {
   type HostLookup,
   HostNotFoundError,
@@ -78,6 +78,13 @@ export async function guardedRequest(
     if ((options as { all?: boolean }).all === true) cb(null, vettedAddresses);
     else cb(null, vetted.address, isIP(vetted.address));
   };
+  // Node gives each address but the last 250 ms to connect, then abandons it for the next: a working server over a
+  // slow route would be dropped mid-handshake at every address (nodejs/node#54359). An address is left only when it
+  // fails, as IMAP and SMTP do (decision 0156); one that never answers spends the request's time. (A socket option,
+  // which the request hands to net.connect.)
+  const attempts: Pick<TcpNetConnectOpts, 'autoSelectFamilyAttemptTimeout'> = {
+    autoSelectFamilyAttemptTimeout: opts.timeoutMs,
+  };
   const request = u.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<GuardedResponse>((resolve, reject) => {
     const req = request(
@@ -86,6 +93,7 @@ export async function guardedRequest(
         method: init.method,
         headers: { 'user-agent': 'InboxTriage/0.1', ...init.headers },
         lookup: pinned,
+        ...attempts,
         timeout: opts.timeoutMs,
         ...(opts.ca !== undefined && { ca: opts.ca }),
         // No cookie jar, no credentials, no proxy: the request carries only what the caller put in it.
