@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImapConnector } from '../../src/adapters/mail/imap/imap-connector.ts';
-import { MailProviderError } from '../../src/core/mail/mail-ports.ts';
+import { MailAuthError, MailProviderError } from '../../src/core/mail/mail-ports.ts';
 import { startDovecot, type Dovecot } from '../rig/index.ts';
 import { testTls } from '../rig/https-sink.ts';
 import { sendingInbox, type SendingInbox } from '../support/sending-inbox.ts';
@@ -33,6 +33,15 @@ describe('IMAP, a server name whose first address refuses the connection', () =>
     const s = await session(twoAddresses('127.0.0.2'));
     expect((await s.listFolders()).map((f) => f.path)).toContain('INBOX');
     await s.close();
+  });
+
+  it('stays with a server that answered: a refused password is not taken to the next address', async () => {
+    const wrong = new ImapConnector({
+      insecureHosts: [NAME],
+      lookup: (name) => Promise.resolve(name === NAME ? ['127.0.0.1', '127.0.0.2'] : []),
+      pooledIdleMs: 0,
+    }).connect({ host: NAME, port: dovecot.port }, { kind: 'password', username: 'nia', password: 'wrong' });
+    await expect(wrong).rejects.toBeInstanceOf(MailAuthError);
   });
 
   it('says the server refused when every address does', async () => {
