@@ -370,8 +370,7 @@ export class KyselyInboxStore implements InboxStore {
   private readonly listQuery: ReturnType<typeof inboxesOf>;
   private readonly syncableQuery: ReturnType<typeof syncableOf>;
   private readonly getQuery: ReturnType<typeof inboxOf>;
-  /** PostgreSQL only: SQLite reads the inbox and its folders apart (`getWithFolders`). */
-  private readonly withFoldersQuery: ReturnType<typeof inboxWithFoldersOf> | undefined;
+  private readonly withFoldersQuery: ReturnType<typeof inboxWithFoldersOf>;
   private readonly foldersQuery: ReturnType<typeof foldersOf>;
   private readonly full: Db;
   /** Where `getWithSelectedPage` and `getWithMessages` read their messages when not in the inbox's statement. */
@@ -390,7 +389,7 @@ export class KyselyInboxStore implements InboxStore {
     this.listQuery = inboxesOf(db);
     this.syncableQuery = syncableOf(db);
     this.getQuery = inboxOf(db);
-    this.withFoldersQuery = db.dialect === 'sqlite' ? undefined : inboxWithFoldersOf(db);
+    this.withFoldersQuery = inboxWithFoldersOf(db);
     this.foldersQuery = foldersOf(db);
   }
 
@@ -424,8 +423,8 @@ export class KyselyInboxStore implements InboxStore {
   }
 
   async getWithFolders(accountId: AccountId, id: InboxId): Promise<InboxWithFolders | undefined> {
-    if (this.withFoldersQuery === undefined) {
-      // SQLite. In this process a statement is no round trip: the inbox's row and its folders' rows, each read by a
+    if (this.dialect === 'sqlite') {
+      // In this process a statement is no round trip: the inbox's row and its folders' rows, each read by a
       // statement of its own, cost less than the join that repeats the inbox's columns on every folder's row.
       const inbox = await this.get(accountId, id);
       if (inbox === undefined) return undefined;
@@ -442,8 +441,8 @@ export class KyselyInboxStore implements InboxStore {
     id: InboxId,
     q: SelectedPageQuery,
   ): Promise<InboxWithPage | undefined> {
-    if (this.withFoldersQuery === undefined) {
-      // SQLite. In this process, a statement is no round trip: the two reads, each a statement made for its own rows, cost
+    if (this.dialect === 'sqlite') {
+      // In this process, a statement is no round trip: the two reads, each a statement made for its own rows, cost
       // less than the one joined (decision 0047).
       const place = await this.getWithFolders(accountId, id);
       if (place === undefined) return undefined;
