@@ -28,9 +28,7 @@ export function canonicalAddress(address: string): string {
   }
   const embedded = /^::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
   if (embedded?.[1] === undefined || embedded[2] === undefined) return canonical;
-  const hi = Number.parseInt(embedded[1], 16);
-  const lo = Number.parseInt(embedded[2], 16);
-  return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.');
+  return v4Of(Number.parseInt(embedded[1], 16), Number.parseInt(embedded[2], 16));
 }
 
 /**
@@ -104,7 +102,7 @@ function isPublicV4(a: string): boolean {
  * what DNS64 answers on an IPv6-only host) and 6to4 (2002::/16).
  */
 function isPublicV6(a: string): boolean {
-  const g = v6Groups(a.toLowerCase());
+  const g = v6Groups(a);
   if (g.length !== 8 || g.some((n) => !Number.isInteger(n))) return false;
   const [g0 = 0, g1 = 0, g2 = 0, , , , g6 = 0, g7 = 0] = g;
   if (g0 === 0x64 && g1 === 0xff9b && g.slice(2, 6).every((n) => n === 0)) return isPublicV4(v4Of(g6, g7));

@@ -687,18 +687,14 @@ const ICLOUD_SERVERS: MailServers = {
  * certificates name.
  */
 function imapServers(input: ServersInput): Result<MailServers, InboxError> {
-  const typed = input.imapHost?.trim();
-  const imapHost = typed === undefined || typed === '' ? typed : domainKey(typed);
-  if (imapHost === undefined || imapHost === '')
-    return err(inboxError('invalid_arguments', 'imapHost is required for provider imap.'));
+  const imapHost = domainKey(input.imapHost ?? '');
+  if (imapHost === '') return err(inboxError('invalid_arguments', 'imapHost is required for provider imap.'));
   if (!isValidHostname(imapHost))
     return err(inboxError('invalid_arguments', 'imapHost must be a host name such as imap.example.com.'));
   const imapPort = input.imapPort ?? 993;
   if (!validPort(imapPort))
     return err(inboxError('invalid_arguments', 'imapPort must be between 1 and 65535.'));
-  const typedSmtp = input.smtpHost?.trim();
-  const smtpHost =
-    typedSmtp === undefined || typedSmtp === '' ? defaultSmtpHost(imapHost) : domainKey(typedSmtp);
+  const smtpHost = domainKey(input.smtpHost ?? '') || defaultSmtpHost(imapHost);
   if (!isValidHostname(smtpHost))
     return err(inboxError('invalid_arguments', 'smtpHost must be a host name such as smtp.example.com.'));
   const smtpPort = input.smtpPort ?? 587;

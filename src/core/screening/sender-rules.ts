@@ -85,7 +85,10 @@ export const FREE_MAIL_DOMAINS: ReadonlySet<string> = new Set([
   'xtra.co.nz',
 ]);
 
-/** Free-mail families under one name in many countries: Outlook.com's and Yahoo's (as provider detection knows them), GMX, AOL, Yandex, Mail.ru. */
+/**
+ * Free-mail families under one name in many countries: Outlook.com's and Yahoo's (as provider detection knows them),
+ * GMX, AOL, Yandex, Mail.ru.
+ */
 const FREE_MAIL_FAMILIES: readonly RegExp[] = [
   MICROSOFT_MAIL_DOMAIN,
   YAHOO_MAIL_DOMAIN,
