@@ -7,11 +7,11 @@ import { fixedClock } from '../../src/lib/clock.ts';
 import { silentLogger } from '../../src/lib/logger.ts';
 import { listen } from '../../src/transports/http/serve.ts';
 import { launchBrowser } from '../rig/browser.ts';
-import { dkimSigner, ONE_CLICK_HEADERS } from '../rig/dkim-fixtures.ts';
+import { dkimSigner, ONE_CLICK_HEADERS, type DkimSigner } from '../rig/dkim-fixtures.ts';
 import { freePort } from '../rig/free-port.ts';
 import { startGoogleEmulator } from '../rig/gmail-emulator.ts';
 import { startGraphStub } from '../rig/graph-stub.ts';
-import { startHttpsSink, testTls } from '../rig/https-sink.ts';
+import { startHttpsSink, testTls, type SeenRequest } from '../rig/https-sink.ts';
 import { buildMessage, freshPgDatabase } from '../rig/index.ts';
 import { startMailServers } from '../rig/mail-servers.ts';
 import { startMicrosoftSignIn } from '../rig/microsoft-sign-in.ts';
@@ -74,6 +74,8 @@ export interface Backend {
   readonly draftsPath: string;
   readonly placeName: (path: string) => string;
   readonly outside?: Outside;
+  /** The list mail's signer and the https sink its one-click links lead to (not on the demo inbox). */
+  readonly lists?: ListMail;
   /** Every line the service logged (errors with their message and stack), for failure reports. */
   readonly logged?: readonly string[];
   readonly close: () => Promise<void>;
@@ -148,6 +150,16 @@ async function demoOn(app: App, clock: ReturnType<typeof fixedClock>): Promise<B
   };
 }
 
+/** What a test needs to add list mail of its own to a non-demo mailbox. */
+export interface ListMail {
+  /** Signs for `lists.example.test`, whose key the service is handed. */
+  readonly signer: DkimSigner;
+  /** A one-click link on the local https sink the service may post to. */
+  readonly link: (path: string) => string;
+  /** The requests the sink received. */
+  readonly requests: readonly SeenRequest[];
+}
+
 /** Where list mail's DKIM keys and one-click links lead: a signer, and a local https sink the service may post to. */
 async function listMailRig() {
   const signer = dkimSigner('lists.example.test');
@@ -166,6 +178,11 @@ async function listMailRig() {
           : Promise.reject(new Error('ENOTFOUND')),
     },
     close: () => https.close(),
+    handle: {
+      signer,
+      link: (path: string) => `https://unsub.lists.example.test:${String(https.port)}${path}`,
+      requests: https.requests,
+    } satisfies ListMail,
   };
 }
 
@@ -276,6 +293,7 @@ export async function dovecotBackend(
     agent,
     inboxId,
     isDemo: false,
+    lists: lists.handle,
     logged: recorded.lines,
     mailbox,
     delivered: () => sink.received.length,
@@ -386,6 +404,7 @@ async function signedInNodes(o: {
       inboxId,
       ...(second !== undefined && { secondNode: second }),
       isDemo: false,
+      lists: o.lists.handle,
       logged: recorded.lines,
       delivered: () => undefined,
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAuthResults } from './auth-results.ts';
+import { dkimPasses, parseAuthResults } from './auth-results.ts';
 
 describe('Authentication-Results (RFC 8601) reduced to result keywords', () => {
   it('reads spf, dkim and dmarc after the authserv-id', () => {
@@ -50,5 +50,41 @@ describe('Authentication-Results (RFC 8601) reduced to result keywords', () => {
 
   it('a value that is only an authserv-id with a method-like name is not a result', () => {
     expect(parseAuthResults('spf=pass.example')).toEqual({ spf: null, dkim: null, dmarc: null });
+  });
+});
+
+describe('quoted strings and the DKIM results’ domains', () => {
+  it('a quoted value is one value: a result written inside it is not a result', () => {
+    // The server copies the envelope sender into smtp.mailfrom; a quoted local part may hold anything.
+    const value =
+      'mx.example; spf=pass smtp.mailfrom="x; dkim=pass header.d=bank.example; dmarc=fail"@evil.example; dkim=fail header.d=evil.example';
+    expect(parseAuthResults(value)).toEqual({ spf: 'pass', dkim: 'fail', dmarc: null });
+    expect(dkimPasses(value)).toEqual([]);
+  });
+
+  it('names the domain and b= start of each passing signature, as Exchange Online, Gmail and Fastmail write them', () => {
+    expect(
+      dkimPasses(
+        'spf=pass (sender IP is 205.196.1.2) smtp.mailfrom=client.example; dkim=pass (signature was verified)\r\n header.d=client.example;dkim=fail (body hash did not verify) header.d=other.example; dmarc=pass action=none header.from=client.example;compauth=pass reason=100',
+      ),
+    ).toEqual([{ domain: 'client.example', b: null }]);
+    expect(
+      dkimPasses(
+        'mx.google.com;\r\n       dkim=pass header.i=@news.example header.s=s1 header.b=AbCd+/12;\r\n       spf=pass (google.com: domain of a@news.example designates 192.0.2.1 as permitted sender) smtp.mailfrom=a@news.example',
+      ),
+    ).toEqual([{ domain: 'news.example', b: 'AbCd+/12' }]);
+    expect(
+      dkimPasses(
+        'mx.messagingengine.com; dkim=pass (2048-bit rsa key sha256) header.d=news.example header.i=@mail.news.example header.b="Zz9Y8x7w" header.a=rsa-sha256 header.s=fm1',
+      ),
+    ).toEqual([{ domain: 'news.example', b: 'Zz9Y8x7w' }]);
+  });
+
+  it('spaces the grammar allows around = and . are read; a pass without a domain names none', () => {
+    expect(dkimPasses('mx; dkim = pass header . d = a.example (comment; dkim=pass header.d=b.example)')).toEqual([
+      { domain: 'a.example', b: null },
+    ]);
+    expect(dkimPasses('mx; dkim=pass')).toEqual([]);
+    expect(dkimPasses(null)).toEqual([]);
   });
 });

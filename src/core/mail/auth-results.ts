@@ -3,7 +3,8 @@
  * header counts: the receiving server adds it above everything the sender wrote, so a sender cannot place a
  * forged one there (RFC 8601 §5 also has it remove look-alikes bearing its own name). Results are reduced to the
  * RFC's result keywords; anything else (comments, properties, unknown methods) is dropped, so no sender text
- * passes through here.
+ * passes through here. `dkimPasses` reads the signing domains of the DKIM results too, for a comparison in code
+ * (the unsubscribe check, decision 0157); they are never shown to an agent.
  */
 
 export const AUTH_RESULTS = [
@@ -26,26 +27,97 @@ export interface AuthSignals {
 
 export const NO_SIGNALS: AuthSignals = { spf: null, dkim: null, dmarc: null };
 
-const METHOD = /;\s*(spf|dkim|dmarc)\s*=\s*([a-z]+)(?=[\s;]|$)/g;
+/** One result of the header (RFC 8601 `resinfo`): the method and result in lower case, its properties as written. */
+interface ResInfo {
+  readonly method: string;
+  readonly result: string;
+  /** `ptype.property` (lower case) → value, quotes taken off; the last of a name written twice. */
+  readonly props: ReadonlyMap<string, string>;
+}
+
+/**
+ * The header's results, in order. Comments are dropped (they may hold anything, "dkim=pass" too, nested); a quoted
+ * string is one value, whatever it holds: the server writes sender-chosen text in some properties (a quoted local
+ * part of `smtp.mailfrom` may hold "; dkim=pass header.d=bank.example"), and it must not become a result.
+ */
+function resultsOf(value: string): ResInfo[] {
+  const quoted: string[] = [];
+  let text = '';
+  let depth = 0;
+  let inQuote = false;
+  let current = '';
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i] ?? '';
+    if (inQuote) {
+      if (c === '\\') current += value[++i] ?? '';
+      else if (c === '"') {
+        inQuote = false;
+        // The value stands in its place as a marker no header can hold (NUL), its text kept aside.
+        text += `\0${String(quoted.push(current) - 1)}\0`;
+        current = '';
+      } else current += c;
+    } else if (depth > 0) {
+      if (c === '\\') i++;
+      else if (c === '(') depth++;
+      else if (c === ')') depth--;
+    } else if (c === '(') {
+      depth = 1;
+      text += ' ';
+    } else if (c === '"') inQuote = true;
+    else if (c === '\0') text += ' ';
+    else text += c;
+  }
+  const unquote = (v: string) => v.replace(/\0(\d+)\0/g, (_, n: string) => quoted[Number(n)] ?? '');
+  // The first segment is the authserv-id (the server's name), never a result: start after the first ';'. Exchange Online
+  // (Microsoft 365, Outlook.com) writes none and begins with its first result (`spf=pass (sender IP is …)
+  // smtp.mailfrom=…; dkim=…`); an authserv-id is a token or a quoted string, which cannot hold an '=', so a first
+  // segment that opens with a method's name and '=' is a result.
+  const segments = text.split(';');
+  if (!/^\s*(?:spf|dkim|dmarc)\s*=/i.test(segments[0] ?? '')) segments.shift();
+  const results: ResInfo[] = [];
+  for (const segment of segments) {
+    // Space is allowed around '=' and '.' (CFWS in the grammar): `header . d = x` is `header.d=x`.
+    const tokens = segment.replace(/\s*([=.])\s*/g, '$1').trim().split(/\s+/);
+    const spec = /^([a-z0-9_-]+)(?:\/\d+)?=([a-z]+)$/i.exec(tokens[0] ?? '');
+    if (spec === null) continue;
+    const props = new Map<string, string>();
+    for (const t of tokens.slice(1)) {
+      const prop = /^([a-z0-9_-]+\.[a-z0-9_-]+)=(.*)$/i.exec(t);
+      if (prop !== null) props.set((prop[1] ?? '').toLowerCase(), unquote(prop[2] ?? ''));
+    }
+    results.push({ method: (spec[1] ?? '').toLowerCase(), result: (spec[2] ?? '').toLowerCase(), props });
+  }
+  return results;
+}
 
 /** Parses one header value; a method named twice (two DKIM signatures) reports a pass if any passed. */
 export function parseAuthResults(value: string | null): AuthSignals {
   if (value === null) return NO_SIGNALS;
-  // Comments (RFC 5322 CFWS) may contain anything, including "spf=pass": drop them first, nested ones too.
-  let text = value.toLowerCase().replace(/\r?\n[ \t]+/g, ' ');
-  for (let i = 0; i < 5 && /\([^()]*\)/.test(text); i++) text = text.replace(/\([^()]*\)/g, ' ');
   const found: Record<'spf' | 'dkim' | 'dmarc', AuthResult | null> = { spf: null, dkim: null, dmarc: null };
-  // The first segment is the authserv-id (the server's name), never a result: start at the first ';'. Exchange Online
-  // (Microsoft 365, Outlook.com) writes none and begins with its first result (`spf=pass (sender IP is …)
-  // smtp.mailfrom=…; dkim=…`); an authserv-id is a token or a quoted string, which cannot hold an '=', so a first
-  // segment that opens with a method's name and '=' is a result.
-  const start = /^\s*(?:spf|dkim|dmarc)\s*=/.test(text) ? 0 : text.indexOf(';');
-  if (start < 0) return NO_SIGNALS;
-  for (const m of `;${text.slice(start)}`.matchAll(METHOD)) {
-    const method = m[1] as 'spf' | 'dkim' | 'dmarc';
-    const result = m[2] as AuthResult;
+  for (const { method, result } of resultsOf(value.replace(/\r?\n[ \t]+/g, ' '))) {
+    if (method !== 'spf' && method !== 'dkim' && method !== 'dmarc') continue;
     if (!(AUTH_RESULTS as readonly string[]).includes(result)) continue;
-    if (found[method] !== 'pass') found[method] = result;
+    if (found[method] !== 'pass') found[method] = result as AuthResult;
   }
   return found;
+}
+
+/** A DKIM signature the server found valid: its signing domain, and the start of its b= when the server names it. */
+export interface DkimPass {
+  /** `header.d`, or the domain of `header.i` when the server writes only that (Gmail); as written. */
+  readonly domain: string;
+  /** `header.b` (RFC 6008): the first characters of the signature's b= value, which tell two of one domain apart. */
+  readonly b: string | null;
+}
+
+/** The DKIM signatures the header says passed, of those it names a domain for. */
+export function dkimPasses(value: string | null): DkimPass[] {
+  if (value === null) return [];
+  return resultsOf(value.replace(/\r?\n[ \t]+/g, ' ')).flatMap((r) => {
+    if (r.method !== 'dkim' || r.result !== 'pass') return [];
+    const i = r.props.get('header.i');
+    const domain = r.props.get('header.d') ?? (i === undefined ? undefined : i.slice(i.lastIndexOf('@') + 1));
+    if (domain === undefined || domain === '') return [];
+    return [{ domain, b: r.props.get('header.b') ?? null }];
+  });
 }

@@ -1,4 +1,5 @@
-import { parseAuthResults } from '../mail/auth-results.ts';
+import { dkimPasses, parseAuthResults } from '../mail/auth-results.ts';
+import { domainKey } from '../messages/address-key.ts';
 import {
   headerFields,
   isOneClickPost,
@@ -16,6 +17,13 @@ export interface DkimSignature {
   readonly domain: string;
   /** The h= tag's field names, lower-case, in order, repeats kept (a name listed twice signs two copies). */
   readonly signedHeaders: readonly string[];
+  /** The b= value, without spaces: the provider's `header.b` names a signature by its start. */
+  readonly signature: string;
+  /**
+   * The signature over the header fields verifies with the signer's key, but the body's hash is not the one signed: the
+   * body was changed after signing (Exchange Online rewrites stored HTML). `result` is then not `pass`.
+   */
+  readonly bodyChanged: boolean;
 }
 
 /** Why a message offers no one-click unsubscribe we will use. */
@@ -79,11 +87,27 @@ export async function oneClickVerdict(
   const [post] = posts;
   if (post === undefined || !isOneClickPost(post.value)) return no('no_one_click_post');
   // Asked for only now, when the headers offer a one-click request: each signature costs a DNS lookup (decision 0099).
-  const passing = (await signatures()).filter((s) => s.result === 'pass');
-  if (passing.length === 0) return no('unsigned');
-  const covering = passing.find((s) => s.signedHeaders.includes(LU) && s.signedHeaders.includes(LUP));
-  if (covering === undefined) return no('signature_not_covering');
-  return { oneClick: true, url: https[0] ?? '', signedBy: covering.domain };
+  const all = await signatures();
+  const covers = (s: DkimSignature) => s.signedHeaders.includes(LU) && s.signedHeaders.includes(LUP);
+  const passing = all.filter((s) => s.result === 'pass');
+  const covering =
+    passing.find(covers) ??
+    all.find((s) => s.bodyChanged && covers(s) && providerVerified(s, topmost?.value ?? null));
+  if (covering !== undefined) return { oneClick: true, url: https[0] ?? '', signedBy: covering.domain };
+  return no(passing.length === 0 ? 'unsigned' : 'signature_not_covering');
+}
+
+/**
+ * A signature whose header fields verify here, over a body changed since: taken when the person's provider says, in
+ * its topmost Authentication-Results, that it verified a signature of the same domain on arrival — the same
+ * signature when it names one by `header.b`. Exchange Online checks DKIM on arrival and then rewrites stored HTML, so
+ * the MIME Graph hands out fails the body hash of nearly every HTML newsletter (decision 0157).
+ */
+function providerVerified(s: DkimSignature, topmost: string | null): boolean {
+  const domain = domainKey(s.domain);
+  return dkimPasses(topmost).some(
+    (p) => domainKey(p.domain) === domain && (p.b === null || s.signature.startsWith(p.b)),
+  );
 }
 
 /** What the person can do by hand with a List-Unsubscribe value's URIs. */

@@ -1,4 +1,6 @@
+import { createHash, verify as verifySignature } from 'node:crypto';
 import { promises as dns } from 'node:dns';
+import type { DKIMResult } from 'mailauth';
 import type { DkimVerifier } from '../../../core/unsubscribe/dkim-verifier.ts';
 import type { DkimSignature } from '../../../core/unsubscribe/one-click-policy.ts';
 import { headerBlockEnd } from '../mime/header-fields.ts';
@@ -52,17 +54,61 @@ export function mailauthDkimVerifier(opts: { resolver?: DnsResolver } = {}): Dki
       } catch {
         return [];
       }
-      return result.results.map((r): DkimSignature => ({
-        result: r.status.result,
-        domain: r.signingDomain ?? '',
-        // mailauth gives h= as one string, "A: B: C" (not an array as its docs say).
-        signedHeaders: (r.signingHeaders?.keys ?? '')
-          .toLowerCase()
-          .split(/\s*:\s*/)
-          .filter((h) => h !== ''),
-      }));
+      return Promise.all(
+        result.results.map(async (r): Promise<DkimSignature> => {
+          // mailauth gives h= as one string, "A: B: C" (not an array as its docs say).
+          const signedHeaders = (r.signingHeaders?.keys ?? '')
+            .toLowerCase()
+            .split(/\s*:\s*/)
+            .filter((h) => h !== '');
+          return {
+            result: r.status.result,
+            domain: r.signingDomain ?? '',
+            signedHeaders,
+            signature: (r.signature ?? '').replace(/\s+/g, ''),
+            // Only a signature the one-click check could use is looked at again: one over both list headers.
+            bodyChanged:
+              signedHeaders.includes('list-unsubscribe') &&
+              signedHeaders.includes('list-unsubscribe-post') &&
+              (await headerSignatureVerifies(r, resolver)),
+          };
+        }),
+      );
     },
   };
+}
+
+/**
+ * Whether a signature mailauth set aside for its body hash alone verifies over the header fields it signs (RFC 6376
+ * §6.1.3 step 4 without step 3): mailauth stops at a body hash that differs, before it looks the key up. The fields
+ * are canonicalized by mailauth (`signingHeaders.canonicalizedHeader`, the block b= signs), the key looked up and
+ * checked by mailauth's own lookup; rsa-sha1 is not taken (RFC 8301), nor a signature past its x= expiry
+ * (decision 0157).
+ */
+async function headerSignatureVerifies(r: DKIMResult, resolver: DnsResolver): Promise<boolean> {
+  if (r.status.comment !== 'body hash did not verify' || r.bodyHash === r.bodyHashExpecting) return false;
+  const [signAlgo, hashAlgo] = (r.algo ?? '').toLowerCase().split('-');
+  if (hashAlgo !== 'sha256' || (signAlgo !== 'rsa' && signAlgo !== 'ed25519')) return false;
+  if (r.expiresAfter != null && Date.parse(r.expiresAfter) < Date.now()) return false;
+  const header = r.signingHeaders?.canonicalizedHeader;
+  if (header === undefined || r.selector === undefined || r.signingDomain === undefined) return false;
+  const { getPublicKey } = await import('mailauth/lib/tools.js');
+  try {
+    const key = await getPublicKey('DKIM', `${r.selector}._domainkey.${r.signingDomain}`, 1024, resolver, {
+      hashAlgo,
+    });
+    if (key.keyType !== signAlgo) return false;
+    const signed = Buffer.from(header, 'base64');
+    // Ed25519 signs the SHA-256 of the block (RFC 8463 §3), RSA the block with SHA-256 (as mailauth verifies).
+    return verifySignature(
+      signAlgo === 'rsa' ? 'sha256' : null,
+      signAlgo === 'rsa' ? signed : createHash('sha256').update(signed).digest(),
+      key.publicKey,
+      Buffer.from((r.signature ?? '').replace(/\s+/g, ''), 'base64'),
+    );
+  } catch {
+    return false; // no key, a revoked or unusable one, a DNS failure, a key of another type
+  }
 }
 
 /**

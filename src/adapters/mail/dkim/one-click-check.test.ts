@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { oneClickVerdict } from '../../../core/unsubscribe/one-click-policy.ts';
 import { buildMessage, type ListSpec } from '../../../../test/rig/message-builder.ts';
-import { dkimSigner, ONE_CLICK_HEADERS } from '../../../../test/rig/dkim-fixtures.ts';
+import { asExchangeStoresIt, dkimSigner, ONE_CLICK_HEADERS } from '../../../../test/rig/dkim-fixtures.ts';
 import { demoRaw } from '../demo/demo-raw.ts';
 import { MAX_SIGNATURES_CHECKED, mailauthDkimVerifier } from './mailauth-dkim-verifier.ts';
 
@@ -212,5 +212,123 @@ describe('one-click unsubscribe on DKIM-verified headers', () => {
       url: 'https://lists.demo.test/u/1',
     });
     expect(await verdict(Buffer.from(raw), false)).toMatchObject({ oneClick: false, reason: 'unsigned' });
+  });
+});
+
+// Exchange Online verifies DKIM on arrival, then rewrites stored HTML: the MIME read back fails the body hash of nearly
+// every HTML newsletter. The header signature still verifies here, and Exchange's verdict vouches for the body
+// (decision 0157).
+describe('one-click on a body the person’s provider changed after verifying it', () => {
+  const html = (list: ListSpec = ONE_CLICK) =>
+    buildMessage({
+      from: { name: 'Weekly News', address: 'weekly@news.example.test' },
+      to: [{ address: 'me@example.test' }],
+      subject: 'This week',
+      date: new Date(Date.UTC(2030, 0, 1)),
+      messageId: '<h1@news.example.test>',
+      list,
+      html: '<html><head><title>This week</title></head><body><p>Hello</p></body></html>',
+    });
+  const PASS = 'dkim=pass (signature was verified) header.d=news.example.test';
+  const signedHtml = async () => signer.sign(html(), ONE_CLICK_HEADERS);
+
+  it('the header signature verifies and the provider verified the domain: one-click', async () => {
+    const stored = asExchangeStoresIt(await signedHtml(), PASS);
+    const signatures = await verifier.verify(stored, { demo: false });
+    expect(signatures).toMatchObject([{ result: 'neutral', domain: 'news.example.test', bodyChanged: true }]);
+    expect(await verdict(stored)).toEqual({
+      oneClick: true,
+      url: 'https://news.example.test/u/abc',
+      signedBy: 'news.example.test',
+    });
+  });
+
+  it('without the provider’s pass for that domain, as its topmost verdict: unsigned, as before', async () => {
+    const signed = await signedHtml();
+    const stored = asExchangeStoresIt(signed, PASS);
+    const withoutVerdict = stored.subarray(stored.indexOf('DKIM-Signature:'));
+    for (const raw of [
+      withoutVerdict,
+      asExchangeStoresIt(signed, 'dkim=fail (body hash did not verify) header.d=news.example.test'),
+      asExchangeStoresIt(signed, 'dkim=pass (signature was verified) header.d=other.example.test'),
+      asExchangeStoresIt(signed, 'dkim=none (message not signed)'),
+      // The pass below the topmost verdict is not the provider's.
+      Buffer.concat([Buffer.from('Authentication-Results: mx.provider.test; dkim=none\r\n'), stored]),
+    ])
+      expect(await verdict(raw)).toMatchObject({ oneClick: false, reason: 'unsigned' });
+  });
+
+  it('a verdict naming the signature by header.b must name this one', async () => {
+    const signed = await signedHtml();
+    const b = /\bb=([A-Za-z0-9+/=\s]+)/.exec(signed.toString('latin1'))![1]!.replace(/\s+/g, '');
+    const pass = (prefix: string) =>
+      asExchangeStoresIt(signed, `dkim=pass header.i=@news.example.test header.s=s1 header.b=${prefix}`);
+    expect(await verdict(pass(b.slice(0, 8)))).toMatchObject({ oneClick: true });
+    const other = `${b[0] === 'A' ? 'B' : 'A'}${b.slice(1, 8)}`;
+    expect(await verdict(pass(other))).toMatchObject({ oneClick: false, reason: 'unsigned' });
+  });
+
+  it('a header changed after signing fails the header signature, whatever the provider said', async () => {
+    const stored = asExchangeStoresIt(await signedHtml(), PASS);
+    const tampered = Buffer.from(stored.toString('latin1').replace('/u/abc', '/u/xyz'), 'latin1');
+    expect(await verifier.verify(tampered, { demo: false })).toMatchObject([{ bodyChanged: false }]);
+    expect(await verdict(tampered)).toMatchObject({ oneClick: false, reason: 'unsigned' });
+  });
+
+  it('a signature that does not cover both list headers is not looked at again: no key lookup', async () => {
+    const lookups: string[] = [];
+    const counting = mailauthDkimVerifier({
+      resolver: (name, rrtype) => {
+        lookups.push(name);
+        return signer.resolver(name, rrtype);
+      },
+    });
+    const partial = asExchangeStoresIt(
+      await signer.sign(html(), ONE_CLICK_HEADERS.filter((h) => h !== 'List-Unsubscribe-Post')),
+      PASS,
+    );
+    expect(await counting.verify(partial, { demo: false })).toMatchObject([{ bodyChanged: false }]);
+    expect(lookups).toEqual([]);
+    expect(await oneClickVerdict(partial, () => counting.verify(partial, { demo: false }))).toMatchObject({
+      oneClick: false,
+      reason: 'unsigned',
+    });
+  });
+
+  it('no key published, or another key under its name: not verified', async () => {
+    const stored = asExchangeStoresIt(await signedHtml(), PASS);
+    const none = mailauthDkimVerifier({
+      resolver: (n) => Promise.reject(Object.assign(new Error(`ENOTFOUND ${n}`), { code: 'ENOTFOUND' })),
+    });
+    expect(await none.verify(stored, { demo: false })).toMatchObject([{ bodyChanged: false }]);
+    const another = mailauthDkimVerifier({ resolver: dkimSigner('news.example.test').resolver });
+    expect(await another.verify(stored, { demo: false })).toMatchObject([{ bodyChanged: false }]);
+  });
+
+  it('an Ed25519 signature (RFC 8463) verifies over its header fields too; rsa-sha1 (RFC 8301) is not taken', async () => {
+    for (const [algorithm, verified] of [
+      ['ed25519-sha256', true],
+      ['rsa-sha1', false],
+    ] as const) {
+      const s = dkimSigner('news.example.test', 's2', algorithm);
+      const stored = asExchangeStoresIt(await s.sign(html(), ONE_CLICK_HEADERS), PASS);
+      const v = mailauthDkimVerifier({ resolver: s.resolver });
+      expect(await v.verify(stored, { demo: false }), algorithm).toMatchObject([{ bodyChanged: verified }]);
+      expect(await oneClickVerdict(stored, () => v.verify(stored, { demo: false }))).toMatchObject({
+        oneClick: verified,
+      });
+    }
+  });
+
+  it('a signature past its x= expiry is not taken', async () => {
+    const day = 86_400_000;
+    for (const [expires, verified] of [
+      [new Date(Date.now() - day), false],
+      [new Date(Date.now() + day), true],
+    ] as const) {
+      const stored = asExchangeStoresIt(await signer.sign(html(), ONE_CLICK_HEADERS, { expires }), PASS);
+      expect(stored.toString('latin1')).toMatch(/\bx=\d+/);
+      expect(await verifier.verify(stored, { demo: false })).toMatchObject([{ bodyChanged: verified }]);
+    }
   });
 });
