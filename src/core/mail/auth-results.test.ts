@@ -80,6 +80,17 @@ describe('quoted strings and the DKIM results’ domains', () => {
     ).toEqual([{ domain: 'news.example', b: 'Zz9Y8x7w' }]);
   });
 
+  it('reads a megabyte a sender wrote in one pass: long runs of space, comments and quoted strings', () => {
+    // Where a server writes no Authentication-Results, the topmost one is the sender's. `\s*=` tried at each space of
+    // a run took 1.3 s for 40,000 spaces (quadratic); copying a character at a time, 0.4 s for a megabyte.
+    const spaces = `mx; dkim=pass${' '.repeat(1_000_000)}x header.d=a.example`;
+    expect(dkimPasses(spaces)).toEqual([{ domain: 'a.example', b: null }]);
+    const nested = `mx; spf=fail ${'('.repeat(200_000)}dkim=pass${')'.repeat(200_000)}`;
+    expect(parseAuthResults(nested)).toEqual({ spf: 'fail', dkim: null, dmarc: null });
+    const quotes = `mx; dkim=pass header.d=b.example smtp.mailfrom=${'"x"'.repeat(200_000)}`;
+    expect(dkimPasses(quotes)).toEqual([{ domain: 'b.example', b: null }]);
+  });
+
   it('spaces the grammar allows around = and . are read; a pass without a domain names none', () => {
     expect(dkimPasses('mx; dkim = pass header . d = a.example (comment; dkim=pass header.d=b.example)')).toEqual([
       { domain: 'a.example', b: null },

@@ -42,31 +42,39 @@ interface ResInfo {
  */
 function resultsOf(value: string): ResInfo[] {
   const quoted: string[] = [];
-  let text = '';
+  const out: string[] = [];
   let depth = 0;
-  let inQuote = false;
-  let current = '';
-  for (let i = 0; i < value.length; i++) {
-    const c = value[i] ?? '';
-    if (inQuote) {
-      if (c === '\\') current += value[++i] ?? '';
+  let quote: string[] | undefined;
+  // Text is copied a run at a time, up to the next character that changes state: a character at a time took 0.4 s
+  // for a megabyte a sender can write.
+  const special = /["()\\\0]/g;
+  let i = 0;
+  while (i < value.length) {
+    special.lastIndex = i;
+    const at = special.exec(value)?.index ?? value.length;
+    if (quote !== undefined) quote.push(value.slice(i, at));
+    else if (depth === 0) out.push(value.slice(i, at));
+    if (at === value.length) break;
+    const c = value[at];
+    i = at + 1;
+    if (quote !== undefined) {
+      if (c === '\\') quote.push(value.slice(i, ++i));
       else if (c === '"') {
-        inQuote = false;
         // The value stands in its place as a marker no header can hold (NUL), its text kept aside.
-        text += `\0${String(quoted.push(current) - 1)}\0`;
-        current = '';
-      } else current += c;
+        out.push(`\0${String(quoted.push(quote.join('')) - 1)}\0`);
+        quote = undefined;
+      } else quote.push(c ?? '');
     } else if (depth > 0) {
       if (c === '\\') i++;
       else if (c === '(') depth++;
       else if (c === ')') depth--;
     } else if (c === '(') {
       depth = 1;
-      text += ' ';
-    } else if (c === '"') inQuote = true;
-    else if (c === '\0') text += ' ';
-    else text += c;
+      out.push(' ');
+    } else if (c === '"') quote = [];
+    else out.push(c === '\0' ? ' ' : (c ?? ''));
   }
+  const text = out.join('');
   const unquote = (v: string) => v.replace(/\0(\d+)\0/g, (_, n: string) => quoted[Number(n)] ?? '');
   // The first segment is the authserv-id (the server's name), never a result: start after the first ';'. Exchange Online
   // (Microsoft 365, Outlook.com) writes none and begins with its first result (`spf=pass (sender IP is …)
@@ -76,8 +84,13 @@ function resultsOf(value: string): ResInfo[] {
   if (!/^\s*(?:spf|dkim|dmarc)\s*=/i.test(segments[0] ?? '')) segments.shift();
   const results: ResInfo[] = [];
   for (const segment of segments) {
-    // Space is allowed around '=' and '.' (CFWS in the grammar): `header . d = x` is `header.d=x`.
-    const tokens = segment.replace(/\s*([=.])\s*/g, '$1').trim().split(/\s+/);
+    // Space is allowed around '=' and '.' (CFWS in the grammar): `header . d = x` is `header.d=x`. Runs of space are
+    // made one first: `\s*=` tried at each space of a long run is quadratic (a sender's 40,000 spaces took 1.3 s).
+    const tokens = segment
+      .replace(/\s+/g, ' ')
+      .replace(/ ?([=.]) ?/g, '$1')
+      .trim()
+      .split(' ');
     const spec = /^([a-z0-9_-]+)(?:\/\d+)?=([a-z]+)$/i.exec(tokens[0] ?? '');
     if (spec === null) continue;
     const props = new Map<string, string>();
