@@ -59,7 +59,8 @@ export function mailauthDkimVerifier(opts: { resolver?: DnsResolver } = {}): Dki
           // mailauth gives h= as one string, "A: B: C" (not an array as its docs say).
           const signedHeaders = (r.signingHeaders?.keys ?? '')
             .toLowerCase()
-            .split(/\s*:\s*/)
+            .split(':')
+            .map((h) => h.trim())
             .filter((h) => h !== '');
           return {
             result: r.status.result,

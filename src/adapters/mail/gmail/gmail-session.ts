@@ -713,7 +713,8 @@ export class GmailSession implements MailSession {
       Buffer.from(raw.subarray(0, 64 * 1024))
         .toString('latin1')
         .split(/\r?\n\r?\n/)[0] ?? '';
-    const inReplyTo = /^in-reply-to:\s*(.*)$/im.exec(head)?.[1];
+    // The field with its folded lines: the identifier may stand on the next line.
+    const inReplyTo = /^in-reply-to:([^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)/im.exec(head)?.[1];
     const parent = messageIds(inReplyTo)[0];
     if (parent === undefined) return undefined;
     const found = await this.api.call('the thread', (g, o) =>

@@ -28,7 +28,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Drops a leading tag/status and `[CODE]`, then keeps what printableReason keeps. */
 export function sanitizeReason(text: string, max = 100): string | undefined {
-  return printableReason(text.replace(/^\S+\s+(NO|BAD)\s+/i, '').replace(/\[[^\]]*\]/g, ''), max);
+  return printableReason(text.replace(/^\S+\s+(NO|BAD)\s+/i, '').replace(/\[[^[\]]*\]/g, ''), max);
 }
 
 const CONNECTION_LOST = new Set([

@@ -124,7 +124,8 @@ async function textOnly(
 
 /** A header block without its Content-Type and Content-Transfer-Encoding fields (folded lines included), no blank line. */
 function withoutContentFields(block: string): string {
-  const fields = block.replace(/\r?\n\r?\n[\s\S]*$/, '').split(/\r?\n(?![ \t])/);
+  const blank = block.search(/\r?\n\r?\n/);
+  const fields = (blank < 0 ? block : block.slice(0, blank)).split(/\r?\n(?![ \t])/);
   return fields
     .filter((f) => f.trim() !== '' && !/^content-(type|transfer-encoding)\s*:/i.test(f))
     .map((f) => `${f}\r\n`)

@@ -110,3 +110,16 @@ describe('text parts that name no charset', () => {
     expect((await text(raw)).text).toBe('Café\n\ndéjà');
   });
 });
+
+describe('a Content-Type a sender padded', () => {
+  it('is labelled in time linear in its length: 5,000 spaces held the thread 37 s (decision 0158)', () => {
+    // `/\s*;?\s*$/` was tried at each space of the run, each time trying every split of the rest between its two
+    // quantifiers: cubic. 200,000 spaces would have taken days.
+    const raw = bytes(
+      HEAD,
+      multipart('mixed', 'b1', `Content-Type: text/plain${' '.repeat(200_000)}x\r\n\r\nCaf\xe9`),
+    );
+    const labelled = Buffer.from(withPartCharsets(raw)).toString('latin1');
+    expect(labelled).toContain(`Content-Type: text/plain${' '.repeat(200_000)}x; charset=windows-1252\r\n`);
+  });
+});

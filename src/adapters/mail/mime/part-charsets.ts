@@ -140,7 +140,9 @@ function relabelled(
     return Buffer.from(`Content-Type: text/plain; charset=${charset}\r\n${text}`, 'latin1');
   const written =
     declared === null
-      ? `${field.replace(/\s*;?\s*$/, '')}; charset=${charset}`
+      ? // Trimmed, not `/\s*;?\s*$/`: that pattern tried at each space of a run takes time cubic in the run's length
+        // (5,000 spaces a sender put in a part's Content-Type: 37 s, the thread held).
+        `${field.trimEnd().replace(/;$/, '').trimEnd()}; charset=${charset}`
       : field.replace(CHARSET, `; charset=${charset}`);
   return Buffer.from(
     text.slice(0, ct.index) + `Content-Type:${written}` + text.slice(ct.index + ct[0].length),

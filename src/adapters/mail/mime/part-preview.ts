@@ -19,12 +19,17 @@ export function decodePartPreview(bytes: Uint8Array, part: PartEncoding): string
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
     part.encoding,
   );
-  const text = decoderFor(partCharset(part, decoded, 'cut'), decoded)
-    .decode(decoded)
-    .replace(/\uFFFD+$/, '');
+  const text = withoutTrailingReplacements(decoderFor(partCharset(part, decoded, 'cut'), decoded).decode(decoded));
   // A cut inside an element or a tag is read as a browser reads the end of a document there: an unclosed <style>
   // or <script> is not text, nor is a half tag.
   return part.contentType.toLowerCase() === 'text/html' ? htmlToText(text) : text;
+}
+
+/** The text without the U+FFFD a cut character left at its end (walked back: `/\uFFFD+$/` is tried at each one). */
+function withoutTrailingReplacements(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0xfffd) end--;
+  return text.slice(0, end);
 }
 
 /** A part's bytes with its Content-Transfer-Encoding undone (base64, quoted-printable; anything else as it is). */
@@ -137,7 +142,7 @@ export function partCharset(
 }
 
 /** `<meta charset=…>` or `<meta http-equiv="Content-Type" content="…; charset=…">` in the first 1,024 bytes. */
-const META_CHARSET = /<meta\s[^>]*?charset\s*=\s*["']?\s*([a-z0-9_.:+-]{1,40})/i;
+const META_CHARSET = /<meta\s[^>]*?charset\s*=["'\s]*([a-z0-9_.:+-]{1,40})/i;
 
 /**
  * An HTML document's own charset, as the HTML standard's prescan finds it (in its first 1,024 bytes), by the
