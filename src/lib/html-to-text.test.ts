@@ -169,9 +169,9 @@ describe('numbers a sender writes in a style', () => {
     expect(htmlToText(`<p style="font-size:${run('1')}!">digits</p>`)).toBe('digits');
     expect(htmlToText(`<p style="transform:scale(${run('0')}!)">scale</p>`)).toBe('scale');
     // What they stand for is read as before.
-    expect(htmlToText('<p>a</p><p style="font-size:00.0px">hidden</p><p style="transform:scale(0.0)">gone</p>')).toBe(
-      'a',
-    );
+    expect(
+      htmlToText('<p>a</p><p style="font-size:00.0px">hidden</p><p style="transform:scale(0.0)">gone</p>'),
+    ).toBe('a');
     expect(htmlToText(`<p>line${' \n '.repeat(3)}end</p>`)).toBe('line\n\nend');
   });
 });

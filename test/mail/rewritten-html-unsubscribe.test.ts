@@ -46,9 +46,9 @@ describe.each([
       await newsletter('unvouched', 'dkim=fail (body hash did not verify) header.d=lists.example.test'),
     );
     expectToolOk(await be.agent.call('sync_inbox', { inboxId: be.inboxId }));
-    const senders = expectToolOk(await be.agent.call('review_unsubscribes', { inbox: be.inboxId, limit: 100 }))[
-      'senders'
-    ] as { messageId: string; sender: { address: string } }[];
+    const senders = expectToolOk(
+      await be.agent.call('review_unsubscribes', { inbox: be.inboxId, limit: 100 }),
+    )['senders'] as { messageId: string; sender: { address: string } }[];
     for (const s of senders) bySender.set(s.sender.address, s.messageId);
   }, 180_000);
   afterAll(() => be.close());

@@ -58,7 +58,10 @@ export function dkimSigner(
             headerList: [...headerList],
           },
         ],
-        ...(opts.expires !== undefined && { signTime: new Date(opts.expires.getTime() - 86_400_000), expires: opts.expires }),
+        ...(opts.expires !== undefined && {
+          signTime: new Date(opts.expires.getTime() - 86_400_000),
+          expires: opts.expires,
+        }),
       } as Parameters<typeof dkimSign>[1]);
       return Buffer.concat([Buffer.from(signatures), raw]);
     },

@@ -92,9 +92,9 @@ describe('quoted strings and the DKIM results’ domains', () => {
   });
 
   it('spaces the grammar allows around = and . are read; a pass without a domain names none', () => {
-    expect(dkimPasses('mx; dkim = pass header . d = a.example (comment; dkim=pass header.d=b.example)')).toEqual([
-      { domain: 'a.example', b: null },
-    ]);
+    expect(
+      dkimPasses('mx; dkim = pass header . d = a.example (comment; dkim=pass header.d=b.example)'),
+    ).toEqual([{ domain: 'a.example', b: null }]);
     expect(dkimPasses('mx; dkim=pass')).toEqual([]);
     expect(dkimPasses(null)).toEqual([]);
   });

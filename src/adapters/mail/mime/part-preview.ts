@@ -19,7 +19,9 @@ export function decodePartPreview(bytes: Uint8Array, part: PartEncoding): string
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
     part.encoding,
   );
-  const text = withoutTrailingReplacements(decoderFor(partCharset(part, decoded, 'cut'), decoded).decode(decoded));
+  const text = withoutTrailingReplacements(
+    decoderFor(partCharset(part, decoded, 'cut'), decoded).decode(decoded),
+  );
   // A cut inside an element or a tag is read as a browser reads the end of a document there: an unclosed <style>
   // or <script> is not text, nor is a half tag.
   return part.contentType.toLowerCase() === 'text/html' ? htmlToText(text) : text;
