@@ -60,6 +60,12 @@ describe('quoted strings and the DKIM results’ domains', () => {
       'mx.example; spf=pass smtp.mailfrom="x; dkim=pass header.d=bank.example; dmarc=fail"@evil.example; dkim=fail header.d=evil.example';
     expect(parseAuthResults(value)).toEqual({ spf: 'pass', dkim: 'fail', dmarc: null });
     expect(dkimPasses(value)).toEqual([]);
+    // A forger's pass, read before the server's fail, was kept: its From then passed for its VIP's (decision 0101).
+    expect(
+      parseAuthResults(
+        'mx.google.com; spf=pass smtp.mailfrom="a; dmarc=pass x"@forger.example; dmarc=fail (p=NONE) header.from=vip.example',
+      ),
+    ).toEqual({ spf: 'pass', dkim: null, dmarc: 'fail' });
   });
 
   it('names the domain and b= start of each passing signature, as Exchange Online, Gmail and Fastmail write them', () => {
