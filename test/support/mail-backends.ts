@@ -166,8 +166,6 @@ async function listMailRig() {
   const tls = testTls(['unsub.lists.example.test']);
   const https = await startHttpsSink(tls);
   return {
-    signer,
-    port: https.port,
     config: { unsubscribeAllowedHosts: ['unsub.lists.example.test'] },
     overrides: {
       dkimResolver: signer.resolver,
@@ -206,13 +204,13 @@ async function modelMail(
       ...(list !== undefined && {
         list: {
           id: `list${String(list)}.lists.example.test`,
-          unsubscribeHttps: `https://unsub.lists.example.test:${String(rig.port)}/u/${String(list)}`,
+          unsubscribeHttps: rig.handle.link(`/u/${String(list)}`),
           oneClick: true,
         },
       }),
     });
     mail.push({
-      raw: list === undefined ? raw : await rig.signer.sign(raw, ONE_CLICK_HEADERS),
+      raw: list === undefined ? raw : await rig.handle.signer.sign(raw, ONE_CLICK_HEADERS),
       date,
       messageId,
     });

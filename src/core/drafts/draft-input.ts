@@ -47,23 +47,23 @@ function isUtf8Local(local: string): boolean {
 }
 
 /**
- * Parses a To field: addresses separated by commas, each bare or as `Name <address>`. A line break, NUL or other
- * control character anywhere is refused outright — that is how hidden headers (a Bcc) get injected.
- */
-/**
  * `Name <address>` taken apart: the address inside the last `<…>` ending the part, the name before it without its
  * trailing space; undefined when the part is not so written. What `/^(.*?)\s*<([^<>]+)>$/` matched, in time linear in
  * the part's length: that pattern tried every split of a run of spaces between name and bracket (decision 0158).
  */
 function nameAndAngleAddress(part: string): { name: string; address: string } | undefined {
-  if (!part.endsWith('>')) return undefined;
   const lt = part.lastIndexOf('<');
+  if (lt < 0 || !part.endsWith('>')) return undefined;
   const address = part.slice(lt + 1, -1);
-  const name = part.slice(0, Math.max(lt, 0)).trimEnd();
-  if (lt < 0 || address === '' || address.includes('>') || /[\n\r\u2028\u2029]/.test(name)) return undefined;
+  const name = part.slice(0, lt).trimEnd();
+  if (address === '' || address.includes('>') || /[\n\r\u2028\u2029]/.test(name)) return undefined;
   return { name, address };
 }
 
+/**
+ * Parses a To field: addresses separated by commas, each bare or as `Name <address>`. A line break, NUL or other
+ * control character anywhere is refused outright — that is how hidden headers (a Bcc) get injected.
+ */
 export function parseRecipients(to: string): Result<Recipient[], string> {
   if (HEADER_FORBIDDEN.test(to)) return err('To contains a line break or control character.');
   if (to.length > DRAFT_LIMITS.toChars)

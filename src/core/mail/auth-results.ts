@@ -40,7 +40,8 @@ interface ResInfo {
  * string is one value, whatever it holds: the server writes sender-chosen text in some properties (a quoted local
  * part of `smtp.mailfrom` may hold "; dkim=pass header.d=bank.example"), and it must not become a result.
  */
-function resultsOf(value: string): ResInfo[] {
+function resultsOf(folded: string): ResInfo[] {
+  const value = folded.replace(/\r?\n[ \t]+/g, ' ');
   const quoted: string[] = [];
   const out: string[] = [];
   let depth = 0;
@@ -107,7 +108,7 @@ function resultsOf(value: string): ResInfo[] {
 export function parseAuthResults(value: string | null): AuthSignals {
   if (value === null) return NO_SIGNALS;
   const found: Record<'spf' | 'dkim' | 'dmarc', AuthResult | null> = { spf: null, dkim: null, dmarc: null };
-  for (const { method, result } of resultsOf(value.replace(/\r?\n[ \t]+/g, ' '))) {
+  for (const { method, result } of resultsOf(value)) {
     if (method !== 'spf' && method !== 'dkim' && method !== 'dmarc') continue;
     if (!(AUTH_RESULTS as readonly string[]).includes(result)) continue;
     if (found[method] !== 'pass') found[method] = result as AuthResult;
@@ -126,7 +127,7 @@ export interface DkimPass {
 /** The DKIM signatures the header says passed, of those it names a domain for. */
 export function dkimPasses(value: string | null): DkimPass[] {
   if (value === null) return [];
-  return resultsOf(value.replace(/\r?\n[ \t]+/g, ' ')).flatMap((r) => {
+  return resultsOf(value).flatMap((r) => {
     if (r.method !== 'dkim' || r.result !== 'pass') return [];
     const i = r.props.get('header.i');
     const domain = r.props.get('header.d') ?? (i === undefined ? undefined : i.slice(i.lastIndexOf('@') + 1));

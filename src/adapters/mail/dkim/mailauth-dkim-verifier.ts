@@ -62,16 +62,17 @@ export function mailauthDkimVerifier(opts: { resolver?: DnsResolver } = {}): Dki
             .split(':')
             .map((h) => h.trim())
             .filter((h) => h !== '');
+          const signature = (r.signature ?? '').replace(/\s+/g, '');
           return {
             result: r.status.result,
             domain: r.signingDomain ?? '',
             signedHeaders,
-            signature: (r.signature ?? '').replace(/\s+/g, ''),
+            signature,
             // Only a signature the one-click check could use is looked at again: one over both list headers.
             bodyChanged:
               signedHeaders.includes('list-unsubscribe') &&
               signedHeaders.includes('list-unsubscribe-post') &&
-              (await headerSignatureVerifies(r, resolver)),
+              (await headerSignatureVerifies(r, signature, resolver)),
           };
         }),
       );
@@ -86,7 +87,11 @@ export function mailauthDkimVerifier(opts: { resolver?: DnsResolver } = {}): Dki
  * checked by mailauth's own lookup; rsa-sha1 is not taken (RFC 8301), nor a signature past its x= expiry
  * (decision 0157).
  */
-async function headerSignatureVerifies(r: DKIMResult, resolver: DnsResolver): Promise<boolean> {
+async function headerSignatureVerifies(
+  r: DKIMResult,
+  signature: string,
+  resolver: DnsResolver,
+): Promise<boolean> {
   if (r.status.comment !== 'body hash did not verify' || r.bodyHash === r.bodyHashExpecting) return false;
   const [signAlgo, hashAlgo] = (r.algo ?? '').toLowerCase().split('-');
   if (hashAlgo !== 'sha256' || (signAlgo !== 'rsa' && signAlgo !== 'ed25519')) return false;
@@ -105,7 +110,7 @@ async function headerSignatureVerifies(r: DKIMResult, resolver: DnsResolver): Pr
       signAlgo === 'rsa' ? 'sha256' : null,
       signAlgo === 'rsa' ? signed : createHash('sha256').update(signed).digest(),
       key.publicKey,
-      Buffer.from((r.signature ?? '').replace(/\s+/g, ''), 'base64'),
+      Buffer.from(signature, 'base64'),
     );
   } catch {
     return false; // no key, a revoked or unusable one, a DNS failure, a key of another type
